@@ -1,0 +1,146 @@
+/*
+ * libmcp: common definitions shared by every public header.
+ *
+ * Rules stated once for the whole API (libuv style):
+ *
+ * - Errors. A function that can fail returns an int: MCP_OK (0) or a negative
+ *   library code from enum mcp_error below. Codes are grouped in ranges so a
+ *   caller can tell the layer at a glance (nghttp2 style). Library codes are
+ *   never JSON-RPC wire codes; those are in enum mcp_wire_error (jsonrpc.h).
+ * - Ownership. Every function that returns a pointer says in its comment who
+ *   owns it and how long it stays valid. "Borrowed" means: owned by the object
+ *   it came from, valid until that object is freed or the stated event.
+ * - Threads. Unless a comment says "any thread", an object may be used from one
+ *   thread at a time (the thread that owns it). Distinct objects are
+ *   independent; nothing in the library keeps global mutable state except the
+ *   lazily created, immutable "C" numeric locale and hash seed.
+ * - Allocation. Objects take an optional allocator (struct mcp_mem); NULL means
+ *   malloc/realloc/free. The struct is copied; the caller need not keep it.
+ */
+#ifndef MCP_COMMON_H
+#define MCP_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(MCP_STATIC_DEFINE)
+#define MCP_EXTERN
+#elif defined(__GNUC__) || defined(__clang__)
+#define MCP_EXTERN __attribute__((visibility("default")))
+#else
+#define MCP_EXTERN
+#endif
+
+#define MCP_VERSION_MAJOR 0
+#define MCP_VERSION_MINOR 1
+#define MCP_VERSION_PATCH 0
+#define MCP_VERSION_STRING "0.1.0"
+
+/* Library error codes. Negative; 0 is success. */
+enum mcp_error {
+    MCP_OK = 0,
+
+    /* General, -1 .. -99 */
+    MCP_ERR_NOMEM = -1,       /* an allocation failed */
+    MCP_ERR_INVALID_ARG = -2, /* a caller passed a value the function rejects */
+    MCP_ERR_LIMIT = -3,       /* a configured cap (size, depth, count) was hit */
+    MCP_ERR_STATE = -4,       /* the call is not valid in the object's state */
+    MCP_ERR_NOT_FOUND = -5,   /* no such key, id, tool or entry */
+    MCP_ERR_IO = -6,          /* an operating-system call failed (see errno) */
+    MCP_ERR_UTF8 = -7,        /* a caller-supplied string is not valid UTF-8 */
+
+    /* JSON parsing, -100 .. -149 (mcp_json_parse reports the byte offset) */
+    MCP_ERR_JSON_SYNTAX = -100,        /* unexpected character or end of input */
+    MCP_ERR_JSON_UTF8 = -101,          /* invalid UTF-8 in the document */
+    MCP_ERR_JSON_ESCAPE = -102,        /* bad escape or unpaired surrogate */
+    MCP_ERR_JSON_CONTROL = -103,       /* raw control character in a string */
+    MCP_ERR_JSON_NUMBER = -104,        /* malformed number, NaN or Infinity */
+    MCP_ERR_JSON_DEPTH = -105,         /* nesting deeper than the limit */
+    MCP_ERR_JSON_SIZE = -106,          /* document larger than the limit */
+    MCP_ERR_JSON_DUPLICATE_KEY = -107, /* same key twice in one object */
+    MCP_ERR_JSON_TRAILING = -108,      /* data after the document */
+    MCP_ERR_JSON_EMPTY = -109,         /* no value at all */
+
+    /* JSON value access, -150 .. -199 */
+    MCP_ERR_JSON_TYPE = -150,  /* the value has another type than asked for */
+    MCP_ERR_JSON_RANGE = -151, /* the number does not fit the requested type */
+
+    /* JSON-RPC, -200 .. -299 */
+    MCP_ERR_RPC_PARSE = -200,    /* not JSON: answer -32700 with a null id */
+    MCP_ERR_RPC_INVALID = -201,  /* JSON but not a valid JSON-RPC/MCP message */
+    MCP_ERR_RPC_BATCH = -202,    /* a JSON-RPC batch (array) */
+    MCP_ERR_LINE_TOO_LONG = -210 /* a stdio line exceeded the cap; skipped */
+};
+
+/*
+ * mcp_strerror: a static, human-readable description of a library code.
+ * Returns a pointer to a string literal (never NULL; unknown codes give
+ * "unknown error"). Any thread.
+ */
+MCP_EXTERN const char *mcp_strerror(int code);
+
+/*
+ * mcp_version: the runtime library version, "MAJOR.MINOR.PATCH".
+ * Returns a string literal. Any thread.
+ */
+MCP_EXTERN const char *mcp_version(void);
+
+/*
+ * Allocator hook. All three functions are required when a struct is given.
+ * realloc(NULL, n) must behave like malloc(n); free(NULL) must be harmless.
+ * The functions may be called from any thread that uses an object created
+ * with this allocator.
+ */
+typedef struct mcp_mem {
+    void *user_data;
+    void *(*malloc)(size_t size, void *user_data);
+    void *(*realloc)(void *ptr, size_t size, void *user_data);
+    void (*free)(void *ptr, void *user_data);
+} mcp_mem;
+
+/*
+ * A growable byte buffer with a hard cap (curl style: every buffer capped).
+ *
+ * Fields are readable; change them only through the functions below.
+ * `data` is owned by the buffer, is NUL-terminated whenever len > 0 (the NUL
+ * is not counted in len), and moves on every append: do not keep pointers
+ * into it across appends.
+ */
+typedef struct mcp_buf {
+    char *data;
+    size_t len;   /* bytes used */
+    size_t alloc; /* bytes allocated */
+    size_t limit; /* maximum len; an append past it fails with MCP_ERR_LIMIT */
+    mcp_mem mem;
+} mcp_buf;
+
+/* Default cap of a buffer initialised with limit 0: 64 MiB. */
+#define MCP_BUF_DEFAULT_LIMIT ((size_t)64 << 20)
+
+/*
+ * mcp_buf_init: prepare an empty buffer. limit 0 means MCP_BUF_DEFAULT_LIMIT;
+ * mem NULL means the C library allocator. Allocates nothing. Never fails.
+ */
+MCP_EXTERN void mcp_buf_init(mcp_buf *buf, size_t limit, const mcp_mem *mem);
+
+/*
+ * mcp_buf_append: append len bytes. Returns MCP_OK, MCP_ERR_LIMIT (nothing
+ * appended: the result would exceed the cap) or MCP_ERR_NOMEM (nothing
+ * appended).
+ */
+MCP_EXTERN int mcp_buf_append(mcp_buf *buf, const void *bytes, size_t len);
+
+/* mcp_buf_reset: set len to 0, keep the allocation. */
+MCP_EXTERN void mcp_buf_reset(mcp_buf *buf);
+
+/* mcp_buf_free: release the allocation; the buffer is empty and reusable. */
+MCP_EXTERN void mcp_buf_free(mcp_buf *buf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCP_COMMON_H */

@@ -1,0 +1,7 @@
+/* libmcp umbrella header: include this to get the whole public API. */
+#ifndef MCP_MCP_H
+#define MCP_MCP_H
+
+#include "mcp/common.h"
+
+#endif

@@ -1,0 +1,105 @@
+#include "core/arena.h"
+
+#include <stdalign.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+#define ARENA_ALIGN (alignof(max_align_t) < 8 ? 8 : alignof(max_align_t))
+#define MIN_BLOCK 256u
+/* Beyond this a block no longer doubles: large documents grow linearly. */
+#define MAX_GROWTH ((size_t)1 << 20)
+
+struct mcp__arena_block {
+    mcp__arena_block *next;
+    size_t size; /* bytes in data[] */
+    size_t used;
+    alignas(ARENA_ALIGN) unsigned char data[];
+};
+
+static size_t align_up(size_t n)
+{
+    return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
+}
+
+void mcp__arena_init(mcp__arena *a, const mcp_mem *mem, size_t first_size)
+{
+    mcp__mem_init(&a->mem, mem);
+    a->head = NULL;
+    a->next_size = first_size < MIN_BLOCK ? MIN_BLOCK : first_size;
+}
+
+static mcp__arena_block *new_block(mcp__arena *a, size_t need)
+{
+    size_t size = a->next_size;
+    if (size < need)
+        size = need;
+    if (size > SIZE_MAX - sizeof(mcp__arena_block))
+        return NULL;
+    mcp__arena_block *b = mcp__malloc(&a->mem, sizeof *b + size);
+    if (!b)
+        return NULL;
+    b->size = size;
+    b->used = 0;
+    b->next = a->head;
+    a->head = b;
+    size_t grow = a->next_size < MAX_GROWTH ? a->next_size : MAX_GROWTH;
+    if (a->next_size <= SIZE_MAX - grow)
+        a->next_size += grow;
+    return b;
+}
+
+void *mcp__arena_alloc(mcp__arena *a, size_t n)
+{
+    if (n > SIZE_MAX - ARENA_ALIGN)
+        return NULL;
+    n = align_up(n ? n : 1);
+    mcp__arena_block *b = a->head;
+    if (!b || b->size - b->used < n) {
+        b = new_block(a, n);
+        if (!b)
+            return NULL;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n)
+{
+    mcp__arena_block *b = a->head;
+    size_t old_al = align_up(old_n ? old_n : 1);
+    if (new_n > SIZE_MAX - ARENA_ALIGN)
+        return NULL;
+    size_t new_al = align_up(new_n ? new_n : 1);
+    if (b && p && (unsigned char *)p + old_al == b->data + b->used &&
+        new_al - old_al <= b->size - b->used) {
+        b->used += new_al - old_al;
+        return p;
+    }
+    void *q = mcp__arena_alloc(a, new_n);
+    if (q && p && old_n)
+        memcpy(q, p, old_n);
+    return q;
+}
+
+size_t mcp__arena_footprint(const mcp__arena *a)
+{
+    size_t total = 0;
+    for (const mcp__arena_block *b = a->head; b; b = b->next)
+        total += sizeof *b + b->size;
+    return total;
+}
+
+void mcp__arena_release(mcp__arena *a)
+{
+    mcp_mem mem = a->mem;
+    mcp__arena_block *b = a->head;
+    a->head = NULL;
+    while (b) {
+        mcp__arena_block *next = b->next;
+        mcp__free(&mem, b);
+        b = next;
+    }
+}

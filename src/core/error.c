@@ -1,0 +1,37 @@
+#include "mcp/common.h"
+
+const char *mcp_strerror(int code)
+{
+    switch (code) {
+    case MCP_OK: return "success";
+    case MCP_ERR_NOMEM: return "out of memory";
+    case MCP_ERR_INVALID_ARG: return "invalid argument";
+    case MCP_ERR_LIMIT: return "a configured limit was exceeded";
+    case MCP_ERR_STATE: return "operation not valid in the current state";
+    case MCP_ERR_NOT_FOUND: return "not found";
+    case MCP_ERR_IO: return "input/output error";
+    case MCP_ERR_UTF8: return "string is not valid UTF-8";
+    case MCP_ERR_JSON_SYNTAX: return "JSON syntax error";
+    case MCP_ERR_JSON_UTF8: return "invalid UTF-8 in JSON text";
+    case MCP_ERR_JSON_ESCAPE: return "invalid escape or unpaired surrogate in JSON string";
+    case MCP_ERR_JSON_CONTROL: return "raw control character in JSON string";
+    case MCP_ERR_JSON_NUMBER: return "invalid JSON number";
+    case MCP_ERR_JSON_DEPTH: return "JSON nesting deeper than the limit";
+    case MCP_ERR_JSON_SIZE: return "JSON document larger than the limit";
+    case MCP_ERR_JSON_DUPLICATE_KEY: return "duplicate key in JSON object";
+    case MCP_ERR_JSON_TRAILING: return "unexpected data after the JSON document";
+    case MCP_ERR_JSON_EMPTY: return "empty JSON document";
+    case MCP_ERR_JSON_TYPE: return "JSON value has another type";
+    case MCP_ERR_JSON_RANGE: return "JSON number does not fit the requested type";
+    case MCP_ERR_RPC_PARSE: return "JSON-RPC parse error";
+    case MCP_ERR_RPC_INVALID: return "invalid JSON-RPC message";
+    case MCP_ERR_RPC_BATCH: return "JSON-RPC batch";
+    case MCP_ERR_LINE_TOO_LONG: return "message line longer than the limit";
+    default: return "unknown error";
+    }
+}
+
+const char *mcp_version(void)
+{
+    return MCP_VERSION_STRING;
+}

@@ -1,0 +1,31 @@
+/* Internal allocator helpers: every object stores a copy of its mcp_mem. */
+#ifndef MCP_CORE_MEM_H
+#define MCP_CORE_MEM_H
+
+#include "mcp/common.h"
+
+/* Fill *dst with src, or with the C library allocator when src is NULL. */
+void mcp__mem_init(mcp_mem *dst, const mcp_mem *src);
+
+static inline void *mcp__malloc(const mcp_mem *m, size_t n)
+{
+    return m->malloc(n, m->user_data);
+}
+
+static inline void *mcp__realloc(const mcp_mem *m, void *p, size_t n)
+{
+    return m->realloc(p, n, m->user_data);
+}
+
+static inline void mcp__free(const mcp_mem *m, void *p)
+{
+    m->free(p, m->user_data);
+}
+
+/* calloc through the hook; NULL on overflow of n * size. */
+void *mcp__calloc(const mcp_mem *m, size_t n, size_t size);
+
+/* A NUL-terminated copy of len bytes; NULL on allocation failure. */
+char *mcp__strndup(const mcp_mem *m, const char *s, size_t len);
+
+#endif

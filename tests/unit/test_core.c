@@ -1,0 +1,122 @@
+/* Unit tests for src/core: capped buffers, the arena, error strings. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/hash.h"
+#include "failmalloc.h"
+#include "mcp/common.h"
+
+static void buffer_append_stops_at_the_cap(void **state)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 10, NULL);
+    assert_int_equal(mcp_buf_append(&b, "0123456789", 10), MCP_OK);
+    assert_int_equal(mcp_buf_append(&b, "x", 1), MCP_ERR_LIMIT);
+    assert_int_equal(b.len, 10);
+    assert_string_equal(b.data, "0123456789");
+    mcp_buf_reset(&b);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(mcp_buf_append(&b, "abc", 3), MCP_OK);
+    assert_string_equal(b.data, "abc");
+    mcp_buf_free(&b);
+    assert_null(b.data);
+}
+
+static void buffer_reports_allocation_failure_and_keeps_content(void **state)
+{
+    failmalloc fm;
+    failmalloc_init(&fm, 2);
+    mcp_buf b;
+    mcp_buf_init(&b, 0, &fm.mem);
+    assert_int_equal(mcp_buf_append(&b, "abc", 3), MCP_OK);
+    char big[1000];
+    memset(big, 'x', sizeof big);
+    assert_int_equal(mcp_buf_append(&b, big, sizeof big), MCP_ERR_NOMEM);
+    assert_int_equal(b.len, 3);
+    assert_string_equal(b.data, "abc");
+    mcp_buf_free(&b);
+    assert_int_equal(fm.live, 0);
+}
+
+static void arena_allocations_are_aligned_and_released_at_once(void **state)
+{
+    failmalloc fm;
+    failmalloc_init(&fm, 0);
+    mcp__arena a;
+    mcp__arena_init(&a, &fm.mem, 64);
+    for (int i = 1; i < 2000; i++) {
+        void *p = mcp__arena_alloc(&a, (size_t)(i % 37) + 1);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 8, 0);
+        memset(p, 0xAB, (size_t)(i % 37) + 1);
+    }
+    assert_true(fm.live > 1);
+    assert_true(mcp__arena_footprint(&a) > 2000);
+    mcp__arena_release(&a);
+    assert_int_equal(fm.live, 0);
+}
+
+static void arena_grows_the_last_allocation_in_place(void **state)
+{
+    mcp__arena a;
+    mcp__arena_init(&a, NULL, 1024);
+    char *p = mcp__arena_alloc(&a, 16);
+    memcpy(p, "0123456789abcdef", 16);
+    char *q = mcp__arena_grow(&a, p, 16, 64);
+    assert_ptr_equal(p, q);
+    char *other = mcp__arena_alloc(&a, 8);
+    (void)other;
+    char *r = mcp__arena_grow(&a, q, 64, 128);
+    assert_ptr_not_equal(q, r); /* no longer the last: copied */
+    assert_memory_equal(r, "0123456789abcdef", 16);
+    char *huge = mcp__arena_alloc(&a, 1 << 20); /* bigger than any block yet */
+    assert_non_null(huge);
+    mcp__arena_release(&a);
+}
+
+static void hash_is_stable_within_a_process(void **state)
+{
+    assert_true(mcp__hash_bytes("abc", 3) == mcp__hash_bytes("abc", 3));
+    assert_true(mcp__hash_bytes("abc", 3) != mcp__hash_bytes("abd", 3));
+    assert_true(mcp__hash_bytes("abcdefghij", 10) != mcp__hash_bytes("abcdefghik", 10));
+    assert_true(mcp__hash_u64(1) != mcp__hash_u64(2));
+}
+
+static void every_error_code_has_a_specific_message(void **state)
+{
+    const int codes[] = {MCP_OK, MCP_ERR_NOMEM, MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT,
+                         MCP_ERR_STATE, MCP_ERR_NOT_FOUND, MCP_ERR_IO, MCP_ERR_UTF8,
+                         MCP_ERR_JSON_SYNTAX, MCP_ERR_JSON_UTF8, MCP_ERR_JSON_ESCAPE,
+                         MCP_ERR_JSON_CONTROL, MCP_ERR_JSON_NUMBER, MCP_ERR_JSON_DEPTH,
+                         MCP_ERR_JSON_SIZE, MCP_ERR_JSON_DUPLICATE_KEY,
+                         MCP_ERR_JSON_TRAILING, MCP_ERR_JSON_EMPTY, MCP_ERR_JSON_TYPE,
+                         MCP_ERR_JSON_RANGE, MCP_ERR_RPC_PARSE, MCP_ERR_RPC_INVALID,
+                         MCP_ERR_RPC_BATCH, MCP_ERR_LINE_TOO_LONG};
+    const char *unknown = mcp_strerror(12345);
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        const char *s = mcp_strerror(codes[i]);
+        assert_non_null(s);
+        assert_string_not_equal(s, unknown);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(s, mcp_strerror(codes[j]));
+    }
+    assert_string_equal(mcp_version(), MCP_VERSION_STRING);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(buffer_append_stops_at_the_cap),
+        cmocka_unit_test(buffer_reports_allocation_failure_and_keeps_content),
+        cmocka_unit_test(arena_allocations_are_aligned_and_released_at_once),
+        cmocka_unit_test(arena_grows_the_last_allocation_in_place),
+        cmocka_unit_test(hash_is_stable_within_a_process),
+        cmocka_unit_test(every_error_code_has_a_specific_message),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
