@@ -3,5 +3,6 @@
 #define MCP_MCP_H
 
 #include "mcp/common.h"
+#include "mcp/json.h"
 
 #endif
