@@ -4,5 +4,6 @@
 
 #include "mcp/common.h"
 #include "mcp/json.h"
+#include "mcp/jsonrpc.h"
 
 #endif
