@@ -1,0 +1,77 @@
+# libmcp front door. `make check` from nothing: dependencies, build, every test.
+#
+#   make deps     install missing Debian packages (scripts/install-deps.sh)
+#   make / build  build the libraries, the mcp command, tests, benchmarks
+#   make check    every test: unit + corpus replay, valgrind, ASan+UBSan,
+#                 and a timed run of every fuzz target
+#   make bench    run the benchmarks
+#   make fuzz     short timed runs of every fuzz target (FUZZ_SECONDS each)
+#   make install  install to PREFIX (default /usr/local)
+#   make clean    remove the build directories
+
+BUILD       ?= build
+ASAN_BUILD  ?= build-asan
+FUZZ_BUILD  ?= build-fuzz
+PREFIX      ?= /usr/local
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 30
+CTEST       = ctest --output-on-failure -j $(JOBS)
+
+.PHONY: all build deps check test test-valgrind test-asan fuzz fuzz-build bench \
+        install clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DMCP_WERROR=ON -DMCP_VALGRIND=ON
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && $(CTEST) -L 'unit|replay|install'
+
+test-valgrind: build
+	cd $(BUILD) && $(CTEST) -L valgrind
+
+$(ASAN_BUILD)/CMakeCache.txt:
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_BENCH=OFF \
+	  -DMCP_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
+
+test-asan: $(ASAN_BUILD)/CMakeCache.txt
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(CTEST) -L 'unit|replay'
+
+$(FUZZ_BUILD)/CMakeCache.txt:
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DMCP_BUILD_FUZZ=ON -DMCP_BUILD_TESTS=OFF \
+	  -DMCP_BUILD_BENCH=OFF -DMCP_SANITIZE=address,undefined
+
+fuzz-build: $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+# Replay the corpus under libFuzzer, then fuzz each target for FUZZ_SECONDS
+# (new inputs go to a scratch copy, never into the committed corpus).
+fuzz: fuzz-build
+	cd $(FUZZ_BUILD) && $(CTEST) -L replay
+	scripts/run-fuzzers.sh $(FUZZ_BUILD)/fuzz $(FUZZ_SECONDS) $(JOBS)
+
+check: deps
+	$(MAKE) build
+	$(MAKE) test
+	$(MAKE) test-valgrind
+	$(MAKE) test-asan
+	$(MAKE) fuzz
+	@echo "make check: all passed"
+
+bench: build
+	$(BUILD)/bench/bench_json bench/data/tools_call_1k.json
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
