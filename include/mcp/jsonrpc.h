@@ -166,8 +166,15 @@ MCP_EXTERN int mcp_message_decode_batch_item(const mcp_message *batch,
                                              mcp_message **out,
                                              mcp_decode_error *err);
 
-/* mcp_message_free: free the message and everything borrowed from it. NULL
- * is a no-op. */
+/* Messages are reference counted so that several owners (the session's
+ * request table, a handler on a worker thread) can keep one alive. The
+ * decoder hands out one reference. */
+
+/* mcp_message_retain: add a reference; returns msg. Any thread. */
+MCP_EXTERN mcp_message *mcp_message_retain(mcp_message *msg);
+
+/* mcp_message_free: drop one reference; the last one frees the message and
+ * everything borrowed from it. NULL is a no-op. Any thread. */
 MCP_EXTERN void mcp_message_free(mcp_message *msg);
 
 /* ------------------------------------------------------------------------ */

@@ -9,6 +9,7 @@
  * at all for anything that looks like a notification or a response.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -172,17 +173,25 @@ static int classify(const mcp_json *root, mcp_message *m,
     return MCP_ERR_RPC_INVALID;
 }
 
+/* The public message plus its reference count, which stays private. */
+typedef struct message_box {
+    mcp_message msg; /* first: a message pointer is a box pointer */
+    atomic_uint refs;
+} message_box;
+
 /* Wrap the decoded document in a message living in the same arena. */
 static int wrap(mcp_json_doc *doc, const mcp_json *root, mcp_message **out,
                 mcp_decode_error *err)
 {
-    mcp_message *m = mcp__arena_alloc(&doc->arena, sizeof *m);
-    if (!m) {
+    message_box *box = mcp__arena_alloc(&doc->arena, sizeof *box);
+    if (!box) {
         mcp_json_doc_free(doc);
         set_error(err, MCP_ERR_NOMEM, 0, "out of memory");
         return MCP_ERR_NOMEM;
     }
-    memset(m, 0, sizeof *m);
+    memset(&box->msg, 0, sizeof box->msg);
+    atomic_init(&box->refs, 1);
+    mcp_message *m = &box->msg;
     m->doc = doc;
     *out = m;
     return classify(root, m, err);
@@ -245,8 +254,20 @@ int mcp_message_decode_batch_item(const mcp_message *batch, size_t i,
     return rc;
 }
 
-void mcp_message_free(mcp_message *msg)
+mcp_message *mcp_message_retain(mcp_message *msg)
 {
     if (msg)
+        atomic_fetch_add_explicit(&((message_box *)msg)->refs, 1,
+                                  memory_order_relaxed);
+    return msg;
+}
+
+void mcp_message_free(mcp_message *msg)
+{
+    if (!msg)
+        return;
+    message_box *box = (message_box *)msg;
+    /* acq_rel: every reader's accesses happen before the free. */
+    if (atomic_fetch_sub_explicit(&box->refs, 1, memory_order_acq_rel) == 1)
         mcp_json_doc_free(msg->doc);
 }
