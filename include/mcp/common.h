@@ -73,7 +73,22 @@ enum mcp_error {
     MCP_ERR_RPC_PARSE = -200,    /* not JSON: answer -32700 with a null id */
     MCP_ERR_RPC_INVALID = -201,  /* JSON but not a valid JSON-RPC/MCP message */
     MCP_ERR_RPC_BATCH = -202,    /* a JSON-RPC batch (array) */
-    MCP_ERR_LINE_TOO_LONG = -210 /* a stdio line exceeded the cap; skipped */
+    MCP_ERR_LINE_TOO_LONG = -210, /* a stdio line exceeded the cap; skipped */
+
+    /* Requests and sessions, -300 .. -399. The four local endings of a
+     * request (aborted, timed out, max time, closed) are distinct, and none
+     * of them is ever sent on the wire. */
+    MCP_ERR_REMOTE = -300,    /* the peer answered with a JSON-RPC error */
+    MCP_ERR_ABORTED = -301,   /* cancelled by the caller */
+    MCP_ERR_TIMED_OUT = -302, /* no answer or progress within the idle timeout */
+    MCP_ERR_MAX_TIME = -303,  /* the maximum total time elapsed */
+    MCP_ERR_CLOSED = -304,    /* the connection closed before an answer */
+    MCP_ERR_PROTOCOL = -305,  /* the peer broke the protocol */
+    MCP_ERR_CANCELLED = -306, /* the peer cancelled this request */
+
+    /* Runtime and transports, -400 .. -499 */
+    MCP_ERR_SPAWN = -400, /* the server command could not be started */
+    MCP_ERR_BUSY = -401   /* a queue is full; try again later */
 };
 
 /*

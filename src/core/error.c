@@ -27,6 +27,15 @@ const char *mcp_strerror(int code)
     case MCP_ERR_RPC_INVALID: return "invalid JSON-RPC message";
     case MCP_ERR_RPC_BATCH: return "JSON-RPC batch";
     case MCP_ERR_LINE_TOO_LONG: return "message line longer than the limit";
+    case MCP_ERR_REMOTE: return "the peer answered with an error";
+    case MCP_ERR_ABORTED: return "request cancelled by the caller";
+    case MCP_ERR_TIMED_OUT: return "request timed out";
+    case MCP_ERR_MAX_TIME: return "request exceeded its maximum total time";
+    case MCP_ERR_CLOSED: return "connection closed";
+    case MCP_ERR_PROTOCOL: return "protocol violation by the peer";
+    case MCP_ERR_CANCELLED: return "request cancelled by the peer";
+    case MCP_ERR_SPAWN: return "could not start the server process";
+    case MCP_ERR_BUSY: return "queue full";
     default: return "unknown error";
     }
 }

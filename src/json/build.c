@@ -103,22 +103,9 @@ mcp_json *mcp_json_new_uint(mcp_json_doc *doc, uint64_t u)
 
 mcp_json *mcp_json_new_double(mcp_json_doc *doc, double d)
 {
-    if (isnan(d) || isinf(d)) {
-        mcp__doc_fail(doc, MCP_ERR_INVALID_ARG);
-        return NULL;
-    }
-    /* The shortest of 15, 16 or 17 significant digits that reads back as
-     * the same double (17 always does). */
-    char buf[40];
-    int n = 0;
-    for (int prec = 15; prec <= 17; prec++) {
-        n = mcp__format_g_c(buf, sizeof buf, prec, d);
-        double back;
-        if (n > 0 && (size_t)n < sizeof buf &&
-            mcp__strtod_c(buf, (size_t)n, &back) == 0 && back == d)
-            break;
-    }
-    if (n <= 0 || (size_t)n >= sizeof buf || !mcp__number_valid(buf, (size_t)n)) {
+    char buf[MCP__DOUBLE_BUF];
+    size_t n = mcp__format_double(buf, d);
+    if (!n) {
         mcp__doc_fail(doc, MCP_ERR_INVALID_ARG);
         return NULL;
     }
@@ -128,9 +115,9 @@ mcp_json *mcp_json_new_double(mcp_json_doc *doc, double d)
         i = (int64_t)d;
         flags |= NUM_HAS_I64;
     }
-    if (!memchr(buf, '.', (size_t)n) && !memchr(buf, 'e', (size_t)n))
+    if (!memchr(buf, '.', n) && !memchr(buf, 'e', n))
         flags |= NUM_INT_LITERAL;
-    return number_from_text(doc, buf, (size_t)n, flags, i);
+    return number_from_text(doc, buf, n, flags, i);
 }
 
 mcp_json *mcp_json_new_number_text(mcp_json_doc *doc, const char *text,

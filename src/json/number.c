@@ -154,6 +154,25 @@ size_t mcp__format_i64(char *buf, int64_t v)
     return mcp__format_u64(buf, (uint64_t)v);
 }
 
+size_t mcp__format_double(char *buf, double d)
+{
+    if (isnan(d) || isinf(d))
+        return 0;
+    /* The shortest of 15, 16 or 17 significant digits that reads back as
+     * the same double (17 always does). */
+    int n = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = mcp__format_g_c(buf, MCP__DOUBLE_BUF, prec, d);
+        double back;
+        if (n > 0 && n < MCP__DOUBLE_BUF &&
+            mcp__strtod_c(buf, (size_t)n, &back) == 0 && back == d)
+            break;
+    }
+    if (n <= 0 || n >= MCP__DOUBLE_BUF || !mcp__number_valid(buf, (size_t)n))
+        return 0;
+    return (size_t)n;
+}
+
 /* Reads ------------------------------------------------------------------ */
 
 int mcp_json_get_int64(const mcp_json *v, int64_t *out)

@@ -77,6 +77,11 @@ int mcp__number_integer(const char *text, size_t len, bool *negative,
 /* Validate JSON number syntax of exactly len bytes. */
 bool mcp__number_valid(const char *text, size_t len);
 
+/* Format a finite double as the shortest JSON number text that reads back
+ * as the same value; returns the length, or 0 for NaN and infinities. */
+#define MCP__DOUBLE_BUF 40
+size_t mcp__format_double(char *buf, double d);
+
 /* Format an int64 / uint64 in decimal; returns the length (at most 20). */
 size_t mcp__format_i64(char *buf, int64_t v);
 size_t mcp__format_u64(char *buf, uint64_t v);

@@ -96,7 +96,10 @@ static void every_error_code_has_a_specific_message(void **state)
                          MCP_ERR_JSON_SIZE, MCP_ERR_JSON_DUPLICATE_KEY,
                          MCP_ERR_JSON_TRAILING, MCP_ERR_JSON_EMPTY, MCP_ERR_JSON_TYPE,
                          MCP_ERR_JSON_RANGE, MCP_ERR_RPC_PARSE, MCP_ERR_RPC_INVALID,
-                         MCP_ERR_RPC_BATCH, MCP_ERR_LINE_TOO_LONG};
+                         MCP_ERR_RPC_BATCH, MCP_ERR_LINE_TOO_LONG, MCP_ERR_REMOTE,
+                         MCP_ERR_ABORTED, MCP_ERR_TIMED_OUT, MCP_ERR_MAX_TIME,
+                         MCP_ERR_CLOSED, MCP_ERR_PROTOCOL, MCP_ERR_CANCELLED,
+                         MCP_ERR_SPAWN, MCP_ERR_BUSY};
     const char *unknown = mcp_strerror(12345);
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         const char *s = mcp_strerror(codes[i]);
