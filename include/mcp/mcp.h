@@ -5,5 +5,6 @@
 #include "mcp/common.h"
 #include "mcp/json.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/session.h"
 
 #endif
