@@ -1,0 +1,101 @@
+/*
+ * Test harness around one session: records what it sends (decoded), every
+ * callback it makes, and its log, under a fake clock.
+ */
+#ifndef MCP_TEST_PEER_H
+#define MCP_TEST_PEER_H
+
+#include <stdbool.h>
+
+#include "failmalloc.h"
+#include "mcp/session.h"
+
+#define PEER_MAX 256
+
+typedef struct sent_msg {
+    uint64_t route;
+    char *line;        /* without the newline */
+    mcp_message *msg;  /* decoded */
+} sent_msg;
+
+typedef struct peer {
+    mcp_session *s;
+    uint64_t now;
+
+    sent_msg sent[PEER_MAX];
+    int nsent, taken;
+
+    mcp_handle requests[PEER_MAX]; /* on_request, in order */
+    mcp_message *request_msgs[PEER_MAX];
+    int nrequests;
+
+    mcp_handle cancels[PEER_MAX]; /* on_cancel */
+    char *cancel_reasons[PEER_MAX];
+    int ncancels;
+
+    mcp_handle responses[PEER_MAX]; /* outbound endings */
+    int outcomes[PEER_MAX];
+    mcp_message *response_msgs[PEER_MAX];
+    int nresponses;
+
+    mcp_handle progress_handles[PEER_MAX];
+    double progress_values[PEER_MAX], progress_totals[PEER_MAX];
+    int nprogress;
+
+    int notifications;
+    int initialized;
+
+    mcp_log_record logs[PEER_MAX];
+    char *log_texts[PEER_MAX];
+    char *log_reasons[PEER_MAX];
+    char *log_methods[PEER_MAX];
+    int nlogs;
+
+    /* Hooks for reentrancy tests. */
+    void (*on_request_hook)(struct peer *p, mcp_handle h, const mcp_message *m);
+    void (*on_cancel_hook)(struct peer *p, mcp_handle h);
+    void (*on_response_hook)(struct peer *p, mcp_handle h, int outcome);
+} peer;
+
+/* A peer in `role`; opts may be NULL (defaults) and its role is overridden. */
+void peer_init(peer *p, mcp_role role, const mcp_session_options *opts);
+void peer_init_mem(peer *p, mcp_role role, const mcp_session_options *opts, const mcp_mem *mem);
+/* As peer_init_mem, returning mcp_session_new's code instead of asserting. */
+int peer_try_init_mem(peer *p, mcp_role role, const mcp_session_options *opts, const mcp_mem *mem);
+void peer_free(peer *p);
+
+/* Feed one message (text) at the peer's current time. Returns the session's
+ * result code. */
+int peer_feed(peer *p, const char *json);
+
+/* The next message the session sent that the test has not looked at yet,
+ * or NULL. */
+const mcp_message *peer_next(peer *p);
+/* Number of sent messages not yet looked at. */
+int peer_unread(const peer *p);
+
+/* Advance the fake clock and tick. */
+void peer_advance(peer *p, uint64_t ms);
+
+/* Server: run initialize + notifications/initialized (version "v"). */
+void peer_server_ready(peer *p, const char *version);
+/* Client: run the initialize handshake with a scripted server answer. */
+void peer_client_ready(peer *p);
+
+/* Issue a request with the recording callbacks. */
+int peer_request(peer *p, const char *method, const char *params_json,
+                 const mcp_request_options *o, mcp_handle *h);
+
+/* Index of the recorded response for h, or -1. */
+int peer_response_index(const peer *p, mcp_handle h);
+/* Number of log records with this event. */
+int peer_count_logs(const peer *p, mcp_log_event ev);
+/* The last log record with this event, or NULL. */
+const mcp_log_record *peer_last_log(const peer *p, mcp_log_event ev);
+
+/* Assertions on decoded messages. */
+bool msg_is_result_for(const mcp_message *m, int64_t id);
+bool msg_is_error_for(const mcp_message *m, int64_t id, int64_t code);
+bool msg_is_method(const mcp_message *m, const char *method);
+
+#endif
