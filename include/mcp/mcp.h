@@ -5,6 +5,7 @@
 #include "mcp/common.h"
 #include "mcp/json.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/runtime.h"
 #include "mcp/session.h"
 
 #endif

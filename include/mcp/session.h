@@ -62,7 +62,8 @@ typedef enum mcp_role { MCP_ROLE_CLIENT = 1, MCP_ROLE_SERVER = 2 } mcp_role;
 /* Logging                                                                   */
 
 typedef enum mcp_log_level {
-    MCP_LOG_DEBUG = 0,
+    MCP_LOG_DEFAULT = 0, /* in options: the component's default level */
+    MCP_LOG_DEBUG,
     MCP_LOG_INFO,
     MCP_LOG_WARN,
     MCP_LOG_ERROR
@@ -149,8 +150,8 @@ typedef struct mcp_session_options {
     unsigned max_inbound;
     /* Largest message accepted; 0 means MCP_JSON_DEFAULT_MAX_SIZE. */
     size_t max_message;
-    /* Lowest level passed to the log callback (default MCP_LOG_DEBUG, i.e.
-     * everything: the callback filters). */
+    /* Lowest level passed to the log callback; MCP_LOG_DEFAULT passes
+     * everything (the callback filters). */
     mcp_log_level log_level;
     const mcp_mem *mem;
 } mcp_session_options;

@@ -80,7 +80,7 @@ void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *m
     s->lifecycle = LC_READY;
     s->peer_msg = mcp_message_retain((mcp_message *)msg);
     s->peer_info = msg->params;
-    mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
+    mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
              "initialized: client asked for %.*s, speaking %s", (int)vlen, requested,
              era->version);
     mcp__emit(s, route, b);
@@ -146,7 +146,7 @@ void mcp__client_init_done(mcp_session *s, mcp_handle h, int outcome,
         s->lifecycle = LC_READY;
         s->peer_msg = mcp_message_retain((mcp_message *)msg);
         s->peer_info = msg->result;
-        mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
+        mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
                  "initialized: speaking %s", era->version);
         mcp_session_notify(s, "notifications/initialized", NULL);
     } else {

@@ -1,0 +1,92 @@
+/*
+ * libmcp runtime helpers for tool authors: cancel tokens and a subprocess
+ * runner that makes cancellation real.
+ *
+ * Every function here may be called from any thread.
+ */
+#ifndef MCP_RUNTIME_H
+#define MCP_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mcp/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A cancel token: fires once, when the request it belongs to is cancelled
+ * (by the peer, by a timeout, or because the connection closed). A handler
+ * gets a borrowed pointer, valid until it finishes its call.
+ */
+typedef struct mcp_cancel_token mcp_cancel_token;
+
+/* Whether the token has fired. Lock-free; any thread. */
+MCP_EXTERN bool mcp_cancel_token_is_cancelled(const mcp_cancel_token *t);
+
+/* The reason given with the cancel ("connection closed" when the peer went
+ * away), or NULL before the token fires or when no reason was given.
+ * Borrowed from the token. Any thread. */
+MCP_EXTERN const char *mcp_cancel_token_reason(const mcp_cancel_token *t);
+
+/*
+ * A file descriptor that becomes readable when the token fires, for poll()
+ * based code. Created on first use and owned by the token: do not read or
+ * close it. Returns -1 (errno set) if it could not be created. Any thread.
+ */
+MCP_EXTERN int mcp_cancel_token_fd(mcp_cancel_token *t);
+
+/*
+ * Wait up to timeout_ms (MCP_WAIT_FOREVER: no limit) for the token to fire.
+ * Returns true if it fired (at once if it already had), false on timeout:
+ * a sleep that returns early when the call is cancelled. Any thread.
+ */
+#define MCP_WAIT_FOREVER UINT64_MAX
+MCP_EXTERN bool mcp_cancel_token_wait(mcp_cancel_token *t, uint64_t timeout_ms);
+
+/*
+ * Register fn(user_data) to run once when the token fires, on the thread that
+ * fires it (the server's loop thread), or at once on the calling thread if it
+ * has already fired. Callbacks that never fire are dropped when the token is
+ * released. fn must not block. Returns MCP_OK or MCP_ERR_NOMEM.
+ */
+typedef void (*mcp_cancel_fn)(void *user_data);
+MCP_EXTERN int mcp_cancel_token_on_cancel(mcp_cancel_token *t, mcp_cancel_fn fn,
+                                          void *user_data);
+
+/* Milliseconds on the monotonic clock the library uses for timeouts. Any
+ * thread. */
+MCP_EXTERN uint64_t mcp_monotonic_ms(void);
+
+/* ------------------------------------------------------------------------ */
+/* Subprocesses that die with the call                                       */
+
+typedef struct mcp_process_options {
+    const char *const *argv; /* argv[0] is searched in PATH; NULL-terminated */
+    const char *const *env;  /* NULL: inherit the environment */
+    const char *cwd;         /* NULL: inherit */
+    uint64_t grace_ms;       /* SIGTERM to SIGKILL; 0 means 2000 */
+    mcp_buf *output;         /* capture stdout here (up to the buffer's cap;
+                                the rest is read and dropped); NULL: inherit */
+} mcp_process_options;
+
+/*
+ * mcp_process_run: run a command in its own process group and wait for it.
+ * When `token` fires first, the whole group gets SIGTERM, then SIGKILL after
+ * the grace period, and the call returns MCP_ERR_CANCELLED once the process
+ * is gone. Blocks the calling thread: use it from blocking (worker pool)
+ * tool handlers. token may be NULL.
+ *
+ * Returns MCP_OK with *exit_status set (the exit code, or 128 + signal
+ * number), MCP_ERR_CANCELLED, MCP_ERR_SPAWN (could not start: errno set) or
+ * MCP_ERR_INVALID_ARG.
+ */
+MCP_EXTERN int mcp_process_run(const mcp_process_options *opts,
+                               mcp_cancel_token *token, int *exit_status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCP_RUNTIME_H */

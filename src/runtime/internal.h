@@ -1,0 +1,75 @@
+/* Runtime internals: cancel tokens (creation and firing), the worker pool
+ * and cross-thread posting to a libuv loop. */
+#ifndef MCP_RUNTIME_INTERNAL_H
+#define MCP_RUNTIME_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <uv.h>
+
+#include "mcp/runtime.h"
+
+/* Cancel tokens ----------------------------------------------------------- */
+
+/* A new token with one reference, or NULL. */
+mcp_cancel_token *mcp__token_new(void);
+void mcp__token_ref(mcp_cancel_token *t);
+void mcp__token_unref(mcp_cancel_token *t);
+/* Fire the token (reason copied; may be NULL). Runs the callbacks on this
+ * thread. Returns true the first time, false if it had already fired. */
+bool mcp__token_cancel(mcp_cancel_token *t, const char *reason);
+
+/* Worker pool --------------------------------------------------------------- */
+
+typedef struct mcp__job {
+    struct mcp__job *next;
+    void (*run)(struct mcp__job *job);
+} mcp__job;
+
+typedef struct mcp__pool mcp__pool;
+
+/* Start `threads` workers (0 means 8). NULL on failure. */
+mcp__pool *mcp__pool_new(unsigned threads);
+/* Queue a job; it runs on some worker, in submission order of start. */
+void mcp__pool_submit(mcp__pool *p, mcp__job *job);
+/* Ask the workers to exit once the queue is empty. */
+void mcp__pool_stop(mcp__pool *p);
+/* Wait for every worker to exit, then free the pool. */
+void mcp__pool_join(mcp__pool *p);
+/* Jobs queued or running. Any thread. */
+size_t mcp__pool_busy(mcp__pool *p);
+
+/* Posting to the loop thread -------------------------------------------------- */
+
+typedef struct mcp__post {
+    struct mcp__post *next;
+    void (*run)(struct mcp__post *post); /* runs on the loop thread */
+} mcp__post;
+
+typedef struct mcp__poster {
+    uv_async_t async;
+    pthread_mutex_t mu;
+    mcp__post *head, *tail;
+    pthread_t loop_thread;
+    bool open;
+} mcp__poster;
+
+/* On the loop thread. */
+int mcp__poster_init(mcp__poster *p, uv_loop_t *loop);
+/* Any thread: run post->run on the loop thread soon. Returns false (and
+ * does nothing) once the poster is closed. */
+bool mcp__poster_post(mcp__poster *p, mcp__post *post);
+/* Whether the caller is on the loop thread. */
+bool mcp__on_loop_thread(const mcp__poster *p);
+/* On the loop thread: run what is queued, refuse new posts, close the
+ * handle (the loop must run once more to finish the close). Posting stays
+ * safe (and is refused) until mcp__poster_destroy. */
+void mcp__poster_close(mcp__poster *p);
+/* Free the poster's lock: only when no other thread can still post. */
+void mcp__poster_destroy(mcp__poster *p);
+
+/* Monotonic time in milliseconds and microseconds. */
+uint64_t mcp__now_ms(void);
+uint64_t mcp__now_us(void);
+
+#endif

@@ -1,0 +1,52 @@
+/* The default log sink: one line per record on stderr, written with a
+ * single write so lines from several threads never interleave. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/log.h"
+
+static const char *level_name(mcp_log_level l)
+{
+    switch (l) {
+    case MCP_LOG_DEBUG: return "debug";
+    case MCP_LOG_INFO: return "info";
+    case MCP_LOG_WARN: return "warning";
+    case MCP_LOG_ERROR: return "error";
+    default: return "log";
+    }
+}
+
+void mcp__stderr_log(void *user_data, const mcp_log_record *r)
+{
+    const mcp__stderr_logger *l = user_data;
+    if (r->level < l->level)
+        return;
+    char line[768];
+    int n = snprintf(line, sizeof line, "%s: %s: %s\n", l->prefix, level_name(r->level),
+                     r->message);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line) {
+        n = sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+    (void)w;
+}
+
+mcp_log_level mcp__log_level_from_env(mcp_log_level fallback)
+{
+    const char *v = getenv("MCP_LOG_LEVEL");
+    if (!v)
+        return fallback;
+    if (!strcmp(v, "debug"))
+        return MCP_LOG_DEBUG;
+    if (!strcmp(v, "info"))
+        return MCP_LOG_INFO;
+    if (!strcmp(v, "warn") || !strcmp(v, "warning"))
+        return MCP_LOG_WARN;
+    if (!strcmp(v, "error"))
+        return MCP_LOG_ERROR;
+    return fallback;
+}

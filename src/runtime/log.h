@@ -1,0 +1,20 @@
+/* Default logging for the server and client: stderr, one write per line. */
+#ifndef MCP_RUNTIME_LOG_H
+#define MCP_RUNTIME_LOG_H
+
+#include <stdlib.h>
+
+#include "mcp/session.h"
+
+typedef struct mcp__stderr_logger {
+    const char *prefix; /* e.g. "mcp serve" */
+    mcp_log_level level;
+} mcp__stderr_logger;
+
+/* An mcp_log_fn; user_data is an mcp__stderr_logger. Any thread. */
+void mcp__stderr_log(void *user_data, const mcp_log_record *r);
+
+/* MCP_LOG_LEVEL=debug|info|warn|error, or fallback when unset or unknown. */
+mcp_log_level mcp__log_level_from_env(mcp_log_level fallback);
+
+#endif

@@ -1,0 +1,94 @@
+/* Cross-thread posting to the loop (the uv_async_send rule: the only libuv
+ * call allowed from other threads), and the monotonic clock. */
+#include <time.h>
+
+#include "runtime/internal.h"
+
+static void drain(uv_async_t *a)
+{
+    mcp__poster *p = a->data;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        mcp__post *list = p->head;
+        p->head = p->tail = NULL;
+        pthread_mutex_unlock(&p->mu);
+        if (!list)
+            return;
+        while (list) {
+            mcp__post *next = list->next;
+            list->run(list);
+            list = next;
+        }
+    }
+}
+
+int mcp__poster_init(mcp__poster *p, uv_loop_t *loop)
+{
+    p->head = p->tail = NULL;
+    p->loop_thread = pthread_self();
+    int rc = uv_async_init(loop, &p->async, drain);
+    if (rc)
+        return MCP_ERR_IO;
+    p->async.data = p;
+    pthread_mutex_init(&p->mu, NULL);
+    p->open = true;
+    return MCP_OK;
+}
+
+bool mcp__poster_post(mcp__poster *p, mcp__post *post)
+{
+    post->next = NULL;
+    pthread_mutex_lock(&p->mu);
+    if (!p->open) {
+        pthread_mutex_unlock(&p->mu);
+        return false;
+    }
+    if (p->tail)
+        p->tail->next = post;
+    else
+        p->head = post;
+    p->tail = post;
+    /* Under the lock, so close() cannot tear the handle down meanwhile. */
+    uv_async_send(&p->async);
+    pthread_mutex_unlock(&p->mu);
+    return true;
+}
+
+bool mcp__on_loop_thread(const mcp__poster *p)
+{
+    return pthread_equal(pthread_self(), p->loop_thread);
+}
+
+void mcp__poster_close(mcp__poster *p)
+{
+    drain(&p->async);
+    pthread_mutex_lock(&p->mu);
+    p->open = false;
+    pthread_mutex_unlock(&p->mu);
+    drain(&p->async); /* posted between the drain and the close */
+    uv_close((uv_handle_t *)&p->async, NULL);
+}
+
+void mcp__poster_destroy(mcp__poster *p)
+{
+    pthread_mutex_destroy(&p->mu);
+}
+
+uint64_t mcp__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t mcp__now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t mcp_monotonic_ms(void)
+{
+    return mcp__now_ms();
+}

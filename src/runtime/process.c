@@ -1,0 +1,170 @@
+/*
+ * Run a command in its own process group and wait for it, killing the
+ * whole group (TERM, then KILL after a grace period) if the cancel token
+ * fires. The group matters: a shell script's children must die too.
+ *
+ * The wait polls the token's fd, the output pipe and a pidfd (Linux 5.3+);
+ * without a pidfd it polls with a short timeout and waitpid(WNOHANG). It
+ * reaps only its own child, so it coexists with libuv's SIGCHLD handling.
+ */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/internal.h"
+
+extern char **environ;
+
+static int pidfd_open_compat(pid_t pid)
+{
+#if defined(__linux__) && defined(SYS_pidfd_open)
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/* Reap the child if it has exited; true when done (status stored). */
+static bool reaped(pid_t pid, int *status)
+{
+    int st;
+    pid_t r;
+    do
+        r = waitpid(pid, &st, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == pid) {
+        *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        return true;
+    }
+    return r < 0; /* ECHILD: someone else reaped it; nothing to wait for */
+}
+
+/* Drain available output into buf (or nowhere once it is full). Returns
+ * false at end of file. */
+static bool read_output(int fd, mcp_buf *buf)
+{
+    char chunk[4096];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n > 0) {
+            size_t room = buf->limit - buf->len, take = (size_t)n < room ? (size_t)n : room;
+            if (take)
+                mcp_buf_append(buf, chunk, take);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+}
+
+int mcp_process_run(const mcp_process_options *o, mcp_cancel_token *token, int *exit_status)
+{
+    if (!o || !o->argv || !o->argv[0] || !exit_status)
+        return MCP_ERR_INVALID_ARG;
+    if (token && mcp_cancel_token_is_cancelled(token))
+        return MCP_ERR_CANCELLED;
+    int out[2] = {-1, -1};
+    if (o->output && pipe(out) != 0)
+        return MCP_ERR_SPAWN;
+
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0); /* a new group led by the child */
+    short flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, flags);
+    if (o->output) {
+        posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+        posix_spawn_file_actions_addclose(&fa, out[0]);
+        posix_spawn_file_actions_addclose(&fa, out[1]);
+    }
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+    if (o->cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+#endif
+    pid_t pid;
+    int rc = posix_spawnp(&pid, o->argv[0], &fa, &attr, (char *const *)o->argv,
+                          o->env ? (char *const *)o->env : environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (o->output)
+        close(out[1]);
+    if (rc != 0) {
+        if (o->output)
+            close(out[0]);
+        errno = rc;
+        return MCP_ERR_SPAWN;
+    }
+    if (o->output)
+        fcntl(out[0], F_SETFL, O_NONBLOCK);
+
+    int pidfd = pidfd_open_compat(pid);
+    int cancel_fd = token ? mcp_cancel_token_fd(token) : -1;
+    uint64_t grace = o->grace_ms ? o->grace_ms : 2000;
+    uint64_t kill_at = 0; /* when SIGKILL is due; 0 = not cancelled yet */
+    bool cancelled = false, output_open = o->output != NULL;
+    int status = 0;
+    for (;;) {
+        if (reaped(pid, &status))
+            break;
+        if (!cancelled && token && mcp_cancel_token_is_cancelled(token)) {
+            cancelled = true;
+            kill(-pid, SIGTERM);
+            kill_at = mcp__now_ms() + grace;
+        }
+        if (cancelled && kill_at && mcp__now_ms() >= kill_at) {
+            kill(-pid, SIGKILL);
+            kill_at = 0;
+        }
+        struct pollfd fds[3];
+        nfds_t n = 0;
+        if (pidfd >= 0)
+            fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
+        if (cancel_fd >= 0 && !cancelled)
+            fds[n++] = (struct pollfd){cancel_fd, POLLIN, 0};
+        if (output_open)
+            fds[n++] = (struct pollfd){out[0], POLLIN, 0};
+        int timeout = pidfd >= 0 ? -1 : 20;
+        if (cancelled && kill_at) {
+            uint64_t now = mcp__now_ms();
+            int until_kill = kill_at > now ? (int)(kill_at - now) : 0;
+            timeout = timeout < 0 || until_kill < timeout ? until_kill : timeout;
+        }
+        if (token && cancel_fd < 0 && !cancelled)
+            timeout = timeout < 0 || timeout > 20 ? 20 : timeout; /* no fd: poll the flag */
+        poll(fds, n, timeout);
+        if (output_open)
+            output_open = read_output(out[0], o->output);
+    }
+    /* The group may outlive its leader (a shell's background children). */
+    if (cancelled)
+        kill(-pid, SIGKILL);
+    if (output_open)
+        read_output(out[0], o->output);
+    if (o->output)
+        close(out[0]);
+    if (pidfd >= 0)
+        close(pidfd);
+    *exit_status = status;
+    return cancelled ? MCP_ERR_CANCELLED : MCP_OK;
+}
