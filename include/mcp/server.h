@@ -1,0 +1,163 @@
+/*
+ * libmcp server: tools served over stdio, with the request lifecycle done
+ * right: a cancelled call's token fires and nothing more is ever sent for
+ * it, whatever the handler does afterwards.
+ *
+ * Threads. mcp_server_new, mcp_server_add_tool, the serve functions and
+ * mcp_server_free are called from one thread (the serve call's thread runs
+ * the event loop: the "loop thread"). Tool handlers run on the loop thread
+ * (non-blocking tools) or on a worker thread (MCP_TOOL_BLOCKING). Every
+ * mcp_call_* function may be called from any thread.
+ *
+ * A call's life. The handler gets an mcp_call and must end it exactly once
+ * with one of the mcp_call_reply_* functions or mcp_call_finish, from any
+ * thread, now or later. After that the call pointer is invalid. A blocking
+ * handler that returns without ending its call has it ended for it (with an
+ * internal error, unless it was cancelled).
+ */
+#ifndef MCP_SERVER_H
+#define MCP_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mcp/json.h"
+#include "mcp/runtime.h"
+#include "mcp/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mcp_server mcp_server;
+typedef struct mcp_call mcp_call;
+
+/* A tool handler. Runs on the loop thread, or on a worker thread when the
+ * tool is MCP_TOOL_BLOCKING. */
+typedef void (*mcp_tool_fn)(mcp_call *call, void *user_data);
+
+enum mcp_tool_flags {
+    MCP_TOOL_BLOCKING = 1 /* run on the worker pool; may block */
+};
+
+typedef struct mcp_tool {
+    const char *name;          /* required; 1-128 of [A-Za-z0-9_.-] */
+    const char *title;         /* optional */
+    const char *description;   /* optional */
+    const char *input_schema;  /* JSON Schema text; NULL: {"type":"object"} */
+    const char *output_schema; /* JSON Schema text or NULL */
+    mcp_tool_fn handler;       /* required */
+    void *user_data;
+    unsigned flags;
+} mcp_tool;
+
+typedef struct mcp_server_options {
+    const char *name;         /* serverInfo; NULL: "libmcp" */
+    const char *version;      /* NULL: the library version */
+    const char *instructions; /* optional */
+    unsigned worker_threads;  /* for blocking tools; 0 means 8 */
+    unsigned max_in_flight;   /* client requests in flight; 0 means 65536 */
+    size_t max_message;       /* bytes per message; 0 means 4 MiB */
+    uint64_t shutdown_grace_ms; /* wait for handlers after EOF; 0 means 2000 */
+    /* Log records (including every cancellation). Called from the loop
+     * thread and, for mcp_call_log, from handler threads: must be
+     * thread-safe. NULL: lines on stderr. */
+    mcp_log_fn log;
+    void *log_user_data;
+    mcp_log_level log_level; /* lowest level logged; MCP_LOG_DEFAULT: INFO */
+    /* Every message, both directions (optional; loop thread). */
+    void (*trace)(void *user_data, bool outgoing, const char *line, size_t len);
+    void *trace_user_data;
+} mcp_server_options;
+
+/* mcp_server_new: MCP_OK and *out (free with mcp_server_free), or
+ * MCP_ERR_NOMEM. opts may be NULL. Strings are copied. */
+MCP_EXTERN int mcp_server_new(const mcp_server_options *opts, mcp_server **out);
+
+/*
+ * mcp_server_add_tool: register a tool (copied). Before serving only.
+ * Returns MCP_OK, MCP_ERR_INVALID_ARG (missing name or handler, a name with
+ * characters outside [A-Za-z0-9_.-] or longer than 128, a schema that is not
+ * a JSON object, a duplicate name), MCP_ERR_STATE (already serving) or
+ * MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_server_add_tool(mcp_server *s, const mcp_tool *tool);
+
+/*
+ * mcp_server_serve_stdio: serve on stdin/stdout until stdin ends. stdout
+ * carries only protocol messages; logs go to stderr. At end of input every
+ * call in flight is cancelled with reason "connection closed" and the
+ * server waits up to the shutdown grace for handlers to return.
+ * Returns MCP_OK, or MCP_ERR_IO if stdin/stdout cannot be used.
+ */
+MCP_EXTERN int mcp_server_serve_stdio(mcp_server *s);
+
+/* The same on any pair of file descriptors (pipe, socket, tty or file). The
+ * descriptors are not closed. */
+MCP_EXTERN int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd);
+
+/* mcp_server_free: free the server (not while serving). While handlers
+ * abandoned after the shutdown grace are still running it frees nothing
+ * they could touch and returns; call it again once they have returned to
+ * free everything. NULL is a no-op. */
+MCP_EXTERN void mcp_server_free(mcp_server *s);
+
+/* ------------------------------------------------------------------------ */
+/* Inside a call (any thread, until the call is ended)                      */
+
+/* The tool's name; borrowed from the call. */
+MCP_EXTERN const char *mcp_call_tool_name(const mcp_call *c);
+
+/* The arguments object ({} when the client sent none); borrowed from the
+ * call. Read with the mcp_json_* readers. */
+MCP_EXTERN const mcp_json *mcp_call_arguments(const mcp_call *c);
+
+/* The call's cancel token; borrowed from the call. */
+MCP_EXTERN mcp_cancel_token *mcp_call_cancel_token(mcp_call *c);
+
+/* Shorthand for mcp_cancel_token_is_cancelled(mcp_call_cancel_token(c)). */
+MCP_EXTERN bool mcp_call_is_cancelled(const mcp_call *c);
+
+/*
+ * mcp_call_progress: report progress (total NAN: unknown; message may be
+ * NULL). Sent only when the client asked for progress, only for values
+ * greater than the last one, never after the call ends or is cancelled.
+ * Report a call's progress from one thread at a time.
+ * Returns MCP_OK (sent, or queued for the loop thread), MCP_ERR_CANCELLED,
+ * MCP_ERR_STATE (the client asked for no progress), MCP_ERR_INVALID_ARG
+ * (not increasing, not finite, or a message that is not UTF-8) or
+ * MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_call_progress(mcp_call *c, double progress, double total,
+                                 const char *message);
+
+/* Log through the server's log hook, tagged with the call's id and tool. */
+MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Ending a call. Each ends the call (the pointer is invalid afterwards) and
+ * returns MCP_OK when the answer was sent or queued for sending,
+ * MCP_ERR_CANCELLED when the call was cancelled (nothing is sent), or, with
+ * the call still ended: MCP_ERR_INVALID_ARG (a result that is not an object,
+ * text that is not UTF-8: the client gets -32603 instead) or MCP_ERR_NOMEM.
+ * A second ending of the same call is a programming error (MCP_ERR_STATE).
+ *
+ * - reply_text: {"content":[{"type":"text","text":...}]}
+ * - reply_tool_error: the same with "isError": true (a tool execution error
+ *   the model can act on)
+ * - reply_result: a complete CallToolResult object, borrowed for the call
+ * - reply_error: a JSON-RPC error response (protocol errors)
+ * - finish: end without an answer: for a cancelled call; otherwise the
+ *   client gets -32603 "tool ended without a result"
+ */
+MCP_EXTERN int mcp_call_reply_text(mcp_call *c, const char *text);
+MCP_EXTERN int mcp_call_reply_tool_error(mcp_call *c, const char *text);
+MCP_EXTERN int mcp_call_reply_result(mcp_call *c, const mcp_json *result);
+MCP_EXTERN int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message);
+MCP_EXTERN int mcp_call_finish(mcp_call *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCP_SERVER_H */

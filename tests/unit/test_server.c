@@ -1,0 +1,415 @@
+/*
+ * Unit tests for src/server: a real server (serve_fds) in a thread, driven
+ * over a socketpair by the test, which reads and writes the wire itself.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mcp/mcp.h"
+#include "runtime/internal.h"
+
+typedef struct harness {
+    mcp_server *server;
+    int fd;          /* our end */
+    int server_fd;   /* the server's end */
+    pthread_t thread;
+    int serve_rc;
+    char buf[1 << 16];
+    size_t len;
+} harness;
+
+/* What the tools saw, for assertions. */
+static atomic_int handler_runs, cancels_seen;
+static char last_reason[128];
+static pthread_mutex_t reason_mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int late_reply_rc;
+
+static void *serve_thread(void *arg)
+{
+    harness *h = arg;
+    h->serve_rc = mcp_server_serve_fds(h->server, h->server_fd, h->server_fd);
+    return NULL;
+}
+
+static void send_line(harness *h, const char *line)
+{
+    size_t n = strlen(line);
+    assert_int_equal(write(h->fd, line, n), (ssize_t)n);
+    assert_int_equal(write(h->fd, "\n", 1), 1);
+}
+
+/* The next line from the server, or NULL after timeout_ms. Caller frees. */
+static char *read_line(harness *h, int timeout_ms)
+{
+    for (;;) {
+        char *nl = memchr(h->buf, '\n', h->len);
+        if (nl) {
+            size_t n = (size_t)(nl - h->buf);
+            char *line = strndup(h->buf, n);
+            memmove(h->buf, nl + 1, h->len - n - 1);
+            h->len -= n + 1;
+            return line;
+        }
+        struct pollfd p = {h->fd, POLLIN, 0};
+        if (poll(&p, 1, timeout_ms) <= 0)
+            return NULL;
+        ssize_t r = read(h->fd, h->buf + h->len, sizeof h->buf - h->len);
+        if (r <= 0)
+            return NULL;
+        h->len += (size_t)r;
+    }
+}
+
+/* Read lines until one contains `needle`; fail after timeout. */
+static char *expect_line(harness *h, const char *needle)
+{
+    for (;;) {
+        char *l = read_line(h, 10000);
+        if (!l)
+            fail_msg("no line containing %s", needle);
+        if (strstr(l, needle))
+            return l;
+        free(l);
+    }
+}
+
+/* Tools ------------------------------------------------------------------------ */
+
+static void tool_echo(mcp_call *c, void *ud)
+{
+    atomic_fetch_add(&handler_runs, 1);
+    const char *t = mcp_json_string(mcp_json_object_get(mcp_call_arguments(c), "text"), NULL);
+    mcp_call_reply_text(c, t ? t : "(none)");
+}
+
+static void tool_wait(mcp_call *c, void *ud)
+{
+    /* Blocking: wait for the cancel, note the reason, try to reply anyway. */
+    atomic_fetch_add(&handler_runs, 1);
+    mcp_cancel_token *t = mcp_call_cancel_token(c);
+    if (mcp_cancel_token_wait(t, 20000)) {
+        pthread_mutex_lock(&reason_mu);
+        snprintf(last_reason, sizeof last_reason, "%s",
+                 mcp_cancel_token_reason(t) ? mcp_cancel_token_reason(t) : "");
+        pthread_mutex_unlock(&reason_mu);
+        atomic_fetch_add(&cancels_seen, 1);
+        assert_int_equal(mcp_call_progress(c, 1, NAN, NULL), MCP_ERR_CANCELLED);
+        atomic_store(&late_reply_rc, mcp_call_reply_text(c, "too late"));
+        return;
+    }
+    mcp_call_reply_text(c, "not cancelled");
+}
+
+static void tool_progress(mcp_call *c, void *ud)
+{
+    for (int i = 1; i <= 3; i++)
+        assert_int_equal(mcp_call_progress(c, i, 3, "step"), MCP_OK);
+    assert_int_equal(mcp_call_progress(c, 2, 3, NULL), MCP_ERR_INVALID_ARG);
+    mcp_call_reply_text(c, "done");
+}
+
+static void *reply_later(void *arg)
+{
+    usleep(20000);
+    mcp_call_reply_tool_error(arg, "from another thread");
+    return NULL;
+}
+
+static void tool_async(mcp_call *c, void *ud)
+{
+    /* Non-blocking: returns at once, answers later from its own thread. */
+    pthread_t th;
+    pthread_create(&th, NULL, reply_later, c);
+    pthread_detach(th);
+}
+
+static void tool_forgets(mcp_call *c, void *ud)
+{
+    /* A blocking handler that returns without ending its call. */
+}
+
+static void tool_stubborn(mcp_call *c, void *ud)
+{
+    /* Ignores cancellation for longer than the shutdown grace. */
+    usleep(800 * 1000);
+    mcp_call_finish(c);
+}
+
+static void start(harness *h, uint64_t grace_ms, unsigned workers)
+{
+    memset(h, 0, sizeof *h);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    h->fd = sv[0];
+    h->server_fd = sv[1];
+    mcp_server_options o = {.name = "test", .shutdown_grace_ms = grace_ms,
+                            .worker_threads = workers, .log_level = MCP_LOG_ERROR};
+    assert_int_equal(mcp_server_new(&o, &h->server), MCP_OK);
+    const mcp_tool tools[] = {
+        {"echo", NULL, "echo", NULL, NULL, tool_echo, NULL, 0},
+        {"wait", NULL, "waits for cancel", NULL, NULL, tool_wait, NULL, MCP_TOOL_BLOCKING},
+        {"progress", NULL, NULL, NULL, NULL, tool_progress, NULL, MCP_TOOL_BLOCKING},
+        {"async", NULL, NULL, NULL, NULL, tool_async, NULL, 0},
+        {"forgets", NULL, NULL, NULL, NULL, tool_forgets, NULL, MCP_TOOL_BLOCKING},
+        {"stubborn", NULL, NULL, NULL, NULL, tool_stubborn, NULL, MCP_TOOL_BLOCKING},
+    };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        assert_int_equal(mcp_server_add_tool(h->server, &tools[i]), MCP_OK);
+    atomic_store(&handler_runs, 0);
+    atomic_store(&cancels_seen, 0);
+    last_reason[0] = 0;
+    pthread_create(&h->thread, NULL, serve_thread, h);
+    send_line(h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                 "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(expect_line(h, "\"id\":0"));
+    send_line(h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+}
+
+/* End input and wait for serve to return. */
+static void stop(harness *h)
+{
+    shutdown(h->fd, SHUT_WR);
+    pthread_join(h->thread, NULL);
+    assert_int_equal(h->serve_rc, MCP_OK);
+    close(h->fd);
+    close(h->server_fd);
+    mcp_server_free(h->server);
+}
+
+/* Tests ---------------------------------------------------------------------------- */
+
+static void tools_list_describes_every_tool(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    char *l = expect_line(&h, "\"id\":1");
+    mcp_message *m;
+    assert_int_equal(mcp_message_decode(l, strlen(l), NULL, NULL, &m, NULL), MCP_OK);
+    const mcp_json *tools = mcp_json_object_get(m->result, "tools");
+    assert_int_equal(mcp_json_array_size(tools), 6);
+    const mcp_json *echo = mcp_json_array_at(tools, 0);
+    assert_string_equal(mcp_json_string(mcp_json_object_get(echo, "name"), NULL), "echo");
+    assert_string_equal(mcp_json_string(mcp_json_object_get(
+                            mcp_json_object_get(echo, "inputSchema"), "type"), NULL), "object");
+    mcp_message_free(m);
+    free(l);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"cursor\":\"x\"}}");
+    l = expect_line(&h, "\"id\":2");
+    assert_non_null(strstr(l, "-32602"));
+    free(l);
+    stop(&h);
+}
+
+static void a_call_gets_its_result(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":\"e\",\"method\":\"tools/call\",\"params\":"
+                  "{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\\nthere\"}}}");
+    char *l = expect_line(&h, "\"id\":\"e\"");
+    assert_non_null(strstr(l, "\"text\":\"hi\\nthere\""));
+    free(l);
+    /* No arguments: the handler sees {}. */
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}");
+    l = expect_line(&h, "\"id\":3");
+    assert_non_null(strstr(l, "(none)"));
+    free(l);
+    stop(&h);
+}
+
+static void bad_calls_get_the_right_json_rpc_errors(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\"}}");
+    char *l = expect_line(&h, "\"id\":1");
+    assert_non_null(strstr(l, "-32602"));
+    assert_non_null(strstr(l, "Unknown tool: nope"));
+    free(l);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":[1]}}");
+    l = expect_line(&h, "\"id\":2");
+    assert_non_null(strstr(l, "-32602"));
+    free(l);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{}}");
+    l = expect_line(&h, "\"id\":3");
+    assert_non_null(strstr(l, "-32602"));
+    free(l);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/list\"}");
+    l = expect_line(&h, "\"id\":4");
+    assert_non_null(strstr(l, "-32601"));
+    free(l);
+    send_line(&h, "this is not json");
+    l = expect_line(&h, "-32700");
+    free(l);
+    /* Still usable. */
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"ok\"}}}");
+    l = expect_line(&h, "\"id\":5");
+    assert_non_null(strstr(l, "\"ok\""));
+    free(l);
+    stop(&h);
+}
+
+static void a_cancel_fires_the_token_and_nothing_is_sent_after_it(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                  "{\"name\":\"wait\",\"_meta\":{\"progressToken\":1}}}");
+    while (atomic_load(&handler_runs) == 0)
+        usleep(1000);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                  "{\"requestId\":7,\"reason\":\"user pressed stop\"}}");
+    while (atomic_load(&cancels_seen) == 0)
+        usleep(1000);
+    pthread_mutex_lock(&reason_mu);
+    assert_string_equal(last_reason, "user pressed stop");
+    pthread_mutex_unlock(&reason_mu);
+    assert_int_equal(atomic_load(&late_reply_rc), MCP_ERR_CANCELLED);
+    /* A ping answered after the cancel proves the server kept going, and
+     * nothing for id 7 came before it. */
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}");
+    char *l = read_line(&h, 10000);
+    assert_non_null(l);
+    assert_non_null(strstr(l, "\"id\":99"));
+    free(l);
+    stop(&h);
+    assert_null(read_line(&h, 0));
+}
+
+static void progress_from_a_worker_reaches_the_wire_in_order(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                  "{\"name\":\"progress\",\"_meta\":{\"progressToken\":\"p\"}}}");
+    for (int i = 1; i <= 3; i++) {
+        char *l = read_line(&h, 10000);
+        char want[64];
+        snprintf(want, sizeof want, "\"progress\":%d,", i);
+        assert_non_null(l);
+        assert_non_null(strstr(l, "\"progressToken\":\"p\""));
+        assert_non_null(strstr(l, want));
+        free(l);
+    }
+    char *l = read_line(&h, 10000);
+    assert_non_null(strstr(l, "\"done\""));
+    free(l);
+    stop(&h);
+}
+
+static void a_reply_from_another_thread_is_delivered(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"async\"}}");
+    char *l = expect_line(&h, "\"id\":1");
+    assert_non_null(strstr(l, "\"isError\":true"));
+    assert_non_null(strstr(l, "from another thread"));
+    free(l);
+    stop(&h);
+}
+
+static void a_handler_that_forgets_to_answer_gets_an_internal_error(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"forgets\"}}");
+    char *l = expect_line(&h, "\"id\":1");
+    assert_non_null(strstr(l, "-32603"));
+    free(l);
+    stop(&h);
+}
+
+static void a_queued_call_cancelled_before_it_starts_never_runs(void **state)
+{
+    harness h;
+    start(&h, 0, 1); /* one worker: the second call waits in the queue */
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"wait\"}}");
+    while (atomic_load(&handler_runs) == 0)
+        usleep(1000);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"wait\"}}");
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}");
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}");
+    while (atomic_load(&cancels_seen) == 0)
+        usleep(1000);
+    stop(&h);
+    assert_int_equal(atomic_load(&handler_runs), 1);
+}
+
+static void end_of_input_cancels_calls_with_connection_closed(void **state)
+{
+    harness h;
+    start(&h, 2000, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"wait\"}}");
+    while (atomic_load(&handler_runs) == 0)
+        usleep(1000);
+    uint64_t t0 = mcp__now_ms();
+    stop(&h); /* EOF: the handler must see the cancel and serve return */
+    assert_int_equal(atomic_load(&cancels_seen), 1);
+    assert_string_equal(last_reason, "connection closed");
+    assert_true(mcp__now_ms() - t0 < 2000); /* did not need the grace */
+}
+
+static void a_handler_ignoring_cancel_is_abandoned_after_the_grace(void **state)
+{
+    harness h;
+    start(&h, 100, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"stubborn\"}}");
+    usleep(50 * 1000);
+    shutdown(h.fd, SHUT_WR);
+    pthread_join(h.thread, NULL);
+    assert_int_equal(h.serve_rc, MCP_OK); /* returned after the grace */
+    close(h.fd);
+    close(h.server_fd);
+    mcp_server_free(h.server); /* the handler still runs: frees nothing yet */
+    usleep(900 * 1000);        /* it finishes; its answer is refused */
+    mcp_server_free(h.server); /* now everything goes */
+}
+
+static void tool_registration_is_validated(void **state)
+{
+    mcp_server *s;
+    assert_int_equal(mcp_server_new(NULL, &s), MCP_OK);
+    mcp_tool t = {"ok.name-1_x", NULL, NULL, NULL, NULL, tool_echo, NULL, 0};
+    assert_int_equal(mcp_server_add_tool(s, &t), MCP_OK);
+    assert_int_equal(mcp_server_add_tool(s, &t), MCP_ERR_INVALID_ARG); /* duplicate */
+    mcp_tool bad_name = {"has space", NULL, NULL, NULL, NULL, tool_echo, NULL, 0};
+    assert_int_equal(mcp_server_add_tool(s, &bad_name), MCP_ERR_INVALID_ARG);
+    mcp_tool bad_schema = {"x", NULL, NULL, "[1]", NULL, tool_echo, NULL, 0};
+    assert_int_equal(mcp_server_add_tool(s, &bad_schema), MCP_ERR_INVALID_ARG);
+    mcp_tool no_handler = {"y", NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    assert_int_equal(mcp_server_add_tool(s, &no_handler), MCP_ERR_INVALID_ARG);
+    mcp_server_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tools_list_describes_every_tool),
+        cmocka_unit_test(a_call_gets_its_result),
+        cmocka_unit_test(bad_calls_get_the_right_json_rpc_errors),
+        cmocka_unit_test(a_cancel_fires_the_token_and_nothing_is_sent_after_it),
+        cmocka_unit_test(progress_from_a_worker_reaches_the_wire_in_order),
+        cmocka_unit_test(a_reply_from_another_thread_is_delivered),
+        cmocka_unit_test(a_handler_that_forgets_to_answer_gets_an_internal_error),
+        cmocka_unit_test(a_queued_call_cancelled_before_it_starts_never_runs),
+        cmocka_unit_test(end_of_input_cancels_calls_with_connection_closed),
+        cmocka_unit_test(a_handler_ignoring_cancel_is_abandoned_after_the_grace),
+        cmocka_unit_test(tool_registration_is_validated),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
