@@ -11,13 +11,14 @@
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
+TSAN_BUILD  ?= build-tsan
 FUZZ_BUILD  ?= build-fuzz
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
 CTEST       = ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all build deps check test test-valgrind test-asan fuzz fuzz-build bench \
+.PHONY: all build deps check test test-valgrind test-asan test-tsan fuzz fuzz-build bench \
         install clean
 
 all: build
@@ -46,6 +47,16 @@ test-asan: $(ASAN_BUILD)/CMakeCache.txt
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(CTEST) -L 'unit|replay'
 
+$(TSAN_BUILD)/CMakeCache.txt:
+	CC=clang cmake -S . -B $(TSAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_BENCH=OFF \
+	  -DMCP_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+
+# Threads under ThreadSanitizer: the tests labelled "threads".
+test-tsan: $(TSAN_BUILD)/CMakeCache.txt
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  $(CTEST) -L threads
+
 $(FUZZ_BUILD)/CMakeCache.txt:
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DMCP_BUILD_FUZZ=ON -DMCP_BUILD_TESTS=OFF \
 	  -DMCP_BUILD_BENCH=OFF -DMCP_SANITIZE=address,undefined
@@ -64,6 +75,7 @@ check: deps
 	$(MAKE) test
 	$(MAKE) test-valgrind
 	$(MAKE) test-asan
+	$(MAKE) test-tsan
 	$(MAKE) fuzz
 	@echo "make check: all passed"
 
@@ -74,4 +86,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -2,6 +2,7 @@
 #ifndef MCP_MCP_H
 #define MCP_MCP_H
 
+#include "mcp/client.h"
 #include "mcp/common.h"
 #include "mcp/json.h"
 #include "mcp/jsonrpc.h"

@@ -1,0 +1,211 @@
+/*
+ * libmcp client: connect to a server command over stdio, initialize, list
+ * and call tools with timeouts, progress and cancellation, close.
+ *
+ * Threads. A client belongs to the thread that created it (its loop
+ * thread): every function except mcp_client_cancel must be called from it,
+ * and every callback runs on it, while that thread is inside a client call
+ * (a synchronous call, mcp_client_run or mcp_client_run_once). Synchronous
+ * functions must not be called from inside a client callback.
+ * mcp_client_cancel may be called from any thread.
+ *
+ * Endings. Every call ends exactly once with one outcome: MCP_OK (a
+ * result, possibly with isError), MCP_ERR_REMOTE (a JSON-RPC error from the
+ * server), MCP_ERR_ABORTED (mcp_client_cancel), MCP_ERR_TIMED_OUT (no
+ * answer or progress within the idle timeout), MCP_ERR_MAX_TIME (the total
+ * limit) or MCP_ERR_CLOSED (the server went away). An abort or a timeout
+ * puts notifications/cancelled with the reason on the wire; writing it never
+ * blocks.
+ */
+#ifndef MCP_CLIENT_H
+#define MCP_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mcp/json.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mcp_client mcp_client;
+
+typedef struct mcp_client_options {
+    const char *name;    /* clientInfo; NULL: "libmcp" */
+    const char *version; /* NULL: the library version */
+    uint64_t timeout_ms;          /* default idle timeout of calls; 0: 60 s */
+    uint64_t max_time_ms;         /* default total limit of calls; 0: 30 min */
+    uint64_t connect_timeout_ms;  /* initialize; 0: 30 s */
+    uint64_t close_grace_ms;      /* each wait of close: 0 means 2000 */
+    size_t max_message;           /* bytes per message; 0: 4 MiB */
+    const char *const *env; /* child environment ("K=V", NULL-terminated);
+                               NULL: inherit ours */
+    const char *cwd;        /* child working directory; NULL: ours */
+    /* The child's stderr is passed through to ours unless captured; then
+     * it is kept (up to 1 MiB) for mcp_client_stderr(). */
+    bool capture_stderr;
+    mcp_log_fn log; /* NULL: lines on stderr at log_level (default warn) */
+    void *log_user_data;
+    mcp_log_level log_level;
+    /* Every message, both directions, as it crosses (loop thread). */
+    void (*trace)(void *user_data, bool outgoing, const char *line, size_t len);
+    void *trace_user_data;
+} mcp_client_options;
+
+/* mcp_client_new: MCP_OK and *out (free with mcp_client_free) or
+ * MCP_ERR_NOMEM. No I/O. opts may be NULL; strings are copied. */
+MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
+
+/*
+ * mcp_client_connect_stdio: start argv (argv[0] searched in PATH) with
+ * pipes for stdin and stdout, in its own session (so a Ctrl-C at the
+ * terminal reaches us, not the server), and run the initialize handshake.
+ * Blocks until done. Returns MCP_OK; MCP_ERR_SPAWN (could not start),
+ * MCP_ERR_CLOSED (the server exited or closed stdout first),
+ * MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL (unsupported version), MCP_ERR_REMOTE
+ * (the server refused initialize) or MCP_ERR_STATE (already connected).
+ * mcp_client_error() says more.
+ */
+MCP_EXTERN int mcp_client_connect_stdio(mcp_client *c, const char *const *argv);
+
+/* The last failure, as a sentence; borrowed, valid until the next client
+ * call. "" when none. */
+MCP_EXTERN const char *mcp_client_error(const mcp_client *c);
+
+/* The server's initialize result (serverInfo, capabilities, ...), borrowed
+ * from the client; NULL before connect. */
+MCP_EXTERN const mcp_json *mcp_client_server_info(const mcp_client *c);
+
+/* The negotiated protocol version; borrowed; NULL before connect. */
+MCP_EXTERN const char *mcp_client_protocol_version(const mcp_client *c);
+
+/* ------------------------------------------------------------------------ */
+/* Calls                                                                     */
+
+typedef struct mcp_call_result {
+    int outcome;          /* see "Endings" above */
+    mcp_handle handle;    /* also the request's JSON-RPC id */
+    bool is_error;        /* outcome MCP_OK and result.isError is true */
+    const mcp_json *result;      /* outcome MCP_OK: the result object */
+    int64_t error_code;          /* outcome MCP_ERR_REMOTE */
+    const char *error_message;   /* outcome MCP_ERR_REMOTE */
+    mcp_message *response; /* the response (NULL for local endings); the
+                              fields above point into it */
+} mcp_call_result;
+
+/* Release a result filled by a synchronous call (drops its response). */
+MCP_EXTERN void mcp_call_result_release(mcp_call_result *r);
+
+typedef void (*mcp_client_progress_fn)(void *user_data, mcp_handle h, double progress,
+                                       double total, const char *message);
+
+typedef struct mcp_call_options {
+    uint64_t timeout_ms;  /* 0: the client default; MCP_NO_TIMEOUT: none */
+    uint64_t max_time_ms; /* 0: the client default; MCP_NO_TIMEOUT: none */
+    mcp_progress_mode progress; /* default: token attached, resets timeout */
+    mcp_client_progress_fn on_progress; /* may be NULL */
+    void *progress_user_data;
+} mcp_call_options;
+
+/* Called once when an asynchronous call ends. The result and everything in
+ * it are borrowed for the callback: mcp_message_retain(result->response) to
+ * keep the response. Loop thread. */
+typedef void (*mcp_call_done_fn)(void *user_data, const mcp_call_result *result);
+
+/*
+ * mcp_client_call_tool_async: send tools/call for `name` with `arguments`
+ * (an object or NULL, borrowed for the call). done is called once when the
+ * call ends. *handle (may be NULL) receives the handle for cancelling.
+ * Returns MCP_OK (done will be called), MCP_ERR_STATE (not connected, or
+ * closed), MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT or MCP_ERR_NOMEM (done will
+ * not be called).
+ */
+MCP_EXTERN int mcp_client_call_tool_async(mcp_client *c, const char *name,
+                                          const mcp_json *arguments,
+                                          const mcp_call_options *opts,
+                                          mcp_call_done_fn done, void *user_data,
+                                          mcp_handle *handle);
+
+/*
+ * mcp_client_call_tool: the same, blocking until the call ends. *result is
+ * filled (release it with mcp_call_result_release) and the outcome is also
+ * returned; errors that prevent sending are returned with result->outcome
+ * set to the same code and nothing to release.
+ */
+MCP_EXTERN int mcp_client_call_tool(mcp_client *c, const char *name,
+                                    const mcp_json *arguments,
+                                    const mcp_call_options *opts,
+                                    mcp_call_result *result);
+
+/* Any request (tools/list, ping, ...): like mcp_client_call_tool, with
+ * params an object or NULL. */
+MCP_EXTERN int mcp_client_request(mcp_client *c, const char *method,
+                                  const mcp_json *params,
+                                  const mcp_call_options *opts,
+                                  mcp_call_result *result);
+
+/*
+ * mcp_client_list_tools: every tool the server lists (following
+ * nextCursor), as a new document whose root is an array of Tool objects.
+ * Blocks. Returns MCP_OK and *tools (free with mcp_json_doc_free), or the
+ * call's outcome.
+ */
+MCP_EXTERN int mcp_client_list_tools(mcp_client *c, mcp_json_doc **tools);
+
+/*
+ * mcp_client_cancel: cancel call h with `reason` (copied; NULL: none).
+ * Sends notifications/cancelled and ends the call with MCP_ERR_ABORTED.
+ * Any thread; from another thread the cancel is queued for the loop thread
+ * and takes effect there. Never blocks.
+ * Returns MCP_OK, MCP_ERR_NOT_FOUND (on the loop thread: the call already
+ * ended), MCP_ERR_STATE (closed) or MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason);
+
+/* Number of calls in flight. */
+MCP_EXTERN size_t mcp_client_pending(const mcp_client *c);
+
+/*
+ * Drive the client: mcp_client_run returns when no call is in flight (or
+ * the client closed); mcp_client_run_once handles what is ready, waiting
+ * for something to happen when `wait` is true. Both return MCP_OK, or
+ * MCP_ERR_CLOSED once the server is gone.
+ */
+MCP_EXTERN int mcp_client_run(mcp_client *c);
+MCP_EXTERN int mcp_client_run_once(mcp_client *c, bool wait);
+
+/* Block until every byte queued for the server has been written (or the
+ * connection failed). */
+MCP_EXTERN int mcp_client_flush(mcp_client *c);
+
+/* The libuv loop the client runs on, to add signal handlers or timers from
+ * the loop thread. Borrowed from the client. */
+struct uv_loop_s;
+MCP_EXTERN struct uv_loop_s *mcp_client_loop(mcp_client *c);
+
+/* What the child wrote to stderr when capture_stderr is set; borrowed, valid
+ * until the next client call. "" otherwise. */
+MCP_EXTERN const char *mcp_client_stderr(const mcp_client *c, size_t *len);
+
+/* The child's exit: true and *status (the exit code, or 128 + signal) once
+ * it has exited. */
+MCP_EXTERN bool mcp_client_child_exited(const mcp_client *c, int *status);
+
+/*
+ * mcp_client_close: shut down as the spec says for stdio: close the
+ * server's stdin, wait (close_grace_ms) for it to exit, then SIGTERM, wait,
+ * then SIGKILL. Messages arriving meanwhile are still read (and traced).
+ * Calls in flight end with MCP_ERR_CLOSED. Blocks. Idempotent.
+ */
+MCP_EXTERN void mcp_client_close(mcp_client *c);
+
+/* mcp_client_free: close if needed, then free. NULL is a no-op. */
+MCP_EXTERN void mcp_client_free(mcp_client *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCP_CLIENT_H */
