@@ -1,5 +1,6 @@
 # libmcp front door. `make check` from nothing: dependencies, build, every test.
 #
+#   make demo     install what is missing, build, and show a call being cancelled
 #   make deps     install missing Debian packages (scripts/install-deps.sh)
 #   make / build  build the libraries, the mcp command, tests, benchmarks
 #   make check    every test: unit + corpus replay, valgrind, ASan+UBSan,
@@ -18,7 +19,7 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
 CTEST       = ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all build deps check test test-valgrind test-asan test-tsan fuzz fuzz-build bench \
+.PHONY: all build deps demo check test test-valgrind test-asan test-tsan fuzz fuzz-build bench \
         install clean
 
 all: build
@@ -33,7 +34,7 @@ build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
-	cd $(BUILD) && $(CTEST) -L 'unit|replay|install'
+	cd $(BUILD) && $(CTEST) -L 'unit|replay|install|integration'
 
 test-valgrind: build
 	cd $(BUILD) && $(CTEST) -L valgrind
@@ -78,6 +79,10 @@ check: deps
 	$(MAKE) test-tsan
 	$(MAKE) fuzz
 	@echo "make check: all passed"
+
+demo: deps
+	$(MAKE) build
+	scripts/demo.sh $(BUILD)
 
 bench: build
 	$(BUILD)/bench/bench_json bench/data/tools_call_1k.json

@@ -67,7 +67,9 @@ MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
  * MCP_ERR_CLOSED (the server exited or closed stdout first),
  * MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL (unsupported version), MCP_ERR_REMOTE
  * (the server refused initialize) or MCP_ERR_STATE (already connected).
- * mcp_client_error() says more.
+ * mcp_client_error() says more. SIGPIPE is ignored from here on unless the
+ * application set its own disposition: a server that exits must not kill
+ * the client.
  */
 MCP_EXTERN int mcp_client_connect_stdio(mcp_client *c, const char *const *argv);
 

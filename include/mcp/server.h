@@ -87,7 +87,8 @@ MCP_EXTERN int mcp_server_add_tool(mcp_server *s, const mcp_tool *tool);
  * mcp_server_serve_stdio: serve on stdin/stdout until stdin ends. stdout
  * carries only protocol messages; logs go to stderr. At end of input every
  * call in flight is cancelled with reason "connection closed" and the
- * server waits up to the shutdown grace for handlers to return.
+ * server waits up to the shutdown grace for handlers to return. SIGPIPE is
+ * ignored unless the application set its own disposition.
  * Returns MCP_OK, or MCP_ERR_IO if stdin/stdout cannot be used.
  */
 MCP_EXTERN int mcp_server_serve_stdio(mcp_server *s);

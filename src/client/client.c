@@ -307,6 +307,7 @@ int mcp_client_connect_stdio(mcp_client *c, const char *const *argv)
     if (!argv || !argv[0])
         return MCP_ERR_INVALID_ARG;
     c->error[0] = '\0';
+    mcp__ignore_sigpipe();
     if (uv_loop_init(&c->loop) != 0)
         return MCP_ERR_IO;
     c->loop_open = true;

@@ -68,6 +68,10 @@ void mcp__poster_close(mcp__poster *p);
 /* Free the poster's lock: only when no other thread can still post. */
 void mcp__poster_destroy(mcp__poster *p);
 
+/* Writing to a peer that went away must give EPIPE, not kill the process:
+ * ignore SIGPIPE unless the application chose a disposition itself. */
+void mcp__ignore_sigpipe(void);
+
 /* Monotonic time in milliseconds and microseconds. */
 uint64_t mcp__now_ms(void);
 uint64_t mcp__now_us(void);

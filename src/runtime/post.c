@@ -1,5 +1,6 @@
 /* Cross-thread posting to the loop (the uv_async_send rule: the only libuv
  * call allowed from other threads), and the monotonic clock. */
+#include <signal.h>
 #include <time.h>
 
 #include "runtime/internal.h"
@@ -91,4 +92,11 @@ uint64_t mcp__now_us(void)
 uint64_t mcp_monotonic_ms(void)
 {
     return mcp__now_ms();
+}
+
+void mcp__ignore_sigpipe(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
 }

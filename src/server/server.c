@@ -290,15 +290,13 @@ int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd)
         return MCP_ERR_STATE;
     s->serving = true;
     s->input_ended = false;
-    /* A client that goes away must give us EPIPE, not kill the process. */
-    struct sigaction old;
-    if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-        signal(SIGPIPE, SIG_IGN);
+    mcp__ignore_sigpipe();
     uv_loop_init(&s->loop);
     s->loop.data = s;
     int rc = start(s, in_fd, out_fd);
     if (rc == MCP_OK) {
-        mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s)", s->ntools);
+        mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s), pid %ld", s->ntools,
+                        (long)getpid());
         uv_run(&s->loop, UV_RUN_DEFAULT);
     } else {
         mcp__server_log(s, MCP_LOG_ERROR, "cannot serve: %s", mcp_strerror(rc));

@@ -1,0 +1,51 @@
+# Shared helpers for the integration scripts (POSIX sh).
+# $MCP is the mcp binary; $BIN the build directory.
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# expect_exit CODE DESCRIPTION -- command...: run, compare the exit code.
+expect_exit() {
+    want=$1
+    what=$2
+    shift 3
+    "$@" >"$WORK/out" 2>"$WORK/err"
+    got=$?
+    [ "$got" -eq "$want" ] || {
+        echo "--- stdout"; cat "$WORK/out"; echo "--- stderr"; cat "$WORK/err"
+        fail "$what: exit $got, expected $want"
+    }
+    echo "ok: $what (exit $got)"
+}
+
+# contains FILE TEXT DESCRIPTION
+contains() {
+    grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3: no '$2'"; }
+}
+
+# lacks FILE TEXT DESCRIPTION
+lacks() {
+    if grep -qF -- "$2" "$1"; then echo "--- $1"; cat "$1"; fail "$3: found '$2'"; fi
+}
+
+# wait_for FILE TEXT SECONDS: until FILE contains TEXT.
+wait_for() {
+    i=0
+    while ! grep -qF -- "$2" "$1" 2>/dev/null; do
+        i=$((i + 1))
+        [ "$i" -le $(($3 * 20)) ] || { echo "--- $1"; cat "$1"; fail "waited $3 s for '$2'"; }
+        sleep 0.05
+    done
+}
+
+# running PID: alive and not a zombie (an orphan may wait for a reaper).
+running() {
+    [ -r "/proc/$1/stat" ] || return 1
+    state=$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)
+    [ "$state" != Z ]
+}
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
