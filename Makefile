@@ -19,7 +19,7 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
 CTEST       = ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all build deps demo check test test-valgrind test-asan test-tsan fuzz fuzz-build bench \
+.PHONY: all build deps demo check test interop-deps test-valgrind test-asan test-tsan fuzz fuzz-build bench \
         install clean
 
 all: build
@@ -33,8 +33,13 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
-	cd $(BUILD) && $(CTEST) -L 'unit|replay|install|integration'
+test: build interop-deps
+	cd $(BUILD) && $(CTEST) -L 'unit|replay|install|integration|interop'
+
+# The npm packages of the interop tests, exactly as locked.
+interop-deps: tests/interop/node_modules/.package-lock.json
+tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
+	cd tests/interop && npm ci --no-audit --no-fund
 
 test-valgrind: build
 	cd $(BUILD) && $(CTEST) -L valgrind

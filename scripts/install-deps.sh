@@ -9,6 +9,7 @@ set -eu
 # tests: libcmocka-dev valgrind, libjansson-dev (test-only JSON oracle),
 #        locales (locale sources, for the locale-independence test)
 # fuzzing and sanitizers: clang libclang-rt-14-dev
+# interoperability tests: nodejs npm (checked as commands, below)
 PACKAGES="cmake pkg-config libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev
 libcmocka-dev clang libclang-rt-14-dev libjansson-dev valgrind locales"
 
@@ -26,6 +27,14 @@ for p in $PACKAGES; do
         missing="$missing $p"
     fi
 done
+
+# Node.js and npm run the interoperability tests against the official SDKs.
+# Any node >= 18 with npm will do (the tests pin their own Node 22 through
+# npm), so only install Debian's when the commands are missing: mixing
+# Debian's npm with another vendor's nodejs package would conflict.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    missing="$missing nodejs npm"
+fi
 
 if [ -z "$missing" ]; then
     say "all dependencies are installed"
