@@ -1,0 +1,240 @@
+/*
+ * Byte scripts into the session engine: a client and a server session wired
+ * together, driven by the fuzzer's bytes (calls, replies, progress, cancels,
+ * clock jumps, deliveries, raw bytes from the "peer", close). Invariants,
+ * checked with abort():
+ *   - everything a session sends is one valid JSON-RPC message per line;
+ *   - no response or progress for a request after it settled;
+ *   - every inbound request settles exactly once, every outbound request
+ *     ends exactly once (all of them by the close at the end);
+ *   - the tables are empty after close (and nothing leaks: ASan).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/session.h"
+
+#define MAXQ 64
+#define MAXR 64
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct side {
+    mcp_session *s;
+    char *queue[MAXQ]; /* what this side sent, not yet delivered */
+    int qhead, qtail;
+    struct { mcp_handle h; int64_t id; int settles; bool token; double progress; } in[MAXR];
+    int nin;
+    struct { mcp_handle h; int endings; } out[MAXR];
+    int nout;
+} side;
+
+typedef struct script {
+    const uint8_t *p;
+    size_t left;
+} script;
+
+static unsigned next(script *sc, unsigned n)
+{
+    if (!sc->left)
+        return 0;
+    sc->left--;
+    return *sc->p++ % n;
+}
+
+static int find_in(side *sd, int64_t id)
+{
+    for (int i = 0; i < sd->nin; i++)
+        if (sd->in[i].id == id)
+            return i;
+    return -1;
+}
+
+static void on_send(void *ud, uint64_t route, const char *data, size_t len)
+{
+    side *sd = ud;
+    for (const char *p = data; p < data + len;) {
+        const char *nl = memchr(p, '\n', (size_t)(data + len - p));
+        if (!nl)
+            abort(); /* always whole lines */
+        mcp_message *m;
+        if (mcp_message_decode(p, (size_t)(nl - p), NULL, NULL, &m, NULL) != MCP_OK)
+            abort(); /* never an invalid message */
+        int i = -1;
+        if ((m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR) &&
+            m->id.kind == MCP_ID_INT)
+            i = find_in(sd, m->id.num);
+        if (m->kind == MCP_MESSAGE_NOTIFICATION && !strcmp(m->method, "notifications/progress")) {
+            int64_t tok;
+            if (mcp_json_get_int64(mcp_json_object_get(m->params, "progressToken"), &tok) == MCP_OK)
+                i = find_in(sd, tok);
+        }
+        if (i >= 0 && sd->in[i].settles > 0 &&
+            !(m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR))
+            abort(); /* progress after settle */
+        mcp_message_free(m);
+        if (sd->qtail - sd->qhead < MAXQ)
+            sd->queue[sd->qtail++ % MAXQ] = strndup(p, (size_t)(nl - p));
+        p = nl + 1;
+    }
+}
+
+static void on_request(void *ud, mcp_handle h, const mcp_message *m)
+{
+    side *sd = ud;
+    if (sd->nin == MAXR || m->id.kind != MCP_ID_INT) {
+        /* Not tracked (a string id from raw bytes): answer at once. */
+        mcp_session_reply(sd->s, h, NULL);
+        return;
+    }
+    int i = sd->nin++;
+    sd->in[i].h = h;
+    sd->in[i].id = m->id.num;
+    sd->in[i].settles = 0;
+    sd->in[i].progress = 0;
+    sd->in[i].token = mcp_json_object_get(mcp_json_object_get(m->params, "_meta"),
+                                          "progressToken") != NULL;
+}
+
+static void on_cancel(void *ud, mcp_handle h, const char *reason)
+{
+    side *sd = ud;
+    for (int i = 0; i < sd->nin; i++)
+        if (sd->in[i].h == h && ++sd->in[i].settles != 1)
+            abort();
+}
+
+static void on_response(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    side *sd = ud;
+    for (int i = 0; i < sd->nout; i++)
+        if (sd->out[i].h == h && ++sd->out[i].endings != 1)
+            abort();
+}
+
+static void make(side *sd, mcp_role role)
+{
+    memset(sd, 0, sizeof *sd);
+    mcp_session_options o = {.role = role, .timeout_ms = 500, .max_time_ms = 2000,
+                             .max_inbound = 32};
+    mcp_session_callbacks cb = {on_send, on_request, on_cancel, NULL, NULL, NULL, sd};
+    if (mcp_session_new(&o, &cb, &sd->s) != MCP_OK)
+        abort();
+}
+
+static void deliver(side *from, side *to, uint64_t now)
+{
+    if (from->qhead == from->qtail)
+        return;
+    char *line = from->queue[from->qhead++ % MAXQ];
+    mcp_session_receive(to->s, now, 0, line, strlen(line));
+    free(line);
+}
+
+static void request(side *sd, script *sc, uint64_t now)
+{
+    static const char *methods[] = {"tools/call", "ping", "sampling/createMessage", "x/y"};
+    if (sd->nout == MAXR)
+        return;
+    mcp_request_options o = {.timeout_ms = 100 * next(sc, 8), .max_time_ms = 300 * next(sc, 8),
+                             .progress = (mcp_progress_mode)next(sc, 3)};
+    mcp_handle h;
+    if (mcp_session_request(sd->s, now, methods[next(sc, 4)], NULL, &o, on_response, NULL, sd,
+                            &h) == MCP_OK) {
+        sd->out[sd->nout].h = h;
+        sd->out[sd->nout++].endings = 0;
+    }
+}
+
+static void answer(side *sd, script *sc)
+{
+    if (!sd->nin)
+        return;
+    int i = (int)next(sc, (unsigned)sd->nin);
+    int rc = next(sc, 2) ? mcp_session_reply(sd->s, sd->in[i].h, NULL)
+                         : mcp_session_reply_error(sd->s, sd->in[i].h, -1, "e", NULL);
+    if ((rc == MCP_OK) != (sd->in[i].settles == 0))
+        abort(); /* accepted exactly while in flight */
+    if (rc == MCP_OK)
+        sd->in[i].settles++;
+}
+
+static void progress(side *sd, script *sc)
+{
+    if (!sd->nin)
+        return;
+    int i = (int)next(sc, (unsigned)sd->nin);
+    double v = sd->in[i].progress + 1;
+    if (mcp_session_progress(sd->s, sd->in[i].h, v, NAN, NULL) == MCP_OK) {
+        if (sd->in[i].settles || !sd->in[i].token)
+            abort();
+        sd->in[i].progress = v;
+    }
+}
+
+static void raw(side *to, script *sc, uint64_t now)
+{
+    size_t n = next(sc, 64);
+    if (n > sc->left)
+        n = sc->left;
+    mcp_session_receive(to->s, now, 0, (const char *)sc->p, n);
+    sc->p += n;
+    sc->left -= n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    side client, server;
+    make(&client, MCP_ROLE_CLIENT);
+    make(&server, MCP_ROLE_SERVER);
+    script sc = {data, size};
+    uint64_t now = 1000;
+    mcp_session_initialize(client.s, now, 0, on_response, &client);
+    deliver(&client, &server, now);
+    deliver(&server, &client, now);
+    deliver(&client, &server, now);
+    while (sc.left) {
+        switch (next(&sc, 12)) {
+        case 0: request(&client, &sc, now); break;
+        case 1: request(&server, &sc, now); break;
+        case 2: answer(&server, &sc); break;
+        case 3: answer(&client, &sc); break;
+        case 4: progress(&server, &sc); break;
+        case 5:
+            if (client.nout)
+                mcp_session_cancel(client.s, now, client.out[next(&sc, (unsigned)client.nout)].h,
+                                   "fuzz");
+            break;
+        case 6: deliver(&client, &server, now); break;
+        case 7: deliver(&server, &client, now); break;
+        case 8:
+            now += 50 * next(&sc, 40);
+            mcp_session_tick(client.s, now);
+            mcp_session_tick(server.s, now);
+            break;
+        case 9: raw(&server, &sc, now); break;
+        case 10: raw(&client, &sc, now); break;
+        case 11: progress(&client, &sc); break;
+        }
+    }
+    mcp_session_close(server.s, now);
+    mcp_session_close(client.s, now);
+    side *both[2] = {&client, &server};
+    for (int k = 0; k < 2; k++) {
+        side *sd = both[k];
+        for (int i = 0; i < sd->nin; i++)
+            if (sd->in[i].settles != 1)
+                abort();
+        for (int i = 0; i < sd->nout; i++)
+            if (sd->out[i].endings != 1)
+                abort();
+        if (mcp_session_inbound_count(sd->s) || mcp_session_outbound_count(sd->s))
+            abort();
+        mcp_session_free(sd->s);
+        while (sd->qhead != sd->qtail)
+            free(sd->queue[sd->qhead++ % MAXQ]);
+    }
+    return 0;
+}
