@@ -92,6 +92,14 @@ size_t mcp__arena_footprint(const mcp__arena *a)
     return total;
 }
 
+size_t mcp__arena_used(const mcp__arena *a)
+{
+    size_t total = 0;
+    for (const mcp__arena_block *b = a->head; b; b = b->next)
+        total += b->used;
+    return total;
+}
+
 void mcp__arena_release(mcp__arena *a)
 {
     mcp_mem mem = a->mem;

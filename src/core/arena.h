@@ -33,6 +33,9 @@ void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n);
 /* Bytes obtained from the allocator, for memory accounting in tests. */
 size_t mcp__arena_footprint(const mcp__arena *a);
 
+/* Bytes handed out (after alignment), for sizing and tests. */
+size_t mcp__arena_used(const mcp__arena *a);
+
 /* Release every block. The arena struct itself may live inside one of the
  * blocks: the function copies what it needs first. */
 void mcp__arena_release(mcp__arena *a);

@@ -614,13 +614,15 @@ static mcp_json *parse_root(parser *p)
     }
 }
 
-/* Enough arena for typical documents in one block: the copy of the input
- * plus room for nodes. Later blocks grow as needed. */
+/* Measured on MCP messages: a document needs about 4 bytes of arena per
+ * byte of input plus ~500 bytes of fixed overhead (the document, a message
+ * header, alignment), less for large documents. One right-sized block keeps
+ * a request held in flight small; denser input (long arrays of small
+ * numbers) simply gets another block. */
 static size_t first_block_size(size_t len)
 {
-    size_t guess = len + 1 + sizeof(mcp_json_doc) + 64;
-    size_t nodes = len * 3;
-    return guess + (nodes > (8u << 20) ? (8u << 20) : nodes);
+    size_t extra = len * 3 > ((size_t)8 << 20) ? ((size_t)8 << 20) : len * 3;
+    return len + 1 + extra + 512;
 }
 
 int mcp_json_parse(const char *text, size_t len,
@@ -654,8 +656,12 @@ int mcp_json_parse(const char *text, size_t len,
     }
 
     mcp__arena arena;
-    mcp__arena_init(&arena, mem, first_block_size(len));
+    size_t first = first_block_size(len);
+    mcp__arena_init(&arena, mem, first);
     mcp_json_doc *doc = mcp__arena_alloc(&arena, sizeof *doc);
+    /* If the estimate falls short, grow by about as much again, not by
+     * doubling: the usual shortfall is small. */
+    arena.next_size = first;
     char *copy = doc ? mcp__arena_alloc(&arena, len + 1) : NULL;
     if (!copy) {
         mcp__arena_release(&arena);
