@@ -164,6 +164,13 @@ typedef bool (*until_fn)(mcp_client *c, void *arg);
 static void run_until(mcp_client *c, until_fn done, void *arg, uint64_t deadline)
 {
     while (!done(c, arg)) {
+        /* Output waits for the end of the loop iteration; send it before
+         * blocking in one, or a wait that only our output can end (a
+         * flush, a cancel with no answer) would never wake. */
+        if (c->conn)
+            mcp__conn_flush(c->conn);
+        if (done(c, arg))
+            break;
         uint64_t now = mcp__now_ms();
         if (deadline != UINT64_MAX) {
             if (now >= deadline)

@@ -48,6 +48,11 @@ void mcp__conn_adopt(mcp__conn *c, uv_stream_t *in, uv_stream_t *out);
  * on_write_error has been called). */
 int mcp__conn_write(mcp__conn *c, const char *data, size_t len);
 
+/* Hand queued bytes to the kernel now rather than at the end of the loop
+ * iteration: for callers about to block in the loop waiting for something
+ * that only this output can cause. */
+void mcp__conn_flush(mcp__conn *c);
+
 /* Bytes accepted but not yet handed to the kernel. */
 size_t mcp__conn_unwritten(const mcp__conn *c);
 
