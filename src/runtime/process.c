@@ -68,10 +68,38 @@ static bool read_output(int fd, mcp_buf *buf)
     }
 }
 
+/* Whether argv0 names an executable, searched in PATH when it has no
+ * slash: a command that cannot start is reported as such up front, rather
+ * than depending on how posix_spawn reports a failed exec (emulators such
+ * as valgrind turn it into exit status 127). */
+static bool executable_exists(const char *argv0)
+{
+    if (strchr(argv0, '/'))
+        return access(argv0, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    char candidate[4096];
+    for (const char *p = path;;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        int len = snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, n ? p : ".", argv0);
+        if (len > 0 && (size_t)len < sizeof candidate && access(candidate, X_OK) == 0)
+            return true;
+        if (!end)
+            return false;
+        p = end + 1;
+    }
+}
+
 int mcp_process_run(const mcp_process_options *o, mcp_cancel_token *token, int *exit_status)
 {
     if (!o || !o->argv || !o->argv[0] || !exit_status)
         return MCP_ERR_INVALID_ARG;
+    if (!executable_exists(o->argv[0])) {
+        errno = ENOENT;
+        return MCP_ERR_SPAWN;
+    }
     if (token && mcp_cancel_token_is_cancelled(token))
         return MCP_ERR_CANCELLED;
     int out[2] = {-1, -1};
