@@ -147,7 +147,21 @@ static void tool_stubborn(mcp_call *c, void *ud)
     mcp_call_finish(c);
 }
 
+static atomic_int too_long_logged;
+static void count_log(void *ud, const mcp_log_record *r)
+{
+    if (r->level == MCP_LOG_WARN && strstr(r->message, "exceeds the limit: skipped"))
+        atomic_fetch_add(&too_long_logged, 1);
+}
+
+static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t max_message);
+
 static void start(harness *h, uint64_t grace_ms, unsigned workers)
+{
+    start_with(h, grace_ms, workers, 0);
+}
+
+static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t max_message)
 {
     memset(h, 0, sizeof *h);
     int sv[2];
@@ -155,7 +169,8 @@ static void start(harness *h, uint64_t grace_ms, unsigned workers)
     h->fd = sv[0];
     h->server_fd = sv[1];
     mcp_server_options o = {.name = "test", .shutdown_grace_ms = grace_ms,
-                            .worker_threads = workers, .log_level = MCP_LOG_ERROR};
+                            .worker_threads = workers, .log_level = MCP_LOG_WARN,
+                            .log = count_log, .max_message = max_message};
     assert_int_equal(mcp_server_new(&o, &h->server), MCP_OK);
     const mcp_tool tools[] = {
         {"echo", NULL, "echo", NULL, NULL, tool_echo, NULL, 0},
@@ -380,6 +395,28 @@ static void a_handler_ignoring_cancel_is_abandoned_after_the_grace(void **state)
     mcp_server_free(h.server); /* now everything goes */
 }
 
+static void an_over_long_line_is_logged_and_skipped(void **state)
+{
+    harness h;
+    atomic_store(&too_long_logged, 0);
+    start_with(&h, 0, 2, 512);
+    char line[2048];
+    int n = snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"");
+    memset(line + n, 'x', 1500);
+    strcpy(line + n + 1500, "\"}}}");
+    send_line(&h, line);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                  "{\"name\":\"echo\",\"arguments\":{\"text\":\"short\"}}}");
+    char *l = read_line(&h, 10000);
+    assert_non_null(l);
+    assert_non_null(strstr(l, "\"id\":2")); /* nothing for the skipped line */
+    assert_non_null(strstr(l, "short"));
+    free(l);
+    stop(&h);
+    assert_int_equal(atomic_load(&too_long_logged), 1);
+}
+
 static void tool_registration_is_validated(void **state)
 {
     mcp_server *s;
@@ -409,6 +446,7 @@ int main(void)
         cmocka_unit_test(a_queued_call_cancelled_before_it_starts_never_runs),
         cmocka_unit_test(end_of_input_cancels_calls_with_connection_closed),
         cmocka_unit_test(a_handler_ignoring_cancel_is_abandoned_after_the_grace),
+        cmocka_unit_test(an_over_long_line_is_logged_and_skipped),
         cmocka_unit_test(tool_registration_is_validated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
