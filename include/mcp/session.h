@@ -272,7 +272,8 @@ typedef struct mcp_request_options {
  * progress_cb may be NULL. opts NULL means defaults. *out receives the
  * handle (which is also the request's integer JSON-RPC id).
  * Returns MCP_OK, MCP_ERR_STATE (closed, or not initialized for anything but
- * ping), MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT (message too large) or
+ * ping), MCP_ERR_INVALID_ARG (bad params or method; initialize, which only
+ * mcp_session_initialize sends), MCP_ERR_LIMIT (message too large) or
  * MCP_ERR_NOMEM; on error cb is never called.
  */
 MCP_EXTERN int mcp_session_request(mcp_session *s, uint64_t now,

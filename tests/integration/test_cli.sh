@@ -65,3 +65,14 @@ contains "$WORK/err" '-> {"jsonrpc":"2.0","method":"notifications/cancelled","pa
 contains "$WORK/err" 'sleep: cancelled after' "the server's handler stopped"
 lacks "$WORK/err" '<- {"jsonrpc":"2.0","id":2' "no response after the cancel"
 echo "ok: Ctrl-C (exit 130)"
+
+# On a terminal: a live progress bar on stderr (a pty through script(1)),
+# cleared once the call ends.
+if command -v script >/dev/null 2>&1; then
+    script -qfec "'$MCP' call count '{\"n\":3,\"delay_ms\":50}' -- '$MCP' serve" /dev/null \
+        >"$WORK/tty" 2>&1 || fail "call under a pty failed"
+    contains "$WORK/tty" "count [##########--------------------] 1/3  step 1 of 3" "the bar at 1/3"
+    contains "$WORK/tty" "count [##############################] 3/3  step 3 of 3" "the bar at 3/3"
+    contains "$WORK/tty" "counted to 3" "the result after the bar"
+    echo "ok: progress bar on a terminal"
+fi
