@@ -147,6 +147,9 @@ MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, 
  * - reply_text: {"content":[{"type":"text","text":...}]}
  * - reply_tool_error: the same with "isError": true (a tool execution error
  *   the model can act on)
+ * - reply_structured: {"content":[{"type":"text","text":<the object as JSON>}],
+ *   "structuredContent":<the object>}: structured content, with the
+ *   serialized copy the spec asks for beside it (object borrowed)
  * - reply_result: a complete CallToolResult object, borrowed for the call
  * - reply_error: a JSON-RPC error response (protocol errors)
  * - finish: end without an answer: for a cancelled call; otherwise the
@@ -154,6 +157,7 @@ MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, 
  */
 MCP_EXTERN int mcp_call_reply_text(mcp_call *c, const char *text);
 MCP_EXTERN int mcp_call_reply_tool_error(mcp_call *c, const char *text);
+MCP_EXTERN int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured);
 MCP_EXTERN int mcp_call_reply_result(mcp_call *c, const mcp_json *result);
 MCP_EXTERN int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message);
 MCP_EXTERN int mcp_call_finish(mcp_call *c);

@@ -199,16 +199,19 @@ static int end_call(mcp_call *c, answer_kind kind, int64_t code, const char *tex
     return MCP_OK;
 }
 
+/* Append a string literal; its length comes from the compiler. */
+#define APPEND_LITERAL(b, lit) mcp_buf_append((b), (lit), sizeof(lit) - 1)
+
 /* Serialize a CallToolResult with one text item. */
 static int text_result(mcp_buf *b, const char *text, bool is_error)
 {
     size_t n = strlen(text);
     if (mcp_utf8_validate(text, n, NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
-    int rc = mcp_buf_append(b, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
+    int rc = APPEND_LITERAL(b, "{\"content\":[{\"type\":\"text\",\"text\":");
     if (!rc) rc = mcp_json_write_string(text, n, b);
-    if (!rc) rc = is_error ? mcp_buf_append(b, "}],\"isError\":true}", 18)
-                           : mcp_buf_append(b, "}]}", 3);
+    if (!rc) rc = is_error ? APPEND_LITERAL(b, "}],\"isError\":true}")
+                           : APPEND_LITERAL(b, "}]}");
     return rc;
 }
 
@@ -241,6 +244,30 @@ int mcp_call_reply_tool_error(mcp_call *c, const char *text)
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     return end_with_buffer(c, text ? text_result(&b, text, true) : MCP_ERR_INVALID_ARG, &b);
+}
+
+/* {"content":[{"type":"text","text":"<json>"}],"structuredContent":<json>} */
+static int structured_result(mcp_buf *b, const mcp_json *structured)
+{
+    if (mcp_json_typeof(structured) != MCP_JSON_OBJECT)
+        return MCP_ERR_INVALID_ARG;
+    mcp_buf text;
+    mcp_buf_init(&text, 0, NULL);
+    int rc = mcp_json_write(structured, &text);
+    if (!rc) rc = APPEND_LITERAL(b, "{\"content\":[{\"type\":\"text\",\"text\":");
+    if (!rc) rc = mcp_json_write_string(text.data, text.len, b);
+    if (!rc) rc = APPEND_LITERAL(b, "}],\"structuredContent\":");
+    if (!rc) rc = mcp_buf_append(b, text.data, text.len);
+    if (!rc) rc = APPEND_LITERAL(b, "}");
+    mcp_buf_free(&text);
+    return rc;
+}
+
+int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    return end_with_buffer(c, structured_result(&b, structured), &b);
 }
 
 int mcp_call_reply_result(mcp_call *c, const mcp_json *result)

@@ -94,6 +94,15 @@ static void tool_echo(mcp_call *c, void *ud)
     mcp_call_reply_text(c, t ? t : "(none)");
 }
 
+static void tool_structured(mcp_call *c, void *ud)
+{
+    const char *t = "{\"temperature\":22.5,\"conditions\":\"cloudy\"}";
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse(t, strlen(t), NULL, NULL, &d, NULL), MCP_OK);
+    assert_int_equal(mcp_call_reply_structured(c, mcp_json_doc_root(d)), MCP_OK);
+    mcp_json_doc_free(d);
+}
+
 static void tool_wait(mcp_call *c, void *ud)
 {
     /* Blocking: wait for the cancel, note the reason, try to reply anyway. */
@@ -179,6 +188,8 @@ static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t m
         {"async", NULL, NULL, NULL, NULL, tool_async, NULL, 0},
         {"forgets", NULL, NULL, NULL, NULL, tool_forgets, NULL, MCP_TOOL_BLOCKING},
         {"stubborn", NULL, NULL, NULL, NULL, tool_stubborn, NULL, MCP_TOOL_BLOCKING},
+        {"structured", NULL, NULL, NULL, "{\"type\":\"object\"}", tool_structured, NULL,
+         MCP_TOOL_BLOCKING},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(mcp_server_add_tool(h->server, &tools[i]), MCP_OK);
@@ -215,7 +226,8 @@ static void tools_list_describes_every_tool(void **state)
     mcp_message *m;
     assert_int_equal(mcp_message_decode(l, strlen(l), NULL, NULL, &m, NULL), MCP_OK);
     const mcp_json *tools = mcp_json_object_get(m->result, "tools");
-    assert_int_equal(mcp_json_array_size(tools), 6);
+    assert_int_equal(mcp_json_array_size(tools), 7);
+    assert_non_null(mcp_json_object_get(mcp_json_array_at(tools, 6), "outputSchema"));
     const mcp_json *echo = mcp_json_array_at(tools, 0);
     assert_string_equal(mcp_json_string(mcp_json_object_get(echo, "name"), NULL), "echo");
     assert_string_equal(mcp_json_string(mcp_json_object_get(
@@ -242,6 +254,29 @@ static void a_call_gets_its_result(void **state)
     send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}");
     l = expect_line(&h, "\"id\":3");
     assert_non_null(strstr(l, "(none)"));
+    free(l);
+    stop(&h);
+}
+
+static void structured_content_comes_with_its_text_copy(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"structured\"}}");
+    char *l = expect_line(&h, "\"id\":1");
+    mcp_message *m;
+    assert_int_equal(mcp_message_decode(l, strlen(l), NULL, NULL, &m, NULL), MCP_OK);
+    const mcp_json *sc = mcp_json_object_get(m->result, "structuredContent");
+    double t;
+    assert_int_equal(mcp_json_get_double(mcp_json_object_get(sc, "temperature"), &t), MCP_OK);
+    assert_true(t == 22.5);
+    const char *text = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
+                           mcp_json_object_get(m->result, "content"), 0), "text"), NULL);
+    mcp_json_doc *copy;
+    assert_int_equal(mcp_json_parse(text, strlen(text), NULL, NULL, &copy, NULL), MCP_OK);
+    assert_true(mcp_json_equal(mcp_json_doc_root(copy), sc));
+    mcp_json_doc_free(copy);
+    mcp_message_free(m);
     free(l);
     stop(&h);
 }
@@ -438,6 +473,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tools_list_describes_every_tool),
         cmocka_unit_test(a_call_gets_its_result),
+        cmocka_unit_test(structured_content_comes_with_its_text_copy),
         cmocka_unit_test(bad_calls_get_the_right_json_rpc_errors),
         cmocka_unit_test(a_cancel_fires_the_token_and_nothing_is_sent_after_it),
         cmocka_unit_test(progress_from_a_worker_reaches_the_wire_in_order),
