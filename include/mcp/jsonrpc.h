@@ -166,6 +166,10 @@ MCP_EXTERN int mcp_message_decode_batch_item(const mcp_message *batch,
                                              mcp_message **out,
                                              mcp_decode_error *err);
 
+/* Whether msg is a request or notification for `method` (compared with its
+ * length, so a method name with a NUL inside never matches). Any thread. */
+MCP_EXTERN bool mcp_message_method_is(const mcp_message *msg, const char *method);
+
 /* Messages are reference counted so that several owners (the session's
  * request table, a handler on a worker thread) can keep one alive. The
  * decoder hands out one reference. */

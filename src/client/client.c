@@ -282,14 +282,15 @@ static void on_send(void *ud, uint64_t route, const char *data, size_t len)
 /* Connecting ---------------------------------------------------------------------------------- */
 
 typedef struct init_wait {
+    mcp_client *client;
     bool done;
     int outcome;
 } init_wait;
 
 static void init_done(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
-    mcp_client *c = ((void **)ud)[0];
-    init_wait *w = ((void **)ud)[1];
+    init_wait *w = ud;
+    mcp_client *c = w->client;
     w->done = true;
     w->outcome = outcome;
     if (outcome == MCP_ERR_REMOTE)
@@ -354,10 +355,9 @@ int mcp_client_connect_stdio(mcp_client *c, const char *const *argv)
     }
     mcp__conn_adopt(c->conn, out, in);
 
-    init_wait w = {false, 0};
-    void *ud[2] = {c, &w};
+    init_wait w = {c, false, 0};
     rc = mcp_session_initialize(c->session, mcp__now_ms(), c->opts.connect_timeout_ms,
-                                init_done, ud);
+                                init_done, &w);
     if (rc)
         return rc;
     rearm(c);

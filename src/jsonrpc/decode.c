@@ -254,6 +254,12 @@ int mcp_message_decode_batch_item(const mcp_message *batch, size_t i,
     return rc;
 }
 
+bool mcp_message_method_is(const mcp_message *msg, const char *method)
+{
+    size_t n = strlen(method);
+    return msg->method && msg->method_len == n && memcmp(msg->method, method, n) == 0;
+}
+
 mcp_message *mcp_message_retain(mcp_message *msg)
 {
     if (msg)

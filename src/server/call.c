@@ -15,70 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hash.h"
 #include "server/internal.h"
-
-/* Handle -> call map (loop thread) ----------------------------------------- */
-
-static uint32_t home(const call_map *m, mcp_handle h)
-{
-    return (uint32_t)mcp__hash_u64(h) & (m->size - 1);
-}
-
-static int map_put(call_map *m, mcp_call *c)
-{
-    if ((m->count + 1) * 2 > m->size) {
-        uint32_t size = m->size ? m->size * 2 : 64;
-        mcp_call **slots = calloc(size, sizeof *slots);
-        if (!slots)
-            return MCP_ERR_NOMEM;
-        call_map n = {slots, size, m->count};
-        for (uint32_t i = 0; i < m->size; i++) {
-            if (!m->slots[i])
-                continue;
-            uint32_t h = home(&n, m->slots[i]->handle);
-            while (slots[h])
-                h = (h + 1) & (size - 1);
-            slots[h] = m->slots[i];
-        }
-        free(m->slots);
-        *m = n;
-    }
-    uint32_t h = home(m, c->handle);
-    while (m->slots[h])
-        h = (h + 1) & (m->size - 1);
-    m->slots[h] = c;
-    m->count++;
-    return MCP_OK;
-}
-
-/* Remove and return the call for handle h, or NULL. */
-static mcp_call *map_take(call_map *m, mcp_handle handle)
-{
-    if (!m->size)
-        return NULL;
-    uint32_t mask = m->size - 1, hole = home(m, handle);
-    while (m->slots[hole] && m->slots[hole]->handle != handle)
-        hole = (hole + 1) & mask;
-    mcp_call *c = m->slots[hole];
-    if (!c)
-        return NULL;
-    for (uint32_t i = hole;;) {
-        i = (i + 1) & mask;
-        mcp_call *e = m->slots[i];
-        if (!e)
-            break;
-        uint32_t h = home(m, e->handle);
-        bool between = hole <= i ? (h > hole && h <= i) : (h > hole || h <= i);
-        if (!between) {
-            m->slots[hole] = e;
-            hole = i;
-        }
-    }
-    m->slots[hole] = NULL;
-    m->count--;
-    return c;
-}
 
 /* References ----------------------------------------------------------------- */
 
@@ -122,7 +59,7 @@ static void deliver(mcp_call *c, answer_kind kind, int64_t code, const char *tex
                         c->tool->name);
         return;
     }
-    map_take(&s->calls, c->handle);
+    mcp__u64map_take(&s->calls, c->handle);
     if (kind == ANSWER_RESULT)
         mcp_session_reply_raw(s->session, c->handle, text, len);
     else if (kind == ANSWER_ERROR)
@@ -441,7 +378,7 @@ void mcp__server_tools_call(mcp_server *s, mcp_handle h, const mcp_message *msg)
         c->tool = t;
         c->token = token;
     }
-    if (!token || map_put(&s->calls, c) != MCP_OK) {
+    if (!token || mcp__u64map_put(&s->calls, &s->mem, h, c) != MCP_OK) {
         if (token)
             mcp__token_unref(token);
         free(c);
@@ -463,7 +400,7 @@ void mcp__server_tools_call(mcp_server *s, mcp_handle h, const mcp_message *msg)
 
 void mcp__server_call_cancelled(mcp_server *s, mcp_handle h, const char *reason)
 {
-    mcp_call *c = map_take(&s->calls, h);
+    mcp_call *c = mcp__u64map_take(&s->calls, h);
     if (!c)
         return;
     c->settled = true; /* before the token fires: a reply from a cleanup is dropped */
@@ -473,7 +410,5 @@ void mcp__server_call_cancelled(mcp_server *s, mcp_handle h, const char *reason)
 
 void mcp__server_calls_free(mcp_server *s)
 {
-    free(s->calls.slots);
-    s->calls.slots = NULL;
-    s->calls.size = s->calls.count = 0;
+    mcp__u64map_free(&s->calls, &s->mem);
 }

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <uv.h>
 
+#include "core/u64map.h"
 #include "mcp/server.h"
 #include "runtime/internal.h"
 #include "runtime/log.h"
@@ -33,14 +34,9 @@ struct mcp_call {
     bool settled;           /* loop thread: answered or cancelled */
 };
 
-/* Map from session handle to call, loop thread only. */
-typedef struct call_map {
-    mcp_call **slots;
-    uint32_t size, count;
-} call_map;
-
 struct mcp_server {
     mcp_server_options opts; /* strings below are our copies */
+    mcp_mem mem;             /* the C library allocator, for internal tables */
     char *name, *version, *instructions;
     mcp__stderr_logger default_logger;
 
@@ -59,7 +55,7 @@ struct mcp_server {
     mcp__pool *abandoned_pool; /* workers still running abandoned handlers */
     mcp__poster poster;
     uv_timer_t session_timer, shutdown_timer;
-    call_map calls;
+    mcp__u64map calls; /* handle -> call, loop thread only */
     atomic_size_t live_calls; /* calls not yet freed */
     bool input_ended;
     uint64_t shutdown_deadline;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/mem.h"
 #include "server/internal.h"
 
 /* Logging ------------------------------------------------------------------- */
@@ -51,6 +52,7 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         return MCP_ERR_NOMEM;
     if (opts)
         s->opts = *opts;
+    mcp__mem_init(&s->mem, NULL);
     s->name = strdup(s->opts.name ? s->opts.name : "libmcp");
     s->version = strdup(s->opts.version ? s->opts.version : mcp_version());
     s->instructions = s->opts.instructions ? strdup(s->opts.instructions) : NULL;
@@ -98,18 +100,13 @@ static void on_send(void *ud, uint64_t route, const char *data, size_t len)
     mcp__conn_write(s->conn, data, len);
 }
 
-static bool method_is(const mcp_message *m, const char *name)
-{
-    size_t n = strlen(name);
-    return m->method_len == n && memcmp(m->method, name, n) == 0;
-}
 
 static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
 {
     mcp_server *s = ud;
-    if (method_is(msg, "tools/call")) {
+    if (mcp_message_method_is(msg, "tools/call")) {
         mcp__server_tools_call(s, h, msg);
-    } else if (method_is(msg, "tools/list")) {
+    } else if (mcp_message_method_is(msg, "tools/list")) {
         /* One page: a cursor can only be one we never issued. */
         if (mcp_json_object_get(msg->params, "cursor"))
             mcp_session_reply_error(s->session, h, MCP_WIRE_INVALID_PARAMS,

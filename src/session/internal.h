@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/u64map.h"
 #include "mcp/session.h"
 
 /* ------------------------------------------------------------------------ */
@@ -79,12 +80,6 @@ typedef struct outbound {
     void *user_data;
 } outbound;
 
-typedef struct outmap {
-    outbound **slots; /* NULL = empty */
-    uint32_t size;
-    uint32_t count;
-} outmap;
-
 typedef struct timer_heap {
     outbound **items;
     size_t count, cap;
@@ -125,7 +120,7 @@ struct mcp_session {
     idmap in_ids;
 
     int64_t next_id;
-    outmap out_ids;
+    mcp__u64map out_ids; /* our id -> outbound */
     timer_heap timers;
 
     mcp_buf out;   /* encoding scratch for one message */

@@ -12,79 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/hash.h"
 #include "core/mem.h"
 #include "session/internal.h"
-
-/* Map ------------------------------------------------------------------------ */
-
-static uint32_t map_home(const outmap *m, int64_t id)
-{
-    return (uint32_t)mcp__hash_u64((uint64_t)id) & (m->size - 1);
-}
-
-static outbound *map_get(const outmap *m, int64_t id)
-{
-    if (!m->size)
-        return NULL;
-    for (uint32_t h = map_home(m, id);; h = (h + 1) & (m->size - 1)) {
-        outbound *o = m->slots[h];
-        if (!o || o->id == id)
-            return o;
-    }
-}
-
-static int map_put(mcp_session *s, outbound *o)
-{
-    outmap *m = &s->out_ids;
-    if ((m->count + 1) * 2 > m->size) {
-        uint32_t size = m->size ? m->size * 2 : 64;
-        outbound **slots = mcp__calloc(&s->mem, size, sizeof *slots);
-        if (!slots)
-            return MCP_ERR_NOMEM;
-        outmap n = {slots, size, 0};
-        for (uint32_t i = 0; i < m->size; i++) {
-            outbound *e = m->slots[i];
-            if (!e)
-                continue;
-            uint32_t h = map_home(&n, e->id);
-            while (slots[h])
-                h = (h + 1) & (size - 1);
-            slots[h] = e;
-        }
-        n.count = m->count;
-        mcp__free(&s->mem, m->slots);
-        *m = n;
-    }
-    uint32_t h = map_home(m, o->id);
-    while (m->slots[h])
-        h = (h + 1) & (m->size - 1);
-    m->slots[h] = o;
-    m->count++;
-    return MCP_OK;
-}
-
-static void map_remove(outmap *m, int64_t id)
-{
-    uint32_t mask = m->size - 1, hole = map_home(m, id);
-    while (m->slots[hole]->id != id)
-        hole = (hole + 1) & mask;
-    /* Backward-shift deletion: no tombstones. */
-    for (uint32_t i = hole;;) {
-        i = (i + 1) & mask;
-        outbound *e = m->slots[i];
-        if (!e)
-            break;
-        uint32_t home = map_home(m, e->id);
-        bool between = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
-        if (!between) {
-            m->slots[hole] = e;
-            hole = i;
-        }
-    }
-    m->slots[hole] = NULL;
-    m->count--;
-}
 
 /* Heap ------------------------------------------------------------------------ */
 
@@ -169,7 +98,7 @@ static void entry_free(mcp_session *s, outbound *o)
  * reach it but the caller, which ends it. */
 static void detach(mcp_session *s, outbound *o)
 {
-    map_remove(&s->out_ids, o->id);
+    mcp__u64map_take(&s->out_ids, (uint64_t)o->id);
     heap_remove(&s->timers, o);
 }
 
@@ -279,9 +208,9 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const char *method,
     if (!rc) rc = mcp_json_write_string(method, strlen(method), b);
     if (!rc) rc = put_params(b, params, o.progress != MCP_PROGRESS_NONE, e->id);
     if (!rc) rc = mcp__put(b, "}\n");
-    if (!rc) rc = map_put(s, e);
+    if (!rc) rc = mcp__u64map_put(&s->out_ids, &s->mem, (uint64_t)e->id, e);
     if (!rc && (rc = heap_push(s, e)) != MCP_OK)
-        map_remove(&s->out_ids, e->id);
+        mcp__u64map_take(&s->out_ids, (uint64_t)e->id);
     if (rc) {
         mcp__scratch_done(s, b, &local);
         entry_free(s, e);
@@ -359,7 +288,7 @@ int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h, const char *r
 {
     if (h > (mcp_handle)INT64_MAX)
         return MCP_ERR_NOT_FOUND;
-    outbound *o = map_get(&s->out_ids, (int64_t)h);
+    outbound *o = mcp__u64map_get(&s->out_ids, h);
     if (!o)
         return MCP_ERR_NOT_FOUND;
     if (reason && mcp_utf8_validate(reason, strlen(reason), NULL) != MCP_OK)
@@ -401,7 +330,8 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
 
 void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg)
 {
-    outbound *o = msg->id.kind == MCP_ID_INT ? map_get(&s->out_ids, msg->id.num) : NULL;
+    outbound *o = msg->id.kind == MCP_ID_INT ? mcp__u64map_get(&s->out_ids, (uint64_t)msg->id.num)
+                                             : NULL;
     if (!o) {
         if (msg->id.kind == MCP_ID_NONE && msg->kind == MCP_MESSAGE_ERROR)
             mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
@@ -424,7 +354,7 @@ void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg
     outbound *o = NULL;
     if (mcp_id_from_json(mcp_json_object_get(p, "progressToken"), &token) == MCP_OK &&
         token.kind == MCP_ID_INT)
-        o = map_get(&s->out_ids, token.num);
+        o = mcp__u64map_get(&s->out_ids, (uint64_t)token.num);
     double progress, total = NAN;
     const mcp_json *tv = mcp_json_object_get(p, "total");
     const mcp_json *mv = mcp_json_object_get(p, "message");
@@ -476,9 +406,7 @@ void mcp__outbound_free_all(mcp_session *s)
     for (size_t i = 0; i < s->timers.count; i++)
         entry_free(s, s->timers.items[i]);
     mcp__free(&s->mem, s->timers.items);
-    mcp__free(&s->mem, s->out_ids.slots);
     s->timers.items = NULL;
     s->timers.count = s->timers.cap = 0;
-    s->out_ids.slots = NULL;
-    s->out_ids.size = s->out_ids.count = 0;
+    mcp__u64map_free(&s->out_ids, &s->mem);
 }

@@ -210,11 +210,6 @@ void mcp__log(mcp_session *s, mcp_log_level level, mcp_log_event event,
 
 /* Receiving ------------------------------------------------------------------ */
 
-static bool method_is(const mcp_message *m, const char *name)
-{
-    size_t n = strlen(name);
-    return m->method_len == n && memcmp(m->method, name, n) == 0;
-}
 
 bool mcp__may_request(const mcp_session *s, const char *method)
 {
@@ -238,11 +233,11 @@ static void reply_empty(mcp_session *s, uint64_t route, const mcp_id *id)
 
 static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
 {
-    if (method_is(m, "ping")) {
+    if (mcp_message_method_is(m, "ping")) {
         reply_empty(s, route, &m->id); /* at any time, even before initialize */
         return;
     }
-    if (s->role == MCP_ROLE_SERVER && method_is(m, "initialize")) {
+    if (s->role == MCP_ROLE_SERVER && mcp_message_method_is(m, "initialize")) {
         /* Answered here and never registered: initialize is never
          * cancellable. */
         mcp__server_initialize(s, route, m);
@@ -260,11 +255,11 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
 
 static void on_notification(mcp_session *s, uint64_t now, const mcp_message *m)
 {
-    if (method_is(m, "notifications/cancelled")) {
+    if (mcp_message_method_is(m, "notifications/cancelled")) {
         mcp__inbound_cancelled(s, now, m);
-    } else if (method_is(m, "notifications/progress")) {
+    } else if (mcp_message_method_is(m, "notifications/progress")) {
         mcp__outbound_progress(s, now, m);
-    } else if (s->role == MCP_ROLE_SERVER && method_is(m, "notifications/initialized")) {
+    } else if (s->role == MCP_ROLE_SERVER && mcp_message_method_is(m, "notifications/initialized")) {
         if (s->lifecycle == LC_READY && !s->peer_initialized) {
             s->peer_initialized = true;
             if (s->cb.on_initialized)
