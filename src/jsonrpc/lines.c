@@ -19,7 +19,6 @@ struct mcp_line_reader {
     char *buf;
     size_t len, alloc;
     bool skipping; /* inside a line that is being dropped */
-    size_t seen;   /* bytes of the line being dropped, for the report */
 };
 
 mcp_line_reader *mcp_line_reader_new(size_t max_line, const mcp_mem *mem)
@@ -71,7 +70,6 @@ static void start_skip(mcp_line_reader *r, int status, size_t seen,
                        mcp_line_cb cb, void *ud)
 {
     r->skipping = true;
-    r->seen = seen;
     drop_buffer_if_large(r);
     cb(ud, status, NULL, seen);
 }
@@ -80,10 +78,8 @@ static void start_skip(mcp_line_reader *r, int status, size_t seen,
 static void buffer_part(mcp_line_reader *r, const char *p, size_t n,
                         mcp_line_cb cb, void *ud)
 {
-    if (r->skipping) {
-        r->seen += n;
+    if (r->skipping)
         return;
-    }
     /* The cap counts the line without its newline; one byte of slack lets
      * a CR that precedes the newline arrive in a later chunk. */
     if (r->len + n > r->max_line + 1) {
@@ -129,7 +125,6 @@ int mcp_line_reader_feed(mcp_line_reader *r, const char *data, size_t len,
         size_t n = (size_t)(nl - p);
         if (r->skipping) {
             r->skipping = false;
-            r->seen = 0;
         } else if (r->len == 0) {
             if (within_cap(r, p, n))
                 deliver(cb, ud, p, n);
@@ -139,7 +134,6 @@ int mcp_line_reader_feed(mcp_line_reader *r, const char *data, size_t len,
             buffer_part(r, p, n, cb, ud);
             if (r->skipping) {
                 r->skipping = false; /* it ended right here */
-                r->seen = 0;
             } else if (within_cap(r, r->buf, r->len)) {
                 deliver(cb, ud, r->buf, r->len);
                 drop_buffer_if_large(r);
@@ -162,6 +156,5 @@ void mcp_line_reader_finish(mcp_line_reader *r, mcp_line_cb cb, void *ud)
             cb(ud, MCP_ERR_LINE_TOO_LONG, NULL, r->len);
     }
     r->skipping = false;
-    r->seen = 0;
     drop_buffer_if_large(r);
 }

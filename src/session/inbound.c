@@ -20,9 +20,8 @@ static inbound *slot_at(const mcp_session *s, uint32_t index)
     return &s->chunks[index / INBOUND_CHUNK][index % INBOUND_CHUNK];
 }
 
-static mcp_handle handle_of(const mcp_session *s, const inbound *in, uint32_t index)
+static mcp_handle handle_of(const inbound *in, uint32_t index)
 {
-    (void)s;
     return ((uint64_t)in->gen << 32) | (uint64_t)(index + 1);
 }
 
@@ -177,7 +176,7 @@ static mcp_message *unregister(mcp_session *s, inbound *in, uint32_t index)
 static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in,
                              uint32_t index, const char *reason, bool closing)
 {
-    mcp_handle h = handle_of(s, in, index);
+    mcp_handle h = handle_of(in, index);
     if (closing)
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CLOSED, &in->msg->id, in->msg->method,
                  "inbound", reason, mcp__age(now, in->start), "request cancelled:");
@@ -241,7 +240,7 @@ void mcp__inbound_request(mcp_session *s, uint64_t now, uint64_t route,
 
     /* Registered: a cancel arriving from now on finds it. */
     in->state = IN_RUNNING;
-    s->cb.on_request(s->cb.user_data, handle_of(s, in, index), msg);
+    s->cb.on_request(s->cb.user_data, handle_of(in, index), msg);
     return;
 nomem:
     mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, &msg->id, msg->method, "inbound",

@@ -150,12 +150,12 @@ static void file_read_cb(uv_fs_t *req)
     }
 }
 
-static uv_stream_t *stream_for_fd(mcp__conn *c, int fd, bool readable, int *err)
+static uv_stream_t *stream_for_fd(mcp__conn *c, int fd, bool readable)
 {
     uv_handle_type t = uv_guess_handle(fd);
     if (t == UV_TTY) {
         uv_tty_t *tty = malloc(sizeof *tty);
-        if (!tty || (*err = uv_tty_init(c->loop, tty, fd, readable)) != 0) {
+        if (!tty || uv_tty_init(c->loop, tty, fd, readable) != 0) {
             free(tty);
             return NULL;
         }
@@ -163,7 +163,7 @@ static uv_stream_t *stream_for_fd(mcp__conn *c, int fd, bool readable, int *err)
     }
     if (t == UV_NAMED_PIPE || t == UV_TCP || t == UV_UDP || t == UV_UNKNOWN_HANDLE) {
         uv_pipe_t *p = malloc(sizeof *p);
-        if (!p || uv_pipe_init(c->loop, p, 0) != 0 || (*err = uv_pipe_open(p, fd)) != 0) {
+        if (!p || uv_pipe_init(c->loop, p, 0) != 0 || uv_pipe_open(p, fd) != 0) {
             free(p);
             return NULL;
         }
@@ -188,11 +188,10 @@ static void start_reading(mcp__conn *c)
 
 int mcp__conn_open_fds(mcp__conn *c, int in_fd, int out_fd)
 {
-    int err = 0;
     if (uv_guess_handle(in_fd) == UV_FILE) {
         c->in_kind = SIDE_FILE;
         c->in_fd = in_fd;
-    } else if ((c->in = stream_for_fd(c, in_fd, true, &err))) {
+    } else if ((c->in = stream_for_fd(c, in_fd, true))) {
         c->in_kind = SIDE_STREAM;
         c->open_handles++;
     } else {
@@ -201,7 +200,7 @@ int mcp__conn_open_fds(mcp__conn *c, int in_fd, int out_fd)
     if (uv_guess_handle(out_fd) == UV_FILE) {
         c->out_kind = SIDE_FILE;
         c->out_fd = out_fd;
-    } else if ((c->out = stream_for_fd(c, out_fd, false, &err))) {
+    } else if ((c->out = stream_for_fd(c, out_fd, false))) {
         c->out_kind = SIDE_STREAM;
         c->out->data = c;
         c->open_handles++;
