@@ -1,10 +1,15 @@
 # libmcp front door. `make check` from nothing: dependencies, build, every test.
 #
 #   make demo     install what is missing, build, and show a call being cancelled
-#   make deps     install missing Debian packages (scripts/install-deps.sh)
-#   make / build  build the libraries, the mcp command, tests, benchmarks
+#   make deps     check every dependency, apt-get install what is missing
+#                 (scripts/install-deps.sh)
+#   make / build  build the libraries, the mcp command, the examples, the
+#                 benchmarks, and the tests when cmocka is found (needs only
+#                 cmake, pkg-config, a C compiler and libuv; no -Werror)
+#   make configure  configure build/ as make build does, without building
 #   make check    every test: unit + corpus replay, valgrind, ASan+UBSan,
-#                 and a timed run of every fuzz target
+#                 and a timed run of every fuzz target; build/ is configured
+#                 strictly (-Werror, cmocka and valgrind required)
 #   make bench    run the benchmarks
 #   make fuzz     short timed runs of every fuzz target (FUZZ_SECONDS each)
 #   make install  install to PREFIX (default /usr/local)
@@ -17,23 +22,48 @@ FUZZ_BUILD  ?= build-fuzz
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
-CTEST       = ctest --output-on-failure -j $(JOBS)
+CTEST       = ctest --output-on-failure --no-tests=error -j $(JOBS)
 
-.PHONY: all build deps demo check test interop-deps test-valgrind test-asan test-tsan fuzz fuzz-build bench \
-        install clean
+# make build's configuration: the library and the mcp command need none of
+# the test tools; the tests are built when cmocka is found.
+BUILD_CONFIG = -DMCP_WERROR=OFF -DMCP_BUILD_TESTS=AUTO -DMCP_VALGRIND=OFF
+# make check's configuration of the same tree: warnings are errors, and the
+# tests and valgrind are required.
+CHECK_CONFIG = -DMCP_WERROR=ON -DMCP_BUILD_TESTS=ON -DMCP_VALGRIND=ON
+
+.PHONY: all build configure check-build deps demo check test interop-deps test-valgrind test-asan \
+        test-tsan fuzz fuzz-build bench install clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DMCP_WERROR=ON -DMCP_VALGRIND=ON
+# cmake writes CMakeCache.txt even when configuration fails, so each tree
+# is marked configured by a stamp touched only after cmake succeeded: a
+# failed configuration is tried again by the next make. In $(BUILD),
+# .configured means configured (either way), .configured-check configured
+# with CHECK_CONFIG; each configuration first drops the other's stamp.
+$(BUILD)/.configured:
+	@rm -f $(BUILD)/.configured-check
+	cmake -S . -B $(BUILD) $(BUILD_CONFIG)
+	touch $@
 
-build: $(BUILD)/CMakeCache.txt
+$(BUILD)/.configured-check:
+	@rm -f $(BUILD)/.configured
+	cmake -S . -B $(BUILD) $(CHECK_CONFIG)
+	touch $@ $(BUILD)/.configured
+
+configure: $(BUILD)/.configured
+
+build: $(BUILD)/.configured
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build interop-deps
+# The build the tests run in: configured with CHECK_CONFIG.
+check-build: $(BUILD)/.configured-check
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: check-build interop-deps
 	cd $(BUILD) && $(CTEST) -L 'unit|replay|install|integration|interop'
 
 # The npm packages of the interop tests, exactly as locked.
@@ -41,33 +71,36 @@ interop-deps: tests/interop/node_modules/.package-lock.json
 tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
 	cd tests/interop && npm ci --no-audit --no-fund
 
-test-valgrind: build
+test-valgrind: check-build
 	cd $(BUILD) && $(CTEST) -L valgrind
 
-$(ASAN_BUILD)/CMakeCache.txt:
-	CC=clang cmake -S . -B $(ASAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_BENCH=OFF \
+$(ASAN_BUILD)/.configured:
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_TESTS=ON -DMCP_BUILD_BENCH=OFF \
 	  -DMCP_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
+	touch $@
 
-test-asan: $(ASAN_BUILD)/CMakeCache.txt
+test-asan: $(ASAN_BUILD)/.configured
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(CTEST) -L 'unit|replay'
 
-$(TSAN_BUILD)/CMakeCache.txt:
-	CC=clang cmake -S . -B $(TSAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_BENCH=OFF \
+$(TSAN_BUILD)/.configured:
+	CC=clang cmake -S . -B $(TSAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_TESTS=ON -DMCP_BUILD_BENCH=OFF \
 	  -DMCP_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+	touch $@
 
 # Threads under ThreadSanitizer: the tests labelled "threads".
-test-tsan: $(TSAN_BUILD)/CMakeCache.txt
+test-tsan: $(TSAN_BUILD)/.configured
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  $(CTEST) -L threads
 
-$(FUZZ_BUILD)/CMakeCache.txt:
+$(FUZZ_BUILD)/.configured:
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DMCP_BUILD_FUZZ=ON -DMCP_BUILD_TESTS=OFF \
 	  -DMCP_BUILD_BENCH=OFF -DMCP_SANITIZE=address,undefined
+	touch $@
 
-fuzz-build: $(FUZZ_BUILD)/CMakeCache.txt
+fuzz-build: $(FUZZ_BUILD)/.configured
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 
 # Replay the corpus under libFuzzer, then fuzz each target for FUZZ_SECONDS
@@ -77,7 +110,7 @@ fuzz: fuzz-build
 	scripts/run-fuzzers.sh $(FUZZ_BUILD)/fuzz $(FUZZ_SECONDS) $(JOBS)
 
 check: deps
-	$(MAKE) build
+	$(MAKE) check-build
 	$(MAKE) test
 	$(MAKE) test-valgrind
 	$(MAKE) test-asan

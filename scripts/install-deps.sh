@@ -1,61 +1,105 @@
 #!/bin/sh
-# Install, with apt-get, the Debian packages libmcp needs that are missing.
-# Runs `apt-get update` once, only when something must be installed; works as
-# root or through sudo. Safe to run again: it installs nothing twice.
+# Check that everything libmcp's build and tests need is present, and install
+# with apt-get only what is missing. Each need is checked by what it provides
+# (a command that runs, a library pkg-config knows, a runtime that links, a
+# locale that compiles), not by package name, so whatever was installed by
+# other means (built from source, a tarball, another distribution) counts,
+# and with everything present this exits 0 on any system. Runs `apt-get
+# update` once, only when something must be installed; works as root or
+# through sudo. Safe to run again: it installs nothing twice.
 set -eu
 
-# build: cmake pkg-config (gcc and make are assumed, like any C project)
-# runtime deps: libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev
-# tests: libcmocka-dev valgrind, libjansson-dev (test-only JSON oracle),
-#        locales (locale sources, for the locale-independence test)
-# fuzzing and sanitizers: clang libclang-rt-14-dev
-# interoperability tests: nodejs npm (checked as commands, below)
-PACKAGES="cmake pkg-config libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev
-libcmocka-dev clang libclang-rt-14-dev libjansson-dev valgrind locales"
-
 say() { printf 'install-deps: %s\n' "$*"; }
-
-if ! command -v dpkg-query >/dev/null 2>&1; then
-    say "this is not a Debian-based system; install these packages (or their"
-    say "equivalents) yourself:" $PACKAGES
-    exit 1
-fi
+have() { command -v "$1" >/dev/null 2>&1; }
+# has_pc MODULE: pkg-config knows the library (headers and link flags).
+has_pc() { have pkg-config && pkg-config --exists "$1"; }
 
 missing=""
-for p in $PACKAGES; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $p"
+# need PACKAGE: the Debian package that provides what is missing.
+need() {
+    case " $missing " in
+        *" $1 "*) ;;
+        *) missing="$missing $1" ;;
+    esac
+}
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# clang_links FILE FLAGS...: FILE compiles and links with FLAGS under clang.
+clang_links() {
+    src=$1
+    shift
+    clang "$@" -o "$scratch/a.out" "$scratch/$src" >/dev/null 2>&1
+}
+
+# Build: cmake and pkg-config (a C compiler and make are assumed, like any C
+# project), and the runtime dependencies.
+have cmake || need cmake
+have pkg-config || need pkg-config
+has_pc libuv || need libuv1-dev
+has_pc libmicrohttpd || need libmicrohttpd-dev
+has_pc libcurl || need libcurl4-openssl-dev
+
+# Tests: cmocka, valgrind, jansson (a test-only JSON oracle).
+has_pc cmocka || need libcmocka-dev
+has_pc jansson || need libjansson-dev
+valgrind -q true >/dev/null 2>&1 || need valgrind
+
+# The locale-independence test needs a comma-decimal locale: de_DE.UTF-8
+# installed, or localedef and the locale sources to compile it.
+if ! locale -a 2>/dev/null | grep -Eqi '^de_DE\.utf-?8$'; then
+    localedef -i de_DE -f UTF-8 "$scratch/de_DE.UTF-8" >/dev/null 2>&1 || need locales
+fi
+
+# Fuzzing and sanitizers: clang with its runtimes (libFuzzer, ASan, UBSan,
+# TSan), checked by linking what make fuzz, test-asan and test-tsan link.
+if have clang; then
+    printf '%s\n' 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);' \
+        'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)' \
+        '{ (void)d; (void)n; return 0; }' >"$scratch/fuzz.c"
+    printf '%s\n' 'int main(void) { return 0; }' >"$scratch/main.c"
+    if ! clang_links fuzz.c -fsanitize=fuzzer,address,undefined ||
+        ! clang_links main.c -fsanitize=thread; then
+        need libclang-rt-14-dev
     fi
-done
+else
+    need clang
+    need libclang-rt-14-dev
+fi
 
 # Node.js and npm run the interoperability tests against the official SDKs.
 # Any node >= 18 with npm will do (the tests pin their own Node 22 through
 # npm), so only install Debian's when the commands are missing: mixing
 # Debian's npm with another vendor's nodejs package would conflict.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-    missing="$missing nodejs npm"
+if ! have node || ! have npm; then
+    need nodejs
+    need npm
 fi
 
 if [ -z "$missing" ]; then
-    say "all dependencies are installed"
+    say "all dependencies are present"
     exit 0
 fi
 
+say "missing (as Debian packages):$missing"
+if ! have apt-get; then
+    say "apt-get is not available: install these (or their equivalents) yourself"
+    exit 1
+fi
 if [ "$(id -u)" -eq 0 ]; then
     SUDO=""
-elif command -v sudo >/dev/null 2>&1; then
+elif have sudo; then
     SUDO="sudo"
     say "not root: using sudo"
 else
-    say "missing:$missing"
     say "run this script as root, or install sudo"
     exit 1
 fi
 
-say "missing:$missing"
 say "running apt-get update"
 $SUDO apt-get update
 say "installing:$missing"
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
 say "done"
