@@ -82,7 +82,7 @@ static int same(const mcp_json *a, const json_t *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    mcp_json_parse_options o = {.max_depth = 2048, .max_size = 1 << 20};
+    mcp_json_parse_options o = {.size = sizeof o, .max_depth = 2048, .max_size = 1 << 20};
     if (size > o.max_size)
         return 0;
     mcp_json_doc *doc;

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    mcp_json_parse_options o = {0};
+    mcp_json_parse_options o = {.size = sizeof o};
     if (size && (data[0] & 1))
         o.duplicates = MCP_JSON_DUPLICATES_LAST_WINS;
     if (size && (data[0] & 2))
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (memchr(b1.data, '\n', b1.len))
         abort(); /* the writer must never emit a raw newline */
-    mcp_json_parse_options o2 = {.max_depth = o.max_depth};
+    mcp_json_parse_options o2 = {.size = sizeof o2, .max_depth = o.max_depth};
     mcp_json_doc *back;
     if (mcp_json_parse(b1.data, b1.len, &o2, NULL, &back, NULL) != MCP_OK)
         abort();

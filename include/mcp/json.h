@@ -56,8 +56,10 @@ typedef enum mcp_json_duplicates {
     MCP_JSON_DUPLICATES_LAST_WINS   /* keep the first position, last value */
 } mcp_json_duplicates;
 
-/* Parse options. Zero-initialise, then set what you need; 0 means default. */
+/* Parse options: set size to sizeof(mcp_json_parse_options), then what you
+ * need; 0 means default. */
 typedef struct mcp_json_parse_options {
+    size_t size;
     size_t max_size;    /* bytes; default MCP_JSON_DEFAULT_MAX_SIZE; at most 4 GiB - 1 */
     unsigned max_depth; /* nesting of arrays/objects; default 128 */
     mcp_json_duplicates duplicates;

@@ -14,38 +14,70 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-bool mcp__number_valid(const char *s, size_t len)
+void mcp__number_scan(const char *s, size_t len, mcp__number_lexeme *out)
 {
+    /* The one scanner of the JSON number grammar: the parser, the builder
+     * and the checks of number text all come through here. */
     size_t i = 0;
-    if (i < len && s[i] == '-')
+    memset(out, 0, sizeof *out);
+    if (i < len && s[i] == '-') {
+        out->negative = true;
         i++;
-    if (i >= len)
-        return false;
-    if (s[i] == '0') {
-        i++;
-    } else if (s[i] >= '1' && s[i] <= '9') {
-        while (i < len && is_digit(s[i]))
-            i++;
-    } else {
-        return false;
     }
-    if (i < len && s[i] == '.') {
+    size_t digits_start = i;
+    if (i < len && s[i] == '0') {
         i++;
-        if (i >= len || !is_digit(s[i]))
-            return false;
+        if (i < len && is_digit(s[i])) {
+            out->why = "leading zero in number";
+            out->error_at = 0;
+            return;
+        }
+    } else if (i < len && s[i] >= '1' && s[i] <= '9') {
+        while (i < len && is_digit(s[i])) {
+            if (i - digits_start < 19)
+                out->leading = out->leading * 10 + (uint64_t)(s[i] - '0');
+            i++;
+        }
+    } else {
+        out->why = i < len && s[i] == 'I' ? "Infinity is not a JSON number"
+                                          : "expected a digit in number";
+        out->error_at = 0;
+        return;
+    }
+    out->int_digits = i - digits_start;
+    out->integer = true;
+    if (i < len && s[i] == '.') {
+        out->integer = false;
+        i++;
+        if (!(i < len && is_digit(s[i]))) {
+            out->why = "expected a digit after the decimal point";
+            out->error_at = i;
+            return;
+        }
         while (i < len && is_digit(s[i]))
             i++;
     }
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        out->integer = false;
         i++;
         if (i < len && (s[i] == '+' || s[i] == '-'))
             i++;
-        if (i >= len || !is_digit(s[i]))
-            return false;
+        if (!(i < len && is_digit(s[i]))) {
+            out->why = "expected a digit in exponent";
+            out->error_at = i;
+            return;
+        }
         while (i < len && is_digit(s[i]))
             i++;
     }
-    return i == len;
+    out->end = i;
+}
+
+bool mcp__number_valid(const char *s, size_t len)
+{
+    mcp__number_lexeme lx;
+    mcp__number_scan(s, len, &lx);
+    return !lx.why && lx.end == len;
 }
 
 /* An exponent beyond this is clamped: no integer that fits 64 bits needs

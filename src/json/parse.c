@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/opts.h"
 #include "core/mem.h"
 #include "json/value.h"
 
@@ -259,61 +260,18 @@ static int parse_string(parser *p, const char **out, uint32_t *out_len)
 static mcp_json *parse_number(parser *p)
 {
     const char *s = p->src;
-    size_t start = p->pos, i = start;
-    bool neg = false;
-    if (s[i] == '-') {
-        neg = true;
-        i++;
-    }
-    uint64_t mag = 0;
-    size_t digits_start = i;
-    if (s[i] == '0') {
-        i++;
-        if (s[i] >= '0' && s[i] <= '9') {
-            fail(p, MCP_ERR_JSON_NUMBER, start,
-                 "leading zero in number");
-            return NULL;
-        }
-    } else if (s[i] >= '1' && s[i] <= '9') {
-        while (s[i] >= '0' && s[i] <= '9') {
-            if (i - digits_start < 19)
-                mag = mag * 10 + (uint64_t)(s[i] - '0');
-            i++;
-        }
-    } else {
-        if (s[i] == 'I')
-            fail(p, MCP_ERR_JSON_NUMBER, start,
-                 "Infinity is not a JSON number");
-        else
-            fail(p, MCP_ERR_JSON_NUMBER, start,
-                 "expected a digit in number");
+    size_t start = p->pos;
+    mcp__number_lexeme lx;
+    mcp__number_scan(s + start, p->len - start, &lx);
+    if (lx.why) {
+        fail(p, MCP_ERR_JSON_NUMBER, start + lx.error_at, lx.why);
         return NULL;
     }
-    size_t int_digits = i - digits_start;
-    uint8_t flags = NUM_INT_LITERAL;
-    if (s[i] == '.') {
-        flags = 0;
-        i++;
-        if (!(s[i] >= '0' && s[i] <= '9')) {
-            fail(p, MCP_ERR_JSON_NUMBER, i,
-                 "expected a digit after the decimal point");
-            return NULL;
-        }
-        while (s[i] >= '0' && s[i] <= '9')
-            i++;
-    }
-    if (s[i] == 'e' || s[i] == 'E') {
-        flags = 0;
-        i++;
-        if (s[i] == '+' || s[i] == '-')
-            i++;
-        if (!(s[i] >= '0' && s[i] <= '9')) {
-            fail(p, MCP_ERR_JSON_NUMBER, i, "expected a digit in exponent");
-            return NULL;
-        }
-        while (s[i] >= '0' && s[i] <= '9')
-            i++;
-    }
+    size_t i = start + lx.end;
+    bool neg = lx.negative;
+    uint64_t mag = lx.leading;
+    size_t int_digits = lx.int_digits;
+    uint8_t flags = lx.integer ? NUM_INT_LITERAL : 0;
     if (i - start > UINT32_MAX) {
         fail(p, MCP_ERR_JSON_SIZE, start, "number text too long");
         return NULL;
@@ -626,16 +584,20 @@ static size_t first_block_size(size_t len)
 }
 
 int mcp_json_parse(const char *text, size_t len,
-                   const mcp_json_parse_options *opts, const mcp_mem *mem,
+                   const mcp_json_parse_options *opts_in, const mcp_mem *mem,
                    mcp_json_doc **out, mcp_json_error *err)
 {
     parser p;
-    size_t max_size = opts && opts->max_size ? opts->max_size
-                                             : MCP_JSON_DEFAULT_MAX_SIZE;
-    if (max_size > UINT32_MAX - 1)
-        max_size = UINT32_MAX - 1;
+    mcp_json_parse_options o;
+    const mcp_json_parse_options *opts = &o;
     *out = NULL;
     p.code = MCP_OK;
+    p.err = err;
+    if (mcp__opts_copy(&o, sizeof o, opts_in) != MCP_OK)
+        return fail(&p, MCP_ERR_INVALID_ARG, 0, "bad options size");
+    size_t max_size = opts->max_size ? opts->max_size : MCP_JSON_DEFAULT_MAX_SIZE;
+    if (max_size > UINT32_MAX - 1)
+        max_size = UINT32_MAX - 1;
     p.err = err;
     p.src = (char *)text;
     p.len = len;
@@ -676,9 +638,8 @@ int mcp_json_parse(const char *text, size_t len,
 
     p.src = copy;
     p.doc = doc;
-    p.max_depth = opts && opts->max_depth ? opts->max_depth
-                                          : MCP_JSON_DEFAULT_MAX_DEPTH;
-    p.duplicates = opts ? opts->duplicates : MCP_JSON_DUPLICATES_REJECT;
+    p.max_depth = opts->max_depth ? opts->max_depth : MCP_JSON_DEFAULT_MAX_DEPTH;
+    p.duplicates = opts->duplicates;
     p.scratch = p.scratch_inline;
     p.scratch_len = 0;
     p.scratch_cap = sizeof p.scratch_inline / sizeof p.scratch_inline[0];

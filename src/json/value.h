@@ -77,6 +77,21 @@ int mcp__number_integer(const char *text, size_t len, bool *negative,
 /* Validate JSON number syntax of exactly len bytes. */
 bool mcp__number_valid(const char *text, size_t len);
 
+/* A JSON number lexeme at the start of some text. */
+typedef struct mcp__number_lexeme {
+    size_t end;        /* its length; meaningful when why is NULL */
+    bool negative;
+    bool integer;      /* no fraction, no exponent */
+    size_t int_digits; /* digits before any '.' */
+    uint64_t leading;  /* value of the first (up to 19) integer digits */
+    const char *why;   /* NULL, or a static reason the text is no number */
+    size_t error_at;   /* where the problem is, when why is set */
+} mcp__number_lexeme;
+
+/* Scan the JSON number grammar at the start of s[0..len); stops at the
+ * first byte that cannot continue the number. */
+void mcp__number_scan(const char *s, size_t len, mcp__number_lexeme *out);
+
 /* Format a finite double as the shortest JSON number text that reads back
  * as the same value; returns the length, or 0 for NaN and infinities. */
 #define MCP__DOUBLE_BUF 40

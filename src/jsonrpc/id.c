@@ -3,6 +3,7 @@
 #include "core/hash.h"
 #include "core/mem.h"
 #include "json/value.h"
+#include "jsonrpc/internal.h"
 #include "mcp/jsonrpc.h"
 
 bool mcp_id_equal(const mcp_id *a, const mcp_id *b)
@@ -60,13 +61,10 @@ void mcp_id_release(mcp_id *id, const mcp_mem *mem)
 
 int mcp_id_write(const mcp_id *id, mcp_buf *out)
 {
-    char buf[24];
-    switch (id ? id->kind : MCP_ID_NONE) {
-    case MCP_ID_INT:
-        return mcp_buf_append(out, buf, mcp__format_i64(buf, id->num));
-    case MCP_ID_STRING: return mcp_json_write_string(id->str, id->len, out);
-    default: return mcp_buf_append(out, "null", 4);
-    }
+    mcp__jw w;
+    mcp__jw_begin(&w, out);
+    mcp__jw_id(&w, id);
+    return mcp__jw_finish(&w);
 }
 
 int mcp_id_from_json(const mcp_json *v, mcp_id *out)

@@ -8,7 +8,7 @@
 
 #include "core/arena.h"
 #include "core/hash.h"
-#include "core/u64map.h"
+#include "core/map.h"
 #include "failmalloc.h"
 #include "mcp/common.h"
 
@@ -88,7 +88,7 @@ static void hash_is_stable_within_a_process(void **state)
     assert_true(mcp__hash_u64(1) != mcp__hash_u64(2));
 }
 
-static void u64map_agrees_with_a_reference_under_random_operations(void **state)
+static void map_agrees_with_a_reference_under_random_operations(void **state)
 {
     /* Keys from a small range so that puts, takes and collisions mix; the
      * reference is a plain array. Backward-shift deletion must keep every
@@ -98,49 +98,84 @@ static void u64map_agrees_with_a_reference_under_random_operations(void **state)
     memset(present, 0, sizeof present);
     failmalloc fm;
     failmalloc_init(&fm, 0);
-    mcp__u64map m = {0};
+    mcp__map m = {0};
     uint64_t x = 88172645463325252ull;
     int count = 0;
     for (int step = 0; step < 200000; step++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         uint64_t key = x % RANGE;
-        void *v = mcp__u64map_get(&m, key);
+        void *v = mcp__map_get(&m, key);
         assert_true((v != NULL) == (present[key] != 0));
         if (v) {
             assert_ptr_equal(v, &present[key]);
             if (x & 1) {
-                assert_ptr_equal(mcp__u64map_take(&m, key), &present[key]);
+                assert_ptr_equal(mcp__map_take(&m, key), &present[key]);
                 present[key] = 0;
                 count--;
             }
         } else {
-            assert_int_equal(mcp__u64map_put(&m, &fm.mem, key, &present[key]), MCP_OK);
+            assert_int_equal(mcp__map_put(&m, &fm.mem, key, &present[key]), MCP_OK);
             present[key] = 1;
             count++;
         }
         assert_int_equal(m.count, count);
     }
     for (uint64_t k = 0; k < RANGE; k++)
-        assert_true((mcp__u64map_get(&m, k) != NULL) == (present[k] != 0));
-    assert_null(mcp__u64map_take(&m, RANGE + 1));
-    mcp__u64map_free(&m, &fm.mem);
+        assert_true((mcp__map_get(&m, k) != NULL) == (present[k] != 0));
+    assert_null(mcp__map_take(&m, RANGE + 1));
+    mcp__map_free(&m, &fm.mem);
     assert_int_equal(fm.live, 0);
 }
 
-static void u64map_growth_failure_leaves_the_map_unchanged(void **state)
+static void map_growth_failure_leaves_the_map_unchanged(void **state)
 {
     failmalloc fm;
     failmalloc_init(&fm, 0);
-    mcp__u64map m = {0};
+    mcp__map m = {0};
     static int v[100];
     for (int i = 0; i < 32; i++)
-        assert_int_equal(mcp__u64map_put(&m, &fm.mem, (uint64_t)i, &v[i]), MCP_OK);
+        assert_int_equal(mcp__map_put(&m, &fm.mem, (uint64_t)i, &v[i]), MCP_OK);
     fm.fail_at = fm.calls + 1; /* the next growth fails */
-    assert_int_equal(mcp__u64map_put(&m, &fm.mem, 32, &v[32]), MCP_ERR_NOMEM);
+    assert_int_equal(mcp__map_put(&m, &fm.mem, 32, &v[32]), MCP_ERR_NOMEM);
     assert_int_equal(m.count, 32);
     for (int i = 0; i < 32; i++)
-        assert_ptr_equal(mcp__u64map_get(&m, (uint64_t)i), &v[i]);
-    mcp__u64map_free(&m, &fm.mem);
+        assert_ptr_equal(mcp__map_get(&m, (uint64_t)i), &v[i]);
+    mcp__map_free(&m, &fm.mem);
+    assert_int_equal(fm.live, 0);
+}
+
+static bool match_ptr(const void *value, const void *ctx)
+{
+    return value == ctx;
+}
+
+static void map_keeps_entries_that_share_a_key_apart(void **state)
+{
+    /* Tables keyed by a hash store colliding entries under one key and
+     * tell them apart with a match function. */
+    failmalloc fm;
+    failmalloc_init(&fm, 0);
+    mcp__map m = {0};
+    static int v[200];
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(mcp__map_put(&m, &fm.mem, (uint64_t)(i % 3), &v[i]), MCP_OK);
+    for (int i = 0; i < 200; i++)
+        assert_ptr_equal(mcp__map_find(&m, (uint64_t)(i % 3), match_ptr, &v[i]), &v[i]);
+    assert_null(mcp__map_find(&m, 7, match_ptr, &v[0]));
+    /* Removing one entry of a shared key leaves the others reachable. */
+    for (int i = 0; i < 200; i += 2)
+        assert_true(mcp__map_remove(&m, (uint64_t)(i % 3), &v[i]));
+    assert_false(mcp__map_remove(&m, 0, &v[0]));
+    for (int i = 0; i < 200; i++)
+        assert_true((mcp__map_find(&m, (uint64_t)(i % 3), match_ptr, &v[i]) != NULL) == (i % 2 == 1));
+    assert_int_equal(m.count, 100);
+    /* A reservation makes the following insertions infallible. */
+    assert_int_equal(mcp__map_reserve(&m, &fm.mem, 500), MCP_OK);
+    fm.fail_at = fm.calls + 1;
+    for (int i = 0; i < 200; i += 2)
+        assert_int_equal(mcp__map_put(&m, &fm.mem, 9, &v[i]), MCP_OK);
+    assert_int_equal(fm.failed, 0);
+    mcp__map_free(&m, &fm.mem);
     assert_int_equal(fm.live, 0);
 }
 
@@ -156,7 +191,7 @@ static void every_error_code_has_a_specific_message(void **state)
                          MCP_ERR_RPC_BATCH, MCP_ERR_LINE_TOO_LONG, MCP_ERR_REMOTE,
                          MCP_ERR_ABORTED, MCP_ERR_TIMED_OUT, MCP_ERR_MAX_TIME,
                          MCP_ERR_CLOSED, MCP_ERR_PROTOCOL, MCP_ERR_CANCELLED,
-                         MCP_ERR_SPAWN, MCP_ERR_BUSY};
+                         MCP_ERR_TOO_LARGE, MCP_ERR_SPAWN, MCP_ERR_BUSY};
     const char *unknown = mcp_strerror(12345);
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         const char *s = mcp_strerror(codes[i]);
@@ -176,8 +211,9 @@ int main(void)
         cmocka_unit_test(arena_allocations_are_aligned_and_released_at_once),
         cmocka_unit_test(arena_grows_the_last_allocation_in_place),
         cmocka_unit_test(hash_is_stable_within_a_process),
-        cmocka_unit_test(u64map_agrees_with_a_reference_under_random_operations),
-        cmocka_unit_test(u64map_growth_failure_leaves_the_map_unchanged),
+        cmocka_unit_test(map_agrees_with_a_reference_under_random_operations),
+        cmocka_unit_test(map_growth_failure_leaves_the_map_unchanged),
+        cmocka_unit_test(map_keeps_entries_that_share_a_key_apart),
         cmocka_unit_test(every_error_code_has_a_specific_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -362,7 +362,7 @@ static void nesting_deeper_than_default_limit_is_rejected(void **state)
 
 static void nesting_limit_is_configurable(void **state)
 {
-    mcp_json_parse_options o = {.max_depth = 3};
+    mcp_json_parse_options o = {.size = sizeof o, .max_depth = 3};
     mcp_json_doc *doc;
     assert_int_equal(mcp_json_parse("[{\"a\":[]}]", 10, &o, NULL, &doc, NULL), MCP_OK);
     mcp_json_doc_free(doc);
@@ -385,7 +385,7 @@ static void nesting_limit_is_configurable(void **state)
 
 static void documents_larger_than_limit_are_rejected(void **state)
 {
-    mcp_json_parse_options o = {.max_size = 8};
+    mcp_json_parse_options o = {.size = sizeof o, .max_size = 8};
     mcp_json_doc *doc;
     mcp_json_error err;
     assert_int_equal(mcp_json_parse("[1,2,3,4]", 9, &o, NULL, &doc, &err),
@@ -411,7 +411,7 @@ static void duplicate_keys_are_rejected_by_default(void **state)
 
 static void duplicate_keys_last_wins_when_asked(void **state)
 {
-    mcp_json_parse_options o = {.duplicates = MCP_JSON_DUPLICATES_LAST_WINS};
+    mcp_json_parse_options o = {.size = sizeof o, .duplicates = MCP_JSON_DUPLICATES_LAST_WINS};
     mcp_json_doc *doc;
     const char *t = "{\"a\":1,\"b\":2,\"a\":3}";
     assert_int_equal(mcp_json_parse(t, strlen(t), &o, NULL, &doc, NULL), MCP_OK);

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+#include "json/scan.h"
+
+#include <string.h>
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && is_ws(*p))
+        p++;
+    return p;
+}
+
+/* Past the string whose opening quote is at p; NULL when it does not end
+ * before `end`. */
+static const char *skip_string(const char *p, const char *end)
+{
+    for (p++; p < end; p++) {
+        if (*p == '\\')
+            p++;
+        else if (*p == '"')
+            return p + 1;
+    }
+    return NULL;
+}
+
+static bool is_scalar_char(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '-' || c == '+' || c == '.';
+}
+
+/* Past the value at p: MCP__SCAN_MEMBER with *after set, or TRUNCATED, or
+ * BAD. */
+static int skip_value(const char *p, const char *end, const char **after)
+{
+    if (p >= end)
+        return MCP__SCAN_TRUNCATED;
+    if (*p == '"') {
+        const char *q = skip_string(p, end);
+        if (!q)
+            return MCP__SCAN_TRUNCATED;
+        *after = q;
+        return MCP__SCAN_MEMBER;
+    }
+    if (*p == '{' || *p == '[') {
+        size_t depth = 0;
+        while (p < end) {
+            char c = *p;
+            if (c == '"') {
+                p = skip_string(p, end);
+                if (!p)
+                    return MCP__SCAN_TRUNCATED;
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    *after = p + 1;
+                    return MCP__SCAN_MEMBER;
+                }
+            }
+            p++;
+        }
+        return MCP__SCAN_TRUNCATED;
+    }
+    const char *q = p;
+    while (q < end && is_scalar_char(*q))
+        q++;
+    if (q == p)
+        return MCP__SCAN_BAD;
+    if (q == end)
+        return MCP__SCAN_TRUNCATED; /* the number may go on */
+    *after = q;
+    return MCP__SCAN_MEMBER;
+}
+
+bool mcp__scan_open(mcp__scan *sc, const char *text, size_t len)
+{
+    sc->end = text + len;
+    sc->p = skip_ws(text, sc->end);
+    sc->first = true;
+    if (sc->p >= sc->end || *sc->p != '{')
+        return false;
+    sc->p++;
+    return true;
+}
+
+int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value)
+{
+    const char *p = skip_ws(sc->p, sc->end);
+    if (p >= sc->end)
+        return MCP__SCAN_TRUNCATED;
+    if (*p == '}')
+        return MCP__SCAN_END;
+    if (!sc->first) {
+        if (*p != ',')
+            return MCP__SCAN_BAD;
+        p = skip_ws(p + 1, sc->end);
+        if (p >= sc->end)
+            return MCP__SCAN_TRUNCATED;
+    }
+    if (*p != '"')
+        return MCP__SCAN_BAD;
+    const char *k = p;
+    p = skip_string(p, sc->end);
+    if (!p)
+        return MCP__SCAN_TRUNCATED;
+    key->p = k;
+    key->n = (size_t)(p - k);
+    p = skip_ws(p, sc->end);
+    if (p >= sc->end)
+        return MCP__SCAN_TRUNCATED;
+    if (*p != ':')
+        return MCP__SCAN_BAD;
+    p = skip_ws(p + 1, sc->end);
+    const char *after;
+    int rc = skip_value(p, sc->end, &after);
+    if (rc != MCP__SCAN_MEMBER)
+        return rc;
+    value->p = p;
+    value->n = (size_t)(after - p);
+    sc->p = after;
+    sc->first = false;
+    return MCP__SCAN_MEMBER;
+}
+
+/* Backward ---------------------------------------------------------------- */
+
+static const char *rskip_ws(const char *begin, const char *p)
+{
+    while (p > begin && is_ws(p[-1]))
+        p--;
+    return p;
+}
+
+/* The opening quote of the string whose closing quote is at q[-1]: the
+ * first quote before it that is not escaped (preceded by an even number of
+ * backslashes). NULL when the text begins inside the string. */
+static const char *rskip_string(const char *begin, const char *q)
+{
+    for (const char *p = q - 1; p > begin;) {
+        p--;
+        if (*p != '"')
+            continue;
+        size_t backslashes = 0;
+        for (const char *b = p; b > begin && b[-1] == '\\'; b--)
+            backslashes++;
+        if (backslashes % 2 == 0)
+            return p;
+    }
+    return NULL;
+}
+
+bool mcp__rscan_open(mcp__rscan *sc, const char *text, size_t len)
+{
+    sc->begin = text;
+    sc->p = rskip_ws(text, text + len);
+    sc->done = false;
+    if (sc->p == text || sc->p[-1] != '}')
+        return false;
+    sc->p--;
+    return true;
+}
+
+int mcp__rscan_next(mcp__rscan *sc, mcp__span *key, mcp__span *value)
+{
+    if (sc->done)
+        return MCP__SCAN_END;
+    const char *b = sc->begin;
+    const char *p = rskip_ws(b, sc->p);
+    if (p == b)
+        return MCP__SCAN_TRUNCATED;
+    const char *vend = p, *vstart;
+    char c = p[-1];
+    if (c == '"') {
+        vstart = rskip_string(b, p);
+        if (!vstart)
+            return MCP__SCAN_TRUNCATED;
+    } else if (is_scalar_char(c)) {
+        vstart = p;
+        while (vstart > b && is_scalar_char(vstart[-1]))
+            vstart--;
+        if (vstart == b)
+            return MCP__SCAN_TRUNCATED;
+    } else if (c == '{' && p - 1 == b) {
+        return MCP__SCAN_END; /* an empty object */
+    } else {
+        return MCP__SCAN_BAD; /* a container, or not a member at all */
+    }
+    p = rskip_ws(b, vstart);
+    if (p == b)
+        return MCP__SCAN_TRUNCATED;
+    if (p[-1] != ':')
+        return MCP__SCAN_BAD;
+    p = rskip_ws(b, p - 1);
+    if (p == b)
+        return MCP__SCAN_TRUNCATED;
+    if (p[-1] != '"')
+        return MCP__SCAN_BAD;
+    const char *kstart = rskip_string(b, p);
+    if (!kstart)
+        return MCP__SCAN_TRUNCATED;
+    key->p = kstart;
+    key->n = (size_t)(p - kstart);
+    value->p = vstart;
+    value->n = (size_t)(vend - vstart);
+    p = rskip_ws(b, kstart);
+    if (p == b)
+        return MCP__SCAN_TRUNCATED;
+    if (p[-1] == '{')
+        sc->done = true; /* that was the first member */
+    else if (p[-1] != ',')
+        return MCP__SCAN_BAD;
+    sc->p = p - 1;
+    return MCP__SCAN_MEMBER;
+}
+
+bool mcp__span_is_key(mcp__span key, const char *name)
+{
+    size_t n = strlen(name);
+    return key.n == n + 2 && key.p[0] == '"' && memcmp(key.p + 1, name, n) == 0 &&
+           key.p[n + 1] == '"';
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* JSON-RPC internals shared with the session engine. */
+#ifndef MCP_JSONRPC_INTERNAL_H
+#define MCP_JSONRPC_INTERNAL_H
+
+#include "json/writer.h"
+#include "mcp/jsonrpc.h"
+
+/* An id as a value of the writer (`null` for MCP_ID_NONE). */
+static inline void mcp__jw_id(mcp__jw *w, const mcp_id *id)
+{
+    switch (id ? id->kind : MCP_ID_NONE) {
+    case MCP_ID_INT: mcp__jw_int(w, id->num); break;
+    case MCP_ID_STRING: mcp__jw_stringn(w, id->str, id->len); break;
+    default: mcp__jw_null(w); break;
+    }
+}
+
+/* The start of every message: `{"jsonrpc":"2.0"`, with the object open. */
+static inline void mcp__jw_envelope(mcp__jw *w)
+{
+    mcp__jw_object(w);
+    mcp__jw_key(w, "jsonrpc");
+    mcp__jw_raw(w, "\"2.0\"", 5);
+}
+
+/* Close the message object and end the NDJSON line. */
+static inline int mcp__jw_envelope_end(mcp__jw *w)
+{
+    mcp__jw_object_end(w);
+    mcp__jw_bytes(w, "\n", 1);
+    return mcp__jw_finish(w);
+}
+
+#endif
