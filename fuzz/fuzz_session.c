@@ -52,7 +52,7 @@ static int find_in(side *sd, int64_t id)
     return -1;
 }
 
-static void on_send(void *ud, uint64_t route, const char *data, size_t len)
+static int on_send(void *ud, uint64_t route, const char *data, size_t len)
 {
     side *sd = ud;
     for (const char *p = data; p < data + len;) {
@@ -79,6 +79,7 @@ static void on_send(void *ud, uint64_t route, const char *data, size_t len)
             sd->queue[sd->qtail++ % MAXQ] = strndup(p, (size_t)(nl - p));
         p = nl + 1;
     }
+    return MCP_OK;
 }
 
 static void on_request(void *ud, mcp_handle h, const mcp_message *m)
@@ -117,9 +118,9 @@ static void on_response(void *ud, mcp_handle h, int outcome, const mcp_message *
 static void make(side *sd, mcp_role role)
 {
     memset(sd, 0, sizeof *sd);
-    mcp_session_options o = {.role = role, .timeout_ms = 500, .max_time_ms = 2000,
+    mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 500, .max_time_ms = 2000,
                              .max_inbound = 32};
-    mcp_session_callbacks cb = {on_send, on_request, on_cancel, NULL, NULL, NULL, sd};
+    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel, NULL, NULL, NULL, sd};
     if (mcp_session_new(&o, &cb, &sd->s) != MCP_OK)
         abort();
 }
@@ -138,7 +139,7 @@ static void request(side *sd, script *sc, uint64_t now)
     static const char *methods[] = {"tools/call", "ping", "sampling/createMessage", "x/y"};
     if (sd->nout == MAXR)
         return;
-    mcp_request_options o = {.timeout_ms = 100 * next(sc, 8), .max_time_ms = 300 * next(sc, 8),
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = 100 * next(sc, 8), .max_time_ms = 300 * next(sc, 8),
                              .progress = (mcp_progress_mode)next(sc, 3)};
     mcp_handle h;
     if (mcp_session_request(sd->s, now, methods[next(sc, 4)], NULL, &o, on_response, NULL, sd,

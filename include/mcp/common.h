@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmcp: common definitions shared by every public header.
  *
@@ -16,6 +17,12 @@
  *   lazily created, immutable "C" numeric locale and hash seed.
  * - Allocation. Objects take an optional allocator (struct mcp_mem); NULL means
  *   malloc/realloc/free. The struct is copied; the caller need not keep it.
+ * - Option structs grow without breaking the ABI: each starts with
+ *   `size_t size`, which the caller sets to sizeof the struct it compiled
+ *   against (`{.size = sizeof(mcp_server_options), ...}`). Fields past that
+ *   size read as zero, which always means "the default". A size of 0, or one
+ *   larger than this library knows, is MCP_ERR_INVALID_ARG. A NULL options
+ *   pointer means every default.
  */
 #ifndef MCP_COMMON_H
 #define MCP_COMMON_H
@@ -36,9 +43,12 @@ extern "C" {
 #endif
 
 #define MCP_VERSION_MAJOR 0
-#define MCP_VERSION_MINOR 1
+#define MCP_VERSION_MINOR 2
 #define MCP_VERSION_PATCH 0
-#define MCP_VERSION_STRING "0.1.0"
+#define MCP_VERSION_STRING "0.2.0"
+/* One number for compile-time checks: #if MCP_VERSION_NUM >= 0x000200 */
+#define MCP_VERSION_NUM                                                         \
+    ((MCP_VERSION_MAJOR << 16) | (MCP_VERSION_MINOR << 8) | MCP_VERSION_PATCH)
 
 /* Library error codes. Negative; 0 is success. */
 enum mcp_error {
@@ -85,6 +95,7 @@ enum mcp_error {
     MCP_ERR_CLOSED = -304,    /* the connection closed before an answer */
     MCP_ERR_PROTOCOL = -305,  /* the peer broke the protocol */
     MCP_ERR_CANCELLED = -306, /* the peer cancelled this request */
+    MCP_ERR_TOO_LARGE = -307, /* the peer's answer exceeded the message size cap */
 
     /* Runtime and transports, -400 .. -499 */
     MCP_ERR_SPAWN = -400, /* the server command could not be started */

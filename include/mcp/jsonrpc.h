@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmcp JSON-RPC 2.0: the message model, decoder, encoders and the NDJSON
  * line reader used by the stdio transport.
@@ -27,8 +28,12 @@ enum mcp_wire_error {
     MCP_WIRE_METHOD_NOT_FOUND = -32601,
     MCP_WIRE_INVALID_PARAMS = -32602,
     MCP_WIRE_INTERNAL_ERROR = -32603,
-    MCP_WIRE_RESOURCE_NOT_FOUND = -32002,      /* legacy revisions */
-    MCP_WIRE_URL_ELICITATION_REQUIRED = -32042 /* 2025-11-25 */
+    MCP_WIRE_RESOURCE_NOT_FOUND = -32002,       /* legacy revisions */
+    MCP_WIRE_URL_ELICITATION_REQUIRED = -32042, /* 2025-11-25 */
+    /* 2026-07-28 */
+    MCP_WIRE_HEADER_MISMATCH = -32020,          /* HTTP headers disagree with the body */
+    MCP_WIRE_MISSING_CAPABILITY = -32021,       /* data.requiredCapabilities */
+    MCP_WIRE_UNSUPPORTED_VERSION = -32022       /* data.supported, data.requested */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -207,15 +212,21 @@ MCP_EXTERN int mcp_encode_error(mcp_buf *out, const mcp_id *id, int64_t code,
 
 typedef struct mcp_line_reader mcp_line_reader;
 
+/* Bytes kept from each end of a line that is too long: enough to read the
+ * id of a message whose body is the large part. */
+#define MCP_LINE_KEEP 4096u
+
 /*
  * Called once per line. status MCP_OK: `line` holds `len` > 0 bytes without
  * the newline and without a trailing CR; it is borrowed for the duration of
- * the call only. Empty lines are skipped. status MCP_ERR_LINE_TOO_LONG: a
- * line passed the cap; line is NULL and len is the number of bytes seen so
- * far; the rest of that line is skipped silently up to its newline.
- * status MCP_ERR_NOMEM: a partial line could not be buffered and is skipped
- * likewise. Runs on the thread that called feed/finish. The callback must not
- * free the reader.
+ * the call only. Empty lines are skipped.
+ * status MCP_ERR_LINE_TOO_LONG (a line passed the cap) or MCP_ERR_NOMEM (a
+ * partial line could not be buffered): the line was skipped up to its
+ * newline and is reported once, when it ends: `line` holds its first `len`
+ * bytes (at most MCP_LINE_KEEP), mcp_line_reader_tail() its last ones and
+ * mcp_line_reader_skipped() its length, all valid during the call only.
+ * Runs on the thread that called feed/finish. The callback must not free
+ * the reader.
  */
 typedef void (*mcp_line_cb)(void *user_data, int status, const char *line,
                             size_t len);
@@ -237,6 +248,12 @@ MCP_EXTERN int mcp_line_reader_feed(mcp_line_reader *r, const char *data,
  * no newline (if any). The reader is then empty and reusable. */
 MCP_EXTERN void mcp_line_reader_finish(mcp_line_reader *r, mcp_line_cb cb,
                                        void *user_data);
+
+/* During a MCP_ERR_LINE_TOO_LONG or MCP_ERR_NOMEM callback: the last bytes
+ * (at most MCP_LINE_KEEP) of the skipped line, borrowed from the reader,
+ * and its length in all. */
+MCP_EXTERN const char *mcp_line_reader_tail(const mcp_line_reader *r, size_t *len);
+MCP_EXTERN size_t mcp_line_reader_skipped(const mcp_line_reader *r);
 
 /* Bytes currently buffered for an unfinished line. */
 MCP_EXTERN size_t mcp_line_reader_pending(const mcp_line_reader *r);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmcp session engine: one MCP peer (client or server role), sans-I/O.
  *
@@ -13,19 +14,32 @@
  * synchronously, inside the session function that caused it.
  *
  * Reentrancy. Callbacks may call any session function, including
- * mcp_session_free() (the free is then deferred until the outermost session
- * call returns, hiredis style).
+ * mcp_session_close() and mcp_session_free() (the free is then deferred
+ * until the outermost session call returns, hiredis style). Any send may
+ * fail: when the `send` callback returns an error, or closes the session
+ * itself, the session is closed on the spot, inside the call that was
+ * sending. Every function below copes: it settles its own request before it
+ * writes, and reports MCP_ERR_CLOSED when the connection went away under it.
+ *
+ * Protocol revisions. A server answers every revision at once: 2025-06-18
+ * and 2025-11-25 (and older peers of 2025-03-26 and 2024-11-05) are chosen
+ * for the connection by `initialize`; 2026-07-28 is chosen per request by
+ * the `io.modelcontextprotocol/protocolVersion` of its `_meta`, statelessly,
+ * beside a legacy connection if need be. A client speaks one era per
+ * connection, chosen by mcp_session_connect (probing with server/discover).
  *
  * Request lifecycle, as the engine enforces it:
  * - Inbound (the peer's requests): registered in the inbound table before
  *   on_request runs; settled exactly once, by a reply or by a cancel. After a
- *   cancel nothing more is sent for it: no result, no error, no progress; a
- *   late reply returns MCP_ERR_NOT_FOUND and sends nothing.
- * - Outbound (our requests): ends exactly once with one of MCP_OK (result),
+ *   cancel nothing more is sent for it: no result, no error, no progress, no
+ *   log message; a late reply returns MCP_ERR_NOT_FOUND and sends nothing.
+ * - Outbound (our requests): end exactly once with one of MCP_OK (result),
  *   MCP_ERR_REMOTE (error response), MCP_ERR_ABORTED, MCP_ERR_TIMED_OUT,
- *   MCP_ERR_MAX_TIME or MCP_ERR_CLOSED. An abort or a timeout puts
- *   notifications/cancelled on the wire (never for initialize). Late
- *   responses and progress are dropped silently.
+ *   MCP_ERR_MAX_TIME, MCP_ERR_CLOSED, MCP_ERR_TOO_LARGE (the answer exceeded
+ *   the message cap) or MCP_ERR_PROTOCOL (an answer we cannot use). An abort
+ *   or a timeout puts notifications/cancelled on the wire (never for
+ *   initialize or server/discover). Late responses and progress are dropped
+ *   silently.
  */
 #ifndef MCP_SESSION_H
 #define MCP_SESSION_H
@@ -55,11 +69,13 @@ typedef enum mcp_role { MCP_ROLE_CLIENT = 1, MCP_ROLE_SERVER = 2 } mcp_role;
 #define MCP_DEFAULT_MAX_TIME_MS 1800000u
 #define MCP_DEFAULT_MAX_INBOUND 65536u
 
-/* Protocol revisions this library speaks, newest first. */
-#define MCP_PROTOCOL_LATEST "2025-11-25"
+/* The newest revision this library speaks, and the newest legacy one (the
+ * revision a client asks for in initialize). */
+#define MCP_PROTOCOL_LATEST "2026-07-28"
+#define MCP_PROTOCOL_LATEST_LEGACY "2025-11-25"
 
 /* ------------------------------------------------------------------------ */
-/* Logging                                                                   */
+/* Logging (the library's own log, not the protocol's notifications/message) */
 
 typedef enum mcp_log_level {
     MCP_LOG_DEFAULT = 0, /* in options: the component's default level */
@@ -76,7 +92,8 @@ typedef enum mcp_log_event {
     MCP_LOG_EVENT_CANCEL_IGNORED,  /* unknown, finished, malformed, initialize */
     MCP_LOG_EVENT_CLOSED,          /* a request ended because the connection closed */
     MCP_LOG_EVENT_DROPPED,         /* late response, progress or reply dropped */
-    MCP_LOG_EVENT_BAD_INPUT        /* the peer sent something invalid */
+    MCP_LOG_EVENT_BAD_INPUT,       /* the peer sent something invalid */
+    MCP_LOG_EVENT_LISTEN           /* a subscription opened or ended */
 } mcp_log_event;
 
 /* One structured log record. Every pointer is borrowed for the duration of
@@ -96,46 +113,91 @@ typedef struct mcp_log_record {
  * record's message). Must not block. */
 typedef void (*mcp_log_fn)(void *user_data, const mcp_log_record *record);
 
+/* The protocol's log levels (notifications/message, logging/setLevel,
+ * io.modelcontextprotocol/logLevel), RFC 5424 severities, lowest first. */
+typedef enum mcp_logging_level {
+    MCP_LOGGING_DEBUG = 0,
+    MCP_LOGGING_INFO,
+    MCP_LOGGING_NOTICE,
+    MCP_LOGGING_WARNING,
+    MCP_LOGGING_ERROR,
+    MCP_LOGGING_CRITICAL,
+    MCP_LOGGING_ALERT,
+    MCP_LOGGING_EMERGENCY
+} mcp_logging_level;
+
+/* The wire name of a level ("debug" ... "emergency"); a string literal, or
+ * NULL for a value outside the enum. Any thread. */
+MCP_EXTERN const char *mcp_logging_level_name(mcp_logging_level level);
+
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                  */
 
+/* Progress for a request: total is NAN when absent; message may be NULL and
+ * is borrowed for the call. Delivered only for strictly increasing values.
+ * The one progress callback type of the library (session and client). */
+typedef void (*mcp_progress_fn)(void *user_data, mcp_handle handle,
+                                double progress, double total,
+                                const char *message);
+
 typedef struct mcp_session_callbacks {
+    size_t size; /* sizeof(mcp_session_callbacks) */
+
     /* Required. Write `len` bytes (one or more complete NDJSON lines) to the
      * peer on `route` (0 is the connection's main channel; transports with a
      * stream per request, such as HTTP, pass their own route ids to
      * mcp_session_receive). The bytes are borrowed for the call: copy or
-     * write them before returning. Must not block. */
-    void (*send)(void *user_data, uint64_t route, const char *data, size_t len);
+     * write them before returning. Must not block. Return MCP_OK, or an
+     * error when the bytes cannot be delivered: the session then closes (on
+     * route 0) or treats the route as closed (mcp_session_route_closed). */
+    int (*send)(void *user_data, uint64_t route, const char *data, size_t len);
 
-    /* A request from the peer for the application. The engine answers
-     * initialize and ping itself. The request is already registered: answer
-     * it later (or inside this callback) with mcp_session_reply*() or let a
+    /* A request from the peer for the application. The engine itself
+     * answers initialize, ping, server/discover, logging/setLevel and
+     * subscriptions/listen. The request is already registered: answer it
+     * later (or inside this callback) with mcp_session_reply*() or let a
      * cancel settle it. `msg` is borrowed for this call; mcp_message_retain()
      * it to keep it longer. When NULL, every such request gets -32601. */
     void (*on_request)(void *user_data, mcp_handle handle, const mcp_message *msg);
 
     /* The request `handle` was cancelled: by the peer (reason as sent, or
-     * NULL), or because the session closed (reason "connection closed").
-     * From now on replies and progress for it return MCP_ERR_NOT_FOUND.
-     * `reason` is borrowed for this call. */
+     * NULL), because its connection or route closed ("connection closed",
+     * "client disconnected"). From now on replies, progress and log
+     * messages for it return MCP_ERR_NOT_FOUND. `reason` is borrowed for
+     * this call. */
     void (*on_cancel)(void *user_data, mcp_handle handle, const char *reason);
 
     /* A notification the engine does not consume itself (it consumes
-     * initialized, cancelled and progress). Borrowed for this call. */
+     * initialized, cancelled, progress and the notifications of our
+     * subscriptions). Borrowed for this call. */
     void (*on_notification)(void *user_data, const mcp_message *msg);
 
-    /* Server: the client sent notifications/initialized. Client: not used
-     * (the initialize callback reports completion). */
+    /* Server: the client sent notifications/initialized. */
     void (*on_initialized)(void *user_data);
 
     mcp_log_fn log;
     void *user_data;
 } mcp_session_callbacks;
 
+/* What a server can publish to subscriptions/listen streams (a bit set). */
+enum mcp_listen_kinds {
+    MCP_LISTEN_TOOLS = 1,             /* notifications/tools/list_changed */
+    MCP_LISTEN_PROMPTS = 2,           /* notifications/prompts/list_changed */
+    MCP_LISTEN_RESOURCES = 4,         /* notifications/resources/list_changed */
+    MCP_LISTEN_RESOURCE_UPDATES = 8   /* notifications/resources/updated */
+};
+
+typedef enum mcp_cache_scope {
+    MCP_CACHE_PUBLIC = 0, /* no user-specific data: any cache may share it */
+    MCP_CACHE_PRIVATE     /* only within one authorization context */
+} mcp_cache_scope;
+
 typedef struct mcp_session_options {
+    size_t size; /* sizeof(mcp_session_options) */
     mcp_role role;
-    /* Implementation info sent in initialize (clientInfo / serverInfo).
-     * Copied. NULL gives "libmcp" and the library version. */
+    /* Implementation info: clientInfo / serverInfo in initialize and in
+     * 2026-07-28 envelopes. Copied. NULL gives "libmcp" and the library
+     * version. */
     const char *name;
     const char *version;
     /* Our capabilities object (copied); NULL means {}. */
@@ -145,8 +207,9 @@ typedef struct mcp_session_options {
     /* Defaults for outbound requests; 0 means the MCP_DEFAULT_* value. */
     uint64_t timeout_ms;
     uint64_t max_time_ms;
-    /* Cap on the peer's requests in flight; 0 means MCP_DEFAULT_MAX_INBOUND.
-     * Requests beyond it are answered -32603 and not registered. */
+    /* Cap on the peer's requests in flight (subscriptions included); 0
+     * means MCP_DEFAULT_MAX_INBOUND. Requests beyond it are answered -32603
+     * and not registered. */
     unsigned max_inbound;
     /* Largest message accepted; 0 means MCP_JSON_DEFAULT_MAX_SIZE. */
     size_t max_message;
@@ -154,14 +217,26 @@ typedef struct mcp_session_options {
      * everything (the callback filters). */
     mcp_log_level log_level;
     const mcp_mem *mem;
+    /* Server, 2026-07-28: which notifications subscriptions/listen streams
+     * can carry (enum mcp_listen_kinds); a listen's acknowledgment names
+     * the subset of its request that is in here. */
+    unsigned listen_kinds;
+    /* Server, 2026-07-28: the caching hints of server/discover (SEP-2549):
+     * how long the client may keep the answer, and who may share it. */
+    uint64_t discover_ttl_ms;
+    mcp_cache_scope discover_cache_scope;
+    /* Server, 2026-07-28: leave io.modelcontextprotocol/serverInfo out of
+     * results (it is in every result's _meta by default). */
+    bool omit_server_info;
 } mcp_session_options;
 
 /*
- * mcp_session_new: a new session in its initial state (server: waiting for
- * initialize; client: call mcp_session_initialize). Returns MCP_OK and *out
- * (owned by the caller; free with mcp_session_free), MCP_ERR_INVALID_ARG
- * (missing send callback, bad role, capabilities not an object) or
- * MCP_ERR_NOMEM. The callbacks struct is copied.
+ * mcp_session_new: a new session in its initial state (server: answering
+ * 2026-07-28 requests and waiting for a legacy initialize; client: call
+ * mcp_session_connect). Returns MCP_OK and *out (owned by the caller; free
+ * with mcp_session_free), MCP_ERR_INVALID_ARG (bad sizes, missing send
+ * callback, bad role, capabilities not an object) or MCP_ERR_NOMEM. The
+ * callbacks struct is copied.
  */
 MCP_EXTERN int mcp_session_new(const mcp_session_options *opts,
                                const mcp_session_callbacks *cb,
@@ -189,24 +264,51 @@ MCP_EXTERN void mcp_session_free(mcp_session *s);
 MCP_EXTERN int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
                                    const char *data, size_t len);
 
+/*
+ * mcp_session_receive_oversized: a message on `route` was longer than the
+ * transport's cap (`limit` bytes) and was dropped; `head` and `tail` are its
+ * first and last bytes (borrowed for the call; either may be empty). When
+ * its id and kind can be read from them: a request is answered -32600
+ * ("message exceeds N bytes"), and a response to one of our requests ends
+ * that request at once with MCP_ERR_TOO_LARGE. Anything else is logged.
+ * Returns MCP_OK or MCP_ERR_STATE after close.
+ */
+MCP_EXTERN int mcp_session_receive_oversized(mcp_session *s, uint64_t now,
+                                             uint64_t route, const char *head,
+                                             size_t head_len, const char *tail,
+                                             size_t tail_len, size_t limit);
+
 /* The earliest time at which mcp_session_tick must be called, or UINT64_MAX
  * when nothing is scheduled. */
 MCP_EXTERN uint64_t mcp_session_next_deadline(const mcp_session *s);
 
 /* mcp_session_tick: expire the timeouts that are due at `now`: each sends its
- * cancel (except for initialize) and ends its request. */
+ * cancel (except for initialize and server/discover) and ends its request. */
 MCP_EXTERN void mcp_session_tick(mcp_session *s, uint64_t now);
+
+/*
+ * mcp_session_route_closed: the transport lost `route` (an HTTP response
+ * stream the peer closed; never route 0, which is the connection: see
+ * mcp_session_close). Inbound requests on it whose revision says a
+ * disconnect cancels (2026-07-28) are cancelled with reason "client
+ * disconnected"; nothing more is sent on the route. Idempotent.
+ */
+MCP_EXTERN void mcp_session_route_closed(mcp_session *s, uint64_t now,
+                                         uint64_t route);
 
 /*
  * mcp_session_close: the connection is gone. Every inbound request is
  * cancelled (on_cancel, reason "connection closed"), every outbound one ends
  * with MCP_ERR_CLOSED. Nothing is sent. Later calls that would send return
- * MCP_ERR_STATE. Idempotent.
+ * MCP_ERR_STATE. Idempotent; safe inside any callback, `send` included.
  */
 MCP_EXTERN void mcp_session_close(mcp_session *s, uint64_t now);
 
+/* Whether the session is closed. */
+MCP_EXTERN bool mcp_session_closed(const mcp_session *s);
+
 /* ------------------------------------------------------------------------ */
-/* Lifecycle                                                                 */
+/* Connecting (client role)                                                  */
 
 /* Called when an outbound request ends. `outcome` is MCP_OK (response is the
  * result message), MCP_ERR_REMOTE (response is the error message) or a local
@@ -215,36 +317,72 @@ MCP_EXTERN void mcp_session_close(mcp_session *s, uint64_t now);
 typedef void (*mcp_response_fn)(void *user_data, mcp_handle handle, int outcome,
                                 const mcp_message *response);
 
-/* Progress for an outbound request. total is NAN when absent; message may be
- * NULL. Delivered only for strictly increasing progress values. */
-typedef void (*mcp_progress_fn)(void *user_data, mcp_handle handle,
-                                double progress, double total,
-                                const char *message);
+typedef enum mcp_connect_mode {
+    /* Probe with server/discover; a modern answer (a DiscoverResult or a
+     * recognised 2026-07-28 error) means 2026-07-28; any other error or no
+     * answer within probe_timeout_ms means legacy: initialize. */
+    MCP_CONNECT_AUTO = 0,
+    MCP_CONNECT_LEGACY, /* initialize only */
+    MCP_CONNECT_MODERN  /* server/discover only; a legacy server fails */
+} mcp_connect_mode;
+
+typedef struct mcp_connect_options {
+    size_t size; /* sizeof(mcp_connect_options) */
+    mcp_connect_mode mode;
+    /* The revision to speak: for MCP_CONNECT_LEGACY the one initialize asks
+     * for (NULL: MCP_PROTOCOL_LATEST_LEGACY); for MCP_CONNECT_MODERN one of
+     * the modern revisions (NULL: MCP_PROTOCOL_LATEST). Copied. */
+    const char *version;
+    /* The whole connection, probe and handshake together; 0 means the
+     * session's timeout_ms. */
+    uint64_t timeout_ms;
+    /* AUTO: how long a silent server is given to answer the probe before it
+     * is taken for legacy; 0 means 3000 (bounded by timeout_ms). */
+    uint64_t probe_timeout_ms;
+} mcp_connect_options;
 
 /*
- * mcp_session_initialize (client role): send initialize with our latest
- * protocol version. When the server answers with a version we speak, the
- * engine sends notifications/initialized and cb gets MCP_OK; an unsupported
- * version gives MCP_ERR_PROTOCOL (disconnect). A timeout settles it locally
- * with MCP_ERR_TIMED_OUT: initialize is never cancelled on the wire.
- * timeout_ms 0 means the session default. Returns MCP_OK, MCP_ERR_STATE (not
- * a client, or already initialized) or MCP_ERR_NOMEM.
+ * mcp_session_connect (client role): find the server's era and get ready.
+ * cb is called once: MCP_OK with the DiscoverResult or initialize result
+ * (after notifications/initialized went out), MCP_ERR_REMOTE (refused),
+ * MCP_ERR_PROTOCOL (no revision in common), MCP_ERR_TIMED_OUT (timeout_ms
+ * passed) or MCP_ERR_CLOSED. Neither initialize nor server/discover is ever
+ * cancelled on the wire: an expiry settles them locally. Returns MCP_OK,
+ * MCP_ERR_STATE (not a client, or already connecting), MCP_ERR_INVALID_ARG
+ * (bad options, unknown version), MCP_ERR_CLOSED or MCP_ERR_NOMEM; on error
+ * cb is never called.
  */
+MCP_EXTERN int mcp_session_connect(mcp_session *s, uint64_t now,
+                                   const mcp_connect_options *opts,
+                                   mcp_response_fn cb, void *user_data);
+
+/* mcp_session_initialize: mcp_session_connect in MCP_CONNECT_LEGACY mode
+ * with the given timeout (0: the session default). */
 MCP_EXTERN int mcp_session_initialize(mcp_session *s, uint64_t now,
                                       uint64_t timeout_ms, mcp_response_fn cb,
                                       void *user_data);
 
-/* True once initialize completed (client: result received; server:
- * initialize answered). */
+/* True once connected (client) or once a legacy initialize was answered
+ * (server; a server answers 2026-07-28 requests without it). */
 MCP_EXTERN bool mcp_session_ready(const mcp_session *s);
 
-/* The negotiated protocol version, or NULL before. Borrowed from the
- * session. */
+/* True when this client session speaks 2026-07-28 (per-request envelopes,
+ * subscriptions/listen). */
+MCP_EXTERN bool mcp_session_modern(const mcp_session *s);
+
+/* The revision in use for the connection (client: chosen by connect;
+ * server: chosen by initialize), or NULL before. Borrowed from the session
+ * (a string literal). */
 MCP_EXTERN const char *mcp_session_protocol_version(const mcp_session *s);
 
-/* The peer's initialize data (client: the server's result; server: the
- * client's params), or NULL before. Borrowed from the session, valid until
- * it is freed. */
+/* Whether `version` is a modern revision (2026-07-28 on: stateless, the
+ * envelope on every request). False for NULL and unknown ones. Any
+ * thread. */
+MCP_EXTERN bool mcp_protocol_modern(const char *version);
+
+/* The peer's connection data (client: the server's DiscoverResult or
+ * initialize result; server: the client's initialize params), or NULL
+ * before. Borrowed from the session, valid until it is freed. */
 MCP_EXTERN const mcp_json *mcp_session_peer_info(const mcp_session *s);
 
 /* ------------------------------------------------------------------------ */
@@ -260,21 +398,29 @@ typedef enum mcp_progress_mode {
 } mcp_progress_mode;
 
 typedef struct mcp_request_options {
+    size_t size;          /* sizeof(mcp_request_options) */
     uint64_t timeout_ms;  /* idle timeout; 0 = default, MCP_NO_TIMEOUT = none */
     uint64_t max_time_ms; /* hard total; 0 = default, MCP_NO_TIMEOUT = none */
     mcp_progress_mode progress;
+    /* 2026-07-28: ask the server for notifications/message at log_level
+     * and above on this request (io.modelcontextprotocol/logLevel). */
+    bool want_logs;
+    mcp_logging_level log_level;
 } mcp_request_options;
 
 /*
  * mcp_session_request: send a request. params (an object, or NULL) is
  * borrowed for the call; a progress token is added to its _meta unless the
- * mode is MCP_PROGRESS_NONE. cb is required and is called exactly once;
- * progress_cb may be NULL. opts NULL means defaults. *out receives the
- * handle (which is also the request's integer JSON-RPC id).
- * Returns MCP_OK, MCP_ERR_STATE (closed, or not initialized for anything but
- * ping), MCP_ERR_INVALID_ARG (bad params or method; initialize, which only
- * mcp_session_initialize sends), MCP_ERR_LIMIT (message too large) or
- * MCP_ERR_NOMEM; on error cb is never called.
+ * mode is MCP_PROGRESS_NONE, and on a 2026-07-28 connection the request
+ * envelope too. cb is required and is called exactly once; progress_cb may
+ * be NULL. opts NULL means defaults. *out receives the handle (which is
+ * also the request's integer JSON-RPC id).
+ * Returns MCP_OK; MCP_ERR_STATE (not connected; for a server, no legacy
+ * client to send to), MCP_ERR_INVALID_ARG (bad params or method; initialize,
+ * server/discover and subscriptions/listen have functions of their own;
+ * ping does not exist in 2026-07-28), MCP_ERR_LIMIT (message too large),
+ * MCP_ERR_CLOSED (the connection failed while sending) or MCP_ERR_NOMEM; on
+ * every error cb is never called.
  */
 MCP_EXTERN int mcp_session_request(mcp_session *s, uint64_t now,
                                    const char *method, const mcp_json *params,
@@ -283,21 +429,97 @@ MCP_EXTERN int mcp_session_request(mcp_session *s, uint64_t now,
                                    void *user_data, mcp_handle *out);
 
 /*
- * mcp_session_cancel: cancel our request. Sends notifications/cancelled with
- * `reason` (NULL: none) unless the request is initialize, then ends it with
- * MCP_ERR_ABORTED (cb runs before this returns). Never blocks.
- * Returns MCP_OK or MCP_ERR_NOT_FOUND (it already ended).
+ * mcp_session_cancel: cancel our request (or subscription). Sends
+ * notifications/cancelled with `reason` (NULL: none) unless the request is
+ * initialize or server/discover, then ends it with MCP_ERR_ABORTED (its
+ * callback runs before this returns). Never blocks.
+ * Returns MCP_OK, MCP_ERR_INVALID_ARG (reason not UTF-8) or
+ * MCP_ERR_NOT_FOUND (it already ended).
  */
 MCP_EXTERN int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h,
                                   const char *reason);
 
 /* mcp_session_notify: send a notification. params as mcp_session_request.
- * MCP_OK, MCP_ERR_STATE, MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT, MCP_ERR_NOMEM. */
+ * MCP_OK, MCP_ERR_STATE, MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT, MCP_ERR_CLOSED,
+ * MCP_ERR_NOMEM. */
 MCP_EXTERN int mcp_session_notify(mcp_session *s, const char *method,
                                   const mcp_json *params);
 
-/* Number of our requests in flight. */
+/* Number of our requests in flight (subscriptions included). */
 MCP_EXTERN size_t mcp_session_outbound_count(const mcp_session *s);
+
+/* ------------------------------------------------------------------------ */
+/* Subscriptions (2026-07-28): subscriptions/listen                          */
+
+/* What a subscription asks for, or what the server agreed to. */
+typedef struct mcp_listen_filter {
+    size_t size; /* sizeof(mcp_listen_filter) */
+    unsigned kinds; /* enum mcp_listen_kinds, without _RESOURCE_UPDATES */
+    /* Resources to hear notifications/resources/updated for (borrowed). */
+    const char *const *resource_uris;
+    size_t resource_count;
+} mcp_listen_filter;
+
+typedef enum mcp_listen_event_kind {
+    MCP_LISTEN_ACKNOWLEDGED = 1, /* the server agreed; message is the ack */
+    MCP_LISTEN_NOTIFICATION,     /* message is a notification of the stream */
+    MCP_LISTEN_ENDED             /* the subscription is over: see outcome */
+} mcp_listen_event_kind;
+
+typedef struct mcp_listen_event {
+    mcp_listen_event_kind kind;
+    /* ENDED: MCP_OK (the server closed it gracefully, with a result or a
+     * cancel), MCP_ERR_REMOTE (an error response), MCP_ERR_ABORTED (we
+     * cancelled it), MCP_ERR_CLOSED (the connection went away: reconnect
+     * and listen again), MCP_ERR_TOO_LARGE or MCP_ERR_PROTOCOL. */
+    int outcome;
+    /* The ack, the notification, or the closing response (NULL for local
+     * endings). Borrowed for the callback. */
+    const mcp_message *message;
+    /* ACKNOWLEDGED: which notifications the server will send (kinds are
+     * enum mcp_listen_kinds; 0 means none of those asked for). */
+    unsigned kinds;
+} mcp_listen_event;
+
+/* Events of one subscription, in order: at most one ACKNOWLEDGED, which
+ * comes before any NOTIFICATION, then exactly one ENDED, after which
+ * nothing. Loop thread. */
+typedef void (*mcp_listen_fn)(void *user_data, mcp_handle handle,
+                              const mcp_listen_event *event);
+
+/*
+ * mcp_session_listen (client role, 2026-07-28): open a subscription. The
+ * request never times out; end it with mcp_session_cancel. Returns MCP_OK
+ * and *out; MCP_ERR_STATE (not connected in 2026-07-28), MCP_ERR_INVALID_ARG
+ * (bad filter: nothing asked for, URIs not UTF-8), MCP_ERR_CLOSED,
+ * MCP_ERR_LIMIT or MCP_ERR_NOMEM (cb never called).
+ */
+MCP_EXTERN int mcp_session_listen(mcp_session *s, uint64_t now,
+                                  const mcp_listen_filter *filter,
+                                  mcp_listen_fn cb, void *user_data,
+                                  mcp_handle *out);
+
+/*
+ * mcp_session_publish (server role): tell every subscription that asked for
+ * it: `kind` is one of MCP_LISTEN_TOOLS, _PROMPTS, _RESOURCES (uri NULL) or
+ * MCP_LISTEN_RESOURCE_UPDATES (the updated resource's URI, borrowed). A
+ * legacy client that initialized is told too, as 2025 does it (list_changed
+ * as a plain notification). Returns the number of notifications sent, or a
+ * negative error (MCP_ERR_INVALID_ARG).
+ */
+MCP_EXTERN int mcp_session_publish(mcp_session *s, unsigned kind, const char *uri);
+
+/*
+ * mcp_session_end_listens (server role): end every subscription
+ * gracefully: its closing result, then (on a stream shared by several
+ * requests, such as stdio) notifications/cancelled naming it. Used before a
+ * server shuts down. Returns how many ended.
+ */
+MCP_EXTERN size_t mcp_session_end_listens(mcp_session *s, uint64_t now,
+                                          const char *reason);
+
+/* Number of the peer's open subscriptions. */
+MCP_EXTERN size_t mcp_session_listen_count(const mcp_session *s);
 
 /* ------------------------------------------------------------------------ */
 /* Answering the peer's requests                                             */
@@ -305,12 +527,15 @@ MCP_EXTERN size_t mcp_session_outbound_count(const mcp_session *s);
 /*
  * mcp_session_reply: answer request h with `result` (an object; NULL sends
  * {}), borrowed for the call. mcp_session_reply_raw takes the result as
- * already-serialized JSON text (trusted: not validated).
+ * already-serialized JSON text (trusted: an object, not validated).
  * mcp_session_reply_error answers with a JSON-RPC error (data may be NULL).
+ * A 2026-07-28 request's result gets `resultType` (unless it has one) and
+ * io.modelcontextprotocol/serverInfo in its `_meta`.
  * Returns MCP_OK; MCP_ERR_NOT_FOUND when h is no longer in flight (already
- * answered, or cancelled): nothing is sent; MCP_ERR_INVALID_ARG. A result
- * too large to send is replaced by a -32603 error, and MCP_ERR_LIMIT is
- * returned (the request is settled either way).
+ * answered, or cancelled): nothing is sent; MCP_ERR_INVALID_ARG (nothing
+ * sent, still in flight); MCP_ERR_CLOSED (settled, but the connection failed
+ * while sending). A result too large to send is replaced by a -32603 error,
+ * and MCP_ERR_LIMIT is returned (the request is settled either way).
  */
 MCP_EXTERN int mcp_session_reply(mcp_session *s, mcp_handle h,
                                  const mcp_json *result);
@@ -321,15 +546,39 @@ MCP_EXTERN int mcp_session_reply_error(mcp_session *s, mcp_handle h,
                                        const mcp_json *data);
 
 /*
+ * mcp_session_reply_missing_capability: answer h with the error that says
+ * the client lacks a capability the request needs: under 2026-07-28 -32021
+ * with data.requiredCapabilities = `required` (an object, borrowed); under
+ * a legacy revision -32602. Returns as mcp_session_reply_error.
+ */
+MCP_EXTERN int mcp_session_reply_missing_capability(mcp_session *s, mcp_handle h,
+                                                    const mcp_json *required);
+
+/*
  * mcp_session_progress: send progress for request h. Only when the request
  * carried a progress token (else MCP_ERR_STATE, nothing sent), only for a
  * value strictly greater than the last one sent (else MCP_ERR_INVALID_ARG),
  * never after settle (MCP_ERR_NOT_FOUND). total NAN omits it; message may be
- * NULL.
+ * NULL. MCP_ERR_CLOSED when the connection failed while sending.
  */
 MCP_EXTERN int mcp_session_progress(mcp_session *s, mcp_handle h,
                                     double progress, double total,
                                     const char *message);
+
+/*
+ * mcp_session_log_message: send notifications/message for request h on its
+ * stream, before its answer: `data` (any JSON value, borrowed) at `level`,
+ * `logger` optional (NULL). Sent only when the client wants that level:
+ * under 2026-07-28 only when the request carried
+ * io.modelcontextprotocol/logLevel at or below `level`; under a legacy
+ * revision when `level` is at or above the one set by logging/setLevel (all
+ * levels until it is set). Returns MCP_OK (sent), MCP_ERR_STATE (not wanted:
+ * nothing sent), MCP_ERR_NOT_FOUND (settled), MCP_ERR_INVALID_ARG,
+ * MCP_ERR_CLOSED.
+ */
+MCP_EXTERN int mcp_session_log_message(mcp_session *s, mcp_handle h,
+                                       mcp_logging_level level,
+                                       const char *logger, const mcp_json *data);
 
 /* Whether inbound request h is still in flight. */
 MCP_EXTERN bool mcp_session_inbound_active(const mcp_session *s, mcp_handle h);
@@ -339,7 +588,19 @@ MCP_EXTERN bool mcp_session_inbound_active(const mcp_session *s, mcp_handle h);
 MCP_EXTERN const mcp_message *mcp_session_inbound_message(const mcp_session *s,
                                                           mcp_handle h);
 
-/* Number of the peer's requests in flight. */
+/* The revision request h is handled under ("2026-07-28" for a request with
+ * the modern envelope, else the connection's), borrowed (a literal); NULL
+ * when h is not in flight. */
+MCP_EXTERN const char *mcp_session_inbound_version(const mcp_session *s,
+                                                   mcp_handle h);
+
+/* The client capabilities that apply to request h: its envelope's under
+ * 2026-07-28, initialize's under a legacy revision. Borrowed while h is in
+ * flight; NULL when h is not in flight. */
+MCP_EXTERN const mcp_json *mcp_session_inbound_client_capabilities(
+    const mcp_session *s, mcp_handle h);
+
+/* Number of the peer's requests in flight (subscriptions included). */
 MCP_EXTERN size_t mcp_session_inbound_count(const mcp_session *s);
 
 #ifdef __cplusplus

@@ -34,6 +34,7 @@ const char *mcp_strerror(int code)
     case MCP_ERR_CLOSED: return "connection closed";
     case MCP_ERR_PROTOCOL: return "protocol violation by the peer";
     case MCP_ERR_CANCELLED: return "request cancelled by the peer";
+    case MCP_ERR_TOO_LARGE: return "response too large";
     case MCP_ERR_SPAWN: return "could not start the server process";
     case MCP_ERR_BUSY: return "queue full";
     default: return "unknown error";

@@ -1,20 +1,22 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What each protocol revision allows, in one table (design.md: eras are
- * data, not branches). Newest first. Later revisions (2026-07-28: no
- * initialize, client-only cancel, HTTP disconnect cancels) add rows and
- * columns here rather than conditions scattered through the engine.
+ * data, not branches). Newest first. The engine asks this table, never the
+ * version strings, what a peer may do.
  */
 #include <string.h>
 
 #include "session/internal.h"
 
 static const mcp__era eras[] = {
-    /* version       speaks init  batch  client server cancels */
-    {"2025-11-25",   true,  true, false, true,  true},
-    {"2025-06-18",   true,  true, false, true,  true},
+    /* version       speaks modern batch  server server disconnect
+     *                                    asks   cancels cancels */
+    {"2026-07-28",   true,  true,  false, false, false,  true},
+    {"2025-11-25",   true,  false, false, true,  true,   false},
+    {"2025-06-18",   true,  false, false, true,  true,   false},
     /* Older peers we accept: we answer in their revision. */
-    {"2025-03-26",   false, true, true,  true,  true},
-    {"2024-11-05",   false, true, false, true,  true},
+    {"2025-03-26",   false, false, true,  true,  true,   false},
+    {"2024-11-05",   false, false, false, true,  true,   false},
 };
 
 const mcp__era *mcp__era_find(const char *version, size_t len)
@@ -25,7 +27,25 @@ const mcp__era *mcp__era_find(const char *version, size_t len)
     return NULL;
 }
 
-const mcp__era *mcp__era_latest(void)
+const mcp__era *mcp__era_latest(bool modern)
 {
-    return &eras[0];
+    for (size_t i = 0; i < sizeof eras / sizeof eras[0]; i++)
+        if (eras[i].speaks && eras[i].modern == modern)
+            return &eras[i];
+    return NULL;
+}
+
+void mcp__era_write_supported(mcp__jw *w)
+{
+    mcp__jw_array(w);
+    for (size_t i = 0; i < sizeof eras / sizeof eras[0]; i++)
+        if (eras[i].speaks)
+            mcp__jw_string(w, eras[i].version);
+    mcp__jw_array_end(w);
+}
+
+bool mcp_protocol_modern(const char *version)
+{
+    const mcp__era *e = version ? mcp__era_find(version, strlen(version)) : NULL;
+    return e && e->modern;
 }

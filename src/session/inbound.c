@@ -1,15 +1,22 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The peer's requests. Each lives in a slab slot from registration (before
  * any handler runs) to its single settle: a reply, or a cancel. Settling
  * bumps the slot's generation, so every later reply, error or progress for
  * the old handle finds nothing and sends nothing: "nothing after a cancel"
  * is a property of the data structure, not of the callers' care.
+ *
+ * Every settle takes the request out of the tables before it writes
+ * anything: a write may fail and close the whole session under the writer
+ * (design.md, "Re-entrancy"), and the close must then find nothing of this
+ * request left to settle a second time.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/mem.h"
+#include "json/scan.h"
 #include "json/value.h"
 #include "session/internal.h"
 
@@ -20,13 +27,20 @@ static inbound *slot_at(const mcp_session *s, uint32_t index)
     return &s->chunks[index / INBOUND_CHUNK][index % INBOUND_CHUNK];
 }
 
-static mcp_handle handle_of(const inbound *in, uint32_t index)
+static uint32_t index_of(const mcp_session *s, const inbound *in)
 {
-    return ((uint64_t)in->gen << 32) | (uint64_t)(index + 1);
+    for (uint32_t c = 0; c < s->nchunks; c++)
+        if (in >= s->chunks[c] && in < s->chunks[c] + INBOUND_CHUNK)
+            return c * INBOUND_CHUNK + (uint32_t)(in - s->chunks[c]);
+    return UINT32_MAX;
 }
 
-/* The in-flight entry for handle h, or NULL. */
-static inbound *lookup(const mcp_session *s, mcp_handle h, uint32_t *index_out)
+mcp_handle mcp__inbound_handle(const mcp_session *s, const inbound *in)
+{
+    return ((uint64_t)in->gen << 32) | (uint64_t)(index_of(s, in) + 1);
+}
+
+inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h)
 {
     uint32_t index = (uint32_t)(h & 0xffffffffu);
     uint32_t gen = (uint32_t)(h >> 32);
@@ -35,8 +49,6 @@ static inbound *lookup(const mcp_session *s, mcp_handle h, uint32_t *index_out)
     inbound *in = slot_at(s, index - 1);
     if (in->state == IN_FREE || in->gen != gen)
         return NULL;
-    if (index_out)
-        *index_out = index - 1;
     return in;
 }
 
@@ -66,197 +78,135 @@ static int alloc_slot(mcp_session *s, uint32_t *index_out)
     return MCP_OK;
 }
 
-static void free_slot(mcp_session *s, uint32_t index)
+/* Id index: the one map, keyed by the id's hash. ------------------------------ */
+
+static bool same_id(const void *value, const void *ctx)
 {
-    inbound *in = slot_at(s, index);
-    in->state = IN_FREE;
-    in->gen++;
-    in->msg = NULL;
-    in->next_free = s->free_head;
-    s->free_head = index + 1;
+    return mcp_id_equal(&((const inbound *)value)->msg->id, ctx);
 }
 
-/* Id index ------------------------------------------------------------------ */
-
-static int idmap_grow(mcp_session *s)
+static inbound *find_by_id(const mcp_session *s, const mcp_id *id)
 {
-    uint32_t size = s->in_ids.size ? s->in_ids.size * 2 : 64;
-    uint32_t *slots = mcp__calloc(&s->mem, size, sizeof *slots);
-    if (!slots)
-        return MCP_ERR_NOMEM;
-    for (uint32_t i = 0; i < s->in_ids.size; i++) {
-        uint32_t v = s->in_ids.slots[i];
-        if (!v)
-            continue;
-        uint32_t h = slot_at(s, v - 1)->hash & (size - 1);
-        while (slots[h])
-            h = (h + 1) & (size - 1);
-        slots[h] = v;
-    }
-    mcp__free(&s->mem, s->in_ids.slots);
-    s->in_ids.slots = slots;
-    s->in_ids.size = size;
-    return MCP_OK;
-}
-
-/* Position of id in the index (its slot, or the empty slot where it would
- * go); found tells which. */
-static uint32_t idmap_find(const mcp_session *s, const mcp_id *id, uint32_t hash,
-                           bool *found)
-{
-    uint32_t mask = s->in_ids.size - 1, h = hash & mask;
-    for (;;) {
-        uint32_t v = s->in_ids.slots[h];
-        if (!v) {
-            *found = false;
-            return h;
-        }
-        inbound *in = slot_at(s, v - 1);
-        if (in->hash == hash && mcp_id_equal(&in->msg->id, id)) {
-            *found = true;
-            return h;
-        }
-        h = (h + 1) & mask;
-    }
-}
-
-/* Remove the entry at position pos, shifting later entries of the cluster
- * back so that lookups never need tombstones. */
-static void idmap_remove_at(mcp_session *s, uint32_t pos)
-{
-    uint32_t mask = s->in_ids.size - 1;
-    uint32_t *slots = s->in_ids.slots;
-    uint32_t hole = pos, i = pos;
-    for (;;) {
-        i = (i + 1) & mask;
-        uint32_t v = slots[i];
-        if (!v)
-            break;
-        uint32_t home = slot_at(s, v - 1)->hash & mask;
-        /* Move v into the hole if its home is not cyclically in (hole, i]. */
-        bool between = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
-        if (!between) {
-            slots[hole] = v;
-            hole = i;
-        }
-    }
-    slots[hole] = 0;
-    s->in_ids.count--;
-}
-
-static inbound *find_by_id(const mcp_session *s, const mcp_id *id, uint32_t *pos)
-{
-    if (!s->in_ids.size)
-        return NULL;
-    bool found;
-    uint32_t p = idmap_find(s, id, (uint32_t)mcp_id_hash(id), &found);
-    if (!found)
-        return NULL;
-    if (pos)
-        *pos = p;
-    return slot_at(s, s->in_ids.slots[p] - 1);
-}
-
-/* Settling -------------------------------------------------------------------- */
-
-/* Remove the entry from both indexes; the caller releases its message. */
-static mcp_message *unregister(mcp_session *s, inbound *in, uint32_t index)
-{
-    uint32_t pos;
-    if (find_by_id(s, &in->msg->id, &pos))
-        idmap_remove_at(s, pos);
-    mcp_message *msg = in->msg;
-    free_slot(s, index);
-    s->in_count--;
-    return msg;
-}
-
-/* Cancel: mark it settled first, then tell the application, then release:
- * a reply attempted inside on_cancel already finds nothing. */
-static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in,
-                             uint32_t index, const char *reason, bool closing)
-{
-    mcp_handle h = handle_of(in, index);
-    if (closing)
-        mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CLOSED, &in->msg->id, in->msg->method,
-                 "inbound", reason, mcp__age(now, in->start), "request cancelled:");
-    else
-        mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CANCEL_RECEIVED, &in->msg->id,
-                 in->msg->method, "inbound", reason, mcp__age(now, in->start),
-                 "cancel received:");
-    mcp_message *msg = unregister(s, in, index);
-    if (s->cb.on_cancel)
-        s->cb.on_cancel(s->cb.user_data, h, reason);
-    mcp_message_free(msg); /* reason may point into it until now */
+    return mcp__map_find(&s->in_ids, mcp_id_hash(id), same_id, id);
 }
 
 /* Registration ---------------------------------------------------------------- */
 
-void mcp__inbound_request(mcp_session *s, uint64_t now, uint64_t route,
-                          mcp_message *msg)
+inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
+                               mcp_message *msg, const mcp__era *era, int kind)
 {
-    if (!s->cb.on_request) {
-        mcp__send_error(s, route, &msg->id, MCP_WIRE_METHOD_NOT_FOUND, "Method not found");
-        return;
-    }
-    if (find_by_id(s, &msg->id, NULL)) {
+    if (find_by_id(s, &msg->id)) {
         /* The first request with this id stays untouched. */
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method,
                  "inbound", NULL, -1, "duplicate request id already in flight:");
         mcp__send_error(s, route, &msg->id, MCP_WIRE_INVALID_REQUEST,
-                        "Invalid request: a request with this id is already in flight");
-        return;
+                        "Invalid request: a request with this id is already in flight",
+                        NULL);
+        return NULL;
     }
     if (s->in_count >= s->max_inbound) {
         char text[96];
         snprintf(text, sizeof text, "Too many requests in flight (limit %u)", s->max_inbound);
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method,
                  "inbound", NULL, -1, "%s:", text);
-        mcp__send_error(s, route, &msg->id, MCP_WIRE_INTERNAL_ERROR, text);
-        return;
+        mcp__send_error(s, route, &msg->id, MCP_WIRE_INTERNAL_ERROR, text, NULL);
+        return NULL;
     }
     uint32_t index;
-    if ((s->in_ids.count + 1) * 2 > s->in_ids.size && idmap_grow(s) != MCP_OK)
-        goto nomem;
-    if (alloc_slot(s, &index) != MCP_OK)
-        goto nomem;
-
+    if (mcp__map_reserve(&s->in_ids, &s->mem, 1) != MCP_OK ||
+        alloc_slot(s, &index) != MCP_OK) {
+        mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, &msg->id, msg->method, "inbound",
+                 NULL, -1, "out of memory registering request:");
+        mcp__send_error(s, route, &msg->id, MCP_WIRE_INTERNAL_ERROR,
+                        "Internal error: out of memory", NULL);
+        return NULL;
+    }
     inbound *in = slot_at(s, index);
-    in->state = IN_RECEIVED;
+    uint32_t gen = in->gen;
+    memset(in, 0, sizeof *in);
+    in->gen = gen;
+    in->state = IN_RUNNING;
+    in->kind = (uint8_t)kind;
+    in->era = era;
+    in->log_level = -1;
     in->msg = mcp_message_retain(msg);
-    in->hash = (uint32_t)mcp_id_hash(&msg->id);
     in->route = route;
     in->start = now;
-    in->sent_progress = 0;
-    in->last_progress = 0;
     in->has_token = mcp_id_from_json(
         mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"), "progressToken"),
         &in->token) == MCP_OK;
-    bool found;
-    uint32_t pos = idmap_find(s, &msg->id, in->hash, &found);
-    s->in_ids.slots[pos] = index + 1;
-    s->in_ids.count++;
+    mcp__map_put(&s->in_ids, &s->mem, mcp_id_hash(&msg->id), in); /* reserved */
     s->in_count++;
-
-    /* Registered: a cancel arriving from now on finds it. */
-    in->state = IN_RUNNING;
-    s->cb.on_request(s->cb.user_data, handle_of(in, index), msg);
-    return;
-nomem:
-    mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, &msg->id, msg->method, "inbound",
-             NULL, -1, "out of memory registering request:");
-    mcp__send_error(s, route, &msg->id, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory");
+    if (s->collecting) {
+        in->batch = s->collecting;
+        in->batch->pending++;
+    }
+    return in;
 }
 
-/* Received notifications/cancelled ------------------------------------------------ */
+void mcp__inbound_request(mcp_session *s, uint64_t now, uint64_t route,
+                          mcp_message *msg, const mcp__era *era, const mcp_json *caps,
+                          int log_level)
+{
+    if (!s->cb.on_request) {
+        mcp__send_error(s, route, &msg->id, MCP_WIRE_METHOD_NOT_FOUND, "Method not found",
+                        NULL);
+        return;
+    }
+    inbound *in = mcp__inbound_register(s, now, route, msg, era, IN_CALL);
+    if (!in)
+        return;
+    in->caps = caps;
+    in->log_level = (int8_t)log_level;
+    /* Registered: a cancel arriving from now on finds it. */
+    s->cb.on_request(s->cb.user_data, mcp__inbound_handle(s, in), msg);
+}
+
+/* Take the entry out of every index and free its slot; its message
+ * reference passes to the caller, which releases it once done with it. */
+void mcp__inbound_unregister(mcp_session *s, inbound *in)
+{
+    mcp__map_remove(&s->in_ids, mcp_id_hash(&in->msg->id), in);
+    if (in->kind == IN_LISTEN)
+        mcp__listen_unlink(s, in);
+    uint32_t index = index_of(s, in);
+    in->state = IN_FREE;
+    in->gen++;
+    in->msg = NULL;
+    in->batch = NULL;
+    in->next_free = s->free_head;
+    s->free_head = index + 1;
+    s->in_count--;
+}
+
+/* Settling by cancel ------------------------------------------------------------ */
+
+/* Out of the tables first, then tell the application, then release: a reply
+ * attempted inside on_cancel already finds nothing. */
+static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in, const char *reason,
+                             mcp_log_event event)
+{
+    mcp_handle h = mcp__inbound_handle(s, in);
+    mcp_message *msg = in->msg;
+    mcp__batch *batch = in->batch;
+    bool call = in->kind == IN_CALL;
+    mcp__log(s, MCP_LOG_INFO, event, &msg->id, msg->method, "inbound", reason,
+             mcp__age(now, in->start),
+             event == MCP_LOG_EVENT_CANCEL_RECEIVED ? "cancel received:"
+                                                    : "request cancelled:");
+    mcp__inbound_unregister(s, in);
+    if (call && s->cb.on_cancel)
+        s->cb.on_cancel(s->cb.user_data, h, reason);
+    if (batch)
+        mcp__batch_settled(s, batch);
+    mcp_message_free(msg); /* reason may point into it until now */
+}
 
 void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg)
 {
     const mcp_json *rid = mcp_json_object_get(msg->params, "requestId");
     const mcp_json *reason_v = mcp_json_object_get(msg->params, "reason");
     mcp_id id;
-    bool peer_may = s->role == MCP_ROLE_SERVER ? (!s->era || s->era->client_cancels)
-                                               : (!s->era || s->era->server_cancels);
     if (mcp_id_from_json(rid, &id) != MCP_OK ||
         (reason_v && mcp_json_typeof(reason_v) != MCP_JSON_STRING)) {
         mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_CANCEL_IGNORED, NULL, NULL, "inbound",
@@ -264,16 +214,23 @@ void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg
         return;
     }
     const char *reason = mcp_json_string(reason_v, NULL);
-    uint32_t pos;
-    inbound *in = peer_may ? find_by_id(s, &id, &pos) : NULL;
+    if (s->role == MCP_ROLE_CLIENT && mcp__listen_cancelled_by_server(s, &id))
+        return;
+    inbound *in = find_by_id(s, &id);
+    /* Who may cancel what is the request's era: clients cancel their
+     * requests in every revision; a server cancels its own requests only
+     * in a legacy one (in 2026-07-28 it cancels nothing but its
+     * subscriptions, which are not in this table). */
+    if (in && s->role == MCP_ROLE_CLIENT && !(in->era && in->era->server_cancels))
+        in = NULL;
     if (!in) {
         /* Unknown, finished or never cancellable (initialize is never in
-         * the table); in this era's direction rules, or a request of ours. */
+         * the table), or one of ours named in the wrong direction. */
         mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_CANCEL_IGNORED, &id, NULL, "inbound",
                  reason, -1, "ignored cancel for an unknown or finished request:");
         return;
     }
-    settle_cancelled(s, now, in, s->in_ids.slots[pos] - 1, reason, false);
+    settle_cancelled(s, now, in, reason, MCP_LOG_EVENT_CANCEL_RECEIVED);
 }
 
 /* Replies ------------------------------------------------------------------------- */
@@ -286,59 +243,177 @@ static int late(mcp_session *s, mcp_handle h, const char *what)
     return MCP_ERR_NOT_FOUND;
 }
 
+/* Members of the caller's _meta object (its text or DOM) after ours. */
+static void write_meta(mcp_session *s, mcp__jw *w, const mcp_id *subscription,
+                       const mcp_json *meta_dom, mcp__span meta_raw)
+{
+    mcp__jw_key(w, "_meta");
+    mcp__jw_object(w);
+    if (!s->omit_server_info) {
+        mcp__jw_key(w, META_SERVER_INFO);
+        mcp__write_implementation(s, w);
+    }
+    if (subscription) {
+        mcp__jw_key(w, META_SUBSCRIPTION);
+        mcp__jw_id(w, subscription);
+    }
+    for (size_t i = 0; i < mcp_json_object_size(meta_dom); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(meta_dom, i, &k, &kn);
+        mcp__jw_keyn(w, k, kn);
+        mcp__jw_value(w, v);
+    }
+    if (meta_raw.n) {
+        mcp__scan sc;
+        mcp__span key, value;
+        if (!mcp__scan_open(&sc, meta_raw.p, meta_raw.n)) {
+            w->err = w->err ? w->err : MCP_ERR_INVALID_ARG;
+        } else {
+            int rc;
+            while ((rc = mcp__scan_next(&sc, &key, &value)) == MCP__SCAN_MEMBER)
+                mcp__jw_raw_members(w, key.p, (size_t)(value.p + value.n - key.p));
+            if (rc != MCP__SCAN_END)
+                w->err = w->err ? w->err : MCP_ERR_INVALID_ARG;
+        }
+    }
+    mcp__jw_object_end(w);
+}
+
+void mcp__write_result(mcp_session *s, mcp__jw *w, const inbound *in,
+                       const mcp_json *result, const char *raw, size_t raw_len,
+                       const mcp_id *subscription)
+{
+    if (!in->era || !in->era->modern) {
+        if (raw)
+            mcp__jw_raw(w, raw, raw_len);
+        else if (result)
+            mcp__jw_value(w, result);
+        else {
+            mcp__jw_object(w);
+            mcp__jw_object_end(w);
+        }
+        return;
+    }
+    /* 2026-07-28: resultType, and serverInfo in _meta, merged with the
+     * members the result has. */
+    bool has_type = false;
+    const mcp_json *meta_dom = NULL;
+    mcp__span meta_raw = {NULL, 0};
+    mcp__jw_object(w);
+    if (raw) {
+        mcp__scan sc;
+        mcp__span key, value;
+        if (!mcp__scan_open(&sc, raw, raw_len)) {
+            w->err = w->err ? w->err : MCP_ERR_INVALID_ARG;
+            return;
+        }
+        int rc;
+        while ((rc = mcp__scan_next(&sc, &key, &value)) == MCP__SCAN_MEMBER) {
+            if (mcp__span_is_key(key, "_meta") && value.p[0] == '{') {
+                meta_raw = value;
+                continue;
+            }
+            has_type |= mcp__span_is_key(key, "resultType");
+            mcp__jw_raw_members(w, key.p, (size_t)(value.p + value.n - key.p));
+        }
+        if (rc != MCP__SCAN_END)
+            w->err = w->err ? w->err : MCP_ERR_INVALID_ARG;
+    } else {
+        for (size_t i = 0; i < mcp_json_object_size(result); i++) {
+            const char *k;
+            size_t kn;
+            const mcp_json *v = mcp_json_object_at(result, i, &k, &kn);
+            if (kn == 5 && memcmp(k, "_meta", 5) == 0 &&
+                mcp_json_typeof(v) == MCP_JSON_OBJECT) {
+                meta_dom = v;
+                continue;
+            }
+            has_type |= kn == 10 && memcmp(k, "resultType", 10) == 0;
+            mcp__jw_keyn(w, k, kn);
+            mcp__jw_value(w, v);
+        }
+    }
+    if (!has_type) {
+        mcp__jw_key(w, "resultType");
+        mcp__jw_string(w, "complete");
+    }
+    write_meta(s, w, subscription, meta_dom, meta_raw);
+    mcp__jw_object_end(w);
+}
+
 typedef enum { REPLY_JSON, REPLY_RAW, REPLY_ERROR } reply_kind;
 
-static int reply(mcp_session *s, mcp_handle h, reply_kind kind, const mcp_json *result,
-                 const char *raw, size_t raw_len, int64_t code, const char *message,
-                 const mcp_json *data)
+typedef struct reply_args {
+    reply_kind kind;
+    const mcp_json *result;
+    const char *raw;
+    size_t raw_len;
+    int64_t code;
+    const char *message;
+    const mcp_json *data;
+} reply_args;
+
+static int encode_reply(mcp_session *s, mcp_buf *b, const inbound *in, const reply_args *a)
 {
-    uint32_t index;
-    inbound *in = lookup(s, h, &index);
-    if (!in)
-        return late(s, h, kind == REPLY_ERROR ? "error reply" : "reply");
-    if ((kind == REPLY_JSON && result && mcp_json_typeof(result) != MCP_JSON_OBJECT) ||
-        (kind == REPLY_ERROR && !message) || (kind == REPLY_RAW && !raw))
+    const mcp_id *id = &in->msg->id;
+    if (a->kind == REPLY_ERROR)
+        return mcp_encode_error(b, id, a->code, a->message, a->data);
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "id");
+    mcp__jw_id(&w, id);
+    mcp__jw_key(&w, "result");
+    mcp__write_result(s, &w, in, a->kind == REPLY_JSON ? a->result : NULL,
+                      a->kind == REPLY_RAW ? a->raw : NULL, a->raw_len, NULL);
+    return mcp__jw_envelope_end(&w);
+}
+
+static int reply(mcp_session *s, mcp_handle h, const reply_args *a)
+{
+    inbound *in = mcp__inbound_lookup(s, h);
+    if (!in || in->kind != IN_CALL)
+        return late(s, h, a->kind == REPLY_ERROR ? "error reply" : "reply");
+    if ((a->kind == REPLY_JSON && a->result &&
+         mcp_json_typeof(a->result) != MCP_JSON_OBJECT) ||
+        (a->kind == REPLY_ERROR && !a->message) || (a->kind == REPLY_RAW && !a->raw))
         return MCP_ERR_INVALID_ARG;
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    int rc;
-    const mcp_id *id = &in->msg->id;
-    if (kind == REPLY_ERROR) {
-        rc = mcp_encode_error(b, id, code, message, data);
-    } else if (kind == REPLY_JSON) {
-        rc = mcp_encode_result(b, id, result);
-    } else {
-        rc = mcp__put(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-        if (!rc) rc = mcp_id_write(id, b);
-        if (!rc) rc = mcp__put(b, ",\"result\":");
-        if (!rc) rc = mcp_buf_append(b, raw, raw_len);
-        if (!rc) rc = mcp__put(b, "}\n");
-        if (rc) {
-            mcp_buf_reset(b);
-        }
-    }
+    int rc = encode_reply(s, b, in, a);
     int ret = rc;
     if (rc == MCP_ERR_LIMIT || rc == MCP_ERR_NOMEM) {
         /* Still settle the request: tell the peer why it gets no result. */
-        mcp_buf_reset(b);
-        rc = mcp_encode_error(b, id, MCP_WIRE_INTERNAL_ERROR,
+        rc = mcp_encode_error(b, &in->msg->id, MCP_WIRE_INTERNAL_ERROR,
                               ret == MCP_ERR_LIMIT ? "Internal error: result too large to send"
                                                    : "Internal error: out of memory",
                               NULL);
     }
-    if (rc == MCP_OK)
-        mcp__emit(s, in->route, b);
-    mcp__scratch_done(s, b, &local);
     if (rc != MCP_OK && ret == MCP_OK)
-        return rc; /* invalid arguments: nothing sent, still in flight */
-    mcp_message_free(unregister(s, in, index));
-    return ret;
+        ret = rc;
+    if (rc != MCP_OK && ret != MCP_ERR_LIMIT && ret != MCP_ERR_NOMEM) {
+        mcp__scratch_done(s, b, &local);
+        return ret; /* invalid arguments: nothing sent, still in flight */
+    }
+    /* Settled before the write: the write may close the session. */
+    uint64_t route = in->route;
+    mcp__batch *batch = in->batch;
+    mcp_message *msg = in->msg;
+    mcp__inbound_unregister(s, in);
+    bool open = rc != MCP_OK || mcp__emit_response(s, route, batch, b);
+    mcp__scratch_done(s, b, &local);
+    if (batch)
+        mcp__batch_settled(s, batch);
+    mcp_message_free(msg);
+    return open ? ret : MCP_ERR_CLOSED;
 }
 
 int mcp_session_reply(mcp_session *s, mcp_handle h, const mcp_json *result)
 {
     mcp__session_enter(s);
-    int rc = reply(s, h, REPLY_JSON, result, NULL, 0, 0, NULL, NULL);
+    reply_args a = {REPLY_JSON, result, NULL, 0, 0, NULL, NULL};
+    int rc = reply(s, h, &a);
     mcp__session_leave(s);
     return rc;
 }
@@ -346,7 +421,8 @@ int mcp_session_reply(mcp_session *s, mcp_handle h, const mcp_json *result)
 int mcp_session_reply_raw(mcp_session *s, mcp_handle h, const char *json, size_t len)
 {
     mcp__session_enter(s);
-    int rc = reply(s, h, REPLY_RAW, NULL, json, len, 0, NULL, NULL);
+    reply_args a = {REPLY_RAW, NULL, json, len, 0, NULL, NULL};
+    int rc = reply(s, h, &a);
     mcp__session_leave(s);
     return rc;
 }
@@ -355,52 +431,80 @@ int mcp_session_reply_error(mcp_session *s, mcp_handle h, int64_t code,
                             const char *message, const mcp_json *data)
 {
     mcp__session_enter(s);
-    int rc = reply(s, h, REPLY_ERROR, NULL, NULL, 0, code, message, data);
+    reply_args a = {REPLY_ERROR, NULL, NULL, 0, code, message, data};
+    int rc = reply(s, h, &a);
     mcp__session_leave(s);
     return rc;
 }
 
-/* Progress ------------------------------------------------------------------------ */
-
-static int put_double(mcp_buf *b, double d)
+int mcp_session_reply_missing_capability(mcp_session *s, mcp_handle h,
+                                         const mcp_json *required)
 {
-    char num[MCP__DOUBLE_BUF];
-    size_t n = mcp__format_double(num, d);
-    return n ? mcp_buf_append(b, num, n) : MCP_ERR_INVALID_ARG;
+    inbound *in = mcp__inbound_lookup(s, h);
+    if (!in)
+        return late(s, h, "error reply");
+    if (mcp_json_typeof(required) != MCP_JSON_OBJECT)
+        return MCP_ERR_INVALID_ARG;
+    if (!in->era || !in->era->modern)
+        return mcp_session_reply_error(s, h, MCP_WIRE_INVALID_PARAMS,
+                                       "Invalid params: the client lacks a capability "
+                                       "this request needs",
+                                       NULL);
+    mcp_json_doc *doc = mcp_json_doc_new(&s->mem);
+    mcp_json *data = doc ? mcp_json_new_object(doc) : NULL;
+    mcp_json_object_set(doc, data, "requiredCapabilities", mcp_json_copy(doc, required));
+    int rc = doc && mcp_json_doc_error(doc) == MCP_OK
+                 ? mcp_session_reply_error(s, h, MCP_WIRE_MISSING_CAPABILITY,
+                                           "Missing required client capability", data)
+                 : MCP_ERR_NOMEM;
+    mcp_json_doc_free(doc);
+    return rc;
 }
+
+/* Progress and log messages ---------------------------------------------------------- */
 
 static int progress_impl(mcp_session *s, mcp_handle h, double progress, double total,
                          const char *message)
 {
-    inbound *in = lookup(s, h, NULL);
-    if (!in)
+    inbound *in = mcp__inbound_lookup(s, h);
+    if (!in || in->kind != IN_CALL)
         return late(s, h, "progress");
     if (!in->has_token)
         return MCP_ERR_STATE; /* the peer did not ask for progress */
     if (!isfinite(progress) || (in->sent_progress && !(progress > in->last_progress)) ||
-        (!isnan(total) && !isfinite(total)) ||
-        (message && mcp_utf8_validate(message, strlen(message), NULL) != MCP_OK))
+        (!isnan(total) && !isfinite(total)))
         return MCP_ERR_INVALID_ARG;
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    int rc = mcp__put(b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
-                         "\"params\":{\"progressToken\":");
-    if (!rc) rc = mcp_id_write(&in->token, b);
-    if (!rc) rc = mcp__put(b, ",\"progress\":");
-    if (!rc) rc = put_double(b, progress);
-    if (!rc && !isnan(total)) {
-        rc = mcp__put(b, ",\"total\":");
-        if (!rc) rc = put_double(b, total);
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "method");
+    mcp__jw_string(&w, "notifications/progress");
+    mcp__jw_key(&w, "params");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "progressToken");
+    mcp__jw_id(&w, &in->token);
+    mcp__jw_key(&w, "progress");
+    mcp__jw_double(&w, progress);
+    if (!isnan(total)) {
+        mcp__jw_key(&w, "total");
+        mcp__jw_double(&w, total);
     }
-    if (!rc && message) {
-        rc = mcp__put(b, ",\"message\":");
-        if (!rc) rc = mcp_json_write_string(message, strlen(message), b);
+    if (message) {
+        mcp__jw_key(&w, "message");
+        mcp__jw_string(&w, message);
     }
-    if (!rc) rc = mcp__put(b, "}}\n");
-    if (!rc) {
-        mcp__emit(s, in->route, b);
+    mcp__jw_object_end(&w);
+    int rc = mcp__jw_envelope_end(&w);
+    if (rc == MCP_ERR_UTF8)
+        rc = MCP_ERR_INVALID_ARG;
+    if (rc == MCP_OK) {
+        /* Recorded before the write, which may end the request. */
         in->sent_progress = 1;
         in->last_progress = progress;
+        if (!mcp__emit(s, in->route, b))
+            rc = MCP_ERR_CLOSED;
     }
     mcp__scratch_done(s, b, &local);
     return rc;
@@ -415,41 +519,117 @@ int mcp_session_progress(mcp_session *s, mcp_handle h, double progress, double t
     return rc;
 }
 
+static int log_impl(mcp_session *s, mcp_handle h, mcp_logging_level level,
+                    const char *logger, const mcp_json *data)
+{
+    inbound *in = mcp__inbound_lookup(s, h);
+    if (!in || in->kind != IN_CALL)
+        return late(s, h, "log message");
+    if (!mcp_logging_level_name(level) || !data)
+        return MCP_ERR_INVALID_ARG;
+    int wanted = in->era && in->era->modern ? in->log_level : s->legacy_log_level;
+    if (wanted < 0 || (int)level < wanted)
+        return MCP_ERR_STATE;
+    mcp_buf local;
+    mcp_buf *b = mcp__scratch(s, &local);
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "method");
+    mcp__jw_string(&w, "notifications/message");
+    mcp__jw_key(&w, "params");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "level");
+    mcp__jw_string(&w, mcp_logging_level_name(level));
+    if (logger) {
+        mcp__jw_key(&w, "logger");
+        mcp__jw_string(&w, logger);
+    }
+    mcp__jw_key(&w, "data");
+    mcp__jw_value(&w, data);
+    mcp__jw_object_end(&w);
+    int rc = mcp__jw_envelope_end(&w);
+    if (rc == MCP_ERR_UTF8)
+        rc = MCP_ERR_INVALID_ARG;
+    if (rc == MCP_OK && !mcp__emit(s, in->route, b))
+        rc = MCP_ERR_CLOSED;
+    mcp__scratch_done(s, b, &local);
+    return rc;
+}
+
+int mcp_session_log_message(mcp_session *s, mcp_handle h, mcp_logging_level level,
+                            const char *logger, const mcp_json *data)
+{
+    mcp__session_enter(s);
+    int rc = log_impl(s, h, level, logger, data);
+    mcp__session_leave(s);
+    return rc;
+}
+
 /* Queries and teardown ------------------------------------------------------------- */
 
 bool mcp_session_inbound_active(const mcp_session *s, mcp_handle h)
 {
-    return lookup(s, h, NULL) != NULL;
+    return mcp__inbound_lookup(s, h) != NULL;
 }
 
 const mcp_message *mcp_session_inbound_message(const mcp_session *s, mcp_handle h)
 {
-    inbound *in = lookup(s, h, NULL);
+    inbound *in = mcp__inbound_lookup(s, h);
     return in ? in->msg : NULL;
+}
+
+const char *mcp_session_inbound_version(const mcp_session *s, mcp_handle h)
+{
+    inbound *in = mcp__inbound_lookup(s, h);
+    return in && in->era ? in->era->version : NULL;
+}
+
+const mcp_json *mcp_session_inbound_client_capabilities(const mcp_session *s, mcp_handle h)
+{
+    inbound *in = mcp__inbound_lookup(s, h);
+    if (!in)
+        return NULL;
+    return in->era && in->era->modern ? in->caps : s->peer_caps;
 }
 
 void mcp__inbound_close_all(mcp_session *s, uint64_t now)
 {
-    for (uint32_t i = 0; i < s->nchunks * INBOUND_CHUNK && s->in_count; i++) {
+    for (uint32_t i = 0; i < s->nchunks * INBOUND_CHUNK && s->in_count && !s->doomed; i++) {
         inbound *in = slot_at(s, i);
         if (in->state != IN_FREE)
-            settle_cancelled(s, now, in, i, "connection closed", true);
+            settle_cancelled(s, now, in, "connection closed", MCP_LOG_EVENT_CLOSED);
+    }
+}
+
+void mcp__inbound_route_closed(mcp_session *s, uint64_t now, uint64_t route)
+{
+    for (uint32_t i = 0; i < s->nchunks * INBOUND_CHUNK && s->in_count && !s->doomed; i++) {
+        inbound *in = slot_at(s, i);
+        if (in->state != IN_FREE && in->route == route && in->era &&
+            in->era->disconnect_cancels)
+            settle_cancelled(s, now, in, "client disconnected", MCP_LOG_EVENT_CLOSED);
     }
 }
 
 void mcp__inbound_free_all(mcp_session *s)
 {
     for (uint32_t c = 0; c < s->nchunks; c++) {
-        for (uint32_t i = 0; i < INBOUND_CHUNK; i++)
-            if (s->chunks[c][i].state != IN_FREE)
-                mcp_message_free(s->chunks[c][i].msg);
+        for (uint32_t i = 0; i < INBOUND_CHUNK; i++) {
+            inbound *in = &s->chunks[c][i];
+            if (in->state == IN_FREE)
+                continue;
+            if (in->batch && --in->batch->pending == 0 && !in->batch->dispatching)
+                mcp__batch_free(s, in->batch);
+            mcp_message_free(in->msg);
+        }
         mcp__free(&s->mem, s->chunks[c]);
     }
     mcp__free(&s->mem, s->chunks);
-    mcp__free(&s->mem, s->in_ids.slots);
+    mcp__map_free(&s->in_ids, &s->mem);
     s->chunks = NULL;
     s->nchunks = 0;
-    s->in_ids.slots = NULL;
-    s->in_ids.size = s->in_ids.count = 0;
     s->in_count = 0;
+    s->listens = NULL;
+    s->nlistens = 0;
 }

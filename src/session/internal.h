@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Session engine internals, shared by the files of src/session. */
 #ifndef MCP_SESSION_INTERNAL_H
 #define MCP_SESSION_INTERNAL_H
@@ -6,7 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/u64map.h"
+#include "core/map.h"
+#include "json/writer.h"
+#include "jsonrpc/internal.h"
 #include "mcp/session.h"
 
 /* ------------------------------------------------------------------------ */
@@ -14,18 +17,30 @@
 
 typedef struct mcp__era {
     const char *version;
-    bool speaks;          /* fully supported; otherwise accepted as an older peer */
-    bool initialize;      /* the session starts with initialize (legacy) */
-    bool batches;         /* JSON-RPC batches must be received (2025-03-26) */
-    bool client_cancels;  /* a client may cancel its requests */
-    bool server_cancels;  /* a server may cancel its requests */
+    bool speaks;             /* fully supported; otherwise accepted from an older peer */
+    bool modern;             /* per-request _meta envelope; no initialize, no ping */
+    bool batches;            /* JSON-RPC batches must be received (2025-03-26) */
+    bool server_requests;    /* the server may send requests to the client */
+    bool server_cancels;     /* the server may cancel its own requests; otherwise
+                                it cancels only to end a subscription */
+    bool disconnect_cancels; /* a lost response stream cancels its request */
 } mcp__era;
 
 /* The era of `version` (exact match), or NULL for a revision we neither
  * speak nor accept. */
 const mcp__era *mcp__era_find(const char *version, size_t len);
-/* The newest revision we speak. */
-const mcp__era *mcp__era_latest(void);
+/* The newest revision we speak, modern or legacy. */
+const mcp__era *mcp__era_latest(bool modern);
+/* Write the revisions we speak, newest first, as a JSON array. */
+void mcp__era_write_supported(mcp__jw *w);
+
+/* The reserved _meta keys of 2026-07-28. */
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CLIENT_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define META_CLIENT_INFO "io.modelcontextprotocol/clientInfo"
+#define META_LOG_LEVEL "io.modelcontextprotocol/logLevel"
+#define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
+#define META_SUBSCRIPTION "io.modelcontextprotocol/subscriptionId"
 
 /* ------------------------------------------------------------------------ */
 /* Inbound requests: a slab of entries addressed by generation-checked
@@ -33,41 +48,66 @@ const mcp__era *mcp__era_latest(void);
 
 enum inbound_state {
     IN_FREE = 0,
-    IN_RECEIVED, /* registered, handler not yet started */
-    IN_RUNNING   /* handed to on_request */
+    IN_RUNNING /* registered and in flight */
 };
+
+enum inbound_kind {
+    IN_CALL = 0, /* handed to on_request */
+    IN_LISTEN    /* a subscription the engine serves itself */
+};
+
+struct mcp__batch;
 
 typedef struct inbound {
     uint32_t gen;       /* bumped on every release */
     uint8_t state;
+    uint8_t kind;
     uint8_t has_token;
     uint8_t sent_progress;
+    int8_t log_level;   /* modern: lowest level wanted, or -1 for none */
+    uint8_t listen_kinds; /* IN_LISTEN: what the subscription gets */
     uint32_t next_free; /* free list link (index + 1), 0 = end */
-    uint32_t hash;      /* of the id, for the id index */
+    const mcp__era *era; /* the revision the request is handled under */
     mcp_message *msg;   /* one reference held while in flight */
     mcp_id token;       /* progress token, borrowed from msg */
     double last_progress;
     uint64_t route;
     uint64_t start;
+    struct mcp__batch *batch; /* 2025-03-26: the array that answers it */
+    const mcp_json *caps;     /* modern: the envelope's clientCapabilities */
+    const mcp_json *uris;     /* IN_LISTEN: resourceSubscriptions honoured */
+    struct inbound *listen_next, *listen_prev; /* IN_LISTEN: all of them */
 } inbound;
 
 #define INBOUND_CHUNK 1024u
 
-/* Open addressing index from the peer's request id to a slab slot. */
-typedef struct idmap {
-    uint32_t *slots; /* slab index + 1; 0 = empty */
-    uint32_t size;   /* power of two, or 0 */
-    uint32_t count;
-} idmap;
+/* A JSON-RPC batch of 2025-03-26 being answered: the responses gather in
+ * one array, sent when the last request in it settles. */
+typedef struct mcp__batch {
+    uint64_t route;
+    uint32_t pending; /* requests of the batch still in flight */
+    bool dispatching; /* its items are still being read */
+    mcp_buf items;    /* the responses so far, comma separated, no brackets */
+} mcp__batch;
 
 /* ------------------------------------------------------------------------ */
 /* Outbound requests                                                         */
 
+enum outbound_kind {
+    OUT_CALL = 0,  /* an application request */
+    OUT_CONNECT,   /* initialize or server/discover, for mcp_session_connect */
+    OUT_LISTEN     /* a subscription of ours */
+};
+
 typedef struct outbound {
     int64_t id; /* our JSON-RPC id; also the handle */
     char *method;
-    bool cancellable; /* false for initialize: settle locally instead */
-    bool internal_init;
+    uint8_t kind;
+    bool cancellable; /* false for initialize and server/discover */
+    bool sending;     /* inside the send that put it on the wire */
+    bool ended;       /* ended while sending: freed when the send returns */
+    bool silent;      /* ended by a close while sending: no callback */
+    bool acked;       /* OUT_LISTEN: the acknowledgment arrived */
     mcp_progress_mode progress;
     bool got_progress;
     double last_progress;
@@ -77,6 +117,7 @@ typedef struct outbound {
     size_t heap_index;
     mcp_response_fn cb;
     mcp_progress_fn progress_cb;
+    mcp_listen_fn listen_cb;
     void *user_data;
 } outbound;
 
@@ -88,10 +129,20 @@ typedef struct timer_heap {
 /* ------------------------------------------------------------------------ */
 
 enum lifecycle {
-    LC_NEW = 0,       /* server: waiting for initialize; client: not started */
-    LC_INITIALIZING,  /* client: initialize sent */
-    LC_READY,         /* initialize done */
+    LC_NEW = 0,      /* server: no legacy initialize yet; client: not started */
+    LC_CONNECTING,   /* client: discover or initialize sent */
+    LC_READY,        /* server: initialize answered; client: connected */
 };
+
+/* A client's connection attempt (mcp_session_connect). */
+typedef struct connect_state {
+    mcp_connect_mode mode;
+    const mcp__era *want;   /* the revision to ask for */
+    uint64_t deadline;      /* the whole attempt */
+    uint64_t probe_ms;
+    mcp_response_fn cb;
+    void *user_data;
+} connect_state;
 
 struct mcp_session {
     mcp_mem mem;
@@ -102,25 +153,34 @@ struct mcp_session {
     mcp_json_doc *caps_doc; /* our capabilities (a copy) */
     uint64_t timeout_ms, max_time_ms;
     unsigned max_inbound;
+    unsigned listen_kinds;
+    uint64_t discover_ttl_ms;
+    mcp_cache_scope discover_scope;
+    bool omit_server_info;
     mcp_json_parse_options parse;
 
     enum lifecycle lifecycle;
     bool peer_initialized; /* server: notifications/initialized received */
     bool closed;
-    const mcp__era *era;
-    mcp_message *peer_msg; /* initialize params (server) or result (client) */
+    uint64_t now;            /* the latest time a caller gave us */
+    const mcp__era *era;     /* the connection's revision, once chosen */
+    mcp_message *peer_msg;   /* initialize params (server) or the answer (client) */
     const mcp_json *peer_info;
-    mcp_response_fn init_cb;
-    void *init_ud;
+    const mcp_json *peer_caps; /* server: the legacy client's capabilities */
+    connect_state connect;
+    int legacy_log_level;    /* server, legacy: set by logging/setLevel */
 
     inbound **chunks;
     uint32_t nchunks;
     uint32_t free_head; /* index + 1 */
     uint32_t in_count;
-    idmap in_ids;
+    mcp__map in_ids;    /* hash of the peer's id -> inbound */
+    inbound *listens;   /* the peer's subscriptions */
+    size_t nlistens;
+    mcp__batch *collecting; /* the batch whose items are being read */
 
     int64_t next_id;
-    mcp__u64map out_ids; /* our id -> outbound */
+    mcp__map out_ids; /* our id -> outbound */
     timer_heap timers;
 
     mcp_buf out;   /* encoding scratch for one message */
@@ -134,18 +194,27 @@ struct mcp_session {
 void mcp__session_enter(mcp_session *s);
 void mcp__session_leave(mcp_session *s);
 
-/* Send one encoded message (in buf) on route; clears buf. */
-void mcp__emit(mcp_session *s, uint64_t route, mcp_buf *buf);
-
 /* A scratch buffer for encoding one message (the session's own, or a fresh
  * one when a callback re-entered during a send); release with
  * mcp__scratch_done. */
 mcp_buf *mcp__scratch(mcp_session *s, mcp_buf *local);
 void mcp__scratch_done(mcp_session *s, mcp_buf *b, mcp_buf *local);
 
-/* Encode and send an error response; id may be NULL (null id). */
+/* Send one encoded message (in buf) on route. The send may fail and close
+ * the session (or lose the route) before this returns: callers settle their
+ * request before they emit and touch nothing of it afterwards. Returns
+ * false when the session is closed once the send returns. */
+bool mcp__emit(mcp_session *s, uint64_t route, const mcp_buf *buf);
+
+/* A response (to a request of `batch`, or to a lone request when NULL):
+ * into the batch's array, or straight out. */
+bool mcp__emit_response(mcp_session *s, uint64_t route, mcp__batch *batch,
+                        const mcp_buf *buf);
+
+/* Encode and send an error response; id may be NULL (null id); data may be
+ * NULL. Goes into the batch being read, if any. */
 void mcp__send_error(mcp_session *s, uint64_t route, const mcp_id *id,
-                     int64_t code, const char *message);
+                     int64_t code, const char *message, const mcp_json *data);
 
 /* Logging with the structured fields of mcp_log_record. fmt may be NULL for
  * records whose message is built from the fields. */
@@ -154,22 +223,59 @@ void mcp__log(mcp_session *s, mcp_log_level level, mcp_log_event event,
               const char *reason, int64_t age_ms, const char *fmt, ...)
     __attribute__((format(printf, 9, 10)));
 
-/* Whether method may be sent as a request in the current lifecycle state. */
+/* The session failed (a write, the connection): close it. */
+void mcp__session_fail(mcp_session *s, const char *why);
+
+/* Handle one decoded message (a request, notification or response). */
+void mcp__dispatch(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m);
+/* A message that could not be used (rc from the decoder): answer it as
+ * JSON-RPC says (or not at all) and log it. m may be NULL. */
+void mcp__bad_message(mcp_session *s, uint64_t route, int rc, const mcp_message *m,
+                      const mcp_decode_error *err);
+
+/* Whether method may be sent as a request in the current state. */
 bool mcp__may_request(const mcp_session *s, const char *method);
 
 /* inbound.c */
 void mcp__inbound_request(mcp_session *s, uint64_t now, uint64_t route,
-                          mcp_message *msg);
+                          mcp_message *msg, const mcp__era *era,
+                          const mcp_json *caps, int log_level);
+inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
+                               mcp_message *msg, const mcp__era *era, int kind);
+void mcp__inbound_unregister(mcp_session *s, inbound *in);
 void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__inbound_close_all(mcp_session *s, uint64_t now);
+void mcp__inbound_route_closed(mcp_session *s, uint64_t now, uint64_t route);
 void mcp__inbound_free_all(mcp_session *s);
+inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h);
+mcp_handle mcp__inbound_handle(const mcp_session *s, const inbound *in);
+/* Write a result object for in: `members` are the result's own members
+ * (serialized, without braces; may be empty) or `result` a DOM object;
+ * modern requests get resultType and serverInfo. */
+void mcp__write_result(mcp_session *s, mcp__jw *w, const inbound *in,
+                       const mcp_json *result, const char *raw, size_t raw_len,
+                       const mcp_id *subscription);
 
 /* outbound.c */
-int mcp__outbound_send(mcp_session *s, uint64_t now, const char *method,
-                       const mcp_json *params, const mcp_request_options *opts,
-                       bool cancellable, bool internal_init,
-                       mcp_response_fn cb, mcp_progress_fn progress_cb,
-                       void *user_data, mcp_handle *out);
+typedef struct outbound_spec {
+    const char *method;
+    const mcp_json *params;          /* an object or NULL */
+    const char *params_raw;          /* or serialized members (no braces) */
+    size_t params_raw_len;
+    const mcp_request_options *opts;
+    int kind;                        /* enum outbound_kind */
+    bool cancellable;
+    bool envelope;                   /* add the 2026-07-28 request envelope */
+    mcp_response_fn cb;
+    mcp_progress_fn progress_cb;
+    mcp_listen_fn listen_cb;
+    void *user_data;
+} outbound_spec;
+int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *spec,
+                       mcp_handle *out);
+outbound *mcp__outbound_get(const mcp_session *s, int64_t id);
+/* Take o out of the tables and end it with outcome; msg may be NULL. */
+void mcp__outbound_finish(mcp_session *s, outbound *o, int outcome, const mcp_message *msg);
 void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__outbound_close_all(mcp_session *s, uint64_t now);
@@ -177,12 +283,40 @@ void mcp__outbound_free_all(mcp_session *s);
 
 /* lifecycle.c */
 void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *msg);
-void mcp__client_init_done(mcp_session *s, mcp_handle h, int outcome,
+void mcp__server_set_level(mcp_session *s, uint64_t route, const mcp_message *msg);
+void mcp__connect_answered(mcp_session *s, outbound *o, int outcome,
                            const mcp_message *msg);
+int mcp__logging_level_parse(const mcp_json *v);
 
-/* Append `"key":` to buf; helpers for hand-written envelopes. */
-int mcp__put_key(mcp_buf *b, const char *key);
-int mcp__put(mcp_buf *b, const char *literal);
+/* modern.c */
+/* Whether a request carries the 2026-07-28 envelope in its _meta. */
+bool mcp__is_modern_request(const mcp_message *msg);
+void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *msg);
+/* The request envelope our modern requests carry, as members of _meta. */
+void mcp__write_envelope(mcp_session *s, mcp__jw *w);
+/* Our implementation info object {"name":..,"version":..}. */
+void mcp__write_implementation(mcp_session *s, mcp__jw *w);
+
+/* listen.c */
+void mcp__listen_open(mcp_session *s, uint64_t now, uint64_t route, mcp_message *msg,
+                      const mcp__era *era);
+void mcp__listen_unlink(mcp_session *s, inbound *in);
+/* Client: a notification that names a subscription of ours; true when it
+ * was one (consumed). */
+bool mcp__listen_notification(mcp_session *s, const mcp_message *msg);
+/* Client: the server cancelled one of our subscriptions; true if it was. */
+bool mcp__listen_cancelled_by_server(mcp_session *s, const mcp_id *id);
+
+/* batch.c */
+void mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route,
+                        mcp_message *batch, const mcp_decode_error *err);
+/* A request of batch b settled (answered or not). */
+void mcp__batch_settled(mcp_session *s, mcp__batch *b);
+void mcp__batch_free(mcp_session *s, mcp__batch *b);
+
+/* oversized.c */
+void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *head,
+                    size_t head_len, const char *tail, size_t tail_len, size_t limit);
 
 /* Saturating now + ms (MCP_NO_TIMEOUT stays UINT64_MAX). */
 static inline uint64_t mcp__deadline(uint64_t now, uint64_t ms)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Our requests: the table keyed by our integer id (which is also the
  * handle), the timer heap, cancels on the wire, and the responses and
@@ -7,12 +8,18 @@
  * total limit. The heap orders requests by the earlier of the two deadlines.
  * Every ending removes the request from the table and the heap before its
  * callback runs, so a late response or progress finds nothing.
+ *
+ * Sending is the one place where a request can end before its caller has
+ * its handle: the write may fail and close the session. Such a request is
+ * marked while it is being sent; an ending during the send leaves it for
+ * the sender, which reports MCP_ERR_CLOSED and never calls its callback.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/opts.h"
 #include "session/internal.h"
 
 /* Heap ------------------------------------------------------------------------ */
@@ -59,20 +66,24 @@ static void heap_down(timer_heap *t, size_t i)
     heap_set(t, i, o);
 }
 
-static int heap_push(mcp_session *s, outbound *o)
+static int heap_reserve(mcp_session *s)
 {
     timer_heap *t = &s->timers;
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        outbound **items = mcp__realloc(&s->mem, t->items, cap * sizeof *items);
-        if (!items)
-            return MCP_ERR_NOMEM;
-        t->items = items;
-        t->cap = cap;
-    }
+    if (t->count < t->cap)
+        return MCP_OK;
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    outbound **items = mcp__realloc(&s->mem, t->items, cap * sizeof *items);
+    if (!items)
+        return MCP_ERR_NOMEM;
+    t->items = items;
+    t->cap = cap;
+    return MCP_OK;
+}
+
+static void heap_push(timer_heap *t, outbound *o)
+{
     t->items[t->count] = o;
     heap_up(t, t->count++);
-    return MCP_OK;
 }
 
 static void heap_remove(timer_heap *t, outbound *o)
@@ -98,128 +109,184 @@ static void entry_free(mcp_session *s, outbound *o)
  * reach it but the caller, which ends it. */
 static void detach(mcp_session *s, outbound *o)
 {
-    mcp__u64map_take(&s->out_ids, (uint64_t)o->id);
+    mcp__map_take(&s->out_ids, (uint64_t)o->id);
     heap_remove(&s->timers, o);
 }
 
-static void finish(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
+outbound *mcp__outbound_get(const mcp_session *s, int64_t id)
 {
-    if (o->internal_init)
-        mcp__client_init_done(s, (mcp_handle)o->id, outcome, msg);
-    else
-        o->cb(o->user_data, (mcp_handle)o->id, outcome, msg);
+    return id > 0 ? mcp__map_get(&s->out_ids, (uint64_t)id) : NULL;
+}
+
+static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
+{
+    switch (o->kind) {
+    case OUT_CONNECT: mcp__connect_answered(s, o, outcome, msg); break;
+    case OUT_LISTEN: {
+        mcp_listen_event ev = {MCP_LISTEN_ENDED, outcome, msg, 0};
+        o->listen_cb(o->user_data, (mcp_handle)o->id, &ev);
+        break;
+    }
+    default: o->cb(o->user_data, (mcp_handle)o->id, outcome, msg); break;
+    }
+}
+
+static void end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
+{
+    if (o->sending) {
+        /* The sender still holds it: it frees it, and for a close (the send
+         * failed) reports MCP_ERR_CLOSED instead of calling back. */
+        o->ended = true;
+        if (outcome == MCP_ERR_CLOSED)
+            o->silent = true;
+        else
+            deliver(s, o, outcome, msg);
+        return;
+    }
+    deliver(s, o, outcome, msg);
     entry_free(s, o);
+}
+
+void mcp__outbound_finish(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
+{
+    detach(s, o);
+    end(s, o, outcome, msg);
 }
 
 /* Sending ------------------------------------------------------------------------- */
 
-/* params with our progress token merged into its _meta (the caller's
- * progressToken, if any, is replaced). */
-static int put_params(mcp_buf *b, const mcp_json *params, bool token, int64_t id)
+/* The params object with what we add to its _meta: the progress token, and
+ * on a 2026-07-28 connection the request envelope (a caller's own entries
+ * under those keys are replaced). */
+static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
+                         const mcp_request_options *o, int64_t id)
 {
-    int rc = MCP_OK;
-    if (!params && !token)
-        return MCP_OK;
-    rc = mcp__put(b, ",\"params\":{");
+    bool token = o->progress != MCP_PROGRESS_NONE;
+    bool logs = sp->envelope && o->want_logs;
+    if (!sp->params && !sp->params_raw && !token && !sp->envelope)
+        return;
+    mcp__jw_key(w, "params");
+    mcp__jw_object(w);
     const mcp_json *meta = NULL;
-    bool first = true;
-    for (size_t i = 0; !rc && i < mcp_json_object_size(params); i++) {
+    for (size_t i = 0; i < mcp_json_object_size(sp->params); i++) {
         const char *k;
         size_t kn;
-        const mcp_json *v = mcp_json_object_at(params, i, &k, &kn);
+        const mcp_json *v = mcp_json_object_at(sp->params, i, &k, &kn);
         if (kn == 5 && memcmp(k, "_meta", 5) == 0) {
             meta = v;
             continue;
         }
-        if (!first)
-            rc = mcp__put(b, ",");
-        first = false;
-        if (!rc) rc = mcp_json_write_string(k, kn, b);
-        if (!rc) rc = mcp__put(b, ":");
-        if (!rc) rc = mcp_json_write(v, b);
+        mcp__jw_keyn(w, k, kn);
+        mcp__jw_value(w, v);
     }
-    if (!rc && (meta || token)) {
-        if (!first)
-            rc = mcp__put(b, ",");
-        if (!rc && !token) {
-            rc = mcp__put(b, "\"_meta\":");
-            if (!rc) rc = mcp_json_write(meta, b);
-        } else if (!rc) {
-            rc = mcp__put(b, "\"_meta\":{");
-            for (size_t i = 0; !rc && i < mcp_json_object_size(meta); i++) {
-                const char *k;
-                size_t kn;
-                const mcp_json *v = mcp_json_object_at(meta, i, &k, &kn);
-                if (kn == 13 && memcmp(k, "progressToken", 13) == 0)
-                    continue;
-                rc = mcp_json_write_string(k, kn, b);
-                if (!rc) rc = mcp__put(b, ":");
-                if (!rc) rc = mcp_json_write(v, b);
-                if (!rc) rc = mcp__put(b, ",");
-            }
-            if (!rc) rc = mcp__put(b, "\"progressToken\":");
-            if (!rc) rc = mcp_id_write(&(mcp_id){MCP_ID_INT, id, NULL, 0}, b);
-            if (!rc) rc = mcp__put(b, "}");
+    if (sp->params_raw)
+        mcp__jw_raw_members(w, sp->params_raw, sp->params_raw_len);
+    if (meta || token || sp->envelope) {
+        mcp__jw_key(w, "_meta");
+        mcp__jw_object(w);
+        for (size_t i = 0; i < mcp_json_object_size(meta); i++) {
+            const char *k;
+            size_t kn;
+            const mcp_json *v = mcp_json_object_at(meta, i, &k, &kn);
+            if ((token && kn == 13 && memcmp(k, "progressToken", 13) == 0) ||
+                (sp->envelope && kn > 24 &&
+                 memcmp(k, "io.modelcontextprotocol/", 24) == 0))
+                continue;
+            mcp__jw_keyn(w, k, kn);
+            mcp__jw_value(w, v);
         }
+        if (token) {
+            mcp__jw_key(w, "progressToken");
+            mcp__jw_int(w, id);
+        }
+        if (sp->envelope)
+            mcp__write_envelope(s, w);
+        if (logs) {
+            mcp__jw_key(w, META_LOG_LEVEL);
+            mcp__jw_string(w, mcp_logging_level_name(o->log_level));
+        }
+        mcp__jw_object_end(w);
     }
-    if (!rc) rc = mcp__put(b, "}");
-    return rc;
+    mcp__jw_object_end(w);
 }
 
-int mcp__outbound_send(mcp_session *s, uint64_t now, const char *method,
-                       const mcp_json *params, const mcp_request_options *opts,
-                       bool cancellable, bool internal_init, mcp_response_fn cb,
-                       mcp_progress_fn progress_cb, void *user_data, mcp_handle *out)
+int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
+                       mcp_handle *out)
 {
     if (s->closed)
         return MCP_ERR_STATE;
-    if (!method || (!cb && !internal_init) ||
-        (params && mcp_json_typeof(params) != MCP_JSON_OBJECT) ||
-        mcp_utf8_validate(method, strlen(method), NULL) != MCP_OK)
+    mcp_request_options o;
+    if (mcp__opts_copy(&o, sizeof o, sp->opts) != MCP_OK || !sp->method ||
+        (!sp->cb && sp->kind == OUT_CALL) || (sp->kind == OUT_LISTEN && !sp->listen_cb) ||
+        (sp->params && mcp_json_typeof(sp->params) != MCP_JSON_OBJECT) ||
+        mcp_utf8_validate(sp->method, strlen(sp->method), NULL) != MCP_OK ||
+        (o.want_logs && !mcp_logging_level_name(o.log_level)))
         return MCP_ERR_INVALID_ARG;
-    mcp_request_options o = opts ? *opts : (mcp_request_options){0};
+    s->now = now;
     outbound *e = mcp__calloc(&s->mem, 1, sizeof *e);
     if (!e)
         return MCP_ERR_NOMEM;
-    e->method = mcp__strndup(&s->mem, method, strlen(method));
+    e->method = mcp__strndup(&s->mem, sp->method, strlen(sp->method));
     if (!e->method) {
         mcp__free(&s->mem, e);
         return MCP_ERR_NOMEM;
     }
     e->id = s->next_id;
-    e->cancellable = cancellable;
-    e->internal_init = internal_init;
+    e->kind = (uint8_t)sp->kind;
+    e->cancellable = sp->cancellable;
     e->progress = o.progress;
     e->start = now;
     e->idle_ms = o.timeout_ms ? o.timeout_ms : s->timeout_ms;
     e->max_ms = o.max_time_ms ? o.max_time_ms : s->max_time_ms;
     e->idle_deadline = mcp__deadline(now, e->idle_ms);
     e->max_deadline = mcp__deadline(now, e->max_ms);
-    e->cb = cb;
-    e->progress_cb = progress_cb;
-    e->user_data = user_data;
+    e->cb = sp->cb;
+    e->progress_cb = sp->progress_cb;
+    e->listen_cb = sp->listen_cb;
+    e->user_data = sp->user_data;
 
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    mcp_id id = {MCP_ID_INT, e->id, NULL, 0};
-    int rc = mcp__put(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-    if (!rc) rc = mcp_id_write(&id, b);
-    if (!rc) rc = mcp__put(b, ",\"method\":");
-    if (!rc) rc = mcp_json_write_string(method, strlen(method), b);
-    if (!rc) rc = put_params(b, params, o.progress != MCP_PROGRESS_NONE, e->id);
-    if (!rc) rc = mcp__put(b, "}\n");
-    if (!rc) rc = mcp__u64map_put(&s->out_ids, &s->mem, (uint64_t)e->id, e);
-    if (!rc && (rc = heap_push(s, e)) != MCP_OK)
-        mcp__u64map_take(&s->out_ids, (uint64_t)e->id);
-    if (rc) {
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "id");
+    mcp__jw_int(&w, e->id);
+    mcp__jw_key(&w, "method");
+    mcp__jw_string(&w, sp->method);
+    write_params(s, &w, sp, &o, e->id);
+    int rc = mcp__jw_envelope_end(&w);
+    if (rc == MCP_ERR_UTF8)
+        rc = MCP_ERR_INVALID_ARG;
+    /* Room in both tables first: once the request is on the wire,
+     * registering it cannot fail. */
+    if (rc == MCP_OK)
+        rc = mcp__map_reserve(&s->out_ids, &s->mem, 1);
+    if (rc == MCP_OK)
+        rc = heap_reserve(s);
+    if (rc != MCP_OK) {
         mcp__scratch_done(s, b, &local);
         entry_free(s, e);
         return rc;
     }
     s->next_id++;
+    mcp__map_put(&s->out_ids, &s->mem, (uint64_t)e->id, e);
+    heap_push(&s->timers, e);
     /* Registered before it is sent: a response can only find it. */
+    e->sending = true;
     mcp__emit(s, 0, b);
     mcp__scratch_done(s, b, &local);
+    e->sending = false;
+    if (e->ended) {
+        /* It ended during the send: by a close (silent, the callback was
+         * not called) or by an answer that came back at once. */
+        rc = e->silent ? MCP_ERR_CLOSED : MCP_OK;
+        mcp_handle h = (mcp_handle)e->id;
+        entry_free(s, e);
+        if (rc == MCP_OK && out)
+            *out = h;
+        return rc;
+    }
     if (out)
         *out = (mcp_handle)e->id;
     return MCP_OK;
@@ -230,13 +297,26 @@ int mcp_session_request(mcp_session *s, uint64_t now, const char *method,
                         mcp_response_fn cb, mcp_progress_fn progress_cb,
                         void *user_data, mcp_handle *out)
 {
-    if (method && !mcp__may_request(s, method))
+    if (!method || strcmp(method, "initialize") == 0 ||
+        strcmp(method, "server/discover") == 0 ||
+        strcmp(method, "subscriptions/listen") == 0)
+        return MCP_ERR_INVALID_ARG; /* each has a function of its own */
+    if (s->closed)
         return MCP_ERR_STATE;
-    if (method && strcmp(method, "initialize") == 0)
-        return MCP_ERR_INVALID_ARG; /* use mcp_session_initialize */
+    if (!mcp__may_request(s, method))
+        return s->era && s->era->modern && strcmp(method, "ping") == 0 ? MCP_ERR_INVALID_ARG
+                                                                       : MCP_ERR_STATE;
     mcp__session_enter(s);
-    int rc = mcp__outbound_send(s, now, method, params, opts, true, false, cb,
-                                progress_cb, user_data, out);
+    outbound_spec sp = {.method = method,
+                        .params = params,
+                        .opts = opts,
+                        .kind = OUT_CALL,
+                        .cancellable = true,
+                        .envelope = s->role == MCP_ROLE_CLIENT && s->era && s->era->modern,
+                        .cb = cb,
+                        .progress_cb = progress_cb,
+                        .user_data = user_data};
+    int rc = mcp__outbound_send(s, now, &sp, out);
     mcp__session_leave(s);
     return rc;
 }
@@ -249,18 +329,19 @@ int mcp_session_notify(mcp_session *s, const char *method, const mcp_json *param
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     int rc = mcp_encode_notification(b, method, params);
-    if (rc == MCP_OK)
-        mcp__emit(s, 0, b);
+    if (rc == MCP_OK && !mcp__emit(s, 0, b))
+        rc = MCP_ERR_CLOSED;
     mcp__scratch_done(s, b, &local);
     mcp__session_leave(s);
     return rc;
 }
 
 /* Put notifications/cancelled for o on the wire (or, for a request that
- * must never be cancelled, only log that it is abandoned locally). */
+ * must never be cancelled, only log that it is abandoned locally). o is
+ * already out of the tables. */
 static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *reason)
 {
-    mcp_id id = {MCP_ID_INT, o->id, NULL, 0};
+    mcp_id id = mcp_id_from_int(o->id);
     if (!o->cancellable) {
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CANCEL_SENT, &id, o->method, "outbound",
                  reason, mcp__age(now, o->start),
@@ -271,15 +352,21 @@ static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *r
              reason, mcp__age(now, o->start), "cancel sent:");
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    int rc = mcp__put(b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-                         "\"params\":{\"requestId\":");
-    if (!rc) rc = mcp_id_write(&id, b);
-    if (!rc && reason) {
-        rc = mcp__put(b, ",\"reason\":");
-        if (!rc) rc = mcp_json_write_string(reason, strlen(reason), b);
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "method");
+    mcp__jw_string(&w, "notifications/cancelled");
+    mcp__jw_key(&w, "params");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "requestId");
+    mcp__jw_id(&w, &id);
+    if (reason) {
+        mcp__jw_key(&w, "reason");
+        mcp__jw_string(&w, reason);
     }
-    if (!rc) rc = mcp__put(b, "}}\n");
-    if (!rc)
+    mcp__jw_object_end(&w);
+    if (mcp__jw_envelope_end(&w) == MCP_OK)
         mcp__emit(s, 0, b);
     mcp__scratch_done(s, b, &local);
 }
@@ -288,15 +375,16 @@ int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h, const char *r
 {
     if (h > (mcp_handle)INT64_MAX)
         return MCP_ERR_NOT_FOUND;
-    outbound *o = mcp__u64map_get(&s->out_ids, h);
+    outbound *o = mcp__outbound_get(s, (int64_t)h);
     if (!o)
         return MCP_ERR_NOT_FOUND;
     if (reason && mcp_utf8_validate(reason, strlen(reason), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
     mcp__session_enter(s);
+    s->now = now;
     detach(s, o);
     send_cancel(s, now, o, reason);
-    finish(s, o, MCP_ERR_ABORTED, NULL);
+    end(s, o, MCP_ERR_ABORTED, NULL);
     mcp__session_leave(s);
     return MCP_OK;
 }
@@ -306,6 +394,7 @@ int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h, const char *r
 void mcp_session_tick(mcp_session *s, uint64_t now)
 {
     mcp__session_enter(s);
+    s->now = now;
     while (s->timers.count && due(s->timers.items[0]) <= now && !s->doomed) {
         outbound *o = s->timers.items[0];
         detach(s, o);
@@ -320,18 +409,38 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
             snprintf(reason, sizeof reason, "timed out after %llu ms",
                      (unsigned long long)o->idle_ms);
         }
-        send_cancel(s, now, o, reason);
-        finish(s, o, outcome, NULL);
+        if (!s->closed)
+            send_cancel(s, now, o, reason);
+        end(s, o, outcome, NULL);
     }
     mcp__session_leave(s);
 }
 
 /* Received -------------------------------------------------------------------------- */
 
+/* A 2026-07-28 result must say what it is: absent means "complete" (an older
+ * server); "complete" is what we handle; anything else we cannot use. */
+static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *msg)
+{
+    if (!s->era || !s->era->modern || o->kind == OUT_CONNECT)
+        return MCP_OK;
+    size_t n;
+    const mcp_json *t = mcp_json_object_get(msg->result, "resultType");
+    const char *type = mcp_json_string(t, &n);
+    if (!t || (type && n == 8 && memcmp(type, "complete", 8) == 0))
+        return MCP_OK;
+    mcp_id id = mcp_id_from_int(o->id);
+    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL, -1,
+             "unusable result: resultType %.*s%s", type ? (int)(n > 40 ? 40 : n) : 9,
+             type ? type : "not text", type && n == 14 && !memcmp(type, "input_required", 14)
+                                            ? " (multi round-trip requests are not supported)"
+                                            : "");
+    return MCP_ERR_PROTOCOL;
+}
+
 void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg)
 {
-    outbound *o = msg->id.kind == MCP_ID_INT ? mcp__u64map_get(&s->out_ids, (uint64_t)msg->id.num)
-                                             : NULL;
+    outbound *o = msg->id.kind == MCP_ID_INT ? mcp__outbound_get(s, msg->id.num) : NULL;
     if (!o) {
         if (msg->id.kind == MCP_ID_NONE && msg->kind == MCP_MESSAGE_ERROR)
             mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
@@ -344,7 +453,18 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
         return;
     }
     detach(s, o);
-    finish(s, o, msg->kind == MCP_MESSAGE_RESULT ? MCP_OK : MCP_ERR_REMOTE, msg);
+    int outcome = MCP_ERR_REMOTE;
+    if (msg->kind == MCP_MESSAGE_RESULT) {
+        outcome = result_outcome(s, o, msg);
+        if (outcome != MCP_OK)
+            msg = NULL;
+    }
+    if (o->kind == OUT_LISTEN) {
+        mcp_id id = mcp_id_from_int(o->id);
+        mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &id, o->method, "outbound", NULL,
+                 mcp__age(now, o->start), "subscription ended by the server:");
+    }
+    end(s, o, outcome, msg);
 }
 
 void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg)
@@ -354,7 +474,7 @@ void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg
     outbound *o = NULL;
     if (mcp_id_from_json(mcp_json_object_get(p, "progressToken"), &token) == MCP_OK &&
         token.kind == MCP_ID_INT)
-        o = mcp__u64map_get(&s->out_ids, (uint64_t)token.num);
+        o = mcp__outbound_get(s, token.num);
     double progress, total = NAN;
     const mcp_json *tv = mcp_json_object_get(p, "total");
     const mcp_json *mv = mcp_json_object_get(p, "message");
@@ -394,10 +514,10 @@ void mcp__outbound_close_all(mcp_session *s, uint64_t now)
     while (s->timers.count && !s->doomed) {
         outbound *o = s->timers.items[0];
         detach(s, o);
-        mcp_id id = {MCP_ID_INT, o->id, NULL, 0};
+        mcp_id id = mcp_id_from_int(o->id);
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CLOSED, &id, o->method, "outbound",
                  "connection closed", mcp__age(now, o->start), "request ended:");
-        finish(s, o, MCP_ERR_CLOSED, NULL);
+        end(s, o, MCP_ERR_CLOSED, NULL);
     }
 }
 
@@ -408,5 +528,5 @@ void mcp__outbound_free_all(mcp_session *s)
     mcp__free(&s->mem, s->timers.items);
     s->timers.items = NULL;
     s->timers.count = s->timers.cap = 0;
-    mcp__u64map_free(&s->out_ids, &s->mem);
+    mcp__map_free(&s->out_ids, &s->mem);
 }

@@ -1,53 +1,63 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Session engine: creation, reentrancy-safe free, output, logging and the
  * dispatch of every received message. Inbound and outbound requests live in
- * inbound.c and outbound.c, the initialize handshake in lifecycle.c.
+ * inbound.c and outbound.c, the legacy handshake in lifecycle.c, 2026-07-28
+ * requests in modern.c, subscriptions in listen.c.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/opts.h"
 #include "session/internal.h"
-
-static const char *const version_default = MCP_VERSION_STRING;
 
 /* Creation and destruction ------------------------------------------------- */
 
-int mcp_session_new(const mcp_session_options *opts,
-                    const mcp_session_callbacks *cb, mcp_session **out)
+int mcp_session_new(const mcp_session_options *opts_in,
+                    const mcp_session_callbacks *cb_in, mcp_session **out)
 {
     *out = NULL;
-    if (!opts || !cb || !cb->send ||
-        (opts->role != MCP_ROLE_CLIENT && opts->role != MCP_ROLE_SERVER) ||
-        (opts->capabilities && mcp_json_typeof(opts->capabilities) != MCP_JSON_OBJECT))
+    mcp_session_options opts;
+    mcp_session_callbacks cb;
+    if (!opts_in || !cb_in || mcp__opts_copy(&opts, sizeof opts, opts_in) != MCP_OK ||
+        mcp__opts_copy(&cb, sizeof cb, cb_in) != MCP_OK || !cb.send ||
+        (opts.role != MCP_ROLE_CLIENT && opts.role != MCP_ROLE_SERVER) ||
+        (opts.capabilities && mcp_json_typeof(opts.capabilities) != MCP_JSON_OBJECT))
         return MCP_ERR_INVALID_ARG;
     mcp_mem mem;
-    mcp__mem_init(&mem, opts->mem);
+    mcp__mem_init(&mem, opts.mem);
     mcp_session *s = mcp__calloc(&mem, 1, sizeof *s);
     if (!s)
         return MCP_ERR_NOMEM;
     s->mem = mem;
     mcp_buf_init(&s->out, 0, &mem); /* first: the failure path frees it */
-    s->role = opts->role;
-    s->cb = *cb;
-    s->log_level = opts->log_level;
-    s->timeout_ms = opts->timeout_ms ? opts->timeout_ms : MCP_DEFAULT_TIMEOUT_MS;
-    s->max_time_ms = opts->max_time_ms ? opts->max_time_ms : MCP_DEFAULT_MAX_TIME_MS;
-    s->max_inbound = opts->max_inbound ? opts->max_inbound : MCP_DEFAULT_MAX_INBOUND;
-    s->parse.max_size = opts->max_message;
+    s->role = opts.role;
+    s->cb = cb;
+    s->log_level = opts.log_level;
+    s->timeout_ms = opts.timeout_ms ? opts.timeout_ms : MCP_DEFAULT_TIMEOUT_MS;
+    s->max_time_ms = opts.max_time_ms ? opts.max_time_ms : MCP_DEFAULT_MAX_TIME_MS;
+    s->max_inbound = opts.max_inbound ? opts.max_inbound : MCP_DEFAULT_MAX_INBOUND;
+    s->listen_kinds = opts.listen_kinds;
+    s->discover_ttl_ms = opts.discover_ttl_ms;
+    s->discover_scope = opts.discover_cache_scope;
+    s->omit_server_info = opts.omit_server_info;
+    s->parse.size = sizeof s->parse;
+    s->parse.max_size = opts.max_message;
+    s->legacy_log_level = MCP_LOGGING_DEBUG;
     s->next_id = 1;
-    const char *name = opts->name ? opts->name : "libmcp";
-    const char *version = opts->version ? opts->version : version_default;
+    const char *name = opts.name ? opts.name : "libmcp";
+    const char *version = opts.version ? opts.version : MCP_VERSION_STRING;
     s->name = mcp__strndup(&mem, name, strlen(name));
     s->version = mcp__strndup(&mem, version, strlen(version));
-    if (opts->instructions)
-        s->instructions = mcp__strndup(&mem, opts->instructions, strlen(opts->instructions));
+    if (opts.instructions)
+        s->instructions = mcp__strndup(&mem, opts.instructions, strlen(opts.instructions));
     s->caps_doc = mcp_json_doc_new(&mem);
     mcp_json *caps = NULL;
     if (s->caps_doc)
-        caps = opts->capabilities ? mcp_json_copy(s->caps_doc, opts->capabilities)
-                                  : mcp_json_new_object(s->caps_doc);
-    if (!s->name || !s->version || (opts->instructions && !s->instructions) || !caps) {
+        caps = opts.capabilities ? mcp_json_copy(s->caps_doc, opts.capabilities)
+                                 : mcp_json_new_object(s->caps_doc);
+    if (!s->name || !s->version || (opts.instructions && !s->instructions) || !caps) {
         mcp_session_free(s);
         return MCP_ERR_NOMEM;
     }
@@ -118,31 +128,51 @@ void mcp__scratch_done(mcp_session *s, mcp_buf *b, mcp_buf *local)
     }
 }
 
-void mcp__emit(mcp_session *s, uint64_t route, mcp_buf *buf)
+bool mcp__emit(mcp_session *s, uint64_t route, const mcp_buf *buf)
 {
-    if (buf->len && !s->closed)
-        s->cb.send(s->cb.user_data, route, buf->data, buf->len);
+    if (s->closed)
+        return false;
+    if (!buf->len)
+        return true;
+    int rc = s->cb.send(s->cb.user_data, route, buf->data, buf->len);
+    if (rc != MCP_OK && !s->closed) {
+        if (route == 0) {
+            mcp__session_fail(s, "the connection failed while sending");
+        } else {
+            mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
+                     "route %llu lost while sending", (unsigned long long)route);
+            mcp__inbound_route_closed(s, s->now, route);
+        }
+    }
+    return !s->closed;
+}
+
+bool mcp__emit_response(mcp_session *s, uint64_t route, mcp__batch *batch,
+                        const mcp_buf *buf)
+{
+    if (!batch)
+        return mcp__emit(s, route, buf);
+    if (s->closed || !buf->len)
+        return !s->closed;
+    /* One array element: the line without its newline. */
+    size_t n = buf->data[buf->len - 1] == '\n' ? buf->len - 1 : buf->len;
+    int rc = batch->items.len ? mcp_buf_append(&batch->items, ",", 1) : MCP_OK;
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&batch->items, buf->data, n);
+    if (rc != MCP_OK)
+        mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
+                 "a batch response was dropped: %s", mcp_strerror(rc));
+    return true;
 }
 
 void mcp__send_error(mcp_session *s, uint64_t route, const mcp_id *id,
-                     int64_t code, const char *message)
+                     int64_t code, const char *message, const mcp_json *data)
 {
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    if (mcp_encode_error(b, id, code, message, NULL) == MCP_OK)
-        mcp__emit(s, route, b);
+    if (mcp_encode_error(b, id, code, message, data) == MCP_OK)
+        mcp__emit_response(s, route, s->collecting, b);
     mcp__scratch_done(s, b, &local);
-}
-
-int mcp__put(mcp_buf *b, const char *literal)
-{
-    return mcp_buf_append(b, literal, strlen(literal));
-}
-
-int mcp__put_key(mcp_buf *b, const char *key)
-{
-    int rc = mcp_json_write_string(key, strlen(key), b);
-    return rc ? rc : mcp_buf_append(b, ":", 1);
 }
 
 /* Logging ------------------------------------------------------------------ */
@@ -210,16 +240,20 @@ void mcp__log(mcp_session *s, mcp_log_level level, mcp_log_event event,
 
 /* Receiving ------------------------------------------------------------------ */
 
-
 bool mcp__may_request(const mcp_session *s, const char *method)
 {
+    if (s->role == MCP_ROLE_CLIENT) {
+        /* ping at any time (legacy), except to a 2026-07-28 server, which
+         * has none; anything else once connected. */
+        if (strcmp(method, "ping") == 0)
+            return !(s->era && s->era->modern);
+        return s->lifecycle == LC_READY && s->era;
+    }
+    /* Server: only to a legacy client (2026-07-28 servers never ask), and
+     * only ping before its notifications/initialized. */
     if (strcmp(method, "ping") == 0)
-        return true;
-    if (s->role == MCP_ROLE_CLIENT)
         return s->lifecycle == LC_READY;
-    /* Server: only ping (and logging, a notification) before the client's
-     * notifications/initialized. */
-    return s->lifecycle == LC_READY && s->peer_initialized;
+    return s->lifecycle == LC_READY && s->peer_initialized && s->era->server_requests;
 }
 
 static void reply_empty(mcp_session *s, uint64_t route, const mcp_id *id)
@@ -227,12 +261,24 @@ static void reply_empty(mcp_session *s, uint64_t route, const mcp_id *id)
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     if (mcp_encode_result(b, id, NULL) == MCP_OK)
-        mcp__emit(s, route, b);
+        mcp__emit_response(s, route, s->collecting, b);
     mcp__scratch_done(s, b, &local);
 }
 
 static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
 {
+    if (s->role == MCP_ROLE_SERVER && mcp__is_modern_request(m)) {
+        mcp__modern_request(s, now, route, m);
+        return;
+    }
+    if (s->role == MCP_ROLE_CLIENT && s->era && s->era->modern) {
+        /* 2026-07-28 servers never send requests. */
+        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound",
+                 NULL, -1, "request from a 2026-07-28 server refused:");
+        mcp__send_error(s, route, &m->id, MCP_WIRE_METHOD_NOT_FOUND,
+                        "Method not found: servers send no requests in 2026-07-28", NULL);
+        return;
+    }
     if (mcp_message_method_is(m, "ping")) {
         reply_empty(s, route, &m->id); /* at any time, even before initialize */
         return;
@@ -247,10 +293,16 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method,
                  "inbound", NULL, -1, "request before initialize");
         mcp__send_error(s, route, &m->id, MCP_WIRE_INVALID_REQUEST,
-                        "Server not initialized: the first request must be initialize");
+                        "Server not initialized: the first request must be initialize "
+                        "(or carry the 2026-07-28 _meta envelope)",
+                        NULL);
         return;
     }
-    mcp__inbound_request(s, now, route, m);
+    if (s->role == MCP_ROLE_SERVER && mcp_message_method_is(m, "logging/setLevel")) {
+        mcp__server_set_level(s, route, m);
+        return;
+    }
+    mcp__inbound_request(s, now, route, m, s->era, NULL, -1);
 }
 
 static void on_notification(mcp_session *s, uint64_t now, const mcp_message *m)
@@ -265,12 +317,14 @@ static void on_notification(mcp_session *s, uint64_t now, const mcp_message *m)
             if (s->cb.on_initialized)
                 s->cb.on_initialized(s->cb.user_data);
         }
+    } else if (s->role == MCP_ROLE_CLIENT && mcp__listen_notification(s, m)) {
+        /* a notification of one of our subscriptions */
     } else if (s->cb.on_notification) {
         s->cb.on_notification(s->cb.user_data, m);
     }
 }
 
-static void dispatch(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
+void mcp__dispatch(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
 {
     switch (m->kind) {
     case MCP_MESSAGE_REQUEST: on_request(s, now, route, m); break;
@@ -281,32 +335,26 @@ static void dispatch(mcp_session *s, uint64_t now, uint64_t route, mcp_message *
     }
 }
 
-/* A batch: only a revision that requires receiving batches gets its items
- * processed (each answered on its own); any other answers -32600. */
-static void on_batch(mcp_session *s, uint64_t now, uint64_t route,
-                     mcp_message *batch, const mcp_decode_error *err)
+void mcp__bad_message(mcp_session *s, uint64_t route, int rc, const mcp_message *m,
+                      const mcp_decode_error *err)
 {
-    if (!s->era || !s->era->batches || mcp_json_array_size(batch->batch) == 0) {
-        char text[160];
-        snprintf(text, sizeof text, "%s%s%s",
-                 s->era && s->era->batches ? "empty JSON-RPC batch"
-                                           : "JSON-RPC batches are not supported",
-                 s->era && !s->era->batches ? " in protocol revision " : "",
-                 s->era && !s->era->batches ? s->era->version : "");
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL,
-                 -1, "%s", text);
-        mcp__send_error(s, route, NULL, err->wire_code, text);
-        return;
-    }
-    for (size_t i = 0; i < mcp_json_array_size(batch->batch) && !s->closed; i++) {
-        mcp_message *item;
-        mcp_decode_error ierr;
-        int rc = mcp_message_decode_batch_item(batch, i, &s->mem, &item, &ierr);
-        if (rc == MCP_OK)
-            dispatch(s, now, route, item);
-        else if (rc == MCP_ERR_RPC_INVALID && ierr.wire_code)
-            mcp__send_error(s, route, &item->id, ierr.wire_code, ierr.message);
-        mcp_message_free(item);
+    char text[200];
+    if (rc == MCP_ERR_RPC_PARSE) {
+        snprintf(text, sizeof text, "Parse error: %s", err->message);
+        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
+                 "%s", text);
+        mcp__send_error(s, route, NULL, MCP_WIRE_PARSE_ERROR, text, NULL);
+    } else if (rc == MCP_ERR_RPC_INVALID) {
+        snprintf(text, sizeof text, "Invalid request: %s", err->message);
+        const mcp_id *id = m && m->id.kind ? &m->id : NULL;
+        mcp__log(s, err->wire_code ? MCP_LOG_WARN : MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT,
+                 id, NULL, NULL, NULL, -1, "%s%s", text,
+                 err->wire_code ? "" : " (not answered)");
+        if (err->wire_code)
+            mcp__send_error(s, route, id, err->wire_code, text, NULL);
+    } else {
+        mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
+                 "message dropped: %s", mcp_strerror(rc));
     }
 }
 
@@ -316,38 +364,32 @@ int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
     if (s->closed)
         return MCP_ERR_STATE;
     mcp__session_enter(s);
+    s->now = now;
     mcp_message *m;
     mcp_decode_error err;
     int rc = mcp_message_decode(data, len, &s->parse, &s->mem, &m, &err);
-    switch (rc) {
-    case MCP_OK: dispatch(s, now, route, m); break;
-    case MCP_ERR_RPC_PARSE: {
-        char text[200];
-        snprintf(text, sizeof text, "Parse error: %s", err.message);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL,
-                 -1, "%s", text);
-        mcp__send_error(s, route, NULL, MCP_WIRE_PARSE_ERROR, text);
-        break;
-    }
-    case MCP_ERR_RPC_INVALID: {
-        char text[200];
-        snprintf(text, sizeof text, "Invalid request: %s", err.message);
-        mcp__log(s, err.wire_code ? MCP_LOG_WARN : MCP_LOG_DEBUG,
-                 MCP_LOG_EVENT_BAD_INPUT, m->id.kind ? &m->id : NULL, NULL, NULL,
-                 NULL, -1, "%s%s", text, err.wire_code ? "" : " (not answered)");
-        if (err.wire_code)
-            mcp__send_error(s, route, &m->id, err.wire_code, text);
-        break;
-    }
-    case MCP_ERR_RPC_BATCH: on_batch(s, now, route, m, &err); break;
-    default:
-        mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL,
-                 -1, "message dropped: %s", mcp_strerror(rc));
-        break;
-    }
+    if (rc == MCP_OK)
+        mcp__dispatch(s, now, route, m);
+    else if (rc == MCP_ERR_RPC_BATCH)
+        mcp__batch_receive(s, now, route, m, &err);
+    else
+        mcp__bad_message(s, route, rc, m, &err);
     mcp_message_free(m);
     mcp__session_leave(s);
     return rc;
+}
+
+int mcp_session_receive_oversized(mcp_session *s, uint64_t now, uint64_t route,
+                                  const char *head, size_t head_len, const char *tail,
+                                  size_t tail_len, size_t limit)
+{
+    if (s->closed)
+        return MCP_ERR_STATE;
+    mcp__session_enter(s);
+    s->now = now;
+    mcp__oversized(s, now, route, head, head_len, tail, tail_len, limit);
+    mcp__session_leave(s);
+    return MCP_OK;
 }
 
 /* Time and closing ------------------------------------------------------------ */
@@ -365,10 +407,35 @@ void mcp_session_close(mcp_session *s, uint64_t now)
     if (s->closed)
         return;
     mcp__session_enter(s);
+    s->now = now;
     s->closed = true;
     mcp__inbound_close_all(s, now);
     mcp__outbound_close_all(s, now);
     mcp__session_leave(s);
+}
+
+void mcp__session_fail(mcp_session *s, const char *why)
+{
+    if (s->closed)
+        return;
+    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
+             "closing: %s", why);
+    mcp_session_close(s, s->now);
+}
+
+void mcp_session_route_closed(mcp_session *s, uint64_t now, uint64_t route)
+{
+    if (s->closed || route == 0)
+        return;
+    mcp__session_enter(s);
+    s->now = now;
+    mcp__inbound_route_closed(s, now, route);
+    mcp__session_leave(s);
+}
+
+bool mcp_session_closed(const mcp_session *s)
+{
+    return s->closed;
 }
 
 /* Queries ------------------------------------------------------------------- */
@@ -378,9 +445,15 @@ bool mcp_session_ready(const mcp_session *s)
     return s->lifecycle == LC_READY;
 }
 
+bool mcp_session_modern(const mcp_session *s)
+{
+    return s->role == MCP_ROLE_CLIENT && s->lifecycle == LC_READY && s->era &&
+           s->era->modern;
+}
+
 const char *mcp_session_protocol_version(const mcp_session *s)
 {
-    return s->era ? s->era->version : NULL;
+    return s->lifecycle == LC_READY && s->era ? s->era->version : NULL;
 }
 
 const mcp_json *mcp_session_peer_info(const mcp_session *s)
@@ -396,4 +469,16 @@ size_t mcp_session_inbound_count(const mcp_session *s)
 size_t mcp_session_outbound_count(const mcp_session *s)
 {
     return s->out_ids.count;
+}
+
+size_t mcp_session_listen_count(const mcp_session *s)
+{
+    return s->nlistens;
+}
+
+const char *mcp_logging_level_name(mcp_logging_level level)
+{
+    static const char *const names[] = {"debug", "info", "notice", "warning",
+                                        "error", "critical", "alert", "emergency"};
+    return (unsigned)level < sizeof names / sizeof names[0] ? names[level] : NULL;
 }

@@ -10,9 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void on_send(void *ud, uint64_t route, const char *data, size_t len)
+peer_fault peer_faults;
+
+static int on_send(void *ud, uint64_t route, const char *data, size_t len)
 {
     peer *p = ud;
+    if (++p->sends == p->fail_at) {
+        peer_faults.fired++;
+        if (p->fail_mode == PEER_FAIL_CLOSE)
+            mcp_session_close(p->s, p->now);
+        return MCP_ERR_IO;
+    }
     /* Each send is one or more complete lines. */
     assert_true(len > 0 && data[len - 1] == '\n');
     const char *line = data;
@@ -24,10 +32,18 @@ static void on_send(void *ud, uint64_t route, const char *data, size_t len)
         m->route = route;
         m->line = strndup(line, (size_t)(nl - line));
         int rc = mcp_message_decode(line, (size_t)(nl - line), NULL, NULL, &m->msg, NULL);
-        if (rc != MCP_OK)
+        /* A batch answer (2025-03-26) is an array of valid messages. */
+        for (size_t i = 0; rc == MCP_ERR_RPC_BATCH && i < mcp_json_array_size(m->msg->batch); i++) {
+            mcp_message *item;
+            if (mcp_message_decode_batch_item(m->msg, i, NULL, &item, NULL) != MCP_OK)
+                fail_msg("session sent an invalid batch item: %s", m->line);
+            mcp_message_free(item);
+        }
+        if (rc != MCP_OK && !(rc == MCP_ERR_RPC_BATCH && mcp_json_array_size(m->msg->batch)))
             fail_msg("session sent an invalid message: %s", m->line);
         line = nl + 1;
     }
+    return MCP_OK;
 }
 
 static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
@@ -84,10 +100,13 @@ int peer_try_init_mem(peer *p, mcp_role role, const mcp_session_options *opts,
     memset(p, 0, sizeof *p);
     p->now = 1000;
     mcp_session_options o = opts ? *opts : (mcp_session_options){0};
+    o.size = sizeof o;
     o.role = role;
     o.mem = mem;
-    mcp_session_callbacks cb = {on_send, on_request, on_cancel, on_notification,
-                                on_initialized, on_log, p};
+    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel,
+                                on_notification, on_initialized, on_log, p};
+    p->fail_at = peer_faults.at;
+    p->fail_mode = peer_faults.mode;
     return mcp_session_new(&o, &cb, &p->s);
 }
 
@@ -161,7 +180,12 @@ void peer_server_ready(peer *p, const char *version)
 
 static void record_response(void *ud, mcp_handle h, int outcome, const mcp_message *msg)
 {
-    peer *p = ud;
+    peer_req *r = ud;
+    peer *p = r->p;
+    /* Never a callback for a request reported failed, never two. */
+    assert_false(r->failed);
+    assert_false(r->called);
+    r->called = true;
     assert_true(p->nresponses < PEER_MAX);
     /* Exactly once per request. */
     assert_int_equal(peer_response_index(p, h), -1);
@@ -175,7 +199,7 @@ static void record_response(void *ud, mcp_handle h, int outcome, const mcp_messa
 static void record_progress(void *ud, mcp_handle h, double progress, double total,
                             const char *message)
 {
-    peer *p = ud;
+    peer *p = ((peer_req *)ud)->p;
     assert_true(p->nprogress < PEER_MAX);
     p->progress_handles[p->nprogress] = h;
     p->progress_values[p->nprogress] = progress;
@@ -184,7 +208,10 @@ static void record_progress(void *ud, mcp_handle h, double progress, double tota
 
 void peer_client_ready(peer *p)
 {
-    assert_int_equal(mcp_session_initialize(p->s, p->now, 0, record_response, p), MCP_OK);
+    assert_true(p->nreqs < PEER_MAX);
+    peer_req *r = &p->reqs[p->nreqs++];
+    r->p = p;
+    assert_int_equal(mcp_session_initialize(p->s, p->now, 0, record_response, r), MCP_OK);
     const mcp_message *init = peer_next(p);
     assert_true(msg_is_method(init, "initialize"));
     char result[256];
@@ -193,6 +220,7 @@ void peer_client_ready(peer *p)
              "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}",
              (long long)init->id.num);
     assert_int_equal(peer_feed(p, result), MCP_OK);
+    assert_true(p->nresponses > 0);
     assert_int_equal(p->outcomes[p->nresponses - 1], MCP_OK);
     assert_true(msg_is_method(peer_next(p), "notifications/initialized"));
     assert_true(mcp_session_ready(p->s));
@@ -205,9 +233,17 @@ int peer_request(peer *p, const char *method, const char *params_json,
     if (params_json)
         assert_int_equal(mcp_json_parse(params_json, strlen(params_json), NULL, NULL, &doc, NULL),
                          MCP_OK);
+    assert_true(p->nreqs < PEER_MAX);
+    peer_req *r = &p->reqs[p->nreqs++];
+    r->p = p;
     int rc = mcp_session_request(p->s, p->now, method, mcp_json_doc_root(doc), o,
-                                 record_response, record_progress, p, h);
+                                 record_response, record_progress, r, h);
     mcp_json_doc_free(doc);
+    if (rc != MCP_OK) {
+        /* Failed: its callback never runs, not even during the call. */
+        assert_false(r->called);
+        r->failed = true;
+    }
     return rc;
 }
 

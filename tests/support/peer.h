@@ -18,9 +18,35 @@ typedef struct sent_msg {
     mcp_message *msg;  /* decoded */
 } sent_msg;
 
+/* The fault-injecting transport of the engine tests: a peer's Nth send
+ * fails (mode PEER_FAIL_RETURN: send returns an error, the engine closes
+ * itself; mode PEER_FAIL_CLOSE: send closes the session itself, as a
+ * transport that tears down under its caller would). Set before peer_init;
+ * `fired` counts the faults injected. */
+enum { PEER_FAIL_RETURN = 0, PEER_FAIL_CLOSE = 1 };
+typedef struct peer_fault {
+    int at;   /* 0: no fault */
+    int mode;
+    int fired;
+} peer_fault;
+extern peer_fault peer_faults;
+
+/* One of our requests, as the peer tracks it: callbacks come with it, so a
+ * callback for a request whose sending failed is caught. */
+typedef struct peer_req {
+    struct peer *p;
+    bool failed; /* mcp_session_request returned an error */
+    bool called; /* its response callback ran */
+} peer_req;
+
 typedef struct peer {
     mcp_session *s;
     uint64_t now;
+    int sends;      /* send callbacks so far */
+    int fail_at;    /* from peer_faults at init */
+    int fail_mode;
+    peer_req reqs[PEER_MAX];
+    int nreqs;
 
     sent_msg sent[PEER_MAX];
     int nsent, taken;

@@ -96,7 +96,7 @@ static void id_zero_and_empty_string_are_cancellable(void **state)
 
 static void requests_beyond_the_in_flight_cap_get_an_error(void **state)
 {
-    mcp_session_options o = {.max_inbound = 2};
+    mcp_session_options o = {.size = sizeof o, .max_inbound = 2};
     peer p;
     peer_init(&p, MCP_ROLE_SERVER, &o);
     peer_server_ready(&p, "2025-11-25");
@@ -117,7 +117,7 @@ static void requests_beyond_the_in_flight_cap_get_an_error(void **state)
 static void many_requests_in_flight_are_all_found(void **state)
 {
     peer p;
-    mcp_session_options o = {.max_inbound = 5000};
+    mcp_session_options o = {.size = sizeof o, .max_inbound = 5000};
     peer_init(&p, MCP_ROLE_SERVER, &o);
     peer_server_ready(&p, "2025-11-25");
     p.nrequests = 0;
@@ -467,16 +467,17 @@ static void bad_notifications_and_responses_are_never_answered(void **state)
 }
 
 static char last_sent[512];
-static void capture_send(void *ud, uint64_t route, const char *data, size_t len)
+static int capture_send(void *ud, uint64_t route, const char *data, size_t len)
 {
     snprintf(last_sent, sizeof last_sent, "%.*s", (int)len, data);
+    return MCP_OK;
 }
 
 static void method_without_a_handler_is_method_not_found(void **state)
 {
     /* A client with no on_request answers every server request -32601. */
-    mcp_session_options o = {.role = MCP_ROLE_CLIENT};
-    mcp_session_callbacks cb = {.send = capture_send};
+    mcp_session_options o = {.size = sizeof o, .role = MCP_ROLE_CLIENT};
+    mcp_session_callbacks cb = {.size = sizeof cb, .send = capture_send};
     mcp_session *s;
     assert_int_equal(mcp_session_new(&o, &cb, &s), MCP_OK);
     const char *req = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"roots/list\"}";
@@ -500,19 +501,56 @@ static void batches_are_rejected_outside_2025_03_26(void **state)
     peer_free(&p);
 }
 
-static void batches_are_processed_under_2025_03_26(void **state)
+/* Element i of a batch answer, decoded (free it). */
+static mcp_message *batch_item(const mcp_message *batch, size_t i)
+{
+    mcp_message *item = NULL;
+    assert_int_equal(batch->kind, MCP_MESSAGE_BATCH);
+    assert_int_equal(mcp_message_decode_batch_item(batch, i, NULL, &item, NULL), MCP_OK);
+    return item;
+}
+
+static void batches_are_answered_with_one_array_under_2025_03_26(void **state)
 {
     peer p;
     peer_init(&p, MCP_ROLE_SERVER, NULL);
     peer_server_ready(&p, "2025-03-26");
     peer_feed(&p, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"},"
                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"},"
+                  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"},"
                   "{\"jsonrpc\":\"2.0\",\"id\":3}]");
     assert_int_equal(p.nrequests, 1);
-    assert_true(msg_is_result_for(peer_next(&p), 2));
-    assert_true(msg_is_error_for(peer_next(&p), 3, MCP_WIRE_INVALID_REQUEST));
+    /* Nothing until the last request of the batch settles... */
+    assert_int_equal(peer_unread(&p), 0);
+    assert_int_equal(mcp_session_reply(p.s, p.requests[0], NULL), MCP_OK);
+    /* ...then one array with every answer, in the order they came. */
+    const mcp_message *batch = peer_next(&p);
+    assert_non_null(batch);
+    assert_int_equal(mcp_json_array_size(batch->batch), 3);
+    mcp_message *a = batch_item(batch, 0), *b = batch_item(batch, 1), *c = batch_item(batch, 2);
+    assert_true(msg_is_result_for(a, 2));
+    assert_true(msg_is_error_for(b, 3, MCP_WIRE_INVALID_REQUEST));
+    assert_true(msg_is_result_for(c, 1));
+    mcp_message_free(a);
+    mcp_message_free(b);
+    mcp_message_free(c);
+    assert_int_equal(peer_unread(&p), 0);
+    /* A cancelled request of a batch has no answer in it; a batch of only
+     * notifications gets no answer at all. */
+    peer_feed(&p, "[{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\"},"
+                  "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}]");
+    peer_feed(&p, CANCEL("4"));
+    batch = peer_next(&p);
+    assert_non_null(batch);
+    assert_int_equal(mcp_json_array_size(batch->batch), 1);
+    a = batch_item(batch, 0);
+    assert_true(msg_is_result_for(a, 5));
+    mcp_message_free(a);
+    peer_feed(&p, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}]");
+    assert_int_equal(peer_unread(&p), 0);
     peer_feed(&p, "[]");
-    assert_int_equal(peer_next(&p)->error_code, MCP_WIRE_INVALID_REQUEST);
+    const mcp_message *e = peer_next(&p);
+    assert_true(e && e->kind == MCP_MESSAGE_ERROR && e->error_code == MCP_WIRE_INVALID_REQUEST);
     peer_free(&p);
 }
 
@@ -649,7 +687,7 @@ int main(void)
         cmocka_unit_test(invalid_request_gets_invalid_request_with_its_id),
         cmocka_unit_test(bad_notifications_and_responses_are_never_answered),
         cmocka_unit_test(batches_are_rejected_outside_2025_03_26),
-        cmocka_unit_test(batches_are_processed_under_2025_03_26),
+        cmocka_unit_test(batches_are_answered_with_one_array_under_2025_03_26),
         cmocka_unit_test(connection_stays_usable_after_bad_input),
         cmocka_unit_test(result_too_large_is_replaced_by_an_internal_error),
         cmocka_unit_test(reply_inside_on_cancel_is_dropped),

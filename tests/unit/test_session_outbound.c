@@ -136,7 +136,7 @@ static void progress_resets_the_idle_timeout(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle h;
-    mcp_request_options o = {.timeout_ms = 1000};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = 1000};
     call(&p, &o, &h);
     for (int i = 1; i <= 5; i++) {
         peer_advance(&p, 900);
@@ -156,7 +156,7 @@ static void progress_does_not_reset_when_only_delivered(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle h;
-    mcp_request_options o = {.timeout_ms = 1000, .progress = MCP_PROGRESS_DELIVER_ONLY};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = 1000, .progress = MCP_PROGRESS_DELIVER_ONLY};
     call(&p, &o, &h);
     peer_advance(&p, 900);
     feed_progress(&p, h, 1);
@@ -173,7 +173,7 @@ static void max_time_ends_the_request_despite_progress(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle h;
-    mcp_request_options o = {.timeout_ms = 1000, .max_time_ms = 3000};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = 1000, .max_time_ms = 3000};
     call(&p, &o, &h);
     for (int i = 1; i <= 3; i++) {
         peer_advance(&p, 900);
@@ -192,7 +192,7 @@ static void max_time_is_enforced_without_any_progress(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle h;
-    mcp_request_options o = {.timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = 2000};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = 2000};
     call(&p, &o, &h);
     peer_advance(&p, 2000);
     assert_int_equal(outcome_of(&p, h), MCP_ERR_MAX_TIME);
@@ -205,7 +205,7 @@ static void default_max_time_is_thirty_minutes(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle h;
-    mcp_request_options o = {.timeout_ms = MCP_NO_TIMEOUT};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT};
     call(&p, &o, &h);
     assert_int_equal(mcp_session_next_deadline(p.s), p.now + 1800000);
     peer_advance(&p, 1800000);
@@ -216,14 +216,14 @@ static void default_max_time_is_thirty_minutes(void **state)
 
 static void session_defaults_apply_and_calls_override_them(void **state)
 {
-    mcp_session_options so = {.timeout_ms = 5000, .max_time_ms = 7000};
+    mcp_session_options so = {.size = sizeof so, .timeout_ms = 5000, .max_time_ms = 7000};
     peer p;
     ready_client(&p, &so);
     mcp_handle a, b, c;
     call(&p, NULL, &a);
-    mcp_request_options o = {.timeout_ms = 100};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = 100};
     call(&p, &o, &b);
-    mcp_request_options none = {.timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = MCP_NO_TIMEOUT};
+    mcp_request_options none = {.size = sizeof none, .timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = MCP_NO_TIMEOUT};
     call(&p, &none, &c);
     peer_advance(&p, 100);
     assert_int_equal(outcome_of(&p, b), MCP_ERR_TIMED_OUT);
@@ -241,7 +241,7 @@ static void next_deadline_is_the_earliest_of_all_requests(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle a, b;
-    mcp_request_options oa = {.timeout_ms = 5000}, ob = {.timeout_ms = 2000};
+    mcp_request_options oa = {.size = sizeof oa, .timeout_ms = 5000}, ob = {.size = sizeof ob, .timeout_ms = 2000};
     call(&p, &oa, &a);
     call(&p, &ob, &b);
     assert_int_equal(mcp_session_next_deadline(p.s), p.now + 2000);
@@ -364,7 +364,7 @@ static void no_token_when_progress_is_off(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle h;
-    mcp_request_options o = {.progress = MCP_PROGRESS_NONE};
+    mcp_request_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
     const mcp_message *m = call(&p, &o, &h);
     assert_null(mcp_json_object_get(m->params, "_meta"));
     feed_progress(&p, h, 1); /* not asked for: dropped */
@@ -445,9 +445,9 @@ static void a_callback_may_end_other_requests(void **state)
     peer p;
     ready_client(&p, NULL);
     mcp_handle a;
-    mcp_request_options o = {.timeout_ms = 10};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = 10};
     call(&p, &o, &a);
-    mcp_request_options o2 = {.timeout_ms = 10};
+    mcp_request_options o2 = {.size = sizeof o2, .timeout_ms = 10};
     call(&p, &o2, &other);
     p.on_response_hook = cancel_other;
     peer_advance(&p, 10); /* a times out; its callback cancels `other` */
@@ -470,7 +470,7 @@ static void freeing_the_session_in_a_response_callback_is_deferred(void **state)
     peer_init_mem(&p, MCP_ROLE_CLIENT, NULL, &fm.mem);
     peer_client_ready(&p);
     mcp_handle a, b;
-    mcp_request_options o = {.timeout_ms = 10};
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = 10};
     call(&p, &o, &a);
     call(&p, &o, &b);
     p.on_response_hook = free_session;

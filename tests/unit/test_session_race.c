@@ -115,7 +115,7 @@ static inbound_rec *find_in_by_handle(side *sd, mcp_handle h)
 }
 
 /* Everything a side sends passes through here: the invariants on output. */
-static void on_send(void *ud, uint64_t route, const char *data, size_t len)
+static int on_send(void *ud, uint64_t route, const char *data, size_t len)
 {
     side *sd = ud;
     const char *p = data;
@@ -161,6 +161,7 @@ static void on_send(void *ud, uint64_t route, const char *data, size_t len)
         q_push(sd->out, p, (size_t)(nl - p));
         p = nl + 1;
     }
+    return MCP_OK;
 }
 
 static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
@@ -233,8 +234,8 @@ static void make_side(world *w, side *sd, const char *name, mcp_role role, queue
     memset(sd, 0, sizeof *sd);
     sd->name = name;
     sd->out = out;
-    mcp_session_options o = {.role = role, .timeout_ms = 3000, .max_time_ms = 8000};
-    mcp_session_callbacks cb = {on_send, on_request, on_cancel, NULL, NULL, on_log, sd};
+    mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 3000, .max_time_ms = 8000};
+    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel, NULL, NULL, on_log, sd};
     assert_int_equal(mcp_session_new(&o, &cb, &sd->s), MCP_OK);
 }
 
@@ -252,7 +253,7 @@ static void issue(world *w, side *sd, const char *method)
     if (sd->ncalls >= MAXREQ)
         return;
     static const uint64_t timeouts[] = {0, 200, 1000, MCP_NO_TIMEOUT};
-    mcp_request_options o = {.timeout_ms = timeouts[pick(w, 4)],
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = timeouts[pick(w, 4)],
                              .max_time_ms = pick(w, 2) ? 0 : 1500,
                              .progress = (mcp_progress_mode)pick(w, 3)};
     mcp_handle h;

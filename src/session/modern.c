@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Requests of 2026-07-28: the era is chosen per request by the envelope in
+ * its _meta, checked on every request (not only the first of a connection,
+ * since the protocol is stateless): a missing required key is -32602, a
+ * revision we do not speak is -32022 naming the ones we do. server/discover
+ * is answered here; initialize, ping and logging/setLevel do not exist in
+ * this revision. The client side writes the same envelope on each request.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "session/internal.h"
+
+bool mcp__is_modern_request(const mcp_message *msg)
+{
+    /* Any of the request keys of the envelope marks a 2026-07-28 attempt,
+     * so that one missing key gets its own error instead of a legacy
+     * "not initialized". */
+    const mcp_json *meta = mcp_json_object_get(msg->params, "_meta");
+    return mcp_json_object_get(meta, META_VERSION) ||
+           mcp_json_object_get(meta, META_CLIENT_CAPS) ||
+           mcp_json_object_get(meta, META_CLIENT_INFO);
+}
+
+void mcp__write_implementation(mcp_session *s, mcp__jw *w)
+{
+    mcp__jw_object(w);
+    mcp__jw_key(w, "name");
+    mcp__jw_string(w, s->name);
+    mcp__jw_key(w, "version");
+    mcp__jw_string(w, s->version);
+    mcp__jw_object_end(w);
+}
+
+void mcp__write_envelope(mcp_session *s, mcp__jw *w)
+{
+    const mcp__era *era = s->era ? s->era : s->connect.want;
+    mcp__jw_key(w, META_VERSION);
+    mcp__jw_string(w, era->version);
+    mcp__jw_key(w, META_CLIENT_CAPS);
+    mcp__jw_value(w, mcp_json_doc_root(s->caps_doc));
+    mcp__jw_key(w, META_CLIENT_INFO);
+    mcp__write_implementation(s, w);
+}
+
+/* Methods of the legacy handshake and of features 2026-07-28 removed. */
+static bool removed_method(const mcp_message *m)
+{
+    static const char *const gone[] = {"initialize", "ping", "logging/setLevel",
+                                       "resources/subscribe", "resources/unsubscribe"};
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+        if (mcp_message_method_is(m, gone[i]))
+            return true;
+    return false;
+}
+
+static void unsupported_version(mcp_session *s, uint64_t route, const mcp_message *m,
+                                const char *requested, size_t len)
+{
+    mcp_buf local;
+    mcp_buf *b = mcp__scratch(s, &local);
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "id");
+    mcp__jw_id(&w, &m->id);
+    mcp__jw_key(&w, "error");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "code");
+    mcp__jw_int(&w, MCP_WIRE_UNSUPPORTED_VERSION);
+    mcp__jw_key(&w, "message");
+    mcp__jw_string(&w, "Unsupported protocol version");
+    mcp__jw_key(&w, "data");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "supported");
+    mcp__era_write_supported(&w);
+    mcp__jw_key(&w, "requested");
+    mcp__jw_stringn(&w, requested, len);
+    mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    if (mcp__jw_envelope_end(&w) == MCP_OK)
+        mcp__emit_response(s, route, s->collecting, b);
+    mcp__scratch_done(s, b, &local);
+}
+
+static void discover(mcp_session *s, uint64_t route, const mcp_message *m)
+{
+    mcp_buf local;
+    mcp_buf *b = mcp__scratch(s, &local);
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "id");
+    mcp__jw_id(&w, &m->id);
+    mcp__jw_key(&w, "result");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "resultType");
+    mcp__jw_string(&w, "complete");
+    mcp__jw_key(&w, "supportedVersions");
+    mcp__era_write_supported(&w);
+    mcp__jw_key(&w, "capabilities");
+    mcp__jw_value(&w, mcp_json_doc_root(s->caps_doc));
+    if (s->instructions) {
+        mcp__jw_key(&w, "instructions");
+        mcp__jw_string(&w, s->instructions);
+    }
+    mcp__jw_key(&w, "ttlMs");
+    mcp__jw_int(&w, s->discover_ttl_ms > INT64_MAX ? INT64_MAX : (int64_t)s->discover_ttl_ms);
+    mcp__jw_key(&w, "cacheScope");
+    mcp__jw_string(&w, s->discover_scope == MCP_CACHE_PRIVATE ? "private" : "public");
+    mcp__jw_key(&w, "_meta");
+    mcp__jw_object(&w);
+    if (!s->omit_server_info) {
+        mcp__jw_key(&w, META_SERVER_INFO);
+        mcp__write_implementation(s, &w);
+    }
+    mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    if (mcp__jw_envelope_end(&w) == MCP_OK)
+        mcp__emit_response(s, route, s->collecting, b);
+    else
+        mcp__send_error(s, route, &m->id, MCP_WIRE_INTERNAL_ERROR,
+                        "Internal error: server info is not valid UTF-8", NULL);
+    mcp__scratch_done(s, b, &local);
+}
+
+static void invalid_envelope(mcp_session *s, uint64_t route, const mcp_message *m,
+                             const char *why)
+{
+    char text[200];
+    snprintf(text, sizeof text, "Invalid params: %s", why);
+    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound", NULL,
+             -1, "%s:", text);
+    mcp__send_error(s, route, &m->id, MCP_WIRE_INVALID_PARAMS, text, NULL);
+}
+
+void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
+{
+    const mcp_json *meta = mcp_json_object_get(m->params, "_meta");
+    size_t vlen;
+    const char *version = mcp_json_string(mcp_json_object_get(meta, META_VERSION), &vlen);
+    if (!version) {
+        invalid_envelope(s, route, m,
+                         "_meta." META_VERSION " is required and must be a string");
+        return;
+    }
+    const mcp__era *era = mcp__era_find(version, vlen);
+    if (!era || !era->modern) {
+        mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound",
+                 NULL, -1, "unsupported protocol version %.*s:", vlen > 40 ? 40 : (int)vlen,
+                 version);
+        unsupported_version(s, route, m, version, vlen);
+        return;
+    }
+    const mcp_json *caps = mcp_json_object_get(meta, META_CLIENT_CAPS);
+    if (mcp_json_typeof(caps) != MCP_JSON_OBJECT) {
+        invalid_envelope(s, route, m,
+                         "_meta." META_CLIENT_CAPS " is required and must be an object");
+        return;
+    }
+    const mcp_json *info = mcp_json_object_get(meta, META_CLIENT_INFO);
+    if (info && (mcp_json_typeof(info) != MCP_JSON_OBJECT ||
+                 mcp_json_typeof(mcp_json_object_get(info, "name")) != MCP_JSON_STRING ||
+                 mcp_json_typeof(mcp_json_object_get(info, "version")) != MCP_JSON_STRING)) {
+        invalid_envelope(s, route, m,
+                         "_meta." META_CLIENT_INFO
+                         " must be an object with string name and version");
+        return;
+    }
+    const mcp_json *level_v = mcp_json_object_get(meta, META_LOG_LEVEL);
+    int level = level_v ? mcp__logging_level_parse(level_v) : -1;
+    if (level_v && level < 0) {
+        invalid_envelope(s, route, m,
+                         "_meta." META_LOG_LEVEL " must be one of debug, info, notice, "
+                         "warning, error, critical, alert, emergency");
+        return;
+    }
+    if (mcp_message_method_is(m, "server/discover")) {
+        discover(s, route, m); /* never registered: never cancellable */
+        return;
+    }
+    if (removed_method(m)) {
+        char text[160];
+        snprintf(text, sizeof text, "Method not found: %s is not part of protocol revision %s",
+                 m->method, era->version);
+        mcp__send_error(s, route, &m->id, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
+        return;
+    }
+    if (mcp_message_method_is(m, "subscriptions/listen")) {
+        mcp__listen_open(s, now, route, m, era);
+        return;
+    }
+    mcp__inbound_request(s, now, route, m, era, caps, level);
+}
