@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NDJSON over byte streams. Reading feeds the line reader; writing appends
  * to a pending buffer, handed to the kernel when FLUSH_EARLY bytes have
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "transport/conn.h"
+#include "transport/ndjson_stream.h"
 
 #define READ_CHUNK (64u << 10)
 /* Queued output worth a system call before the iteration ends: with it,
@@ -29,14 +30,18 @@
 
 typedef enum { SIDE_NONE, SIDE_STREAM, SIDE_FILE } side_kind;
 
-static void flush(mcp__conn *c);
+typedef struct mcp__conn mcp__conn;
+static void flush(mcp__conn *c, bool notify);
 static void maybe_close_output(mcp__conn *c);
 static void maybe_finalize(mcp__conn *c);
+static const mcp__transport_ops ops;
 
 struct mcp__conn {
+    mcp__transport base; /* first: a transport pointer is a stream pointer */
     uv_loop_t *loop;
-    mcp__conn_handlers h;
+    mcp__ndjson_options o;
     mcp_line_reader *lines;
+    const char *failure; /* why the output failed (a literal or uv_strerror) */
 
     side_kind in_kind, out_kind;
     uv_stream_t *in, *out; /* SIDE_STREAM: owned handles */
@@ -60,14 +65,18 @@ struct mcp__conn {
     void *done_ud;
 };
 
-mcp__conn *mcp__conn_new(uv_loop_t *loop, size_t max_line, const mcp__conn_handlers *h)
+mcp__transport *mcp__ndjson_new(uv_loop_t *loop, const mcp__ndjson_options *o)
 {
     mcp__conn *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    c->base.ops = &ops;
     c->loop = loop;
-    c->h = *h;
-    c->lines = mcp_line_reader_new(max_line, NULL);
+    if (o)
+        c->o = *o;
+    if (!c->o.max_queued)
+        c->o.max_queued = MCP__NDJSON_MAX_QUEUED;
+    c->lines = mcp_line_reader_new(c->o.max_line, NULL);
     c->read_buf = malloc(READ_CHUNK);
     if (!c->lines || !c->read_buf) {
         mcp_line_reader_free(c->lines);
@@ -75,14 +84,16 @@ mcp__conn *mcp__conn_new(uv_loop_t *loop, size_t max_line, const mcp__conn_handl
         free(c);
         return NULL;
     }
+    if (!c->o.max_line)
+        c->o.max_line = MCP_LINE_DEFAULT_MAX;
     c->in_fd = c->out_fd = -1;
-    mcp_buf_init(&c->pending, MCP__CONN_MAX_QUEUED, NULL);
+    mcp_buf_init(&c->pending, c->o.max_queued, NULL);
     mcp_buf_init(&c->writing, 0, NULL);
     uv_check_init(loop, &c->flush_check);
     uv_prepare_init(loop, &c->flush_prepare);
     c->flush_check.data = c->flush_prepare.data = c;
     c->open_handles += 2;
-    return c;
+    return &c->base;
 }
 
 /* Reading ---------------------------------------------------------------------- */
@@ -90,25 +101,29 @@ mcp__conn *mcp__conn_new(uv_loop_t *loop, size_t max_line, const mcp__conn_handl
 static void line_cb(void *ud, int status, const char *line, size_t len)
 {
     mcp__conn *c = ud;
+    const mcp__transport_sink *k = &c->base.sink;
     if (!c->reading)
         return;
     if (status == MCP_OK) {
-        if (c->h.trace)
-            c->h.trace(c->h.ud, false, line, len);
-        c->h.on_line(c->h.ud, line, len);
-    } else if (c->h.on_bad_line) {
-        c->h.on_bad_line(c->h.ud, status, len);
+        if (c->o.trace)
+            c->o.trace(c->o.trace_ud, false, line, len);
+        k->message(k->ud, 0, line, len);
+    } else {
+        size_t tail_len;
+        const char *tail = mcp_line_reader_tail(c->lines, &tail_len);
+        k->oversized(k->ud, 0, line, len, tail, tail_len, c->o.max_line);
     }
 }
 
-static void input_ended(mcp__conn *c)
+static void input_ended(mcp__conn *c, const char *why)
 {
     if (!c->reading)
         return;
     mcp_line_reader_finish(c->lines, line_cb, c);
+    if (!c->reading)
+        return; /* stopped by what the last line caused */
     c->reading = false;
-    if (c->h.on_eof)
-        c->h.on_eof(c->h.ud);
+    c->base.sink.input_ended(c->base.sink.ud, why);
 }
 
 static void alloc_cb(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
@@ -124,7 +139,7 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         mcp_line_reader_feed(c->lines, buf->base, (size_t)n, line_cb, c);
     } else if (n < 0) {
         uv_read_stop(s);
-        input_ended(c);
+        input_ended(c, n == UV_EOF ? "end of input" : uv_strerror((int)n));
     }
 }
 
@@ -146,7 +161,7 @@ static void file_read_cb(uv_fs_t *req)
             uv_fs_read(c->loop, &c->read_req, c->in_fd, &b, 1, -1, file_read_cb);
         }
     } else {
-        input_ended(c);
+        input_ended(c, n == 0 ? "end of input" : uv_strerror((int)n));
     }
 }
 
@@ -186,8 +201,9 @@ static void start_reading(mcp__conn *c)
     }
 }
 
-int mcp__conn_open_fds(mcp__conn *c, int in_fd, int out_fd)
+int mcp__ndjson_open_fds(mcp__transport *t, int in_fd, int out_fd)
 {
+    mcp__conn *c = (mcp__conn *)t;
     if (uv_guess_handle(in_fd) == UV_FILE) {
         c->in_kind = SIDE_FILE;
         c->in_fd = in_fd;
@@ -211,8 +227,9 @@ int mcp__conn_open_fds(mcp__conn *c, int in_fd, int out_fd)
     return MCP_OK;
 }
 
-void mcp__conn_adopt(mcp__conn *c, uv_stream_t *in, uv_stream_t *out)
+void mcp__ndjson_adopt(mcp__transport *t, uv_stream_t *in, uv_stream_t *out)
 {
+    mcp__conn *c = (mcp__conn *)t;
     c->in_kind = c->out_kind = SIDE_STREAM;
     c->in = in;
     c->out = out;
@@ -221,8 +238,9 @@ void mcp__conn_adopt(mcp__conn *c, uv_stream_t *in, uv_stream_t *out)
     start_reading(c);
 }
 
-void mcp__conn_stop_reading(mcp__conn *c)
+static void stop_input(mcp__transport *t)
 {
+    mcp__conn *c = (mcp__conn *)t;
     if (!c->reading)
         return;
     c->reading = false;
@@ -232,14 +250,23 @@ void mcp__conn_stop_reading(mcp__conn *c)
 
 /* Writing ---------------------------------------------------------------------- */
 
-static void fail_output(mcp__conn *c, const char *why)
+/* The output is dead. `notify`: tell the sink (a failure found by the
+ * loop); a failure inside send is reported by send's return value instead,
+ * so no callback runs under a sender. */
+static void fail_output(mcp__conn *c, const char *why, bool notify)
 {
     if (c->output_failed)
         return;
     c->output_failed = true;
+    c->failure = why;
     mcp_buf_reset(&c->pending);
-    if (c->h.on_write_error)
-        c->h.on_write_error(c->h.ud, why);
+    if (notify && !c->closing)
+        c->base.sink.output_failed(c->base.sink.ud, why);
+}
+
+const char *mcp__ndjson_failure(const mcp__transport *t)
+{
+    return ((const mcp__conn *)t)->failure;
 }
 
 
@@ -249,14 +276,15 @@ static void write_cb(uv_write_t *req, int status)
     c->write_in_flight = false;
     mcp_buf_reset(&c->writing);
     if (status < 0) {
-        fail_output(c, status == UV_EPIPE ? "the peer closed its input" : uv_strerror(status));
+        fail_output(c, status == UV_EPIPE ? "the peer closed its input" : uv_strerror(status),
+                    true);
         maybe_close_output(c);
         return;
     }
-    flush(c);
+    flush(c, true);
 }
 
-static void flush(mcp__conn *c)
+static void flush(mcp__conn *c, bool notify)
 {
     if (c->write_in_flight || c->output_failed || c->pending.len == 0) {
         maybe_close_output(c);
@@ -269,7 +297,9 @@ static void flush(mcp__conn *c)
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0) {
-                fail_output(c, strerror(errno));
+                fail_output(c, n < 0 && errno == EPIPE ? "the peer closed its input"
+                                                       : "write failed",
+                            notify);
                 return;
             }
             off += (size_t)n;
@@ -288,7 +318,7 @@ static void flush(mcp__conn *c)
         return;
     }
     if (n < 0 && n != UV_EAGAIN) {
-        fail_output(c, n == UV_EPIPE ? "the peer closed its input" : uv_strerror(n));
+        fail_output(c, n == UV_EPIPE ? "the peer closed its input" : uv_strerror(n), notify);
         maybe_close_output(c);
         return;
     }
@@ -301,7 +331,7 @@ static void flush(mcp__conn *c)
     mcp_buf t = c->writing;
     c->writing = c->pending;
     c->pending = t;
-    c->pending.limit = MCP__CONN_MAX_QUEUED;
+    c->pending.limit = c->o.max_queued;
     uv_buf_t b = uv_buf_init(c->writing.data, (unsigned)c->writing.len);
     c->write_req.data = c;
     c->write_in_flight = true;
@@ -309,59 +339,61 @@ static void flush(mcp__conn *c)
     if (rc < 0) {
         c->write_in_flight = false;
         mcp_buf_reset(&c->writing);
-        fail_output(c, uv_strerror(rc));
+        fail_output(c, uv_strerror(rc), notify);
     }
 }
 
-static void flush_now(mcp__conn *c)
+static void flush_now(mcp__conn *c, bool notify)
 {
     if (c->flush_armed) {
         c->flush_armed = false;
         uv_check_stop(&c->flush_check);
         uv_prepare_stop(&c->flush_prepare);
     }
-    flush(c);
+    flush(c, notify);
 }
 
-void mcp__conn_flush(mcp__conn *c)
+static void flush_op(mcp__transport *t)
 {
-    flush_now(c);
+    flush_now((mcp__conn *)t, true);
 }
 
 static void on_flush_check(uv_check_t *h)
 {
-    flush_now(h->data);
+    flush_now(h->data, true);
 }
 
 static void on_flush_prepare(uv_prepare_t *h)
 {
-    flush_now(h->data);
+    flush_now(h->data, true);
 }
 
-int mcp__conn_write(mcp__conn *c, const char *data, size_t len)
+static int send_op(mcp__transport *t, uint64_t route, const char *data, size_t len)
 {
+    mcp__conn *c = (mcp__conn *)t;
     if (c->output_failed || c->output_closing || c->closing)
         return MCP_ERR_STATE;
     int rc = mcp_buf_append(&c->pending, data, len);
     if (rc != MCP_OK) {
         fail_output(c, rc == MCP_ERR_LIMIT ? "output queue over its cap: the peer is not reading"
-                                           : "out of memory for the output queue");
+                                           : "out of memory for the output queue",
+                    false);
         return rc;
     }
-    if (c->h.trace) {
+    if (c->o.trace) {
         const char *p = data, *end = data + len;
         while (p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-            c->h.trace(c->h.ud, true, p, n);
+            c->o.trace(c->o.trace_ud, true, p, n);
             p += n + 1;
         }
     }
     /* Enough for the peer to start on: send now, so both sides work at
      * once instead of taking turns on whole batches. */
     if (c->pending.len >= FLUSH_EARLY && !c->write_in_flight) {
-        flush_now(c);
-        return MCP_OK;
+        flush_now(c, false);
+        return c->output_failed ? MCP_ERR_IO : MCP_OK;
     }
     if (!c->flush_armed && !c->write_in_flight) {
         c->flush_armed = true;
@@ -371,8 +403,9 @@ int mcp__conn_write(mcp__conn *c, const char *data, size_t len)
     return MCP_OK;
 }
 
-size_t mcp__conn_unwritten(const mcp__conn *c)
+static size_t unwritten_op(const mcp__transport *t)
 {
+    const mcp__conn *c = (const mcp__conn *)t;
     return c->pending.len + c->writing.len;
 }
 
@@ -438,23 +471,43 @@ static void maybe_close_output(mcp__conn *c)
         close_handle(c, &c->out);
 }
 
-void mcp__conn_close_output(mcp__conn *c)
+static void end_output_op(mcp__transport *t)
 {
+    mcp__conn *c = (mcp__conn *)t;
     if (c->output_closing)
         return;
     c->output_closing = true;
-    flush_now(c);
+    flush_now(c, true);
 }
 
-void mcp__conn_close(mcp__conn *c, void (*done)(void *ud), void *ud)
+static void close_route_op(mcp__transport *t, uint64_t route)
 {
+    (void)t; /* one stream, no routes of its own */
+    (void)route;
+}
+
+static void close_op(mcp__transport *t, void (*done)(void *ud), void *ud)
+{
+    mcp__conn *c = (mcp__conn *)t;
+    if (c->closing)
+        return;
     c->closing = true;
     c->done = done;
     c->done_ud = ud;
-    mcp__conn_stop_reading(c);
+    stop_input(t);
     close_handle(c, &c->in);
     close_handle(c, &c->out);
     uv_close((uv_handle_t *)&c->flush_check, flush_handle_closed);
     uv_close((uv_handle_t *)&c->flush_prepare, flush_handle_closed);
     maybe_finalize(c); /* now, or when the last handle or read completes */
 }
+
+static const mcp__transport_ops ops = {
+    .send = send_op,
+    .close_route = close_route_op,
+    .close = close_op,
+    .flush = flush_op,
+    .unwritten = unwritten_op,
+    .end_output = end_output_op,
+    .stop_input = stop_input,
+};

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver: one session on a libuv loop over one transport, written once
+ * for both roles. It re-arms the session's timer, feeds it what the
+ * transport reads (messages, oversized ones, lost routes), hands what it
+ * sends to the transport, and closes both. What the connection means to its
+ * owner (a server connection, a client) stays with the owner, which it hears
+ * through mcp__driver_events.
+ *
+ * Loop thread only. The driver lives inside its owner's struct.
+ *
+ * Re-entrancy: a send that fails closes the session on the spot (the engine
+ * copes with that, see session.h), and the owner hears about it afterwards,
+ * from the loop, never inside the call that was sending.
+ */
+#ifndef MCP_RUNTIME_DRIVER_H
+#define MCP_RUNTIME_DRIVER_H
+
+#include <stdbool.h>
+#include <uv.h>
+
+#include "mcp/session.h"
+#include "transport/transport.h"
+
+typedef struct mcp__driver_events {
+    /* The session's callbacks, with the owner's user data. */
+    void (*on_request)(void *ud, mcp_handle h, const mcp_message *msg);
+    void (*on_cancel)(void *ud, mcp_handle h, const char *reason);
+    void (*on_notification)(void *ud, const mcp_message *msg);
+    void (*on_initialized)(void *ud);
+    void (*on_log)(void *ud, const mcp_log_record *r);
+    /* The transport cannot carry the conversation any more: its input
+     * ended (input true), or its output failed. The session is still open
+     * when input ended (the owner decides when to end it, with
+     * mcp__driver_end); an output failure has already closed it. */
+    void (*on_transport_down)(void *ud, bool input, const char *why);
+    void *ud;
+} mcp__driver_events;
+
+typedef struct mcp__driver {
+    uv_loop_t *loop;
+    mcp_session *session;
+    mcp__transport *transport;
+    mcp__driver_events ev;
+    uv_timer_t timer;  /* the session's next deadline */
+    uv_timer_t defer;  /* reports a send failure after the send returned */
+    uint64_t armed;    /* the deadline the timer is set for */
+    const char *failure;
+    bool down_reported;
+    bool input_down;
+    int open_handles;
+    void (*done)(void *ud);
+    void *done_ud;
+} mcp__driver;
+
+/* Create the session (options as mcp_session_new; the driver supplies the
+ * callbacks) and the driver's timers. MCP_OK, or the error of
+ * mcp_session_new (nothing to release then). */
+int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options *so,
+                     const mcp__driver_events *ev);
+
+/* Carry the session over t (its sink is set here; t is closed with the
+ * driver). Call before the transport starts reading. */
+void mcp__driver_attach(mcp__driver *d, mcp__transport *t);
+
+/* Re-arm the timer for the session's next deadline: after any call into the
+ * session that is not made through the driver (requests, replies). */
+void mcp__driver_rearm(mcp__driver *d);
+
+/* The conversation is over: stop reading, close the session (requests end
+ * with their callbacks: "connection closed"). Idempotent. */
+void mcp__driver_end(mcp__driver *d, const char *why);
+
+/* Release everything: end, close the transport and the timers, free the
+ * session. done(ud) runs (from the loop) once all is closed; the driver's
+ * memory may then be reused. */
+void mcp__driver_release(mcp__driver *d, void (*done)(void *ud), void *ud);
+
+#endif
