@@ -1,13 +1,26 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * libmcp server: tools served over stdio, with the request lifecycle done
- * right: a cancelled call's token fires and nothing more is ever sent for
- * it, whatever the handler does afterwards.
+ * libmcp server: tools served over stdio (and any byte stream), to clients
+ * of every revision at once (2025-06-18, 2025-11-25 through initialize;
+ * 2026-07-28 per request), with the request lifecycle done right: a
+ * cancelled call's token fires and nothing more is ever sent for it,
+ * whatever the handler does afterwards.
  *
- * Threads. mcp_server_new, mcp_server_add_tool, the serve functions and
- * mcp_server_free are called from one thread (the serve call's thread runs
- * the event loop: the "loop thread"). Tool handlers run on the loop thread
- * (non-blocking tools) or on a worker thread (MCP_TOOL_BLOCKING). Every
- * mcp_call_* function may be called from any thread.
+ * Registry and connections. What the server offers (its tools) is a
+ * registry: an immutable snapshot shared by every connection. Adding or
+ * removing a tool while serving publishes a new snapshot and tells the
+ * clients that listen for it (tools/list_changed); a call in flight keeps
+ * the snapshot it started with. A connection is one client: its session,
+ * its calls, its transport. One server serves any number of connections at
+ * once, on one loop thread.
+ *
+ * Threads. mcp_server_new, mcp_server_attach_fds, the serve and run
+ * functions and mcp_server_free are called from one thread (the run call's
+ * thread runs the event loop: the "loop thread"). Tool handlers run on the
+ * loop thread (non-blocking tools) or on a worker thread
+ * (MCP_TOOL_BLOCKING). mcp_server_add_tool, mcp_server_remove_tool,
+ * mcp_server_publish, mcp_server_stop and every mcp_call_* function may be
+ * called from any thread.
  *
  * A call's life. The handler gets an mcp_call and must end it exactly once
  * with one of the mcp_call_reply_* functions or mcp_call_finish, from any
@@ -41,6 +54,7 @@ enum mcp_tool_flags {
 };
 
 typedef struct mcp_tool {
+    size_t size;               /* sizeof(mcp_tool) */
     const char *name;          /* required; 1-128 of [A-Za-z0-9_.-] */
     const char *title;         /* optional */
     const char *description;   /* optional */
@@ -49,15 +63,24 @@ typedef struct mcp_tool {
     mcp_tool_fn handler;       /* required */
     void *user_data;
     unsigned flags;
+    /* Client capabilities the tool needs (JSON object text, such as
+     * {"elicitation":{}}), or NULL. A call from a client that did not
+     * declare them is refused: -32021 with data.requiredCapabilities under
+     * 2026-07-28, -32602 under a legacy revision. */
+    const char *required_client_capabilities;
 } mcp_tool;
 
 typedef struct mcp_server_options {
+    size_t size;              /* sizeof(mcp_server_options) */
     const char *name;         /* serverInfo; NULL: "libmcp" */
     const char *version;      /* NULL: the library version */
     const char *instructions; /* optional */
     unsigned worker_threads;  /* for blocking tools; 0 means 8 */
-    unsigned max_in_flight;   /* client requests in flight; 0 means 65536 */
-    size_t max_message;       /* bytes per message; 0 means 4 MiB */
+    unsigned max_in_flight;   /* requests in flight per connection; 0 means 65536 */
+    size_t max_message;       /* bytes per message read; 0 means 4 MiB */
+    size_t max_output;        /* bytes waiting to be written per connection
+                                 (a client that stops reading is dropped
+                                 past it); 0 means 64 MiB */
     uint64_t shutdown_grace_ms; /* wait for handlers after EOF; 0 means 2000 */
     /* Log records (including every cancellation). Called from the loop
      * thread and, for mcp_call_log, from handler threads: must be
@@ -68,34 +91,75 @@ typedef struct mcp_server_options {
     /* Every message, both directions (optional; loop thread). */
     void (*trace)(void *user_data, bool outgoing, const char *line, size_t len);
     void *trace_user_data;
+    /* What subscriptions (2026-07-28) and legacy list_changed can carry
+     * (enum mcp_listen_kinds); 0 means MCP_LISTEN_TOOLS. Prompts and
+     * resources are published by the application (mcp_server_publish). */
+    unsigned listen_kinds;
+    /* Caching hints (2026-07-28) of server/discover and tools/list: how long
+     * a client may keep them (0: not at all) and who may share them. */
+    uint64_t cache_ttl_ms;
+    mcp_cache_scope cache_scope;
 } mcp_server_options;
 
-/* mcp_server_new: MCP_OK and *out (free with mcp_server_free), or
- * MCP_ERR_NOMEM. opts may be NULL. Strings are copied. */
+/* mcp_server_new: MCP_OK and *out (free with mcp_server_free),
+ * MCP_ERR_INVALID_ARG (bad options size) or MCP_ERR_NOMEM. opts may be NULL.
+ * Strings are copied. */
 MCP_EXTERN int mcp_server_new(const mcp_server_options *opts, mcp_server **out);
 
 /*
- * mcp_server_add_tool: register a tool (copied). Before serving only.
- * Returns MCP_OK, MCP_ERR_INVALID_ARG (missing name or handler, a name with
- * characters outside [A-Za-z0-9_.-] or longer than 128, a schema that is not
- * a JSON object, a duplicate name), MCP_ERR_STATE (already serving) or
- * MCP_ERR_NOMEM.
+ * mcp_server_add_tool: register a tool (copied). Any thread, before or
+ * while serving; while serving, clients listening for tool list changes are
+ * told. Returns MCP_OK, MCP_ERR_INVALID_ARG (bad size, missing name or
+ * handler, a name with characters outside [A-Za-z0-9_.-] or longer than 128,
+ * a schema or capability list that is not a JSON object, a duplicate name)
+ * or MCP_ERR_NOMEM.
  */
 MCP_EXTERN int mcp_server_add_tool(mcp_server *s, const mcp_tool *tool);
+
+/* mcp_server_remove_tool: unregister a tool by name (calls in flight keep
+ * it until they end). Any thread. MCP_OK or MCP_ERR_NOT_FOUND. */
+MCP_EXTERN int mcp_server_remove_tool(mcp_server *s, const char *name);
+
+/*
+ * mcp_server_publish: tell every connected client that listens for it (and
+ * legacy clients, for list changes) that `kind` changed: one of
+ * MCP_LISTEN_TOOLS, _PROMPTS, _RESOURCES (uri NULL) or
+ * MCP_LISTEN_RESOURCE_UPDATES (uri: the resource, copied). Only kinds in
+ * the options' listen_kinds are published. Any thread; delivered from the
+ * loop thread. MCP_OK (queued, or nobody serving), MCP_ERR_INVALID_ARG or
+ * MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri);
 
 /*
  * mcp_server_serve_stdio: serve on stdin/stdout until stdin ends. stdout
  * carries only protocol messages; logs go to stderr. At end of input every
  * call in flight is cancelled with reason "connection closed" and the
- * server waits up to the shutdown grace for handlers to return. SIGPIPE is
- * ignored unless the application set its own disposition.
- * Returns MCP_OK, or MCP_ERR_IO if stdin/stdout cannot be used.
+ * server waits up to the shutdown grace for handlers to return and replies
+ * to drain. SIGPIPE is ignored unless the application set its own
+ * disposition. Returns MCP_OK, or MCP_ERR_IO if stdin/stdout cannot be used.
  */
 MCP_EXTERN int mcp_server_serve_stdio(mcp_server *s);
 
 /* The same on any pair of file descriptors (pipe, socket, tty or file). The
  * descriptors are not closed. */
 MCP_EXTERN int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd);
+
+/* mcp_server_attach_fds: add a connection on in_fd/out_fd, served by the
+ * next (or the running) mcp_server_run. Loop thread. MCP_OK, MCP_ERR_IO,
+ * MCP_ERR_NOMEM. The descriptors are not closed. */
+MCP_EXTERN int mcp_server_attach_fds(mcp_server *s, int in_fd, int out_fd);
+
+/* mcp_server_run: serve every attached connection until all have ended (and
+ * their handlers returned or the grace passed), or until mcp_server_stop.
+ * MCP_OK, or MCP_ERR_STATE (already running). */
+MCP_EXTERN int mcp_server_run(mcp_server *s);
+
+/* mcp_server_stop: end serving gracefully: subscriptions get their closing
+ * result, calls in flight are cancelled ("server shutting down"), the run
+ * returns once handlers are done (or the grace passed). Any thread,
+ * async-signal-unsafe. */
+MCP_EXTERN void mcp_server_stop(mcp_server *s);
 
 /* mcp_server_free: free the server (not while serving). While handlers
  * abandoned after the shutdown grace are still running it frees nothing
@@ -112,6 +176,10 @@ MCP_EXTERN const char *mcp_call_tool_name(const mcp_call *c);
 /* The arguments object ({} when the client sent none); borrowed from the
  * call. Read with the mcp_json_* readers. */
 MCP_EXTERN const mcp_json *mcp_call_arguments(const mcp_call *c);
+
+/* The protocol revision the call is served under ("2026-07-28",
+ * "2025-11-25", ...); a string literal. */
+MCP_EXTERN const char *mcp_call_protocol_version(const mcp_call *c);
 
 /* The call's cancel token; borrowed from the call. */
 MCP_EXTERN mcp_cancel_token *mcp_call_cancel_token(mcp_call *c);
@@ -132,7 +200,18 @@ MCP_EXTERN bool mcp_call_is_cancelled(const mcp_call *c);
 MCP_EXTERN int mcp_call_progress(mcp_call *c, double progress, double total,
                                  const char *message);
 
-/* Log through the server's log hook, tagged with the call's id and tool. */
+/*
+ * mcp_call_send_log: send the client a log message about this call
+ * (notifications/message, logger = the tool's name, data = text), on the
+ * call's own stream before its answer, when the client wants that level
+ * (2026-07-28: io.modelcontextprotocol/logLevel on the request; legacy:
+ * logging/setLevel). Returns MCP_OK (sent or queued), MCP_ERR_CANCELLED,
+ * MCP_ERR_STATE (the call ended), MCP_ERR_INVALID_ARG (text not UTF-8) or
+ * MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_call_send_log(mcp_call *c, mcp_logging_level level, const char *text);
+
+/* Log through the server's log hook, tagged with the call's tool. */
 MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -144,7 +223,8 @@ MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, 
  * text that is not UTF-8: the client gets -32603 instead) or MCP_ERR_NOMEM.
  * A second ending of the same call is a programming error (MCP_ERR_STATE).
  *
- * - reply_text: {"content":[{"type":"text","text":...}]}
+ * - reply_text: {"content":[{"type":"text","text":...}]}; reply_text_n
+ *   takes the text with its length, so it may contain NUL characters
  * - reply_tool_error: the same with "isError": true (a tool execution error
  *   the model can act on)
  * - reply_structured: {"content":[{"type":"text","text":<the object as JSON>}],
@@ -156,6 +236,7 @@ MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, 
  *   client gets -32603 "tool ended without a result"
  */
 MCP_EXTERN int mcp_call_reply_text(mcp_call *c, const char *text);
+MCP_EXTERN int mcp_call_reply_text_n(mcp_call *c, const char *text, size_t len);
 MCP_EXTERN int mcp_call_reply_tool_error(mcp_call *c, const char *text);
 MCP_EXTERN int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured);
 MCP_EXTERN int mcp_call_reply_result(mcp_call *c, const mcp_json *result);

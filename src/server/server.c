@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * The server: a session in server role on a byte-stream connection, with
- * tools/list and tools/call, driven by a libuv loop on the serving thread.
+ * The server: its registry of tools, its connections, and the loop that
+ * serves them all on the run call's thread.
  *
- * End of input: the session closes, which cancels every call in flight
- * (reason "connection closed", the tokens fire); the server then waits, up
- * to the shutdown grace, for handlers to return and for queued output to
- * drain, and returns. Handlers still running after that are abandoned: their
- * threads are not joined and the memory they can reach is not freed.
+ * The end of a run: once every connection has ended (end of input, a
+ * failed output, mcp_server_stop) and drained, the run returns. Handlers
+ * still running after the shutdown grace are abandoned: their threads are
+ * not joined and the memory they can reach is not freed until they return
+ * (mcp_server_free says how).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -16,12 +17,20 @@
 #include <unistd.h>
 
 #include "core/mem.h"
+#include "core/opts.h"
 #include "server/internal.h"
 
 /* Logging ------------------------------------------------------------------- */
 
-static void log_record(mcp_server *s, const mcp_log_record *r)
+static mcp_log_level min_level(const mcp_server *s)
 {
+    return s->opts.log ? s->opts.log_level : s->default_logger.level;
+}
+
+void mcp__server_log_record(mcp_server *s, const mcp_log_record *r)
+{
+    if (r->level < min_level(s))
+        return;
     if (s->opts.log)
         s->opts.log(s->opts.log_user_data, r);
     else
@@ -30,8 +39,7 @@ static void log_record(mcp_server *s, const mcp_log_record *r)
 
 void mcp__server_log(mcp_server *s, mcp_log_level level, const char *fmt, ...)
 {
-    mcp_log_level min = s->opts.log ? s->opts.log_level : s->default_logger.level;
-    if (level < min)
+    if (level < min_level(s))
         return;
     char text[512];
     va_list ap;
@@ -39,24 +47,65 @@ void mcp__server_log(mcp_server *s, mcp_log_level level, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     mcp_log_record r = {level, MCP_LOG_EVENT_GENERAL, text, NULL, NULL, NULL, NULL, -1};
-    log_record(s, &r);
+    mcp__server_log_record(s, &r);
 }
 
 /* Creation -------------------------------------------------------------------- */
 
+static int build_capabilities(mcp_server *s)
+{
+    unsigned k = s->opts.listen_kinds;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    if (!d)
+        return MCP_ERR_NOMEM;
+    mcp_json *caps = mcp_json_new_object(d);
+    mcp_json *tools = mcp_json_new_object(d);
+    mcp_json_object_set(d, tools, "listChanged", mcp_json_new_bool(d, k & MCP_LISTEN_TOOLS));
+    mcp_json_object_set(d, caps, "tools", tools);
+    mcp_json_object_set(d, caps, "logging", mcp_json_new_object(d));
+    if (k & MCP_LISTEN_PROMPTS) {
+        mcp_json *p = mcp_json_new_object(d);
+        mcp_json_object_set(d, p, "listChanged", mcp_json_new_bool(d, true));
+        mcp_json_object_set(d, caps, "prompts", p);
+    }
+    if (k & (MCP_LISTEN_RESOURCES | MCP_LISTEN_RESOURCE_UPDATES)) {
+        mcp_json *r = mcp_json_new_object(d);
+        mcp_json_object_set(d, r, "listChanged", mcp_json_new_bool(d, k & MCP_LISTEN_RESOURCES));
+        mcp_json_object_set(d, r, "subscribe",
+                            mcp_json_new_bool(d, k & MCP_LISTEN_RESOURCE_UPDATES));
+        mcp_json_object_set(d, caps, "resources", r);
+    }
+    mcp_json_doc_set_root(d, caps);
+    s->caps = d;
+    return mcp_json_doc_error(d);
+}
+
 int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
 {
     *out = NULL;
+    mcp_server_options o;
+    if (mcp__opts_copy(&o, sizeof o, opts) != MCP_OK)
+        return MCP_ERR_INVALID_ARG;
     mcp_server *s = calloc(1, sizeof *s);
     if (!s)
         return MCP_ERR_NOMEM;
-    if (opts)
-        s->opts = *opts;
+    s->opts = o;
     mcp__mem_init(&s->mem, NULL);
-    s->name = strdup(s->opts.name ? s->opts.name : "libmcp");
-    s->version = strdup(s->opts.version ? s->opts.version : mcp_version());
-    s->instructions = s->opts.instructions ? strdup(s->opts.instructions) : NULL;
-    if (!s->name || !s->version || (s->opts.instructions && !s->instructions)) {
+    pthread_mutex_init(&s->mu, NULL);
+    atomic_init(&s->live, 0);
+    atomic_init(&s->stop_asked, false);
+    if (!s->opts.listen_kinds)
+        s->opts.listen_kinds = MCP_LISTEN_TOOLS;
+    if (!s->opts.shutdown_grace_ms)
+        s->opts.shutdown_grace_ms = 2000;
+    s->name = strdup(o.name ? o.name : "libmcp");
+    s->version = strdup(o.version ? o.version : mcp_version());
+    s->instructions = o.instructions ? strdup(o.instructions) : NULL;
+    s->empty_args = mcp_json_doc_new(NULL);
+    if (s->empty_args)
+        mcp_json_doc_set_root(s->empty_args, mcp_json_new_object(s->empty_args));
+    if (!s->name || !s->version || (o.instructions && !s->instructions) || !s->empty_args ||
+        mcp_json_doc_error(s->empty_args) || build_capabilities(s) != MCP_OK) {
         mcp_server_free(s);
         return MCP_ERR_NOMEM;
     }
@@ -64,18 +113,17 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     s->opts.version = s->version;
     s->opts.instructions = s->instructions;
     s->default_logger.prefix = s->name;
-    s->default_logger.level = mcp__log_level_from_env(
-        s->opts.log_level ? s->opts.log_level : MCP_LOG_INFO);
-    atomic_init(&s->live_calls, 0);
+    s->default_logger.level =
+        mcp__log_level_from_env(s->opts.log_level ? s->opts.log_level : MCP_LOG_INFO);
     *out = s;
     return MCP_OK;
 }
 
 void mcp_server_free(mcp_server *s)
 {
-    if (!s || s->serving)
+    if (!s || s->running)
         return;
-    if (atomic_load(&s->live_calls) > 0) {
+    if (atomic_load(&s->live) > 0) {
         /* Abandoned handlers may still reach the server: free nothing they
          * can touch; a later call, once they are done, frees it all. */
         return;
@@ -84,254 +132,291 @@ void mcp_server_free(mcp_server *s)
         mcp__pool_join(s->abandoned_pool); /* its last handler has returned */
         mcp__poster_destroy(&s->poster);
     }
-    mcp__server_free_tools(s);
+    for (size_t i = 0; i < s->ntools; i++)
+        mcp__tool_unref(s->tools[i]);
+    free(s->tools);
+    mcp__registry_unref(s->current);
+    mcp_json_doc_free(s->caps);
     mcp_json_doc_free(s->empty_args);
+    pthread_mutex_destroy(&s->mu);
     free(s->name);
     free(s->version);
     free(s->instructions);
     free(s);
 }
 
-/* Session callbacks ---------------------------------------------------------------- */
+/* The registry ------------------------------------------------------------------- */
 
-static void on_send(void *ud, uint64_t route, const char *data, size_t len)
+/* Under s->mu: a new snapshot of the registered tools. */
+static int rebuild(mcp_server *s)
 {
-    mcp_server *s = ud;
-    mcp__conn_write(s->conn, data, len);
-}
-
-
-static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
-{
-    mcp_server *s = ud;
-    if (mcp_message_method_is(msg, "tools/call")) {
-        mcp__server_tools_call(s, h, msg);
-    } else if (mcp_message_method_is(msg, "tools/list")) {
-        /* One page: a cursor can only be one we never issued. */
-        if (mcp_json_object_get(msg->params, "cursor"))
-            mcp_session_reply_error(s->session, h, MCP_WIRE_INVALID_PARAMS,
-                                    "Invalid params: unknown cursor", NULL);
-        else
-            mcp_session_reply_raw(s->session, h, s->tools_list, s->tools_list_len);
-    } else {
-        char text[160];
-        snprintf(text, sizeof text, "Method not found: %.*s",
-                 msg->method_len > 100 ? 100 : (int)msg->method_len, msg->method);
-        mcp_session_reply_error(s->session, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
-    }
-}
-
-static void on_cancel(void *ud, mcp_handle h, const char *reason)
-{
-    mcp__server_call_cancelled(ud, h, reason);
-}
-
-static void on_notification(void *ud, const mcp_message *msg)
-{
-    mcp__server_log(ud, MCP_LOG_DEBUG, "notification %s ignored", msg->method);
-}
-
-static void on_session_log(void *ud, const mcp_log_record *r)
-{
-    mcp_server *s = ud;
-    mcp_log_level min = s->opts.log ? s->opts.log_level : s->default_logger.level;
-    if (r->level >= min)
-        log_record(s, r);
-}
-
-/* Time ------------------------------------------------------------------------------ */
-
-static void session_timer_cb(uv_timer_t *t)
-{
-    mcp_server *s = t->data;
-    mcp_session_tick(s->session, mcp__now_ms());
-    mcp__server_rearm(s);
-}
-
-void mcp__server_rearm(mcp_server *s)
-{
-    uint64_t due = mcp_session_next_deadline(s->session);
-    if (due == UINT64_MAX) {
-        uv_timer_stop(&s->session_timer);
-        return;
-    }
-    uint64_t now = mcp__now_ms();
-    uv_timer_start(&s->session_timer, session_timer_cb, due > now ? due - now : 0, 0);
-}
-
-/* Connection ------------------------------------------------------------------------- */
-
-static void shutdown_check(uv_timer_t *t)
-{
-    mcp_server *s = t->data;
-    size_t live = atomic_load(&s->live_calls);
-    if (live == 0 && mcp__conn_unwritten(s->conn) == 0) {
-        uv_stop(&s->loop);
-        return;
-    }
-    if (mcp__now_ms() >= s->shutdown_deadline) {
-        if (live)
-            mcp__server_log(s, MCP_LOG_WARN,
-                            "%zu handler(s) still running after the %llu ms grace: abandoned",
-                            live, (unsigned long long)(s->opts.shutdown_grace_ms));
-        uv_stop(&s->loop);
-    }
-}
-
-static void begin_shutdown(mcp_server *s, const char *why)
-{
-    if (s->input_ended)
-        return;
-    s->input_ended = true;
-    size_t n = mcp_session_inbound_count(s->session);
-    mcp__server_log(s, n ? MCP_LOG_INFO : MCP_LOG_DEBUG, "%s: cancelling %zu call(s) in flight",
-                    why, n);
-    mcp__conn_stop_reading(s->conn);
-    mcp_session_close(s->session, mcp__now_ms());
-    uv_timer_stop(&s->session_timer);
-    s->shutdown_deadline = mcp__now_ms() + s->opts.shutdown_grace_ms;
-    uv_timer_start(&s->shutdown_timer, shutdown_check, 0, 10);
-}
-
-static void on_line(void *ud, const char *line, size_t len)
-{
-    mcp_server *s = ud;
-    mcp_session_receive(s->session, mcp__now_ms(), 0, line, len);
-    mcp__server_rearm(s);
-}
-
-static void on_bad_line(void *ud, int status, size_t len)
-{
-    mcp__server_log(ud, MCP_LOG_WARN,
-                    status == MCP_ERR_LINE_TOO_LONG
-                        ? "message of more than %zu bytes exceeds the limit: skipped"
-                        : "message of %zu bytes could not be buffered: skipped",
-                    len);
-}
-
-static void on_eof(void *ud)
-{
-    begin_shutdown(ud, "end of input");
-}
-
-static void on_write_error(void *ud, const char *why)
-{
-    mcp_server *s = ud;
-    mcp__server_log(s, MCP_LOG_ERROR, "cannot write to the client: %s", why);
-    begin_shutdown(s, "output failed");
-}
-
-static void on_trace(void *ud, bool outgoing, const char *line, size_t len)
-{
-    mcp_server *s = ud;
-    s->opts.trace(s->opts.trace_user_data, outgoing, line, len);
-}
-
-/* Serving -------------------------------------------------------------------------------- */
-
-static int start(mcp_server *s, int in_fd, int out_fd)
-{
-    if (!s->opts.shutdown_grace_ms)
-        s->opts.shutdown_grace_ms = 2000;
-    int rc = mcp__server_build_tools_list(s);
-    if (rc)
-        return rc;
-    if (!s->empty_args) {
-        s->empty_args = mcp_json_doc_new(NULL);
-        if (!s->empty_args)
-            return MCP_ERR_NOMEM;
-        mcp_json_doc_set_root(s->empty_args, mcp_json_new_object(s->empty_args));
-        if (mcp_json_doc_error(s->empty_args))
-            return MCP_ERR_NOMEM;
-    }
-    s->pool = mcp__pool_new(s->opts.worker_threads);
-    if (!s->pool)
+    registry *r = mcp__registry_build(s->tools, s->ntools, s->opts.cache_ttl_ms,
+                                      s->opts.cache_scope);
+    if (!r)
         return MCP_ERR_NOMEM;
-    if (mcp__poster_init(&s->poster, &s->loop) != MCP_OK)
-        return MCP_ERR_IO;
-
-    mcp_json_doc *caps;
-    rc = mcp_json_parse("{\"tools\":{\"listChanged\":false}}", 31, NULL, NULL, &caps, NULL);
-    if (rc)
-        return rc;
-    mcp_session_options so = {
-        .role = MCP_ROLE_SERVER,
-        .name = s->name,
-        .version = s->version,
-        .instructions = s->instructions,
-        .capabilities = mcp_json_doc_root(caps),
-        .max_inbound = s->opts.max_in_flight,
-        .max_message = s->opts.max_message,
-    };
-    mcp_session_callbacks cb = {on_send, on_request, on_cancel, on_notification, NULL,
-                                on_session_log, s};
-    rc = mcp_session_new(&so, &cb, &s->session);
-    mcp_json_doc_free(caps);
-    if (rc)
-        return rc;
-    mcp__conn_handlers h = {on_line, on_bad_line, on_eof, on_write_error,
-                            s->opts.trace ? on_trace : NULL, s};
-    s->conn = mcp__conn_new(&s->loop, s->opts.max_message, &h);
-    if (!s->conn)
-        return MCP_ERR_NOMEM;
-    uv_timer_init(&s->loop, &s->session_timer);
-    uv_timer_init(&s->loop, &s->shutdown_timer);
-    s->session_timer.data = s->shutdown_timer.data = s;
-    s->timers_started = true;
-    return mcp__conn_open_fds(s->conn, in_fd, out_fd);
+    mcp__registry_unref(s->current);
+    s->current = r;
+    return MCP_OK;
 }
 
-int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd)
+registry *mcp__server_snapshot(mcp_server *s)
 {
-    if (s->serving)
-        return MCP_ERR_STATE;
-    s->serving = true;
-    s->input_ended = false;
-    mcp__ignore_sigpipe();
-    uv_loop_init(&s->loop);
-    s->loop.data = s;
-    int rc = start(s, in_fd, out_fd);
-    if (rc == MCP_OK) {
-        mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s), pid %ld", s->ntools,
-                        (long)getpid());
-        uv_run(&s->loop, UV_RUN_DEFAULT);
-    } else {
-        mcp__server_log(s, MCP_LOG_ERROR, "cannot serve: %s", mcp_strerror(rc));
-    }
+    pthread_mutex_lock(&s->mu);
+    if (!s->current)
+        rebuild(s);
+    registry *r = s->current;
+    if (r)
+        mcp__registry_ref(r);
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
 
-    /* Tear down: everything on this loop, then the loop. */
-    if (s->conn)
-        mcp__conn_close(s->conn, NULL, NULL);
-    s->conn = NULL;
-    if (s->timers_started) {
-        uv_close((uv_handle_t *)&s->session_timer, NULL);
-        uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
-        s->timers_started = false;
-    }
-    bool abandoned = atomic_load(&s->live_calls) > 0;
-    bool poster = s->poster.open;
-    if (poster)
-        mcp__poster_close(&s->poster);
-    uv_run(&s->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&s->loop);
-    if (poster && !abandoned)
-        mcp__poster_destroy(&s->poster); /* no thread can post any more */
-    if (s->pool) {
-        mcp__pool_stop(s->pool);
-        if (abandoned)
-            s->abandoned_pool = s->pool; /* joined by mcp_server_free later */
+static size_t find_index(const mcp_server *s, const char *name)
+{
+    for (size_t i = 0; i < s->ntools; i++)
+        if (strcmp(s->tools[i]->name, name) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The registry changed: a new snapshot (now if serving, else when the first
+ * request asks), and the news for those who listen. */
+static int changed(mcp_server *s)
+{
+    int rc = MCP_OK;
+    if (s->current) {
+        registry *old = s->current;
+        s->current = NULL;
+        rc = rebuild(s);
+        if (rc != MCP_OK)
+            s->current = old;
         else
-            mcp__pool_join(s->pool); /* all handlers returned: joins at once */
-        s->pool = NULL;
+            mcp__registry_unref(old);
     }
-    mcp_session_free(s->session);
-    s->session = NULL;
-    mcp__server_calls_free(s);
-    s->serving = false;
     return rc;
 }
 
-int mcp_server_serve_stdio(mcp_server *s)
+int mcp_server_add_tool(mcp_server *s, const mcp_tool *spec)
 {
-    return mcp_server_serve_fds(s, STDIN_FILENO, STDOUT_FILENO);
+    tool *t;
+    int rc = mcp__tool_new(spec, &t);
+    if (rc != MCP_OK)
+        return rc;
+    pthread_mutex_lock(&s->mu);
+    if (find_index(s, t->name) != SIZE_MAX) {
+        rc = MCP_ERR_INVALID_ARG;
+    } else if (s->ntools == s->tools_cap) {
+        size_t cap = s->tools_cap ? s->tools_cap * 2 : 8;
+        tool **n = realloc(s->tools, cap * sizeof *n);
+        if (!n) {
+            rc = MCP_ERR_NOMEM;
+        } else {
+            s->tools = n;
+            s->tools_cap = cap;
+        }
+    }
+    if (rc == MCP_OK) {
+        s->tools[s->ntools++] = t;
+        rc = changed(s);
+        if (rc != MCP_OK)
+            s->ntools--; /* the served snapshot stays as it was */
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (rc != MCP_OK) {
+        mcp__tool_unref(t);
+        return rc;
+    }
+    mcp_server_publish(s, MCP_LISTEN_TOOLS, NULL);
+    return MCP_OK;
+}
+
+int mcp_server_remove_tool(mcp_server *s, const char *name)
+{
+    if (!name)
+        return MCP_ERR_NOT_FOUND;
+    pthread_mutex_lock(&s->mu);
+    size_t i = find_index(s, name);
+    tool *t = NULL;
+    if (i != SIZE_MAX) {
+        t = s->tools[i];
+        memmove(&s->tools[i], &s->tools[i + 1], (s->ntools - i - 1) * sizeof *s->tools);
+        s->ntools--;
+        if (changed(s) != MCP_OK) {
+            /* No memory for the new snapshot: the old one, with the tool,
+             * is served until the next change. */
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (!t)
+        return MCP_ERR_NOT_FOUND;
+    mcp__tool_unref(t);
+    mcp_server_publish(s, MCP_LISTEN_TOOLS, NULL);
+    return MCP_OK;
+}
+
+/* Publishing from any thread ------------------------------------------------------- */
+
+typedef struct publish_post {
+    mcp__post post;
+    mcp_server *server;
+    unsigned kind;
+    char *uri;
+} publish_post;
+
+static void publish_now(mcp_server *s, unsigned kind, const char *uri)
+{
+    for (conn *c = s->conns; c; c = c->next)
+        if (!c->down)
+            mcp_session_publish(c->driver.session, kind, uri);
+}
+
+static void publish_posted(mcp__post *post)
+{
+    publish_post *p = (publish_post *)post;
+    publish_now(p->server, p->kind, p->uri);
+    free(p->uri);
+    free(p);
+}
+
+int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri)
+{
+    if ((kind != MCP_LISTEN_TOOLS && kind != MCP_LISTEN_PROMPTS && kind != MCP_LISTEN_RESOURCES &&
+         kind != MCP_LISTEN_RESOURCE_UPDATES) ||
+        (kind == MCP_LISTEN_RESOURCE_UPDATES) != (uri != NULL) ||
+        (uri && mcp_utf8_validate(uri, strlen(uri), NULL) != MCP_OK))
+        return MCP_ERR_INVALID_ARG;
+    if (!(s->opts.listen_kinds & kind) || !atomic_load(&s->loop_open))
+        return MCP_OK;
+    if (mcp__on_loop_thread(&s->poster)) {
+        publish_now(s, kind, uri);
+        return MCP_OK;
+    }
+    publish_post *p = calloc(1, sizeof *p);
+    if (!p || (uri && !(p->uri = strdup(uri)))) {
+        free(p);
+        return MCP_ERR_NOMEM;
+    }
+    p->post.run = publish_posted;
+    p->server = s;
+    p->kind = kind;
+    if (!mcp__server_post(s, &p->post)) {
+        free(p->uri);
+        free(p);
+    }
+    return MCP_OK;
+}
+
+bool mcp__server_post(mcp_server *s, mcp__post *p)
+{
+    return mcp__poster_post(&s->poster, p);
+}
+
+/* Serving ---------------------------------------------------------------------------- */
+
+int mcp__server_open_loop(mcp_server *s)
+{
+    if (s->loop_open)
+        return MCP_OK;
+    mcp__ignore_sigpipe();
+    if (uv_loop_init(&s->loop) != 0)
+        return MCP_ERR_IO;
+    s->loop.data = s;
+    s->pool = mcp__pool_new(s->opts.worker_threads);
+    if (!s->pool || mcp__poster_init(&s->poster, &s->loop) != MCP_OK) {
+        if (s->pool) {
+            mcp__pool_stop(s->pool);
+            mcp__pool_join(s->pool);
+            s->pool = NULL;
+        }
+        uv_loop_close(&s->loop);
+        return MCP_ERR_NOMEM;
+    }
+    uv_timer_init(&s->loop, &s->sweep_timer);
+    s->sweep_timer.data = s;
+    s->loop_open = true;
+    return MCP_OK;
+}
+
+int mcp__server_attach(mcp_server *s, mcp__transport *t)
+{
+    conn *c;
+    int rc = mcp__server_open_loop(s);
+    if (rc == MCP_OK)
+        rc = mcp__conn_open(s, t, &c);
+    if (rc != MCP_OK)
+        t->ops->close(t, NULL, NULL);
+    return rc;
+}
+
+static void stop_posted(mcp__post *post)
+{
+    mcp_server *s = ((publish_post *)post)->server;
+    free(post);
+    if (s->stopping)
+        return;
+    s->stopping = true;
+    mcp__server_log(s, MCP_LOG_INFO, "stopping: ending subscriptions and calls");
+    for (conn *c = s->conns; c; c = c->next) {
+        if (c->down)
+            continue;
+        mcp_session_end_listens(c->driver.session, mcp__now_ms(), "server shutting down");
+        mcp__conn_end(c, "server shutting down");
+    }
+}
+
+void mcp_server_stop(mcp_server *s)
+{
+    atomic_store(&s->stop_asked, true);
+    if (!atomic_load(&s->loop_open))
+        return;
+    publish_post *p = calloc(1, sizeof *p);
+    if (!p)
+        return; /* checked again when the run starts */
+    p->post.run = stop_posted;
+    p->server = s;
+    if (!mcp__server_post(s, &p->post))
+        free(p);
+}
+
+/* Close the loop: everything on it, then the loop itself. */
+static void close_loop(mcp_server *s)
+{
+    mcp__conns_sweep(s, true);
+    uv_close((uv_handle_t *)&s->sweep_timer, NULL);
+    bool abandoned = atomic_load(&s->live) > 0;
+    mcp__poster_close(&s->poster);
+    uv_run(&s->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&s->loop);
+    if (!abandoned)
+        mcp__poster_destroy(&s->poster); /* no thread can post any more */
+    mcp__pool_stop(s->pool);
+    if (abandoned)
+        s->abandoned_pool = s->pool; /* joined by mcp_server_free later */
+    else
+        mcp__pool_join(s->pool); /* all handlers returned: joins at once */
+    s->pool = NULL;
+    s->loop_open = false;
+}
+
+int mcp_server_run(mcp_server *s)
+{
+    if (s->running)
+        return MCP_ERR_STATE;
+    int rc = mcp__server_open_loop(s);
+    if (rc != MCP_OK)
+        return rc;
+    s->running = true;
+    s->stopping = false;
+    pthread_mutex_lock(&s->mu);
+    size_t ntools = s->ntools;
+    pthread_mutex_unlock(&s->mu);
+    mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s), pid %ld", ntools, (long)getpid());
+    if (atomic_load(&s->stop_asked))
+        mcp_server_stop(s);
+    if (s->conns)
+        uv_run(&s->loop, UV_RUN_DEFAULT);
+    close_loop(s);
+    s->running = false;
+    atomic_store(&s->stop_asked, false);
+    return MCP_OK;
 }

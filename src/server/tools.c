@@ -1,156 +1,344 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * The tool registry. Tools are registered before serving; the tools/list
- * result is serialized once when serving starts, so answering it costs one
- * copy of bytes, not a document build.
+ * tools/list and tools/call: the call contexts (an inbound request plus
+ * its tool and arguments) and the ways a handler answers.
  */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json/writer.h"
 #include "server/internal.h"
 
-static bool valid_name(const char *name)
+struct mcp_call {
+    mcp__request req; /* first: a request pointer is a call pointer */
+    const tool *tool; /* kept alive by req.snapshot */
+    const mcp_json *args;
+    double last_progress;
+    bool sent_progress;
+};
+
+/* tools/list ------------------------------------------------------------------ */
+
+void mcp__tools_list(conn *c, mcp_handle h, const mcp_message *msg)
 {
-    size_t n = strlen(name);
-    if (n == 0 || n > 128)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.'))
+    mcp_session *ss = c->driver.session;
+    /* One page: a cursor can only be one we never issued. */
+    if (mcp_json_object_get(msg->params, "cursor")) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: unknown cursor", NULL);
+        return;
+    }
+    registry *r = mcp__server_snapshot(c->server);
+    if (!r) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+        return;
+    }
+    bool modern = mcp_protocol_modern(mcp_session_inbound_version(ss, h));
+    mcp_session_reply_raw(ss, h, modern ? r->list_modern : r->list_legacy,
+                          modern ? r->list_modern_len : r->list_legacy_len);
+    mcp__registry_unref(r);
+}
+
+/* Answers ---------------------------------------------------------------------- */
+
+/* Append a string literal; its length comes from the compiler. */
+#define APPEND_LITERAL(b, lit) mcp_buf_append((b), (lit), sizeof(lit) - 1)
+
+/* A CallToolResult with one text item. */
+static int text_result(mcp_buf *b, const char *text, size_t n, bool is_error)
+{
+    if (mcp_utf8_validate(text, n, NULL) != MCP_OK)
+        return MCP_ERR_INVALID_ARG;
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "content");
+    mcp__jw_array(&w);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "type");
+    mcp__jw_string(&w, "text");
+    mcp__jw_key(&w, "text");
+    mcp__jw_stringn(&w, text, n);
+    mcp__jw_object_end(&w);
+    mcp__jw_array_end(&w);
+    if (is_error) {
+        mcp__jw_key(&w, "isError");
+        mcp__jw_bool(&w, true);
+    }
+    mcp__jw_object_end(&w);
+    return mcp__jw_finish(&w);
+}
+
+static int end_with_buffer(mcp_call *c, int rc, mcp_buf *b)
+{
+    int ret;
+    if (rc == MCP_OK) {
+        ret = mcp__request_end(&c->req, ANSWER_RESULT, 0, b->data, b->len);
+    } else {
+        const char *why = rc == MCP_ERR_INVALID_ARG
+                              ? "Internal error: the tool produced an invalid result"
+                              : "Internal error: out of memory";
+        ret = mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why,
+                               strlen(why));
+        if (ret == MCP_OK)
+            ret = rc;
+    }
+    mcp_buf_free(b);
+    return ret;
+}
+
+int mcp_call_reply_text_n(mcp_call *c, const char *text, size_t len)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    return end_with_buffer(c, text ? text_result(&b, text, len, false) : MCP_ERR_INVALID_ARG,
+                           &b);
+}
+
+int mcp_call_reply_text(mcp_call *c, const char *text)
+{
+    return mcp_call_reply_text_n(c, text, text ? strlen(text) : 0);
+}
+
+int mcp_call_reply_tool_error(mcp_call *c, const char *text)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    return end_with_buffer(c, text ? text_result(&b, text, strlen(text), true)
+                                   : MCP_ERR_INVALID_ARG,
+                           &b);
+}
+
+/* {"content":[{"type":"text","text":"<json>"}],"structuredContent":<json>} */
+static int structured_result(mcp_buf *b, const mcp_json *structured)
+{
+    if (mcp_json_typeof(structured) != MCP_JSON_OBJECT)
+        return MCP_ERR_INVALID_ARG;
+    mcp_buf text;
+    mcp_buf_init(&text, 0, NULL);
+    int rc = mcp_json_write(structured, &text);
+    if (rc == MCP_OK) {
+        mcp__jw w;
+        mcp__jw_begin(&w, b);
+        mcp__jw_object(&w);
+        mcp__jw_key(&w, "content");
+        mcp__jw_array(&w);
+        mcp__jw_object(&w);
+        mcp__jw_key(&w, "type");
+        mcp__jw_string(&w, "text");
+        mcp__jw_key(&w, "text");
+        mcp__jw_stringn(&w, text.data, text.len);
+        mcp__jw_object_end(&w);
+        mcp__jw_array_end(&w);
+        mcp__jw_key(&w, "structuredContent");
+        mcp__jw_raw(&w, text.data, text.len);
+        mcp__jw_object_end(&w);
+        rc = mcp__jw_finish(&w);
+    }
+    mcp_buf_free(&text);
+    return rc;
+}
+
+int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    return end_with_buffer(c, structured_result(&b, structured), &b);
+}
+
+int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    int rc = mcp_json_typeof(result) == MCP_JSON_OBJECT ? mcp_json_write(result, &b)
+                                                         : MCP_ERR_INVALID_ARG;
+    return end_with_buffer(c, rc, &b);
+}
+
+int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message)
+{
+    if (!message || mcp_utf8_validate(message, strlen(message), NULL) != MCP_OK) {
+        static const char why[] = "Internal error: invalid error message";
+        int rc = mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why,
+                                  sizeof why - 1);
+        return rc == MCP_OK ? MCP_ERR_INVALID_ARG : rc;
+    }
+    return mcp__request_end(&c->req, ANSWER_ERROR, code, message, strlen(message));
+}
+
+int mcp_call_finish(mcp_call *c)
+{
+    return mcp__request_end(&c->req, ANSWER_NONE, 0, NULL, 0);
+}
+
+/* Progress and logs -------------------------------------------------------------- */
+
+int mcp_call_progress(mcp_call *c, double progress, double total, const char *message)
+{
+    if (atomic_load(&c->req.ended))
+        return MCP_ERR_STATE;
+    if (mcp_cancel_token_is_cancelled(c->req.token))
+        return MCP_ERR_CANCELLED;
+    mcp_id id;
+    if (mcp_id_from_json(mcp_json_object_get(mcp_json_object_get(c->req.msg->params, "_meta"),
+                                             "progressToken"),
+                         &id) != MCP_OK)
+        return MCP_ERR_STATE;
+    if (!isfinite(progress) || (c->sent_progress && !(progress > c->last_progress)) ||
+        (!isnan(total) && !isfinite(total)) ||
+        (message && mcp_utf8_validate(message, strlen(message), NULL) != MCP_OK))
+        return MCP_ERR_INVALID_ARG;
+    c->sent_progress = true;
+    c->last_progress = progress;
+    return mcp__request_progress(&c->req, progress, total, message);
+}
+
+int mcp_call_send_log(mcp_call *c, mcp_logging_level level, const char *text)
+{
+    if (atomic_load(&c->req.ended))
+        return MCP_ERR_STATE;
+    if (mcp_cancel_token_is_cancelled(c->req.token))
+        return MCP_ERR_CANCELLED;
+    if (!text || !mcp_logging_level_name(level) ||
+        mcp_utf8_validate(text, strlen(text), NULL) != MCP_OK)
+        return MCP_ERR_INVALID_ARG;
+    return mcp__request_log(&c->req, level, c->tool->name, text);
+}
+
+/* Accessors ---------------------------------------------------------------------- */
+
+const char *mcp_call_tool_name(const mcp_call *c)
+{
+    return c->tool->name;
+}
+
+const mcp_json *mcp_call_arguments(const mcp_call *c)
+{
+    return c->args;
+}
+
+const char *mcp_call_protocol_version(const mcp_call *c)
+{
+    return c->req.version;
+}
+
+mcp_cancel_token *mcp_call_cancel_token(mcp_call *c)
+{
+    return c->req.token;
+}
+
+bool mcp_call_is_cancelled(const mcp_call *c)
+{
+    return mcp_cancel_token_is_cancelled(c->req.token);
+}
+
+void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, ...)
+{
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    mcp__server_log(c->req.conn->server, level, "%s: %s", c->tool->name, text);
+}
+
+/* Starting ----------------------------------------------------------------------- */
+
+static void destroy_call(mcp__request *r)
+{
+    free(r);
+}
+
+/* Worker thread: run a blocking handler unless the call was cancelled while
+ * queued, and end the call if the handler returned without doing so. */
+static void run_blocking(mcp__job *job)
+{
+    mcp_call *c = (mcp_call *)job;
+    /* Our own reference: ending the call inside the handler may drop the
+     * last of the others, and we still look at it afterwards. */
+    mcp__request_ref(&c->req);
+    if (!mcp_cancel_token_is_cancelled(c->req.token))
+        c->tool->handler(c, c->tool->user_data);
+    if (!atomic_load(&c->req.ended))
+        mcp_call_finish(c);
+    mcp__request_unref(&c->req);
+}
+
+/* Whether `have` declares everything `need` lists: each key present, and
+ * for object values, recursively. */
+static bool declares(const mcp_json *have, const mcp_json *need)
+{
+    for (size_t i = 0; i < mcp_json_object_size(need); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(need, i, &k, &kn);
+        const mcp_json *h = mcp_json_object_getn(have, k, kn);
+        if (!h || (mcp_json_typeof(v) == MCP_JSON_OBJECT && !declares(h, v)))
             return false;
     }
     return true;
 }
 
-static char *dup_opt(const char *s)
+void mcp__tools_call(conn *cn, mcp_handle h, const mcp_message *msg)
 {
-    return s ? strdup(s) : NULL;
-}
-
-/* Parse a schema; it must be a JSON object. */
-static int parse_schema(const char *text, mcp_json_doc **out)
-{
-    *out = NULL;
-    if (!text)
-        return MCP_OK;
-    int rc = mcp_json_parse(text, strlen(text), NULL, NULL, out, NULL);
-    if (rc == MCP_ERR_NOMEM)
-        return rc;
-    if (rc != MCP_OK || mcp_json_typeof(mcp_json_doc_root(*out)) != MCP_JSON_OBJECT) {
-        mcp_json_doc_free(*out);
-        *out = NULL;
-        return MCP_ERR_INVALID_ARG;
+    mcp_session *ss = cn->driver.session;
+    size_t nlen;
+    const char *name = mcp_json_string(mcp_json_object_get(msg->params, "name"), &nlen);
+    const mcp_json *args = mcp_json_object_get(msg->params, "arguments");
+    if (!name) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: tools/call needs params.name, a string", NULL);
+        return;
     }
-    return MCP_OK;
-}
-
-static void free_tool(tool *t)
-{
-    free(t->name);
-    free(t->title);
-    free(t->description);
-    mcp_json_doc_free(t->input_schema);
-    mcp_json_doc_free(t->output_schema);
-}
-
-int mcp_server_add_tool(mcp_server *s, const mcp_tool *spec)
-{
-    if (s->serving)
-        return MCP_ERR_STATE;
-    if (!spec || !spec->name || !spec->handler || !valid_name(spec->name) ||
-        mcp__server_find_tool(s, spec->name, strlen(spec->name)))
-        return MCP_ERR_INVALID_ARG;
-    if ((spec->title && mcp_utf8_validate(spec->title, strlen(spec->title), NULL)) ||
-        (spec->description &&
-         mcp_utf8_validate(spec->description, strlen(spec->description), NULL)))
-        return MCP_ERR_INVALID_ARG;
-    tool t = {0};
-    int rc = parse_schema(spec->input_schema ? spec->input_schema : "{\"type\":\"object\"}",
-                          &t.input_schema);
-    if (rc == MCP_OK)
-        rc = parse_schema(spec->output_schema, &t.output_schema);
-    if (rc != MCP_OK) {
-        free_tool(&t);
-        return rc;
+    if (args && mcp_json_typeof(args) != MCP_JSON_OBJECT) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: tools/call params.arguments must be an object",
+                                NULL);
+        return;
     }
-    t.name = strdup(spec->name);
-    t.title = dup_opt(spec->title);
-    t.description = dup_opt(spec->description);
-    t.handler = spec->handler;
-    t.user_data = spec->user_data;
-    t.flags = spec->flags;
-    if (!t.name || (spec->title && !t.title) || (spec->description && !t.description)) {
-        free_tool(&t);
-        return MCP_ERR_NOMEM;
+    registry *snap = mcp__server_snapshot(cn->server);
+    const tool *t = snap ? mcp__registry_find(snap, name, nlen) : NULL;
+    if (!t) {
+        char text[200];
+        /* The name may hold any bytes: show it as JSON would. */
+        mcp_buf shown;
+        mcp_buf_init(&shown, 300, NULL);
+        if (mcp_json_write_string(name, nlen > 128 ? 128 : nlen, &shown) != MCP_OK)
+            mcp_buf_append(&shown, "?", 1);
+        snprintf(text, sizeof text, "Unknown tool: %s", shown.data ? shown.data : "?");
+        mcp_buf_free(&shown);
+        mcp_session_reply_error(ss, h, snap ? MCP_WIRE_INVALID_PARAMS : MCP_WIRE_INTERNAL_ERROR,
+                                snap ? text : "Internal error: out of memory", NULL);
+        mcp__registry_unref(snap);
+        return;
     }
-    if (s->ntools == s->tools_cap) {
-        size_t cap = s->tools_cap ? s->tools_cap * 2 : 8;
-        tool *n = realloc(s->tools, cap * sizeof *n);
-        if (!n) {
-            free_tool(&t);
-            return MCP_ERR_NOMEM;
-        }
-        s->tools = n;
-        s->tools_cap = cap;
+    if (t->required_caps &&
+        !declares(mcp_session_inbound_client_capabilities(ss, h),
+                  mcp_json_doc_root(t->required_caps))) {
+        mcp_session_reply_missing_capability(ss, h, mcp_json_doc_root(t->required_caps));
+        mcp__registry_unref(snap);
+        return;
     }
-    s->tools[s->ntools++] = t;
-    return MCP_OK;
-}
-
-const tool *mcp__server_find_tool(const mcp_server *s, const char *name, size_t len)
-{
-    for (size_t i = 0; i < s->ntools; i++)
-        if (strlen(s->tools[i].name) == len && memcmp(s->tools[i].name, name, len) == 0)
-            return &s->tools[i];
-    return NULL;
-}
-
-int mcp__server_build_tools_list(mcp_server *s)
-{
-    mcp_json_doc *doc = mcp_json_doc_new(NULL);
-    if (!doc)
-        return MCP_ERR_NOMEM;
-    mcp_json *result = mcp_json_new_object(doc);
-    mcp_json *list = mcp_json_new_array(doc);
-    for (size_t i = 0; i < s->ntools; i++) {
-        const tool *t = &s->tools[i];
-        mcp_json *o = mcp_json_new_object(doc);
-        mcp_json_object_set(doc, o, "name", mcp_json_new_string(doc, t->name));
-        if (t->title)
-            mcp_json_object_set(doc, o, "title", mcp_json_new_string(doc, t->title));
-        if (t->description)
-            mcp_json_object_set(doc, o, "description", mcp_json_new_string(doc, t->description));
-        mcp_json_object_set(doc, o, "inputSchema",
-                            mcp_json_copy(doc, mcp_json_doc_root(t->input_schema)));
-        if (t->output_schema)
-            mcp_json_object_set(doc, o, "outputSchema",
-                                mcp_json_copy(doc, mcp_json_doc_root(t->output_schema)));
-        mcp_json_array_append(doc, list, o);
+    mcp_call *c = calloc(1, sizeof *c);
+    if (!c || mcp__request_start(&c->req, cn, h, msg, snap) != MCP_OK) {
+        free(c);
+        mcp__registry_unref(snap);
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+        return;
     }
-    mcp_json_object_set(doc, result, "tools", list);
-    int rc = mcp_json_doc_error(doc);
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    if (rc == MCP_OK)
-        rc = mcp_json_write(result, &b);
-    mcp_json_doc_free(doc);
-    if (rc != MCP_OK) {
-        mcp_buf_free(&b);
-        return rc;
+    c->req.destroy = destroy_call;
+    c->tool = t;
+    /* The shared, immutable {} for calls without arguments. */
+    c->args = args ? args : mcp_json_doc_root(cn->server->empty_args);
+    if (t->flags & MCP_TOOL_BLOCKING) {
+        c->req.job.run = run_blocking;
+        mcp__pool_submit(cn->server->pool, &c->req.job);
+    } else {
+        t->handler(c, t->user_data);
     }
-    free(s->tools_list);
-    s->tools_list = b.data; /* the buffer's allocation is plain malloc */
-    s->tools_list_len = b.len;
-    return MCP_OK;
-}
-
-void mcp__server_free_tools(mcp_server *s)
-{
-    for (size_t i = 0; i < s->ntools; i++)
-        free_tool(&s->tools[i]);
-    free(s->tools);
-    free(s->tools_list);
-    s->tools = NULL;
-    s->ntools = s->tools_cap = 0;
-    s->tools_list = NULL;
 }

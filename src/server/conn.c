@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One connection: a client's session on the driver, its requests, and what
+ * happens when its transport goes. When the input ends, every request in
+ * flight is cancelled ("connection closed"); the connection then drains,
+ * waiting up to the shutdown grace for its handlers to return and its
+ * replies to be written, and is released.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/internal.h"
+
+void mcp__conn_ref(conn *c)
+{
+    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+}
+
+void mcp__conn_unref(conn *c)
+{
+    if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    mcp__map_free(&c->requests, &c->server->mem);
+    free(c);
+}
+
+/* Session events ------------------------------------------------------------------ */
+
+static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
+{
+    conn *c = ud;
+    if (mcp_message_method_is(msg, "tools/call")) {
+        mcp__tools_call(c, h, msg);
+    } else if (mcp_message_method_is(msg, "tools/list")) {
+        mcp__tools_list(c, h, msg);
+    } else {
+        char text[160];
+        mcp_buf shown;
+        mcp_buf_init(&shown, 200, NULL);
+        if (mcp_json_write_string(msg->method, msg->method_len > 100 ? 100 : msg->method_len,
+                                  &shown) != MCP_OK)
+            mcp_buf_append(&shown, "?", 1);
+        snprintf(text, sizeof text, "Method not found: %s", shown.data ? shown.data : "?");
+        mcp_buf_free(&shown);
+        mcp_session_reply_error(c->driver.session, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
+    }
+}
+
+static void on_cancel(void *ud, mcp_handle h, const char *reason)
+{
+    mcp__request_cancelled(ud, h, reason);
+}
+
+static void on_notification(void *ud, const mcp_message *msg)
+{
+    conn *c = ud;
+    mcp__server_log(c->server, MCP_LOG_DEBUG, "notification %s ignored", msg->method);
+}
+
+static void on_log(void *ud, const mcp_log_record *r)
+{
+    conn *c = ud;
+    mcp__server_log_record(c->server, r);
+}
+
+static void on_transport_down(void *ud, bool input, const char *why)
+{
+    conn *c = ud;
+    mcp_server *s = c->server;
+    if (c->down)
+        return;
+    size_t n = mcp_session_inbound_count(c->driver.session);
+    if (input)
+        mcp__server_log(s, n ? MCP_LOG_INFO : MCP_LOG_DEBUG,
+                        "%s: cancelling %zu call(s) in flight", why, n);
+    else
+        mcp__server_log(s, MCP_LOG_ERROR, "cannot write to the client: %s", why);
+    mcp__conn_end(c, why);
+}
+
+/* Life ------------------------------------------------------------------------------ */
+
+int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
+{
+    *out = NULL;
+    conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return MCP_ERR_NOMEM;
+    c->server = s;
+    atomic_init(&c->refs, 1); /* the server's */
+    mcp_session_options so = {
+        .size = sizeof so,
+        .role = MCP_ROLE_SERVER,
+        .name = s->name,
+        .version = s->version,
+        .instructions = s->instructions,
+        .capabilities = mcp_json_doc_root(s->caps),
+        .max_inbound = s->opts.max_in_flight,
+        .max_message = s->opts.max_message,
+        .listen_kinds = s->opts.listen_kinds,
+        .discover_ttl_ms = s->opts.cache_ttl_ms,
+        .discover_cache_scope = s->opts.cache_scope,
+    };
+    mcp__driver_events ev = {on_request, on_cancel, on_notification, NULL, on_log,
+                             on_transport_down, c};
+    int rc = mcp__driver_init(&c->driver, &s->loop, &so, &ev);
+    if (rc != MCP_OK) {
+        free(c);
+        return rc;
+    }
+    mcp__driver_attach(&c->driver, t);
+    c->next = s->conns;
+    if (s->conns)
+        s->conns->prev = c;
+    s->conns = c;
+    s->nconns++;
+    *out = c;
+    return MCP_OK;
+}
+
+static void sweep_cb(uv_timer_t *t)
+{
+    mcp_server *s = t->data;
+    if (mcp__conns_sweep(s, false))
+        uv_stop(&s->loop); /* every connection has ended: the run is over */
+}
+
+void mcp__conn_end(conn *c, const char *why)
+{
+    if (c->down)
+        return;
+    c->down = true;
+    c->drain_deadline = mcp__now_ms() + c->server->opts.shutdown_grace_ms;
+    mcp__driver_end(&c->driver, why);
+    mcp_server *s = c->server;
+    if (!uv_is_active((uv_handle_t *)&s->sweep_timer))
+        uv_timer_start(&s->sweep_timer, sweep_cb, 0, 10);
+}
+
+static void released(void *ud)
+{
+    mcp__conn_unref(ud); /* the server's reference */
+}
+
+static void release(conn *c)
+{
+    mcp_server *s = c->server;
+    c->released = true;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    s->nconns--;
+    mcp__driver_release(&c->driver, released, c);
+}
+
+bool mcp__conns_sweep(mcp_server *s, bool force)
+{
+    uint64_t now = mcp__now_ms();
+    for (conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        if (!c->down)
+            continue;
+        mcp__transport *t = c->driver.transport;
+        size_t unwritten = t && t->ops->unwritten ? t->ops->unwritten(t) : 0;
+        size_t handlers = atomic_load(&c->refs) - 1;
+        if (force || (unwritten == 0 && handlers == 0) || now >= c->drain_deadline) {
+            if (handlers && !force)
+                mcp__server_log(s, MCP_LOG_WARN,
+                                "%zu handler(s) still running after the %llu ms grace: "
+                                "abandoned",
+                                handlers, (unsigned long long)s->opts.shutdown_grace_ms);
+            release(c);
+        }
+    }
+    if (!s->conns)
+        uv_timer_stop(&s->sweep_timer);
+    return s->conns == NULL;
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inbound request context, whatever the method: references, answers
+ * from any thread, progress and log messages. Answers from other threads are
+ * serialized on that thread and posted to the loop, where the session
+ * decides: a request cancelled in the meantime is already settled, so the
+ * answer is dropped and freed there. That is the only place an answer can
+ * be sent from, so "nothing after a cancel" holds whatever the handler does.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/internal.h"
+
+/* References ----------------------------------------------------------------- */
+
+void mcp__request_ref(mcp__request *r)
+{
+    atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+}
+
+void mcp__request_unref(mcp__request *r)
+{
+    if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    conn *c = r->conn;
+    mcp_server *s = c->server;
+    mcp_message_free(r->msg);
+    mcp__token_unref(r->token);
+    mcp__registry_unref(r->snapshot);
+    r->destroy(r);
+    mcp__conn_unref(c);
+    atomic_fetch_sub(&s->live, 1);
+}
+
+int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message *msg,
+                       registry *snapshot)
+{
+    mcp_cancel_token *token = mcp__token_new();
+    if (!token || mcp__map_put(&c->requests, &c->server->mem, h, r) != MCP_OK) {
+        mcp__token_unref(token);
+        return MCP_ERR_NOMEM;
+    }
+    atomic_init(&r->refs, 2);
+    atomic_init(&r->ended, false);
+    r->conn = c;
+    r->handle = h;
+    r->msg = mcp_message_retain((mcp_message *)msg);
+    r->snapshot = snapshot;
+    r->version = mcp_session_inbound_version(c->driver.session, h);
+    r->token = token;
+    r->settled = false;
+    mcp__conn_ref(c);
+    atomic_fetch_add(&c->server->live, 1);
+    return MCP_OK;
+}
+
+void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason)
+{
+    mcp__request *r = mcp__map_take(&c->requests, h);
+    if (!r)
+        return;
+    r->settled = true; /* before the token fires: a reply from a cleanup is dropped */
+    mcp__token_cancel(r->token, reason);
+    mcp__request_unref(r);
+}
+
+/* Answers --------------------------------------------------------------------- */
+
+typedef struct answer {
+    mcp__post post; /* first */
+    mcp__request *request;
+    answer_kind kind;
+    int64_t code;
+    char *text; /* result JSON, or the error message */
+    size_t len;
+} answer;
+
+/* Loop thread: send the answer unless the request was settled meanwhile. */
+static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char *text,
+                    size_t len)
+{
+    conn *c = r->conn;
+    if (r->settled) {
+        mcp__server_log(c->server, MCP_LOG_DEBUG, "answer dropped: %s already cancelled",
+                        r->msg->method);
+        return;
+    }
+    /* Out of the table first: the reply may fail and close the session,
+     * which must then find nothing of this request to cancel. */
+    mcp__map_take(&c->requests, r->handle);
+    r->settled = true;
+    mcp_session *ss = c->driver.session;
+    if (kind == ANSWER_RESULT)
+        mcp_session_reply_raw(ss, r->handle, text, len);
+    else if (kind == ANSWER_ERROR)
+        mcp_session_reply_error(ss, r->handle, code, text, NULL);
+    else
+        mcp_session_reply_error(ss, r->handle, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: the handler ended without a result", NULL);
+    mcp__request_unref(r);
+}
+
+static void deliver_posted(mcp__post *post)
+{
+    answer *a = (answer *)post;
+    mcp__request *r = a->request;
+    deliver(r, a->kind, a->code, a->text, a->len);
+    free(a->text);
+    free(a);
+    mcp__request_unref(r); /* the handler's reference, carried by the post */
+}
+
+int mcp__request_end(mcp__request *r, answer_kind kind, int64_t code, const char *text,
+                     size_t len)
+{
+    if (atomic_exchange(&r->ended, true))
+        return MCP_ERR_STATE;
+    mcp_server *s = r->conn->server;
+    if (mcp_cancel_token_is_cancelled(r->token) && kind != ANSWER_NONE) {
+        mcp__request_unref(r);
+        return MCP_ERR_CANCELLED;
+    }
+    if (mcp__on_loop_thread(&s->poster)) {
+        deliver(r, kind, code, text, len);
+        mcp__request_unref(r);
+        return MCP_OK;
+    }
+    answer *a = calloc(1, sizeof *a);
+    char *copy = text ? malloc(len + 1) : NULL;
+    if (!a || (text && !copy)) {
+        free(a);
+        free(copy);
+        /* Still end the request: an error is shorter than the answer. */
+        kind = ANSWER_ERROR;
+        code = MCP_WIRE_INTERNAL_ERROR;
+        static const char oom[] = "Internal error: out of memory";
+        a = calloc(1, sizeof *a);
+        copy = strdup(oom);
+        len = sizeof oom - 1;
+        if (!a || !copy) {
+            free(a);
+            free(copy);
+            mcp__request_unref(r); /* nothing can be done; the client times out */
+            return MCP_ERR_NOMEM;
+        }
+    } else if (text) {
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+    }
+    a->post.run = deliver_posted;
+    a->request = r;
+    a->kind = kind;
+    a->code = code;
+    a->text = copy;
+    a->len = len;
+    if (!mcp__server_post(s, &a->post)) {
+        /* The loop is gone (shutdown): nothing can be sent any more. */
+        free(copy);
+        free(a);
+        mcp__request_unref(r);
+        return MCP_ERR_CANCELLED;
+    }
+    return MCP_OK;
+}
+
+/* Progress and log messages ------------------------------------------------------ */
+
+typedef struct notice {
+    mcp__post post;
+    mcp__request *request;
+    bool is_log;
+    double progress, total;
+    mcp_logging_level level;
+    char *logger;
+    char *text; /* progress message or log text; may be NULL */
+} notice;
+
+static void send_notice(mcp__request *r, const notice *n)
+{
+    if (r->settled)
+        return;
+    mcp_session *ss = r->conn->driver.session;
+    if (!n->is_log) {
+        mcp_session_progress(ss, r->handle, n->progress, n->total, n->text);
+        return;
+    }
+    mcp_json_doc *doc = mcp_json_doc_new(NULL);
+    mcp_json *data = doc ? mcp_json_new_string(doc, n->text) : NULL;
+    if (data)
+        mcp_session_log_message(ss, r->handle, n->level, n->logger, data);
+    mcp_json_doc_free(doc);
+}
+
+static void notice_free(notice *n)
+{
+    free(n->logger);
+    free(n->text);
+    free(n);
+}
+
+static void notice_posted(mcp__post *post)
+{
+    notice *n = (notice *)post;
+    send_notice(n->request, n);
+    mcp__request_unref(n->request);
+    notice_free(n);
+}
+
+/* Send now on the loop thread, or post a copy there. */
+static int notify(mcp__request *r, const notice *n)
+{
+    mcp_server *s = r->conn->server;
+    if (mcp__on_loop_thread(&s->poster)) {
+        send_notice(r, n);
+        return MCP_OK;
+    }
+    notice *p = calloc(1, sizeof *p);
+    if (!p)
+        return MCP_ERR_NOMEM;
+    *p = *n;
+    p->logger = n->logger ? strdup(n->logger) : NULL;
+    p->text = n->text ? strdup(n->text) : NULL;
+    if ((n->logger && !p->logger) || (n->text && !p->text)) {
+        notice_free(p);
+        return MCP_ERR_NOMEM;
+    }
+    mcp__request_ref(r); /* kept alive until the post runs */
+    p->post.run = notice_posted;
+    p->request = r;
+    if (!mcp__server_post(s, &p->post)) {
+        notice_free(p);
+        mcp__request_unref(r);
+        return MCP_ERR_CANCELLED;
+    }
+    return MCP_OK;
+}
+
+int mcp__request_progress(mcp__request *r, double progress, double total,
+                          const char *message)
+{
+    notice n = {.progress = progress, .total = total, .text = (char *)message};
+    return notify(r, &n);
+}
+
+int mcp__request_log(mcp__request *r, mcp_logging_level level, const char *logger,
+                     const char *text)
+{
+    notice n = {.is_log = true, .level = level, .logger = (char *)logger,
+                .text = (char *)text};
+    return notify(r, &n);
+}
