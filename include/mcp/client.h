@@ -1,6 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * libmcp client: connect to a server command over stdio, initialize, list
- * and call tools with timeouts, progress and cancellation, close.
+ * libmcp client: connect to a server command over stdio, find its protocol
+ * era (2026-07-28, or 2025-06-18/2025-11-25 through initialize), list and
+ * call tools with timeouts, progress and cancellation, listen for changes,
+ * close.
  *
  * Threads. A client belongs to the thread that created it (its loop
  * thread): every function except mcp_client_cancel must be called from it,
@@ -13,9 +16,10 @@
  * result, possibly with isError), MCP_ERR_REMOTE (a JSON-RPC error from the
  * server), MCP_ERR_ABORTED (mcp_client_cancel), MCP_ERR_TIMED_OUT (no
  * answer or progress within the idle timeout), MCP_ERR_MAX_TIME (the total
- * limit) or MCP_ERR_CLOSED (the server went away). An abort or a timeout
- * puts notifications/cancelled with the reason on the wire; writing it never
- * blocks.
+ * limit), MCP_ERR_CLOSED (the server went away), MCP_ERR_TOO_LARGE (the
+ * answer exceeded max_message) or MCP_ERR_PROTOCOL (an answer this client
+ * cannot use). An abort or a timeout puts notifications/cancelled with the
+ * reason on the wire; writing it never blocks.
  */
 #ifndef MCP_CLIENT_H
 #define MCP_CLIENT_H
@@ -34,13 +38,15 @@ extern "C" {
 typedef struct mcp_client mcp_client;
 
 typedef struct mcp_client_options {
+    size_t size;         /* sizeof(mcp_client_options) */
     const char *name;    /* clientInfo; NULL: "libmcp" */
     const char *version; /* NULL: the library version */
     uint64_t timeout_ms;          /* default idle timeout of calls; 0: 60 s */
     uint64_t max_time_ms;         /* default total limit of calls; 0: 30 min */
-    uint64_t connect_timeout_ms;  /* initialize; 0: 30 s */
+    uint64_t connect_timeout_ms;  /* the whole connect: probe and handshake; 0: 30 s */
     uint64_t close_grace_ms;      /* each wait of close: 0 means 2000 */
-    size_t max_message;           /* bytes per message; 0: 4 MiB */
+    size_t max_message;           /* bytes per message read; 0: 4 MiB */
+    size_t max_output;            /* bytes waiting to be written; 0: 64 MiB */
     const char *const *env; /* child environment ("K=V", NULL-terminated);
                                NULL: inherit ours */
     const char *cwd;        /* child working directory; NULL: ours */
@@ -53,41 +59,68 @@ typedef struct mcp_client_options {
     /* Every message, both directions, as it crosses (loop thread). */
     void (*trace)(void *user_data, bool outgoing, const char *line, size_t len);
     void *trace_user_data;
+    /* Which era to speak: MCP_CONNECT_AUTO (default: probe with
+     * server/discover, fall back to initialize), _LEGACY or _MODERN, and
+     * the revision (NULL: the newest of that era). Copied. */
+    mcp_connect_mode connect_mode;
+    const char *protocol_version;
+    /* AUTO: how long a silent server gets to answer the probe; 0: 3 s. */
+    uint64_t probe_timeout_ms;
+    /* Notifications the client does not consume itself (a legacy server's
+     * list_changed, log messages): loop thread, borrowed for the call. */
+    void (*on_notification)(void *user_data, const mcp_message *msg);
+    void *notification_user_data;
 } mcp_client_options;
 
-/* mcp_client_new: MCP_OK and *out (free with mcp_client_free) or
+/* mcp_client_new: MCP_OK and *out (free with mcp_client_free),
+ * MCP_ERR_INVALID_ARG (bad options size or protocol version) or
  * MCP_ERR_NOMEM. No I/O. opts may be NULL; strings are copied. */
 MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
 
 /*
  * mcp_client_connect_stdio: start argv (argv[0] searched in PATH) with
  * pipes for stdin and stdout, in its own session (so a Ctrl-C at the
- * terminal reaches us, not the server), and run the initialize handshake.
- * Blocks until done. Returns MCP_OK; MCP_ERR_SPAWN (could not start),
- * MCP_ERR_CLOSED (the server exited or closed stdout first),
- * MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL (unsupported version), MCP_ERR_REMOTE
- * (the server refused initialize) or MCP_ERR_STATE (already connected).
- * mcp_client_error() says more. SIGPIPE is ignored from here on unless the
- * application set its own disposition: a server that exits must not kill
- * the client.
+ * terminal reaches us, not the server), and connect (the era probe and
+ * handshake). Blocks until done, at most connect_timeout_ms. Returns MCP_OK;
+ * MCP_ERR_SPAWN (could not start), MCP_ERR_CLOSED (the server exited or
+ * closed stdout first), MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL (no revision
+ * in common), MCP_ERR_REMOTE (the server refused) or MCP_ERR_STATE
+ * (already connected). mcp_client_error() says more. SIGPIPE is ignored
+ * from here on unless the application set its own disposition: a server
+ * that exits must not kill the client.
  */
 MCP_EXTERN int mcp_client_connect_stdio(mcp_client *c, const char *const *argv);
+
+/*
+ * mcp_client_reconnect: after the server went away (or at any time), end
+ * the connection (calls and subscriptions in flight end with
+ * MCP_ERR_CLOSED), start the same command again and connect, speaking the
+ * era found the first time (probing again if that fails). Blocks. Returns
+ * as mcp_client_connect_stdio; MCP_ERR_STATE if never connected.
+ */
+MCP_EXTERN int mcp_client_reconnect(mcp_client *c);
 
 /* The last failure, as a sentence; borrowed, valid until the next client
  * call. "" when none. */
 MCP_EXTERN const char *mcp_client_error(const mcp_client *c);
 
-/* The server's initialize result (serverInfo, capabilities, ...), borrowed
- * from the client; NULL before connect. */
+/* The server's DiscoverResult (2026-07-28) or initialize result
+ * (serverInfo, capabilities, ...), borrowed from the client; NULL before
+ * connect. */
 MCP_EXTERN const mcp_json *mcp_client_server_info(const mcp_client *c);
 
-/* The negotiated protocol version; borrowed; NULL before connect. */
+/* The server's implementation info, {"name":..,"version":..}, whichever the
+ * era (a DiscoverResult carries it in _meta). Borrowed as
+ * mcp_client_server_info; NULL before connect or when the server gave none. */
+MCP_EXTERN const mcp_json *mcp_client_server_implementation(const mcp_client *c);
+
+/* The protocol revision in use; borrowed (a literal); NULL before connect. */
 MCP_EXTERN const char *mcp_client_protocol_version(const mcp_client *c);
 
 /* ------------------------------------------------------------------------ */
 /* Calls                                                                     */
 
-typedef struct mcp_call_result {
+typedef struct mcp_client_call_result {
     int outcome;          /* see "Endings" above */
     mcp_handle handle;    /* also the request's JSON-RPC id */
     bool is_error;        /* outcome MCP_OK and result.isError is true */
@@ -96,79 +129,111 @@ typedef struct mcp_call_result {
     const char *error_message;   /* outcome MCP_ERR_REMOTE */
     mcp_message *response; /* the response (NULL for local endings); the
                               fields above point into it */
-} mcp_call_result;
+} mcp_client_call_result;
 
 /* Release a result filled by a synchronous call (drops its response). */
-MCP_EXTERN void mcp_call_result_release(mcp_call_result *r);
+MCP_EXTERN void mcp_client_call_result_release(mcp_client_call_result *r);
 
-typedef void (*mcp_client_progress_fn)(void *user_data, mcp_handle h, double progress,
-                                       double total, const char *message);
-
-typedef struct mcp_call_options {
+typedef struct mcp_client_call_options {
+    size_t size;          /* sizeof(mcp_client_call_options) */
     uint64_t timeout_ms;  /* 0: the client default; MCP_NO_TIMEOUT: none */
     uint64_t max_time_ms; /* 0: the client default; MCP_NO_TIMEOUT: none */
     mcp_progress_mode progress; /* default: token attached, resets timeout */
-    mcp_client_progress_fn on_progress; /* may be NULL */
+    mcp_progress_fn on_progress; /* may be NULL; handle is the call's */
     void *progress_user_data;
-} mcp_call_options;
+} mcp_client_call_options;
 
 /* Called once when an asynchronous call ends. The result and everything in
  * it are borrowed for the callback: mcp_message_retain(result->response) to
  * keep the response. Loop thread. */
-typedef void (*mcp_call_done_fn)(void *user_data, const mcp_call_result *result);
+typedef void (*mcp_client_call_done_fn)(void *user_data,
+                                        const mcp_client_call_result *result);
 
 /*
- * mcp_client_call_tool_async: send tools/call for `name` with `arguments`
- * (an object or NULL, borrowed for the call). done is called once when the
- * call ends. *handle (may be NULL) receives the handle for cancelling.
- * Returns MCP_OK (done will be called), MCP_ERR_STATE (not connected, or
- * closed), MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT or MCP_ERR_NOMEM (done will
- * not be called).
+ * mcp_client_call_tool_async: send tools/call for `name` (NUL-terminated)
+ * with `arguments` (an object or NULL, borrowed for the call). done is
+ * called once when the call ends. *handle (may be NULL) receives the handle
+ * for cancelling. Returns MCP_OK (done will be called, or was already if
+ * the answer came during the send), MCP_ERR_STATE (not connected, or
+ * closed), MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT, MCP_ERR_CLOSED (the
+ * connection failed while sending) or MCP_ERR_NOMEM (done will never be
+ * called).
  */
 MCP_EXTERN int mcp_client_call_tool_async(mcp_client *c, const char *name,
                                           const mcp_json *arguments,
-                                          const mcp_call_options *opts,
-                                          mcp_call_done_fn done, void *user_data,
+                                          const mcp_client_call_options *opts,
+                                          mcp_client_call_done_fn done, void *user_data,
                                           mcp_handle *handle);
 
 /*
  * mcp_client_call_tool: the same, blocking until the call ends. *result is
- * filled (release it with mcp_call_result_release) and the outcome is also
- * returned; errors that prevent sending are returned with result->outcome
- * set to the same code and nothing to release.
+ * filled (release it with mcp_client_call_result_release) and the outcome
+ * is also returned; errors that prevent sending are returned with
+ * result->outcome set to the same code and nothing to release.
  */
 MCP_EXTERN int mcp_client_call_tool(mcp_client *c, const char *name,
                                     const mcp_json *arguments,
-                                    const mcp_call_options *opts,
-                                    mcp_call_result *result);
+                                    const mcp_client_call_options *opts,
+                                    mcp_client_call_result *result);
 
 /* Any request (tools/list, ping, ...): like mcp_client_call_tool, with
  * params an object or NULL. */
 MCP_EXTERN int mcp_client_request(mcp_client *c, const char *method,
                                   const mcp_json *params,
-                                  const mcp_call_options *opts,
-                                  mcp_call_result *result);
+                                  const mcp_client_call_options *opts,
+                                  mcp_client_call_result *result);
+
+/* Caching hints of a list (2026-07-28, SEP-2549). */
+typedef struct mcp_cache_hint {
+    bool present;        /* the server gave them */
+    uint64_t ttl_ms;     /* fresh for this long (the smallest of all pages) */
+    mcp_cache_scope scope;
+} mcp_cache_hint;
+
+/* The most pages mcp_client_list_tools follows. */
+#define MCP_CLIENT_MAX_PAGES 1000
 
 /*
  * mcp_client_list_tools: every tool the server lists (following
  * nextCursor), as a new document whose root is an array of Tool objects.
- * Blocks. Returns MCP_OK and *tools (free with mcp_json_doc_free), or the
- * call's outcome.
+ * opts applies to each page (NULL: defaults); hint (may be NULL) gets the
+ * caching hints. Blocks. Returns MCP_OK and *tools (free with
+ * mcp_json_doc_free); the failing page's outcome; MCP_ERR_PROTOCOL when a
+ * page has no tools array or the server sends a cursor again (it would
+ * never end); MCP_ERR_LIMIT past MCP_CLIENT_MAX_PAGES pages.
+ * mcp_client_error() says which.
  */
-MCP_EXTERN int mcp_client_list_tools(mcp_client *c, mcp_json_doc **tools);
+MCP_EXTERN int mcp_client_list_tools(mcp_client *c, const mcp_client_call_options *opts,
+                                     mcp_json_doc **tools, mcp_cache_hint *hint);
 
 /*
- * mcp_client_cancel: cancel call h with `reason` (copied; NULL: none).
- * Sends notifications/cancelled and ends the call with MCP_ERR_ABORTED.
- * Any thread; from another thread the cancel is queued for the loop thread
- * and takes effect there. Never blocks.
- * Returns MCP_OK, MCP_ERR_NOT_FOUND (on the loop thread: the call already
+ * mcp_client_cancel: cancel call (or subscription) h with `reason` (copied;
+ * NULL: none). Sends notifications/cancelled and ends it with
+ * MCP_ERR_ABORTED. Any thread; from another thread the cancel is queued for
+ * the loop thread and takes effect there. Never blocks.
+ * Returns MCP_OK, MCP_ERR_NOT_FOUND (on the loop thread: it already
  * ended), MCP_ERR_STATE (closed) or MCP_ERR_NOMEM.
  */
 MCP_EXTERN int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason);
 
-/* Number of calls in flight. */
+/* Number of calls in flight (subscriptions not included). */
 MCP_EXTERN size_t mcp_client_pending(const mcp_client *c);
+
+/* ------------------------------------------------------------------------ */
+/* Subscriptions (2026-07-28)                                                */
+
+/*
+ * mcp_client_listen: open a subscription (subscriptions/listen): cb gets
+ * the acknowledgment, the notifications asked for, and one ending (see
+ * mcp_listen_fn). End it with mcp_client_cancel. Returns MCP_OK and *handle;
+ * MCP_ERR_STATE (not connected, or the server is not 2026-07-28),
+ * MCP_ERR_INVALID_ARG, MCP_ERR_CLOSED or MCP_ERR_NOMEM (cb never called).
+ */
+MCP_EXTERN int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter,
+                                 mcp_listen_fn cb, void *user_data, mcp_handle *handle);
+
+/* ------------------------------------------------------------------------ */
+/* Driving                                                                   */
 
 /*
  * Drive the client: mcp_client_run returns when no call is in flight (or
@@ -180,11 +245,12 @@ MCP_EXTERN int mcp_client_run(mcp_client *c);
 MCP_EXTERN int mcp_client_run_once(mcp_client *c, bool wait);
 
 /* Block until every byte queued for the server has been written (or the
- * connection failed). */
+ * connection failed, MCP_ERR_IO). */
 MCP_EXTERN int mcp_client_flush(mcp_client *c);
 
 /* The libuv loop the client runs on, to add signal handlers or timers from
- * the loop thread. Borrowed from the client. */
+ * the loop thread. Borrowed from the client; exists from mcp_client_new to
+ * mcp_client_free. */
 struct uv_loop_s;
 MCP_EXTERN struct uv_loop_s *mcp_client_loop(mcp_client *c);
 

@@ -1,61 +1,32 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * The client: a session in client role over a spawned server's pipes, on a
- * libuv loop the caller drives (synchronous calls, mcp_client_run).
- *
- * Shutdown follows the spec for stdio: close the server's stdin, wait, then
- * SIGTERM, wait, then SIGKILL, reading (and tracing) whatever the server
- * still says meanwhile; calls in flight end with MCP_ERR_CLOSED.
+ * The client: a session in client role on the driver, over whatever
+ * transport carries it, on a libuv loop the caller drives (synchronous
+ * calls, mcp_client_run). Calls, subscriptions, waiting, pagination and
+ * cancelling live here; the server process (spawning it, its stderr, its
+ * exit, stopping it) lives in stdio.c.
  */
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
-#include "runtime/log.h"
-#include "transport/child.h"
-#include "transport/conn.h"
-#include "mcp/client.h"
+#include "client/internal.h"
+#include "core/opts.h"
 
 #define STDERR_CAP ((size_t)1 << 20)
 
-typedef enum { CL_NEW, CL_CONNECTING, CL_READY, CL_CLOSING, CL_CLOSED } client_state;
-
-struct mcp_client {
-    mcp_client_options opts;
-    char *name, *version, *cwd;
-    char **env;
-    mcp__stderr_logger default_logger;
-
-    client_state state;
-    uv_loop_t loop;
-    bool loop_open;
-    mcp__poster poster;
-    uv_timer_t session_timer, wake_timer, eof_timer;
-    mcp_session *session;
-    mcp__conn *conn;
-    mcp__child *child;
-    bool child_exited;
-    int child_status;
-    bool input_ended;
-    size_t pending;
-    char error[512];
-    mcp_buf stderr_buf;
-};
-
 typedef struct client_call {
     mcp_client *client;
-    mcp_call_done_fn done;
+    mcp_client_call_done_fn done;
     void *user_data;
-    mcp_client_progress_fn on_progress;
+    mcp_progress_fn on_progress;
     void *progress_user_data;
 } client_call;
 
 /* Errors and logging ------------------------------------------------------------ */
 
-__attribute__((format(printf, 2, 3)))
-static void set_error(mcp_client *c, const char *fmt, ...)
+void mcp__client_set_error(mcp_client *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -68,9 +39,8 @@ const char *mcp_client_error(const mcp_client *c)
     return c->error;
 }
 
-static void on_session_log(void *ud, const mcp_log_record *r)
+void mcp__client_log(mcp_client *c, const mcp_log_record *r)
 {
-    mcp_client *c = ud;
     if (c->opts.log) {
         if (r->level >= c->opts.log_level)
             c->opts.log(c->opts.log_user_data, r);
@@ -81,18 +51,18 @@ static void on_session_log(void *ud, const mcp_log_record *r)
 
 /* Creation ------------------------------------------------------------------------ */
 
-static char **copy_env(const char *const *env)
+static char **copy_strings(const char *const *v)
 {
-    if (!env)
+    if (!v)
         return NULL;
     size_t n = 0;
-    while (env[n])
+    while (v[n])
         n++;
     char **copy = calloc(n + 1, sizeof *copy);
     if (!copy)
         return NULL;
     for (size_t i = 0; i < n; i++)
-        if (!(copy[i] = strdup(env[i]))) {
+        if (!(copy[i] = strdup(v[i]))) {
             while (i--)
                 free(copy[i]);
             free(copy);
@@ -101,56 +71,73 @@ static char **copy_env(const char *const *env)
     return copy;
 }
 
+static void free_strings(char **v)
+{
+    if (!v)
+        return;
+    for (char **e = v; *e; e++)
+        free(*e);
+    free(v);
+}
+
 int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
 {
     *out = NULL;
+    mcp_client_options o;
+    if (mcp__opts_copy(&o, sizeof o, opts) != MCP_OK || o.connect_mode > MCP_CONNECT_MODERN ||
+        (o.protocol_version && o.connect_mode == MCP_CONNECT_AUTO) ||
+        (o.protocol_version &&
+         (mcp_protocol_modern(o.protocol_version) != (o.connect_mode == MCP_CONNECT_MODERN))))
+        return MCP_ERR_INVALID_ARG;
     mcp_client *c = calloc(1, sizeof *c);
     if (!c)
         return MCP_ERR_NOMEM;
-    if (opts)
-        c->opts = *opts;
-    c->name = strdup(c->opts.name ? c->opts.name : "libmcp");
-    c->version = strdup(c->opts.version ? c->opts.version : mcp_version());
-    c->cwd = c->opts.cwd ? strdup(c->opts.cwd) : NULL;
-    c->env = copy_env(c->opts.env);
-    if (!c->name || !c->version || (c->opts.cwd && !c->cwd) || (c->opts.env && !c->env)) {
-        mcp_client_free(c);
+    c->opts = o;
+    c->name = strdup(o.name ? o.name : "libmcp");
+    c->version = strdup(o.version ? o.version : mcp_version());
+    c->cwd = o.cwd ? strdup(o.cwd) : NULL;
+    c->protocol = o.protocol_version ? strdup(o.protocol_version) : NULL;
+    c->env = copy_strings(o.env);
+    mcp_buf_init(&c->stderr_buf, STDERR_CAP, NULL);
+    if (!c->name || !c->version || (o.cwd && !c->cwd) || (o.env && !c->env) ||
+        (o.protocol_version && !c->protocol) || uv_loop_init(&c->loop) != 0) {
+        free(c->name);
+        free(c->version);
+        free(c->cwd);
+        free(c->protocol);
+        free_strings(c->env);
+        free(c);
         return MCP_ERR_NOMEM;
     }
+    c->opts.protocol_version = c->protocol;
     if (!c->opts.close_grace_ms)
         c->opts.close_grace_ms = 2000;
     if (!c->opts.connect_timeout_ms)
         c->opts.connect_timeout_ms = 30000;
+    c->era_mode = o.connect_mode;
+    c->era_version = NULL;
     c->default_logger.prefix = "mcp";
     c->default_logger.level =
         mcp__log_level_from_env(c->opts.log_level ? c->opts.log_level : MCP_LOG_WARN);
-    mcp_buf_init(&c->stderr_buf, STDERR_CAP, NULL);
+    uv_timer_init(&c->loop, &c->wake_timer);
+    uv_timer_init(&c->loop, &c->eof_timer);
+    c->wake_timer.data = c->eof_timer.data = c;
+    if (mcp__poster_init(&c->poster, &c->loop) != MCP_OK) {
+        c->state = CL_CLOSED;
+        mcp_client_free(c);
+        return MCP_ERR_NOMEM;
+    }
     *out = c;
     return MCP_OK;
 }
 
-/* Time ------------------------------------------------------------------------------ */
+/* Waiting ---------------------------------------------------------------------------- */
 
-static void rearm(mcp_client *c);
-
-static void session_timer_cb(uv_timer_t *t)
+/* A wait may be over: have the loop return from the iteration it is in
+ * rather than block in its next poll. */
+static void wake_waiters(mcp_client *c)
 {
-    mcp_client *c = t->data;
-    mcp_session_tick(c->session, mcp__now_ms());
-    rearm(c);
-}
-
-static void rearm(mcp_client *c)
-{
-    if (!c->session)
-        return;
-    uint64_t due = mcp_session_next_deadline(c->session);
-    if (due == UINT64_MAX) {
-        uv_timer_stop(&c->session_timer);
-        return;
-    }
-    uint64_t now = mcp__now_ms();
-    uv_timer_start(&c->session_timer, session_timer_cb, due > now ? due - now : 0, 0);
+    uv_stop(&c->loop);
 }
 
 static void wake(uv_timer_t *t)
@@ -158,17 +145,20 @@ static void wake(uv_timer_t *t)
     (void)t; /* only there to end a wait in uv_run(UV_RUN_ONCE) */
 }
 
-/* Run the loop until done(c, arg) or the deadline (UINT64_MAX: none). */
-typedef bool (*until_fn)(mcp_client *c, void *arg);
+static void flush_output(mcp_client *c)
+{
+    mcp__transport *t = c->driver_open ? c->driver.transport : NULL;
+    if (t && t->ops->flush)
+        t->ops->flush(t);
+}
 
-static void run_until(mcp_client *c, until_fn done, void *arg, uint64_t deadline)
+void mcp__client_run_until(mcp_client *c, mcp__until_fn done, void *arg, uint64_t deadline)
 {
     while (!done(c, arg)) {
         /* Output waits for the end of the loop iteration; send it before
          * blocking in one, or a wait that only our output can end (a
          * flush, a cancel with no answer) would never wake. */
-        if (c->conn)
-            mcp__conn_flush(c->conn);
+        flush_output(c);
         if (done(c, arg))
             break;
         uint64_t now = mcp__now_ms();
@@ -185,210 +175,178 @@ static void run_until(mcp_client *c, until_fn done, void *arg, uint64_t deadline
 
 /* Connection events ---------------------------------------------------------------------- */
 
-static void end_session(mcp_client *c)
-{
-    if (c->session)
-        mcp_session_close(c->session, mcp__now_ms());
-    rearm(c);
-}
-
-static void on_line(void *ud, const char *line, size_t len)
+static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
 {
     mcp_client *c = ud;
-    mcp_session_receive(c->session, mcp__now_ms(), 0, line, len);
-    rearm(c);
+    /* Sampling, elicitation and roots are not offered (no capability was
+     * declared): a legacy server should not ask. */
+    mcp_session_reply_error(c->driver.session, h, MCP_WIRE_METHOD_NOT_FOUND,
+                            "Method not found: this client offers no requests", NULL);
 }
 
-static void on_bad_line(void *ud, int status, size_t len)
+static void on_notification(void *ud, const mcp_message *msg)
 {
     mcp_client *c = ud;
-    mcp_log_record r = {MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT,
-                        status == MCP_ERR_LINE_TOO_LONG
-                            ? "a message from the server exceeded the size limit: skipped"
-                            : "a message from the server could not be buffered: skipped",
-                        NULL, NULL, NULL, NULL, -1};
-    on_session_log(c, &r);
+    if (c->opts.on_notification)
+        c->opts.on_notification(c->opts.notification_user_data, msg);
 }
 
-/* After end of output, the exit status usually follows within moments: wait
- * for it (at most EOF_WAIT_MS) so the error can say why the server went
- * away. Nothing can arrive any more, so only the report waits. */
-#define EOF_WAIT_MS 100
+static void on_log(void *ud, const mcp_log_record *r)
+{
+    mcp__client_log(ud, r);
+}
 
-static void connection_lost(mcp_client *c)
+static void on_transport_down(void *ud, bool input, const char *why)
+{
+    mcp__client_transport_down(ud, input, why);
+    wake_waiters(ud);
+}
+
+void mcp__client_end(mcp_client *c)
 {
     uv_timer_stop(&c->eof_timer);
-    if (!c->error[0])
-        set_error(c, "the server closed its output");
-    end_session(c);
+    if (c->driver_open)
+        mcp__driver_end(&c->driver, "connection ended");
 }
 
-static void eof_waited(uv_timer_t *t)
+typedef struct release_wait {
+    bool done;
+} release_wait;
+
+static void driver_released(void *ud)
 {
-    connection_lost(t->data);
+    ((release_wait *)ud)->done = true; /* the close callbacks end the iteration */
 }
 
-static void on_eof(void *ud)
+static bool released(mcp_client *c, void *arg)
 {
-    mcp_client *c = ud;
-    c->input_ended = true;
-    if (c->child_exited || !c->child)
-        connection_lost(c);
-    else
-        uv_timer_start(&c->eof_timer, eof_waited, EOF_WAIT_MS, 0);
+    return ((release_wait *)arg)->done;
 }
 
-static void on_write_error(void *ud, const char *why)
+void mcp__client_release_driver(mcp_client *c)
 {
-    mcp_client *c = ud;
-    set_error(c, "cannot write to the server: %s", why);
-    end_session(c);
+    if (!c->driver_open)
+        return;
+    release_wait w = {false};
+    mcp__driver_release(&c->driver, driver_released, &w);
+    uv_stop(&c->loop);
+    mcp__client_run_until(c, released, &w, UINT64_MAX);
+    c->driver_open = false;
 }
 
-static void on_trace(void *ud, bool outgoing, const char *line, size_t len)
-{
-    mcp_client *c = ud;
-    c->opts.trace(c->opts.trace_user_data, outgoing, line, len);
-}
+/* Connecting ---------------------------------------------------------------------------- */
 
-static void on_child_exit(void *ud, int status)
-{
-    mcp_client *c = ud;
-    c->child_exited = true;
-    c->child_status = status;
-    if (c->state != CL_CLOSING)
-        set_error(c, status >= 128 ? "the server was killed by signal %d"
-                                   : "the server exited with status %d",
-                  status >= 128 ? status - 128 : status);
-    /* Its output pipe reports end of file once drained, which ends the
-     * session, so responses written just before the exit are still read. */
-    if (c->input_ended)
-        connection_lost(c);
-}
-
-static void on_child_stderr(void *ud, const char *data, size_t len)
-{
-    mcp_client *c = ud;
-    size_t room = c->stderr_buf.limit - c->stderr_buf.len;
-    mcp_buf_append(&c->stderr_buf, data, len < room ? len : room);
-}
-
-static void on_send(void *ud, uint64_t route, const char *data, size_t len)
-{
-    mcp_client *c = ud;
-    mcp__conn_write(c->conn, data, len);
-}
-
-/* Connecting ---------------------------------------------------------------------------------- */
-
-typedef struct init_wait {
+typedef struct connect_wait {
     mcp_client *client;
     bool done;
     int outcome;
-} init_wait;
+} connect_wait;
 
-static void init_done(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
-    init_wait *w = ud;
+    connect_wait *w = ud;
     mcp_client *c = w->client;
     w->done = true;
+    uv_stop(&c->loop);
     w->outcome = outcome;
     if (outcome == MCP_ERR_REMOTE)
-        set_error(c, "the server refused initialize: %.*s", (int)m->error_message_len,
-                  m->error_message);
+        mcp__client_set_error(c, "the server refused the connection: %.*s",
+                              (int)m->error_message_len, m->error_message);
     else if (outcome == MCP_ERR_PROTOCOL)
-        set_error(c, "the server answered with a protocol version this client does not speak");
+        mcp__client_set_error(c, c->opts.connect_mode == MCP_CONNECT_MODERN
+                                     ? "the server does not speak protocol version %s"
+                                     : "the server answered with a protocol version this "
+                                       "client does not speak%s",
+                              c->opts.connect_mode == MCP_CONNECT_MODERN
+                                  ? (c->protocol ? c->protocol : MCP_PROTOCOL_LATEST)
+                                  : "");
     else if (outcome == MCP_ERR_TIMED_OUT)
-        set_error(c, "the server did not answer initialize within %llu ms",
-                  (unsigned long long)c->opts.connect_timeout_ms);
+        mcp__client_set_error(c, "the server did not finish connecting within %llu ms",
+                              (unsigned long long)c->opts.connect_timeout_ms);
 }
 
-static bool init_finished(mcp_client *c, void *arg)
+static bool connect_finished(mcp_client *c, void *arg)
 {
-    return ((init_wait *)arg)->done;
+    return ((connect_wait *)arg)->done;
 }
 
-int mcp_client_connect_stdio(mcp_client *c, const char *const *argv)
+int mcp__client_open(mcp_client *c, mcp__transport *t)
 {
-    if (c->state != CL_NEW)
-        return MCP_ERR_STATE;
-    if (!argv || !argv[0])
-        return MCP_ERR_INVALID_ARG;
-    c->error[0] = '\0';
-    mcp__ignore_sigpipe();
-    if (uv_loop_init(&c->loop) != 0)
-        return MCP_ERR_IO;
-    c->loop_open = true;
-    uv_timer_init(&c->loop, &c->session_timer);
-    uv_timer_init(&c->loop, &c->wake_timer);
-    uv_timer_init(&c->loop, &c->eof_timer);
-    c->session_timer.data = c->wake_timer.data = c->eof_timer.data = c;
-    if (mcp__poster_init(&c->poster, &c->loop) != MCP_OK)
-        return MCP_ERR_IO;
-    c->state = CL_CONNECTING;
-
-    mcp_session_options so = {.role = MCP_ROLE_CLIENT,
+    mcp_session_options so = {.size = sizeof so,
+                              .role = MCP_ROLE_CLIENT,
                               .name = c->name,
                               .version = c->version,
                               .timeout_ms = c->opts.timeout_ms,
                               .max_time_ms = c->opts.max_time_ms,
                               .max_message = c->opts.max_message};
-    mcp_session_callbacks cb = {on_send, NULL, NULL, NULL, NULL, on_session_log, c};
-    int rc = mcp_session_new(&so, &cb, &c->session);
-    if (rc)
+    mcp__driver_events ev = {on_request, NULL, on_notification, NULL, on_log,
+                             on_transport_down, c};
+    int rc = mcp__driver_init(&c->driver, &c->loop, &so, &ev);
+    if (rc != MCP_OK) {
+        t->ops->close(t, NULL, NULL);
         return rc;
-    mcp__conn_handlers h = {on_line, on_bad_line, on_eof, on_write_error,
-                            c->opts.trace ? on_trace : NULL, c};
-    c->conn = mcp__conn_new(&c->loop, c->opts.max_message, &h);
-    if (!c->conn)
-        return MCP_ERR_NOMEM;
-    mcp__child_options co = {argv, (const char *const *)c->env, c->cwd, c->opts.capture_stderr,
-                             on_child_exit, on_child_stderr, c};
-    uv_stream_t *in, *out;
-    if (mcp__child_spawn(&c->loop, &co, &c->child, &in, &out, c->error, sizeof c->error) != 0) {
-        c->child = NULL;
-        char why[sizeof c->error];
-        memcpy(why, c->error, sizeof why);
-        mcp_client_close(c); /* nothing to talk to: release everything now */
-        memcpy(c->error, why, sizeof why);
-        return MCP_ERR_SPAWN;
     }
-    mcp__conn_adopt(c->conn, out, in);
+    c->driver_open = true;
+    mcp__driver_attach(&c->driver, t);
+    return MCP_OK;
+}
 
-    init_wait w = {c, false, 0};
-    rc = mcp_session_initialize(c->session, mcp__now_ms(), c->opts.connect_timeout_ms,
-                                init_done, &w);
-    if (rc)
-        return rc;
-    rearm(c);
-    run_until(c, init_finished, &w, UINT64_MAX);
-    if (!w.done) {
-        /* The loop ran dry: the connection is gone and initialize was
+int mcp__client_connect(mcp_client *c)
+{
+    c->state = CL_CONNECTING;
+    mcp_connect_options co = {.size = sizeof co,
+                              .mode = c->era_mode,
+                              .version = c->era_version ? c->era_version : c->protocol,
+                              .timeout_ms = c->opts.connect_timeout_ms,
+                              .probe_timeout_ms = c->opts.probe_timeout_ms};
+    connect_wait w = {c, false, 0};
+    int rc = mcp_session_connect(c->driver.session, mcp__now_ms(), &co, connected, &w);
+    if (rc == MCP_OK) {
+        mcp__driver_rearm(&c->driver);
+        mcp__client_run_until(c, connect_finished, &w, UINT64_MAX);
+        /* The loop ran dry: the connection is gone and the attempt was
          * ended by the close (or never will be). */
-        w.outcome = MCP_ERR_CLOSED;
+        rc = w.done ? w.outcome : MCP_ERR_CLOSED;
     }
-    if (w.outcome == MCP_ERR_CLOSED && !c->error[0])
-        set_error(c, "the server closed the connection during initialize");
-    if (w.outcome != MCP_OK)
-        return w.outcome;
+    if (rc == MCP_ERR_CLOSED && !c->error[0])
+        mcp__client_set_error(c, "the server closed the connection while connecting");
+    if (rc != MCP_OK) {
+        c->state = CL_NEW;
+        return rc;
+    }
+    /* The era is a property of the server: remember it for reconnects. */
+    c->era_version = mcp_session_protocol_version(c->driver.session);
+    c->era_mode = mcp_session_modern(c->driver.session) ? MCP_CONNECT_MODERN
+                                                        : MCP_CONNECT_LEGACY;
     c->state = CL_READY;
     return MCP_OK;
 }
 
 const mcp_json *mcp_client_server_info(const mcp_client *c)
 {
-    return c->session && mcp_session_ready(c->session) ? mcp_session_peer_info(c->session)
-                                                       : NULL;
+    return c->driver_open && mcp_session_ready(c->driver.session)
+               ? mcp_session_peer_info(c->driver.session)
+               : NULL;
+}
+
+const mcp_json *mcp_client_server_implementation(const mcp_client *c)
+{
+    const mcp_json *r = mcp_client_server_info(c);
+    const mcp_json *legacy = mcp_json_object_get(r, "serverInfo");
+    return legacy ? legacy
+                  : mcp_json_object_get(mcp_json_object_get(r, "_meta"),
+                                        "io.modelcontextprotocol/serverInfo");
 }
 
 const char *mcp_client_protocol_version(const mcp_client *c)
 {
-    return c->session ? mcp_session_protocol_version(c->session) : NULL;
+    return c->driver_open ? mcp_session_protocol_version(c->driver.session) : NULL;
 }
 
 /* Calls ---------------------------------------------------------------------------------------- */
 
-static void fill_result(mcp_call_result *r, mcp_handle h, int outcome, const mcp_message *m)
+static void fill_result(mcp_client_call_result *r, mcp_handle h, int outcome,
+                        const mcp_message *m)
 {
     memset(r, 0, sizeof *r);
     r->outcome = outcome;
@@ -410,7 +368,8 @@ static void call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m
     client_call *cc = ud;
     mcp_client *c = cc->client;
     c->pending--;
-    mcp_call_result r;
+    wake_waiters(c);
+    mcp_client_call_result r;
     fill_result(&r, h, outcome, m);
     cc->done(cc->user_data, &r);
     free(cc);
@@ -425,44 +384,45 @@ static void call_progress(void *ud, mcp_handle h, double progress, double total,
 }
 
 static int request_async(mcp_client *c, const char *method, const mcp_json *params,
-                         const mcp_call_options *opts, mcp_call_done_fn done, void *ud,
-                         mcp_handle *handle)
+                         const mcp_client_call_options *opts_in,
+                         mcp_client_call_done_fn done, void *ud, mcp_handle *handle)
 {
-    if (c->state != CL_READY || !c->session)
-        return MCP_ERR_STATE;
-    if (!done)
+    mcp_client_call_options opts;
+    if (mcp__opts_copy(&opts, sizeof opts, opts_in) != MCP_OK || !done)
         return MCP_ERR_INVALID_ARG;
+    if (c->state != CL_READY || !c->driver_open)
+        return MCP_ERR_STATE;
     client_call *cc = calloc(1, sizeof *cc);
     if (!cc)
         return MCP_ERR_NOMEM;
     cc->client = c;
     cc->done = done;
     cc->user_data = ud;
-    mcp_request_options ro = {0};
-    if (opts) {
-        cc->on_progress = opts->on_progress;
-        cc->progress_user_data = opts->progress_user_data;
-        ro.timeout_ms = opts->timeout_ms;
-        ro.max_time_ms = opts->max_time_ms;
-        ro.progress = opts->progress;
-    }
+    cc->on_progress = opts.on_progress;
+    cc->progress_user_data = opts.progress_user_data;
+    mcp_request_options ro = {.size = sizeof ro,
+                              .timeout_ms = opts.timeout_ms,
+                              .max_time_ms = opts.max_time_ms,
+                              .progress = opts.progress};
+    /* Counted first: the call may end before the send returns. */
+    c->pending++;
     mcp_handle h;
-    int rc = mcp_session_request(c->session, mcp__now_ms(), method, params, &ro, call_ended,
-                                 call_progress, cc, &h);
+    int rc = mcp_session_request(c->driver.session, mcp__now_ms(), method, params, &ro,
+                                 call_ended, call_progress, cc, &h);
     if (rc != MCP_OK) {
+        c->pending--;
         free(cc);
         return rc;
     }
-    c->pending++;
     if (handle)
         *handle = h;
-    rearm(c);
+    mcp__driver_rearm(&c->driver);
     return MCP_OK;
 }
 
 int mcp_client_call_tool_async(mcp_client *c, const char *name, const mcp_json *arguments,
-                               const mcp_call_options *opts, mcp_call_done_fn done, void *ud,
-                               mcp_handle *handle)
+                               const mcp_client_call_options *opts,
+                               mcp_client_call_done_fn done, void *ud, mcp_handle *handle)
 {
     if (!name || (arguments && mcp_json_typeof(arguments) != MCP_JSON_OBJECT))
         return MCP_ERR_INVALID_ARG;
@@ -482,10 +442,10 @@ int mcp_client_call_tool_async(mcp_client *c, const char *name, const mcp_json *
 
 typedef struct sync_wait {
     bool done;
-    mcp_call_result *result;
+    mcp_client_call_result *result;
 } sync_wait;
 
-static void sync_done(void *ud, const mcp_call_result *r)
+static void sync_done(void *ud, const mcp_client_call_result *r)
 {
     sync_wait *w = ud;
     *w->result = *r;
@@ -506,7 +466,7 @@ static int wait_sync(mcp_client *c, sync_wait *w, int rc)
         w->result->outcome = rc;
         return rc;
     }
-    run_until(c, sync_finished, w, UINT64_MAX);
+    mcp__client_run_until(c, sync_finished, w, UINT64_MAX);
     if (!w->done) { /* cannot happen while the session is open: ended by close */
         memset(w->result, 0, sizeof *w->result);
         w->result->outcome = MCP_ERR_CLOSED;
@@ -515,7 +475,7 @@ static int wait_sync(mcp_client *c, sync_wait *w, int rc)
 }
 
 int mcp_client_call_tool(mcp_client *c, const char *name, const mcp_json *arguments,
-                         const mcp_call_options *opts, mcp_call_result *result)
+                         const mcp_client_call_options *opts, mcp_client_call_result *result)
 {
     sync_wait w = {false, result};
     return wait_sync(c, &w,
@@ -523,29 +483,75 @@ int mcp_client_call_tool(mcp_client *c, const char *name, const mcp_json *argume
 }
 
 int mcp_client_request(mcp_client *c, const char *method, const mcp_json *params,
-                       const mcp_call_options *opts, mcp_call_result *result)
+                       const mcp_client_call_options *opts, mcp_client_call_result *result)
 {
     sync_wait w = {false, result};
     return wait_sync(c, &w, request_async(c, method, params, opts, sync_done, &w, NULL));
 }
 
-void mcp_call_result_release(mcp_call_result *r)
+void mcp_client_call_result_release(mcp_client_call_result *r)
 {
     mcp_message_free(r->response);
     memset(r, 0, sizeof *r);
 }
 
-int mcp_client_list_tools(mcp_client *c, mcp_json_doc **tools)
+/* Pages ------------------------------------------------------------------------------------------- */
+
+/* The page's caching hints, folded into *hint: the smallest freshness, and
+ * the scope of the first page (a server must keep it for every page). */
+static void fold_hint(mcp_cache_hint *hint, const mcp_json *result, bool first)
+{
+    int64_t ttl;
+    size_t n;
+    const char *scope = mcp_json_string(mcp_json_object_get(result, "cacheScope"), &n);
+    bool has = mcp_json_get_int64(mcp_json_object_get(result, "ttlMs"), &ttl) == MCP_OK;
+    if (!has) {
+        hint->present = false;
+        return;
+    }
+    uint64_t t = ttl < 0 ? 0 : (uint64_t)ttl; /* negative: treat as 0 */
+    if (first) {
+        hint->present = true;
+        hint->ttl_ms = t;
+        hint->scope = scope && n == 7 && !memcmp(scope, "private", 7) ? MCP_CACHE_PRIVATE
+                                                                      : MCP_CACHE_PUBLIC;
+    } else if (hint->present && t < hint->ttl_ms) {
+        hint->ttl_ms = t;
+    }
+}
+
+static bool seen_cursor(char **seen, size_t n, const char *cursor)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(seen[i], cursor) == 0)
+            return true;
+    return false;
+}
+
+int mcp_client_list_tools(mcp_client *c, const mcp_client_call_options *opts,
+                          mcp_json_doc **tools, mcp_cache_hint *hint)
 {
     *tools = NULL;
+    mcp_cache_hint h = {0};
     mcp_json_doc *out = mcp_json_doc_new(NULL);
-    if (!out)
+    char **seen = calloc(MCP_CLIENT_MAX_PAGES, sizeof *seen);
+    if (!out || !seen) {
+        mcp_json_doc_free(out);
+        free(seen);
         return MCP_ERR_NOMEM;
+    }
     mcp_json *list = mcp_json_new_array(out);
     mcp_json_doc_set_root(out, list);
-    char *cursor = NULL;
-    int rc;
-    for (int page = 0; page < 1000; page++) {
+    const char *cursor = NULL;
+    size_t pages = 0;
+    int rc = MCP_OK;
+    for (;;) {
+        if (pages == MCP_CLIENT_MAX_PAGES) {
+            mcp__client_set_error(c, "tools/list: the server listed more than %d pages",
+                                  MCP_CLIENT_MAX_PAGES);
+            rc = MCP_ERR_LIMIT;
+            break;
+        }
         mcp_json_doc *pd = NULL;
         mcp_json *params = NULL;
         if (cursor) {
@@ -553,42 +559,71 @@ int mcp_client_list_tools(mcp_client *c, mcp_json_doc **tools)
             params = pd ? mcp_json_new_object(pd) : NULL;
             mcp_json_object_set(pd, params, "cursor", mcp_json_new_string(pd, cursor));
         }
-        mcp_call_result r;
-        rc = mcp_client_request(c, "tools/list", params, NULL, &r);
+        mcp_client_call_result r;
+        rc = mcp_client_request(c, "tools/list", params, opts, &r);
         mcp_json_doc_free(pd);
-        free(cursor);
-        cursor = NULL;
         if (rc != MCP_OK) {
             if (rc == MCP_ERR_REMOTE)
-                set_error(c, "tools/list failed: %s", r.error_message);
-            mcp_call_result_release(&r);
+                mcp__client_set_error(c, "tools/list failed: %s", r.error_message);
+            mcp_client_call_result_release(&r);
             break;
         }
         const mcp_json *page_tools = mcp_json_object_get(r.result, "tools");
         for (size_t i = 0; i < mcp_json_array_size(page_tools); i++)
             mcp_json_array_append(out, list, mcp_json_copy(out, mcp_json_array_at(page_tools, i)));
+        fold_hint(&h, r.result, pages == 0);
         const char *next = mcp_json_string(mcp_json_object_get(r.result, "nextCursor"), NULL);
-        if (next)
-            cursor = strdup(next);
         bool has_array = mcp_json_typeof(page_tools) == MCP_JSON_ARRAY;
-        mcp_call_result_release(&r); /* page_tools pointed into it */
+        bool again = next && seen_cursor(seen, pages, next);
+        char *copy = next && !again ? strdup(next) : NULL;
+        mcp_client_call_result_release(&r); /* page_tools and next pointed into it */
         if (!has_array) {
-            set_error(c, "tools/list: the result has no tools array");
+            mcp__client_set_error(c, "tools/list: the result has no tools array");
             rc = MCP_ERR_PROTOCOL;
             break;
         }
-        if (!cursor)
+        if (again) {
+            mcp__client_set_error(c, "tools/list: the server sent a cursor it had sent "
+                                     "before; the list would never end");
+            rc = MCP_ERR_PROTOCOL;
             break;
+        }
+        if (next && !copy) {
+            rc = MCP_ERR_NOMEM;
+            break;
+        }
+        pages++;
+        if (!copy)
+            break;
+        seen[pages - 1] = copy;
+        cursor = copy;
     }
-    free(cursor);
+    for (size_t i = 0; i < MCP_CLIENT_MAX_PAGES && seen[i]; i++)
+        free(seen[i]);
+    free(seen);
     if (rc == MCP_OK)
         rc = mcp_json_doc_error(out);
     if (rc != MCP_OK) {
         mcp_json_doc_free(out);
         return rc;
     }
+    if (hint)
+        *hint = h;
     *tools = out;
     return MCP_OK;
+}
+
+/* Subscriptions ---------------------------------------------------------------------------------- */
+
+int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter, mcp_listen_fn cb,
+                      void *user_data, mcp_handle *handle)
+{
+    if (c->state != CL_READY || !c->driver_open)
+        return MCP_ERR_STATE;
+    int rc = mcp_session_listen(c->driver.session, mcp__now_ms(), filter, cb, user_data,
+                                handle);
+    mcp__driver_rearm(&c->driver);
+    return rc;
 }
 
 /* Cancelling from any thread --------------------------------------------------------------------- */
@@ -603,22 +638,24 @@ typedef struct cancel_post {
 static void cancel_posted(mcp__post *post)
 {
     cancel_post *p = (cancel_post *)post;
-    if (p->client->session)
-        mcp_session_cancel(p->client->session, mcp__now_ms(), p->handle, p->reason);
-    rearm(p->client);
+    mcp_client *c = p->client;
+    if (c->driver_open) {
+        mcp_session_cancel(c->driver.session, mcp__now_ms(), p->handle, p->reason);
+        mcp__driver_rearm(&c->driver);
+    }
     free(p->reason);
     free(p);
 }
 
 int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason)
 {
-    if (!c->loop_open)
+    if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
     if (mcp__on_loop_thread(&c->poster)) {
-        if (!c->session)
+        if (!c->driver_open)
             return MCP_ERR_STATE;
-        int rc = mcp_session_cancel(c->session, mcp__now_ms(), h, reason);
-        rearm(c);
+        int rc = mcp_session_cancel(c->driver.session, mcp__now_ms(), h, reason);
+        mcp__driver_rearm(&c->driver);
         return rc;
     }
     cancel_post *p = calloc(1, sizeof *p);
@@ -649,94 +686,63 @@ static bool nothing_pending(mcp_client *c, void *arg)
     return c->pending == 0;
 }
 
+static bool gone(const mcp_client *c)
+{
+    return !c->driver_open || mcp_session_closed(c->driver.session);
+}
+
 int mcp_client_run(mcp_client *c)
 {
-    if (!c->loop_open)
+    if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
-    run_until(c, nothing_pending, NULL, UINT64_MAX);
-    return c->input_ended ? MCP_ERR_CLOSED : MCP_OK;
+    mcp__client_run_until(c, nothing_pending, NULL, UINT64_MAX);
+    return gone(c) ? MCP_ERR_CLOSED : MCP_OK;
 }
 
 int mcp_client_run_once(mcp_client *c, bool wait)
 {
-    if (!c->loop_open)
+    if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
+    flush_output(c);
     uv_run(&c->loop, wait ? UV_RUN_ONCE : UV_RUN_NOWAIT);
-    return c->input_ended ? MCP_ERR_CLOSED : MCP_OK;
+    return gone(c) ? MCP_ERR_CLOSED : MCP_OK;
 }
 
 static bool flushed(mcp_client *c, void *arg)
 {
-    return !c->conn || mcp__conn_unwritten(c->conn) == 0;
+    mcp__transport *t = c->driver_open ? c->driver.transport : NULL;
+    return !t || !t->ops->unwritten || t->ops->unwritten(t) == 0;
 }
 
 int mcp_client_flush(mcp_client *c)
 {
-    if (!c->loop_open)
+    if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
-    run_until(c, flushed, NULL, UINT64_MAX);
-    return flushed(c, NULL) ? MCP_OK : MCP_ERR_IO;
+    mcp__client_run_until(c, flushed, NULL, UINT64_MAX);
+    return flushed(c, NULL) && !gone(c) ? MCP_OK : MCP_ERR_IO;
 }
 
 struct uv_loop_s *mcp_client_loop(mcp_client *c)
 {
-    return c->loop_open ? &c->loop : NULL;
+    return c->state == CL_CLOSED ? NULL : &c->loop;
 }
 
-const char *mcp_client_stderr(const mcp_client *c, size_t *len)
-{
-    if (len)
-        *len = c->stderr_buf.len;
-    return c->stderr_buf.data ? c->stderr_buf.data : "";
-}
-
-bool mcp_client_child_exited(const mcp_client *c, int *status)
-{
-    if (c->child_exited && status)
-        *status = c->child_status;
-    return c->child_exited;
-}
-
-/* Closing --------------------------------------------------------------------------------------------- */
-
-static bool child_gone(mcp_client *c, void *arg)
-{
-    return !c->child || c->child_exited;
-}
+/* Closing ----------------------------------------------------------------------------------------- */
 
 void mcp_client_close(mcp_client *c)
 {
-    if (c->state == CL_CLOSED || !c->loop_open) {
-        c->state = CL_CLOSED;
+    if (c->state == CL_CLOSED)
         return;
-    }
     c->state = CL_CLOSING;
-    uint64_t grace = c->opts.close_grace_ms;
-    if (c->conn)
-        mcp__conn_close_output(c->conn); /* the server sees end of input */
-    run_until(c, child_gone, NULL, mcp__now_ms() + grace);
-    if (!child_gone(c, NULL)) {
-        mcp__child_kill(c->child, SIGTERM);
-        run_until(c, child_gone, NULL, mcp__now_ms() + grace);
-    }
-    if (!child_gone(c, NULL)) {
-        mcp__child_kill(c->child, SIGKILL);
-        run_until(c, child_gone, NULL, mcp__now_ms() + grace);
-    }
-    end_session(c); /* calls still in flight end with MCP_ERR_CLOSED */
-    if (c->conn)
-        mcp__conn_close(c->conn, NULL, NULL);
-    c->conn = NULL;
-    mcp__child_close(c->child);
-    c->child = NULL;
-    uv_close((uv_handle_t *)&c->session_timer, NULL);
+    mcp__client_stop_child(c); /* end of input, wait, TERM, wait, KILL */
+    mcp__client_end(c);        /* calls still in flight end with MCP_ERR_CLOSED */
+    mcp__client_release_driver(c);
     uv_close((uv_handle_t *)&c->wake_timer, NULL);
     uv_close((uv_handle_t *)&c->eof_timer, NULL);
     mcp__poster_close(&c->poster);
     uv_run(&c->loop, UV_RUN_DEFAULT);
     uv_loop_close(&c->loop);
     mcp__poster_destroy(&c->poster);
-    c->loop_open = false;
     c->state = CL_CLOSED;
 }
 
@@ -745,15 +751,12 @@ void mcp_client_free(mcp_client *c)
     if (!c)
         return;
     mcp_client_close(c);
-    mcp_session_free(c->session);
     free(c->name);
     free(c->version);
     free(c->cwd);
-    if (c->env) {
-        for (char **e = c->env; *e; e++)
-            free(*e);
-        free(c->env);
-    }
+    free(c->protocol);
+    free_strings(c->env);
+    free_strings(c->argv);
     mcp_buf_free(&c->stderr_buf);
     free(c);
 }

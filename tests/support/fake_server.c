@@ -1,14 +1,22 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * A scripted MCP server for client tests, misbehaving on purpose:
+ * A scripted legacy MCP server for client tests, misbehaving on purpose:
  *   late      answers tools/call 300 ms later even if cancelled
  *   exit      exits with status 3 on the first tools/call
  *   stubborn  ignores end of input and SIGTERM
  *   version   answers initialize with a version nobody speaks
  *   noinit    never answers initialize
+ *   silent    never answers anything
  *   garbage   sends a non-JSON line, then a valid answer
- * It logs every line it receives to stderr as "got: <line>".
+ *   cursor    tools/list pages that always name the same next cursor
+ *   pages     tools/list pages whose next cursor never runs out
+ *   huge      answers tools/call with a 5 MiB result, "id" first
+ *   hugetail  the same with "id" last (as some SDKs order members)
+ * It answers server/discover as a legacy server would (-32601) and logs
+ * every line it receives to stderr as "got: <line>".
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +29,33 @@ static void send_text(const char *s)
     fputs(s, stdout);
     fputc('\n', stdout);
     fflush(stdout);
+}
+
+static void huge(const mcp_id *id, bool id_last)
+{
+    size_t n = (size_t)5 << 20;
+    char *text = malloc(n);
+    memset(text, 'x', n);
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",", 17);
+    if (!id_last) {
+        mcp_buf_append(&b, "\"id\":", 5);
+        mcp_id_write(id, &b);
+        mcp_buf_append(&b, ",", 1);
+    }
+    const char head[] = "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"";
+    mcp_buf_append(&b, head, sizeof head - 1);
+    mcp_buf_append(&b, text, n);
+    mcp_buf_append(&b, "\"}]}", 4);
+    if (id_last) {
+        mcp_buf_append(&b, ",\"id\":", 6);
+        mcp_id_write(id, &b);
+    }
+    mcp_buf_append(&b, "}", 1);
+    send_text(b.data);
+    mcp_buf_free(&b);
+    free(text);
 }
 
 static void answer(const mcp_id *id, const char *result)
@@ -42,6 +77,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "stubborn"))
         signal(SIGTERM, SIG_IGN);
     char line[65536];
+    int page = 0;
     while (fgets(line, sizeof line, stdin)) {
         size_t n = strcspn(line, "\r\n");
         line[n] = 0;
@@ -49,7 +85,27 @@ int main(int argc, char **argv)
         mcp_message *m;
         if (mcp_message_decode(line, n, NULL, NULL, &m, NULL) != MCP_OK)
             continue;
-        if (m->kind == MCP_MESSAGE_REQUEST) {
+        if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(mode, "silent")) {
+            /* says nothing at all */
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "server/discover")) {
+            mcp_buf b;
+            mcp_buf_init(&b, 0, NULL);
+            mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+            mcp_id_write(&m->id, &b);
+            const char tail[] = ",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}";
+            mcp_buf_append(&b, tail, sizeof tail - 1);
+            send_text(b.data);
+            mcp_buf_free(&b);
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "tools/list") &&
+                   (!strcmp(mode, "cursor") || !strcmp(mode, "pages"))) {
+            char result[200];
+            snprintf(result, sizeof result,
+                     "{\"tools\":[{\"name\":\"t%d\",\"inputSchema\":{\"type\":\"object\"}}],"
+                     "\"nextCursor\":\"c%d\"}",
+                     page, !strcmp(mode, "cursor") ? 1 : page);
+            page++;
+            answer(&m->id, result);
+        } else if (m->kind == MCP_MESSAGE_REQUEST) {
             if (!strcmp(m->method, "initialize")) {
                 if (!strcmp(mode, "noinit")) {
                     mcp_message_free(m);
@@ -67,6 +123,11 @@ int main(int argc, char **argv)
                     usleep(300 * 1000);
                 if (!strcmp(mode, "garbage"))
                     send_text("this is not JSON");
+                if (!strcmp(mode, "huge") || !strcmp(mode, "hugetail")) {
+                    huge(&m->id, !strcmp(mode, "hugetail"));
+                    mcp_message_free(m);
+                    continue;
+                }
                 answer(&m->id, "{\"content\":[{\"type\":\"text\",\"text\":\"late answer\"}]}");
             } else {
                 answer(&m->id, "{}");

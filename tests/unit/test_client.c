@@ -37,7 +37,7 @@ static void count_logs(void *ud, const mcp_log_record *r)
 
 static mcp_client *connect_to(const char *const *argv, log_counts *lc, bool capture)
 {
-    mcp_client_options o = {.capture_stderr = capture, .close_grace_ms = 300};
+    mcp_client_options o = {.size = sizeof o, .capture_stderr = capture, .close_grace_ms = 300};
     if (lc) {
         memset(lc, 0, sizeof *lc);
         o.log = count_logs;
@@ -59,8 +59,8 @@ static mcp_json_doc *args(const char *json)
     return d;
 }
 
-static int call(mcp_client *c, const char *tool, const char *json, const mcp_call_options *o,
-                mcp_call_result *r)
+static int call(mcp_client *c, const char *tool, const char *json, const mcp_client_call_options *o,
+                mcp_client_call_result *r)
 {
     mcp_json_doc *a = args(json);
     int rc = mcp_client_call_tool(c, tool, mcp_json_doc_root(a), o, r);
@@ -80,7 +80,7 @@ static bool server_said(mcp_client *c, const char *needle)
     return false;
 }
 
-static const char *first_text(const mcp_call_result *r)
+static const char *first_text(const mcp_client_call_result *r)
 {
     return mcp_json_string(mcp_json_object_get(mcp_json_array_at(
                                mcp_json_object_get(r->result, "content"), 0), "text"), NULL);
@@ -92,11 +92,13 @@ static void connect_negotiates_and_lists_tools(void **state)
 {
     mcp_client *c = connect_to(serve_argv, NULL, false);
     assert_string_equal(mcp_client_protocol_version(c), MCP_PROTOCOL_LATEST);
-    const mcp_json *info = mcp_json_object_get(mcp_client_server_info(c), "serverInfo");
+    const mcp_json *info = mcp_client_server_implementation(c);
     assert_string_equal(mcp_json_string(mcp_json_object_get(info, "name"), NULL), "mcp serve");
     mcp_json_doc *tools;
-    assert_int_equal(mcp_client_list_tools(c, &tools), MCP_OK);
-    assert_int_equal(mcp_json_array_size(mcp_json_doc_root(tools)), 4);
+    mcp_cache_hint hint;
+    assert_int_equal(mcp_client_list_tools(c, NULL, &tools, &hint), MCP_OK);
+    assert_int_equal(mcp_json_array_size(mcp_json_doc_root(tools)), 5);
+    assert_true(hint.present); /* 2026-07-28 lists carry caching hints */
     mcp_json_doc_free(tools);
     mcp_client_free(c);
 }
@@ -104,26 +106,26 @@ static void connect_negotiates_and_lists_tools(void **state)
 static void a_call_returns_the_result(void **state)
 {
     mcp_client *c = connect_to(serve_argv, NULL, false);
-    mcp_call_result r;
+    mcp_client_call_result r;
     assert_int_equal(call(c, "echo", "{\"text\":\"héllo\"}", NULL, &r), MCP_OK);
     assert_false(r.is_error);
     assert_string_equal(first_text(&r), "héllo");
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     assert_int_equal(call(c, "fail", "{\"message\":\"nope\"}", NULL, &r), MCP_OK);
     assert_true(r.is_error);
     assert_string_equal(first_text(&r), "nope");
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     mcp_client_free(c);
 }
 
 static void an_unknown_tool_is_a_remote_error(void **state)
 {
     mcp_client *c = connect_to(serve_argv, NULL, false);
-    mcp_call_result r;
+    mcp_client_call_result r;
     assert_int_equal(call(c, "nope", "{}", NULL, &r), MCP_ERR_REMOTE);
     assert_int_equal(r.error_code, MCP_WIRE_INVALID_PARAMS);
     assert_non_null(strstr(r.error_message, "Unknown tool"));
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     mcp_client_free(c);
 }
 
@@ -131,8 +133,8 @@ static void a_timeout_cancels_on_the_wire_and_the_handler_sees_it(void **state)
 {
     log_counts lc;
     mcp_client *c = connect_to(serve_argv, &lc, true);
-    mcp_call_options o = {.timeout_ms = 300};
-    mcp_call_result r;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300};
+    mcp_client_call_result r;
     assert_int_equal(call(c, "sleep", "{\"seconds\":30}", &o, &r), MCP_ERR_TIMED_OUT);
     assert_null(r.response);
     assert_int_equal(lc.cancel_sent, 1);
@@ -146,8 +148,8 @@ static void the_maximum_time_ends_a_call_that_keeps_progressing(void **state)
 {
     log_counts lc;
     mcp_client *c = connect_to(serve_argv, &lc, true);
-    mcp_call_options o = {.timeout_ms = 1000, .max_time_ms = 400};
-    mcp_call_result r;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 1000, .max_time_ms = 400};
+    mcp_client_call_result r;
     assert_int_equal(call(c, "count", "{\"n\":100,\"delay_ms\":50}", &o, &r), MCP_ERR_MAX_TIME);
     assert_string_equal(lc.last_reason, "maximum total time 400 ms exceeded");
     assert_true(server_said(c, "count: cancelled at step"));
@@ -165,12 +167,12 @@ static void progress_keeps_a_long_call_alive(void **state)
     mcp_client *c = connect_to(serve_argv, NULL, false);
     progress_seen = 0;
     /* 10 steps of 100 ms: 1 s in all, 3 times the idle timeout. */
-    mcp_call_options o = {.timeout_ms = 300, .on_progress = on_progress};
-    mcp_call_result r;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300, .on_progress = on_progress};
+    mcp_client_call_result r;
     assert_int_equal(call(c, "count", "{\"n\":10,\"delay_ms\":100}", &o, &r), MCP_OK);
     assert_string_equal(first_text(&r), "counted to 10");
     assert_int_equal(progress_seen, 10);
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     mcp_client_free(c);
 }
 
@@ -188,7 +190,7 @@ static void *cancel_from_thread(void *arg)
 }
 
 static int async_outcome;
-static void async_done(void *ud, const mcp_call_result *r)
+static void async_done(void *ud, const mcp_client_call_result *r)
 {
     async_outcome = r->outcome;
 }
@@ -238,13 +240,13 @@ static void a_late_answer_after_a_timeout_is_dropped_quietly(void **state)
     const char *const argv[] = {FAKE_SERVER, "late", NULL};
     log_counts lc;
     mcp_client *c = connect_to(argv, &lc, true);
-    mcp_call_options o = {.timeout_ms = 100};
-    mcp_call_result r;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 100};
+    mcp_client_call_result r;
     assert_int_equal(call(c, "x", "{}", &o, &r), MCP_ERR_TIMED_OUT);
     /* The fake server answers anyway; the answer must be dropped, and the
      * connection must stay usable. */
     assert_int_equal(mcp_client_request(c, "ping", NULL, NULL, &r), MCP_OK);
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     for (int i = 0; i < 100 && lc.dropped == 0; i++) {
         mcp_client_run_once(c, false);
         usleep(10000);
@@ -258,7 +260,7 @@ static void a_server_that_exits_ends_calls_closed(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "exit", NULL};
     mcp_client *c = connect_to(argv, NULL, true);
-    mcp_call_result r;
+    mcp_client_call_result r;
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_CLOSED);
     assert_non_null(strstr(mcp_client_error(c), "status 3"));
     /* The connection is gone: a new call cannot be sent. */
@@ -281,7 +283,7 @@ static void an_unsupported_version_fails_the_connect(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "version", NULL};
     mcp_client *c;
-    mcp_client_options o = {.capture_stderr = true, .close_grace_ms = 300};
+    mcp_client_options o = {.size = sizeof o, .capture_stderr = true, .close_grace_ms = 300};
     assert_int_equal(mcp_client_new(&o, &c), MCP_OK);
     assert_int_equal(mcp_client_connect_stdio(c, argv), MCP_ERR_PROTOCOL);
     assert_non_null(strstr(mcp_client_error(c), "protocol version"));
@@ -292,7 +294,7 @@ static void an_unanswered_initialize_times_out_without_a_cancel(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "noinit", NULL};
     mcp_client *c;
-    mcp_client_options o = {.capture_stderr = true, .connect_timeout_ms = 200,
+    mcp_client_options o = {.size = sizeof o, .capture_stderr = true, .connect_timeout_ms = 200,
                             .close_grace_ms = 300};
     assert_int_equal(mcp_client_new(&o, &c), MCP_OK);
     assert_int_equal(mcp_client_connect_stdio(c, argv), MCP_ERR_TIMED_OUT);
@@ -306,10 +308,10 @@ static void garbage_from_the_server_does_not_break_the_call(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "garbage", NULL};
     mcp_client *c = connect_to(argv, NULL, true);
-    mcp_call_result r;
+    mcp_client_call_result r;
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_OK);
     assert_string_equal(first_text(&r), "late answer");
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     mcp_client_free(c);
 }
 
@@ -320,7 +322,7 @@ static void a_command_that_does_not_exist_is_a_spawn_error(void **state)
     assert_int_equal(mcp_client_new(NULL, &c), MCP_OK);
     assert_int_equal(mcp_client_connect_stdio(c, argv), MCP_ERR_SPAWN);
     assert_non_null(strstr(mcp_client_error(c), "could not start"));
-    mcp_call_result r;
+    mcp_client_call_result r;
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_STATE);
     mcp_client_free(c);
 }

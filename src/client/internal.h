@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Client internals, shared by the files of src/client. */
+#ifndef MCP_CLIENT_INTERNAL_H
+#define MCP_CLIENT_INTERNAL_H
+
+#include "mcp/client.h"
+#include "runtime/driver.h"
+#include "runtime/internal.h"
+#include "runtime/log.h"
+#include "transport/child.h"
+
+typedef enum { CL_NEW, CL_CONNECTING, CL_READY, CL_CLOSING, CL_CLOSED } client_state;
+
+struct mcp_client {
+    mcp_client_options opts;
+    char *name, *version, *cwd, *protocol;
+    char **env;
+    mcp__stderr_logger default_logger;
+
+    client_state state;
+    uv_loop_t loop;
+    mcp__poster poster;
+    uv_timer_t wake_timer, eof_timer;
+    mcp__driver driver;
+    bool driver_open;
+    size_t pending;
+    char error[512];
+    /* The era found by the first connect, kept for reconnects. */
+    mcp_connect_mode era_mode;
+    const char *era_version;
+
+    /* stdio.c: the server process */
+    char **argv;
+    mcp__child *child;
+    bool child_exited;
+    int child_status;
+    bool input_ended;
+    mcp_buf stderr_buf;
+};
+
+/* client.c */
+void mcp__client_set_error(mcp_client *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void mcp__client_log(mcp_client *c, const mcp_log_record *r);
+/* Run the loop until done(c, arg) or the deadline (UINT64_MAX: none). */
+typedef bool (*mcp__until_fn)(mcp_client *c, void *arg);
+void mcp__client_run_until(mcp_client *c, mcp__until_fn done, void *arg, uint64_t deadline);
+/* Put a new session on the driver over t (taken over: closed on failure).
+ * Then start t reading, then connect. */
+int mcp__client_open(mcp_client *c, mcp__transport *t);
+/* Find the era and get ready; blocks. */
+int mcp__client_connect(mcp_client *c);
+/* End the conversation: calls in flight end with MCP_ERR_CLOSED. */
+void mcp__client_end(mcp_client *c);
+/* Release the driver and its transport (waits for them on the loop). */
+void mcp__client_release_driver(mcp_client *c);
+
+/* stdio.c */
+void mcp__client_transport_down(mcp_client *c, bool input, const char *why);
+void mcp__client_stop_child(mcp_client *c);
+
+#endif

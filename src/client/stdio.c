@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The server process of a stdio client: spawning it with pipes (in a
+ * session of its own), keeping its stderr, hearing its exit, and stopping it
+ * the way the spec says: close its stdin, wait, SIGTERM, wait, SIGKILL,
+ * reading (and tracing) whatever it still says meanwhile.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/internal.h"
+#include "transport/ndjson_stream.h"
+
+/* After end of output, the exit status usually follows within moments: wait
+ * for it (at most EOF_WAIT_MS) so the error can say why the server went
+ * away. Nothing can arrive any more, so only the report waits. */
+#define EOF_WAIT_MS 100
+
+static void connection_lost(mcp_client *c)
+{
+    uv_timer_stop(&c->eof_timer);
+    if (!c->error[0])
+        mcp__client_set_error(c, "the server closed its output");
+    mcp__client_end(c);
+}
+
+static void eof_waited(uv_timer_t *t)
+{
+    connection_lost(t->data);
+}
+
+void mcp__client_transport_down(mcp_client *c, bool input, const char *why)
+{
+    if (!input) {
+        if (c->state != CL_CLOSING)
+            mcp__client_set_error(c, "cannot write to the server: %s", why);
+        mcp__client_end(c);
+        return;
+    }
+    c->input_ended = true;
+    if (c->child_exited || !c->child)
+        connection_lost(c);
+    else
+        uv_timer_start(&c->eof_timer, eof_waited, EOF_WAIT_MS, 0);
+}
+
+static void on_child_exit(void *ud, int status)
+{
+    mcp_client *c = ud;
+    c->child_exited = true;
+    c->child_status = status;
+    uv_stop(&c->loop); /* a wait for the exit is over */
+    if (c->state != CL_CLOSING)
+        mcp__client_set_error(c, status >= 128 ? "the server was killed by signal %d"
+                                               : "the server exited with status %d",
+                              status >= 128 ? status - 128 : status);
+    /* Its output pipe reports end of file once drained, which ends the
+     * session, so responses written just before the exit are still read. */
+    if (c->input_ended)
+        connection_lost(c);
+}
+
+static void on_child_stderr(void *ud, const char *data, size_t len)
+{
+    mcp_client *c = ud;
+    size_t room = c->stderr_buf.limit - c->stderr_buf.len;
+    mcp_buf_append(&c->stderr_buf, data, len < room ? len : room);
+}
+
+static void on_trace(void *ud, bool outgoing, const char *line, size_t len)
+{
+    mcp_client *c = ud;
+    c->opts.trace(c->opts.trace_user_data, outgoing, line, len);
+}
+
+/* Start the command and connect over its pipes. */
+static int start(mcp_client *c)
+{
+    c->error[0] = '\0';
+    c->child_exited = false;
+    c->input_ended = false;
+    mcp__ignore_sigpipe();
+    mcp__ndjson_options no = {.max_line = c->opts.max_message,
+                              .max_queued = c->opts.max_output,
+                              .trace = c->opts.trace ? on_trace : NULL,
+                              .trace_ud = c};
+    mcp__transport *t = mcp__ndjson_new(&c->loop, &no);
+    if (!t)
+        return MCP_ERR_NOMEM;
+    int rc = mcp__client_open(c, t);
+    if (rc != MCP_OK)
+        return rc;
+    mcp__child_options co = {(const char *const *)c->argv, (const char *const *)c->env, c->cwd,
+                             c->opts.capture_stderr, on_child_exit, on_child_stderr, c};
+    uv_stream_t *in, *out;
+    if (mcp__child_spawn(&c->loop, &co, &c->child, &in, &out, c->error, sizeof c->error) != 0) {
+        char why[sizeof c->error];
+        memcpy(why, c->error, sizeof why);
+        c->child = NULL;
+        mcp__client_end(c);
+        mcp__client_release_driver(c);
+        memcpy(c->error, why, sizeof why);
+        return MCP_ERR_SPAWN;
+    }
+    mcp__ndjson_adopt(t, out, in); /* the sink is in place: reading starts */
+    return mcp__client_connect(c);
+}
+
+int mcp_client_connect_stdio(mcp_client *c, const char *const *argv)
+{
+    if (c->state != CL_NEW || c->argv)
+        return MCP_ERR_STATE;
+    if (!argv || !argv[0])
+        return MCP_ERR_INVALID_ARG;
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **copy = calloc(n + 1, sizeof *copy);
+    for (size_t i = 0; copy && i < n; i++)
+        if (!(copy[i] = strdup(argv[i]))) {
+            while (i--)
+                free(copy[i]);
+            free(copy);
+            copy = NULL;
+        }
+    if (!copy)
+        return MCP_ERR_NOMEM;
+    c->argv = copy;
+    return start(c);
+}
+
+int mcp_client_reconnect(mcp_client *c)
+{
+    if (!c->argv || c->state == CL_CLOSED || c->state == CL_CLOSING)
+        return MCP_ERR_STATE;
+    c->state = CL_CLOSING;
+    mcp__client_stop_child(c);
+    mcp__client_end(c);
+    mcp__client_release_driver(c);
+    c->state = CL_NEW;
+    int rc = start(c);
+    if (rc != MCP_OK && rc != MCP_ERR_SPAWN && c->era_mode == MCP_CONNECT_MODERN &&
+        !c->opts.protocol_version && c->opts.connect_mode == MCP_CONNECT_AUTO) {
+        /* The remembered era no longer holds (a different server now):
+         * probe again. */
+        c->era_mode = MCP_CONNECT_AUTO;
+        c->era_version = NULL;
+        c->state = CL_CLOSING;
+        mcp__client_stop_child(c);
+        mcp__client_end(c);
+        mcp__client_release_driver(c);
+        c->state = CL_NEW;
+        rc = start(c);
+    }
+    return rc;
+}
+
+/* Stopping the process -------------------------------------------------------------- */
+
+static bool child_gone(mcp_client *c, void *arg)
+{
+    return !c->child || c->child_exited;
+}
+
+void mcp__client_stop_child(mcp_client *c)
+{
+    uint64_t grace = c->opts.close_grace_ms;
+    mcp__transport *t = c->driver_open ? c->driver.transport : NULL;
+    if (t && t->ops->end_output)
+        t->ops->end_output(t); /* the server sees end of input */
+    mcp__client_run_until(c, child_gone, NULL, mcp__now_ms() + grace);
+    if (!child_gone(c, NULL)) {
+        mcp__child_kill(c->child, SIGTERM);
+        mcp__client_run_until(c, child_gone, NULL, mcp__now_ms() + grace);
+    }
+    if (!child_gone(c, NULL)) {
+        mcp__child_kill(c->child, SIGKILL);
+        mcp__client_run_until(c, child_gone, NULL, mcp__now_ms() + grace);
+    }
+    mcp__child_close(c->child);
+    c->child = NULL;
+}
+
+const char *mcp_client_stderr(const mcp_client *c, size_t *len)
+{
+    if (len)
+        *len = c->stderr_buf.len;
+    return c->stderr_buf.data ? c->stderr_buf.data : "";
+}
+
+bool mcp_client_child_exited(const mcp_client *c, int *status)
+{
+    if (c->child_exited && status)
+        *status = c->child_status;
+    return c->child_exited;
+}
