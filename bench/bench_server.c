@@ -74,14 +74,14 @@ static void rss(mcp_call *call, void *ud)
 
 int main(void)
 {
-    mcp_server_options o = {.name = "bench", .max_in_flight = 200000, .shutdown_grace_ms = 100,
+    mcp_server_options o = {.size = sizeof o, .name = "bench", .max_in_flight = 200000, .shutdown_grace_ms = 100,
                             .log_level = MCP_LOG_ERROR};
     mcp_server *s;
     if (mcp_server_new(&o, &s) != MCP_OK)
         return 1;
-    mcp_tool tools[] = {{"wait_cancel", NULL, NULL, NULL, NULL, wait_cancel, NULL, 0},
-                        {"hold", NULL, NULL, NULL, NULL, hold, NULL, 0},
-                        {"rss", NULL, NULL, NULL, NULL, rss, NULL, 0}};
+    mcp_tool tools[] = {{sizeof(mcp_tool), "wait_cancel", NULL, NULL, NULL, NULL, wait_cancel, NULL, 0, NULL},
+                        {sizeof(mcp_tool), "hold", NULL, NULL, NULL, NULL, hold, NULL, 0, NULL},
+                        {sizeof(mcp_tool), "rss", NULL, NULL, NULL, NULL, rss, NULL, 0, NULL}};
     for (int i = 0; i < 3; i++)
         mcp_server_add_tool(s, &tools[i]);
     mcp_server_serve_stdio(s);

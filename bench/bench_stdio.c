@@ -41,7 +41,7 @@ static unsigned long long now_us(void)
 
 static mcp_client *start(const char *const *argv)
 {
-    mcp_client_options o = {.timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = MCP_NO_TIMEOUT,
+    mcp_client_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = MCP_NO_TIMEOUT,
                             .close_grace_ms = 2000};
     mcp_client *c;
     if (mcp_client_new(&o, &c) != MCP_OK)
@@ -64,7 +64,7 @@ typedef struct load {
 
 static void issue(load *l);
 
-static void one_done(void *ud, const mcp_call_result *r)
+static void one_done(void *ud, const mcp_client_call_result *r)
 {
     load *l = ud;
     l->done++;
@@ -76,7 +76,7 @@ static void one_done(void *ud, const mcp_call_result *r)
 
 static void issue(load *l)
 {
-    mcp_call_options o = {.progress = MCP_PROGRESS_NONE};
+    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
     if (mcp_client_call_tool_async(l->client, "echo", l->args, &o, one_done, l, NULL) != MCP_OK) {
         fprintf(stderr, "bench: cannot send\n");
         exit(1);
@@ -114,7 +114,7 @@ static double round_trips(const char *const *argv, int inflight, double seconds)
 
 /* Cancel latency ----------------------------------------------------------------- */
 
-static void ignore(void *ud, const mcp_call_result *r)
+static void ignore(void *ud, const mcp_client_call_result *r)
 {
     (void)ud;
     (void)r;
@@ -140,7 +140,7 @@ static latency cancel_latency(const char *bench_server, int n)
     mcp_client *c = start(argv);
     mcp_handle *h = calloc((size_t)n, sizeof *h);
     unsigned long long *written = calloc((size_t)n, sizeof *written);
-    mcp_call_options o = {.progress = MCP_PROGRESS_NONE};
+    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
     for (int i = 0; i < n; i++) {
         char json[32];
         snprintf(json, sizeof json, "{\"id\":%d}", i);
@@ -150,9 +150,9 @@ static latency cancel_latency(const char *bench_server, int n)
         mcp_json_doc_free(a);
     }
     /* A ping answered means every call before it is registered. */
-    mcp_call_result r;
+    mcp_client_call_result r;
     mcp_client_request(c, "ping", NULL, NULL, &r);
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     for (int i = 0; i < n; i++) {
         /* The clock starts just before the cancel is encoded and written
          * (libuv writes at once into an idle pipe), so the figure includes
@@ -214,7 +214,7 @@ static void report_cancel_latency(const char *bench_server, int n)
 
 static long server_rss(mcp_client *c)
 {
-    mcp_call_result r;
+    mcp_client_call_result r;
     long v = -1;
     if (mcp_client_call_tool(c, "rss", NULL, NULL, &r) == MCP_OK) {
         const char *t = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
@@ -222,7 +222,7 @@ static long server_rss(mcp_client *c)
         if (t)
             v = atol(t);
     }
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     return v;
 }
 
@@ -233,7 +233,7 @@ static void bytes_per_request(const char *bench_server, int n)
     long before = server_rss(c);
     mcp_json_doc *a;
     mcp_json_parse("{\"note\":\"held\"}", 15, NULL, NULL, &a, NULL);
-    mcp_call_options o = {.progress = MCP_PROGRESS_NONE};
+    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
     for (int i = 0; i < n; i++) {
         if (mcp_client_call_tool_async(c, "hold", mcp_json_doc_root(a), &o, ignore, NULL, NULL) != MCP_OK) {
             fprintf(stderr, "bench: cannot send\n");
@@ -243,9 +243,9 @@ static void bytes_per_request(const char *bench_server, int n)
             mcp_client_run_once(c, false); /* keep the pipe moving */
     }
     mcp_json_doc_free(a);
-    mcp_call_result r;
+    mcp_client_call_result r;
     mcp_client_request(c, "ping", NULL, NULL, &r); /* all registered */
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     long after = server_rss(c);
     printf("bytes per in-flight request: %ld\n", (after - before) / n);
     mcp_client_free(c);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A client that starts a server, calls its countdown tool, shows progress,
  * and cancels the call after a second and a half:
@@ -14,7 +15,7 @@ static void on_progress(void *ud, mcp_handle h, double progress, double total,
     printf("progress %g/%g %s\n", progress, total, message ? message : "");
 }
 
-static void on_done(void *ud, const mcp_call_result *r)
+static void on_done(void *ud, const mcp_client_call_result *r)
 {
     *(int *)ud = r->outcome;
 }
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
 
     mcp_json_doc *args;
     mcp_json_parse("{\"from\":10}", 11, NULL, NULL, &args, NULL);
-    mcp_call_options opts = {.timeout_ms = 5000, .on_progress = on_progress};
+    mcp_client_call_options opts = {.size = sizeof opts, .timeout_ms = 5000,
+                                    .on_progress = on_progress};
     int outcome = 1; /* not ended yet */
     mcp_handle call;
     mcp_client_call_tool_async(client, "countdown", mcp_json_doc_root(args), &opts, on_done,

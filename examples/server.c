@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A server with one cancellable tool. Build against libmcp and run it with
  * an MCP client over stdio, e.g.:
@@ -36,11 +37,12 @@ static void countdown(mcp_call *call, void *user_data)
 
 int main(void)
 {
-    mcp_server_options opts = {.name = "example-server", .version = "1.0"};
+    mcp_server_options opts = {.size = sizeof opts, .name = "example-server", .version = "1.0"};
     mcp_server *server;
     if (mcp_server_new(&opts, &server) != MCP_OK)
         return 1;
     mcp_tool tool = {
+        .size = sizeof tool,
         .name = "countdown",
         .description = "Counts down from 'from' (default 5), one step per second.",
         .input_schema = "{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"integer\"}}}",

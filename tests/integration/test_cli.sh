@@ -1,24 +1,53 @@
 #!/bin/sh
-# Every form of the mcp command and its exit codes.
+# Every form of the mcp command and its exit codes, against both eras.
+# $1: the mcp binary; $2: the scripted misbehaving server (fake_server).
 . "$(dirname "$0")/lib.sh"
 MCP=$1
+FAKE=$2
 
 expect_exit 0 "--version" -- "$MCP" --version
 contains "$WORK/out" "mcp 0." "version printed"
 expect_exit 0 "--help" -- "$MCP" --help
 contains "$WORK/out" "exit codes" "help lists the exit codes"
+for c in serve tools call watch; do
+    expect_exit 0 "$c --help" -- "$MCP" $c --help
+    contains "$WORK/out" "usage: mcp $c" "$c has its own help"
+done
 
 expect_exit 0 "tools" -- "$MCP" tools -- "$MCP" serve
 contains "$WORK/out" "count" "tools lists count"
+contains "$WORK/err" "2026-07-28, cacheable for" "a 2026-07-28 list carries caching hints"
 expect_exit 0 "tools --json" -- "$MCP" tools --json -- "$MCP" serve
 contains "$WORK/out" '"name":"sleep"' "JSON tool list"
 
 expect_exit 0 "call echo" -- "$MCP" call echo '{"text":"hello there"}' -- "$MCP" serve
 contains "$WORK/out" "hello there" "echo printed"
 expect_exit 0 "call --json" -- "$MCP" call --json echo '{"text":"j"}' -- "$MCP" serve
-contains "$WORK/out" '{"content":[{"type":"text","text":"j"}]}' "result as JSON"
+contains "$WORK/out" '{"content":[{"type":"text","text":"j"}],"resultType":"complete"' "result as JSON"
 expect_exit 0 "call count" -- "$MCP" call count '{"n":3,"delay_ms":10}' -- "$MCP" serve
 contains "$WORK/out" "counted to 3" "count finished"
+# A NUL inside a string survives the round trip.
+"$MCP" call echo '{"text":"a\u0000b"}' -- "$MCP" serve >"$WORK/nul" 2>&1 || fail "echo with a NUL"
+[ "$(od -An -c "$WORK/nul" | tr -d ' \n')" = 'a\0b\n' ] || fail "echo lost the text after a NUL: $(od -c "$WORK/nul")"
+echo "ok: a NUL inside the text comes back"
+
+# Each era on demand, and auto against a legacy-only server.
+for v in 2025-06-18 2025-11-25 2026-07-28; do
+    expect_exit 0 "--protocol $v" -- "$MCP" call --trace --protocol $v echo '{"text":"v"}' -- "$MCP" serve
+    if [ $v = 2026-07-28 ]; then
+        contains "$WORK/err" '"method":"server/discover"' "2026-07-28 starts with server/discover"
+        contains "$WORK/err" '"io.modelcontextprotocol/protocolVersion":"2026-07-28"' "the request envelope"
+        lacks "$WORK/err" '"method":"initialize"' "no initialize in 2026-07-28"
+    else
+        contains "$WORK/err" "\"protocolVersion\":\"$v\"" "initialize asks for $v"
+        lacks "$WORK/err" '"method":"server/discover"' "no probe when the era is given"
+    fi
+done
+expect_exit 0 "auto against a legacy server" -- "$MCP" call --trace echo '{}' -- "$FAKE" late
+contains "$WORK/err" '"method":"server/discover"' "the probe"
+contains "$WORK/err" '"method":"initialize"' "then the fallback"
+expect_exit 3 "2026-07-28 against a legacy server" -- "$MCP" call --protocol 2026-07-28 echo '{}' -- "$FAKE" late
+contains "$WORK/err" "does not speak protocol version 2026-07-28" "explains the era"
 
 expect_exit 1 "tool error" -- "$MCP" call fail '{"message":"broken"}' -- "$MCP" serve
 contains "$WORK/out" "broken" "the tool's message"
@@ -33,38 +62,77 @@ contains "$WORK/err" "not valid JSON" "explains the JSON error"
 expect_exit 2 "ARGS_JSON not an object" -- "$MCP" call echo '[1]' -- "$MCP" serve
 expect_exit 2 "bad --timeout" -- "$MCP" call --timeout soon echo -- "$MCP" serve
 contains "$WORK/err" "--timeout needs a number" "explains the option"
+for bad in 0x10 ' 5' '5 ' 1e3 inf -1 0 '' +2; do
+    expect_exit 2 "--timeout '$bad' refused" -- "$MCP" call --timeout "$bad" echo -- "$MCP" serve
+done
+expect_exit 2 "bad --protocol" -- "$MCP" call --protocol 2024-01-01 echo -- "$MCP" serve
 expect_exit 2 "unknown option" -- "$MCP" call --frob echo -- "$MCP" serve
+expect_exit 2 "unknown tools option" -- "$MCP" tools --frob -- "$MCP" serve
 
 expect_exit 3 "unknown tool" -- "$MCP" call nope -- "$MCP" serve
-contains "$WORK/err" "Unknown tool: nope" "JSON-RPC error shown"
+contains "$WORK/err" 'Unknown tool: "nope"' "JSON-RPC error shown"
 expect_exit 3 "server that cannot start" -- "$MCP" call echo -- /nonexistent/server
 contains "$WORK/err" "could not start" "explains the spawn failure"
 expect_exit 3 "server that is not MCP" -- "$MCP" call echo -- sh -c 'echo not-mcp; exit 0'
 
+# A repeated cursor and a list without end are reported, not followed forever.
+expect_exit 3 "repeated cursor" -- "$MCP" tools -- "$FAKE" cursor
+contains "$WORK/err" "a cursor it had sent before" "explains the cursor"
+expect_exit 3 "endless pages" -- "$MCP" tools -- "$FAKE" pages
+contains "$WORK/err" "more than 1000 pages" "explains the page limit"
+
+# A response over the size cap ends the call at once, whichever end its id is at.
+for m in huge hugetail; do
+    start=$(date +%s)
+    expect_exit 3 "oversized response ($m)" -- "$MCP" call --timeout 30 echo '{}' -- "$FAKE" $m
+    contains "$WORK/err" "response was too large" "explains the size"
+    [ $(($(date +%s) - start)) -lt 10 ] || fail "the oversized response waited for a timeout"
+done
+
 expect_exit 4 "idle timeout" -- "$MCP" call --timeout 0.3 sleep '{"seconds":10}' -- "$MCP" serve
 contains "$WORK/err" "timed out after 0.3 s" "timeout explained"
 contains "$WORK/err" 'reason="timed out after 300 ms"' "server got the cancel"
+expect_exit 4 "a tiny timeout is a millisecond" -- "$MCP" call --timeout 0.0004 sleep '{"seconds":10}' -- "$MCP" serve
+# 1 ms, not the 60 s default: the handshake or the call runs out of it.
+grep -qE 'within 1 ms|reason="timed out after 1 ms"' "$WORK/err" || { cat "$WORK/err"; fail "0.0004 s is not 1 ms"; }
 expect_exit 4 "maximum time" -- "$MCP" call --timeout 5 --max-time 0.4 count '{"n":100,"delay_ms":50}' -- "$MCP" serve
 contains "$WORK/err" "maximum time of 0.4 s" "max time explained"
+# The timeouts bound the handshake too (a server that never answers).
+for opt in "--timeout 1" "--max-time 1"; do
+    start=$(date +%s)
+    expect_exit 4 "$opt bounds connecting" -- "$MCP" call $opt echo -- "$FAKE" silent
+    [ $(($(date +%s) - start)) -lt 5 ] || fail "$opt: connecting was not bounded"
+    start=$(date +%s)
+    expect_exit 4 "tools $opt bounds connecting" -- "$MCP" tools $opt -- "$FAKE" noinit
+    [ $(($(date +%s) - start)) -lt 5 ] || fail "tools $opt: connecting was not bounded"
+done
 
 expect_exit 130 "cancel after" -- "$MCP" call --cancel-after 0.3 sleep '{"seconds":10}' -- "$MCP" serve
 contains "$WORK/err" "cancelling sleep (request 2)..." "announced the cancel"
 contains "$WORK/err" 'reason="cancelled by user"' "server got the cancel with its reason"
 contains "$WORK/err" "sleep: cancelled after" "the handler stopped"
+for s in 0 0.0001; do
+    expect_exit 130 "cancel after $s" -- timeout 10 "$MCP" call --trace --cancel-after $s sleep '{"seconds":30}' -- "$MCP" serve
+    contains "$WORK/err" '"method":"notifications/cancelled"' "the cancel went out"
+done
 
-# A real Ctrl-C (SIGINT to the client only).
-"$MCP" call --trace sleep '{"seconds":30}' -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
-pid=$!
-wait_for "$WORK/err" '"method":"tools/call"' 10
-kill -INT "$pid"
-wait "$pid"
-code=$?
-[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "Ctrl-C: exit $code, expected 130"; }
-contains "$WORK/err" 'cancelling sleep (request 2)...' "Ctrl-C announced the cancel"
-contains "$WORK/err" '-> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"cancelled by user"}}' "the cancel on the wire"
-contains "$WORK/err" 'sleep: cancelled after' "the server's handler stopped"
-lacks "$WORK/err" '<- {"jsonrpc":"2.0","id":2' "no response after the cancel"
-echo "ok: Ctrl-C (exit 130)"
+# A real Ctrl-C, then a SIGTERM, to the client only.
+for sig in INT TERM; do
+    "$MCP" call --trace sleep '{"seconds":30}' -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
+    pid=$!
+    wait_for "$WORK/err" '"method":"tools/call"' 10
+    kill -$sig "$pid"
+    wait "$pid"
+    code=$?
+    want=130
+    [ $sig = TERM ] && want=143
+    [ "$code" -eq $want ] || { cat "$WORK/err"; fail "SIG$sig: exit $code, expected $want"; }
+    contains "$WORK/err" 'cancelling sleep (request 2)...' "SIG$sig announced the cancel"
+    contains "$WORK/err" '-> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"cancelled by user"}}' "SIG$sig: the cancel on the wire"
+    contains "$WORK/err" 'sleep: cancelled after' "SIG$sig: the server's handler stopped"
+    lacks "$WORK/err" '<- {"jsonrpc":"2.0","id":2' "SIG$sig: no response after the cancel"
+    echo "ok: SIG$sig (exit $code)"
+done
 
 # On a terminal: a live progress bar on stderr (a pty through script(1)),
 # cleared once the call ends.

@@ -34,7 +34,7 @@ static mcp_client *connect_ts(counts *k)
     assert_non_null(node);
     assert_non_null(script);
     const char *const argv[] = {node, script, NULL};
-    mcp_client_options o = {.capture_stderr = true, .log = on_log, .log_user_data = k,
+    mcp_client_options o = {.size = sizeof o, .capture_stderr = true, .log = on_log, .log_user_data = k,
                             .log_level = MCP_LOG_DEBUG, .close_grace_ms = 2000};
     memset(k, 0, sizeof *k);
     mcp_client *c;
@@ -63,15 +63,15 @@ static void our_timeout_reaches_the_typescript_handler_with_our_reason(void **st
     counts k;
     mcp_client *c = connect_ts(&k);
     assert_true(ts_said(c, "ts-server: ready"));
-    mcp_call_options o = {.timeout_ms = 300};
-    mcp_call_result r;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300};
+    mcp_client_call_result r;
     assert_int_equal(mcp_client_call_tool(c, "slow", NULL, &o, &r), MCP_ERR_TIMED_OUT);
     assert_true(ts_said(c, "ts-server: slow aborted: timed out after 300 ms"));
     mcp_client_free(c);
 }
 
 static int abort_outcome;
-static void done(void *ud, const mcp_call_result *r)
+static void done(void *ud, const mcp_client_call_result *r)
 {
     abort_outcome = r->outcome;
 }
@@ -94,8 +94,8 @@ static void a_late_response_is_dropped_and_the_connection_stays_usable(void **st
 {
     counts k;
     mcp_client *c = connect_ts(&k);
-    mcp_call_options o = {.timeout_ms = 150};
-    mcp_call_result r;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 150};
+    mcp_client_call_result r;
     assert_int_equal(mcp_client_call_tool(c, "late", NULL, &o, &r), MCP_ERR_TIMED_OUT);
     assert_true(ts_said(c, "ts-server: late: answered request"));
     for (int i = 0; i < 100 && k.dropped == 0; i++) {
@@ -104,7 +104,7 @@ static void a_late_response_is_dropped_and_the_connection_stays_usable(void **st
     }
     assert_int_equal(k.dropped, 1); /* logged at debug, never an error */
     mcp_json_doc *tools;
-    assert_int_equal(mcp_client_list_tools(c, &tools), MCP_OK);
+    assert_int_equal(mcp_client_list_tools(c, NULL, &tools, NULL), MCP_OK);
     assert_int_equal(mcp_json_array_size(mcp_json_doc_root(tools)), 3);
     mcp_json_doc_free(tools);
     mcp_client_free(c);
@@ -127,14 +127,14 @@ static void progress_from_the_typescript_server_arrives(void **state)
     assert_int_equal(mcp_json_parse("{\"steps\":5}", 11, NULL, NULL, &args, NULL), MCP_OK);
     progress_count = 0;
     last_progress = 0;
-    mcp_call_options o = {.on_progress = on_progress};
-    mcp_call_result r;
+    mcp_client_call_options o = {.size = sizeof o, .on_progress = on_progress};
+    mcp_client_call_result r;
     assert_int_equal(mcp_client_call_tool(c, "progress", mcp_json_doc_root(args), &o, &r), MCP_OK);
     assert_int_equal(progress_count, 5);
     const char *text = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
                            mcp_json_object_get(r.result, "content"), 0), "text"), NULL);
     assert_string_equal(text, "progressed 5");
-    mcp_call_result_release(&r);
+    mcp_client_call_result_release(&r);
     mcp_json_doc_free(args);
     mcp_client_free(c);
 }

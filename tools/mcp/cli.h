@@ -1,9 +1,13 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared pieces of the mcp command. */
 #ifndef MCP_CLI_H
 #define MCP_CLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/mcp.h"
 
 /* Exit codes of the client commands. */
 enum {
@@ -11,14 +15,50 @@ enum {
     EXIT_USAGE = 2,
     EXIT_CONNECTION = 3, /* could not connect, protocol or JSON-RPC error */
     EXIT_TIMEOUT = 4,    /* idle timeout or maximum time */
-    EXIT_CANCELLED = 130 /* Ctrl-C or --cancel-after */
+    EXIT_CANCELLED = 130, /* Ctrl-C or --cancel-after */
+    EXIT_TERMINATED = 143 /* SIGTERM */
 };
 
 int cli_serve(int argc, char **argv);
 int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
+int cli_watch(int argc, char **argv);
 
 /* Print one wire message to stderr with a direction arrow. */
 void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len);
+
+/* What the client commands share: their options and a command deadline. */
+typedef struct cli_client_args {
+    double timeout, max_time, cancel_after; /* seconds; < 0: not given */
+    bool json, trace;
+    mcp_connect_mode mode;
+    const char *version;   /* --protocol, or NULL for auto */
+    char **command;        /* after -- */
+    uint64_t start_ms;     /* when the command started */
+} cli_client_args;
+
+/* Parse a number of seconds: a plain decimal number (the JSON number
+ * grammar, without an exponent), zero only when allow_zero; a positive value
+ * below a millisecond is a millisecond. Prints the problem on stderr. */
+bool cli_parse_seconds(const char *opt, const char *value, bool allow_zero, uint64_t *ms,
+                       double *seconds);
+
+/* Parse one of the options every client command takes (--timeout,
+ * --max-time, --protocol, --trace); *i is advanced past what it consumed.
+ * Returns 1 when consumed, 0 when not one of them, -1 on a usage error
+ * (printed). */
+int cli_client_option(int argc, char **argv, int *i, cli_client_args *a);
+
+/* The idle timeout and what is left of the maximum time, in ms, for the
+ * next request; 0 = the library default. Returns false once the maximum
+ * time is used up. */
+bool cli_budget(const cli_client_args *a, uint64_t *timeout_ms, uint64_t *max_ms);
+
+/* Connect to the server command within the command's budget, or print why
+ * not and return the exit code (0 on success). */
+int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **out);
+
+/* The usage text of a command, for --help and errors. */
+void cli_usage(const char *command, bool to_stdout);
 
 #endif

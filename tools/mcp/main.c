@@ -1,75 +1,103 @@
+/* SPDX-License-Identifier: MIT */
 /* The mcp command: a client for any MCP server, and a demo server. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
-#include "mcp/mcp.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: mcp serve\n"
-          "       mcp tools [--json] -- COMMAND [ARG...]\n"
-          "       mcp call [--timeout S] [--max-time S] [--cancel-after S] [--json] [--trace]\n"
-          "                TOOL [ARGS_JSON] -- COMMAND [ARG...]\n"
-          "       mcp --version | --help\n"
-          "\n"
-          "  serve   run the demo server on stdin/stdout (tools: echo, sleep, count, fail)\n"
-          "  tools   start COMMAND as an MCP server over stdio and list its tools\n"
-          "  call    call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server;\n"
-          "          a progress bar shows on a terminal; Ctrl-C cancels the call\n"
-          "\n"
-          "  --timeout S       give up after S seconds without an answer or progress (60)\n"
-          "  --max-time S      give up after S seconds in all, progress or not (1800)\n"
-          "  --cancel-after S  cancel the call after S seconds, as Ctrl-C would\n"
-          "  --json            print the result as JSON\n"
-          "  --trace           print every message on stderr (-> sent, <- received)\n"
-          "\n"
-          "exit codes: 0 success, 1 tool error, 2 usage, 3 connection or protocol error,\n"
-          "            4 timed out, 130 cancelled\n",
-          f);
-}
+static const struct {
+    const char *name;
+    const char *usage;
+} commands[] = {
+    {"serve",
+     "usage: mcp serve\n"
+     "\n"
+     "The demo server on stdin/stdout, for 2025-06-18, 2025-11-25 and 2026-07-28 clients\n"
+     "at once. Tools: echo, sleep (returns early when cancelled), count (progress),\n"
+     "fail (a tool error), add_tool (adds a tool: listeners hear tools/list_changed).\n"
+     "Logs go to stderr (MCP_LOG_LEVEL=debug|info|warn|error); MCP_TRACE=1 prints every\n"
+     "message. SIGTERM or Ctrl-C ends subscriptions gracefully, then exits; SIGUSR1\n"
+     "adds a tool (added_1, added_2, ...), so subscribers hear tools/list_changed.\n"},
+    {"tools",
+     "usage: mcp tools [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
+     "                 -- COMMAND [ARG...]\n"
+     "\n"
+     "Start COMMAND as an MCP server over stdio and list its tools (every page).\n"},
+    {"call",
+     "usage: mcp call [--timeout S] [--max-time S] [--cancel-after S] [--protocol P]\n"
+     "                [--json] [--trace] TOOL [ARGS_JSON] -- COMMAND [ARG...]\n"
+     "\n"
+     "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server. A progress\n"
+     "bar shows on a terminal; Ctrl-C (or SIGTERM) cancels the call on the wire.\n"},
+    {"watch",
+     "usage: mcp watch [--tools] [--prompts] [--resources] [--resource URI]...\n"
+     "                 [--timeout S] [--protocol P] [--json] [--trace] -- COMMAND [ARG...]\n"
+     "\n"
+     "Open a subscription (2026-07-28 subscriptions/listen) and print each notification\n"
+     "as it arrives, until Ctrl-C, which cancels the subscription on the wire. Without a\n"
+     "filter, --tools. Against a legacy server, prints its list_changed notifications. If\n"
+     "the server exits, it is started again and the subscription opened again.\n"},
+};
 
-void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len)
+static const char common_options[] =
+    "\n"
+    "  --timeout S       give up after S seconds without an answer or progress (60);\n"
+    "                    bounds connecting too\n"
+    "  --max-time S      give up after S seconds in all, connecting included (1800)\n"
+    "  --cancel-after S  (call) cancel the call after S seconds, as Ctrl-C would\n"
+    "  --protocol P      2025-06-18, 2025-11-25, 2026-07-28 or auto (default: probe\n"
+    "                    with server/discover, fall back to initialize)\n"
+    "  --json            print results as JSON\n"
+    "  --trace           print every message on stderr (-> sent, <- received)\n"
+    "\n"
+    "  S is a decimal number of seconds (2, 0.5); below 1 ms counts as 1 ms.\n"
+    "\n"
+    "exit codes: 0 success, 1 tool error, 2 usage, 3 connection or protocol error,\n"
+    "            4 timed out, 130 cancelled (Ctrl-C, --cancel-after), 143 terminated\n";
+
+void cli_usage(const char *command, bool to_stdout)
 {
-    char head[64];
-    int n = snprintf(head, sizeof head, "%s%s%s ", who ? who : "", who ? " " : "",
-                     outgoing ? "->" : "<-");
-    /* One write per line so traces from several processes do not mix. */
-    char buf[8192];
-    size_t take = len < sizeof buf - (size_t)n - 2 ? len : sizeof buf - (size_t)n - 6;
-    memcpy(buf, head, (size_t)n);
-    memcpy(buf + n, line, take);
-    size_t total = (size_t)n + take;
-    if (take < len) {
-        memcpy(buf + total, "...", 3);
-        total += 3;
+    FILE *f = to_stdout ? stdout : stderr;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!command || !strcmp(command, commands[i].name)) {
+            fputs(commands[i].usage, f);
+            if (command && strcmp(command, "serve") != 0)
+                fputs(common_options, f);
+            if (!command)
+                fputc('\n', f);
+        }
+    if (!command) {
+        fputs("       mcp --version | --help\n", f);
+        fputs(common_options, f);
     }
-    buf[total++] = '\n';
-    ssize_t w = write(STDERR_FILENO, buf, total);
-    (void)w;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "serve") == 0)
-        return cli_serve(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "tools") == 0)
-        return cli_tools(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "call") == 0)
-        return cli_call(argc - 2, argv + 2);
+    if (argc >= 2) {
+        const char *c = argv[1];
+        if (!strcmp(c, "serve"))
+            return cli_serve(argc - 2, argv + 2);
+        if (!strcmp(c, "tools"))
+            return cli_tools(argc - 2, argv + 2);
+        if (!strcmp(c, "call"))
+            return cli_call(argc - 2, argv + 2);
+        if (!strcmp(c, "watch"))
+            return cli_watch(argc - 2, argv + 2);
+    }
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-        printf("mcp %s\n", mcp_version());
+        printf("mcp %s (protocol revisions 2026-07-28, 2025-11-25, 2025-06-18)\n",
+               mcp_version());
         return 0;
     }
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        usage(stdout);
+        cli_usage(NULL, true);
         return 0;
     }
     if (argc < 2)
         fputs("mcp: missing command\n", stderr);
     else
         fprintf(stderr, "mcp: unknown command or option '%s'\n", argv[1]);
-    usage(stderr);
+    cli_usage(NULL, false);
     return EXIT_USAGE;
 }

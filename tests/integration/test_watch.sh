@@ -1,0 +1,78 @@
+#!/bin/sh
+# mcp watch: a subscription (2026-07-28) printed as it goes; a list change
+# from outside (SIGUSR1 to mcp serve adds a tool); Ctrl-C cancels the
+# subscription on the wire; a server killed mid-watch is started again and
+# the subscription opened again; against a legacy server, its plain
+# list_changed notifications.
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+
+server_pid() { # the newest "serving ... pid N" of the log
+    sed -n 's/.*serving [0-9]* tool(s), pid \([0-9]*\).*/\1/p' "$WORK/err" | tail -n 1
+}
+
+MCP_LOG_LEVEL=debug "$MCP" watch --trace -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/err" 'listening for: tools (subscription' 10
+wait_for "$WORK/err" 'serving 5 tool(s), pid ' 10
+contains "$WORK/err" '"method":"notifications/subscriptions/acknowledged"' "the acknowledgment"
+server=$(server_pid)
+kill -USR1 "$server"
+wait_for "$WORK/out" "tools/list_changed" 10
+contains "$WORK/err" '"io.modelcontextprotocol/subscriptionId":2' "the notification names the subscription"
+echo "ok: a list change reaches the subscription"
+
+# The server dies: watch starts it again and listens again.
+kill -KILL "$server"
+wait_for "$WORK/err" "starting it again" 10
+i=0
+while [ "$(grep -c 'listening for: tools' "$WORK/err")" -lt 2 ]; do
+    i=$((i + 1)); [ $i -le 200 ] || fail "no second subscription after the restart"; sleep 0.05
+done
+new=$(server_pid)
+[ "$new" != "$server" ] || fail "the server was not started again"
+kill -USR1 "$new"
+i=0
+while [ "$(grep -c 'tools/list_changed' "$WORK/out")" -lt 2 ]; do
+    i=$((i + 1)); [ $i -le 200 ] || fail "no list change after the restart"; sleep 0.05
+done
+echo "ok: a restarted server is listened to again"
+
+kill -INT "$watch"
+wait "$watch"
+code=$?
+[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "Ctrl-C: exit $code, expected 130"; }
+contains "$WORK/err" 'cancelling the subscription...' "announced"
+contains "$WORK/err" '-> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"cancelled by user"}}' "the cancel on the wire"
+echo "ok: Ctrl-C cancels the subscription on the wire (exit 130)"
+
+# The server ends the subscription (SIGTERM to it): the closing result (and
+# cancel) end the watch cleanly.
+MCP_LOG_LEVEL=debug "$MCP" watch --trace -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/err" 'listening for: tools' 10
+wait_for "$WORK/err" 'serving 5 tool(s), pid ' 10
+kill -TERM "$(server_pid)"
+wait "$watch"
+code=$?
+[ "$code" -eq 0 ] || { cat "$WORK/err"; fail "server teardown: exit $code, expected 0"; }
+contains "$WORK/err" '"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo"' "the closing result"
+contains "$WORK/err" '"io.modelcontextprotocol/subscriptionId":2' "names the subscription"
+contains "$WORK/err" "the server ended the subscription (gracefully)" "said so"
+echo "ok: the server's teardown ends the watch"
+
+# A legacy server: its list_changed the 2025 way.
+MCP_LOG_LEVEL=debug "$MCP" watch --protocol 2025-11-25 -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/err" 'no subscriptions; printing its list changes' 10
+wait_for "$WORK/err" 'serving 5 tool(s), pid ' 10
+kill -USR1 "$(server_pid)"
+wait_for "$WORK/out" "tools/list_changed" 10
+kill -TERM "$watch"
+wait "$watch"
+code=$?
+[ "$code" -eq 143 ] || fail "SIGTERM: exit $code, expected 143"
+echo "ok: a legacy server's list changes are printed"
+
+expect_exit 2 "--max-time refused" -- "$MCP" watch --max-time 1 -- "$MCP" serve
+expect_exit 2 "--resource without a URI" -- "$MCP" watch --resource

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp call: call one tool.
+ *
+ * Cancelling: the first Ctrl-C or SIGTERM (or --cancel-after) sends
+ * notifications/cancelled with the reason "cancelled by user", waits until
+ * it is written, then closes the connection the way the spec says (end the
+ * server's stdin, wait, TERM, KILL), still printing what arrives when
+ * tracing. A second signal exits at once.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "cli.h"
+
+typedef struct call_state {
+    mcp_client *client;
+    const cli_client_args *args;
+    const char *tool;
+    mcp_handle handle;
+    bool done;
+    int cancelled_by; /* 0, or the exit code of the cancel */
+    mcp_client_call_result result;
+    bool bar;        /* draw a progress bar on stderr */
+    bool bar_drawn;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t cancel_timer;
+} call_state;
+
+static void clear_bar(call_state *st)
+{
+    if (st->bar_drawn) {
+        fputs("\r\033[K", stderr);
+        st->bar_drawn = false;
+    }
+}
+
+static void on_progress(void *ud, mcp_handle h, double progress, double total,
+                        const char *message)
+{
+    call_state *st = ud;
+    if (!st->bar)
+        return;
+    char line[200];
+    if (!isnan(total) && total > 0) {
+        int width = 30, filled = (int)(width * (progress > total ? 1 : progress / total));
+        char bar[31];
+        for (int i = 0; i < width; i++)
+            bar[i] = i < filled ? '#' : '-';
+        bar[width] = 0;
+        snprintf(line, sizeof line, "%s [%s] %g/%g%s%s", st->tool, bar, progress, total,
+                 message ? "  " : "", message ? message : "");
+    } else {
+        snprintf(line, sizeof line, "%s: %g%s%s", st->tool, progress, message ? "  " : "",
+                 message ? message : "");
+    }
+    fprintf(stderr, "\r\033[K%s", line);
+    st->bar_drawn = true;
+}
+
+static void on_done(void *ud, const mcp_client_call_result *r)
+{
+    call_state *st = ud;
+    st->result = *r;
+    mcp_message_retain(r->response);
+    st->done = true;
+}
+
+static void exit_at_once(int sig)
+{
+    _exit(sig == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED); /* async-signal-safe */
+}
+
+static void cancel_by_user(call_state *st, int code)
+{
+    if (st->cancelled_by || st->done)
+        return;
+    st->cancelled_by = code;
+    clear_bar(st);
+    fprintf(stderr, "cancelling %s (request %llu)...\n", st->tool,
+            (unsigned long long)st->handle);
+    /* From now on a Ctrl-C or SIGTERM exits at once. */
+    uv_signal_stop(&st->sigint);
+    uv_signal_stop(&st->sigterm);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = exit_at_once;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    mcp_client_cancel(st->client, st->handle, "cancelled by user");
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    cancel_by_user(s->data, signum == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED);
+}
+
+static void on_cancel_timer(uv_timer_t *t)
+{
+    cancel_by_user(t->data, EXIT_CANCELLED);
+}
+
+static void print_content(const mcp_json *result)
+{
+    const mcp_json *content = mcp_json_object_get(result, "content");
+    bool printed = false;
+    for (size_t i = 0; i < mcp_json_array_size(content); i++) {
+        const mcp_json *item = mcp_json_array_at(content, i);
+        const char *type = mcp_json_string(mcp_json_object_get(item, "type"), NULL);
+        size_t n;
+        const char *text = mcp_json_string(mcp_json_object_get(item, "text"), &n);
+        if (type && !strcmp(type, "text") && text) {
+            fwrite(text, 1, n, stdout);
+            fputc('\n', stdout);
+        } else {
+            const char *mime = mcp_json_string(mcp_json_object_get(item, "mimeType"), NULL);
+            printf("[%s%s%s]\n", type ? type : "content", mime ? " " : "", mime ? mime : "");
+        }
+        printed = true;
+    }
+    const mcp_json *structured = mcp_json_object_get(result, "structuredContent");
+    if (!printed && structured) {
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        mcp_json_write(structured, &b);
+        printf("%s\n", b.data);
+        mcp_buf_free(&b);
+    }
+}
+
+static int report(call_state *st)
+{
+    const cli_client_args *a = st->args;
+    mcp_client_call_result *r = &st->result;
+    switch (r->outcome) {
+    case MCP_OK:
+        if (a->json) {
+            mcp_buf b;
+            mcp_buf_init(&b, 0, NULL);
+            mcp_json_write(r->result, &b);
+            printf("%s\n", b.data);
+            mcp_buf_free(&b);
+        } else {
+            print_content(r->result);
+        }
+        if (r->is_error) {
+            fprintf(stderr, "mcp: %s reported an error\n", st->tool);
+            return EXIT_TOOL_ERROR;
+        }
+        return 0;
+    case MCP_ERR_REMOTE:
+        fprintf(stderr, "mcp: %s failed: %s (JSON-RPC error %lld)\n", st->tool,
+                r->error_message, (long long)r->error_code);
+        return EXIT_CONNECTION;
+    case MCP_ERR_TIMED_OUT:
+        fprintf(stderr, "mcp: %s timed out after %g s without an answer or progress; cancelled\n",
+                st->tool, a->timeout < 0 ? 60 : a->timeout);
+        return EXIT_TIMEOUT;
+    case MCP_ERR_MAX_TIME:
+        fprintf(stderr, "mcp: %s exceeded the maximum time of %g s; cancelled\n", st->tool,
+                a->max_time < 0 ? 1800 : a->max_time);
+        return EXIT_TIMEOUT;
+    case MCP_ERR_TOO_LARGE:
+        fprintf(stderr, "mcp: %s: the response was too large (over the message size limit)\n",
+                st->tool);
+        return EXIT_CONNECTION;
+    case MCP_ERR_ABORTED:
+        return EXIT_CANCELLED;
+    default:
+        fprintf(stderr, "mcp: %s: %s\n", st->tool,
+                mcp_client_error(st->client)[0] ? mcp_client_error(st->client)
+                                                : mcp_strerror(r->outcome));
+        return EXIT_CONNECTION;
+    }
+}
+
+static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
+                  const char **args_json, uint64_t *cancel_ms, int *code)
+{
+    int i = 0, npos = 0;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *s = argv[i];
+        int used = cli_client_option(argc, argv, &i, a);
+        if (used < 0)
+            return false;
+        if (used)
+            continue;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            cli_usage("call", true);
+            *code = 0;
+            return false;
+        } else if (!strcmp(s, "--json")) {
+            a->json = true;
+        } else if (!strcmp(s, "--cancel-after")) {
+            if (!cli_parse_seconds(s, i + 1 < argc ? argv[i + 1] : NULL, true, cancel_ms,
+                                   &a->cancel_after))
+                return false;
+            i++;
+        } else if (s[0] == '-' && s[1] == '-') {
+            fprintf(stderr, "mcp: unknown option '%s'\n", s);
+            return false;
+        } else if (npos == 0) {
+            *tool = s;
+            npos++;
+        } else if (npos == 1) {
+            *args_json = s;
+            npos++;
+        } else {
+            fprintf(stderr, "mcp: unexpected argument '%s' (the server command goes after --)\n", s);
+            return false;
+        }
+    }
+    if (!*tool) {
+        fputs("mcp: call needs a TOOL name\n", stderr);
+        return false;
+    }
+    if (i + 1 >= argc) {
+        fputs("mcp: missing '-- COMMAND [ARG...]': the server to start\n", stderr);
+        return false;
+    }
+    a->command = argv + i + 1;
+    return true;
+}
+
+int cli_call(int argc, char **argv)
+{
+    cli_client_args a = {.timeout = -1, .max_time = -1, .cancel_after = -1,
+                         .start_ms = mcp_monotonic_ms()};
+    const char *tool = NULL, *args_json = NULL;
+    uint64_t cancel_ms = 0;
+    int code = EXIT_USAGE;
+    if (!parse(argc, argv, &a, &tool, &args_json, &cancel_ms, &code)) {
+        if (code)
+            fputs("try 'mcp call --help'\n", stderr);
+        return code;
+    }
+    mcp_json_doc *args = NULL;
+    if (args_json) {
+        mcp_json_error err;
+        if (mcp_json_parse(args_json, strlen(args_json), NULL, NULL, &args, &err) != MCP_OK) {
+            fprintf(stderr, "mcp: ARGS_JSON is not valid JSON: %s\n", err.message);
+            return EXIT_USAGE;
+        }
+        if (mcp_json_typeof(mcp_json_doc_root(args)) != MCP_JSON_OBJECT) {
+            fputs("mcp: ARGS_JSON must be a JSON object, like '{\"text\":\"hi\"}'\n", stderr);
+            mcp_json_doc_free(args);
+            return EXIT_USAGE;
+        }
+    }
+    call_state st;
+    memset(&st, 0, sizeof st);
+    st.args = &a;
+    st.tool = tool;
+    st.bar = isatty(STDERR_FILENO) && !a.trace;
+    mcp_client_options o = {0};
+    code = cli_connect(&a, &o, &st.client);
+    if (code) {
+        mcp_json_doc_free(args);
+        return code;
+    }
+    uv_loop_t *loop = mcp_client_loop(st.client);
+    uv_signal_init(loop, &st.sigint);
+    uv_signal_init(loop, &st.sigterm);
+    st.sigint.data = st.sigterm.data = &st;
+    uv_signal_start(&st.sigint, on_signal, SIGINT);
+    uv_signal_start(&st.sigterm, on_signal, SIGTERM);
+    uv_timer_init(loop, &st.cancel_timer);
+    st.cancel_timer.data = &st;
+
+    uint64_t idle, left;
+    int rc;
+    if (!cli_budget(&a, &idle, &left)) {
+        rc = MCP_ERR_MAX_TIME;
+        st.result.outcome = MCP_ERR_MAX_TIME;
+        st.done = true;
+    } else {
+        mcp_client_call_options co = {.size = sizeof co,
+                                      .timeout_ms = idle,
+                                      .max_time_ms = left,
+                                      .on_progress = on_progress,
+                                      .progress_user_data = &st};
+        rc = mcp_client_call_tool_async(st.client, tool, mcp_json_doc_root(args), &co, on_done,
+                                        &st, &st.handle);
+    }
+    mcp_json_doc_free(args);
+    if (rc != MCP_OK && !st.done) {
+        fprintf(stderr, "mcp: cannot call %s: %s\n", tool,
+                mcp_client_error(st.client)[0] ? mcp_client_error(st.client)
+                                               : mcp_strerror(rc));
+        code = EXIT_CONNECTION;
+    } else {
+        if (a.cancel_after >= 0 && !st.done)
+            uv_timer_start(&st.cancel_timer, on_cancel_timer, cancel_ms, 0);
+        while (!st.done)
+            mcp_client_run_once(st.client, true);
+        clear_bar(&st);
+        if (st.cancelled_by)
+            mcp_client_flush(st.client); /* the cancel is on the wire */
+        code = st.cancelled_by ? st.cancelled_by : report(&st);
+    }
+    /* Our handles first: the client's close runs the loop until it is
+     * empty. */
+    uv_close((uv_handle_t *)&st.sigint, NULL);
+    uv_close((uv_handle_t *)&st.sigterm, NULL);
+    uv_close((uv_handle_t *)&st.cancel_timer, NULL);
+    mcp_client_free(st.client);
+    mcp_client_call_result_release(&st.result);
+    fflush(stdout);
+    return code;
+}

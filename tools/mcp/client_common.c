@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* Options, budgets and connecting: what mcp tools, call and watch share. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+bool cli_parse_seconds(const char *opt, const char *v, bool allow_zero, uint64_t *ms,
+                       double *seconds)
+{
+    /* The library's own number grammar (JSON's), the whole argument and
+     * nothing else, so 0x10, " 5", "inf" and "1e3" are refused instead of
+     * being read some surprising way. */
+    mcp_json_doc *doc = NULL;
+    double d = NAN;
+    size_t n = 0;
+    bool ok = v && *v && !strpbrk(v, "eE") &&
+              mcp_json_parse(v, strlen(v), NULL, NULL, &doc, NULL) == MCP_OK &&
+              mcp_json_number_text(mcp_json_doc_root(doc), &n) && n == strlen(v) &&
+              mcp_json_get_double(mcp_json_doc_root(doc), &d) == MCP_OK && d >= 0 &&
+              d <= 1e9 && (allow_zero || d > 0);
+    mcp_json_doc_free(doc);
+    if (!ok) {
+        fprintf(stderr, "mcp: %s needs a number of seconds%s (like 2 or 0.5), not '%s'\n", opt,
+                allow_zero ? "" : " above 0", v ? v : "");
+        return false;
+    }
+    uint64_t m = (uint64_t)llround(d * 1000);
+    if (m == 0 && d > 0)
+        m = 1;
+    *ms = m;
+    if (seconds)
+        *seconds = d;
+    return true;
+}
+
+int cli_client_option(int argc, char **argv, int *i, cli_client_args *a)
+{
+    const char *s = argv[*i];
+    const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t ms;
+    if (!strcmp(s, "--trace")) {
+        a->trace = true;
+        return 1;
+    }
+    if (!strcmp(s, "--timeout") || !strcmp(s, "--max-time")) {
+        double *dst = !strcmp(s, "--timeout") ? &a->timeout : &a->max_time;
+        if (!cli_parse_seconds(s, value, false, &ms, dst))
+            return -1;
+        ++*i;
+        return 1;
+    }
+    if (!strcmp(s, "--protocol")) {
+        if (value && !strcmp(value, "auto")) {
+            a->mode = MCP_CONNECT_AUTO;
+            a->version = NULL;
+        } else if (value && (!strcmp(value, "2025-06-18") || !strcmp(value, "2025-11-25"))) {
+            a->mode = MCP_CONNECT_LEGACY;
+            a->version = value;
+        } else if (value && !strcmp(value, "2026-07-28")) {
+            a->mode = MCP_CONNECT_MODERN;
+            a->version = value;
+        } else {
+            fprintf(stderr, "mcp: --protocol takes 2025-06-18, 2025-11-25, 2026-07-28 or auto, "
+                            "not '%s'\n", value ? value : "");
+            return -1;
+        }
+        ++*i;
+        return 1;
+    }
+    return 0;
+}
+
+static uint64_t ms_of(double seconds)
+{
+    if (seconds < 0)
+        return 0;
+    uint64_t m = (uint64_t)llround(seconds * 1000);
+    return m ? m : 1;
+}
+
+bool cli_budget(const cli_client_args *a, uint64_t *timeout_ms, uint64_t *max_ms)
+{
+    *timeout_ms = ms_of(a->timeout);
+    *max_ms = 0;
+    if (a->max_time < 0)
+        return true;
+    uint64_t used = mcp_monotonic_ms() - a->start_ms, total = ms_of(a->max_time);
+    if (used >= total)
+        return false;
+    *max_ms = total - used;
+    return true;
+}
+
+static void trace_cb(void *ud, bool outgoing, const char *line, size_t len)
+{
+    cli_trace_line(NULL, outgoing, line, len);
+}
+
+int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **out)
+{
+    uint64_t idle, left;
+    cli_budget(a, &idle, &left);
+    o->size = sizeof *o;
+    o->name = "mcp";
+    o->version = mcp_version();
+    o->timeout_ms = idle;
+    o->max_time_ms = left;
+    /* The handshake (and the probe) waits no longer than the command may:
+     * --timeout is how long an answer may take, --max-time the whole. */
+    uint64_t connect = idle ? idle : 30000;
+    if (left && left < connect)
+        connect = left;
+    o->connect_timeout_ms = connect;
+    o->connect_mode = a->mode;
+    o->protocol_version = a->version;
+    if (a->trace)
+        o->trace = trace_cb;
+    mcp_client *c;
+    if (mcp_client_new(o, &c) != MCP_OK) {
+        fputs("mcp: out of memory\n", stderr);
+        return EXIT_CONNECTION;
+    }
+    int rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
+    if (rc != MCP_OK) {
+        fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? mcp_client_error(c)
+                                                             : mcp_strerror(rc));
+        mcp_client_free(c);
+        return rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
+    }
+    *out = c;
+    return 0;
+}
+
+void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len)
+{
+    char head[64];
+    int n = snprintf(head, sizeof head, "%s%s%s ", who ? who : "", who ? " " : "",
+                     outgoing ? "->" : "<-");
+    /* One write per line so traces from several processes do not mix. */
+    char buf[8192];
+    size_t take = len < sizeof buf - (size_t)n - 2 ? len : sizeof buf - (size_t)n - 6;
+    memcpy(buf, head, (size_t)n);
+    memcpy(buf + n, line, take);
+    size_t total = (size_t)n + take;
+    if (take < len) {
+        memcpy(buf + total, "...", 3);
+        total += 3;
+    }
+    buf[total++] = '\n';
+    ssize_t w = write(STDERR_FILENO, buf, total);
+    (void)w;
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp watch: open a subscription and print what it carries until Ctrl-C
+ * (or SIGTERM), which cancels it on the wire. A server that exits is started
+ * again and the subscription opened again (2026-07-28 servers keep no
+ * subscriptions across restarts). Against a legacy server, its list_changed
+ * notifications are printed as they come.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "cli.h"
+
+#define MAX_URIS 64
+#define MAX_RESTARTS 5
+
+typedef struct watch_state {
+    mcp_client *client;
+    const cli_client_args *args;
+    mcp_listen_filter filter;
+    mcp_handle handle;
+    bool listening;
+    int ended;       /* 0, or the listen's ending outcome + 1 */
+    int stop_code;   /* set by a signal */
+    uv_signal_t sigint, sigterm;
+} watch_state;
+
+static void print_notification(watch_state *st, const mcp_message *m)
+{
+    if (st->args->json) {
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        mcp_json_write(m->root, &b);
+        printf("%s\n", b.data);
+        mcp_buf_free(&b);
+    } else {
+        const char *name = m->method;
+        if (!strncmp(name, "notifications/", 14))
+            name += 14;
+        const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), NULL);
+        printf("%s%s%s\n", name, uri ? " " : "", uri ? uri : "");
+    }
+    fflush(stdout);
+}
+
+static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
+{
+    watch_state *st = ud;
+    switch (ev->kind) {
+    case MCP_LISTEN_ACKNOWLEDGED:
+        fprintf(stderr, "listening for:%s%s%s%s (subscription %llu)\n",
+                ev->kinds & MCP_LISTEN_TOOLS ? " tools" : "",
+                ev->kinds & MCP_LISTEN_PROMPTS ? " prompts" : "",
+                ev->kinds & MCP_LISTEN_RESOURCES ? " resources" : "",
+                ev->kinds & MCP_LISTEN_RESOURCE_UPDATES ? " resource updates" : "",
+                (unsigned long long)h);
+        if (!ev->kinds)
+            fputs("mcp: the server offers none of the notifications asked for\n", stderr);
+        break;
+    case MCP_LISTEN_NOTIFICATION: print_notification(st, ev->message); break;
+    case MCP_LISTEN_ENDED:
+        st->listening = false;
+        st->ended = ev->outcome + 1;
+        uv_stop(mcp_client_loop(st->client));
+        break;
+    }
+}
+
+static void on_legacy_notification(void *ud, const mcp_message *m)
+{
+    watch_state *st = ud;
+    if (strstr(m->method, "list_changed") || !strcmp(m->method, "notifications/resources/updated"))
+        print_notification(st, m);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    watch_state *st = s->data;
+    if (st->stop_code)
+        exit(signum == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED);
+    st->stop_code = signum == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED;
+    if (st->listening) {
+        fprintf(stderr, "cancelling the subscription...\n");
+        mcp_client_cancel(st->client, st->handle, "cancelled by user");
+    }
+    uv_stop(mcp_client_loop(st->client));
+}
+
+static int listen_now(watch_state *st)
+{
+    if (!mcp_protocol_modern(mcp_client_protocol_version(st->client))) {
+        fprintf(stderr, "the server speaks %s: no subscriptions; printing its list changes\n",
+                mcp_client_protocol_version(st->client));
+        return MCP_OK;
+    }
+    st->ended = 0;
+    int rc = mcp_client_listen(st->client, &st->filter, on_listen, st, &st->handle);
+    st->listening = rc == MCP_OK;
+    return rc;
+}
+
+int cli_watch(int argc, char **argv)
+{
+    cli_client_args a = {.timeout = -1, .max_time = -1, .cancel_after = -1,
+                         .start_ms = mcp_monotonic_ms()};
+    watch_state st;
+    memset(&st, 0, sizeof st);
+    st.args = &a;
+    st.filter.size = sizeof st.filter;
+    const char *uris[MAX_URIS];
+    int i = 0;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *s = argv[i];
+        int used = cli_client_option(argc, argv, &i, &a);
+        if (used < 0)
+            goto usage;
+        if (used)
+            continue;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            cli_usage("watch", true);
+            return 0;
+        } else if (!strcmp(s, "--json")) {
+            a.json = true;
+        } else if (!strcmp(s, "--tools")) {
+            st.filter.kinds |= MCP_LISTEN_TOOLS;
+        } else if (!strcmp(s, "--prompts")) {
+            st.filter.kinds |= MCP_LISTEN_PROMPTS;
+        } else if (!strcmp(s, "--resources")) {
+            st.filter.kinds |= MCP_LISTEN_RESOURCES;
+        } else if (!strcmp(s, "--resource")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fputs("mcp: --resource needs a URI\n", stderr);
+                goto usage;
+            }
+            if (st.filter.resource_count == MAX_URIS) {
+                fprintf(stderr, "mcp: at most %d --resource options\n", MAX_URIS);
+                goto usage;
+            }
+            uris[st.filter.resource_count++] = argv[++i];
+        } else {
+            fprintf(stderr, "mcp: %s '%s' (the server command goes after --)\n",
+                    s[0] == '-' ? "unknown option" : "unexpected argument", s);
+            goto usage;
+        }
+    }
+    if (i + 1 >= argc) {
+        fputs("mcp: missing '-- COMMAND [ARG...]': the server to start\n", stderr);
+        goto usage;
+    }
+    if (a.max_time >= 0) {
+        fputs("mcp: watch runs until Ctrl-C: --max-time does not apply\n", stderr);
+        goto usage;
+    }
+    a.command = argv + i + 1;
+    st.filter.resource_uris = uris;
+    if (!st.filter.kinds && !st.filter.resource_count)
+        st.filter.kinds = MCP_LISTEN_TOOLS;
+
+    mcp_client_options o = {.on_notification = on_legacy_notification,
+                            .notification_user_data = &st};
+    int code = cli_connect(&a, &o, &st.client);
+    if (code)
+        return code;
+    uv_loop_t *loop = mcp_client_loop(st.client);
+    uv_signal_init(loop, &st.sigint);
+    uv_signal_init(loop, &st.sigterm);
+    st.sigint.data = st.sigterm.data = &st;
+    uv_signal_start(&st.sigint, on_signal, SIGINT);
+    uv_signal_start(&st.sigterm, on_signal, SIGTERM);
+
+    int restarts = 0;
+    int rc = listen_now(&st);
+    code = 0;
+    if (rc != MCP_OK) {
+        fprintf(stderr, "mcp: cannot listen: %s\n", mcp_strerror(rc));
+        code = EXIT_CONNECTION;
+    }
+    while (!code && !st.stop_code) {
+        int run = mcp_client_run_once(st.client, true);
+        if (st.stop_code)
+            break;
+        bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED;
+        if (st.ended && !lost) {
+            fprintf(stderr, "the server ended the subscription (%s)\n",
+                    st.ended == MCP_OK + 1 ? "gracefully" : mcp_strerror(st.ended - 1));
+            code = st.ended == MCP_OK + 1 ? 0 : EXIT_CONNECTION;
+            break;
+        }
+        if (!lost)
+            continue;
+        if (++restarts > MAX_RESTARTS) {
+            fprintf(stderr, "mcp: the server went away %d times; giving up\n", MAX_RESTARTS);
+            code = EXIT_CONNECTION;
+            break;
+        }
+        fprintf(stderr, "the server went away (%s); starting it again\n",
+                mcp_client_error(st.client)[0] ? mcp_client_error(st.client) : "closed");
+        st.listening = false;
+        rc = mcp_client_reconnect(st.client);
+        if (rc == MCP_OK)
+            rc = listen_now(&st);
+        if (rc != MCP_OK) {
+            fprintf(stderr, "mcp: %s\n", mcp_client_error(st.client)[0]
+                                              ? mcp_client_error(st.client)
+                                              : mcp_strerror(rc));
+            code = rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
+        }
+    }
+    if (st.stop_code) {
+        mcp_client_flush(st.client); /* the cancel is on the wire */
+        code = st.stop_code;
+    }
+    uv_close((uv_handle_t *)&st.sigint, NULL);
+    uv_close((uv_handle_t *)&st.sigterm, NULL);
+    mcp_client_free(st.client);
+    return code;
+usage:
+    fputs("try 'mcp watch --help'\n", stderr);
+    return EXIT_USAGE;
+}
