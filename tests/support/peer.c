@@ -12,6 +12,22 @@
 
 peer_fault peer_faults;
 
+bool peer_expect(bool ok, const char *what, const char *file, int line)
+{
+    if (ok)
+        return true;
+    if (peer_faults.at) {
+        peer_faults.diverged++;
+        return false;
+    }
+    fail_msg("%s:%d: expected %s", file, line, what);
+    return false;
+}
+
+/* What peer_next gives under fault injection when nothing is left, so that
+ * a test reading past the end of a conversation cut short reads nothing. */
+static mcp_message blank = {.error_message = "", .method = NULL};
+
 static int on_send(void *ud, uint64_t route, const char *data, size_t len)
 {
     peer *p = ud;
@@ -113,7 +129,7 @@ int peer_try_init_mem(peer *p, mcp_role role, const mcp_session_options *opts,
 void peer_init_mem(peer *p, mcp_role role, const mcp_session_options *opts,
                    const mcp_mem *mem)
 {
-    assert_int_equal(peer_try_init_mem(p, role, opts, mem), MCP_OK);
+    PEER_EXPECT(peer_try_init_mem(p, role, opts, mem) == MCP_OK);
 }
 
 void peer_init(peer *p, mcp_role role, const mcp_session_options *opts)
@@ -148,7 +164,16 @@ int peer_feed(peer *p, const char *json)
 
 const mcp_message *peer_next(peer *p)
 {
-    return p->taken < p->nsent ? p->sent[p->taken++].msg : NULL;
+    if (p->taken < p->nsent)
+        return p->sent[p->taken++].msg;
+    return peer_faults.at ? &blank : NULL;
+}
+
+const mcp_message *peer_sent(const peer *p, int i)
+{
+    if (i < p->nsent)
+        return p->sent[i].msg;
+    return peer_faults.at ? &blank : NULL;
 }
 
 int peer_unread(const peer *p)
@@ -169,13 +194,12 @@ void peer_server_ready(peer *p, const char *version)
              "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
              "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
              "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", version);
-    assert_int_equal(peer_feed(p, init), MCP_OK);
+    PEER_EXPECT(peer_feed(p, init) == MCP_OK);
     const mcp_message *r = peer_next(p);
-    assert_non_null(r);
-    assert_int_equal(r->kind, MCP_MESSAGE_RESULT);
-    assert_int_equal(peer_feed(p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"),
-                     MCP_OK);
-    assert_int_equal(p->initialized, 1);
+    PEER_EXPECT(r && r->kind == MCP_MESSAGE_RESULT);
+    PEER_EXPECT(peer_feed(p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}") ==
+                MCP_OK);
+    PEER_EXPECT(p->initialized == 1);
 }
 
 static void record_response(void *ud, mcp_handle h, int outcome, const mcp_message *msg)
@@ -211,19 +235,19 @@ void peer_client_ready(peer *p)
     assert_true(p->nreqs < PEER_MAX);
     peer_req *r = &p->reqs[p->nreqs++];
     r->p = p;
-    assert_int_equal(mcp_session_initialize(p->s, p->now, 0, record_response, r), MCP_OK);
+    if (!PEER_EXPECT(mcp_session_initialize(p->s, p->now, 0, record_response, r) == MCP_OK))
+        r->failed = true;
     const mcp_message *init = peer_next(p);
-    assert_true(msg_is_method(init, "initialize"));
+    PEER_EXPECT(msg_is_method(init, "initialize"));
     char result[256];
     snprintf(result, sizeof result,
              "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"2025-11-25\","
              "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}",
              (long long)init->id.num);
-    assert_int_equal(peer_feed(p, result), MCP_OK);
-    assert_true(p->nresponses > 0);
-    assert_int_equal(p->outcomes[p->nresponses - 1], MCP_OK);
-    assert_true(msg_is_method(peer_next(p), "notifications/initialized"));
-    assert_true(mcp_session_ready(p->s));
+    PEER_EXPECT(peer_feed(p, result) == MCP_OK);
+    PEER_EXPECT(p->nresponses > 0 && p->outcomes[p->nresponses - 1] == MCP_OK);
+    PEER_EXPECT(msg_is_method(peer_next(p), "notifications/initialized"));
+    PEER_EXPECT(mcp_session_ready(p->s));
 }
 
 int peer_request(peer *p, const char *method, const char *params_json,
@@ -255,6 +279,14 @@ int peer_response_index(const peer *p, mcp_handle h)
     return -1;
 }
 
+const mcp_message *peer_response_msg(const peer *p, mcp_handle h)
+{
+    int i = peer_response_index(p, h);
+    if (i >= 0 && p->response_msgs[i])
+        return p->response_msgs[i];
+    return peer_faults.at ? &blank : NULL;
+}
+
 int peer_count_logs(const peer *p, mcp_log_event ev)
 {
     int n = 0;
@@ -265,10 +297,11 @@ int peer_count_logs(const peer *p, mcp_log_event ev)
 
 const mcp_log_record *peer_last_log(const peer *p, mcp_log_event ev)
 {
+    static const mcp_log_record none = {.message = "", .age_ms = -1};
     for (int i = p->nlogs; i-- > 0;)
         if (p->logs[i].event == ev)
             return &p->logs[i];
-    return NULL;
+    return peer_faults.at ? &none : NULL;
 }
 
 bool msg_is_result_for(const mcp_message *m, int64_t id)

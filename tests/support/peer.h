@@ -28,8 +28,17 @@ typedef struct peer_fault {
     int at;   /* 0: no fault */
     int mode;
     int fired;
+    int diverged; /* content expectations that no longer held (torture) */
 } peer_fault;
 extern peer_fault peer_faults;
+
+/* A content expectation: fatal (a cmocka failure) in a normal run; under
+ * fault injection, where the conversation legitimately goes another way
+ * after the failed write, it is counted and the test goes on, so that it
+ * still reaches its end (and frees everything). Invariants (exactly once,
+ * nothing after a settle) stay fatal in both. */
+bool peer_expect(bool ok, const char *what, const char *file, int line);
+#define PEER_EXPECT(c) peer_expect((c), #c, __FILE__, __LINE__)
 
 /* One of our requests, as the peer tracks it: callbacks come with it, so a
  * callback for a request whose sending failed is caught. */
@@ -97,6 +106,9 @@ int peer_feed(peer *p, const char *json);
 /* The next message the session sent that the test has not looked at yet,
  * or NULL. */
 const mcp_message *peer_next(peer *p);
+/* The i-th message the session sent (NULL, or nothing under fault
+ * injection, when it sent fewer). */
+const mcp_message *peer_sent(const peer *p, int i);
 /* Number of sent messages not yet looked at. */
 int peer_unread(const peer *p);
 
@@ -114,9 +126,13 @@ int peer_request(peer *p, const char *method, const char *params_json,
 
 /* Index of the recorded response for h, or -1. */
 int peer_response_index(const peer *p, mcp_handle h);
+/* The response that ended h (NULL, or nothing under fault injection, when
+ * none did or it ended locally). */
+const mcp_message *peer_response_msg(const peer *p, mcp_handle h);
 /* Number of log records with this event. */
 int peer_count_logs(const peer *p, mcp_log_event ev);
-/* The last log record with this event, or NULL. */
+/* The last log record with this event, or NULL (an empty record under
+ * fault injection). */
 const mcp_log_record *peer_last_log(const peer *p, mcp_log_event ev);
 
 /* Assertions on decoded messages. */

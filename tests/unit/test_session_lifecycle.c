@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "peer.h"
+#include "torture.h"
 
 #define INIT(v)                                                                    \
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"         \
@@ -189,7 +190,7 @@ static void client_initialize_announces_latest_version_and_info(void **state)
     peer_init(&p, MCP_ROLE_CLIENT, &o);
     assert_int_equal(mcp_session_initialize(p.s, p.now, 0, NULL, NULL), MCP_ERR_INVALID_ARG);
     peer_client_ready(&p);
-    const mcp_message *init = p.sent[0].msg;
+    const mcp_message *init = peer_sent(&p, 0);
     assert_string_equal(mcp_json_string(mcp_json_object_get(init->params, "protocolVersion"), NULL),
                         MCP_PROTOCOL_LATEST_LEGACY);
     const mcp_json *ci = mcp_json_object_get(init->params, "clientInfo");

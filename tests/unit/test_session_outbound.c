@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "peer.h"
+#include "torture.h"
 
 static void ready_client(peer *p, const mcp_session_options *o)
 {
@@ -75,8 +76,7 @@ static void a_result_ends_the_request_with_ok(void **state)
     call(&p, NULL, &h);
     feed_result(&p, h);
     assert_int_equal(outcome_of(&p, h), MCP_OK);
-    int i = peer_response_index(&p, h);
-    assert_non_null(mcp_json_object_get(p.response_msgs[i]->result, "content"));
+    assert_non_null(mcp_json_object_get(peer_response_msg(&p, h)->result, "content"));
     assert_int_equal(mcp_session_outbound_count(p.s), 0);
     assert_int_equal(mcp_session_next_deadline(p.s), UINT64_MAX);
     peer_free(&p);
@@ -94,7 +94,7 @@ static void an_error_response_ends_the_request_with_remote(void **state)
              (unsigned long long)h);
     peer_feed(&p, line);
     assert_int_equal(outcome_of(&p, h), MCP_ERR_REMOTE);
-    assert_int_equal(p.response_msgs[peer_response_index(&p, h)]->error_code, -32602);
+    assert_int_equal(peer_response_msg(&p, h)->error_code, -32602);
     peer_free(&p);
 }
 

@@ -1,18 +1,26 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Randomized race test of the session engine, both roles at once.
  *
  * A client and a server session are wired together through two FIFO queues.
  * Each episode performs random interleavings of: calls, replies (results and
- * errors), progress, cancels (both directions: client calls and server
- * requests), timeouts (clock jumps), message deliveries in either direction,
- * bad input, and finally close. Invariants checked on every step:
+ * errors), progress, cancels (both directions in legacy episodes: client
+ * calls and server requests), timeouts (clock jumps), message deliveries in
+ * either direction, bad input, and finally close. Half the episodes speak
+ * 2026-07-28 and add subscriptions: the client opens and cancels them, the
+ * server publishes to them and tears them down, the transport closes under
+ * them. In some episodes one send of one side fails, closing that side under
+ * whatever was writing. Invariants checked on every step:
  *
  * - every outbound request ends exactly once (and all have ended after
- *   close);
+ *   close), and never when its request call reported an error;
  * - every inbound request settles exactly once (reply or cancel);
  * - nothing is ever sent for a settled request: no second response, no
  *   response or progress after a cancel;
  * - progress on the wire strictly increases per token;
+ * - a subscription is acknowledged before anything else names it, ends
+ *   exactly once on the client (whichever of cancel, teardown and close
+ *   comes first), and the server sends nothing naming it after its end;
  * - the tables are empty after close (and ASan/LSan see no leak).
  *
  * MCP_RACE_EPISODES overrides the episode count (default 100,000);
@@ -49,19 +57,35 @@ typedef struct inbound_rec {
     double progress;  /* last progress sent */
 } inbound_rec;
 
+struct side;
+
+/* One of our requests (a call or a subscription): its callbacks come with
+ * it, so a callback for one whose request call failed is caught. */
+typedef struct call_rec {
+    struct side *sd;
+    mcp_handle handle;
+    bool listen;
+    bool failed;   /* the request call returned an error */
+    int endings;
+    bool acked;    /* listen: the acknowledgment came */
+} call_rec;
+
 typedef struct side {
     const char *name;
     mcp_session *s;
     queue *out;
     inbound_rec in[MAXREQ];
     int nin;
-    mcp_handle calls[MAXREQ];
-    int call_endings[MAXREQ];
+    call_rec calls[MAXREQ];
     int ncalls;
     /* progress seen on the wire, per token (our outbound progress) */
     double wire_progress[MAXREQ];
     int64_t wire_progress_token[MAXREQ];
     int nwire_progress;
+    /* server: the subscription ids it acknowledged, and those it ended */
+    int64_t acked_ids[MAXREQ], ended_ids[MAXREQ];
+    int nacked, nended;
+    int sends, fail_at, fail_mode; /* fault injection */
 } side;
 
 typedef struct world {
@@ -69,7 +93,7 @@ typedef struct world {
     queue c2s, s2c;
     uint64_t now;
     uint64_t rng;
-    bool ready;
+    bool modern;
 } world;
 
 static uint64_t rnd(world *w)
@@ -114,10 +138,62 @@ static inbound_rec *find_in_by_handle(side *sd, mcp_handle h)
     return NULL;
 }
 
+static bool listed(const int64_t *ids, int n, int64_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
+}
+
+/* How often the interesting races happened, so the test proves its
+ * generator reaches them. */
+static long stats[12];
+enum { ST_CANCEL_RECEIVED, ST_CANCEL_IGNORED, ST_DROPPED, ST_TIMED_OUT, ST_MAX_TIME,
+       ST_CLOSED, ST_REFUSED_REPLY, ST_LISTEN_ACKED, ST_LISTEN_NOTIFIED, ST_LISTEN_TEARDOWN,
+       ST_LISTEN_CANCELLED, ST_FAILED_SEND };
+
+/* Server side: what names a subscription. */
+static void check_stream(side *sd, const mcp_message *m)
+{
+    if (m->kind != MCP_MESSAGE_NOTIFICATION && m->kind != MCP_MESSAGE_RESULT)
+        return;
+    const mcp_json *meta = mcp_json_object_get(
+        m->kind == MCP_MESSAGE_RESULT ? m->result : m->params, "_meta");
+    int64_t sid;
+    if (mcp_json_get_int64(mcp_json_object_get(meta, "io.modelcontextprotocol/subscriptionId"),
+                           &sid) != MCP_OK)
+        return;
+    if (mcp_message_method_is(m, "notifications/subscriptions/acknowledged")) {
+        assert_false(listed(sd->acked_ids, sd->nacked, sid));
+        assert_true(sd->nacked < MAXREQ);
+        sd->acked_ids[sd->nacked++] = sid;
+        return;
+    }
+    /* The acknowledgment first; nothing after the end (the closing result
+     * is what ends it, so it is checked before being recorded). */
+    if (!listed(sd->acked_ids, sd->nacked, sid))
+        fail_msg("%s named subscription %lld before acknowledging it", sd->name, (long long)sid);
+    if (listed(sd->ended_ids, sd->nended, sid))
+        fail_msg("%s named subscription %lld after it ended", sd->name, (long long)sid);
+    if (m->kind == MCP_MESSAGE_RESULT) {
+        assert_true(sd->nended < MAXREQ);
+        sd->ended_ids[sd->nended++] = sid;
+    } else {
+        stats[ST_LISTEN_NOTIFIED]++;
+    }
+}
+
 /* Everything a side sends passes through here: the invariants on output. */
 static int on_send(void *ud, uint64_t route, const char *data, size_t len)
 {
     side *sd = ud;
+    if (++sd->sends == sd->fail_at) {
+        stats[ST_FAILED_SEND]++;
+        if (sd->fail_mode)
+            mcp_session_close(sd->s, 0); /* a transport tearing down under its caller */
+        return MCP_ERR_IO;
+    }
     const char *p = data;
     while (p < data + len) {
         const char *nl = memchr(p, '\n', (size_t)(data + len - p));
@@ -157,6 +233,7 @@ static int on_send(void *ud, uint64_t route, const char *data, size_t len)
             }
             sd->wire_progress[k] = v;
         }
+        check_stream(sd, m);
         mcp_message_free(m);
         q_push(sd->out, p, (size_t)(nl - p));
         p = nl + 1;
@@ -190,16 +267,19 @@ static void on_cancel(void *ud, mcp_handle h, const char *reason)
     assert_int_equal(r->settles, 1);
 }
 
-/* How often the interesting races happened, so the test proves its
- * generator reaches them. */
-static long stats[8];
-enum { ST_CANCEL_RECEIVED, ST_CANCEL_IGNORED, ST_DROPPED, ST_TIMED_OUT, ST_MAX_TIME,
-       ST_CLOSED, ST_REFUSED_REPLY };
-
 static void on_log(void *ud, const mcp_log_record *r)
 {
+    side *sd = ud;
     switch (r->event) {
-    case MCP_LOG_EVENT_CANCEL_RECEIVED: stats[ST_CANCEL_RECEIVED]++; break;
+    case MCP_LOG_EVENT_CANCEL_RECEIVED:
+        stats[ST_CANCEL_RECEIVED]++;
+        /* A subscription the client cancelled has ended at the server. */
+        if (r->method && !strcmp(r->method, "subscriptions/listen") && r->id &&
+            r->id->kind == MCP_ID_INT && sd->nended < MAXREQ) {
+            sd->ended_ids[sd->nended++] = r->id->num;
+            stats[ST_LISTEN_CANCELLED]++;
+        }
+        break;
     case MCP_LOG_EVENT_CANCEL_IGNORED: stats[ST_CANCEL_IGNORED]++; break;
     case MCP_LOG_EVENT_DROPPED: stats[ST_DROPPED]++; break;
     case MCP_LOG_EVENT_CLOSED: stats[ST_CLOSED]++; break;
@@ -215,18 +295,32 @@ static void on_log(void *ud, const mcp_log_record *r)
 
 static void on_response(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
-    side *sd = ud;
-    for (int i = 0; i < sd->ncalls; i++)
-        if (sd->calls[i] == h) {
-            sd->call_endings[i]++;
-            assert_int_equal(sd->call_endings[i], 1);
-            if (outcome == MCP_OK || outcome == MCP_ERR_REMOTE)
-                assert_non_null(m);
-            else
-                assert_null(m);
-            return;
-        }
-    /* initialize, not recorded as a call */
+    call_rec *c = ud;
+    assert_false(c->failed);
+    c->endings++;
+    assert_int_equal(c->endings, 1);
+    if (outcome == MCP_OK || outcome == MCP_ERR_REMOTE)
+        assert_non_null(m);
+    else
+        assert_null(m);
+}
+
+static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
+{
+    call_rec *c = ud;
+    assert_false(c->failed);
+    assert_int_equal(c->endings, 0); /* nothing after the end */
+    if (ev->kind == MCP_LISTEN_ACKNOWLEDGED) {
+        assert_false(c->acked);
+        c->acked = true;
+        stats[ST_LISTEN_ACKED]++;
+    } else if (ev->kind == MCP_LISTEN_NOTIFICATION) {
+        assert_true(c->acked); /* the acknowledgment first */
+    } else {
+        c->endings++;
+        if (ev->outcome == MCP_OK)
+            stats[ST_LISTEN_TEARDOWN]++;
+    }
 }
 
 static void make_side(world *w, side *sd, const char *name, mcp_role role, queue *out)
@@ -234,8 +328,10 @@ static void make_side(world *w, side *sd, const char *name, mcp_role role, queue
     memset(sd, 0, sizeof *sd);
     sd->name = name;
     sd->out = out;
-    mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 3000, .max_time_ms = 8000};
-    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel, NULL, NULL, on_log, sd};
+    mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 3000,
+                             .max_time_ms = 8000, .listen_kinds = MCP_LISTEN_TOOLS};
+    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel,
+                                NULL, NULL, on_log, sd};
     assert_int_equal(mcp_session_new(&o, &cb, &sd->s), MCP_OK);
 }
 
@@ -248,19 +344,40 @@ static void deliver_one(world *w, queue *q, side *to)
     free(line);
 }
 
-static void issue(world *w, side *sd, const char *method)
+static call_rec *new_call(side *sd, bool listen)
 {
     if (sd->ncalls >= MAXREQ)
+        return NULL;
+    call_rec *c = &sd->calls[sd->ncalls++];
+    memset(c, 0, sizeof *c);
+    c->sd = sd;
+    c->listen = listen;
+    return c;
+}
+
+static void issue(world *w, side *sd, const char *method)
+{
+    call_rec *c = new_call(sd, false);
+    if (!c)
         return;
     static const uint64_t timeouts[] = {0, 200, 1000, MCP_NO_TIMEOUT};
-    mcp_request_options o = {.size = sizeof o, .timeout_ms = timeouts[pick(w, 4)],
+    mcp_request_options o = {.size = sizeof(mcp_request_options),
+                             .timeout_ms = timeouts[pick(w, 4)],
                              .max_time_ms = pick(w, 2) ? 0 : 1500,
                              .progress = (mcp_progress_mode)pick(w, 3)};
-    mcp_handle h;
-    if (mcp_session_request(sd->s, w->now, method, NULL, &o, on_response, NULL, sd, &h) == MCP_OK) {
-        sd->calls[sd->ncalls] = h;
-        sd->call_endings[sd->ncalls++] = 0;
-    }
+    if (mcp_session_request(sd->s, w->now, method, NULL, &o, on_response, NULL, c,
+                            &c->handle) != MCP_OK)
+        c->failed = true; /* refused (closed, not allowed) or failed while sending */
+}
+
+static void open_listen(world *w, side *sd)
+{
+    call_rec *c = new_call(sd, true);
+    if (!c)
+        return;
+    mcp_listen_filter f = {.size = sizeof f, .kinds = MCP_LISTEN_TOOLS};
+    if (mcp_session_listen(sd->s, w->now, &f, on_listen, c, &c->handle) != MCP_OK)
+        c->failed = true;
 }
 
 static inbound_rec *random_active(world *w, side *sd)
@@ -283,12 +400,14 @@ static void answer(world *w, side *sd)
         assert_int_equal(rc, MCP_ERR_NOT_FOUND);
         stats[ST_REFUSED_REPLY]++;
     } else {
-        if (rc != MCP_OK)
+        /* Settled either way; CLOSED when the write failed under it. */
+        if (rc != MCP_OK && rc != MCP_ERR_CLOSED)
             fail_msg("%s: reply to wire id %lld (handle %llx) gave %d; active=%d",
                      sd->name, (long long)r->wire_id, (unsigned long long)r->handle, rc,
                      mcp_session_inbound_active(sd->s, r->handle));
         r->settles++;
         assert_int_equal(r->settles, 1);
+        assert_false(mcp_session_inbound_active(sd->s, r->handle));
     }
 }
 
@@ -298,11 +417,14 @@ static void progress(world *w, side *sd)
     if (!r)
         return;
     double next = r->progress + 1 + (double)pick(w, 3);
+    bool was_settled = r->settles > 0;
     int rc = mcp_session_progress(sd->s, r->handle, next, NAN, NULL);
-    if (r->settles)
+    if (was_settled)
         assert_int_equal(rc, MCP_ERR_NOT_FOUND);
     else if (!r->has_token)
         assert_int_equal(rc, MCP_ERR_STATE);
+    else if (rc == MCP_ERR_CLOSED)
+        assert_int_equal(r->settles, 1); /* the failed write closed it: cancelled */
     else {
         assert_int_equal(rc, MCP_OK);
         r->progress = next;
@@ -313,14 +435,20 @@ static void cancel_call(world *w, side *sd)
 {
     if (!sd->ncalls)
         return;
-    int i = (int)pick(w, (unsigned)sd->ncalls);
-    int endings_before = sd->call_endings[i];
-    int rc = mcp_session_cancel(sd->s, w->now, sd->calls[i], "race");
+    call_rec *c = &sd->calls[pick(w, (unsigned)sd->ncalls)];
+    int endings_before = c->endings;
+    int rc = mcp_session_cancel(sd->s, w->now, c->handle, "race");
+    if (c->failed) {
+        assert_int_equal(rc, MCP_ERR_NOT_FOUND);
+        return;
+    }
     if (rc != (endings_before ? MCP_ERR_NOT_FOUND : MCP_OK))
-        fail_msg("%s: cancel of call %d (handle %llu, %d endings before) gave %d; %zu in flight",
-                 sd->name, i, (unsigned long long)sd->calls[i], endings_before, rc,
+        fail_msg("%s: cancel of handle %llu (%d endings before, call %d of %d, listen %d) "
+                 "gave %d; %zu in flight",
+                 sd->name, (unsigned long long)c->handle, endings_before,
+                 (int)(c - sd->calls), sd->ncalls, c->listen, rc,
                  mcp_session_outbound_count(sd->s));
-    assert_int_equal(sd->call_endings[i], 1);
+    assert_int_equal(c->endings, 1);
 }
 
 static void bad_input(world *w, side *to)
@@ -331,23 +459,27 @@ static void bad_input(world *w, side *to)
         "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
         "not json at all",
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":"
+        "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3}}}",
     };
     /* Sent to `to` as if from its peer; answers go to the peer's queue,
      * which is fine: the peer ignores stray errors and results. */
-    const char *line = lines[pick(w, 5)];
+    const char *line = lines[pick(w, 6)];
     mcp_session_receive(to->s, w->now, 0, line, strlen(line));
 }
 
 static void check_all_settled(side *sd)
 {
     for (int i = 0; i < sd->ncalls; i++)
-        if (sd->call_endings[i] != 1)
-            fail_msg("%s call %d ended %d times", sd->name, i, sd->call_endings[i]);
+        if (sd->calls[i].endings != (sd->calls[i].failed ? 0 : 1))
+            fail_msg("%s call %d (failed %d) ended %d times", sd->name, i, sd->calls[i].failed,
+                     sd->calls[i].endings);
     for (int i = 0; i < sd->nin; i++)
         if (sd->in[i].settles != 1)
             fail_msg("%s inbound %d settled %d times", sd->name, i, sd->in[i].settles);
     assert_int_equal(mcp_session_inbound_count(sd->s), 0);
     assert_int_equal(mcp_session_outbound_count(sd->s), 0);
+    assert_int_equal(mcp_session_listen_count(sd->s), 0);
 }
 
 static void drain(queue *q)
@@ -357,7 +489,7 @@ static void drain(queue *q)
         free(line);
 }
 
-static void init_done(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
     *(bool *)ud = outcome == MCP_OK;
 }
@@ -369,17 +501,29 @@ static void episode(world *w, int steps)
     make_side(w, &w->client, "client", MCP_ROLE_CLIENT, &w->c2s);
     make_side(w, &w->server, "server", MCP_ROLE_SERVER, &w->s2c);
     w->now = 1000;
+    w->modern = pick(w, 2);
     bool ready = false;
-    assert_int_equal(mcp_session_initialize(w->client.s, w->now, 0, init_done, &ready), MCP_OK);
+    mcp_connect_options co = {.size = sizeof co,
+                              .mode = w->modern ? MCP_CONNECT_MODERN : MCP_CONNECT_LEGACY};
+    assert_int_equal(mcp_session_connect(w->client.s, w->now, &co, connected, &ready), MCP_OK);
     deliver_one(w, &w->c2s, &w->server);
     deliver_one(w, &w->s2c, &w->client);
     assert_true(ready);
-    deliver_one(w, &w->c2s, &w->server); /* notifications/initialized */
+    deliver_one(w, &w->c2s, &w->server); /* legacy: notifications/initialized */
+    /* One in four episodes, one send of one side fails. */
+    if (pick(w, 4) == 0) {
+        side *victim = pick(w, 2) ? &w->client : &w->server;
+        victim->fail_at = victim->sends + 1 + (int)pick(w, 40);
+        victim->fail_mode = (int)pick(w, 2);
+    }
 
     for (int i = 0; i < steps; i++) {
-        switch (pick(w, 14)) {
+        switch (pick(w, 17)) {
         case 0: case 1: issue(w, &w->client, "tools/call"); break;
-        case 2: issue(w, &w->server, pick(w, 2) ? "sampling/createMessage" : "ping"); break;
+        case 2:
+            if (!w->modern)
+                issue(w, &w->server, pick(w, 2) ? "sampling/createMessage" : "ping");
+            break;
         case 3: cancel_call(w, &w->client); break;
         case 4: cancel_call(w, &w->server); break;
         case 5: answer(w, &w->server); break;
@@ -394,6 +538,15 @@ static void episode(world *w, int steps)
             mcp_session_tick(w->server.s, w->now);
             break;
         case 13: bad_input(w, pick(w, 2) ? &w->client : &w->server); break;
+        case 14:
+            if (w->modern)
+                open_listen(w, &w->client);
+            break;
+        case 15: mcp_session_publish(w->server.s, MCP_LISTEN_TOOLS, NULL); break;
+        case 16:
+            if (pick(w, 4) == 0)
+                mcp_session_end_listens(w->server.s, w->now, "race teardown");
+            break;
         }
     }
     /* Let some in-flight messages arrive, then the connection drops. */
@@ -436,14 +589,18 @@ static void every_interleaving_settles_once_and_sends_nothing_after_settle(void 
         episode(&w, 20 + (int)pick(&w, 60));
     printf("race: %ld episodes, seed 0x%llx: %ld cancels received, %ld ignored, "
            "%ld late messages dropped, %ld replies refused after settle, %ld idle "
-           "timeouts, %ld max-time endings, %ld closed\n",
+           "timeouts, %ld max-time endings, %ld closed; subscriptions: %ld acknowledged, "
+           "%ld notifications, %ld torn down by the server, %ld cancelled by the client; "
+           "%ld sends failed\n",
            episodes, (unsigned long long)seed, stats[ST_CANCEL_RECEIVED],
            stats[ST_CANCEL_IGNORED], stats[ST_DROPPED], stats[ST_REFUSED_REPLY],
-           stats[ST_TIMED_OUT], stats[ST_MAX_TIME], stats[ST_CLOSED]);
+           stats[ST_TIMED_OUT], stats[ST_MAX_TIME], stats[ST_CLOSED], stats[ST_LISTEN_ACKED],
+           stats[ST_LISTEN_NOTIFIED], stats[ST_LISTEN_TEARDOWN], stats[ST_LISTEN_CANCELLED],
+           stats[ST_FAILED_SEND]);
     /* Each race must have been reached many times (scaled to the run). */
     long floor = episodes / 20;
-    for (int k = 0; k <= ST_REFUSED_REPLY; k++)
-        if (stats[k] < floor)
+    for (int k = 0; k <= ST_FAILED_SEND; k++)
+        if (stats[k] < floor / (k >= ST_LISTEN_ACKED ? 4 : 1))
             fail_msg("race kind %d reached only %ld times in %ld episodes", k, stats[k], episodes);
 }
 
