@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Byte scripts into the session engine: a client and a server session wired
  * together, driven by the fuzzer's bytes (calls, replies, progress, cancels,
- * clock jumps, deliveries, raw bytes from the "peer", close). Invariants,
- * checked with abort():
+ * clock jumps, deliveries, raw bytes from the "peer", subscriptions opened,
+ * published to and torn down, lost routes, oversized messages, a send that
+ * fails, close), in either era. Invariants, checked with abort():
  *   - everything a session sends is one valid JSON-RPC message per line;
  *   - no response or progress for a request after it settled;
  *   - every inbound request settles exactly once, every outbound request
@@ -23,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 typedef struct side {
     mcp_session *s;
+    int sends, fail_at; /* the send that fails, 0 for none */
     char *queue[MAXQ]; /* what this side sent, not yet delivered */
     int qhead, qtail;
     struct { mcp_handle h; int64_t id; int settles; bool token; double progress; } in[MAXR];
@@ -55,6 +58,8 @@ static int find_in(side *sd, int64_t id)
 static int on_send(void *ud, uint64_t route, const char *data, size_t len)
 {
     side *sd = ud;
+    if (++sd->sends == sd->fail_at)
+        return MCP_ERR_IO; /* closes the session under whatever was writing */
     for (const char *p = data; p < data + len;) {
         const char *nl = memchr(p, '\n', (size_t)(data + len - p));
         if (!nl)
@@ -115,11 +120,17 @@ static void on_response(void *ud, mcp_handle h, int outcome, const mcp_message *
             abort();
 }
 
+static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
+{
+    if (ev->kind == MCP_LISTEN_ENDED)
+        on_response(ud, h, ev->outcome, ev->message);
+}
+
 static void make(side *sd, mcp_role role)
 {
     memset(sd, 0, sizeof *sd);
     mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 500, .max_time_ms = 2000,
-                             .max_inbound = 32};
+                             .max_inbound = 32, .listen_kinds = MCP_LISTEN_TOOLS};
     mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel, NULL, NULL, NULL, sd};
     if (mcp_session_new(&o, &cb, &sd->s) != MCP_OK)
         abort();
@@ -132,6 +143,32 @@ static void deliver(side *from, side *to, uint64_t now)
     char *line = from->queue[from->qhead++ % MAXQ];
     mcp_session_receive(to->s, now, 0, line, strlen(line));
     free(line);
+}
+
+static void listen(side *sd, uint64_t now)
+{
+    if (sd->nout == MAXR)
+        return;
+    mcp_listen_filter f = {.size = sizeof f, .kinds = MCP_LISTEN_TOOLS};
+    mcp_handle h;
+    if (mcp_session_listen(sd->s, now, &f, on_listen, sd, &h) == MCP_OK) {
+        sd->out[sd->nout].h = h;
+        sd->out[sd->nout++].endings = 0;
+    }
+}
+
+static void oversized(side *to, script *sc, uint64_t now)
+{
+    size_t n = next(sc, 64);
+    size_t split = next(sc, 65);
+    if (n > sc->left)
+        n = sc->left;
+    if (split > n)
+        split = n;
+    mcp_session_receive_oversized(to->s, now, 0, (const char *)sc->p, split,
+                                  (const char *)sc->p + split, n - split, 100);
+    sc->p += n;
+    sc->left -= n;
 }
 
 static void request(side *sd, script *sc, uint64_t now)
@@ -154,11 +191,15 @@ static void answer(side *sd, script *sc)
     if (!sd->nin)
         return;
     int i = (int)next(sc, (unsigned)sd->nin);
+    bool in_flight = sd->in[i].settles == 0;
     int rc = next(sc, 2) ? mcp_session_reply(sd->s, sd->in[i].h, NULL)
                          : mcp_session_reply_error(sd->s, sd->in[i].h, -1, "e", NULL);
-    if ((rc == MCP_OK) != (sd->in[i].settles == 0))
-        abort(); /* accepted exactly while in flight */
-    if (rc == MCP_OK)
+    /* Accepted exactly while in flight (CLOSED: settled, then the write
+     * failed). */
+    bool accepted = rc == MCP_OK || rc == MCP_ERR_CLOSED;
+    if (accepted != in_flight)
+        abort();
+    if (accepted)
         sd->in[i].settles++;
 }
 
@@ -168,11 +209,12 @@ static void progress(side *sd, script *sc)
         return;
     int i = (int)next(sc, (unsigned)sd->nin);
     double v = sd->in[i].progress + 1;
-    if (mcp_session_progress(sd->s, sd->in[i].h, v, NAN, NULL) == MCP_OK) {
-        if (sd->in[i].settles || !sd->in[i].token)
-            abort();
+    bool settled = sd->in[i].settles > 0;
+    int rc = mcp_session_progress(sd->s, sd->in[i].h, v, NAN, NULL);
+    if ((rc == MCP_OK || rc == MCP_ERR_CLOSED) && (settled || !sd->in[i].token))
+        abort();
+    if (rc == MCP_OK)
         sd->in[i].progress = v;
-    }
 }
 
 static void raw(side *to, script *sc, uint64_t now)
@@ -192,12 +234,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     make(&server, MCP_ROLE_SERVER);
     script sc = {data, size};
     uint64_t now = 1000;
-    mcp_session_initialize(client.s, now, 0, on_response, &client);
+    bool modern = next(&sc, 2);
+    mcp_connect_options co = {.size = sizeof co,
+                              .mode = modern ? MCP_CONNECT_MODERN : MCP_CONNECT_LEGACY};
+    mcp_session_connect(client.s, now, &co, on_response, &client);
     deliver(&client, &server, now);
     deliver(&server, &client, now);
     deliver(&client, &server, now);
+    if (next(&sc, 4) == 0)
+        (next(&sc, 2) ? &client : &server)->fail_at = 3 + (int)next(&sc, 40);
     while (sc.left) {
-        switch (next(&sc, 12)) {
+        switch (next(&sc, 18)) {
         case 0: request(&client, &sc, now); break;
         case 1: request(&server, &sc, now); break;
         case 2: answer(&server, &sc); break;
@@ -218,6 +265,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 9: raw(&server, &sc, now); break;
         case 10: raw(&client, &sc, now); break;
         case 11: progress(&client, &sc); break;
+        case 12: listen(&client, now); break;
+        case 13: mcp_session_publish(server.s, MCP_LISTEN_TOOLS, NULL); break;
+        case 14: mcp_session_end_listens(server.s, now, "fuzz"); break;
+        case 15: mcp_session_route_closed(server.s, now, 1 + next(&sc, 3)); break;
+        case 16: oversized(&server, &sc, now); break;
+        case 17: oversized(&client, &sc, now); break;
         }
     }
     mcp_session_close(server.s, now);

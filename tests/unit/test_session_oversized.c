@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Session engine: a message over the size cap, dropped by the transport,
+ * whose first and last bytes remain. Its sender must not wait for a timeout:
+ * a request gets -32600 at once, a response ends the request it answers
+ * with MCP_ERR_TOO_LARGE, whichever end its id is at. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "peer.h"
+#include "torture.h"
+
+static void oversized(peer *p, const char *head, const char *tail)
+{
+    mcp_session_receive_oversized(p->s, p->now, 0, head, strlen(head), tail, strlen(tail), 4096);
+}
+
+static void a_request_with_its_id_first_is_answered_at_once(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_server_ready(&p, "2025-11-25");
+    oversized(&p, "{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"tools/call\",\"params\":{\"a\":\"xxxx",
+              "xxxx\"}}");
+    const mcp_message *e = peer_next(&p);
+    assert_true(e && e->kind == MCP_MESSAGE_ERROR && e->error_code == MCP_WIRE_INVALID_REQUEST);
+    assert_true(e->id.kind == MCP_ID_STRING && e->id.len == 3 && !memcmp(e->id.str, "big", 3));
+    assert_non_null(strstr(e->error_message, "message exceeds 4096 bytes"));
+    assert_int_equal(p.nrequests, 0);
+    peer_free(&p);
+}
+
+static void a_request_with_its_id_last_is_answered_too(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_server_ready(&p, "2025-11-25");
+    oversized(&p, "{\"params\":{\"a\":\"xxxx", "xxx\"},\"method\":\"tools/call\",\"jsonrpc\":\"2.0\",\"id\":42}");
+    assert_true(msg_is_error_for(peer_next(&p), 42, MCP_WIRE_INVALID_REQUEST));
+    peer_free(&p);
+}
+
+static void a_message_whose_id_cannot_be_read_is_only_logged(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_server_ready(&p, "2025-11-25");
+    int logs = peer_count_logs(&p, MCP_LOG_EVENT_BAD_INPUT);
+    oversized(&p, "{\"params\":{\"a\":\"xx", "xx\"}}");                          /* no id at all */
+    oversized(&p, "{\"method\":\"notifications/x\",\"params\":{\"a\":\"", "\"}}"); /* notification */
+    /* An "id" inside the body is not the message's id. */
+    oversized(&p, "{\"method\":\"m\",\"params\":{\"a\":\"", "\",\"b\":{\"id\":5}}}");
+    oversized(&p, "garbage", "more garbage");
+    oversized(&p, "", "");
+    assert_int_equal(peer_unread(&p), 0);
+    assert_int_equal(peer_count_logs(&p, MCP_LOG_EVENT_BAD_INPUT), logs + 5);
+    peer_free(&p);
+}
+
+static void a_response_too_large_ends_its_request_at_once(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_CLIENT, NULL);
+    peer_client_ready(&p);
+    mcp_handle a, b;
+    peer_request(&p, "tools/call", NULL, NULL, &a);
+    peer_request(&p, "tools/call", NULL, NULL, &b);
+    char head[200], tail[200];
+    snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%llu,\"result\":{\"content\":\"",
+             (unsigned long long)a);
+    oversized(&p, head, "yyyy\"}}");
+    int i = peer_response_index(&p, a);
+    assert_true(i >= 0 && p.outcomes[i] == MCP_ERR_TOO_LARGE);
+    /* The other one's id at the end, as some SDKs order members. */
+    snprintf(tail, sizeof tail, "\"}},\"jsonrpc\":\"2.0\",\"id\":%llu}", (unsigned long long)b);
+    oversized(&p, "{\"result\":{\"content\":\"", tail);
+    i = peer_response_index(&p, b);
+    assert_true(i >= 0 && p.outcomes[i] == MCP_ERR_TOO_LARGE);
+    /* Answered, not abandoned: no cancel went out. */
+    while (peer_unread(&p))
+        assert_false(msg_is_method(peer_next(&p), "notifications/cancelled"));
+    assert_int_equal(mcp_session_outbound_count(p.s), 0);
+    peer_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_request_with_its_id_first_is_answered_at_once),
+        cmocka_unit_test(a_request_with_its_id_last_is_answered_too),
+        cmocka_unit_test(a_message_whose_id_cannot_be_read_is_only_logged),
+        cmocka_unit_test(a_response_too_large_ends_its_request_at_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
