@@ -68,6 +68,8 @@ typedef enum mcp_role { MCP_ROLE_CLIENT = 1, MCP_ROLE_SERVER = 2 } mcp_role;
 #define MCP_DEFAULT_TIMEOUT_MS 60000u
 #define MCP_DEFAULT_MAX_TIME_MS 1800000u
 #define MCP_DEFAULT_MAX_INBOUND 65536u
+/* The largest max_inbound (handles keep 24 bits for the slot). */
+#define MCP__MAX_INBOUND 16776192u
 
 /* The newest revision this library speaks, and the newest legacy one (the
  * revision a client asks for in initialize). */
@@ -208,8 +210,8 @@ typedef struct mcp_session_options {
     uint64_t timeout_ms;
     uint64_t max_time_ms;
     /* Cap on the peer's requests in flight (subscriptions included); 0
-     * means MCP_DEFAULT_MAX_INBOUND. Requests beyond it are answered -32603
-     * and not registered. */
+     * means MCP_DEFAULT_MAX_INBOUND, at most MCP__MAX_INBOUND. Requests
+     * beyond it are answered -32603 and not registered. */
     unsigned max_inbound;
     /* Largest message accepted; 0 means MCP_JSON_DEFAULT_MAX_SIZE. */
     size_t max_message;
@@ -228,6 +230,11 @@ typedef struct mcp_session_options {
     /* Server, 2026-07-28: leave io.modelcontextprotocol/serverInfo out of
      * results (it is in every result's _meta by default). */
     bool omit_server_info;
+    /* The id (and handle) of our first request; 0 means 1. A client that
+     * reconnects continues where the last session stopped
+     * (mcp_session_next_request_id), so an old handle never names a new
+     * request. */
+    int64_t first_request_id;
 } mcp_session_options;
 
 /*
@@ -447,6 +454,9 @@ MCP_EXTERN int mcp_session_notify(mcp_session *s, const char *method,
 
 /* Number of our requests in flight (subscriptions included). */
 MCP_EXTERN size_t mcp_session_outbound_count(const mcp_session *s);
+
+/* The id (and handle) our next request will get. */
+MCP_EXTERN int64_t mcp_session_next_request_id(const mcp_session *s);
 
 /* ------------------------------------------------------------------------ */
 /* Subscriptions (2026-07-28): subscriptions/listen                          */

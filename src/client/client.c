@@ -85,6 +85,8 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
     *out = NULL;
     mcp_client_options o;
     if (mcp__opts_copy(&o, sizeof o, opts) != MCP_OK || o.connect_mode > MCP_CONNECT_MODERN ||
+        (o.name && mcp_utf8_validate(o.name, strlen(o.name), NULL)) ||
+        (o.version && mcp_utf8_validate(o.version, strlen(o.version), NULL)) ||
         (o.protocol_version && o.connect_mode == MCP_CONNECT_AUTO) ||
         (o.protocol_version &&
          (mcp_protocol_modern(o.protocol_version) != (o.connect_mode == MCP_CONNECT_MODERN))))
@@ -228,6 +230,9 @@ void mcp__client_release_driver(mcp_client *c)
     if (!c->driver_open)
         return;
     release_wait w = {false};
+    /* The next session's ids go on from this one's: a handle of this
+     * connection never names a request of the next. */
+    c->next_request_id = mcp_session_next_request_id(c->driver.session);
     mcp__driver_release(&c->driver, driver_released, &w);
     uv_stop(&c->loop);
     mcp__client_run_until(c, released, &w, UINT64_MAX);
@@ -278,7 +283,8 @@ int mcp__client_open(mcp_client *c, mcp__transport *t)
                               .version = c->version,
                               .timeout_ms = c->opts.timeout_ms,
                               .max_time_ms = c->opts.max_time_ms,
-                              .max_message = c->opts.max_message};
+                              .max_message = c->opts.max_message,
+                              .first_request_id = c->next_request_id};
     mcp__driver_events ev = {on_request, NULL, on_notification, NULL, on_log,
                              on_transport_down, c};
     int rc = mcp__driver_init(&c->driver, &c->loop, &so, &ev);

@@ -24,6 +24,7 @@ struct mcp_client {
     mcp__driver driver;
     bool driver_open;
     size_t pending;
+    int64_t next_request_id; /* the first id of the next session (0: 1) */
     char error[512];
     /* The era found by the first connect, kept for reconnects. */
     mcp_connect_mode era_mode;

@@ -20,10 +20,12 @@ static const char *skip_ws(const char *p, const char *end)
 static const char *skip_string(const char *p, const char *end)
 {
     for (p++; p < end; p++) {
-        if (*p == '\\')
-            p++;
-        else if (*p == '"')
+        if (*p == '\\') {
+            if (++p == end)
+                break;
+        } else if (*p == '"') {
             return p + 1;
+        }
     }
     return NULL;
 }
@@ -93,6 +95,8 @@ bool mcp__scan_open(mcp__scan *sc, const char *text, size_t len)
 
 int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value)
 {
+    key->p = NULL;
+    key->n = 0;
     const char *p = skip_ws(sc->p, sc->end);
     if (p >= sc->end)
         return MCP__SCAN_TRUNCATED;

@@ -35,7 +35,9 @@ typedef struct mcp__scan {
 /* Start at the object that opens text (after whitespace). False when text
  * does not start an object. */
 bool mcp__scan_open(mcp__scan *sc, const char *text, size_t len);
-/* The next member: key is the key with its quotes, value the value's text. */
+/* The next member: key is the key with its quotes, value the value's text.
+ * When the text runs out inside a member's value (MCP__SCAN_TRUNCATED),
+ * key is that member's key (key.p NULL when it ran out before one). */
 int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value);
 
 /* Backward over the last members of the object that closes text: yields

@@ -92,13 +92,22 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
     mcp__map_take(&c->requests, r->handle);
     r->settled = true;
     mcp_session *ss = c->driver.session;
+    int rc;
     if (kind == ANSWER_RESULT)
-        mcp_session_reply_raw(ss, r->handle, text, len);
+        rc = mcp_session_reply_raw(ss, r->handle, text, len);
     else if (kind == ANSWER_ERROR)
-        mcp_session_reply_error(ss, r->handle, code, text, NULL);
+        rc = mcp_session_reply_error(ss, r->handle, code, text, NULL);
     else
+        rc = mcp_session_reply_error(ss, r->handle, MCP_WIRE_INTERNAL_ERROR,
+                                     "Internal error: the handler ended without a result", NULL);
+    if (rc == MCP_ERR_INVALID_ARG) {
+        /* The answer could not be written as it was (still in flight):
+         * the request still ends, with an error. */
+        mcp__server_log(c->server, MCP_LOG_ERROR, "an answer to %s could not be encoded",
+                        r->msg->method);
         mcp_session_reply_error(ss, r->handle, MCP_WIRE_INTERNAL_ERROR,
-                                "Internal error: the handler ended without a result", NULL);
+                                "Internal error: the answer could not be encoded", NULL);
+    }
     mcp__request_unref(r);
 }
 

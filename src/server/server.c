@@ -84,7 +84,11 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
 {
     *out = NULL;
     mcp_server_options o;
-    if (mcp__opts_copy(&o, sizeof o, opts) != MCP_OK)
+    if (mcp__opts_copy(&o, sizeof o, opts) != MCP_OK ||
+        (o.name && mcp_utf8_validate(o.name, strlen(o.name), NULL)) ||
+        (o.version && mcp_utf8_validate(o.version, strlen(o.version), NULL)) ||
+        (o.instructions && mcp_utf8_validate(o.instructions, strlen(o.instructions), NULL)) ||
+        o.max_in_flight > MCP__MAX_INBOUND)
         return MCP_ERR_INVALID_ARG;
     mcp_server *s = calloc(1, sizeof *s);
     if (!s)

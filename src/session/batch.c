@@ -39,8 +39,8 @@ void mcp__batch_settled(mcp_session *s, mcp__batch *b)
         flush(s, b);
 }
 
-void mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route, mcp_message *batch,
-                        const mcp_decode_error *err)
+int mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route, mcp_message *batch,
+                       const mcp_decode_error *err)
 {
     size_t n = mcp_json_array_size(batch->batch);
     if (!s->era || !s->era->batches || n == 0 || s->collecting) {
@@ -53,13 +53,13 @@ void mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route, mcp_messag
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
                  "%s", text);
         mcp__send_error(s, route, NULL, err->wire_code, text, NULL);
-        return;
+        return MCP_ERR_RPC_BATCH;
     }
     mcp__batch *b = mcp__calloc(&s->mem, 1, sizeof *b);
     if (!b) {
         mcp__send_error(s, route, NULL, MCP_WIRE_INTERNAL_ERROR,
                         "Internal error: out of memory", NULL);
-        return;
+        return MCP_ERR_NOMEM;
     }
     b->route = route;
     b->dispatching = true;
@@ -83,4 +83,5 @@ void mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route, mcp_messag
     b->dispatching = false;
     if (b->pending == 0)
         flush(s, b);
+    return MCP_OK;
 }

@@ -35,19 +35,24 @@ static uint32_t index_of(const mcp_session *s, const inbound *in)
     return UINT32_MAX;
 }
 
+/* A handle is the slot's generation (40 bits: a slot reused a million times
+ * a second wraps in twelve days) over its index + 1 (24 bits). */
+#define INDEX_BITS 24
+#define GEN_MASK (((uint64_t)1 << 40) - 1)
+
 mcp_handle mcp__inbound_handle(const mcp_session *s, const inbound *in)
 {
-    return ((uint64_t)in->gen << 32) | (uint64_t)(index_of(s, in) + 1);
+    return ((in->gen & GEN_MASK) << INDEX_BITS) | (uint64_t)(index_of(s, in) + 1);
 }
 
 inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h)
 {
-    uint32_t index = (uint32_t)(h & 0xffffffffu);
-    uint32_t gen = (uint32_t)(h >> 32);
+    uint32_t index = (uint32_t)(h & (((uint64_t)1 << INDEX_BITS) - 1));
+    uint64_t gen = h >> INDEX_BITS;
     if (index == 0 || index - 1 >= s->nchunks * INBOUND_CHUNK)
         return NULL;
     inbound *in = slot_at(s, index - 1);
-    if (in->state == IN_FREE || in->gen != gen)
+    if (in->state == IN_FREE || (in->gen & GEN_MASK) != gen)
         return NULL;
     return in;
 }
@@ -122,7 +127,7 @@ inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
         return NULL;
     }
     inbound *in = slot_at(s, index);
-    uint32_t gen = in->gen;
+    uint64_t gen = in->gen;
     memset(in, 0, sizeof *in);
     in->gen = gen;
     in->state = IN_RUNNING;
@@ -190,11 +195,12 @@ static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in, const ch
     mcp_message *msg = in->msg;
     mcp__batch *batch = in->batch;
     bool call = in->kind == IN_CALL;
-    mcp__log(s, MCP_LOG_INFO, event, &msg->id, msg->method, "inbound", reason,
-             mcp__age(now, in->start),
+    int64_t age = mcp__age(now, in->start);
+    /* Out of the tables before any user code runs, the log included. */
+    mcp__inbound_unregister(s, in);
+    mcp__log(s, MCP_LOG_INFO, event, &msg->id, msg->method, "inbound", reason, age,
              event == MCP_LOG_EVENT_CANCEL_RECEIVED ? "cancel received:"
                                                     : "request cancelled:");
-    mcp__inbound_unregister(s, in);
     if (call && s->cb.on_cancel)
         s->cb.on_cancel(s->cb.user_data, h, reason);
     if (batch)
@@ -214,7 +220,7 @@ void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg
         return;
     }
     const char *reason = mcp_json_string(reason_v, NULL);
-    if (s->role == MCP_ROLE_CLIENT && mcp__listen_cancelled_by_server(s, &id))
+    if (s->role == MCP_ROLE_CLIENT && mcp__listen_cancelled_by_server(s, rid))
         return;
     inbound *in = find_by_id(s, &id);
     /* Who may cancel what is the request's era: clients cancel their
@@ -243,13 +249,22 @@ static int late(mcp_session *s, mcp_handle h, const char *what)
     return MCP_ERR_NOT_FOUND;
 }
 
-/* Members of the caller's _meta object (its text or DOM) after ours. */
+/* The result's _meta: ours (serverInfo, the subscription id) merged with
+ * the caller's (its text or DOM). A serverInfo of the caller's wins (a
+ * proxy passing on its upstream's); the subscription id is always ours. */
 static void write_meta(mcp_session *s, mcp__jw *w, const mcp_id *subscription,
                        const mcp_json *meta_dom, mcp__span meta_raw)
 {
+    bool theirs_info = mcp_json_object_get(meta_dom, META_SERVER_INFO) != NULL;
+    mcp__scan sc;
+    mcp__span key, value;
+    int rc;
+    if (meta_raw.n && mcp__scan_open(&sc, meta_raw.p, meta_raw.n))
+        while ((rc = mcp__scan_next(&sc, &key, &value)) == MCP__SCAN_MEMBER)
+            theirs_info |= mcp__span_is_key(key, META_SERVER_INFO);
     mcp__jw_key(w, "_meta");
     mcp__jw_object(w);
-    if (!s->omit_server_info) {
+    if (!s->omit_server_info && !theirs_info) {
         mcp__jw_key(w, META_SERVER_INFO);
         mcp__write_implementation(s, w);
     }
@@ -261,18 +276,18 @@ static void write_meta(mcp_session *s, mcp__jw *w, const mcp_id *subscription,
         const char *k;
         size_t kn;
         const mcp_json *v = mcp_json_object_at(meta_dom, i, &k, &kn);
+        if (subscription && kn == strlen(META_SUBSCRIPTION) && !memcmp(k, META_SUBSCRIPTION, kn))
+            continue;
         mcp__jw_keyn(w, k, kn);
         mcp__jw_value(w, v);
     }
     if (meta_raw.n) {
-        mcp__scan sc;
-        mcp__span key, value;
         if (!mcp__scan_open(&sc, meta_raw.p, meta_raw.n)) {
             w->err = w->err ? w->err : MCP_ERR_INVALID_ARG;
         } else {
-            int rc;
             while ((rc = mcp__scan_next(&sc, &key, &value)) == MCP__SCAN_MEMBER)
-                mcp__jw_raw_members(w, key.p, (size_t)(value.p + value.n - key.p));
+                if (!(subscription && mcp__span_is_key(key, META_SUBSCRIPTION)))
+                    mcp__jw_raw_members(w, key.p, (size_t)(value.p + value.n - key.p));
             if (rc != MCP__SCAN_END)
                 w->err = w->err ? w->err : MCP_ERR_INVALID_ARG;
         }
@@ -280,11 +295,11 @@ static void write_meta(mcp_session *s, mcp__jw *w, const mcp_id *subscription,
     mcp__jw_object_end(w);
 }
 
-void mcp__write_result(mcp_session *s, mcp__jw *w, const inbound *in,
+void mcp__write_result(mcp_session *s, mcp__jw *w, const mcp__era *era,
                        const mcp_json *result, const char *raw, size_t raw_len,
                        const mcp_id *subscription)
 {
-    if (!in->era || !in->era->modern) {
+    if (!era || !era->modern) {
         if (raw)
             mcp__jw_raw(w, raw, raw_len);
         else if (result)
@@ -310,7 +325,9 @@ void mcp__write_result(mcp_session *s, mcp__jw *w, const inbound *in,
         }
         int rc;
         while ((rc = mcp__scan_next(&sc, &key, &value)) == MCP__SCAN_MEMBER) {
-            if (mcp__span_is_key(key, "_meta") && value.p[0] == '{') {
+            if (mcp__span_is_key(key, "_meta")) {
+                if (value.p[0] != '{')
+                    w->err = w->err ? w->err : MCP_ERR_INVALID_ARG; /* _meta is an object */
                 meta_raw = value;
                 continue;
             }
@@ -324,8 +341,9 @@ void mcp__write_result(mcp_session *s, mcp__jw *w, const inbound *in,
             const char *k;
             size_t kn;
             const mcp_json *v = mcp_json_object_at(result, i, &k, &kn);
-            if (kn == 5 && memcmp(k, "_meta", 5) == 0 &&
-                mcp_json_typeof(v) == MCP_JSON_OBJECT) {
+            if (kn == 5 && memcmp(k, "_meta", 5) == 0) {
+                if (mcp_json_typeof(v) != MCP_JSON_OBJECT)
+                    w->err = w->err ? w->err : MCP_ERR_INVALID_ARG; /* _meta is an object */
                 meta_dom = v;
                 continue;
             }
@@ -365,7 +383,7 @@ static int encode_reply(mcp_session *s, mcp_buf *b, const inbound *in, const rep
     mcp__jw_key(&w, "id");
     mcp__jw_id(&w, id);
     mcp__jw_key(&w, "result");
-    mcp__write_result(s, &w, in, a->kind == REPLY_JSON ? a->result : NULL,
+    mcp__write_result(s, &w, in->era, a->kind == REPLY_JSON ? a->result : NULL,
                       a->kind == REPLY_RAW ? a->raw : NULL, a->raw_len, NULL);
     return mcp__jw_envelope_end(&w);
 }
@@ -382,6 +400,8 @@ static int reply(mcp_session *s, mcp_handle h, const reply_args *a)
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     int rc = encode_reply(s, b, in, a);
+    if (rc == MCP_ERR_UTF8)
+        rc = MCP_ERR_INVALID_ARG;
     int ret = rc;
     if (rc == MCP_ERR_LIMIT || rc == MCP_ERR_NOMEM) {
         /* Still settle the request: tell the peer why it gets no result. */

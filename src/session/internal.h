@@ -59,7 +59,7 @@ enum inbound_kind {
 struct mcp__batch;
 
 typedef struct inbound {
-    uint32_t gen;       /* bumped on every release */
+    uint64_t gen;       /* bumped on every release (40 bits used) */
     uint8_t state;
     uint8_t kind;
     uint8_t has_token;
@@ -233,6 +233,10 @@ void mcp__dispatch(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
 void mcp__bad_message(mcp_session *s, uint64_t route, int rc, const mcp_message *m,
                       const mcp_decode_error *err);
 
+/* A 2026-07-28 client writes no responses at all (stdio binding): it
+ * drops what it would otherwise answer. */
+bool mcp__never_answer(const mcp_session *s);
+
 /* Whether method may be sent as a request in the current state. */
 bool mcp__may_request(const mcp_session *s, const char *method);
 
@@ -249,10 +253,11 @@ void mcp__inbound_route_closed(mcp_session *s, uint64_t now, uint64_t route);
 void mcp__inbound_free_all(mcp_session *s);
 inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h);
 mcp_handle mcp__inbound_handle(const mcp_session *s, const inbound *in);
-/* Write a result object for in: `members` are the result's own members
- * (serialized, without braces; may be empty) or `result` a DOM object;
- * modern requests get resultType and serverInfo. */
-void mcp__write_result(mcp_session *s, mcp__jw *w, const inbound *in,
+/* Write a result object of a request handled under era: the result's own
+ * serialized text (raw) or a DOM object (result, NULL for {}); modern
+ * requests get resultType and serverInfo, and with `subscription` the
+ * subscription id in _meta. */
+void mcp__write_result(mcp_session *s, mcp__jw *w, const mcp__era *era,
                        const mcp_json *result, const char *raw, size_t raw_len,
                        const mcp_id *subscription);
 
@@ -274,8 +279,11 @@ typedef struct outbound_spec {
 int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *spec,
                        mcp_handle *out);
 outbound *mcp__outbound_get(const mcp_session *s, int64_t id);
-/* Take o out of the tables and end it with outcome; msg may be NULL. */
-void mcp__outbound_finish(mcp_session *s, outbound *o, int outcome, const mcp_message *msg);
+/* Take o out of the tables: from then on only the caller can reach it, and
+ * must end it with mcp__outbound_end (after logging, if it logs: the log
+ * callback may call anything). */
+void mcp__outbound_take(mcp_session *s, outbound *o);
+void mcp__outbound_end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg);
 void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__outbound_close_all(mcp_session *s, uint64_t now);
@@ -304,12 +312,15 @@ void mcp__listen_unlink(mcp_session *s, inbound *in);
 /* Client: a notification that names a subscription of ours; true when it
  * was one (consumed). */
 bool mcp__listen_notification(mcp_session *s, const mcp_message *msg);
-/* Client: the server cancelled one of our subscriptions; true if it was. */
-bool mcp__listen_cancelled_by_server(mcp_session *s, const mcp_id *id);
+/* Client: a cancel naming (request_id) one of our subscriptions: the server
+ * ended it; true if it was one. */
+bool mcp__listen_cancelled_by_server(mcp_session *s, const mcp_json *request_id);
 
 /* batch.c */
-void mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route,
-                        mcp_message *batch, const mcp_decode_error *err);
+/* MCP_OK when the batch was taken (2025-03-26), else the code it was
+ * refused with (already answered). */
+int mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route,
+                       mcp_message *batch, const mcp_decode_error *err);
 /* A request of batch b settled (answered or not). */
 void mcp__batch_settled(mcp_session *s, mcp__batch *b);
 void mcp__batch_free(mcp_session *s, mcp__batch *b);

@@ -291,13 +291,15 @@ static void discover_answered(mcp_session *s, int outcome, const mcp_message *ms
     }
     if (modern_server) {
         const mcp__era *m = pick(versions, true);
+        if (m && outcome != MCP_OK && m == s->connect.want)
+            m = NULL; /* refused the very version it names: do not loop */
         if (m && (s->connect.mode == MCP_CONNECT_AUTO || m == s->connect.want)) {
             s->era = m;
             if (outcome == MCP_OK) {
                 connect_done(s, MCP_OK, msg);
                 return;
             }
-            /* Refused our version but offers one we speak: ask again. */
+            /* Refused our version but offers another we speak: ask again. */
             s->era = NULL;
             s->connect.want = m;
             int rc = send_connect_request(s, now, "server/discover", NULL, UINT64_MAX);

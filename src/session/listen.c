@@ -37,6 +37,8 @@ static const struct {
 
 void mcp__listen_unlink(mcp_session *s, inbound *in)
 {
+    if (!in->listen_prev && s->listens != in)
+        return; /* not linked yet (ended while acknowledging) */
     if (in->listen_prev)
         in->listen_prev->listen_next = in->listen_next;
     else if (s->listens == in)
@@ -139,25 +141,34 @@ void mcp__listen_open(mcp_session *s, uint64_t now, uint64_t route, mcp_message 
                         "Invalid request: a subscription cannot be part of a batch", NULL);
         return;
     }
+    unsigned offered = asked & s->listen_kinds;
+    const mcp_json *honoured = offered & MCP_LISTEN_RESOURCE_UPDATES ? uris : NULL;
+    mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &msg->id, msg->method, "inbound", NULL,
+             -1, "subscription opening (kinds 0x%x of 0x%x asked):", offered, asked);
+    if (s->closed || s->doomed)
+        return; /* the log callback ended it all */
     inbound *in = mcp__inbound_register(s, now, route, msg, era, IN_LISTEN);
     if (!in)
         return;
-    in->listen_kinds = (uint8_t)(asked & s->listen_kinds);
-    in->uris = in->listen_kinds & MCP_LISTEN_RESOURCE_UPDATES ? uris : NULL;
+    in->listen_kinds = (uint8_t)offered;
+    in->uris = honoured;
+    mcp_handle h = mcp__inbound_handle(s, in);
+    /* The acknowledgment is the first message naming the subscription: it
+     * goes out before the subscription can be published to. */
+    mcp_buf local;
+    mcp_buf *b = mcp__scratch(s, &local);
+    if (write_stream_notification(b, "notifications/subscriptions/acknowledged", &msg->id,
+                                  NULL, offered, honoured, true) == MCP_OK)
+        mcp__emit(s, route, b);
+    mcp__scratch_done(s, b, &local);
+    in = mcp__inbound_lookup(s, h); /* the write may have ended it */
+    if (!in)
+        return;
     in->listen_next = s->listens;
     if (s->listens)
         s->listens->listen_prev = in;
     s->listens = in;
     s->nlistens++;
-    mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &msg->id, msg->method, "inbound", NULL,
-             -1, "subscription opened (kinds 0x%x of 0x%x asked):", in->listen_kinds, asked);
-    /* The acknowledgment is the first message naming the subscription. */
-    mcp_buf local;
-    mcp_buf *b = mcp__scratch(s, &local);
-    if (write_stream_notification(b, "notifications/subscriptions/acknowledged", &msg->id,
-                                  NULL, in->listen_kinds, in->uris, true) == MCP_OK)
-        mcp__emit(s, route, b);
-    mcp__scratch_done(s, b, &local);
 }
 
 static bool uri_listed(const mcp_json *uris, const char *uri)
@@ -218,7 +229,7 @@ int mcp_session_publish(mcp_session *s, unsigned kind, const char *uri)
     publish_ctx ctx = {kind, uri};
     size_t n;
     mcp_handle *hs = snapshot(s, wants, &ctx, &n);
-    for (size_t i = 0; i < n && !s->closed; i++) {
+    for (size_t i = 0; i < n && !s->closed && !s->doomed; i++) {
         inbound *in = mcp__inbound_lookup(s, hs[i]);
         if (!in)
             continue;
@@ -249,14 +260,20 @@ size_t mcp_session_end_listens(mcp_session *s, uint64_t now, const char *reason)
     s->now = now;
     size_t n, ended = 0;
     mcp_handle *hs = snapshot(s, NULL, NULL, &n);
-    for (size_t i = 0; i < n && !s->closed; i++) {
+    for (size_t i = 0; i < n && !s->closed && !s->doomed; i++) {
         inbound *in = mcp__inbound_lookup(s, hs[i]);
         if (!in)
             continue;
+        /* Out of the tables first: the log and the writes below may run
+         * anything. */
         mcp_message *msg = in->msg;
         uint64_t route = in->route;
+        const mcp__era *era = in->era;
+        int64_t age = mcp__age(now, in->start);
+        mcp__inbound_unregister(s, in);
+        ended++;
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &msg->id, msg->method, "inbound",
-                 reason, mcp__age(now, in->start), "subscription ended by the server:");
+                 reason, age, "subscription ended by the server:");
         mcp_buf local;
         mcp_buf *b = mcp__scratch(s, &local);
         mcp__jw w;
@@ -265,14 +282,13 @@ size_t mcp_session_end_listens(mcp_session *s, uint64_t now, const char *reason)
         mcp__jw_key(&w, "id");
         mcp__jw_id(&w, &msg->id);
         mcp__jw_key(&w, "result");
-        mcp__write_result(s, &w, in, NULL, NULL, 0, &msg->id);
+        mcp__write_result(s, &w, era, NULL, NULL, 0, &msg->id);
         int rc = mcp__jw_envelope_end(&w);
-        /* Settled first: the writes below may close the session. */
-        mcp__inbound_unregister(s, in);
-        ended++;
-        if (rc == MCP_OK && mcp__emit(s, route, b) && route == 0) {
+        bool open = rc == MCP_OK ? mcp__emit(s, route, b) : !s->closed;
+        if (open && route == 0) {
             /* On a stream shared by every request (stdio) the spec also
-             * wants a cancel naming the subscription; a client takes
+             * wants a cancel naming the subscription (and it is what is
+             * left when the result could not be written); a client takes
              * either, or both. */
             mcp_buf_reset(b);
             mcp__jw_begin(&w, b);
@@ -421,15 +437,15 @@ bool mcp__listen_notification(mcp_session *s, const mcp_message *msg)
     return true;
 }
 
-bool mcp__listen_cancelled_by_server(mcp_session *s, const mcp_id *id)
+bool mcp__listen_cancelled_by_server(mcp_session *s, const mcp_json *request_id)
 {
-    if (id->kind != MCP_ID_INT)
+    outbound *o = our_listen(s, request_id);
+    if (!o)
         return false;
-    outbound *o = mcp__outbound_get(s, id->num);
-    if (!o || o->kind != OUT_LISTEN)
-        return false;
-    mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, id, o->method, "outbound", NULL,
+    mcp_id id = mcp_id_from_int(o->id);
+    mcp__outbound_take(s, o);
+    mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &id, o->method, "outbound", NULL,
              mcp__age(s->now, o->start), "subscription ended by the server (cancel):");
-    mcp__outbound_finish(s, o, MCP_OK, NULL);
+    mcp__outbound_end(s, o, MCP_OK, NULL);
     return true;
 }

@@ -133,6 +133,10 @@ static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message 
 
 static void end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
 {
+    if (s->doomed && !o->sending) {
+        entry_free(s, o); /* freed inside a callback: no more callbacks */
+        return;
+    }
     if (o->sending) {
         /* The sender still holds it: it frees it, and for a close (the send
          * failed) reports MCP_ERR_CLOSED instead of calling back. */
@@ -147,9 +151,13 @@ static void end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg
     entry_free(s, o);
 }
 
-void mcp__outbound_finish(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
+void mcp__outbound_take(mcp_session *s, outbound *o)
 {
     detach(s, o);
+}
+
+void mcp__outbound_end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
+{
     end(s, o, outcome, msg);
 }
 

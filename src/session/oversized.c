@@ -26,7 +26,7 @@ static void note(shape *sh, mcp__span key, mcp__span value)
         sh->result = true;
     else if (mcp__span_is_key(key, "error"))
         sh->error = true;
-    else if (mcp__span_is_key(key, "id"))
+    else if (mcp__span_is_key(key, "id") && value.p)
         sh->id = value;
 }
 
@@ -34,9 +34,15 @@ static void read_shape(shape *sh, const char *head, size_t hn, const char *tail,
 {
     mcp__span key, value;
     mcp__scan fw;
-    if (hn && mcp__scan_open(&fw, head, hn))
-        while (mcp__scan_next(&fw, &key, &value) == MCP__SCAN_MEMBER)
+    if (hn && mcp__scan_open(&fw, head, hn)) {
+        int rc;
+        while ((rc = mcp__scan_next(&fw, &key, &value)) == MCP__SCAN_MEMBER)
             note(sh, key, value);
+        /* The member the head ends in: its key tells the kind ("result",
+         * "params"...), though its value is cut. */
+        if (rc == MCP__SCAN_TRUNCATED && key.p)
+            note(sh, key, (mcp__span){NULL, 0});
+    }
     mcp__rscan bw;
     if (tn && mcp__rscan_open(&bw, tail, tn))
         while (mcp__rscan_next(&bw, &key, &value) == MCP__SCAN_MEMBER)
@@ -55,17 +61,19 @@ void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *he
         mcp_id_from_json(mcp_json_doc_root(doc), &id);
     char text[96];
     snprintf(text, sizeof text, "message exceeds %zu bytes", limit);
-    if (sh.method && id.kind != MCP_ID_NONE) {
+    if (sh.method && id.kind != MCP_ID_NONE && !mcp__never_answer(s)) {
         char answer[128];
         snprintf(answer, sizeof answer, "Invalid request: %s", text);
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, NULL, "inbound", NULL, -1,
                  "request dropped: %s:", text);
         mcp__send_error(s, route, &id, MCP_WIRE_INVALID_REQUEST, answer, NULL);
-    } else if (!sh.method && id.kind == MCP_ID_INT && mcp__outbound_get(s, id.num)) {
+    } else if (!sh.method && (sh.result || sh.error) && id.kind == MCP_ID_INT &&
+               mcp__outbound_get(s, id.num)) {
         outbound *o = mcp__outbound_get(s, id.num);
+        mcp__outbound_take(s, o);
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  mcp__age(now, o->start), "response too large: %s:", text);
-        mcp__outbound_finish(s, o, MCP_ERR_TOO_LARGE, NULL);
+        mcp__outbound_end(s, o, MCP_ERR_TOO_LARGE, NULL);
     } else {
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, id.kind ? &id : NULL, NULL, NULL,
                  NULL, -1, "%s%s: dropped%s", sh.method ? "a notification's " : "", text,

@@ -23,7 +23,12 @@ int mcp_session_new(const mcp_session_options *opts_in,
     if (!opts_in || !cb_in || mcp__opts_copy(&opts, sizeof opts, opts_in) != MCP_OK ||
         mcp__opts_copy(&cb, sizeof cb, cb_in) != MCP_OK || !cb.send ||
         (opts.role != MCP_ROLE_CLIENT && opts.role != MCP_ROLE_SERVER) ||
-        (opts.capabilities && mcp_json_typeof(opts.capabilities) != MCP_JSON_OBJECT))
+        (opts.capabilities && mcp_json_typeof(opts.capabilities) != MCP_JSON_OBJECT) ||
+        (opts.name && mcp_utf8_validate(opts.name, strlen(opts.name), NULL)) ||
+        (opts.version && mcp_utf8_validate(opts.version, strlen(opts.version), NULL)) ||
+        (opts.instructions &&
+         mcp_utf8_validate(opts.instructions, strlen(opts.instructions), NULL)) ||
+        opts.first_request_id < 0 || opts.max_inbound > MCP__MAX_INBOUND)
         return MCP_ERR_INVALID_ARG;
     mcp_mem mem;
     mcp__mem_init(&mem, opts.mem);
@@ -45,7 +50,7 @@ int mcp_session_new(const mcp_session_options *opts_in,
     s->parse.size = sizeof s->parse;
     s->parse.max_size = opts.max_message;
     s->legacy_log_level = MCP_LOGGING_DEBUG;
-    s->next_id = 1;
+    s->next_id = opts.first_request_id ? opts.first_request_id : 1;
     const char *name = opts.name ? opts.name : "libmcp";
     const char *version = opts.version ? opts.version : MCP_VERSION_STRING;
     s->name = mcp__strndup(&mem, name, strlen(name));
@@ -130,12 +135,12 @@ void mcp__scratch_done(mcp_session *s, mcp_buf *b, mcp_buf *local)
 
 bool mcp__emit(mcp_session *s, uint64_t route, const mcp_buf *buf)
 {
-    if (s->closed)
-        return false;
+    if (s->closed || s->doomed)
+        return false; /* closed, or freed inside a callback: nothing more */
     if (!buf->len)
         return true;
     int rc = s->cb.send(s->cb.user_data, route, buf->data, buf->len);
-    if (rc != MCP_OK && !s->closed) {
+    if (rc != MCP_OK && !s->closed && !s->doomed) {
         if (route == 0) {
             mcp__session_fail(s, "the connection failed while sending");
         } else {
@@ -144,7 +149,16 @@ bool mcp__emit(mcp_session *s, uint64_t route, const mcp_buf *buf)
             mcp__inbound_route_closed(s, s->now, route);
         }
     }
-    return !s->closed;
+    return rc == MCP_OK && !s->closed && !s->doomed;
+}
+
+bool mcp__never_answer(const mcp_session *s)
+{
+    if (s->role != MCP_ROLE_CLIENT)
+        return false;
+    const mcp__era *e = s->era ? s->era
+                        : s->lifecycle == LC_CONNECTING ? s->connect.want : NULL;
+    return e && e->modern;
 }
 
 bool mcp__emit_response(mcp_session *s, uint64_t route, mcp__batch *batch,
@@ -168,6 +182,11 @@ bool mcp__emit_response(mcp_session *s, uint64_t route, mcp__batch *batch,
 void mcp__send_error(mcp_session *s, uint64_t route, const mcp_id *id,
                      int64_t code, const char *message, const mcp_json *data)
 {
+    if (mcp__never_answer(s)) {
+        mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT, id, NULL, "inbound", NULL, -1,
+                 "not answered (a 2026-07-28 client sends no responses): %s", message);
+        return;
+    }
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     if (mcp_encode_error(b, id, code, message, data) == MCP_OK)
@@ -271,12 +290,11 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
         mcp__modern_request(s, now, route, m);
         return;
     }
-    if (s->role == MCP_ROLE_CLIENT && s->era && s->era->modern) {
-        /* 2026-07-28 servers never send requests. */
+    if (mcp__never_answer(s)) {
+        /* 2026-07-28 servers never send requests, and its clients never
+         * write responses: dropped. */
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound",
-                 NULL, -1, "request from a 2026-07-28 server refused:");
-        mcp__send_error(s, route, &m->id, MCP_WIRE_METHOD_NOT_FOUND,
-                        "Method not found: servers send no requests in 2026-07-28", NULL);
+                 NULL, -1, "request from a 2026-07-28 server dropped:");
         return;
     }
     if (mcp_message_method_is(m, "ping")) {
@@ -365,15 +383,20 @@ int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
         return MCP_ERR_STATE;
     mcp__session_enter(s);
     s->now = now;
+    /* A message received from inside a callback while a batch is being
+     * read is no part of that batch. */
+    mcp__batch *outer = s->collecting;
+    s->collecting = NULL;
     mcp_message *m;
     mcp_decode_error err;
     int rc = mcp_message_decode(data, len, &s->parse, &s->mem, &m, &err);
     if (rc == MCP_OK)
         mcp__dispatch(s, now, route, m);
     else if (rc == MCP_ERR_RPC_BATCH)
-        mcp__batch_receive(s, now, route, m, &err);
+        rc = mcp__batch_receive(s, now, route, m, &err);
     else
         mcp__bad_message(s, route, rc, m, &err);
+    s->collecting = outer;
     mcp_message_free(m);
     mcp__session_leave(s);
     return rc;
@@ -387,7 +410,10 @@ int mcp_session_receive_oversized(mcp_session *s, uint64_t now, uint64_t route,
         return MCP_ERR_STATE;
     mcp__session_enter(s);
     s->now = now;
+    mcp__batch *outer = s->collecting;
+    s->collecting = NULL;
     mcp__oversized(s, now, route, head, head_len, tail, tail_len, limit);
+    s->collecting = outer;
     mcp__session_leave(s);
     return MCP_OK;
 }
@@ -464,6 +490,11 @@ const mcp_json *mcp_session_peer_info(const mcp_session *s)
 size_t mcp_session_inbound_count(const mcp_session *s)
 {
     return s->in_count;
+}
+
+int64_t mcp_session_next_request_id(const mcp_session *s)
+{
+    return s->next_id;
 }
 
 size_t mcp_session_outbound_count(const mcp_session *s)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for src/server: a real server (serve_fds) in a thread, driven
  * over a socketpair by the test, which reads and writes the wire itself.
@@ -19,15 +20,14 @@
 
 #include "mcp/mcp.h"
 #include "runtime/internal.h"
+#include "wire.h"
 
 typedef struct harness {
     mcp_server *server;
-    int fd;          /* our end */
+    wire w;          /* our end */
     int server_fd;   /* the server's end */
     pthread_t thread;
     int serve_rc;
-    char buf[1 << 16];
-    size_t len;
 } harness;
 
 /* What the tools saw, for assertions. */
@@ -45,44 +45,17 @@ static void *serve_thread(void *arg)
 
 static void send_line(harness *h, const char *line)
 {
-    size_t n = strlen(line);
-    assert_int_equal(write(h->fd, line, n), (ssize_t)n);
-    assert_int_equal(write(h->fd, "\n", 1), 1);
+    wire_send(&h->w, line);
 }
 
-/* The next line from the server, or NULL after timeout_ms. Caller frees. */
 static char *read_line(harness *h, int timeout_ms)
 {
-    for (;;) {
-        char *nl = memchr(h->buf, '\n', h->len);
-        if (nl) {
-            size_t n = (size_t)(nl - h->buf);
-            char *line = strndup(h->buf, n);
-            memmove(h->buf, nl + 1, h->len - n - 1);
-            h->len -= n + 1;
-            return line;
-        }
-        struct pollfd p = {h->fd, POLLIN, 0};
-        if (poll(&p, 1, timeout_ms) <= 0)
-            return NULL;
-        ssize_t r = read(h->fd, h->buf + h->len, sizeof h->buf - h->len);
-        if (r <= 0)
-            return NULL;
-        h->len += (size_t)r;
-    }
+    return wire_read(&h->w, timeout_ms);
 }
 
-/* Read lines until one contains `needle`; fail after timeout. */
 static char *expect_line(harness *h, const char *needle)
 {
-    for (;;) {
-        char *l = read_line(h, 10000);
-        if (!l)
-            fail_msg("no line containing %s", needle);
-        if (strstr(l, needle))
-            return l;
-        free(l);
-    }
+    return wire_expect(&h->w, needle);
 }
 
 /* Tools ------------------------------------------------------------------------ */
@@ -175,7 +148,7 @@ static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t m
     memset(h, 0, sizeof *h);
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    h->fd = sv[0];
+    h->w.fd = sv[0];
     h->server_fd = sv[1];
     mcp_server_options o = {.size = sizeof o, .name = "test", .shutdown_grace_ms = grace_ms,
                             .worker_threads = workers, .log_level = MCP_LOG_WARN,
@@ -207,10 +180,10 @@ static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t m
 /* End input and wait for serve to return. */
 static void stop(harness *h)
 {
-    shutdown(h->fd, SHUT_WR);
+    shutdown(h->w.fd, SHUT_WR);
     pthread_join(h->thread, NULL);
     assert_int_equal(h->serve_rc, MCP_OK);
-    close(h->fd);
+    close(h->w.fd);
     close(h->server_fd);
     mcp_server_free(h->server);
 }
@@ -420,10 +393,10 @@ static void a_handler_ignoring_cancel_is_abandoned_after_the_grace(void **state)
     start(&h, 100, 2);
     send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"stubborn\"}}");
     usleep(50 * 1000);
-    shutdown(h.fd, SHUT_WR);
+    shutdown(h.w.fd, SHUT_WR);
     pthread_join(h.thread, NULL);
     assert_int_equal(h.serve_rc, MCP_OK); /* returned after the grace */
-    close(h.fd);
+    close(h.w.fd);
     close(h.server_fd);
     mcp_server_free(h.server); /* the handler still runs: frees nothing yet */
     usleep(900 * 1000);        /* it finishes; its answer is refused */

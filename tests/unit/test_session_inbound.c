@@ -555,6 +555,32 @@ static void batches_are_answered_with_one_array_under_2025_03_26(void **state)
     peer_free(&p);
 }
 
+static void feed_ping_on_route_5(peer *p, mcp_handle h, const mcp_message *m)
+{
+    const char ping[] = "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}";
+    mcp_session_receive(p->s, p->now, 5, ping, sizeof ping - 1);
+}
+
+static void a_message_received_inside_a_batch_is_not_part_of_it(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_server_ready(&p, "2025-03-26");
+    p.on_request_hook = feed_ping_on_route_5;
+    peer_feed(&p, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}]");
+    p.on_request_hook = NULL;
+    /* The ping was answered at once, on its own route, on its own. */
+    assert_int_equal(p.nsent, 2); /* initialize's result, then the pong */
+    const mcp_message *pong = peer_next(&p);
+    assert_true(msg_is_result_for(pong, 99));
+    assert_int_equal(p.sent[1].route, 5);
+    mcp_session_reply(p.s, p.requests[0], NULL);
+    const mcp_message *batch = peer_next(&p);
+    assert_true(batch && batch->kind == MCP_MESSAGE_BATCH);
+    assert_int_equal(mcp_json_array_size(batch->batch), 1);
+    peer_free(&p);
+}
+
 static void connection_stays_usable_after_bad_input(void **state)
 {
     peer p;
@@ -689,6 +715,7 @@ int main(void)
         cmocka_unit_test(bad_notifications_and_responses_are_never_answered),
         cmocka_unit_test(batches_are_rejected_outside_2025_03_26),
         cmocka_unit_test(batches_are_answered_with_one_array_under_2025_03_26),
+        cmocka_unit_test(a_message_received_inside_a_batch_is_not_part_of_it),
         cmocka_unit_test(connection_stays_usable_after_bad_input),
         cmocka_unit_test(result_too_large_is_replaced_by_an_internal_error),
         cmocka_unit_test(reply_inside_on_cancel_is_dropped),

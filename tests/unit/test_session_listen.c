@@ -336,6 +336,20 @@ static void the_servers_result_and_cancel_end_it_once(void **state)
     peer_free(&p);
 }
 
+static void a_cancel_naming_it_as_a_decimal_string_ends_it(void **state)
+{
+    peer p;
+    modern_client(&p);
+    events e;
+    mcp_handle h = listen_for_tools(&p, &e);
+    char line[200];
+    snprintf(line, sizeof line, CANCEL("\"%llu\""), (unsigned long long)h);
+    peer_feed(&p, line);
+    assert_int_equal(e.ends, 1);
+    assert_int_equal(e.outcome, MCP_OK);
+    peer_free(&p);
+}
+
 static void our_cancel_goes_on_the_wire_and_ends_it(void **state)
 {
     peer p;
@@ -399,6 +413,7 @@ int main(void)
         cmocka_unit_test(a_client_needs_the_acknowledgment_before_anything_else),
         cmocka_unit_test(two_subscriptions_are_told_apart),
         cmocka_unit_test(the_servers_result_and_cancel_end_it_once),
+        cmocka_unit_test(a_cancel_naming_it_as_a_decimal_string_ends_it),
         cmocka_unit_test(our_cancel_goes_on_the_wire_and_ends_it),
         cmocka_unit_test(closing_ends_it_closed),
         cmocka_unit_test(listening_needs_a_modern_connection_and_a_filter),

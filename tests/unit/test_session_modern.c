@@ -303,6 +303,28 @@ static void a_raw_result_keeps_its_meta_and_type(void **state)
     peer_free(&p);
 }
 
+static void a_callers_server_info_wins_and_meta_must_be_an_object(void **state)
+{
+    /* A proxy passing on its upstream's result: one serverInfo, theirs. */
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_feed(&p, MCALL("1", ""));
+    peer_feed(&p, MCALL("2", ""));
+    const char raw[] = "{\"content\":[],\"_meta\":{\"io.modelcontextprotocol/serverInfo\":"
+                       "{\"name\":\"up\",\"version\":\"1\"}}}";
+    assert_int_equal(mcp_session_reply_raw(p.s, p.requests[0], raw, sizeof raw - 1), MCP_OK);
+    const mcp_message *r = peer_next(&p); /* parsed strictly: no duplicate key */
+    const mcp_json *info = mcp_json_object_get(meta_of(r->result),
+                                               "io.modelcontextprotocol/serverInfo");
+    assert_string_equal(mcp_json_string(mcp_json_object_get(info, "name"), NULL), "up");
+    const char bad[] = "{\"content\":[],\"_meta\":null}";
+    assert_int_equal(mcp_session_reply_raw(p.s, p.requests[1], bad, sizeof bad - 1),
+                     MCP_ERR_INVALID_ARG);
+    assert_true(mcp_session_inbound_active(p.s, p.requests[1])); /* nothing sent */
+    assert_int_equal(peer_unread(&p), 0);
+    peer_free(&p);
+}
+
 static void server_info_can_be_left_out(void **state)
 {
     mcp_session_options o = {.size = sizeof o, .omit_server_info = true};
@@ -524,6 +546,36 @@ static void the_whole_connect_is_bounded(void **state)
     peer_free(&p);
 }
 
+static void a_refusal_naming_the_refused_version_does_not_loop(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_CLIENT, NULL);
+    int outcome;
+    connect_client(&p, MCP_CONNECT_AUTO, &outcome);
+    answer_error(&p, peer_next(&p), MCP_WIRE_UNSUPPORTED_VERSION,
+                 "{\"supported\":[\"2026-07-28\"],\"requested\":\"2026-07-28\"}");
+    assert_int_equal(outcome, MCP_ERR_PROTOCOL);
+    assert_int_equal(peer_unread(&p), 0); /* no second discover */
+    peer_free(&p);
+}
+
+static void a_modern_client_writes_no_responses(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_CLIENT, NULL);
+    int outcome;
+    connect_client(&p, MCP_CONNECT_MODERN, &outcome);
+    answer(&p, peer_next(&p), DISCOVER_OK);
+    peer_feed(&p, "not json");
+    peer_feed(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sampling/createMessage\"}");
+    peer_feed(&p, "{\"jsonrpc\":\"2.0\",\"id\":2}");
+    mcp_session_receive_oversized(p.s, p.now, 0, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"x\"",
+                                  29, "", 0, 100);
+    assert_int_equal(peer_unread(&p), 0);
+    assert_int_equal(p.nrequests, 0);
+    peer_free(&p);
+}
+
 static void result_types_are_checked_in_2026(void **state)
 {
     peer p;
@@ -580,6 +632,7 @@ int main(void)
         cmocka_unit_test(log_messages_follow_the_request_level_in_2026),
         cmocka_unit_test(legacy_logging_follows_set_level),
         cmocka_unit_test(a_raw_result_keeps_its_meta_and_type),
+        cmocka_unit_test(a_callers_server_info_wins_and_meta_must_be_an_object),
         cmocka_unit_test(server_info_can_be_left_out),
         cmocka_unit_test(a_missing_capability_gets_the_error_of_its_era),
         cmocka_unit_test(a_lost_route_cancels_only_modern_requests_on_it),
@@ -588,6 +641,8 @@ int main(void)
         cmocka_unit_test(a_modern_error_never_falls_back),
         cmocka_unit_test(modern_only_against_a_legacy_server_fails),
         cmocka_unit_test(the_whole_connect_is_bounded),
+        cmocka_unit_test(a_refusal_naming_the_refused_version_does_not_loop),
+        cmocka_unit_test(a_modern_client_writes_no_responses),
         cmocka_unit_test(result_types_are_checked_in_2026),
         cmocka_unit_test(a_client_ignores_a_cancel_for_its_own_requests),
     };

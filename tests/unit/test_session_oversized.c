@@ -87,6 +87,24 @@ static void a_response_too_large_ends_its_request_at_once(void **state)
     peer_free(&p);
 }
 
+static void a_peer_request_whose_method_is_hidden_ends_nothing_of_ours(void **state)
+{
+    /* Both sides count ids from 1: the server's request 2 is no answer to
+     * our request 2, even when its method cannot be seen. */
+    peer p;
+    peer_init(&p, MCP_ROLE_CLIENT, NULL);
+    peer_client_ready(&p);
+    mcp_handle h;
+    peer_request(&p, "tools/call", NULL, NULL, &h);
+    char head[100];
+    snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%llu,\"params\":{\"x\":\"",
+             (unsigned long long)h);
+    oversized(&p, head, "\"},\"x\":{}}");
+    assert_int_equal(peer_response_index(&p, h), -1);
+    assert_int_equal(mcp_session_outbound_count(p.s), 1);
+    peer_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -94,6 +112,7 @@ int main(void)
         cmocka_unit_test(a_request_with_its_id_last_is_answered_too),
         cmocka_unit_test(a_message_whose_id_cannot_be_read_is_only_logged),
         cmocka_unit_test(a_response_too_large_ends_its_request_at_once),
+        cmocka_unit_test(a_peer_request_whose_method_is_hidden_ends_nothing_of_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,7 @@ typedef struct call_rec {
     bool failed;   /* the request call returned an error */
     int endings;
     bool acked;    /* listen: the acknowledgment came */
+    bool cancelling; /* inside mcp_session_cancel for it */
 } call_rec;
 
 typedef struct side {
@@ -94,6 +95,7 @@ typedef struct world {
     uint64_t now;
     uint64_t rng;
     bool modern;
+    bool chaos; /* the log callback calls into the session */
 } world;
 
 static uint64_t rnd(world *w)
@@ -267,9 +269,39 @@ static void on_cancel(void *ud, mcp_handle h, const char *reason)
     assert_int_equal(r->settles, 1);
 }
 
+static world *the_world; /* for the log callback's chaos */
+static void answer(world *w, side *sd);
+static void cancel_call(world *w, side *sd);
+
+/* The log callback is user code too, and may call anything: in some
+ * episodes it does, at random, while the engine is between states. */
+/* Inside the log's chaos, a request may be half way through its ending
+ * (out of the tables, its callback not yet called): the engine then says
+ * NOT_FOUND, and the ending comes when the log returns. */
+static int chaos_depth;
+
+static void log_chaos(side *sd)
+{
+    int depth = chaos_depth;
+    world *w = the_world;
+    if (!w || !w->chaos || depth || pick(w, 8))
+        return;
+    chaos_depth++;
+    switch (pick(w, 6)) {
+    case 0: mcp_session_close(sd->s, w->now); break;
+    case 1: answer(w, sd); break;
+    case 2: cancel_call(w, sd); break;
+    case 3: mcp_session_publish(sd->s, MCP_LISTEN_TOOLS, NULL); break;
+    case 4: mcp_session_end_listens(sd->s, w->now, "chaos"); break;
+    case 5: mcp_session_tick(sd->s, w->now + pick(w, 5000)); break;
+    }
+    chaos_depth--;
+}
+
 static void on_log(void *ud, const mcp_log_record *r)
 {
     side *sd = ud;
+    log_chaos(sd);
     switch (r->event) {
     case MCP_LOG_EVENT_CANCEL_RECEIVED:
         stats[ST_CANCEL_RECEIVED]++;
@@ -396,6 +428,8 @@ static void answer(world *w, side *sd)
     bool was_settled = r->settles > 0;
     int rc = pick(w, 2) ? mcp_session_reply(sd->s, r->handle, NULL)
                         : mcp_session_reply_error(sd->s, r->handle, -32603, "boom", NULL);
+    if (chaos_depth && rc == MCP_ERR_NOT_FOUND)
+        return; /* being settled by the call the log came from */
     if (was_settled) {
         assert_int_equal(rc, MCP_ERR_NOT_FOUND);
         stats[ST_REFUSED_REPLY]++;
@@ -419,6 +453,8 @@ static void progress(world *w, side *sd)
     double next = r->progress + 1 + (double)pick(w, 3);
     bool was_settled = r->settles > 0;
     int rc = mcp_session_progress(sd->s, r->handle, next, NAN, NULL);
+    if (chaos_depth && rc == MCP_ERR_NOT_FOUND)
+        return;
     if (was_settled)
         assert_int_equal(rc, MCP_ERR_NOT_FOUND);
     else if (!r->has_token)
@@ -437,7 +473,15 @@ static void cancel_call(world *w, side *sd)
         return;
     call_rec *c = &sd->calls[pick(w, (unsigned)sd->ncalls)];
     int endings_before = c->endings;
+    bool nested = c->cancelling; /* the log chaos, inside this very cancel */
+    c->cancelling = true;
     int rc = mcp_session_cancel(sd->s, w->now, c->handle, "race");
+    if (!nested)
+        c->cancelling = false;
+    if (nested || (chaos_depth && rc == MCP_ERR_NOT_FOUND)) {
+        assert_int_equal(rc, MCP_ERR_NOT_FOUND); /* already being ended */
+        return;
+    }
     if (c->failed) {
         assert_int_equal(rc, MCP_ERR_NOT_FOUND);
         return;
@@ -502,6 +546,8 @@ static void episode(world *w, int steps)
     make_side(w, &w->server, "server", MCP_ROLE_SERVER, &w->s2c);
     w->now = 1000;
     w->modern = pick(w, 2);
+    w->chaos = false; /* not during the handshake */
+    the_world = w;
     bool ready = false;
     mcp_connect_options co = {.size = sizeof co,
                               .mode = w->modern ? MCP_CONNECT_MODERN : MCP_CONNECT_LEGACY};
@@ -510,6 +556,7 @@ static void episode(world *w, int steps)
     deliver_one(w, &w->s2c, &w->client);
     assert_true(ready);
     deliver_one(w, &w->c2s, &w->server); /* legacy: notifications/initialized */
+    w->chaos = pick(w, 4) == 0;
     /* One in four episodes, one send of one side fails. */
     if (pick(w, 4) == 0) {
         side *victim = pick(w, 2) ? &w->client : &w->server;

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#include "fault_transport.h"
+
+#include <stdlib.h>
+
+#include "mcp/common.h"
+
+typedef struct fault {
+    mcp__transport base; /* first */
+    mcp__transport *inner;
+    int sends, fail_at;
+    bool failed;
+    void (*done)(void *);
+    void *done_ud;
+} fault;
+
+/* Events of the inner transport, passed on to whoever owns the wrapper. */
+static void on_message(void *ud, uint64_t route, const char *data, size_t len)
+{
+    fault *f = ud;
+    f->base.sink.message(f->base.sink.ud, route, data, len);
+}
+
+static void on_oversized(void *ud, uint64_t route, const char *head, size_t hn,
+                         const char *tail, size_t tn, size_t limit)
+{
+    fault *f = ud;
+    f->base.sink.oversized(f->base.sink.ud, route, head, hn, tail, tn, limit);
+}
+
+static void on_route_closed(void *ud, uint64_t route)
+{
+    fault *f = ud;
+    f->base.sink.route_closed(f->base.sink.ud, route);
+}
+
+static void on_input_ended(void *ud, const char *why)
+{
+    fault *f = ud;
+    f->base.sink.input_ended(f->base.sink.ud, why);
+}
+
+static void on_output_failed(void *ud, const char *why)
+{
+    fault *f = ud;
+    f->base.sink.output_failed(f->base.sink.ud, why);
+}
+
+static int send_op(mcp__transport *t, uint64_t route, const char *data, size_t len)
+{
+    fault *f = (fault *)t;
+    if (f->failed)
+        return MCP_ERR_STATE;
+    if (++f->sends == f->fail_at) {
+        f->failed = true;
+        /* What the peer sees of a broken output: nothing more, then EOF. */
+        if (f->inner->ops->end_output)
+            f->inner->ops->end_output(f->inner);
+        return MCP_ERR_IO;
+    }
+    return f->inner->ops->send(f->inner, route, data, len);
+}
+
+static void close_route_op(mcp__transport *t, uint64_t route)
+{
+    fault *f = (fault *)t;
+    f->inner->ops->close_route(f->inner, route);
+}
+
+static void inner_closed(void *ud)
+{
+    fault *f = ud;
+    void (*done)(void *) = f->done;
+    void *done_ud = f->done_ud;
+    free(f);
+    if (done)
+        done(done_ud);
+}
+
+static void close_op(mcp__transport *t, void (*done)(void *), void *ud)
+{
+    fault *f = (fault *)t;
+    f->done = done;
+    f->done_ud = ud;
+    f->inner->ops->close(f->inner, inner_closed, f);
+}
+
+static void flush_op(mcp__transport *t)
+{
+    fault *f = (fault *)t;
+    if (f->inner->ops->flush)
+        f->inner->ops->flush(f->inner);
+}
+
+static size_t unwritten_op(const mcp__transport *t)
+{
+    const fault *f = (const fault *)t;
+    return f->inner->ops->unwritten ? f->inner->ops->unwritten(f->inner) : 0;
+}
+
+static void end_output_op(mcp__transport *t)
+{
+    fault *f = (fault *)t;
+    if (f->inner->ops->end_output)
+        f->inner->ops->end_output(f->inner);
+}
+
+static void stop_input_op(mcp__transport *t)
+{
+    fault *f = (fault *)t;
+    if (f->inner->ops->stop_input)
+        f->inner->ops->stop_input(f->inner);
+}
+
+static const mcp__transport_ops ops = {send_op,   close_route_op, close_op,     flush_op,
+                                       unwritten_op, end_output_op, stop_input_op};
+
+mcp__transport *fault_transport_new(mcp__transport *inner, int fail_at)
+{
+    fault *f = calloc(1, sizeof *f);
+    if (!f) {
+        inner->ops->close(inner, NULL, NULL);
+        return NULL;
+    }
+    f->base.ops = &ops;
+    f->inner = inner;
+    f->fail_at = fail_at;
+    inner->sink = (mcp__transport_sink){on_message, on_oversized, on_route_closed,
+                                        on_input_ended, on_output_failed, f};
+    return &f->base;
+}
+
+int fault_transport_sends(const mcp__transport *t)
+{
+    return ((const fault *)t)->sends;
+}
+
+bool fault_transport_fired(const mcp__transport *t)
+{
+    return ((const fault *)t)->failed;
+}
