@@ -34,6 +34,21 @@ void mcp__client_set_error(mcp_client *c, const char *fmt, ...)
     va_end(ap);
 }
 
+static bool gone(const mcp_client *c)
+{
+    return !c->driver_open || mcp_session_closed(c->driver.session);
+}
+
+/* A send that failed inside a session call: the driver tells the client
+ * only once the caller is out of the way (runtime/driver.c), but the call
+ * that saw MCP_ERR_CLOSED must already be able to say why. */
+static int note_send_failure(mcp_client *c, int rc)
+{
+    if (rc != MCP_OK && !c->error[0] && c->driver_open && c->driver.failure)
+        mcp__client_set_error(c, "cannot write to the server: %s", c->driver.failure);
+    return rc;
+}
+
 const char *mcp_client_error(const mcp_client *c)
 {
     return c->error;
@@ -314,6 +329,7 @@ int mcp__client_connect(mcp_client *c)
          * ended by the close (or never will be). */
         rc = w.done ? w.outcome : MCP_ERR_CLOSED;
     }
+    note_send_failure(c, rc);
     if (rc == MCP_ERR_CLOSED && !c->error[0])
         mcp__client_set_error(c, "the server closed the connection while connecting");
     if (rc != MCP_OK) {
@@ -413,8 +429,9 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     /* Counted first: the call may end before the send returns. */
     c->pending++;
     mcp_handle h;
-    int rc = mcp_session_request(c->driver.session, mcp__now_ms(), method, params, &ro,
-                                 call_ended, call_progress, cc, &h);
+    int rc = note_send_failure(c, mcp_session_request(c->driver.session, mcp__now_ms(), method,
+                                                      params, &ro, call_ended, call_progress,
+                                                      cc, &h));
     if (rc != MCP_OK) {
         c->pending--;
         free(cc);
@@ -626,8 +643,8 @@ int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter, mcp_listen
 {
     if (c->state != CL_READY || !c->driver_open)
         return MCP_ERR_STATE;
-    int rc = mcp_session_listen(c->driver.session, mcp__now_ms(), filter, cb, user_data,
-                                handle);
+    int rc = note_send_failure(c, mcp_session_listen(c->driver.session, mcp__now_ms(), filter,
+                                                     cb, user_data, handle));
     mcp__driver_rearm(&c->driver);
     return rc;
 }
@@ -648,6 +665,7 @@ static void cancel_posted(mcp__post *post)
     if (c->driver_open) {
         mcp_session_cancel(c->driver.session, mcp__now_ms(), p->handle, p->reason);
         mcp__driver_rearm(&c->driver);
+        note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
     }
     free(p->reason);
     free(p);
@@ -662,6 +680,7 @@ int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason)
             return MCP_ERR_STATE;
         int rc = mcp_session_cancel(c->driver.session, mcp__now_ms(), h, reason);
         mcp__driver_rearm(&c->driver);
+        note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
         return rc;
     }
     cancel_post *p = calloc(1, sizeof *p);
@@ -692,17 +711,12 @@ static bool nothing_pending(mcp_client *c, void *arg)
     return c->pending == 0;
 }
 
-static bool gone(const mcp_client *c)
-{
-    return !c->driver_open || mcp_session_closed(c->driver.session);
-}
-
 int mcp_client_run(mcp_client *c)
 {
     if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
     mcp__client_run_until(c, nothing_pending, NULL, UINT64_MAX);
-    return gone(c) ? MCP_ERR_CLOSED : MCP_OK;
+    return note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
 }
 
 int mcp_client_run_once(mcp_client *c, bool wait)
@@ -711,7 +725,7 @@ int mcp_client_run_once(mcp_client *c, bool wait)
         return MCP_ERR_STATE;
     flush_output(c);
     uv_run(&c->loop, wait ? UV_RUN_ONCE : UV_RUN_NOWAIT);
-    return gone(c) ? MCP_ERR_CLOSED : MCP_OK;
+    return note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
 }
 
 static bool flushed(mcp_client *c, void *arg)
@@ -725,7 +739,7 @@ int mcp_client_flush(mcp_client *c)
     if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
     mcp__client_run_until(c, flushed, NULL, UINT64_MAX);
-    return flushed(c, NULL) && !gone(c) ? MCP_OK : MCP_ERR_IO;
+    return note_send_failure(c, flushed(c, NULL) && !gone(c) ? MCP_OK : MCP_ERR_IO);
 }
 
 struct uv_loop_s *mcp_client_loop(mcp_client *c)

@@ -29,6 +29,10 @@ struct mcp_client {
     /* The era found by the first connect, kept for reconnects. */
     mcp_connect_mode era_mode;
     const char *era_version;
+    /* A test seam, NULL in production: wraps each new transport (the
+     * tests' fault-injecting one). Returns the wrapper, which owns inner. */
+    mcp__transport *(*wrap_transport)(void *ud, mcp__transport *inner);
+    void *wrap_ud;
 
     /* stdio.c: the server process */
     char **argv;

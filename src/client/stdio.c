@@ -85,7 +85,8 @@ static int start(mcp_client *c)
                               .max_queued = c->opts.max_output,
                               .trace = c->opts.trace ? on_trace : NULL,
                               .trace_ud = c};
-    mcp__transport *t = mcp__ndjson_new(&c->loop, &no);
+    mcp__transport *inner = mcp__ndjson_new(&c->loop, &no);
+    mcp__transport *t = inner && c->wrap_transport ? c->wrap_transport(c->wrap_ud, inner) : inner;
     if (!t)
         return MCP_ERR_NOMEM;
     int rc = mcp__client_open(c, t);
@@ -103,7 +104,7 @@ static int start(mcp_client *c)
         memcpy(c->error, why, sizeof why);
         return MCP_ERR_SPAWN;
     }
-    mcp__ndjson_adopt(t, out, in); /* the sink is in place: reading starts */
+    mcp__ndjson_adopt(inner, out, in); /* the sink is in place: reading starts */
     return mcp__client_connect(c);
 }
 

@@ -12,6 +12,7 @@
  *   pages     tools/list pages whose next cursor never runs out
  *   huge      answers tools/call with a 5 MiB result, "id" first
  *   hugetail  the same with "id" last (as some SDKs order members)
+ *   deaf      stops reading its input at the first tools/call (until killed)
  * It answers server/discover as a legacy server would (-32601) and logs
  * every line it receives to stderr as "got: <line>".
  */
@@ -119,6 +120,9 @@ int main(int argc, char **argv)
             } else if (!strcmp(m->method, "tools/call")) {
                 if (!strcmp(mode, "exit"))
                     exit(3);
+                if (!strcmp(mode, "deaf"))
+                    for (;;)
+                        pause();
                 if (!strcmp(mode, "late"))
                     usleep(300 * 1000);
                 if (!strcmp(mode, "garbage"))

@@ -8,8 +8,8 @@
 typedef struct fault {
     mcp__transport base; /* first */
     mcp__transport *inner;
-    int sends, fail_at;
-    bool failed;
+    int fail_at;
+    fault_record own, *record; /* record: the caller's, or own */
     void (*done)(void *);
     void *done_ud;
 } fault;
@@ -49,10 +49,10 @@ static void on_output_failed(void *ud, const char *why)
 static int send_op(mcp__transport *t, uint64_t route, const char *data, size_t len)
 {
     fault *f = (fault *)t;
-    if (f->failed)
+    if (f->record->fired)
         return MCP_ERR_STATE;
-    if (++f->sends == f->fail_at) {
-        f->failed = true;
+    if (++f->record->sends == f->fail_at) {
+        f->record->fired = true;
         /* What the peer sees of a broken output: nothing more, then EOF. */
         if (f->inner->ops->end_output)
             f->inner->ops->end_output(f->inner);
@@ -115,7 +115,7 @@ static void stop_input_op(mcp__transport *t)
 static const mcp__transport_ops ops = {send_op,   close_route_op, close_op,     flush_op,
                                        unwritten_op, end_output_op, stop_input_op};
 
-mcp__transport *fault_transport_new(mcp__transport *inner, int fail_at)
+mcp__transport *fault_transport_new(mcp__transport *inner, int fail_at, fault_record *record)
 {
     fault *f = calloc(1, sizeof *f);
     if (!f) {
@@ -125,17 +125,9 @@ mcp__transport *fault_transport_new(mcp__transport *inner, int fail_at)
     f->base.ops = &ops;
     f->inner = inner;
     f->fail_at = fail_at;
+    f->record = record ? record : &f->own;
+    *f->record = (fault_record){0};
     inner->sink = (mcp__transport_sink){on_message, on_oversized, on_route_closed,
                                         on_input_ended, on_output_failed, f};
     return &f->base;
-}
-
-int fault_transport_sends(const mcp__transport *t)
-{
-    return ((const fault *)t)->sends;
-}
-
-bool fault_transport_fired(const mcp__transport *t)
-{
-    return ((const fault *)t)->failed;
 }

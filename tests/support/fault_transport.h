@@ -9,12 +9,16 @@
 
 #include "transport/transport.h"
 
-/* Wrap inner (taken over: closed with the wrapper). fail_at 0: never.
- * NULL when out of memory (inner is then closed). */
-mcp__transport *fault_transport_new(mcp__transport *inner, int fail_at);
+/* What the wrapper saw, kept by the caller: the wrapper is freed when its
+ * owner closes it, often before the test looks. */
+typedef struct fault_record {
+    int sends;  /* sends so far, the failing one included */
+    bool fired; /* the failure happened */
+} fault_record;
 
-/* Sends so far, and whether the failure happened. */
-int fault_transport_sends(const mcp__transport *t);
-bool fault_transport_fired(const mcp__transport *t);
+/* Wrap inner (taken over: closed with the wrapper). fail_at 0: never.
+ * record (borrowed, may be NULL) must outlive the wrapper; it is written on
+ * the loop thread. NULL when out of memory (inner is then closed). */
+mcp__transport *fault_transport_new(mcp__transport *inner, int fail_at, fault_record *record);
 
 #endif

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 void wire_send(wire *w, const char *line)
@@ -16,6 +17,13 @@ void wire_send(wire *w, const char *line)
     size_t n = strlen(line);
     assert_int_equal(write(w->fd, line, n), (ssize_t)n);
     assert_int_equal(write(w->fd, "\n", 1), 1);
+}
+
+bool wire_try_send(wire *w, const char *line)
+{
+    size_t n = strlen(line);
+    return send(w->fd, line, n, MSG_NOSIGNAL) == (ssize_t)n &&
+           send(w->fd, "\n", 1, MSG_NOSIGNAL) == 1;
 }
 
 char *wire_read(wire *w, int timeout_ms)

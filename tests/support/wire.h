@@ -3,6 +3,7 @@
 #ifndef MCP_TEST_WIRE_H
 #define MCP_TEST_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct wire {
@@ -13,6 +14,9 @@ typedef struct wire {
 
 /* Write line and its newline (asserts the write). */
 void wire_send(wire *w, const char *line);
+/* Write line and its newline to a peer that may have gone away (no
+ * SIGPIPE): false when it had. */
+bool wire_try_send(wire *w, const char *line);
 /* The next line, or NULL after timeout_ms or at end of stream. Caller
  * frees. */
 char *wire_read(wire *w, int timeout_ms);

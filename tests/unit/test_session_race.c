@@ -503,8 +503,8 @@ static void bad_input(world *w, side *to)
         "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
         "not json at all",
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}",
-        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":"
-        "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3}}}",
+        ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":"
+         "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3}}}"),
     };
     /* Sent to `to` as if from its peer; answers go to the peer's queue,
      * which is fine: the peer ignores stray errors and results. */

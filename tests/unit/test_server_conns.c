@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The server's registry and connections: one registry serving two clients
+ * at once (a legacy one and a 2026-07-28 one), changes published to both,
+ * the tools' capability needs, log messages, caching hints, a graceful stop,
+ * and the transport failing under the server: every send failing in turn
+ * (a fault-injecting transport), and an output cap so small that the first
+ * reply passes it. Real server, real loop, driven over socketpairs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fault_transport.h"
+#include "mcp/mcp.h"
+#include "server/internal.h"
+#include "transport/ndjson_stream.h"
+#include "wire.h"
+
+#define ENV "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+            "\"io.modelcontextprotocol/clientCapabilities\":{}"
+#define INIT                                                                              \
+    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
+    "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+#define INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+
+/* Tools --------------------------------------------------------------------------- */
+
+static atomic_int running, ended, cancelled;
+
+/* Waits for its cancel or for `release` (a blocking tool). */
+static atomic_int release;
+static void tool_wait(mcp_call *c, void *ud)
+{
+    atomic_fetch_add(&running, 1);
+    mcp_cancel_token *t = mcp_call_cancel_token(c);
+    while (!atomic_load(&release) && !mcp_cancel_token_wait(t, 5))
+        ;
+    if (mcp_call_is_cancelled(c)) {
+        atomic_fetch_add(&cancelled, 1);
+        mcp_call_finish(c);
+    } else {
+        mcp_call_reply_text(c, mcp_call_protocol_version(c));
+    }
+    atomic_fetch_add(&ended, 1);
+}
+
+static mcp_server *the_server;
+static void tool_add(mcp_call *c, void *ud)
+{
+    mcp_tool t = {.size = sizeof t, .name = "added", .handler = tool_wait,
+                  .flags = MCP_TOOL_BLOCKING};
+    mcp_call_reply_text(c, mcp_server_add_tool(the_server, &t) == MCP_OK ? "added" : "not");
+}
+
+static void tool_logs(mcp_call *c, void *ud)
+{
+    mcp_call_send_log(c, MCP_LOGGING_DEBUG, "a debug line");
+    mcp_call_send_log(c, MCP_LOGGING_ERROR, "an error line");
+    mcp_call_reply_text(c, "logged");
+}
+
+static void tool_big(mcp_call *c, void *ud)
+{
+    static char text[20000];
+    memset(text, 'x', sizeof text - 1);
+    mcp_call_reply_text(c, text);
+}
+
+static mcp_server *new_server(size_t max_output)
+{
+    mcp_server_options o = {.size = sizeof o, .name = "conns", .shutdown_grace_ms = 3000,
+                            .log_level = MCP_LOG_ERROR, .max_output = max_output,
+                            .cache_ttl_ms = 5000, .cache_scope = MCP_CACHE_PRIVATE};
+    mcp_server *s;
+    assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
+    const mcp_tool tools[] = {
+        {.size = sizeof(mcp_tool), .name = "wait", .handler = tool_wait,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool), .name = "add", .handler = tool_add},
+        {.size = sizeof(mcp_tool), .name = "logs", .handler = tool_logs},
+        {.size = sizeof(mcp_tool), .name = "big", .handler = tool_big},
+        {.size = sizeof(mcp_tool), .name = "needs_elicitation", .handler = tool_logs,
+         .required_client_capabilities = "{\"elicitation\":{}}"},
+    };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        assert_int_equal(mcp_server_add_tool(s, &tools[i]), MCP_OK);
+    atomic_store(&running, 0);
+    atomic_store(&ended, 0);
+    atomic_store(&cancelled, 0);
+    atomic_store(&release, 0);
+    the_server = s;
+    return s;
+}
+
+/* Serving on a thread: n connections over socketpairs, the first one over
+ * a fault-injecting transport when fail_at is set. */
+typedef struct serving {
+    mcp_server *server;
+    int nconn;
+    int fail_at;
+    size_t max_output;
+    int server_fd[2];
+    wire w[2];
+    pthread_t thread;
+    int rc;
+    fault_record faults; /* what the fault transport saw */
+} serving;
+
+static void *serve_thread(void *arg)
+{
+    serving *sv = arg;
+    mcp_server *s = sv->server;
+    sv->rc = mcp__server_open_loop(s);
+    for (int i = 0; i < sv->nconn && sv->rc == MCP_OK; i++) {
+        mcp__ndjson_options o = {.max_queued = sv->max_output};
+        mcp__transport *inner = mcp__ndjson_new(&s->loop, &o);
+        mcp__transport *t = inner;
+        if (i == 0 && sv->fail_at)
+            t = fault_transport_new(inner, sv->fail_at, &sv->faults);
+        sv->rc = mcp__server_attach(s, t);
+        if (sv->rc == MCP_OK)
+            sv->rc = mcp__ndjson_open_fds(inner, sv->server_fd[i], sv->server_fd[i]);
+    }
+    if (sv->rc == MCP_OK)
+        sv->rc = mcp_server_run(s);
+    return NULL;
+}
+
+static void serve(serving *sv, int nconn, int fail_at, size_t max_output)
+{
+    memset(sv, 0, sizeof *sv);
+    sv->server = new_server(max_output);
+    sv->nconn = nconn;
+    sv->fail_at = fail_at;
+    sv->max_output = max_output;
+    for (int i = 0; i < nconn; i++) {
+        int p[2];
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
+        sv->w[i].fd = p[0];
+        sv->server_fd[i] = p[1];
+    }
+    pthread_create(&sv->thread, NULL, serve_thread, sv);
+}
+
+/* End every input, wait for the run to return, free everything. */
+static void finish(serving *sv)
+{
+    for (int i = 0; i < sv->nconn; i++)
+        shutdown(sv->w[i].fd, SHUT_WR);
+    atomic_store(&release, 1);
+    pthread_join(sv->thread, NULL);
+    assert_int_equal(sv->rc, MCP_OK);
+    for (int i = 0; i < sv->nconn; i++) {
+        close(sv->w[i].fd);
+        close(sv->server_fd[i]);
+    }
+    mcp_server_free(sv->server);
+}
+
+static void wait_until(atomic_int *v, int want)
+{
+    for (int i = 0; i < 2000 && atomic_load(v) < want; i++)
+        usleep(1000);
+    assert_true(atomic_load(v) >= want);
+}
+
+/* Tests ----------------------------------------------------------------------------- */
+
+static void one_registry_serves_two_clients_at_once(void **state)
+{
+    serving sv;
+    serve(&sv, 2, 0, 0);
+    wire *legacy = &sv.w[0], *modern = &sv.w[1];
+    wire_send(legacy, INIT);
+    free(wire_expect(legacy, "\"id\":0"));
+    wire_send(legacy, INITIALIZED);
+    wire_send(modern, "{\"jsonrpc\":\"2.0\",\"id\":\"L\",\"method\":\"subscriptions/listen\","
+                      "\"params\":{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{" ENV
+                      "}}}");
+    free(wire_expect(modern, "notifications/subscriptions/acknowledged"));
+    /* A call on each, running at the same time. */
+    wire_send(legacy, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                      "{\"name\":\"wait\"}}");
+    wire_send(modern, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                      "{\"name\":\"wait\",\"_meta\":{" ENV "}}}");
+    wait_until(&running, 2);
+    /* The same id on the other connection is another request: cancelling
+     * the legacy one leaves the modern one running. */
+    wire_send(legacy, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                      "{\"requestId\":1}}");
+    wait_until(&cancelled, 1);
+    assert_int_equal(atomic_load(&ended), 1);
+    /* A change published from a handler reaches both, each its way. */
+    wire_send(legacy, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                      "{\"name\":\"add\"}}");
+    char *l = wire_expect(legacy, "notifications/tools/list_changed");
+    assert_null(strstr(l, "subscriptionId"));
+    free(l);
+    l = wire_expect(modern, "notifications/tools/list_changed");
+    assert_non_null(strstr(l, "\"io.modelcontextprotocol/subscriptionId\":\"L\""));
+    free(l);
+    /* Both see the new snapshot; the modern list carries the caching hints. */
+    wire_send(modern, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+                      ENV "}}}");
+    l = wire_expect(modern, "\"id\":3");
+    assert_non_null(strstr(l, "\"name\":\"added\""));
+    assert_non_null(strstr(l, "\"ttlMs\":5000,\"cacheScope\":\"private\""));
+    free(l);
+    wire_send(legacy, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
+    l = wire_expect(legacy, "\"id\":3");
+    assert_non_null(strstr(l, "\"name\":\"added\""));
+    assert_null(strstr(l, "ttlMs"));
+    free(l);
+    atomic_store(&release, 1);
+    l = wire_expect(modern, "\"id\":1");
+    assert_non_null(strstr(l, "2026-07-28")); /* served under its own revision */
+    free(l);
+    finish(&sv);
+}
+
+static void capability_needs_and_log_messages_follow_the_era(void **state)
+{
+    serving sv;
+    serve(&sv, 1, 0, 0);
+    wire *w = &sv.w[0];
+    wire_send(w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                 "{\"name\":\"needs_elicitation\",\"_meta\":{" ENV "}}}");
+    char *l = wire_expect(w, "\"id\":1");
+    assert_non_null(strstr(l, "-32021"));
+    assert_non_null(strstr(l, "\"requiredCapabilities\":{\"elicitation\":{}}"));
+    free(l);
+    wire_send(w, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                 "{\"name\":\"needs_elicitation\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+                 "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}},"
+                 "\"io.modelcontextprotocol/logLevel\":\"warning\"}}}");
+    /* Declared: served, with only the error line (at or above warning),
+     * on the request's stream, before its result. */
+    l = wire_read(w, 5000);
+    assert_non_null(l);
+    assert_non_null(strstr(l, "notifications/message"));
+    assert_non_null(strstr(l, "an error line"));
+    assert_non_null(strstr(l, "\"logger\":\"needs_elicitation\""));
+    free(l);
+    l = wire_read(w, 5000);
+    assert_non_null(strstr(l, "\"id\":2"));
+    assert_non_null(strstr(l, "logged"));
+    free(l);
+    /* A name with a NUL inside is no registered tool. */
+    wire_send(w, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                 "{\"name\":\"logs\\u0000x\",\"_meta\":{" ENV "}}}");
+    l = wire_expect(w, "\"id\":3");
+    assert_non_null(strstr(l, "Unknown tool: \\\"logs\\\\u0000x\\\""));
+    free(l);
+    finish(&sv);
+}
+
+static void stop_ends_subscriptions_gracefully_and_returns(void **state)
+{
+    serving sv;
+    serve(&sv, 1, 0, 0);
+    wire *w = &sv.w[0];
+    wire_send(w, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"subscriptions/listen\",\"params\":"
+                 "{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{" ENV "}}}");
+    free(wire_expect(w, "acknowledged"));
+    wire_send(w, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":"
+                 "{\"name\":\"wait\",\"_meta\":{" ENV "}}}");
+    wait_until(&running, 1);
+    mcp_server_stop(sv.server); /* from another thread than the loop's */
+    char *l = wire_expect(w, "\"id\":7");
+    assert_non_null(strstr(l, "\"result\":{\"resultType\":\"complete\""));
+    free(l);
+    l = wire_expect(w, "notifications/cancelled");
+    assert_non_null(strstr(l, "\"requestId\":7"));
+    free(l);
+    wait_until(&cancelled, 1); /* the call in flight was cancelled */
+    pthread_join(sv.thread, NULL);
+    assert_int_equal(sv.rc, MCP_OK);
+    close(sv.w[0].fd);
+    close(sv.server_fd[0]);
+    mcp_server_free(sv.server);
+}
+
+/* A conversation that makes the server write in every way it can: the
+ * handshake, results, errors, progress is not asked, a log message, a list,
+ * a subscription with its acknowledgment and a published change, a
+ * cancelled call, and a long answer. */
+static void conversation(wire *w)
+{
+    static const char *const lines[] = {
+        INIT,
+        INITIALIZED,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"nope\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"logs\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"subscriptions/listen\",\"params\":"
+        "{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{" ENV "}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"wait\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"big\","
+        "\"_meta\":{" ENV "}}}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5}}",
+        "not json",
+    };
+    /* The server may end the connection early (a failed send, the output
+     * cap): the rest then goes nowhere. */
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0] && wire_try_send(w, lines[i]); i++)
+        ;
+}
+
+static void every_failing_send_ends_the_connection_cleanly(void **state)
+{
+    /* For each n, the nth send of the server fails: the connection ends,
+     * its calls are cancelled, every handler that ran ends, the run
+     * returns, nothing leaks (valgrind, ASan). */
+    int n = 1;
+    for (;; n++) {
+        serving sv;
+        serve(&sv, 1, n, 0);
+        conversation(&sv.w[0]);
+        char *l;
+        while ((l = wire_read(&sv.w[0], 300)))
+            free(l);
+        shutdown(sv.w[0].fd, SHUT_WR);
+        atomic_store(&release, 1);
+        pthread_join(sv.thread, NULL);
+        assert_int_equal(sv.rc, MCP_OK);
+        assert_int_equal(atomic_load(&running), atomic_load(&ended));
+        close(sv.w[0].fd);
+        close(sv.server_fd[0]);
+        bool fired = sv.faults.fired;
+        mcp_server_free(sv.server);
+        if (!fired)
+            break; /* the conversation made fewer than n sends */
+    }
+    assert_true(n > 8);
+    print_message("%d conversations, each with one of its sends failing\n", n - 1);
+}
+
+static void a_tiny_output_cap_drops_the_client_not_the_server(void **state)
+{
+    serving sv;
+    serve(&sv, 2, 0, 64);
+    /* Both clients send, neither reads: every reply passes the cap. */
+    conversation(&sv.w[0]);
+    conversation(&sv.w[1]);
+    atomic_store(&release, 1);
+    shutdown(sv.w[0].fd, SHUT_WR);
+    shutdown(sv.w[1].fd, SHUT_WR);
+    pthread_join(sv.thread, NULL);
+    assert_int_equal(sv.rc, MCP_OK);
+    assert_int_equal(atomic_load(&running), atomic_load(&ended));
+    for (int i = 0; i < 2; i++) {
+        close(sv.w[i].fd);
+        close(sv.server_fd[i]);
+    }
+    mcp_server_free(sv.server);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_registry_serves_two_clients_at_once),
+        cmocka_unit_test(capability_needs_and_log_messages_follow_the_era),
+        cmocka_unit_test(stop_ends_subscriptions_gracefully_and_returns),
+        cmocka_unit_test(every_failing_send_ends_the_connection_cleanly),
+        cmocka_unit_test(a_tiny_output_cap_drops_the_client_not_the_server),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
