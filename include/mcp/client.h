@@ -262,6 +262,12 @@ MCP_EXTERN const char *mcp_client_stderr(const mcp_client *c, size_t *len);
  * it has exited. */
 MCP_EXTERN bool mcp_client_child_exited(const mcp_client *c, int *status);
 
+/* The server process's id while it runs (it has not been reaped), else 0:
+ * for a signal handler that must stop it when the program exits at once
+ * (a second Ctrl-C), where no client call is allowed. Loop thread; the id
+ * changes with mcp_client_reconnect. */
+MCP_EXTERN int mcp_client_server_pid(const mcp_client *c);
+
 /*
  * mcp_client_close: shut down as the spec says for stdio: close the
  * server's stdin, wait (close_grace_ms) for it to exit, then SIGTERM, wait,

@@ -190,6 +190,11 @@ const char *mcp_client_stderr(const mcp_client *c, size_t *len)
     return c->stderr_buf.data ? c->stderr_buf.data : "";
 }
 
+int mcp_client_server_pid(const mcp_client *c)
+{
+    return mcp__child_pid(c->child);
+}
+
 bool mcp_client_child_exited(const mcp_client *c, int *status)
 {
     if (c->child_exited && status)

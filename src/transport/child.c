@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,11 @@ int mcp__child_spawn(uv_loop_t *loop, const mcp__child_options *o, mcp__child **
 bool mcp__child_running(const mcp__child *c)
 {
     return c && c->running;
+}
+
+int mcp__child_pid(const mcp__child *c)
+{
+    return c && c->running ? c->proc.pid : 0;
 }
 
 void mcp__child_kill(mcp__child *c, int signum)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A server process spawned with pipes for stdin and stdout, in a session of
  * its own (a terminal's Ctrl-C goes to the client, which cancels on the
@@ -29,6 +30,8 @@ int mcp__child_spawn(uv_loop_t *loop, const mcp__child_options *o, mcp__child **
                      char *err, size_t errlen);
 
 bool mcp__child_running(const mcp__child *c);
+/* The process id while it runs (not yet reaped), else 0. */
+int mcp__child_pid(const mcp__child *c);
 void mcp__child_kill(mcp__child *c, int signum);
 /* Close the handles; the child struct is freed once they are closed. */
 void mcp__child_close(mcp__child *c);
