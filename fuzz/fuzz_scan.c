@@ -6,7 +6,8 @@
  *   - every span the scanners return lies inside the text they were given;
  *   - when the whole input is a JSON object, the forward scan of it yields
  *     exactly its members, in order, and the backward scan yields its last
- *     members (those with scalar values) in reverse order, and nothing else;
+ *     members (those with scalar values) in reverse order, and nothing else,
+ *     each key as the parser decodes it (escapes included);
  *   - the engine takes any head and tail, in both roles, without a crash or
  *     a leak, and whatever it answers is one valid message.
  */
@@ -23,6 +24,27 @@ static void inside(const mcp__span *s, const char *text, size_t len)
 {
     if (s->p < text || s->p + s->n > text + len || s->n == 0)
         abort();
+}
+
+/* The scanned key (quotes and escapes as written) is the parsed key k:
+ * as bytes when it has no escapes, and mcp__span_is_key decodes it to k. */
+static void same_key(const mcp__span *key, const char *k, size_t kn)
+{
+    if (!memchr(key->p, '\\', key->n) && (key->n != kn + 2 || memcmp(key->p + 1, k, kn)))
+        abort();
+    char name[256];
+    if (kn < sizeof name && !memchr(k, 0, kn)) {
+        memcpy(name, k, kn);
+        name[kn] = 0;
+        if (!mcp__span_is_key(*key, name))
+            abort();
+        if (kn + 1 < sizeof name) { /* and not a longer name */
+            name[kn] = 'x';
+            name[kn + 1] = 0;
+            if (mcp__span_is_key(*key, name))
+                abort();
+        }
+    }
 }
 
 /* The scans of one text, checked against the parser when it is JSON. */
@@ -45,9 +67,7 @@ static void scan_both_ways(const char *text, size_t len)
                 const char *k;
                 size_t kn;
                 mcp_json_object_at(obj, n, &k, &kn);
-                /* Keys without escapes compare as bytes. */
-                if (!memchr(key.p, '\\', key.n) && (key.n != kn + 2 || memcmp(key.p + 1, k, kn)))
-                    abort();
+                same_key(&key, k, kn);
             }
             n++;
         }
@@ -72,8 +92,7 @@ static void scan_both_ways(const char *text, size_t len)
                 mcp_json_type t = mcp_json_typeof(v);
                 if (t == MCP_JSON_OBJECT || t == MCP_JSON_ARRAY)
                     abort(); /* a container is never read backward */
-                if (!memchr(key.p, '\\', key.n) && (key.n != kn + 2 || memcmp(key.p + 1, k, kn)))
-                    abort();
+                same_key(&key, k, kn);
             }
             back++;
         }

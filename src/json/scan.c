@@ -225,9 +225,90 @@ int mcp__rscan_next(mcp__rscan *sc, mcp__span *key, mcp__span *value)
     return MCP__SCAN_MEMBER;
 }
 
+static int hex4(const char *p)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* The next character of a string's contents at *p (before end), escapes
+ * decoded, as UTF-8 into out; its length, or 0 when malformed. */
+static size_t next_char(const char **p, const char *end, char out[4])
+{
+    const char *q = *p;
+    if (*q != '\\') {
+        out[0] = *q;
+        *p = q + 1;
+        return 1;
+    }
+    if (end - q < 2)
+        return 0;
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    const char *e = strchr(from, q[1]);
+    if (e && q[1]) {
+        out[0] = to[e - from];
+        *p = q + 2;
+        return 1;
+    }
+    if (q[1] != 'u' || end - q < 6)
+        return 0;
+    long cp = hex4(q + 2);
+    q += 6;
+    if (cp >= 0xD800 && cp < 0xDC00) { /* a pair: the low half must follow */
+        int lo = end - q >= 6 && q[0] == '\\' && q[1] == 'u' ? hex4(q + 2) : -1;
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return 0;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        q += 6;
+    } else if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) {
+        return 0;
+    }
+    *p = q;
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 bool mcp__span_is_key(mcp__span key, const char *name)
 {
-    size_t n = strlen(name);
-    return key.n == n + 2 && key.p[0] == '"' && memcmp(key.p + 1, name, n) == 0 &&
-           key.p[n + 1] == '"';
+    if (key.n < 2 || key.p[0] != '"' || key.p[key.n - 1] != '"')
+        return false;
+    /* Compared as the parser reads it: "\u0069d" is the key "id" too. */
+    const char *p = key.p + 1, *end = key.p + key.n - 1;
+    size_t n = strlen(name), at = 0;
+    while (p < end) {
+        char c[4];
+        size_t k = next_char(&p, end, c);
+        if (!k || k > n - at || memcmp(name + at, c, k) != 0)
+            return false;
+        at += k;
+    }
+    return at == n;
 }

@@ -97,18 +97,25 @@ static inbound *find_by_id(const mcp_session *s, const mcp_id *id)
 
 /* Registration ---------------------------------------------------------------- */
 
+bool mcp__inbound_refuse_duplicate(mcp_session *s, uint64_t route, const mcp_message *msg)
+{
+    if (!find_by_id(s, &msg->id))
+        return false;
+    /* The first request with this id stays untouched; the second is
+     * refused even when it would be answered at once (ping): two responses
+     * with one id would let the peer take one for the other. */
+    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method, "inbound", NULL,
+             -1, "duplicate request id already in flight:");
+    mcp__send_error(s, route, &msg->id, MCP_WIRE_INVALID_REQUEST,
+                    "Invalid request: a request with this id is already in flight", NULL);
+    return true;
+}
+
 inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
                                mcp_message *msg, const mcp__era *era, int kind)
 {
-    if (find_by_id(s, &msg->id)) {
-        /* The first request with this id stays untouched. */
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method,
-                 "inbound", NULL, -1, "duplicate request id already in flight:");
-        mcp__send_error(s, route, &msg->id, MCP_WIRE_INVALID_REQUEST,
-                        "Invalid request: a request with this id is already in flight",
-                        NULL);
+    if (mcp__inbound_refuse_duplicate(s, route, msg))
         return NULL;
-    }
     if (s->in_count >= s->max_inbound) {
         char text[96];
         snprintf(text, sizeof text, "Too many requests in flight (limit %u)", s->max_inbound);

@@ -244,6 +244,9 @@ bool mcp__may_request(const mcp_session *s, const char *method);
 void mcp__inbound_request(mcp_session *s, uint64_t now, uint64_t route,
                           mcp_message *msg, const mcp__era *era,
                           const mcp_json *caps, int log_level);
+/* A request whose id is already in flight is refused (answered -32600, and
+ * true); every request goes through this, the ones answered at once too. */
+bool mcp__inbound_refuse_duplicate(mcp_session *s, uint64_t route, const mcp_message *msg);
 inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
                                mcp_message *msg, const mcp__era *era, int kind);
 void mcp__inbound_unregister(mcp_session *s, inbound *in);

@@ -56,8 +56,9 @@ void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *he
     read_shape(&sh, head, head_len, tail, tail_len);
     mcp_json_doc *doc = NULL;
     mcp_id id = {MCP_ID_NONE, 0, NULL, 0};
-    if (sh.id.n && sh.id.n < 1024 &&
-        mcp_json_parse(sh.id.p, sh.id.n, NULL, &s->mem, &doc, NULL) == MCP_OK)
+    /* The id's text is within the kept bytes: a few KiB at most. */
+    bool id_read = sh.id.n && mcp_json_parse(sh.id.p, sh.id.n, NULL, &s->mem, &doc, NULL) == MCP_OK;
+    if (id_read)
         mcp_id_from_json(mcp_json_doc_root(doc), &id);
     char text[96];
     snprintf(text, sizeof text, "message exceeds %zu bytes", limit);
@@ -67,6 +68,15 @@ void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *he
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, NULL, "inbound", NULL, -1,
                  "request dropped: %s:", text);
         mcp__send_error(s, route, &id, MCP_WIRE_INVALID_REQUEST, answer, NULL);
+    } else if (sh.method && id_read && id.kind == MCP_ID_NONE && !mcp__never_answer(s)) {
+        /* As for a message of any size: an id that is not a string or an
+         * integer makes an invalid request, answered with a null id. */
+        char answer[160];
+        snprintf(answer, sizeof answer, "Invalid request: id must be a string or an integer; %s",
+                 text);
+        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, "inbound", NULL, -1,
+                 "request with an invalid id dropped: %s:", text);
+        mcp__send_error(s, route, NULL, MCP_WIRE_INVALID_REQUEST, answer, NULL);
     } else if (!sh.method && (sh.result || sh.error) && id.kind == MCP_ID_INT &&
                mcp__outbound_get(s, id.num)) {
         outbound *o = mcp__outbound_get(s, id.num);

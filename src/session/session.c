@@ -286,6 +286,8 @@ static void reply_empty(mcp_session *s, uint64_t route, const mcp_id *id)
 
 static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
 {
+    if (mcp__inbound_refuse_duplicate(s, route, m))
+        return;
     if (s->role == MCP_ROLE_SERVER && mcp__is_modern_request(m)) {
         mcp__modern_request(s, now, route, m);
         return;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Session engine: the peer's requests. Registration before dispatch, one
  * settle per request, nothing after a cancel, cancel routing, progress we
  * send, and bad input. One test per rule. */
@@ -65,6 +66,37 @@ static void duplicate_in_flight_id_is_rejected_without_disturbing_the_first(void
     assert_true(mcp_session_inbound_active(p.s, p.requests[0]));
     assert_int_equal(mcp_session_reply(p.s, p.requests[0], NULL), MCP_OK);
     assert_true(msg_is_result_for(peer_next(&p), 7));
+    peer_free(&p);
+}
+
+static void requests_answered_at_once_check_the_id_too(void **state)
+{
+    /* ping, logging/setLevel, initialize and a 2026-07-28 server/discover
+     * are answered without being registered; with 7 in flight each is
+     * still refused, or the peer would get two responses for id 7. */
+    static const char *const lines[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+        "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server/discover\",\"params\":{\"_meta\":{"
+        "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+        "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+    };
+    peer p;
+    ready_server(&p);
+    peer_feed(&p, CALL("7"));
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        peer_feed(&p, lines[i]);
+        assert_true(msg_is_error_for(peer_next(&p), 7, MCP_WIRE_INVALID_REQUEST));
+    }
+    assert_int_equal(peer_unread(&p), 0);
+    /* Another id is answered, and 7 ends once, with its own result. */
+    peer_feed(&p, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}");
+    assert_true(msg_is_result_for(peer_next(&p), 8));
+    assert_int_equal(mcp_session_reply(p.s, p.requests[0], NULL), MCP_OK);
+    assert_true(msg_is_result_for(peer_next(&p), 7));
+    assert_int_equal(peer_unread(&p), 0);
     peer_free(&p);
 }
 
@@ -692,6 +724,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(request_is_registered_before_its_handler_runs),
         cmocka_unit_test(duplicate_in_flight_id_is_rejected_without_disturbing_the_first),
+        cmocka_unit_test(requests_answered_at_once_check_the_id_too),
         cmocka_unit_test(ids_of_different_json_types_are_different_requests),
         cmocka_unit_test(id_zero_and_empty_string_are_cancellable),
         cmocka_unit_test(requests_beyond_the_in_flight_cap_get_an_error),

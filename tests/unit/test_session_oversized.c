@@ -44,6 +44,53 @@ static void a_request_with_its_id_last_is_answered_too(void **state)
     peer_free(&p);
 }
 
+static void keys_are_read_as_the_parser_reads_them(void **state)
+{
+    /* "\u0069d" is "id" and "\u006dethod" is "method" to the parser, so
+     * to the scan too, at either end; "i\u0064x" is not. */
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_server_ready(&p, "2025-11-25");
+    oversized(&p, "{\"jsonrpc\":\"2.0\",\"\\u006dethod\":\"n\",\"params\":{\"t\":\"xx",
+              "xx\"},\"\\u0069d\":68}");
+    assert_true(msg_is_error_for(peer_next(&p), 68, MCP_WIRE_INVALID_REQUEST));
+    oversized(&p, "{\"\\u0069\\u0064\":69,\"method\":\"n\",\"params\":{\"t\":\"xx", "xx\"}}");
+    assert_true(msg_is_error_for(peer_next(&p), 69, MCP_WIRE_INVALID_REQUEST));
+    int logs = peer_count_logs(&p, MCP_LOG_EVENT_BAD_INPUT);
+    oversized(&p, "{\"method\":\"n\",\"params\":{\"t\":\"xx", "xx\"},\"i\\u0064x\":70}");
+    oversized(&p, "{\"method\":\"n\",\"params\":{\"t\":\"xx", "xx\"},\"\\u0069\\ud800\":71}");
+    assert_int_equal(peer_unread(&p), 0);
+    assert_int_equal(peer_count_logs(&p, MCP_LOG_EVENT_BAD_INPUT), logs + 2);
+    peer_free(&p);
+}
+
+static void a_request_with_an_invalid_id_is_answered_with_a_null_id(void **state)
+{
+    /* As at any size: null, 66.5 and an object are no ids. */
+    static const char *const heads[] = {
+        "{\"id\":null,\"method\":\"n\",\"params\":{\"t\":\"xx",
+        "{\"id\":66.5,\"method\":\"n\",\"params\":{\"t\":\"xx",
+        "{\"id\":{\"a\":1},\"method\":\"n\",\"params\":{\"t\":\"xx",
+    };
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_server_ready(&p, "2025-11-25");
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        oversized(&p, heads[i], "xx\"}}");
+        const mcp_message *e = peer_next(&p);
+        assert_true(e && e->kind == MCP_MESSAGE_ERROR && e->error_code == MCP_WIRE_INVALID_REQUEST);
+        assert_int_equal(e->id.kind, MCP_ID_NONE);
+    }
+    /* A long string id is an id, not an invalid one. */
+    char head[3000];
+    snprintf(head, sizeof head, "{\"id\":\"%02000d\",\"method\":\"n\",\"params\":{\"t\":\"xx", 7);
+    oversized(&p, head, "xx\"}}");
+    const mcp_message *e = peer_next(&p);
+    assert_true(e && e->kind == MCP_MESSAGE_ERROR && e->id.kind == MCP_ID_STRING && e->id.len == 2000);
+    assert_int_equal(peer_unread(&p), 0);
+    peer_free(&p);
+}
+
 static void a_message_whose_id_cannot_be_read_is_only_logged(void **state)
 {
     peer p;
@@ -110,6 +157,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_request_with_its_id_first_is_answered_at_once),
         cmocka_unit_test(a_request_with_its_id_last_is_answered_too),
+        cmocka_unit_test(keys_are_read_as_the_parser_reads_them),
+        cmocka_unit_test(a_request_with_an_invalid_id_is_answered_with_a_null_id),
         cmocka_unit_test(a_message_whose_id_cannot_be_read_is_only_logged),
         cmocka_unit_test(a_response_too_large_ends_its_request_at_once),
         cmocka_unit_test(a_peer_request_whose_method_is_hidden_ends_nothing_of_ours),
