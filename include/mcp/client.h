@@ -85,7 +85,9 @@ MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
  * MCP_ERR_SPAWN (could not start), MCP_ERR_CLOSED (the server exited or
  * closed stdout first), MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL (no revision
  * in common), MCP_ERR_REMOTE (the server refused) or MCP_ERR_STATE
- * (already connected). mcp_client_error() says more. SIGPIPE is ignored
+ * (already connected, or closed). mcp_client_error() says more. After a
+ * failure the server is stopped and the client is as new: connect again,
+ * with this command or another. argv is copied. SIGPIPE is ignored
  * from here on unless the application set its own disposition: a server
  * that exits must not kill the client.
  */
@@ -96,7 +98,9 @@ MCP_EXTERN int mcp_client_connect_stdio(mcp_client *c, const char *const *argv);
  * the connection (calls and subscriptions in flight end with
  * MCP_ERR_CLOSED), start the same command again and connect, speaking the
  * era found the first time (probing again if that fails). Blocks. Returns
- * as mcp_client_connect_stdio; MCP_ERR_STATE if never connected.
+ * as mcp_client_connect_stdio; MCP_ERR_STATE when the command never
+ * connected (mcp_client_connect_stdio first) or the client is closed. A
+ * failed reconnect may be retried.
  */
 MCP_EXTERN int mcp_client_reconnect(mcp_client *c);
 
@@ -169,7 +173,8 @@ MCP_EXTERN int mcp_client_call_tool_async(mcp_client *c, const char *name,
  * mcp_client_call_tool: the same, blocking until the call ends. *result is
  * filled (release it with mcp_client_call_result_release) and the outcome
  * is also returned; errors that prevent sending are returned with
- * result->outcome set to the same code and nothing to release.
+ * result->outcome set to the same code and nothing to release; a NULL
+ * result is MCP_ERR_INVALID_ARG.
  */
 MCP_EXTERN int mcp_client_call_tool(mcp_client *c, const char *name,
                                     const mcp_json *arguments,

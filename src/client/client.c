@@ -39,6 +39,25 @@ static bool gone(const mcp_client *c)
     return !c->driver_open || mcp_session_closed(c->driver.session);
 }
 
+/* Why a call cannot start: MCP_ERR_CLOSED once the server went away (the
+ * error says how: it died, closed its output, a write failed), with
+ * MCP_ERR_STATE kept for a client that never connected or was closed. */
+static int not_ready(mcp_client *c)
+{
+    if (c->state == CL_READY && gone(c)) {
+        if (!c->error[0])
+            mcp__client_set_error(c, c->driver_open && c->driver.failure
+                                         ? "cannot write to the server"
+                                         : "the server closed the connection");
+        return MCP_ERR_CLOSED;
+    }
+    if (c->state == CL_READY && c->driver_open)
+        return MCP_OK;
+    mcp__client_set_error(c, c->state == CL_CLOSED ? "the client is closed"
+                                                   : "the client is not connected");
+    return MCP_ERR_STATE;
+}
+
 /* A send that failed inside a session call: the driver tells the client
  * only once the caller is out of the way (runtime/driver.c), but the call
  * that saw MCP_ERR_CLOSED must already be able to say why. */
@@ -66,7 +85,7 @@ void mcp__client_log(mcp_client *c, const mcp_log_record *r)
 
 /* Creation ------------------------------------------------------------------------ */
 
-static char **copy_strings(const char *const *v)
+char **mcp__client_copy_strings(const char *const *v)
 {
     if (!v)
         return NULL;
@@ -86,7 +105,7 @@ static char **copy_strings(const char *const *v)
     return copy;
 }
 
-static void free_strings(char **v)
+void mcp__client_free_strings(char **v)
 {
     if (!v)
         return;
@@ -114,7 +133,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
     c->version = strdup(o.version ? o.version : mcp_version());
     c->cwd = o.cwd ? strdup(o.cwd) : NULL;
     c->protocol = o.protocol_version ? strdup(o.protocol_version) : NULL;
-    c->env = copy_strings(o.env);
+    c->env = mcp__client_copy_strings(o.env);
     mcp_buf_init(&c->stderr_buf, STDERR_CAP, NULL);
     if (!c->name || !c->version || (o.cwd && !c->cwd) || (o.env && !c->env) ||
         (o.protocol_version && !c->protocol) || uv_loop_init(&c->loop) != 0) {
@@ -122,7 +141,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
         free(c->version);
         free(c->cwd);
         free(c->protocol);
-        free_strings(c->env);
+        mcp__client_free_strings(c->env);
         free(c);
         return MCP_ERR_NOMEM;
     }
@@ -412,8 +431,9 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     mcp_client_call_options opts;
     if (mcp__opts_copy(&opts, sizeof opts, opts_in) != MCP_OK || !done)
         return MCP_ERR_INVALID_ARG;
-    if (c->state != CL_READY || !c->driver_open)
-        return MCP_ERR_STATE;
+    int ready = not_ready(c);
+    if (ready != MCP_OK)
+        return ready;
     client_call *cc = calloc(1, sizeof *cc);
     if (!cc)
         return MCP_ERR_NOMEM;
@@ -500,6 +520,8 @@ static int wait_sync(mcp_client *c, sync_wait *w, int rc)
 int mcp_client_call_tool(mcp_client *c, const char *name, const mcp_json *arguments,
                          const mcp_client_call_options *opts, mcp_client_call_result *result)
 {
+    if (!result)
+        return MCP_ERR_INVALID_ARG;
     sync_wait w = {false, result};
     return wait_sync(c, &w,
                      mcp_client_call_tool_async(c, name, arguments, opts, sync_done, &w, NULL));
@@ -508,6 +530,8 @@ int mcp_client_call_tool(mcp_client *c, const char *name, const mcp_json *argume
 int mcp_client_request(mcp_client *c, const char *method, const mcp_json *params,
                        const mcp_client_call_options *opts, mcp_client_call_result *result)
 {
+    if (!result)
+        return MCP_ERR_INVALID_ARG;
     sync_wait w = {false, result};
     return wait_sync(c, &w, request_async(c, method, params, opts, sync_done, &w, NULL));
 }
@@ -554,6 +578,8 @@ static bool seen_cursor(char **seen, size_t n, const char *cursor)
 int mcp_client_list_tools(mcp_client *c, const mcp_client_call_options *opts,
                           mcp_json_doc **tools, mcp_cache_hint *hint)
 {
+    if (!tools)
+        return MCP_ERR_INVALID_ARG;
     *tools = NULL;
     mcp_cache_hint h = {0};
     mcp_json_doc *out = mcp_json_doc_new(NULL);
@@ -641,8 +667,9 @@ int mcp_client_list_tools(mcp_client *c, const mcp_client_call_options *opts,
 int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter, mcp_listen_fn cb,
                       void *user_data, mcp_handle *handle)
 {
-    if (c->state != CL_READY || !c->driver_open)
-        return MCP_ERR_STATE;
+    int ready = not_ready(c);
+    if (ready != MCP_OK)
+        return ready;
     int rc = note_send_failure(c, mcp_session_listen(c->driver.session, mcp__now_ms(), filter,
                                                      cb, user_data, handle));
     mcp__driver_rearm(&c->driver);
@@ -775,8 +802,8 @@ void mcp_client_free(mcp_client *c)
     free(c->version);
     free(c->cwd);
     free(c->protocol);
-    free_strings(c->env);
-    free_strings(c->argv);
+    mcp__client_free_strings(c->env);
+    mcp__client_free_strings(c->argv);
     mcp_buf_free(&c->stderr_buf);
     free(c);
 }

@@ -36,6 +36,7 @@ struct mcp_client {
 
     /* stdio.c: the server process */
     char **argv;
+    bool connected_once; /* argv connected: mcp_client_reconnect may start it */
     mcp__child *child;
     bool child_exited;
     int child_status;
@@ -44,6 +45,10 @@ struct mcp_client {
 };
 
 /* client.c */
+/* NULL-terminated string arrays: a copy (NULL for NULL or out of memory)
+ * and its free. */
+char **mcp__client_copy_strings(const char *const *v);
+void mcp__client_free_strings(char **v);
 void mcp__client_set_error(mcp_client *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void mcp__client_log(mcp_client *c, const mcp_log_record *r);

@@ -74,6 +74,17 @@ static void on_trace(void *ud, bool outgoing, const char *line, size_t len)
     c->opts.trace(c->opts.trace_user_data, outgoing, line, len);
 }
 
+/* End the connection and stop the server, keeping the error that ended
+ * it: the client is as new, ready to start a server again. */
+static void teardown(mcp_client *c)
+{
+    c->state = CL_CLOSING;
+    mcp__client_stop_child(c);
+    mcp__client_end(c);
+    mcp__client_release_driver(c);
+    c->state = CL_NEW;
+}
+
 /* Start the command and connect over its pipes. */
 static int start(mcp_client *c)
 {
@@ -105,41 +116,44 @@ static int start(mcp_client *c)
         return MCP_ERR_SPAWN;
     }
     mcp__ndjson_adopt(inner, out, in); /* the sink is in place: reading starts */
-    return mcp__client_connect(c);
+    rc = mcp__client_connect(c);
+    if (rc != MCP_OK)
+        teardown(c); /* no server left running after a failed connect */
+    return rc;
 }
 
 int mcp_client_connect_stdio(mcp_client *c, const char *const *argv)
 {
-    if (c->state != CL_NEW || c->argv)
+    if (c->state != CL_NEW) {
+        mcp__client_set_error(c, c->state == CL_CLOSED ? "the client is closed"
+                                                       : "the client is already connected");
         return MCP_ERR_STATE;
+    }
     if (!argv || !argv[0])
         return MCP_ERR_INVALID_ARG;
-    size_t n = 0;
-    while (argv[n])
-        n++;
-    char **copy = calloc(n + 1, sizeof *copy);
-    for (size_t i = 0; copy && i < n; i++)
-        if (!(copy[i] = strdup(argv[i]))) {
-            while (i--)
-                free(copy[i]);
-            free(copy);
-            copy = NULL;
-        }
+    char **copy = mcp__client_copy_strings(argv);
     if (!copy)
         return MCP_ERR_NOMEM;
+    /* After a failed connect: another command, or the same one again. */
+    mcp__client_free_strings(c->argv);
     c->argv = copy;
-    return start(c);
+    c->era_mode = c->opts.connect_mode;
+    c->era_version = NULL;
+    int rc = start(c);
+    c->connected_once = rc == MCP_OK;
+    return rc;
 }
 
 int mcp_client_reconnect(mcp_client *c)
 {
-    if (!c->argv || c->state == CL_CLOSED || c->state == CL_CLOSING)
+    if (!c->connected_once || c->state == CL_CLOSED || c->state == CL_CLOSING) {
+        mcp__client_set_error(c, c->state == CL_CLOSED ? "the client is closed"
+                                 : c->state == CL_CLOSING
+                                     ? "the client is closing"
+                                     : "the client never connected: nothing to reconnect");
         return MCP_ERR_STATE;
-    c->state = CL_CLOSING;
-    mcp__client_stop_child(c);
-    mcp__client_end(c);
-    mcp__client_release_driver(c);
-    c->state = CL_NEW;
+    }
+    teardown(c);
     int rc = start(c);
     if (rc != MCP_OK && rc != MCP_ERR_SPAWN && c->era_mode == MCP_CONNECT_MODERN &&
         !c->opts.protocol_version && c->opts.connect_mode == MCP_CONNECT_AUTO) {
@@ -147,11 +161,6 @@ int mcp_client_reconnect(mcp_client *c)
          * probe again. */
         c->era_mode = MCP_CONNECT_AUTO;
         c->era_version = NULL;
-        c->state = CL_CLOSING;
-        mcp__client_stop_child(c);
-        mcp__client_end(c);
-        mcp__client_release_driver(c);
-        c->state = CL_NEW;
         rc = start(c);
     }
     return rc;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for src/client: the client against real server processes: the
  * demo server (`mcp serve`) and a scripted misbehaving one (fake_server).
@@ -263,8 +264,12 @@ static void a_server_that_exits_ends_calls_closed(void **state)
     mcp_client_call_result r;
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_CLOSED);
     assert_non_null(strstr(mcp_client_error(c), "status 3"));
-    /* The connection is gone: a new call cannot be sent. */
-    assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_STATE);
+    /* The connection is gone: a new call cannot be sent, and says why. */
+    assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_CLOSED);
+    assert_non_null(strstr(mcp_client_error(c), "status 3"));
+    mcp_handle h;
+    mcp_listen_filter f = {.size = sizeof f, .kinds = MCP_LISTEN_TOOLS};
+    assert_int_equal(mcp_client_listen(c, &f, NULL, NULL, &h), MCP_ERR_CLOSED);
     mcp_client_free(c);
 }
 
@@ -324,6 +329,41 @@ static void a_command_that_does_not_exist_is_a_spawn_error(void **state)
     assert_non_null(strstr(mcp_client_error(c), "could not start"));
     mcp_client_call_result r;
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_STATE);
+    assert_non_null(strstr(mcp_client_error(c), "not connected"));
+    mcp_client_free(c);
+}
+
+static void a_failed_connect_leaves_a_client_that_can_connect_again(void **state)
+{
+    const char *const missing[] = {"/nonexistent/mcp-server", NULL};
+    const char *const version[] = {FAKE_SERVER, "version", NULL};
+    mcp_client *c;
+    mcp_client_options o = {.size = sizeof o, .capture_stderr = true, .close_grace_ms = 300};
+    assert_int_equal(mcp_client_new(&o, &c), MCP_OK);
+    /* Nothing to reconnect yet, and no result to fill. */
+    assert_int_equal(mcp_client_reconnect(c), MCP_ERR_STATE);
+    assert_non_null(strstr(mcp_client_error(c), "never connected"));
+    assert_int_equal(mcp_client_call_tool(c, "echo", NULL, NULL, NULL), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp_client_connect_stdio(c, missing), MCP_ERR_SPAWN);
+    assert_int_equal(mcp_client_reconnect(c), MCP_ERR_STATE); /* it never connected */
+    /* A server that answers with no revision in common: stopped at once. */
+    assert_int_equal(mcp_client_connect_stdio(c, version), MCP_ERR_PROTOCOL);
+    assert_int_equal(mcp_client_server_pid(c), 0);
+    assert_non_null(strstr(mcp_client_error(c), "protocol version"));
+    /* And then a good one: connected, the old error gone. */
+    assert_int_equal(mcp_client_connect_stdio(c, serve_argv), MCP_OK);
+    assert_string_equal(mcp_client_error(c), "");
+    assert_true(mcp_client_server_pid(c) > 0);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "echo", "{\"text\":\"back\"}", NULL, &r), MCP_OK);
+    assert_string_equal(first_text(&r), "back");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_connect_stdio(c, serve_argv), MCP_ERR_STATE);
+    assert_non_null(strstr(mcp_client_error(c), "already connected"));
+    /* Reconnect starts the command that connected. */
+    int old = mcp_client_server_pid(c);
+    assert_int_equal(mcp_client_reconnect(c), MCP_OK);
+    assert_true(mcp_client_server_pid(c) > 0 && mcp_client_server_pid(c) != old);
     mcp_client_free(c);
 }
 
@@ -345,6 +385,7 @@ int main(void)
         cmocka_unit_test(an_unanswered_initialize_times_out_without_a_cancel),
         cmocka_unit_test(garbage_from_the_server_does_not_break_the_call),
         cmocka_unit_test(a_command_that_does_not_exist_is_a_spawn_error),
+        cmocka_unit_test(a_failed_connect_leaves_a_client_that_can_connect_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
