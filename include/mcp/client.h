@@ -74,7 +74,11 @@ typedef struct mcp_client_options {
 
 /* mcp_client_new: MCP_OK and *out (free with mcp_client_free),
  * MCP_ERR_INVALID_ARG (bad options size or protocol version) or
- * MCP_ERR_NOMEM. No I/O. opts may be NULL; strings are copied. */
+ * MCP_ERR_NOMEM. No I/O, except that a closed stdin, stdout or stderr is
+ * reserved (/dev/null, opened so that using it still fails) before the
+ * loop is made: no descriptor of the client's may take its number. opts
+ * may be NULL; strings are copied. Any thread; the thread that drives the
+ * client from then on is its loop thread. */
 MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
 
 /*

@@ -132,17 +132,25 @@ MCP_EXTERN int mcp_server_remove_tool(mcp_server *s, const char *name);
 MCP_EXTERN int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri);
 
 /*
- * mcp_server_serve_stdio: serve on stdin/stdout until stdin ends. stdout
- * carries only protocol messages; logs go to stderr. At end of input every
- * call in flight is cancelled with reason "connection closed" and the
- * server waits up to the shutdown grace for handlers to return and replies
- * to drain. SIGPIPE is ignored unless the application set its own
- * disposition. Returns MCP_OK, or MCP_ERR_IO if stdin/stdout cannot be used.
+ * mcp_server_serve_stdio: serve on stdin/stdout until stdin ends (or
+ * mcp_server_stop). stdout carries only protocol messages; logs go to
+ * stderr. At end of input every call in flight is cancelled with reason
+ * "connection closed"; the server waits up to the shutdown grace for
+ * handlers to return, and writes every reply while the client reads them
+ * (it gives up after the grace without progress). SIGPIPE is ignored
+ * unless the application set its own disposition. A closed stdin, stdout
+ * or stderr is first reserved (/dev/null, opened so that using it still
+ * fails), so that no descriptor of the server's takes its number. Blocks; one call at a time
+ * per server. Returns MCP_OK; MCP_ERR_IO when the conversation ended in a
+ * failure, each logged: stdin or stdout cannot be used, reading failed
+ * (not at end of input), writing failed (the reader went away, the output
+ * cap), or replies were left unwritten; MCP_ERR_STATE when already
+ * running.
  */
 MCP_EXTERN int mcp_server_serve_stdio(mcp_server *s);
 
-/* The same on any pair of file descriptors (pipe, socket, tty or file). The
- * descriptors are not closed. */
+/* The same on any pair of file descriptors (pipe, socket, tty, file, or
+ * anything readable with read(2)). The descriptors are not closed. */
 MCP_EXTERN int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd);
 
 /* mcp_server_attach_fds: add a connection on in_fd/out_fd, served by the

@@ -135,6 +135,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
     c->protocol = o.protocol_version ? strdup(o.protocol_version) : NULL;
     c->env = mcp__client_copy_strings(o.env);
     mcp_buf_init(&c->stderr_buf, STDERR_CAP, NULL);
+    mcp__reserve_std_fds();
     if (!c->name || !c->version || (o.cwd && !c->cwd) || (o.env && !c->env) ||
         (o.protocol_version && !c->protocol) || uv_loop_init(&c->loop) != 0) {
         free(c->name);

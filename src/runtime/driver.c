@@ -9,9 +9,10 @@
 
 static void report_down(mcp__driver *d, bool input, const char *why)
 {
-    if (d->down_reported || !d->ev.on_transport_down)
+    bool *reported = input ? &d->input_reported : &d->output_reported;
+    if (*reported || !d->ev.on_transport_down)
         return;
-    d->down_reported = true;
+    *reported = true;
     d->ev.on_transport_down(d->ev.ud, input, why);
 }
 
@@ -125,10 +126,11 @@ static void sink_route_closed(void *ud, uint64_t route)
     mcp_session_route_closed(d->session, mcp__now_ms(), route);
 }
 
-static void sink_input_ended(void *ud, const char *why)
+static void sink_input_ended(void *ud, const char *why, bool failed)
 {
     mcp__driver *d = ud;
     d->input_down = true;
+    d->input_failed = failed;
     report_down(d, true, why);
 }
 

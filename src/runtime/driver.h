@@ -32,7 +32,9 @@ typedef struct mcp__driver_events {
     /* The transport cannot carry the conversation any more: its input
      * ended (input true), or its output failed. The session is still open
      * when input ended (the owner decides when to end it, with
-     * mcp__driver_end); an output failure has already closed it. */
+     * mcp__driver_end); an output failure has already closed it. Each
+     * direction is told once, the output also after the input ended
+     * (replies still due were lost). */
     void (*on_transport_down)(void *ud, bool input, const char *why);
     void *ud;
 } mcp__driver_events;
@@ -45,9 +47,10 @@ typedef struct mcp__driver {
     uv_timer_t timer;  /* the session's next deadline */
     uv_timer_t defer;  /* reports a send failure after the send returned */
     uint64_t armed;    /* the deadline the timer is set for */
-    const char *failure;
-    bool down_reported;
+    const char *failure; /* why the output failed, NULL while it works */
+    bool input_reported, output_reported; /* each told once */
     bool input_down;
+    bool input_failed;   /* the input ended in a read error, not at its end */
     int open_handles;
     void (*done)(void *ud);
     void *done_ud;

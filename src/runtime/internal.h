@@ -68,6 +68,12 @@ void mcp__poster_close(mcp__poster *p);
 /* Free the poster's lock: only when no other thread can still post. */
 void mcp__poster_destroy(mcp__poster *p);
 
+/* A closed stdin, stdout or stderr would be reused by the next descriptor
+ * opened (the loop's own, a pipe), which libuv then refuses to close
+ * (it asserts): each closed one is reserved with /dev/null opened so that
+ * its use still fails (EBADF). Called before a loop is made. */
+void mcp__reserve_std_fds(void);
+
 /* Writing to a peer that went away must give EPIPE, not kill the process:
  * ignore SIGPIPE unless the application chose a disposition itself. */
 void mcp__ignore_sigpipe(void);

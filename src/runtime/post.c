@@ -1,7 +1,10 @@
 /* Cross-thread posting to the loop (the uv_async_send rule: the only libuv
  * call allowed from other threads), and the monotonic clock. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runtime/internal.h"
 
@@ -92,6 +95,23 @@ uint64_t mcp__now_us(void)
 uint64_t mcp_monotonic_ms(void)
 {
     return mcp__now_ms();
+}
+
+void mcp__reserve_std_fds(void)
+{
+    /* Opened with the access the descriptor does not have for its use, so
+     * reading stdin or writing stdout still fails (EBADF) as it would have:
+     * the descriptor is only kept from being reused. */
+    static const int access_modes[3] = {O_WRONLY, O_RDONLY, O_RDONLY};
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", access_modes[fd] | O_CLOEXEC);
+        if (got >= 0 && got != fd) { /* a lower one was closed too: taken above */
+            dup2(got, fd);
+            close(got);
+        }
+    }
 }
 
 void mcp__ignore_sigpipe(void)

@@ -3,8 +3,8 @@
  * One connection: a client's session on the driver, its requests, and what
  * happens when its transport goes. When the input ends, every request in
  * flight is cancelled ("connection closed"); the connection then drains,
- * waiting up to the shutdown grace for its handlers to return and its
- * replies to be written, and is released.
+ * waiting up to the shutdown grace for its handlers to return and for as
+ * long as the client reads for its replies to be written, and is released.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +67,20 @@ static void on_transport_down(void *ud, bool input, const char *why)
 {
     conn *c = ud;
     mcp_server *s = c->server;
-    if (c->down)
-        return;
     size_t n = mcp_session_inbound_count(c->driver.session);
-    if (input)
+    if (c->down && input)
+        return; /* ended already: nothing was in flight to cancel */
+    if (input && c->driver.input_failed) {
+        s->io_failed = true;
+        mcp__server_log(s, MCP_LOG_ERROR, "cannot read from the client: %s; cancelling %zu call(s) in flight", why, n);
+    } else if (input) {
         mcp__server_log(s, n ? MCP_LOG_INFO : MCP_LOG_DEBUG,
                         "%s: cancelling %zu call(s) in flight", why, n);
-    else
+    } else {
+        /* Also after the input ended: replies still due are lost. */
+        s->io_failed = true;
         mcp__server_log(s, MCP_LOG_ERROR, "cannot write to the client: %s", why);
+    }
     mcp__conn_end(c, why);
 }
 
@@ -130,7 +136,9 @@ void mcp__conn_end(conn *c, const char *why)
     if (c->down)
         return;
     c->down = true;
-    c->drain_deadline = mcp__now_ms() + c->server->opts.shutdown_grace_ms;
+    c->last_progress = mcp__now_ms();
+    c->drain_deadline = c->last_progress + c->server->opts.shutdown_grace_ms;
+    c->last_unwritten = SIZE_MAX;
     mcp__driver_end(&c->driver, why);
     mcp_server *s = c->server;
     if (!uv_is_active((uv_handle_t *)&s->sweep_timer))
@@ -166,12 +174,29 @@ bool mcp__conns_sweep(mcp_server *s, bool force)
         mcp__transport *t = c->driver.transport;
         size_t unwritten = t && t->ops->unwritten ? t->ops->unwritten(t) : 0;
         size_t handlers = atomic_load(&c->refs) - 1;
-        if (force || (unwritten == 0 && handlers == 0) || now >= c->drain_deadline) {
+        uint64_t grace = s->opts.shutdown_grace_ms;
+        if (unwritten < c->last_unwritten)
+            c->last_progress = now; /* the client reads: keep writing */
+        c->last_unwritten = unwritten;
+        /* End of input says nothing about the reader of the output: every
+         * reply is written, however slowly the client takes them, until it
+         * closes its end. Only a stop (SIGTERM) gives up on a client that
+         * reads nothing for the grace. */
+        bool handlers_done = handlers == 0 || now >= c->drain_deadline;
+        bool output_done = unwritten == 0 || (s->stopping && now - c->last_progress >= grace);
+        if (force || (handlers_done && output_done)) {
             if (handlers && !force)
                 mcp__server_log(s, MCP_LOG_WARN,
                                 "%zu handler(s) still running after the %llu ms grace: "
                                 "abandoned",
-                                handlers, (unsigned long long)s->opts.shutdown_grace_ms);
+                                handlers, (unsigned long long)grace);
+            if (unwritten) {
+                s->io_failed = true;
+                mcp__server_log(s, MCP_LOG_ERROR,
+                                "%zu byte(s) of replies not written: the client read nothing "
+                                "for %llu ms",
+                                unwritten, (unsigned long long)(now - c->last_progress));
+            }
             release(c);
         }
     }

@@ -112,7 +112,11 @@ struct conn {
     atomic_uint refs;  /* the server's, and one per request */
     bool down;         /* the transport went: draining, then released */
     bool released;
-    uint64_t drain_deadline;
+    uint64_t drain_deadline; /* for its handlers */
+    /* The output drains as long as the client reads: given up after the
+     * grace without progress. */
+    size_t last_unwritten;
+    uint64_t last_progress;
 };
 
 int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out);
@@ -151,6 +155,8 @@ struct mcp_server {
     atomic_size_t live;      /* requests not yet freed */
     atomic_bool stop_asked;
     bool stopping;
+    bool io_failed; /* a connection's reading or writing failed, or replies
+                       were left unwritten (mcp_server_serve_fds reports it) */
     uint64_t stop_deadline;
     mcp_json_doc *empty_args; /* {} for calls without arguments */
 };

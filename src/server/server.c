@@ -322,6 +322,7 @@ int mcp__server_open_loop(mcp_server *s)
     if (s->loop_open)
         return MCP_OK;
     mcp__ignore_sigpipe();
+    mcp__reserve_std_fds();
     if (uv_loop_init(&s->loop) != 0)
         return MCP_ERR_IO;
     s->loop.data = s;

@@ -41,8 +41,11 @@ int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd)
 {
     if (s->running)
         return MCP_ERR_STATE;
+    s->io_failed = false;
     int rc = mcp_server_attach_fds(s, in_fd, out_fd);
     int run = mcp_server_run(s);
+    if (rc == MCP_OK && run == MCP_OK && s->io_failed)
+        rc = MCP_ERR_IO; /* logged when it happened */
     return rc != MCP_OK ? rc : run;
 }
 

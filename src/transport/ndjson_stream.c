@@ -115,7 +115,7 @@ static void line_cb(void *ud, int status, const char *line, size_t len)
     }
 }
 
-static void input_ended(mcp__conn *c, const char *why)
+static void input_ended(mcp__conn *c, const char *why, bool failed)
 {
     if (!c->reading)
         return;
@@ -123,7 +123,7 @@ static void input_ended(mcp__conn *c, const char *why)
     if (!c->reading)
         return; /* stopped by what the last line caused */
     c->reading = false;
-    c->base.sink.input_ended(c->base.sink.ud, why);
+    c->base.sink.input_ended(c->base.sink.ud, why, failed);
 }
 
 static void alloc_cb(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
@@ -139,7 +139,7 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         mcp_line_reader_feed(c->lines, buf->base, (size_t)n, line_cb, c);
     } else if (n < 0) {
         uv_read_stop(s);
-        input_ended(c, n == UV_EOF ? "end of input" : uv_strerror((int)n));
+        input_ended(c, n == UV_EOF ? "end of input" : uv_strerror((int)n), n != UV_EOF);
     }
 }
 
@@ -161,8 +161,13 @@ static void file_read_cb(uv_fs_t *req)
             uv_fs_read(c->loop, &c->read_req, c->in_fd, &b, 1, -1, file_read_cb);
         }
     } else {
-        input_ended(c, n == 0 ? "end of input" : uv_strerror((int)n));
+        input_ended(c, n == 0 ? "end of input" : uv_strerror((int)n), n != 0);
     }
+}
+
+static void free_closed(uv_handle_t *h)
+{
+    free(h);
 }
 
 static uv_stream_t *stream_for_fd(mcp__conn *c, int fd, bool readable)
@@ -176,15 +181,28 @@ static uv_stream_t *stream_for_fd(mcp__conn *c, int fd, bool readable)
         }
         return (uv_stream_t *)tty;
     }
-    if (t == UV_NAMED_PIPE || t == UV_TCP || t == UV_UDP || t == UV_UNKNOWN_HANDLE) {
+    if (t == UV_NAMED_PIPE || t == UV_TCP || t == UV_UDP) {
         uv_pipe_t *p = malloc(sizeof *p);
-        if (!p || uv_pipe_init(c->loop, p, 0) != 0 || uv_pipe_open(p, fd) != 0) {
+        if (!p || uv_pipe_init(c->loop, p, 0) != 0) {
             free(p);
+            return NULL;
+        }
+        if (uv_pipe_open(p, fd) != 0) {
+            uv_close((uv_handle_t *)p, free_closed); /* initialized: the loop knows it */
             return NULL;
         }
         return (uv_stream_t *)p;
     }
-    return NULL; /* UV_FILE: handled without a stream */
+    return NULL; /* files, and what epoll cannot watch: read without a stream */
+}
+
+/* A descriptor epoll cannot watch (a file, a directory, something libuv
+ * cannot name) is read and written with blocking calls on the thread pool:
+ * libuv aborts when asked to poll it. */
+static bool needs_fs_calls(int fd)
+{
+    uv_handle_type t = uv_guess_handle(fd);
+    return t == UV_FILE || t == UV_UNKNOWN_HANDLE;
 }
 
 static void start_reading(mcp__conn *c)
@@ -204,7 +222,7 @@ static void start_reading(mcp__conn *c)
 int mcp__ndjson_open_fds(mcp__transport *t, int in_fd, int out_fd)
 {
     mcp__conn *c = (mcp__conn *)t;
-    if (uv_guess_handle(in_fd) == UV_FILE) {
+    if (needs_fs_calls(in_fd)) {
         c->in_kind = SIDE_FILE;
         c->in_fd = in_fd;
     } else if ((c->in = stream_for_fd(c, in_fd, true))) {
@@ -213,7 +231,7 @@ int mcp__ndjson_open_fds(mcp__transport *t, int in_fd, int out_fd)
     } else {
         return MCP_ERR_IO;
     }
-    if (uv_guess_handle(out_fd) == UV_FILE) {
+    if (needs_fs_calls(out_fd)) {
         c->out_kind = SIDE_FILE;
         c->out_fd = out_fd;
     } else if ((c->out = stream_for_fd(c, out_fd, false))) {
@@ -297,8 +315,9 @@ static void flush(mcp__conn *c, bool notify)
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0) {
-                fail_output(c, n < 0 && errno == EPIPE ? "the peer closed its input"
-                                                       : "write failed",
+                fail_output(c, n == 0                ? "the output accepts nothing"
+                               : errno == EPIPE ? "the peer closed its input"
+                                                : strerror(errno),
                             notify);
                 return;
             }

@@ -31,8 +31,9 @@ typedef struct mcp__transport_sink {
                       const char *tail, size_t tail_len, size_t limit);
     /* The peer closed `route` (never 0). */
     void (*route_closed)(void *ud, uint64_t route);
-    /* No more input will come (end of file, a read error). */
-    void (*input_ended)(void *ud, const char *why);
+    /* No more input will come: end of file (failed false), or a read
+     * error (failed true). */
+    void (*input_ended)(void *ud, const char *why, bool failed);
     /* Output failed after send had accepted it (the peer went away). */
     void (*output_failed)(void *ud, const char *why);
     void *ud;

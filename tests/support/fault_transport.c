@@ -34,10 +34,10 @@ static void on_route_closed(void *ud, uint64_t route)
     f->base.sink.route_closed(f->base.sink.ud, route);
 }
 
-static void on_input_ended(void *ud, const char *why)
+static void on_input_ended(void *ud, const char *why, bool failed)
 {
     fault *f = ud;
-    f->base.sink.input_ended(f->base.sink.ud, why);
+    f->base.sink.input_ended(f->base.sink.ud, why, failed);
 }
 
 static void on_output_failed(void *ud, const char *why)
