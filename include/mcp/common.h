@@ -166,6 +166,27 @@ MCP_EXTERN void mcp_buf_reset(mcp_buf *buf);
 /* mcp_buf_free: release the allocation; the buffer is empty and reusable. */
 MCP_EXTERN void mcp_buf_free(mcp_buf *buf);
 
+/* ------------------------------------------------------------------------ */
+/* Showing a peer's text                                                     */
+
+/*
+ * Text from a peer (a reason, an error message, a tool's description) may
+ * carry control characters that a terminal acts on (ESC sequences that
+ * clear it or retitle it, a CR or LF that forges a line). These write it
+ * with each control character (C0, DEL and the C1 range U+0080..U+009F) as
+ * a visible escape: \n \r \t, \x1b for the other C0 ones and DEL,
+ * \u0085 for C1. Everything else, invalid UTF-8 included, is copied.
+ *
+ * mcp_text_escape_controls: into out (size bytes, always NUL-terminated when
+ * size > 0), cut before an escape or a character that would not fit.
+ * Returns the length written. Any thread.
+ * mcp_text_escape_controls_buf: appended to out. MCP_OK, MCP_ERR_LIMIT or
+ * MCP_ERR_NOMEM (then out holds what was appended before). Any thread.
+ */
+MCP_EXTERN size_t mcp_text_escape_controls(const char *text, size_t len, char *out,
+                                           size_t size);
+MCP_EXTERN int mcp_text_escape_controls_buf(const char *text, size_t len, mcp_buf *out);
+
 #ifdef __cplusplus
 }
 #endif

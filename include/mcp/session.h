@@ -103,7 +103,10 @@ typedef enum mcp_log_event {
 typedef struct mcp_log_record {
     mcp_log_level level;
     mcp_log_event event;
-    const char *message; /* complete human-readable line, no newline */
+    /* A complete human-readable line, no newline, its control characters
+     * escaped (mcp_text_escape_controls). The fields below are as received
+     * from the peer: escape them before showing them. */
+    const char *message;
     const mcp_id *id;    /* the request's JSON-RPC id */
     const char *method;
     const char *direction; /* "inbound" (the peer's request) or "outbound" */

@@ -22,9 +22,13 @@ void mcp__stderr_log(void *user_data, const mcp_log_record *r)
     const mcp__stderr_logger *l = user_data;
     if (r->level < l->level)
         return;
-    char line[768];
+    /* Records from anywhere (a handler's log, an application's) may carry
+     * a peer's text: one line, acting on nothing, like the session's. */
+    char message[1024];
+    mcp_text_escape_controls(r->message, strlen(r->message), message, sizeof message);
+    char line[1200];
     int n = snprintf(line, sizeof line, "%s: %s: %s\n", l->prefix, level_name(r->level),
-                     r->message);
+                     message);
     if (n < 0)
         return;
     if ((size_t)n >= sizeof line) {

@@ -253,7 +253,11 @@ void mcp__log(mcp_session *s, mcp_log_level level, mcp_log_event event,
         append(text, &n, " reason=\"%s\"", reason);
     if (age_ms >= 0)
         append(text, &n, " age=%lldms", (long long)age_ms);
-    mcp_log_record r = {level, event, text, id, method, direction, reason, age_ms};
+    /* One line that acts on nothing: the peer's id, method and reason are
+     * in it. The fields stay as received. */
+    char line[1024];
+    mcp_text_escape_controls(text, n, line, sizeof line);
+    mcp_log_record r = {level, event, line, id, method, direction, reason, age_ms};
     s->cb.log(s->cb.user_data, &r);
 }
 

@@ -203,6 +203,57 @@ static void every_error_code_has_a_specific_message(void **state)
     assert_string_equal(mcp_version(), MCP_VERSION_STRING);
 }
 
+/* Text from a peer ------------------------------------------------------------ */
+
+static void control_characters_are_shown_not_acted_on(void **state)
+{
+    /* ESC sequences, BEL, CR LF, TAB, DEL, NUL and a C1 (U+0085) become
+     * visible escapes; UTF-8 and invalid bytes pass as they are. */
+    static const char in[] = "a\x1b[2J\x1b]0;t\x07\r\nb\tc\x7f\0d\xc2\x85\xc3\xa9\xf0\x9f\x98\x80\xff";
+    static const char want[] =
+        "a\\x1b[2J\\x1b]0;t\\x07\\r\\nb\\tc\\x7f\\x00d\\u0085\xc3\xa9\xf0\x9f\x98\x80\xff";
+    char out[128];
+    size_t n = mcp_text_escape_controls(in, sizeof in - 1, out, sizeof out);
+    assert_string_equal(out, want);
+    assert_int_equal(n, strlen(want));
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_int_equal(mcp_text_escape_controls_buf(in, sizeof in - 1, &b), MCP_OK);
+    assert_int_equal(b.len, strlen(want));
+    assert_memory_equal(b.data, want, b.len);
+    mcp_buf_free(&b);
+}
+
+static void a_cut_never_splits_an_escape_or_a_character(void **state)
+{
+    char out[8];
+    /* "ab" + "\x1b" (4 bytes) does not fit in 5 with its NUL: cut before. */
+    assert_int_equal(mcp_text_escape_controls("ab\x1b", 3, out, 6), 2);
+    assert_string_equal(out, "ab");
+    assert_int_equal(mcp_text_escape_controls("ab\x1b", 3, out, 7), 6);
+    assert_string_equal(out, "ab\\x1b");
+    /* A 4-byte character: whole or not at all. */
+    assert_int_equal(mcp_text_escape_controls("a\xf0\x9f\x98\x80", 5, out, 5), 1);
+    assert_string_equal(out, "a");
+    assert_int_equal(mcp_text_escape_controls("x", 1, out, 1), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(mcp_text_escape_controls("x", 1, out, 0), 0);
+    /* A truncated sequence at the end is copied byte by byte. */
+    assert_int_equal(mcp_text_escape_controls("\xf0\x9f", 2, out, sizeof out), 2);
+    assert_memory_equal(out, "\xf0\x9f", 3);
+}
+
+static void the_buffer_form_stops_at_its_limit(void **state)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 5, NULL);
+    assert_int_equal(mcp_text_escape_controls_buf("ab\n", 3, &b), MCP_OK);
+    assert_memory_equal(b.data, "ab\\n", 4);
+    assert_int_equal(mcp_text_escape_controls_buf("\x1b", 1, &b), MCP_ERR_LIMIT);
+    assert_int_equal(b.len, 4); /* what was appended before stays */
+    mcp_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +266,9 @@ int main(void)
         cmocka_unit_test(map_growth_failure_leaves_the_map_unchanged),
         cmocka_unit_test(map_keeps_entries_that_share_a_key_apart),
         cmocka_unit_test(every_error_code_has_a_specific_message),
+        cmocka_unit_test(control_characters_are_shown_not_acted_on),
+        cmocka_unit_test(a_cut_never_splits_an_escape_or_a_character),
+        cmocka_unit_test(the_buffer_form_stops_at_its_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,6 +215,23 @@ static void after_a_cancel_no_result_is_sent(void **state)
     peer_free(&p);
 }
 
+static void a_reason_with_control_characters_makes_one_inert_log_line(void **state)
+{
+    /* A reason that would retitle a terminal and forge a second line: the
+     * log line shows it escaped; the handler gets it as sent. */
+    peer p;
+    ready_server(&p);
+    peer_feed(&p, CALL("1"));
+    peer_feed(&p, CANCEL_R("1", "x\\u001b]0;PWN\\u0007\\ny"));
+    assert_string_equal(p.cancel_reasons[0], "x\x1b]0;PWN\x07\ny");
+    const mcp_log_record *r = peer_last_log(&p, MCP_LOG_EVENT_CANCEL_RECEIVED);
+    assert_non_null(r->message);
+    assert_non_null(strstr(r->message, "reason=\"x\\x1b]0;PWN\\x07\\ny\""));
+    for (const char *c = r->message; *c; c++)
+        assert_true((unsigned char)*c >= 0x20 && *c != 0x7f);
+    peer_free(&p);
+}
+
 static void after_a_cancel_no_error_is_sent(void **state)
 {
     peer p;
@@ -731,6 +748,7 @@ int main(void)
         cmocka_unit_test(many_requests_in_flight_are_all_found),
         cmocka_unit_test(reply_settles_once_and_a_second_reply_is_dropped),
         cmocka_unit_test(after_a_cancel_no_result_is_sent),
+        cmocka_unit_test(a_reason_with_control_characters_makes_one_inert_log_line),
         cmocka_unit_test(after_a_cancel_no_error_is_sent),
         cmocka_unit_test(after_a_cancel_no_progress_is_sent),
         cmocka_unit_test(cancel_for_an_unknown_id_is_ignored_without_reply),
