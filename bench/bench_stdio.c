@@ -1,11 +1,17 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Request-lifecycle benchmarks over stdio, one load driver (the libmcp
  * client) against several servers in the same run:
  *
- *   stdio round trips/s (K in flight): libmcp=N ts_sdk_v1=N ratio=X raw_pipe=N
- *       echo tools/calls pipelined K at a time, against `mcp serve`, against
- *       the TypeScript SDK v1 (ts_echo_server.mjs), and against echo_peer
- *       (a process that answers with a canned response: the pipe's limit).
+ *   stdio round trips/s 2025-11-25 (K in flight): libmcp=N ts_sdk_v1=N ratio=X raw_pipe=N
+ *       echo tools/calls pipelined K at a time under the legacy handshake,
+ *       against `mcp serve`, against the TypeScript SDK v1
+ *       (ts_echo_server.mjs), and against echo_peer (a process that answers
+ *       with a canned response: the pipe's limit).
+ *   stdio round trips/s 2026-07-28 (K in flight): libmcp=N ts_sdk_v2=N ratio=X
+ *       the same under 2026-07-28 (every request carries the _meta
+ *       envelope), against `mcp serve` and the TypeScript SDK v2
+ *       (ts2_echo_server.mjs).
  *   cancel latency us (1000 in flight): p50=N p99=N
  *       1000 calls held by bench_server; each cancel is timed from just
  *       before the client writes it (encoding included) to the moment the
@@ -15,7 +21,7 @@
  *       bench_server's resident memory growth over 100,000 calls held in
  *       flight by a handler that never replies, divided by 100,000.
  *
- * usage: bench_stdio MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER]
+ * usage: bench_stdio MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER TS2_ECHO_SERVER]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,15 +45,32 @@ static unsigned long long now_us(void)
     return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
 }
 
-static mcp_client *start(const char *const *argv)
+/* The index of the last argument: the script, for node. */
+static int argc_last(const char *const *argv)
+{
+    int n = 0;
+    while (argv[n + 1])
+        n++;
+    return n;
+}
+
+static mcp_client *start(const char *const *argv, mcp_connect_mode mode)
 {
     mcp_client_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = MCP_NO_TIMEOUT,
-                            .close_grace_ms = 2000};
+                            .close_grace_ms = 2000, .connect_mode = mode};
     mcp_client *c;
     if (mcp_client_new(&o, &c) != MCP_OK)
         exit(1);
     if (mcp_client_connect_stdio(c, argv) != MCP_OK) {
         fprintf(stderr, "bench: cannot start %s: %s\n", argv[0], mcp_client_error(c));
+        exit(1);
+    }
+    /* Each line compares one revision: a server that cannot speak it
+     * would measure another. */
+    const char *v = mcp_client_protocol_version(c);
+    if ((mode == MCP_CONNECT_MODERN && strcmp(v, "2026-07-28") != 0) ||
+        (mode == MCP_CONNECT_LEGACY && strcmp(v, "2026-07-28") == 0)) {
+        fprintf(stderr, "bench: %s speaks %s here\n", argv[argc_last(argv)], v);
         exit(1);
     }
     return c;
@@ -85,9 +108,10 @@ static void issue(load *l)
 }
 
 /* Round trips per second with `inflight` calls outstanding for ~seconds. */
-static double round_trips(const char *const *argv, int inflight, double seconds)
+static double round_trips(const char *const *argv, mcp_connect_mode mode, int inflight,
+                          double seconds)
 {
-    mcp_client *c = start(argv);
+    mcp_client *c = start(argv, mode);
     mcp_json_doc *args;
     mcp_json_parse("{\"text\":\"x\"}", 12, NULL, NULL, &args, NULL);
     /* Calibrate the count on a short run, then measure. */
@@ -137,7 +161,7 @@ static latency cancel_latency(const char *bench_server, int n)
     close(fd);
     setenv("BENCH_CANCEL_LOG", log_path, 1);
     const char *const argv[] = {bench_server, NULL};
-    mcp_client *c = start(argv);
+    mcp_client *c = start(argv, MCP_CONNECT_AUTO);
     mcp_handle *h = calloc((size_t)n, sizeof *h);
     unsigned long long *written = calloc((size_t)n, sizeof *written);
     mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
@@ -229,7 +253,7 @@ static long server_rss(mcp_client *c)
 static void bytes_per_request(const char *bench_server, int n)
 {
     const char *const argv[] = {bench_server, NULL};
-    mcp_client *c = start(argv);
+    mcp_client *c = start(argv, MCP_CONNECT_AUTO);
     long before = server_rss(c);
     mcp_json_doc *a;
     mcp_json_parse("{\"note\":\"held\"}", 15, NULL, NULL, &a, NULL);
@@ -254,24 +278,38 @@ static void bytes_per_request(const char *bench_server, int n)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER]\n", argv[0]);
+        fprintf(stderr, "usage: %s MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER TS2_ECHO_SERVER]\n",
+                argv[0]);
         return 2;
     }
     const char *const ours[] = {argv[1], "serve", NULL};
     const char *const raw[] = {argv[3], NULL};
     const char *const ts[] = {argc > 5 ? argv[4] : NULL, argc > 5 ? argv[5] : NULL, NULL};
+    const char *const ts2[] = {argc > 6 ? argv[4] : NULL, argc > 6 ? argv[6] : NULL, NULL};
     bool have_ts = argc > 5 && access(argv[4], X_OK) == 0;
+    bool have_ts2 = argc > 6 && have_ts;
     const int depths[] = {64, 1};
     for (int d = 0; d < 2; d++) {
-        double mine = round_trips(ours, depths[d], 2.0);
-        double pipe = round_trips(raw, depths[d], 2.0);
+        int k = depths[d];
+        double mine = round_trips(ours, MCP_CONNECT_LEGACY, k, 2.0);
+        double pipe = round_trips(raw, MCP_CONNECT_LEGACY, k, 2.0);
         if (have_ts) {
-            double theirs = round_trips(ts, depths[d], 2.0);
-            printf("stdio round trips/s (%d in flight): libmcp=%.0f ts_sdk_v1=%.0f ratio=%.1f "
-                   "raw_pipe=%.0f\n", depths[d], mine, theirs, mine / theirs, pipe);
+            double theirs = round_trips(ts, MCP_CONNECT_LEGACY, k, 2.0);
+            printf("stdio round trips/s 2025-11-25 (%d in flight): libmcp=%.0f ts_sdk_v1=%.0f "
+                   "ratio=%.1f raw_pipe=%.0f\n", k, mine, theirs, mine / theirs, pipe);
         } else {
-            printf("stdio round trips/s (%d in flight): libmcp=%.0f ts_sdk_v1=n/a (run make "
-                   "interop-deps) raw_pipe=%.0f\n", depths[d], mine, pipe);
+            printf("stdio round trips/s 2025-11-25 (%d in flight): libmcp=%.0f ts_sdk_v1=n/a (run "
+                   "make interop-deps) raw_pipe=%.0f\n", k, mine, pipe);
+        }
+        fflush(stdout);
+        mine = round_trips(ours, MCP_CONNECT_MODERN, k, 2.0);
+        if (have_ts2) {
+            double theirs = round_trips(ts2, MCP_CONNECT_MODERN, k, 2.0);
+            printf("stdio round trips/s 2026-07-28 (%d in flight): libmcp=%.0f ts_sdk_v2=%.0f "
+                   "ratio=%.1f\n", k, mine, theirs, mine / theirs);
+        } else {
+            printf("stdio round trips/s 2026-07-28 (%d in flight): libmcp=%.0f ts_sdk_v2=n/a (run "
+                   "make interop-deps)\n", k, mine);
         }
         fflush(stdout);
     }
