@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libmcp front door. `make check` from nothing: dependencies, build, every test.
 #
 #   make demo     install what is missing, build, and show a call being cancelled

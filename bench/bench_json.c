@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * JSON parse and parse+write of the 1 KB tools/call message in
  * bench/data/, with our JSON and with jansson, in the same process.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The server side of bench_stdio's cancel and memory measurements.
  *   wait_cancel  holds the call; when its token fires, records the time

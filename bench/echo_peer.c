@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The raw limit for bench_stdio: answers every request with a canned
  * response carrying its id, without any MCP machinery: what a pipe and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Differential fuzzer: our parser against jansson (the test-only oracle).
  * Both must agree on accept/reject, and accepted input must decode to equal

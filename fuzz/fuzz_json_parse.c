@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash fuzzer for the JSON parser, with the invariants a parse must keep:
  * accepted input writes back to JSON that parses to an equal value, and
  * writing is a fixed point. Both duplicate-key policies are exercised. */

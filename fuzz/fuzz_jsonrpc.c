@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzzer for the JSON-RPC decoder and the NDJSON line reader.
  * - Every decode outcome is consistent: a message exactly when promised, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Corpus replay without libFuzzer: runs LLVMFuzzerTestOneInput once per file
  * of the directories (or files) given, so every compiler build (and the

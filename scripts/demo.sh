@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make demo: a client calls the demo server's slow `count` tool, shows the
 # progress and every wire message, cancels after 2 seconds, and shows that no
 # response follows the cancel. Exits 0 when it all behaved as expected (the

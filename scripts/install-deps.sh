@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Check that everything libmcp's build and tests need is present, and install
 # with apt-get only what is missing. Each need is checked by what it provides
 # (a command that runs, a library pkg-config knows, a runtime that links, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run-fuzzers.sh DIR SECONDS JOBS: fuzz every fuzz_* binary in DIR for
 # SECONDS each, JOBS at a time, starting from a scratch copy of its corpus.
 # Fails if any target finds a crash; the crashing input is kept in DIR.

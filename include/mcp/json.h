@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmcp JSON: a strict RFC 8259 parser into an arena-backed DOM, a builder,
  * and a compact writer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libmcp umbrella header: include this to get the whole public API. */
 #ifndef MCP_MCP_H
 #define MCP_MCP_H

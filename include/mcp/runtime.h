@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmcp runtime helpers for tool authors: cancel tokens and a subprocess
  * runner that makes cancellation real.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A bump allocator: many small allocations, one release. Documents and
  * per-request state live in arenas so that "free everything for this

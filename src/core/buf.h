@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal access to mcp_buf for writers that fill it in place. */
 #ifndef MCP_CORE_BUF_H
 #define MCP_CORE_BUF_H

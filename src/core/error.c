@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "mcp/common.h"
 
 const char *mcp_strerror(int code)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A keyed 64-bit hash for tables whose keys come from the peer (object keys,
  * request ids). The key is random per process so that a peer cannot choose

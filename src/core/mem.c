@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/mem.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal allocator helpers: every object stores a copy of its mcp_mem. */
 #ifndef MCP_CORE_MEM_H
 #define MCP_CORE_MEM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * JSON numbers use '.' whatever the program's locale. strtod and snprintf
  * follow LC_NUMERIC, which an application may change, so number conversion

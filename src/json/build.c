@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Number text is kept as parsed, so a parse-then-write round trip never
  * changes a number. These helpers answer exact questions about that text

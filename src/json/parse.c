@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Strict RFC 8259 parser.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JSON node layout, shared by the parser, builder, readers and writer. */
 #ifndef MCP_JSON_VALUE_H
 #define MCP_JSON_VALUE_H

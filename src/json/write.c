@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Compact writer. One line, no insignificant whitespace; strings escape
  * control characters, quote and backslash, so a raw newline never appears and

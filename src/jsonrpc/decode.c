@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * JSON-RPC 2.0 with MCP's rules: "jsonrpc" is "2.0"; request ids are strings
  * or integers, never null; method is a string; params, when present, an

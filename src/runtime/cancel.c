@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Cancel tokens. The flag is an atomic read without locking, so checking it
  * in a hot loop costs nothing; waiting uses a condition variable on the

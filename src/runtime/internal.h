@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runtime internals: cancel tokens (creation and firing), the worker pool
  * and cross-thread posting to a libuv loop. */
 #ifndef MCP_RUNTIME_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The default log sink: one line per record on stderr, written with a
  * single write so lines from several threads never interleave. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Default logging for the server and client: stderr, one write per line. */
 #ifndef MCP_RUNTIME_LOG_H
 #define MCP_RUNTIME_LOG_H

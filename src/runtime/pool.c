@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A fixed set of worker threads for blocking tool handlers. Our own rather
  * than libuv's threadpool: its size is process-global and shared with file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cross-thread posting to the loop (the uv_async_send rule: the only libuv
  * call allowed from other threads), and the monotonic clock. */
 #include <errno.h>

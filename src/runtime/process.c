@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Run a command in its own process group and wait for it, killing the
  * whole group (TERM, then KILL after a grace period) if the cancel token

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-install.sh BUILD_DIR SOURCE_DIR: install into a scratch prefix, then
 # build and run a consumer with pkg-config (shared and static) and with the
 # CMake package. Fails on any step.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test_front_door.sh SOURCE_DIR: the Makefile, the CMake options and
 # scripts/install-deps.sh, on scratch build trees (the source tree is only
 # read):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmcp's client against a server on the official TypeScript SDK v1
  * (ts_server.mjs): our timeout and our abort put notifications/cancelled on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A client on the official TypeScript SDK v2 (@modelcontextprotocol/client
 // 2.4.0), pinned to protocol revision 2026-07-28, against any stdio server:
 //   node ts2_client.mjs <command> [args...]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An echo tool on the official TypeScript SDK v2 (@modelcontextprotocol/server
 // 2.4.0), the reference server of the round-trip benchmark under revision
 // 2026-07-28 (ts_echo_server.mjs is the v1, 2025-11-25 counterpart).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A server on the official TypeScript SDK v2 (@modelcontextprotocol/server
 // 2.4.0) for libmcp's client and for ts2_client.mjs. It is served through
 // `serveStdio`, the v2 stdio entry that picks the era from the opening

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The official TypeScript SDK v1 client against `mcp serve`: progress
 // arrives, an abort and a timeout both reach our handler (with the reason
 // the SDK sends), and our server sends nothing for a request after its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An echo tool on the official TypeScript SDK v1, the reference server of
 // bench_stdio's round-trip measurement.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A small server on the official TypeScript SDK v1, for libmcp's client to
 // run against. Every event goes to stderr so the C test can assert on it.
 //   slow      waits for its abort signal and logs the reason it gets

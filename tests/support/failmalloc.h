@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A counting allocator for tests (nghttp2's failmalloc idea): it fails the
  * Nth allocation, counts live blocks, and so lets a test walk every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test harness around one session: records what it sends (decoded), every
  * callback it makes, and its log, under a fake clock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for src/runtime/cancel.c: cancel tokens across threads. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for src/core: capped buffers, the arena, error strings. */
 #include <stdarg.h>
 #include <stddef.h>

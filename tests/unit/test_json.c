@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for src/json: one test per rule of the parser, readers,
  * builder and writer. */
 #include <stdarg.h>

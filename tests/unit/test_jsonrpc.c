@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for src/jsonrpc: message rules, the wire error that answers each
  * kind of bad input, ids, encoders and NDJSON framing. */
 #include <stdarg.h>

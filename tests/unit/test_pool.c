@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for src/runtime/pool.c and post.c: workers, and posting work
  * back to the loop thread. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for src/runtime/process.c: subprocesses that die with the
  * call, group and all. */
 #include <stdarg.h>

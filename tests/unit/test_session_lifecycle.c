@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Session engine: initialize, version negotiation, ping, and the "only ping
  * before initialized" rules, in both roles, under a fake clock. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Session engine: our requests. Two clocks (idle reset by progress, hard
  * total), cancels on the wire with their reason, distinct endings, progress
  * tokens, late responses and progress dropped quietly. Fake clock. */
