@@ -53,11 +53,7 @@ int mcp_encode_result(mcp_buf *out, const mcp_id *id, const mcp_json *result)
     if (!out || !id || id->kind == MCP_ID_NONE)
         return MCP_ERR_INVALID_ARG;
     mcp__jw w;
-    mcp__jw_begin(&w, out);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_id(&w, id);
-    mcp__jw_key(&w, "result");
+    mcp__jw_response_start(&w, out, id, "result");
     if (result) {
         mcp__jw_value(&w, result);
     } else {
@@ -73,11 +69,7 @@ int mcp_encode_error(mcp_buf *out, const mcp_id *id, int64_t code,
     if (!out || !message)
         return MCP_ERR_INVALID_ARG;
     mcp__jw w;
-    mcp__jw_begin(&w, out);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_id(&w, id);
-    mcp__jw_key(&w, "error");
+    mcp__jw_response_start(&w, out, id, "error");
     mcp__jw_object(&w);
     mcp__jw_key(&w, "code");
     mcp__jw_int(&w, code);

@@ -24,6 +24,30 @@ static inline void mcp__jw_envelope(mcp__jw *w)
     mcp__jw_raw(w, "\"2.0\"", 5);
 }
 
+/* A response up to its member's value: `{"jsonrpc":"2.0","id":<id>,"<member>":`
+ * with member "result" or "error"; the caller writes the value. */
+static inline void mcp__jw_response_start(mcp__jw *w, mcp_buf *out, const mcp_id *id,
+                                          const char *member)
+{
+    mcp__jw_begin(w, out);
+    mcp__jw_envelope(w);
+    mcp__jw_key(w, "id");
+    mcp__jw_id(w, id);
+    mcp__jw_key(w, member);
+}
+
+/* A notification up to its params, open: `{"jsonrpc":"2.0","method":<method>,"params":{`;
+ * the caller writes the members and closes params. */
+static inline void mcp__jw_notification_start(mcp__jw *w, mcp_buf *out, const char *method)
+{
+    mcp__jw_begin(w, out);
+    mcp__jw_envelope(w);
+    mcp__jw_key(w, "method");
+    mcp__jw_string(w, method);
+    mcp__jw_key(w, "params");
+    mcp__jw_object(w);
+}
+
 /* Close the message object and end the NDJSON line. */
 static inline int mcp__jw_envelope_end(mcp__jw *w)
 {

@@ -48,6 +48,20 @@ void mcp__tools_list(conn *c, mcp_handle h, const mcp_message *msg)
 /* Append a string literal; its length comes from the compiler. */
 #define APPEND_LITERAL(b, lit) mcp_buf_append((b), (lit), sizeof(lit) - 1)
 
+/* The member "content": [one text item]. */
+static void text_content(mcp__jw *w, const char *text, size_t n)
+{
+    mcp__jw_key(w, "content");
+    mcp__jw_array(w);
+    mcp__jw_object(w);
+    mcp__jw_key(w, "type");
+    mcp__jw_string(w, "text");
+    mcp__jw_key(w, "text");
+    mcp__jw_stringn(w, text, n);
+    mcp__jw_object_end(w);
+    mcp__jw_array_end(w);
+}
+
 /* A CallToolResult with one text item. */
 static int text_result(mcp_buf *b, const char *text, size_t n, bool is_error)
 {
@@ -56,15 +70,7 @@ static int text_result(mcp_buf *b, const char *text, size_t n, bool is_error)
     mcp__jw w;
     mcp__jw_begin(&w, b);
     mcp__jw_object(&w);
-    mcp__jw_key(&w, "content");
-    mcp__jw_array(&w);
-    mcp__jw_object(&w);
-    mcp__jw_key(&w, "type");
-    mcp__jw_string(&w, "text");
-    mcp__jw_key(&w, "text");
-    mcp__jw_stringn(&w, text, n);
-    mcp__jw_object_end(&w);
-    mcp__jw_array_end(&w);
+    text_content(&w, text, n);
     if (is_error) {
         mcp__jw_key(&w, "isError");
         mcp__jw_bool(&w, true);
@@ -125,15 +131,7 @@ static int structured_result(mcp_buf *b, const mcp_json *structured)
         mcp__jw w;
         mcp__jw_begin(&w, b);
         mcp__jw_object(&w);
-        mcp__jw_key(&w, "content");
-        mcp__jw_array(&w);
-        mcp__jw_object(&w);
-        mcp__jw_key(&w, "type");
-        mcp__jw_string(&w, "text");
-        mcp__jw_key(&w, "text");
-        mcp__jw_stringn(&w, text.data, text.len);
-        mcp__jw_object_end(&w);
-        mcp__jw_array_end(&w);
+        text_content(&w, text.data, text.len); /* the same, as text, for older clients */
         mcp__jw_key(&w, "structuredContent");
         mcp__jw_raw(&w, text.data, text.len);
         mcp__jw_object_end(&w);

@@ -385,11 +385,7 @@ static int encode_reply(mcp_session *s, mcp_buf *b, const inbound *in, const rep
     if (a->kind == REPLY_ERROR)
         return mcp_encode_error(b, id, a->code, a->message, a->data);
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_id(&w, id);
-    mcp__jw_key(&w, "result");
+    mcp__jw_response_start(&w, b, id, "result");
     mcp__write_result(s, &w, in->era, a->kind == REPLY_JSON ? a->result : NULL,
                       a->kind == REPLY_RAW ? a->raw : NULL, a->raw_len, NULL);
     return mcp__jw_envelope_end(&w);
@@ -504,12 +500,7 @@ static int progress_impl(mcp_session *s, mcp_handle h, double progress, double t
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "method");
-    mcp__jw_string(&w, "notifications/progress");
-    mcp__jw_key(&w, "params");
-    mcp__jw_object(&w);
+    mcp__jw_notification_start(&w, b, "notifications/progress");
     mcp__jw_key(&w, "progressToken");
     mcp__jw_id(&w, &in->token);
     mcp__jw_key(&w, "progress");
@@ -560,12 +551,7 @@ static int log_impl(mcp_session *s, mcp_handle h, mcp_logging_level level,
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "method");
-    mcp__jw_string(&w, "notifications/message");
-    mcp__jw_key(&w, "params");
-    mcp__jw_object(&w);
+    mcp__jw_notification_start(&w, b, "notifications/message");
     mcp__jw_key(&w, "level");
     mcp__jw_string(&w, mcp_logging_level_name(level));
     if (logger) {

@@ -57,11 +57,7 @@ void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *m
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_id(&w, &msg->id);
-    mcp__jw_key(&w, "result");
+    mcp__jw_response_start(&w, b, &msg->id, "result");
     mcp__jw_object(&w);
     mcp__jw_key(&w, "protocolVersion");
     mcp__jw_string(&w, era->version);

@@ -100,12 +100,7 @@ static int write_stream_notification(mcp_buf *b, const char *method, const mcp_i
                                      const mcp_json *filter_uris, bool with_filter)
 {
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "method");
-    mcp__jw_string(&w, method);
-    mcp__jw_key(&w, "params");
-    mcp__jw_object(&w);
+    mcp__jw_notification_start(&w, b, method);
     if (uri) {
         mcp__jw_key(&w, "uri");
         mcp__jw_string(&w, uri);
@@ -277,11 +272,7 @@ size_t mcp_session_end_listens(mcp_session *s, uint64_t now, const char *reason)
         mcp_buf local;
         mcp_buf *b = mcp__scratch(s, &local);
         mcp__jw w;
-        mcp__jw_begin(&w, b);
-        mcp__jw_envelope(&w);
-        mcp__jw_key(&w, "id");
-        mcp__jw_id(&w, &msg->id);
-        mcp__jw_key(&w, "result");
+        mcp__jw_response_start(&w, b, &msg->id, "result");
         mcp__write_result(s, &w, era, NULL, NULL, 0, &msg->id);
         int rc = mcp__jw_envelope_end(&w);
         bool open = rc == MCP_OK ? mcp__emit(s, route, b) : !s->closed;
@@ -291,12 +282,7 @@ size_t mcp_session_end_listens(mcp_session *s, uint64_t now, const char *reason)
              * left when the result could not be written); a client takes
              * either, or both. */
             mcp_buf_reset(b);
-            mcp__jw_begin(&w, b);
-            mcp__jw_envelope(&w);
-            mcp__jw_key(&w, "method");
-            mcp__jw_string(&w, "notifications/cancelled");
-            mcp__jw_key(&w, "params");
-            mcp__jw_object(&w);
+            mcp__jw_notification_start(&w, b, "notifications/cancelled");
             mcp__jw_key(&w, "requestId");
             mcp__jw_id(&w, &msg->id);
             if (reason) {

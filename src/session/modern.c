@@ -61,11 +61,7 @@ static void unsupported_version(mcp_session *s, uint64_t route, const mcp_messag
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_id(&w, &m->id);
-    mcp__jw_key(&w, "error");
+    mcp__jw_response_start(&w, b, &m->id, "error");
     mcp__jw_object(&w);
     mcp__jw_key(&w, "code");
     mcp__jw_int(&w, MCP_WIRE_UNSUPPORTED_VERSION);
@@ -89,11 +85,7 @@ static void discover(mcp_session *s, uint64_t route, const mcp_message *m)
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_id(&w, &m->id);
-    mcp__jw_key(&w, "result");
+    mcp__jw_response_start(&w, b, &m->id, "result");
     mcp__jw_object(&w);
     mcp__jw_key(&w, "resultType");
     mcp__jw_string(&w, "complete");

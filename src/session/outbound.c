@@ -361,12 +361,7 @@ static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *r
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "method");
-    mcp__jw_string(&w, "notifications/cancelled");
-    mcp__jw_key(&w, "params");
-    mcp__jw_object(&w);
+    mcp__jw_notification_start(&w, b, "notifications/cancelled");
     mcp__jw_key(&w, "requestId");
     mcp__jw_id(&w, &id);
     if (reason) {

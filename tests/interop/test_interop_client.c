@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mcp/mcp.h"
+#include "stderr_wait.h"
 
 typedef struct counts {
     int dropped;
@@ -46,28 +47,16 @@ static mcp_client *connect_ts(counts *k)
     return c;
 }
 
-/* Run the loop until the TypeScript server's stderr contains `needle`. */
-static bool ts_said(mcp_client *c, const char *needle)
-{
-    for (int i = 0; i < 500; i++) {
-        if (strstr(mcp_client_stderr(c, NULL), needle))
-            return true;
-        mcp_client_run_once(c, false);
-        usleep(10000);
-    }
-    fprintf(stderr, "--- TypeScript server stderr\n%s\n", mcp_client_stderr(c, NULL));
-    return false;
-}
 
 static void our_timeout_reaches_the_typescript_handler_with_our_reason(void **state)
 {
     counts k;
     mcp_client *c = connect_ts(&k);
-    assert_true(ts_said(c, "ts-server: ready"));
+    assert_true(server_stderr_says(c, "ts-server: ready", 5000));
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300};
     mcp_client_call_result r;
     assert_int_equal(mcp_client_call_tool(c, "slow", NULL, &o, &r), MCP_ERR_TIMED_OUT);
-    assert_true(ts_said(c, "ts-server: slow aborted: timed out after 300 ms"));
+    assert_true(server_stderr_says(c, "ts-server: slow aborted: timed out after 300 ms", 5000));
     mcp_client_free(c);
 }
 
@@ -84,10 +73,10 @@ static void our_abort_reaches_the_typescript_handler_with_our_reason(void **stat
     mcp_handle h;
     abort_outcome = 1;
     assert_int_equal(mcp_client_call_tool_async(c, "slow", NULL, NULL, done, NULL, &h), MCP_OK);
-    assert_true(ts_said(c, "ts-server: slow started"));
+    assert_true(server_stderr_says(c, "ts-server: slow started", 5000));
     assert_int_equal(mcp_client_cancel(c, h, "cancelled by the C client"), MCP_OK);
     assert_int_equal(abort_outcome, MCP_ERR_ABORTED);
-    assert_true(ts_said(c, "ts-server: slow aborted: cancelled by the C client"));
+    assert_true(server_stderr_says(c, "ts-server: slow aborted: cancelled by the C client", 5000));
     mcp_client_free(c);
 }
 
@@ -98,7 +87,7 @@ static void a_late_response_is_dropped_and_the_connection_stays_usable(void **st
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 150};
     mcp_client_call_result r;
     assert_int_equal(mcp_client_call_tool(c, "late", NULL, &o, &r), MCP_ERR_TIMED_OUT);
-    assert_true(ts_said(c, "ts-server: late: answered request"));
+    assert_true(server_stderr_says(c, "ts-server: late: answered request", 5000));
     for (int i = 0; i < 100 && k.dropped == 0; i++) {
         mcp_client_run_once(c, false);
         usleep(10000);

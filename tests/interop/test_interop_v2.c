@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "mcp/mcp.h"
+#include "stderr_wait.h"
 
 static mcp_client *connect_ts2(void)
 {
@@ -36,18 +37,6 @@ static mcp_client *connect_ts2(void)
     return c;
 }
 
-/* Run the loop until the TypeScript server's stderr contains `needle`. */
-static bool ts_said(mcp_client *c, const char *needle)
-{
-    for (int i = 0; i < 500; i++) {
-        if (strstr(mcp_client_stderr(c, NULL), needle))
-            return true;
-        mcp_client_run_once(c, false);
-        usleep(10000);
-    }
-    fprintf(stderr, "--- TypeScript server stderr\n%s\n", mcp_client_stderr(c, NULL));
-    return false;
-}
 
 static mcp_json_doc *json(const char *text)
 {
@@ -107,16 +96,16 @@ static void our_abort_and_timeout_reach_the_typescript_handler(void **state)
     assert_int_equal(mcp_client_call_tool_async(c, "sleep", mcp_json_doc_root(a), NULL, done,
                                                 NULL, &h),
                      MCP_OK);
-    assert_true(ts_said(c, "sleep started"));
+    assert_true(server_stderr_says(c, "sleep started", 5000));
     assert_int_equal(mcp_client_cancel(c, h, "cancelled by the C client"), MCP_OK);
     assert_int_equal(abort_outcome, MCP_ERR_ABORTED);
-    assert_true(ts_said(c, "sleep cancelled: cancelled by the C client"));
+    assert_true(server_stderr_says(c, "sleep cancelled: cancelled by the C client", 5000));
 
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300};
     mcp_client_call_result r;
     assert_int_equal(mcp_client_call_tool(c, "sleep", mcp_json_doc_root(a), &o, &r),
                      MCP_ERR_TIMED_OUT);
-    assert_true(ts_said(c, "sleep cancelled: timed out after 300 ms"));
+    assert_true(server_stderr_says(c, "sleep cancelled: timed out after 300 ms", 5000));
     mcp_json_doc_free(a);
     mcp_client_free(c);
 }
@@ -170,7 +159,7 @@ static void a_subscription_hears_a_change_and_is_cancelled_on_the_wire(void **st
     assert_int_equal(l.outcome, MCP_ERR_ABORTED);
     char want[64];
     snprintf(want, sizeof want, "cancel received: requestId=%llu", (unsigned long long)h);
-    assert_true(ts_said(c, want));
+    assert_true(server_stderr_says(c, want, 5000));
     mcp_client_free(c);
 }
 

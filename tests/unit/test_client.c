@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mcp/mcp.h"
+#include "stderr_wait.h"
 
 static const char *const serve_argv[] = {MCP_BINARY, "serve", NULL};
 
@@ -69,17 +70,6 @@ static int call(mcp_client *c, const char *tool, const char *json, const mcp_cli
     return rc;
 }
 
-/* Wait until the captured server stderr contains `needle`. */
-static bool server_said(mcp_client *c, const char *needle)
-{
-    for (int i = 0; i < 400; i++) {
-        if (strstr(mcp_client_stderr(c, NULL), needle))
-            return true;
-        mcp_client_run_once(c, false);
-        usleep(5000);
-    }
-    return false;
-}
 
 static const char *first_text(const mcp_client_call_result *r)
 {
@@ -140,8 +130,8 @@ static void a_timeout_cancels_on_the_wire_and_the_handler_sees_it(void **state)
     assert_null(r.response);
     assert_int_equal(lc.cancel_sent, 1);
     assert_string_equal(lc.last_reason, "timed out after 300 ms");
-    assert_true(server_said(c, "reason=\"timed out after 300 ms\""));
-    assert_true(server_said(c, "sleep: cancelled after"));
+    assert_true(server_stderr_says(c, "reason=\"timed out after 300 ms\"", 2000));
+    assert_true(server_stderr_says(c, "sleep: cancelled after", 2000));
     mcp_client_free(c);
 }
 
@@ -153,7 +143,7 @@ static void the_maximum_time_ends_a_call_that_keeps_progressing(void **state)
     mcp_client_call_result r;
     assert_int_equal(call(c, "count", "{\"n\":100,\"delay_ms\":50}", &o, &r), MCP_ERR_MAX_TIME);
     assert_string_equal(lc.last_reason, "maximum total time 400 ms exceeded");
-    assert_true(server_said(c, "count: cancelled at step"));
+    assert_true(server_stderr_says(c, "count: cancelled at step", 2000));
     mcp_client_free(c);
 }
 
@@ -211,7 +201,7 @@ static void a_cancel_from_another_thread_aborts_the_call(void **state)
     assert_int_equal(mcp_client_run(c), MCP_OK);
     pthread_join(th, NULL);
     assert_int_equal(async_outcome, MCP_ERR_ABORTED);
-    assert_true(server_said(c, "reason=\"stop from a thread\""));
+    assert_true(server_stderr_says(c, "reason=\"stop from a thread\"", 2000));
     /* Cancelling it again, on the loop thread, finds nothing. */
     assert_int_equal(mcp_client_cancel(c, k.handle, NULL), MCP_ERR_NOT_FOUND);
     mcp_client_free(c);
@@ -253,7 +243,7 @@ static void a_late_answer_after_a_timeout_is_dropped_quietly(void **state)
         usleep(10000);
     }
     assert_int_equal(lc.dropped, 1);
-    assert_true(server_said(c, "notifications/cancelled"));
+    assert_true(server_stderr_says(c, "notifications/cancelled", 2000));
     mcp_client_free(c);
 }
 
