@@ -17,9 +17,10 @@
  *       before the client writes it (encoding included) to the moment the
  *       handler's token fires in the server (CLOCK_MONOTONIC is shared by
  *       both processes).
- *   bytes per in-flight request: N
+ *   bytes per in-flight request: 2025-11-25=N 2026-07-28=N
  *       bench_server's resident memory growth over 100,000 calls held in
- *       flight by a handler that never replies, divided by 100,000.
+ *       flight by a handler that never replies, divided by 100,000, in each
+ *       revision (a 2026-07-28 request carries its envelope).
  *
  * usage: bench_stdio MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER TS2_ECHO_SERVER]
  */
@@ -250,10 +251,10 @@ static long server_rss(mcp_client *c)
     return v;
 }
 
-static void bytes_per_request(const char *bench_server, int n)
+static long bytes_per_request(const char *bench_server, mcp_connect_mode mode, int n)
 {
     const char *const argv[] = {bench_server, NULL};
-    mcp_client *c = start(argv, MCP_CONNECT_AUTO);
+    mcp_client *c = start(argv, mode);
     long before = server_rss(c);
     mcp_json_doc *a;
     mcp_json_parse("{\"note\":\"held\"}", 15, NULL, NULL, &a, NULL);
@@ -267,12 +268,11 @@ static void bytes_per_request(const char *bench_server, int n)
             mcp_client_run_once(c, false); /* keep the pipe moving */
     }
     mcp_json_doc_free(a);
-    mcp_client_call_result r;
-    mcp_client_request(c, "ping", NULL, NULL, &r); /* all registered */
-    mcp_client_call_result_release(&r);
+    /* The server reads in order: its answer comes after every hold was
+     * registered. */
     long after = server_rss(c);
-    printf("bytes per in-flight request: %ld\n", (after - before) / n);
     mcp_client_free(c);
+    return (after - before) / n;
 }
 
 int main(int argc, char **argv)
@@ -315,6 +315,8 @@ int main(int argc, char **argv)
     }
     report_cancel_latency(argv[2], 1000);
     fflush(stdout);
-    bytes_per_request(argv[2], 100000);
+    long legacy = bytes_per_request(argv[2], MCP_CONNECT_LEGACY, 100000);
+    long modern = bytes_per_request(argv[2], MCP_CONNECT_MODERN, 100000);
+    printf("bytes per in-flight request: 2025-11-25=%ld 2026-07-28=%ld\n", legacy, modern);
     return 0;
 }
