@@ -3,24 +3,24 @@
  * Request-lifecycle benchmarks over stdio, one load driver (the libmcp
  * client) against several servers in the same run:
  *
- *   stdio round trips/s 2025-11-25 (K in flight): libmcp=N ts_sdk_v1=N ratio=X raw_pipe=N
- *       echo tools/calls pipelined K at a time under the legacy handshake,
+ *   stdio round trips/s (K in flight): libmcp=N ts_sdk_v1=N ratio=X raw_pipe=N
+ *       echo tools/calls pipelined K at a time under 2025-11-25 (initialize),
  *       against `mcp serve`, against the TypeScript SDK v1
  *       (ts_echo_server.mjs), and against echo_peer (a process that answers
  *       with a canned response: the pipe's limit).
- *   stdio round trips/s 2026-07-28 (K in flight): libmcp=N ts_sdk_v2=N ratio=X
+ *   stdio round trips/s 2026 (K in flight): libmcp=N ts_sdk_v2=N ratio=X
  *       the same under 2026-07-28 (every request carries the _meta
  *       envelope), against `mcp serve` and the TypeScript SDK v2
  *       (ts2_echo_server.mjs).
- *   cancel latency us (1000 in flight): p50=N p99=N
+ *   cancel latency us [2026] (1000 in flight): p50=N p99=N
  *       1000 calls held by bench_server; each cancel is timed from just
  *       before the client writes it (encoding included) to the moment the
  *       handler's token fires in the server (CLOCK_MONOTONIC is shared by
- *       both processes).
- *   bytes per in-flight request: 2025-11-25=N 2026-07-28=N
+ *       both processes). Under 2025-11-25, then 2026-07-28.
+ *   bytes per in-flight request[ 2026]: N
  *       bench_server's resident memory growth over 100,000 calls held in
  *       flight by a handler that never replies, divided by 100,000, in each
- *       revision (a 2026-07-28 request carries its envelope).
+ *       revision (a 2026-07-28 request keeps its envelope).
  *
  * usage: bench_stdio MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER TS2_ECHO_SERVER]
  */
@@ -139,6 +139,22 @@ static double round_trips(const char *const *argv, mcp_connect_mode mode, int in
 
 /* Cancel latency ----------------------------------------------------------------- */
 
+/* bench_server's resident set size, by its rss tool. */
+static long server_rss(mcp_client *c)
+{
+    mcp_client_call_result r;
+    long v = -1;
+    if (mcp_client_call_tool(c, "rss", NULL, NULL, &r) == MCP_OK) {
+        const char *t = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
+                            mcp_json_object_get(r.result, "content"), 0), "text"), NULL);
+        if (t)
+            v = atol(t);
+    }
+    mcp_client_call_result_release(&r);
+    return v;
+}
+
+
 static void ignore(void *ud, const mcp_client_call_result *r)
 {
     (void)ud;
@@ -155,14 +171,14 @@ typedef struct latency {
     unsigned long long p50, p99;
 } latency;
 
-static latency cancel_latency(const char *bench_server, int n)
+static latency cancel_latency(const char *bench_server, mcp_connect_mode mode, int n)
 {
     char log_path[] = "/tmp/mcp-bench-cancel-XXXXXX";
     int fd = mkstemp(log_path);
     close(fd);
     setenv("BENCH_CANCEL_LOG", log_path, 1);
     const char *const argv[] = {bench_server, NULL};
-    mcp_client *c = start(argv, MCP_CONNECT_AUTO);
+    mcp_client *c = start(argv, mode);
     mcp_handle *h = calloc((size_t)n, sizeof *h);
     unsigned long long *written = calloc((size_t)n, sizeof *written);
     mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
@@ -174,10 +190,10 @@ static latency cancel_latency(const char *bench_server, int n)
         mcp_client_call_tool_async(c, "wait_cancel", mcp_json_doc_root(a), &o, ignore, NULL, &h[i]);
         mcp_json_doc_free(a);
     }
-    /* A ping answered means every call before it is registered. */
-    mcp_client_call_result r;
-    mcp_client_request(c, "ping", NULL, NULL, &r);
-    mcp_client_call_result_release(&r);
+    /* The server reads in order: an answer to a call sent after them
+     * means every call before it is registered (ping would do, but does
+     * not exist in 2026-07-28). */
+    server_rss(c);
     for (int i = 0; i < n; i++) {
         /* The clock starts just before the cancel is encoded and written
          * (libuv writes at once into an idle pipe), so the figure includes
@@ -219,12 +235,12 @@ static latency cancel_latency(const char *bench_server, int n)
 
 /* Three runs; the one with the median p99 is reported, so one run disturbed
  * by the machine does not decide the figure. */
-static void report_cancel_latency(const char *bench_server, int n)
+static void report_cancel_latency(const char *bench_server, mcp_connect_mode mode, int n)
 {
     latency runs[3];
     usleep(300 * 1000); /* let the previous servers finish exiting */
     for (int i = 0; i < 3; i++)
-        runs[i] = cancel_latency(bench_server, n);
+        runs[i] = cancel_latency(bench_server, mode, n);
     for (int i = 0; i < 3; i++)
         for (int j = i + 1; j < 3; j++)
             if (runs[j].p99 < runs[i].p99) {
@@ -232,24 +248,12 @@ static void report_cancel_latency(const char *bench_server, int n)
                 runs[i] = runs[j];
                 runs[j] = t;
             }
-    printf("cancel latency us (%d in flight): p50=%llu p99=%llu\n", n, runs[1].p50, runs[1].p99);
+    printf("cancel latency us%s (%d in flight): p50=%llu p99=%llu\n",
+           mode == MCP_CONNECT_MODERN ? " 2026" : "", n, runs[1].p50, runs[1].p99);
 }
 
 /* Memory per held request ---------------------------------------------------------- */
 
-static long server_rss(mcp_client *c)
-{
-    mcp_client_call_result r;
-    long v = -1;
-    if (mcp_client_call_tool(c, "rss", NULL, NULL, &r) == MCP_OK) {
-        const char *t = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
-                            mcp_json_object_get(r.result, "content"), 0), "text"), NULL);
-        if (t)
-            v = atol(t);
-    }
-    mcp_client_call_result_release(&r);
-    return v;
-}
 
 static long bytes_per_request(const char *bench_server, mcp_connect_mode mode, int n)
 {
@@ -295,28 +299,30 @@ int main(int argc, char **argv)
         double pipe = round_trips(raw, MCP_CONNECT_LEGACY, k, 2.0);
         if (have_ts) {
             double theirs = round_trips(ts, MCP_CONNECT_LEGACY, k, 2.0);
-            printf("stdio round trips/s 2025-11-25 (%d in flight): libmcp=%.0f ts_sdk_v1=%.0f "
+            printf("stdio round trips/s (%d in flight): libmcp=%.0f ts_sdk_v1=%.0f "
                    "ratio=%.1f raw_pipe=%.0f\n", k, mine, theirs, mine / theirs, pipe);
         } else {
-            printf("stdio round trips/s 2025-11-25 (%d in flight): libmcp=%.0f ts_sdk_v1=n/a (run "
+            printf("stdio round trips/s (%d in flight): libmcp=%.0f ts_sdk_v1=n/a (run "
                    "make interop-deps) raw_pipe=%.0f\n", k, mine, pipe);
         }
         fflush(stdout);
         mine = round_trips(ours, MCP_CONNECT_MODERN, k, 2.0);
         if (have_ts2) {
             double theirs = round_trips(ts2, MCP_CONNECT_MODERN, k, 2.0);
-            printf("stdio round trips/s 2026-07-28 (%d in flight): libmcp=%.0f ts_sdk_v2=%.0f "
+            printf("stdio round trips/s 2026 (%d in flight): libmcp=%.0f ts_sdk_v2=%.0f "
                    "ratio=%.1f\n", k, mine, theirs, mine / theirs);
         } else {
-            printf("stdio round trips/s 2026-07-28 (%d in flight): libmcp=%.0f ts_sdk_v2=n/a (run "
+            printf("stdio round trips/s 2026 (%d in flight): libmcp=%.0f ts_sdk_v2=n/a (run "
                    "make interop-deps)\n", k, mine);
         }
         fflush(stdout);
     }
-    report_cancel_latency(argv[2], 1000);
+    report_cancel_latency(argv[2], MCP_CONNECT_LEGACY, 1000);
+    report_cancel_latency(argv[2], MCP_CONNECT_MODERN, 1000);
     fflush(stdout);
-    long legacy = bytes_per_request(argv[2], MCP_CONNECT_LEGACY, 100000);
-    long modern = bytes_per_request(argv[2], MCP_CONNECT_MODERN, 100000);
-    printf("bytes per in-flight request: 2025-11-25=%ld 2026-07-28=%ld\n", legacy, modern);
+    printf("bytes per in-flight request: %ld\n",
+           bytes_per_request(argv[2], MCP_CONNECT_LEGACY, 100000));
+    printf("bytes per in-flight request 2026: %ld\n",
+           bytes_per_request(argv[2], MCP_CONNECT_MODERN, 100000));
     return 0;
 }
