@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The mcp command: a client for any MCP server, and a demo server. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -72,8 +75,28 @@ void cli_usage(const char *command, bool to_stdout)
     }
 }
 
+/* A standard descriptor that is closed (a supervisor's `<&-`, `>&-`, `2>&-`)
+ * would be taken by the next descriptor opened, an internal pipe or the
+ * loop's own, which then gets written to as if it were stdout, or closed as
+ * stdin by whoever thinks it is. Hold the slot with /dev/null: read-only, so
+ * stdin reads as empty and writes to stdout or stderr fail (EBADF), as they
+ * would have on the closed descriptor, instead of vanishing in success. */
+static void hold_closed_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", O_RDONLY);
+        if (got >= 0 && got != fd) { /* a lower slot was free: cannot happen */
+            dup2(got, fd);
+            close(got);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
+    hold_closed_std_fds();
     if (argc >= 2) {
         const char *c = argv[1];
         if (!strcmp(c, "serve"))
