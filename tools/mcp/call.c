@@ -17,6 +17,7 @@
 #include <uv.h>
 
 #include "cli.h"
+#include "text.h"
 
 typedef struct call_state {
     mcp_client *client;
@@ -53,11 +54,11 @@ static void on_progress(void *ud, mcp_handle h, double progress, double total,
         for (int i = 0; i < width; i++)
             bar[i] = i < filled ? '#' : '-';
         bar[width] = 0;
-        snprintf(line, sizeof line, "%s [%s] %g/%g%s%s", st->tool, bar, progress, total,
-                 message ? "  " : "", message ? message : "");
+        snprintf(line, sizeof line, "%s [%s] %g/%g%s%s", cli_safe(st->tool), bar, progress,
+                 total, message ? "  " : "", message ? cli_safe(message) : "");
     } else {
-        snprintf(line, sizeof line, "%s: %g%s%s", st->tool, progress, message ? "  " : "",
-                 message ? message : "");
+        snprintf(line, sizeof line, "%s: %g%s%s", cli_safe(st->tool), progress,
+                 message ? "  " : "", message ? cli_safe(message) : "");
     }
     fprintf(stderr, "\r\033[K%s", line);
     st->bar_drawn = true;
@@ -82,7 +83,7 @@ static void cancel_by_user(call_state *st, int code)
         return;
     st->cancelled_by = code;
     clear_bar(st);
-    fprintf(stderr, "cancelling %s (request %llu)...\n", st->tool,
+    fprintf(stderr, "cancelling %s (request %llu)...\n", cli_safe(st->tool),
             (unsigned long long)st->handle);
     /* From now on a Ctrl-C or SIGTERM exits at once. */
     uv_signal_stop(&st->sigint);
@@ -115,11 +116,12 @@ static void print_content(const mcp_json *result)
         size_t n;
         const char *text = mcp_json_string(mcp_json_object_get(item, "text"), &n);
         if (type && !strcmp(type, "text") && text) {
-            fwrite(text, 1, n, stdout);
+            cli_write_payload(text, n); /* the result itself: as it is, but not to a terminal */
             fputc('\n', stdout);
         } else {
             const char *mime = mcp_json_string(mcp_json_object_get(item, "mimeType"), NULL);
-            printf("[%s%s%s]\n", type ? type : "content", mime ? " " : "", mime ? mime : "");
+            printf("[%s%s%s]\n", type ? cli_safe(type) : "content", mime ? " " : "",
+                   mime ? cli_safe(mime) : "");
         }
         printed = true;
     }
@@ -149,31 +151,34 @@ static int report(call_state *st)
             print_content(r->result);
         }
         if (r->is_error) {
-            fprintf(stderr, "mcp: %s reported an error\n", st->tool);
+            fprintf(stderr, "mcp: %s reported an error\n", cli_safe(st->tool));
             return EXIT_TOOL_ERROR;
         }
         return 0;
     case MCP_ERR_REMOTE:
-        fprintf(stderr, "mcp: %s failed: %s (JSON-RPC error %lld)\n", st->tool,
-                r->error_message, (long long)r->error_code);
+        fprintf(stderr, "mcp: %s failed: %s (JSON-RPC error %lld)\n", cli_safe(st->tool),
+                r->response ? cli_safe_n(r->response->error_message,
+                                         r->response->error_message_len)
+                            : cli_safe(r->error_message),
+                (long long)r->error_code);
         return EXIT_CONNECTION;
     case MCP_ERR_TIMED_OUT:
         fprintf(stderr, "mcp: %s timed out after %g s without an answer or progress; cancelled\n",
-                st->tool, a->timeout < 0 ? 60 : a->timeout);
+                cli_safe(st->tool), a->timeout < 0 ? 60 : a->timeout);
         return EXIT_TIMEOUT;
     case MCP_ERR_MAX_TIME:
-        fprintf(stderr, "mcp: %s exceeded the maximum time of %g s; cancelled\n", st->tool,
+        fprintf(stderr, "mcp: %s exceeded the maximum time of %g s; cancelled\n", cli_safe(st->tool),
                 a->max_time < 0 ? 1800 : a->max_time);
         return EXIT_TIMEOUT;
     case MCP_ERR_TOO_LARGE:
         fprintf(stderr, "mcp: %s: the response was too large (over the message size limit)\n",
-                st->tool);
+                cli_safe(st->tool));
         return EXIT_CONNECTION;
     case MCP_ERR_ABORTED:
         return EXIT_CANCELLED;
     default:
-        fprintf(stderr, "mcp: %s: %s\n", st->tool,
-                mcp_client_error(st->client)[0] ? mcp_client_error(st->client)
+        fprintf(stderr, "mcp: %s: %s\n", cli_safe(st->tool),
+                mcp_client_error(st->client)[0] ? cli_safe(mcp_client_error(st->client))
                                                 : mcp_strerror(r->outcome));
         return EXIT_CONNECTION;
     }
@@ -202,7 +207,7 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
                 return false;
             i++;
         } else if (s[0] == '-' && s[1] == '-') {
-            fprintf(stderr, "mcp: unknown option '%s'\n", s);
+            fprintf(stderr, "mcp: unknown option '%s'\n", cli_safe(s));
             return false;
         } else if (npos == 0) {
             *tool = s;
@@ -211,7 +216,8 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
             *args_json = s;
             npos++;
         } else {
-            fprintf(stderr, "mcp: unexpected argument '%s' (the server command goes after --)\n", s);
+            fprintf(stderr, "mcp: unexpected argument '%s' (the server command goes after --)\n",
+                    cli_safe(s));
             return false;
         }
     }
@@ -289,8 +295,8 @@ int cli_call(int argc, char **argv)
     }
     mcp_json_doc_free(args);
     if (rc != MCP_OK && !st.done) {
-        fprintf(stderr, "mcp: cannot call %s: %s\n", tool,
-                mcp_client_error(st.client)[0] ? mcp_client_error(st.client)
+        fprintf(stderr, "mcp: cannot call %s: %s\n", cli_safe(tool),
+                mcp_client_error(st.client)[0] ? cli_safe(mcp_client_error(st.client))
                                                : mcp_strerror(rc));
         code = EXIT_CONNECTION;
     } else {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "text.h"
 
 bool cli_parse_seconds(const char *opt, const char *v, bool allow_zero, uint64_t *ms,
                        double *seconds)
@@ -25,7 +26,7 @@ bool cli_parse_seconds(const char *opt, const char *v, bool allow_zero, uint64_t
     mcp_json_doc_free(doc);
     if (!ok) {
         fprintf(stderr, "mcp: %s needs a number of seconds%s (like 2 or 0.5), not '%s'\n", opt,
-                allow_zero ? "" : " above 0", v ? v : "");
+                allow_zero ? "" : " above 0", cli_safe(v));
         return false;
     }
     uint64_t m = (uint64_t)llround(d * 1000);
@@ -65,7 +66,7 @@ int cli_client_option(int argc, char **argv, int *i, cli_client_args *a)
             a->version = value;
         } else {
             fprintf(stderr, "mcp: --protocol takes 2025-06-18, 2025-11-25, 2026-07-28 or auto, "
-                            "not '%s'\n", value ? value : "");
+                            "not '%s'\n", cli_safe(value));
             return -1;
         }
         ++*i;
@@ -126,7 +127,7 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     }
     int rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
     if (rc != MCP_OK) {
-        fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? mcp_client_error(c)
+        fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
                                                              : mcp_strerror(rc));
         mcp_client_free(c);
         return rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
@@ -140,17 +141,18 @@ void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len
     char head[64];
     int n = snprintf(head, sizeof head, "%s%s%s ", who ? who : "", who ? " " : "",
                      outgoing ? "->" : "<-");
-    /* One write per line so traces from several processes do not mix. */
-    char buf[8192];
-    size_t take = len < sizeof buf - (size_t)n - 2 ? len : sizeof buf - (size_t)n - 6;
-    memcpy(buf, head, (size_t)n);
-    memcpy(buf + n, line, take);
-    size_t total = (size_t)n + take;
-    if (take < len) {
-        memcpy(buf + total, "...", 3);
-        total += 3;
+    /* A line as received may be anything (it is traced before it is
+     * parsed): made safe, cut at about 8 KiB, and one write per line so
+     * traces from several processes do not mix. */
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_buf_append(&b, head, (size_t)n);
+    size_t used = cli_sanitize(&b, line, len, false, 8192);
+    if (used < len)
+        mcp_buf_append(&b, "...", 3);
+    if (mcp_buf_append(&b, "\n", 1) == MCP_OK) {
+        ssize_t w = write(STDERR_FILENO, b.data, b.len);
+        (void)w;
     }
-    buf[total++] = '\n';
-    ssize_t w = write(STDERR_FILENO, buf, total);
-    (void)w;
+    mcp_buf_free(&b);
 }

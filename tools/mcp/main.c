@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "text.h"
 
 static const struct {
     const char *name;
@@ -31,7 +32,10 @@ static const struct {
      "                [--json] [--trace] TOOL [ARGS_JSON] -- COMMAND [ARG...]\n"
      "\n"
      "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server. A progress\n"
-     "bar shows on a terminal; Ctrl-C (or SIGTERM) cancels the call on the wire.\n"},
+     "bar shows on a terminal; Ctrl-C (or SIGTERM) cancels the call on the wire.\n"
+     "The result's text is written byte for byte into a file or pipe; on a terminal its\n"
+     "control characters but newline and tab are shown escaped (\\x1b), as everything\n"
+     "else from the server always is (messages, names, descriptions, URIs, traces).\n"},
     {"watch",
      "usage: mcp watch [--tools] [--prompts] [--resources] [--resource URI]...\n"
      "                 [--timeout S] [--protocol P] [--json] [--trace] -- COMMAND [ARG...]\n"
@@ -120,7 +124,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         fputs("mcp: missing command\n", stderr);
     else
-        fprintf(stderr, "mcp: unknown command or option '%s'\n", argv[1]);
+        fprintf(stderr, "mcp: unknown command or option '%s'\n", cli_safe(argv[1]));
     cli_usage(NULL, false);
     return EXIT_USAGE;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "text.h"
 
 static mcp_server *the_server;
 
@@ -172,7 +173,8 @@ int cli_serve(int argc, char **argv)
             cli_usage("serve", true);
             return 0;
         }
-        fprintf(stderr, "mcp serve: unexpected argument '%s'\ntry 'mcp serve --help'\n", argv[0]);
+        fprintf(stderr, "mcp serve: unexpected argument '%s'\ntry 'mcp serve --help'\n",
+                cli_safe(argv[0]));
         return EXIT_USAGE;
     }
     mcp_server_options o = {.size = sizeof o,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "text.h"
 
 int cli_tools(int argc, char **argv)
 {
@@ -27,7 +28,7 @@ int cli_tools(int argc, char **argv)
             continue;
         }
         fprintf(stderr, "mcp: %s '%s' (the server command goes after --)\n",
-                argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
+                argv[i][0] == '-' ? "unknown option" : "unexpected argument", cli_safe(argv[i]));
         fputs("try 'mcp tools --help'\n", stderr);
         return EXIT_USAGE;
     }
@@ -55,7 +56,7 @@ int cli_tools(int argc, char **argv)
             fprintf(stderr, "mcp: tools/list %s\n",
                     rc == MCP_ERR_TIMED_OUT ? "timed out" : "exceeded the maximum time");
         else
-            fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? mcp_client_error(c)
+            fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
                                                                  : mcp_strerror(rc));
         mcp_client_free(c);
         return rc == MCP_ERR_TIMED_OUT || rc == MCP_ERR_MAX_TIME ? EXIT_TIMEOUT : EXIT_CONNECTION;
@@ -70,9 +71,12 @@ int cli_tools(int argc, char **argv)
     } else {
         for (size_t k = 0; k < mcp_json_array_size(list); k++) {
             const mcp_json *t = mcp_json_array_at(list, k);
-            const char *name = mcp_json_string(mcp_json_object_get(t, "name"), NULL);
-            const char *desc = mcp_json_string(mcp_json_object_get(t, "description"), NULL);
-            printf("%-20s %s\n", name ? name : "?", desc ? desc : "");
+            /* One line per tool, whatever the server put in them. */
+            size_t name_len, desc_len;
+            const char *name = mcp_json_string(mcp_json_object_get(t, "name"), &name_len);
+            const char *desc = mcp_json_string(mcp_json_object_get(t, "description"), &desc_len);
+            printf("%-20s %s\n", name ? cli_safe_n(name, name_len) : "?",
+                   desc ? cli_safe_n(desc, desc_len) : "");
         }
         if (hint.present)
             fprintf(stderr, "(%s, cacheable for %llu ms, %s)\n",

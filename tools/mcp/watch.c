@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "cli.h"
+#include "text.h"
 
 #define MAX_URIS 64
 #define MAX_RESTARTS 5
@@ -40,8 +41,9 @@ static void print_notification(watch_state *st, const mcp_message *m)
         const char *name = m->method;
         if (!strncmp(name, "notifications/", 14))
             name += 14;
-        const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), NULL);
-        printf("%s%s%s\n", name, uri ? " " : "", uri ? uri : "");
+        size_t uri_len;
+        const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), &uri_len);
+        printf("%s%s%s\n", cli_safe(name), uri ? " " : "", uri ? cli_safe_n(uri, uri_len) : "");
     }
     fflush(stdout);
 }
@@ -142,7 +144,7 @@ int cli_watch(int argc, char **argv)
             uris[st.filter.resource_count++] = argv[++i];
         } else {
             fprintf(stderr, "mcp: %s '%s' (the server command goes after --)\n",
-                    s[0] == '-' ? "unknown option" : "unexpected argument", s);
+                    s[0] == '-' ? "unknown option" : "unexpected argument", cli_safe(s));
             goto usage;
         }
     }
@@ -197,14 +199,14 @@ int cli_watch(int argc, char **argv)
             break;
         }
         fprintf(stderr, "the server went away (%s); starting it again\n",
-                mcp_client_error(st.client)[0] ? mcp_client_error(st.client) : "closed");
+                mcp_client_error(st.client)[0] ? cli_safe(mcp_client_error(st.client)) : "closed");
         st.listening = false;
         rc = mcp_client_reconnect(st.client);
         if (rc == MCP_OK)
             rc = listen_now(&st);
         if (rc != MCP_OK) {
             fprintf(stderr, "mcp: %s\n", mcp_client_error(st.client)[0]
-                                              ? mcp_client_error(st.client)
+                                              ? cli_safe(mcp_client_error(st.client))
                                               : mcp_strerror(rc));
             code = rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
         }

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A scripted MCP server on stdio that misbehaves on purpose, for the mcp
+command's integration tests. One mode, the first argument:
+
+ 2026-07-28 (answers server/discover), for mcp watch:
+   noack         never acknowledges subscriptions/listen
+   ack_wrongid   acknowledges naming another subscription
+   ack_noid      acknowledges without naming the subscription
+   listen_err    refuses the listen with a JSON-RPC error (code -32602)
+   notif_esc     acknowledges, then sends resources/updated with escapes
+                 in its URI
+ Legacy (2025-06-18, answers initialize; server/discover is -32601):
+   error_esc     tools/call fails with a JSON-RPC error full of escapes
+   progress_esc  progress with escapes in its message, then a result text
+                 with escapes
+   list_esc      tools/list with escapes in a tool's name and description
+   mime_esc      a tools/call result whose content mimeType has escapes
+   banner_esc    a non-JSON line with escapes before answering initialize
+   die_on_discover  exits (status 1) on server/discover, as some legacy
+                 servers do on an unknown request before initialize
+
+Lines are written as UTF-8 (C1 and DEL raw, as JSON allows). Every line
+received is logged on stderr as "got: <line>".
+"""
+import json
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+MODERN = MODE in ("noack", "ack_wrongid", "ack_noid", "listen_err", "notif_esc")
+# What a terminal would act on: clear screen, window title (OSC ... BEL),
+# colour, CR LF (a forged line), DEL and C1 CSI (U+009B).
+NASTY = "\x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r\nforged\x7f\u009b1m"
+SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "hostile", "version": "0"}}
+
+
+def send(obj):
+    text = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False)
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def result(i, r):
+    send({"jsonrpc": "2.0", "id": i, "result": r})
+
+
+def error(i, code, message):
+    send({"jsonrpc": "2.0", "id": i, "error": {"code": code, "message": message}})
+
+
+def listen(i):
+    if MODE == "noack":
+        return
+    if MODE == "listen_err":
+        error(i, -32602, "no such subscription " + NASTY)
+        return
+    meta = {"io.modelcontextprotocol/subscriptionId": i}
+    if MODE == "ack_wrongid":
+        meta = {"io.modelcontextprotocol/subscriptionId": "someone-else"}
+    params = {"notifications": {"toolsListChanged": True, "resourcesUpdated": True}}
+    if MODE != "ack_noid":
+        params["_meta"] = meta
+    send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+          "params": params})
+    if MODE == "notif_esc":
+        send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+              "params": {"uri": "file:///x" + NASTY, "_meta": meta}})
+
+
+def tools_call(i, params):
+    token = (params.get("_meta") or {}).get("progressToken")
+    if MODE == "error_esc":
+        error(i, -1, NASTY)
+    elif MODE == "progress_esc":
+        if token is not None:
+            send({"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": token, "progress": 1, "total": 2,
+                             "message": NASTY}})
+        result(i, {"content": [{"type": "text", "text": "payload " + NASTY}]})
+    elif MODE == "mime_esc":
+        result(i, {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/" + NASTY}]})
+    else:
+        result(i, {"content": [{"type": "text", "text": "ok"}]})
+
+
+def main():
+    for line in sys.stdin:
+        sys.stderr.write("got: " + line)
+        sys.stderr.flush()
+        try:
+            m = json.loads(line)
+        except ValueError:
+            continue
+        method, i = m.get("method"), m.get("id")
+        params = m.get("params") or {}
+        if i is None or method is None:
+            continue
+        if method == "server/discover":
+            if MODE == "die_on_discover":
+                sys.exit(1)
+            if MODERN:
+                result(i, {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                           "capabilities": {"tools": {"listChanged": True},
+                                            "resources": {"subscribe": True}},
+                           "_meta": SERVER_INFO})
+            else:
+                error(i, -32601, "Method not found")
+        elif method == "initialize":
+            if MODE == "banner_esc":
+                send("starting " + NASTY)
+            result(i, {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                       "capabilities": {"tools": {}},
+                       "serverInfo": {"name": "hostile", "version": "0"}})
+        elif method == "subscriptions/listen":
+            listen(i)
+        elif method == "tools/list":
+            tools = [{"name": "evil" + NASTY, "description": "says " + NASTY,
+                      "inputSchema": {"type": "object"}}] if MODE == "list_esc" else []
+            r = {"tools": tools}
+            if MODERN:
+                r.update(resultType="complete", _meta=SERVER_INFO)
+            result(i, r)
+        elif method == "tools/call":
+            tools_call(i, params)
+        else:
+            result(i, {})
+
+
+main()

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Showing what a server sent: tool names and descriptions, error and
+ * progress messages, URIs, wire lines. A server is not trusted with the
+ * terminal, so nothing it sends may reach it as a control sequence (clear
+ * the screen, set the title, write the clipboard, forge a line).
+ */
+#ifndef MCP_CLI_TEXT_H
+#define MCP_CLI_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mcp/mcp.h"
+
+/*
+ * cli_sanitize: append s[0..n) to b with every character a terminal acts on
+ * made visible: C0 controls and DEL as \xHH (newline and CR as \n and \r),
+ * C1 controls (U+0080..U+009F) as \u0080..\u009f, and bytes that are not
+ * UTF-8 as \xHH. Tab is kept; with keep_newlines, newline is kept too (a
+ * multi-line text), else it is escaped (a one-line field). A backslash is
+ * kept as it is: this is for reading, not for decoding back.
+ * Stops before b would grow past `limit` bytes (0: no limit). Returns how
+ * many bytes of s went in. Any thread.
+ */
+size_t cli_sanitize(mcp_buf *b, const char *s, size_t n, bool keep_newlines, size_t limit);
+
+/* s (NULL as "") made safe as one line (cli_sanitize), in one of 8 static
+ * buffers used in turn: valid until 8 more calls. The client commands'
+ * thread only. */
+const char *cli_safe(const char *s);
+const char *cli_safe_n(const char *s, size_t n);
+
+/* Write s[0..n) to stdout, the payload itself (a tool's text result): byte
+ * for byte when stdout is a file or a pipe; on a terminal, sanitized but
+ * keeping newlines and tabs. */
+void cli_write_payload(const char *s, size_t n);
+
+#endif
