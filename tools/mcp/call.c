@@ -308,6 +308,9 @@ int cli_call(int argc, char **argv)
         if (st.cancelled_by)
             mcp_client_flush(st.client); /* the cancel is on the wire */
         code = st.cancelled_by ? st.cancelled_by : report(&st);
+        /* Said now, before the server is stopped (which may take seconds). */
+        if (!cli_output_ok() && code == 0)
+            code = EXIT_OUTPUT;
     }
     /* Our handles first: the client's close runs the loop until it is
      * empty. */
@@ -316,6 +319,5 @@ int cli_call(int argc, char **argv)
     uv_close((uv_handle_t *)&st.cancel_timer, NULL);
     mcp_client_free(st.client);
     mcp_client_call_result_release(&st.result);
-    fflush(stdout);
     return code;
 }

@@ -12,8 +12,10 @@
 /* Exit codes of the client commands. */
 enum {
     EXIT_TOOL_ERROR = 1, /* the tool answered with isError */
+    EXIT_OUTPUT = 1,     /* stdout could not be written */
     EXIT_USAGE = 2,
-    EXIT_CONNECTION = 3, /* could not connect, protocol or JSON-RPC error */
+    EXIT_CONNECTION = 3, /* could not connect, protocol or JSON-RPC error; serve:
+                            stdin or stdout failed */
     EXIT_TIMEOUT = 4,    /* idle timeout or maximum time */
     EXIT_CANCELLED = 130, /* Ctrl-C or --cancel-after */
     EXIT_TERMINATED = 143 /* SIGTERM */

@@ -20,8 +20,13 @@ static const struct {
      "at once. Tools: echo, sleep (returns early when cancelled), count (progress),\n"
      "fail (a tool error), add_tool (adds a tool: listeners hear tools/list_changed).\n"
      "Logs go to stderr (MCP_LOG_LEVEL=debug|info|warn|error); MCP_TRACE=1 prints every\n"
-     "message. SIGTERM or Ctrl-C ends subscriptions gracefully, then exits; SIGUSR1\n"
-     "adds a tool (added_1, added_2, ...), so subscribers hear tools/list_changed.\n"},
+     "message. SIGTERM or Ctrl-C ends subscriptions gracefully, then exits with status\n"
+     "0, as the end of stdin does; SIGUSR1 adds a tool (added_1, added_2, ...), so\n"
+     "subscribers hear tools/list_changed.\n"
+     "\n"
+     "exit codes: 0 end of input, SIGTERM or Ctrl-C; 2 usage; 3 stdin or stdout failed\n"
+     "            (a reply could not be written: the reader went away, a write error,\n"
+     "            or the client stopped reading), so replies were lost\n"},
     {"tools",
      "usage: mcp tools [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
      "                 -- COMMAND [ARG...]\n"
@@ -59,8 +64,9 @@ static const char common_options[] =
     "\n"
     "  S is a decimal number of seconds (2, 0.5); below 1 ms counts as 1 ms.\n"
     "\n"
-    "exit codes: 0 success, 1 tool error, 2 usage, 3 connection or protocol error,\n"
-    "            4 timed out, 130 cancelled (Ctrl-C, --cancel-after), 143 terminated\n";
+    "exit codes: 0 success, 1 tool error or the output could not be written, 2 usage,\n"
+    "            3 connection or protocol error, 4 timed out, 130 cancelled (Ctrl-C,\n"
+    "            --cancel-after), 143 terminated\n";
 
 void cli_usage(const char *command, bool to_stdout)
 {
@@ -98,9 +104,8 @@ static void hold_closed_std_fds(void)
     }
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-    hold_closed_std_fds();
     if (argc >= 2) {
         const char *c = argv[1];
         if (!strcmp(c, "serve"))
@@ -127,4 +132,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "mcp: unknown command or option '%s'\n", cli_safe(argv[1]));
     cli_usage(NULL, false);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    hold_closed_std_fds();
+    int code = run(argc, argv);
+    /* What went to stdout (a result, a list, --help) must have arrived:
+     * a full disk or a closed stdout is a failure, not a success. */
+    if (!cli_output_ok() && code == 0)
+        code = EXIT_OUTPUT;
+    return code;
 }

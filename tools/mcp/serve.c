@@ -232,5 +232,17 @@ int cli_serve(int argc, char **argv)
         pthread_join(waiter, NULL);
     }
     mcp_server_free(the_server);
-    return rc == MCP_OK ? 0 : EXIT_CONNECTION;
+    if (rc == MCP_ERR_IO) {
+        /* Replies were lost: the reader of stdout went away, a write
+         * failed, or it stopped reading (the output cap); or stdin or stdout
+         * could not be used at all. The log above says which. */
+        fputs("mcp serve: stopped: stdin or stdout failed (a reply could not be written, "
+              "or the client stopped reading); replies were lost\n", stderr);
+        return EXIT_CONNECTION;
+    }
+    if (rc != MCP_OK) {
+        fprintf(stderr, "mcp serve: stopped: %s\n", mcp_strerror(rc));
+        return EXIT_CONNECTION;
+    }
+    return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Server text made safe for a terminal. */
+/* Server text made safe for a terminal, and checking that stdout was written. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,4 +118,21 @@ void cli_write_payload(const char *s, size_t n)
         done += used;
     }
     mcp_buf_free(&b);
+}
+
+bool cli_output_ok(void)
+{
+    static bool reported;
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return true;
+    int e = errno;
+    if (!reported) {
+        reported = true;
+        if (e)
+            fprintf(stderr, "mcp: cannot write the output: %s\n", strerror(e));
+        else
+            fputs("mcp: cannot write the output\n", stderr);
+    }
+    return false;
 }

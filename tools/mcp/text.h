@@ -36,4 +36,8 @@ const char *cli_safe_n(const char *s, size_t n);
  * keeping newlines and tabs. */
 void cli_write_payload(const char *s, size_t n);
 
+/* Flush stdout; false (after saying "mcp: cannot write the output: ..." on
+ * stderr, once per process) if anything written to it was lost. */
+bool cli_output_ok(void);
+
 #endif

@@ -84,6 +84,7 @@ int cli_tools(int argc, char **argv)
                     hint.scope == MCP_CACHE_PRIVATE ? "private" : "public");
     }
     mcp_json_doc_free(tools);
+    code = cli_output_ok() ? 0 : EXIT_OUTPUT; /* said before the server is stopped */
     mcp_client_free(c);
-    return 0;
+    return code;
 }

@@ -4,12 +4,16 @@
  * (or SIGTERM), which cancels it on the wire. A server that exits is started
  * again and the subscription opened again (2026-07-28 servers keep no
  * subscriptions across restarts). Against a legacy server, its list_changed
- * notifications are printed as they come.
+ * notifications are printed as they come. Output that cannot be written (a
+ * full disk, the reader of a pipe gone) ends the watch.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "cli.h"
@@ -26,8 +30,21 @@ typedef struct watch_state {
     bool listening;
     int ended;       /* 0, or the listen's ending outcome + 1 */
     int stop_code;   /* set by a signal */
+    int give_up;     /* 0, or the exit code to end with (the reason is printed) */
+    const char *give_up_reason; /* the cancel's reason on the wire */
     uv_signal_t sigint, sigterm;
+    uv_poll_t out_poll; /* stdout, when a pipe: its reader going away */
+    bool out_polled;
 } watch_state;
+
+static void give_up(watch_state *st, int code, const char *reason)
+{
+    if (!st->give_up) {
+        st->give_up = code;
+        st->give_up_reason = reason;
+    }
+    uv_stop(mcp_client_loop(st->client));
+}
 
 static void print_notification(watch_state *st, const mcp_message *m)
 {
@@ -45,7 +62,35 @@ static void print_notification(watch_state *st, const mcp_message *m)
         const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), &uri_len);
         printf("%s%s%s\n", cli_safe(name), uri ? " " : "", uri ? cli_safe_n(uri, uri_len) : "");
     }
-    fflush(stdout);
+    if (!cli_output_ok()) /* flushes: each notification as it comes */
+        give_up(st, EXIT_OUTPUT, "the output could not be written");
+}
+
+/* The reader of stdout went away (the pipe's read end closed: POLLERR).
+ * Seen at once, not at the next notification, which may be hours away. */
+static void on_stdout_event(uv_poll_t *p, int status, int events)
+{
+    watch_state *st = p->data;
+    uv_poll_stop(p);
+    if (!st->give_up)
+        fputs("mcp: cannot write the output: its reader went away\n", stderr);
+    give_up(st, EXIT_OUTPUT, "the output's reader went away");
+}
+
+static void poll_stdout(watch_state *st)
+{
+    struct stat sb;
+    if (fstat(STDOUT_FILENO, &sb) != 0 || !S_ISFIFO(sb.st_mode))
+        return; /* a file or a terminal does not go away; a socket may half-close */
+    int flags = fcntl(STDOUT_FILENO, F_GETFL);
+    if (flags == -1 || uv_poll_init(mcp_client_loop(st->client), &st->out_poll, STDOUT_FILENO))
+        return;
+    /* uv_poll_init made it non-blocking, for every process sharing it:
+     * back as it was, or a full pipe would fail our writes (EAGAIN). */
+    fcntl(STDOUT_FILENO, F_SETFL, flags);
+    st->out_poll.data = st;
+    uv_poll_start(&st->out_poll, UV_DISCONNECT, on_stdout_event);
+    st->out_polled = true;
 }
 
 static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
@@ -172,6 +217,7 @@ int cli_watch(int argc, char **argv)
     st.sigint.data = st.sigterm.data = &st;
     uv_signal_start(&st.sigint, on_signal, SIGINT);
     uv_signal_start(&st.sigterm, on_signal, SIGTERM);
+    poll_stdout(&st);
 
     int restarts = 0;
     int rc = listen_now(&st);
@@ -184,6 +230,12 @@ int cli_watch(int argc, char **argv)
         int run = mcp_client_run_once(st.client, true);
         if (st.stop_code)
             break;
+        if (st.give_up) {
+            if (st.listening)
+                mcp_client_cancel(st.client, st.handle, st.give_up_reason);
+            code = st.give_up;
+            break;
+        }
         bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED;
         if (st.ended && !lost) {
             fprintf(stderr, "the server ended the subscription (%s)\n",
@@ -211,12 +263,14 @@ int cli_watch(int argc, char **argv)
             code = rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
         }
     }
-    if (st.stop_code) {
-        mcp_client_flush(st.client); /* the cancel is on the wire */
+    if (st.stop_code)
         code = st.stop_code;
-    }
+    if (st.stop_code || st.give_up)
+        mcp_client_flush(st.client); /* the cancel is on the wire */
     uv_close((uv_handle_t *)&st.sigint, NULL);
     uv_close((uv_handle_t *)&st.sigterm, NULL);
+    if (st.out_polled)
+        uv_close((uv_handle_t *)&st.out_poll, NULL);
     mcp_client_free(st.client);
     return code;
 usage:
