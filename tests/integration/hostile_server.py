@@ -10,6 +10,8 @@ command's integration tests. One mode, the first argument:
    listen_err    refuses the listen with a JSON-RPC error (code -32602)
    notif_esc     acknowledges, then sends resources/updated with escapes
                  in its URI
+   stubborn      acknowledges; ignores SIGTERM and the end of its input
+                 (logs "hostile_server pid <pid>" first)
  Legacy (2025-06-18, answers initialize; server/discover is -32601):
    error_esc     tools/call fails with a JSON-RPC error full of escapes
    progress_esc  progress with escapes in its message, then a result text
@@ -24,10 +26,13 @@ Lines are written as UTF-8 (C1 and DEL raw, as JSON allows). Every line
 received is logged on stderr as "got: <line>".
 """
 import json
+import os
+import signal
 import sys
+import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
-MODERN = MODE in ("noack", "ack_wrongid", "ack_noid", "listen_err", "notif_esc")
+MODERN = MODE in ("noack", "ack_wrongid", "ack_noid", "listen_err", "notif_esc", "stubborn")
 # What a terminal would act on: clear screen, window title (OSC ... BEL),
 # colour, CR LF (a forged line), DEL and C1 CSI (U+009B).
 NASTY = "\x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r\nforged\x7f\u009b1m"
@@ -84,6 +89,10 @@ def tools_call(i, params):
 
 
 def main():
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sys.stderr.write("hostile_server pid %d\n" % os.getpid())
+        sys.stderr.flush()
     for line in sys.stdin:
         sys.stderr.write("got: " + line)
         sys.stderr.flush()
@@ -124,6 +133,9 @@ def main():
             tools_call(i, params)
         else:
             result(i, {})
+    if MODE == "stubborn":
+        while True:
+            time.sleep(60)
 
 
 main()

@@ -13,6 +13,11 @@
  *   huge      answers tools/call with a 5 MiB result, "id" first
  *   hugetail  the same with "id" last (as some SDKs order members)
  *   deaf      stops reading its input at the first tools/call (until killed)
+ *   hang      never answers tools/call or tools/list; ignores end of input
+ *             and SIGTERM
+ *   linger    answers, then ignores end of input and SIGTERM (as stubborn)
+ * hang and linger log "fake_server pid <pid>" first, so tests can check
+ * that the process is gone.
  * It answers server/discover as a legacy server would (-32601) and logs
  * every line it receives to stderr as "got: <line>".
  */
@@ -75,8 +80,11 @@ static void answer(const mcp_id *id, const char *result)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "late";
-    if (!strcmp(mode, "stubborn"))
+    bool stubborn = !strcmp(mode, "stubborn") || !strcmp(mode, "hang") || !strcmp(mode, "linger");
+    if (stubborn)
         signal(SIGTERM, SIG_IGN);
+    if (!strcmp(mode, "hang") || !strcmp(mode, "linger"))
+        fprintf(stderr, "fake_server pid %ld\n", (long)getpid());
     char line[65536];
     int page = 0;
     while (fgets(line, sizeof line, stdin)) {
@@ -88,6 +96,9 @@ int main(int argc, char **argv)
             continue;
         if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(mode, "silent")) {
             /* says nothing at all */
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(mode, "hang") &&
+                   (!strcmp(m->method, "tools/call") || !strcmp(m->method, "tools/list"))) {
+            /* never answers */
         } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "server/discover")) {
             mcp_buf b;
             mcp_buf_init(&b, 0, NULL);
@@ -139,7 +150,7 @@ int main(int argc, char **argv)
         }
         mcp_message_free(m);
     }
-    if (!strcmp(mode, "stubborn"))
+    if (stubborn)
         for (;;)
             pause(); /* only SIGKILL ends this */
     return 0;

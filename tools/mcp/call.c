@@ -6,7 +6,8 @@
  * notifications/cancelled with the reason "cancelled by user", waits until
  * it is written, then closes the connection the way the spec says (end the
  * server's stdin, wait, TERM, KILL), still printing what arrives when
- * tracing. A second signal exits at once.
+ * tracing. A second signal exits at once, killing the server (SIGKILL): a
+ * server that ignores the end of its input and SIGTERM is not left behind.
  */
 #include <math.h>
 #include <signal.h>
@@ -72,11 +73,6 @@ static void on_done(void *ud, const mcp_client_call_result *r)
     st->done = true;
 }
 
-static void exit_at_once(int sig)
-{
-    _exit(sig == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED); /* async-signal-safe */
-}
-
 static void cancel_by_user(call_state *st, int code)
 {
     if (st->cancelled_by || st->done)
@@ -85,14 +81,11 @@ static void cancel_by_user(call_state *st, int code)
     clear_bar(st);
     fprintf(stderr, "cancelling %s (request %llu)...\n", cli_safe(st->tool),
             (unsigned long long)st->handle);
-    /* From now on a Ctrl-C or SIGTERM exits at once. */
+    /* From now on a Ctrl-C or SIGTERM exits at once (after stopping
+     * libuv's handling, which would otherwise restore the default later). */
     uv_signal_stop(&st->sigint);
     uv_signal_stop(&st->sigterm);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = exit_at_once;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_exit_at_once(st->client);
     mcp_client_cancel(st->client, st->handle, "cancelled by user");
 }
 
@@ -317,7 +310,7 @@ int cli_call(int argc, char **argv)
     uv_close((uv_handle_t *)&st.sigint, NULL);
     uv_close((uv_handle_t *)&st.sigterm, NULL);
     uv_close((uv_handle_t *)&st.cancel_timer, NULL);
-    mcp_client_free(st.client);
+    cli_disconnect(st.client);
     mcp_client_call_result_release(&st.result);
     return code;
 }

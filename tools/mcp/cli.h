@@ -60,6 +60,23 @@ bool cli_budget(const cli_client_args *a, uint64_t *timeout_ms, uint64_t *max_ms
  * not and return the exit code (0 on success). */
 int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **out);
 
+/* Close the connection (end the server's input, wait, SIGTERM, SIGKILL:
+ * seconds with a stubborn server) and free c; a signal meanwhile exits at
+ * once, killing the server. Close the command's own signal handles first. */
+void cli_disconnect(mcp_client *c);
+
+/* Exiting at once (a second Ctrl-C, or Ctrl-C where nothing can be
+ * cancelled): from now on SIGINT and SIGTERM kill the server process (if
+ * one runs) with SIGKILL and exit 130 or 143 on the spot, so no server is
+ * left behind (one that ignores the end of its input and SIGTERM would live
+ * on). Records c's server (NULL: none). Loop thread. */
+void cli_exit_at_once(mcp_client *c);
+
+/* Record c's server process for the exit-at-once handler: after a
+ * reconnect (a new process), and with NULL once the client is freed (the
+ * process is gone and its id may be reused). Loop thread. */
+void cli_note_server(mcp_client *c);
+
 /* The usage text of a command, for --help and errors. */
 void cli_usage(const char *command, bool to_stdout);
 

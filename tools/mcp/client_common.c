@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Options, budgets and connecting: what mcp tools, call and watch share. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +97,47 @@ bool cli_budget(const cli_client_args *a, uint64_t *timeout_ms, uint64_t *max_ms
     return true;
 }
 
+/* The server's pid for exit_at_once: written on the loop thread, read in
+ * the signal handler. */
+static volatile sig_atomic_t server_pid;
+
+static void exit_at_once(int sig)
+{
+    pid_t pid = (pid_t)server_pid;
+    if (pid > 0)
+        kill(pid, SIGKILL); /* kill and _exit are async-signal-safe */
+    _exit(sig == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED);
+}
+
+void cli_note_server(mcp_client *c)
+{
+    server_pid = c ? mcp_client_server_pid(c) : 0;
+}
+
+void cli_exit_at_once(mcp_client *c)
+{
+    cli_note_server(c);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = exit_at_once;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The client being connected, for the trace hook, which sees every line
+ * from the start (the server's pid is known from the first one). */
+static struct {
+    mcp_client *client;
+    bool trace; /* --trace: print the lines */
+} tracing;
+
 static void trace_cb(void *ud, bool outgoing, const char *line, size_t len)
 {
-    cli_trace_line(NULL, outgoing, line, len);
+    if (tracing.client)
+        cli_note_server(tracing.client); /* a new server after a reconnect too */
+    if (tracing.trace)
+        cli_trace_line(NULL, outgoing, line, len);
 }
 
 int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **out)
@@ -118,22 +157,34 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     o->connect_timeout_ms = connect;
     o->connect_mode = a->mode;
     o->protocol_version = a->version;
-    if (a->trace)
-        o->trace = trace_cb;
+    o->trace = trace_cb;
+    tracing.trace = a->trace;
     mcp_client *c;
     if (mcp_client_new(o, &c) != MCP_OK) {
         fputs("mcp: out of memory\n", stderr);
         return EXIT_CONNECTION;
     }
+    /* Until the command sets up its own handling, a signal while
+     * connecting ends it at once, and the server it started with it. */
+    tracing.client = c;
+    cli_exit_at_once(NULL);
     int rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
     if (rc != MCP_OK) {
         fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
                                                              : mcp_strerror(rc));
-        mcp_client_free(c);
+        cli_disconnect(c);
         return rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
     }
     *out = c;
     return 0;
+}
+
+void cli_disconnect(mcp_client *c)
+{
+    cli_exit_at_once(c);
+    mcp_client_free(c);
+    tracing.client = NULL;
+    cli_note_server(NULL); /* reaped: its id may be reused */
 }
 
 void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len)

@@ -31,13 +31,15 @@ static const struct {
      "usage: mcp tools [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
      "                 -- COMMAND [ARG...]\n"
      "\n"
-     "Start COMMAND as an MCP server over stdio and list its tools (every page).\n"},
+     "Start COMMAND as an MCP server over stdio and list its tools (every page).\n"
+     "Ctrl-C (or SIGTERM) ends it at once, killing the server.\n"},
     {"call",
      "usage: mcp call [--timeout S] [--max-time S] [--cancel-after S] [--protocol P]\n"
      "                [--json] [--trace] TOOL [ARGS_JSON] -- COMMAND [ARG...]\n"
      "\n"
      "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server. A progress\n"
-     "bar shows on a terminal; Ctrl-C (or SIGTERM) cancels the call on the wire.\n"
+     "bar shows on a terminal; Ctrl-C (or SIGTERM) cancels the call on the wire, then\n"
+     "stops the server; a second one exits at once, killing the server.\n"
      "The result's text is written byte for byte into a file or pipe; on a terminal its\n"
      "control characters but newline and tab are shown escaped (\\x1b), as everything\n"
      "else from the server always is (messages, names, descriptions, URIs, traces).\n"},
@@ -46,9 +48,10 @@ static const struct {
      "                 [--timeout S] [--protocol P] [--json] [--trace] -- COMMAND [ARG...]\n"
      "\n"
      "Open a subscription (2026-07-28 subscriptions/listen) and print each notification\n"
-     "as it arrives, until Ctrl-C, which cancels the subscription on the wire. Without a\n"
-     "filter, --tools. Against a legacy server, prints its list_changed notifications. If\n"
-     "the server exits, it is started again and the subscription opened again.\n"},
+     "as it arrives, until Ctrl-C, which cancels the subscription on the wire (a second\n"
+     "Ctrl-C exits at once, killing the server). Without a filter, --tools. Against a\n"
+     "legacy server, prints its list_changed notifications. If the server exits, it is\n"
+     "started again and the subscription opened again.\n"},
 };
 
 static const char common_options[] =

@@ -43,6 +43,9 @@ int cli_tools(int argc, char **argv)
     int code = cli_connect(&a, &o, &c);
     if (code)
         return code;
+    /* Nothing to cancel: a Ctrl-C or SIGTERM ends it at once, the server
+     * with it. */
+    cli_exit_at_once(c);
     uint64_t idle, left;
     int rc = MCP_ERR_MAX_TIME;
     mcp_json_doc *tools = NULL;
@@ -58,7 +61,7 @@ int cli_tools(int argc, char **argv)
         else
             fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
                                                                  : mcp_strerror(rc));
-        mcp_client_free(c);
+        cli_disconnect(c);
         return rc == MCP_ERR_TIMED_OUT || rc == MCP_ERR_MAX_TIME ? EXIT_TIMEOUT : EXIT_CONNECTION;
     }
     const mcp_json *list = mcp_json_doc_root(tools);
@@ -85,6 +88,6 @@ int cli_tools(int argc, char **argv)
     }
     mcp_json_doc_free(tools);
     code = cli_output_ok() ? 0 : EXIT_OUTPUT; /* said before the server is stopped */
-    mcp_client_free(c);
+    cli_disconnect(c);
     return code;
 }

@@ -126,9 +126,11 @@ static void on_legacy_notification(void *ud, const mcp_message *m)
 static void on_signal(uv_signal_t *s, int signum)
 {
     watch_state *st = s->data;
-    if (st->stop_code)
-        exit(signum == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED);
     st->stop_code = signum == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED;
+    /* A second signal exits at once, killing the server. */
+    uv_signal_stop(&st->sigint);
+    uv_signal_stop(&st->sigterm);
+    cli_exit_at_once(st->client);
     if (st->listening) {
         fprintf(stderr, "cancelling the subscription...\n");
         mcp_client_cancel(st->client, st->handle, "cancelled by user");
@@ -254,6 +256,7 @@ int cli_watch(int argc, char **argv)
                 mcp_client_error(st.client)[0] ? cli_safe(mcp_client_error(st.client)) : "closed");
         st.listening = false;
         rc = mcp_client_reconnect(st.client);
+        cli_note_server(st.client); /* a new process */
         if (rc == MCP_OK)
             rc = listen_now(&st);
         if (rc != MCP_OK) {
@@ -271,7 +274,7 @@ int cli_watch(int argc, char **argv)
     uv_close((uv_handle_t *)&st.sigterm, NULL);
     if (st.out_polled)
         uv_close((uv_handle_t *)&st.out_poll, NULL);
-    mcp_client_free(st.client);
+    cli_disconnect(st.client);
     return code;
 usage:
     fputs("try 'mcp watch --help'\n", stderr);
