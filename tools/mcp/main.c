@@ -57,7 +57,8 @@ static const struct {
 static const char common_options[] =
     "\n"
     "  --timeout S       give up after S seconds without an answer or progress (60);\n"
-    "                    bounds connecting too\n"
+    "                    bounds connecting too, and (watch) the wait for the\n"
+    "                    subscription's acknowledgment\n"
     "  --max-time S      give up after S seconds in all, connecting included (1800)\n"
     "  --cancel-after S  (call) cancel the call after S seconds, as Ctrl-C would\n"
     "  --protocol P      2025-06-18, 2025-11-25, 2026-07-28 or auto (default: probe\n"

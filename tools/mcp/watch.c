@@ -5,7 +5,8 @@
  * again and the subscription opened again (2026-07-28 servers keep no
  * subscriptions across restarts). Against a legacy server, its list_changed
  * notifications are printed as they come. Output that cannot be written (a
- * full disk, the reader of a pipe gone) ends the watch.
+ * full disk, the reader of a pipe gone) ends the watch; so do a subscription
+ * the server does not acknowledge within --timeout.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -35,6 +36,10 @@ typedef struct watch_state {
     uv_signal_t sigint, sigterm;
     uv_poll_t out_poll; /* stdout, when a pipe: its reader going away */
     bool out_polled;
+    uv_timer_t ack_timer; /* bounds the wait for the acknowledgment */
+    uint64_t ack_ms;
+    double ack_seconds;
+    char ack_reason[64];
 } watch_state;
 
 static void give_up(watch_state *st, int code, const char *reason)
@@ -93,9 +98,23 @@ static void poll_stdout(watch_state *st)
     st->out_polled = true;
 }
 
+static void on_ack_timeout(uv_timer_t *t)
+{
+    watch_state *st = t->data;
+    if (!st->listening)
+        return;
+    fprintf(stderr, "mcp: the server did not acknowledge the subscription within %g s\n",
+            st->ack_seconds);
+    snprintf(st->ack_reason, sizeof st->ack_reason, "not acknowledged within %g s",
+             st->ack_seconds);
+    give_up(st, EXIT_TIMEOUT, st->ack_reason);
+}
+
 static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
 {
     watch_state *st = ud;
+    if (ev->kind != MCP_LISTEN_NOTIFICATION)
+        uv_timer_stop(&st->ack_timer);
     switch (ev->kind) {
     case MCP_LISTEN_ACKNOWLEDGED:
         fprintf(stderr, "listening for:%s%s%s%s (subscription %llu)\n",
@@ -148,6 +167,8 @@ static int listen_now(watch_state *st)
     st->ended = 0;
     int rc = mcp_client_listen(st->client, &st->filter, on_listen, st, &st->handle);
     st->listening = rc == MCP_OK;
+    if (st->listening)
+        uv_timer_start(&st->ack_timer, on_ack_timeout, st->ack_ms, 0);
     return rc;
 }
 
@@ -220,6 +241,12 @@ int cli_watch(int argc, char **argv)
     uv_signal_start(&st.sigint, on_signal, SIGINT);
     uv_signal_start(&st.sigterm, on_signal, SIGTERM);
     poll_stdout(&st);
+    uv_timer_init(loop, &st.ack_timer);
+    st.ack_timer.data = &st;
+    uint64_t idle, unused;
+    cli_budget(&a, &idle, &unused);
+    st.ack_ms = idle ? idle : 60000; /* --timeout, or the same default as a call's */
+    st.ack_seconds = a.timeout < 0 ? 60 : a.timeout;
 
     int restarts = 0;
     int rc = listen_now(&st);
@@ -274,6 +301,7 @@ int cli_watch(int argc, char **argv)
     uv_close((uv_handle_t *)&st.sigterm, NULL);
     if (st.out_polled)
         uv_close((uv_handle_t *)&st.out_poll, NULL);
+    uv_close((uv_handle_t *)&st.ack_timer, NULL);
     cli_disconnect(st.client);
     return code;
 usage:

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mcp watch does not wait forever for what will never come: a subscription
+# the server does not acknowledge (no ack, an ack naming another
+# subscription, an ack naming none) gives up after --timeout (exit 4). An
+# acknowledged subscription outlives --timeout.
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+HOSTILE="$(dirname "$0")/hostile_server.py"
+command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
+
+for mode in noack ack_wrongid ack_noid; do
+    start=$(date +%s)
+    expect_exit 4 "not acknowledged ($mode)" -- \
+        timeout 30 "$MCP" watch --trace --timeout 1 -- python3 "$HOSTILE" $mode
+    [ $(($(date +%s) - start)) -lt 10 ] || fail "$mode: --timeout 1 took over 10 s"
+    contains "$WORK/err" "mcp: the server did not acknowledge the subscription within 1 s" "$mode: said why"
+    contains "$WORK/err" '-> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"not acknowledged within 1 s"}}' "$mode: cancelled on the wire"
+done
+
+# Acknowledged: --timeout no longer applies (it bounds the wait for the ack).
+"$MCP" watch --timeout 0.5 -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/err" "listening for: tools" 10
+sleep 1.5
+running "$watch" || { cat "$WORK/err"; fail "an acknowledged watch ended after --timeout"; }
+kill -INT "$watch"
+wait "$watch"
+code=$?
+[ "$code" -eq 130 ] || fail "Ctrl-C after the acknowledgment: exit $code, expected 130"
+echo "ok: an acknowledged subscription outlives --timeout"
+
