@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # mcp watch does not wait forever for what will never come: a subscription
 # the server does not acknowledge (no ack, an ack naming another
-# subscription, an ack naming none) gives up after --timeout (exit 4). An
+# subscription, an ack naming none) gives up after --timeout (exit 4); one
+# that offers none of what was asked for ends at once (exit 3). An
 # acknowledged subscription outlives --timeout.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
@@ -29,4 +30,13 @@ wait "$watch"
 code=$?
 [ "$code" -eq 130 ] || fail "Ctrl-C after the acknowledgment: exit $code, expected 130"
 echo "ok: an acknowledged subscription outlives --timeout"
+
+# Nothing asked for is offered (mcp serve has no prompts or resources).
+for f in --prompts --resources "--prompts --resources"; do
+    start=$(date +%s)
+    expect_exit 3 "nothing offered ($f)" -- timeout 30 "$MCP" watch --trace $f -- "$MCP" serve
+    [ $(($(date +%s) - start)) -lt 10 ] || fail "$f: took over 10 s"
+    contains "$WORK/err" "mcp: the server offers none of the notifications asked for" "$f: said why"
+    contains "$WORK/err" '"reason":"none of the notifications asked for is offered"' "$f: cancelled on the wire"
+done
 

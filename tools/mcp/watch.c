@@ -6,7 +6,8 @@
  * subscriptions across restarts). Against a legacy server, its list_changed
  * notifications are printed as they come. Output that cannot be written (a
  * full disk, the reader of a pipe gone) ends the watch; so do a subscription
- * the server does not acknowledge within --timeout.
+ * the server does not acknowledge within --timeout, and one that offers
+ * none of what was asked for.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -123,8 +124,10 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
                 ev->kinds & MCP_LISTEN_RESOURCES ? " resources" : "",
                 ev->kinds & MCP_LISTEN_RESOURCE_UPDATES ? " resource updates" : "",
                 (unsigned long long)h);
-        if (!ev->kinds)
+        if (!ev->kinds) { /* nothing will ever come: waiting would be forever */
             fputs("mcp: the server offers none of the notifications asked for\n", stderr);
+            give_up(st, EXIT_CONNECTION, "none of the notifications asked for is offered");
+        }
         break;
     case MCP_LISTEN_NOTIFICATION: print_notification(st, ev->message); break;
     case MCP_LISTEN_ENDED:
