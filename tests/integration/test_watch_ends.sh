@@ -3,7 +3,8 @@
 # mcp watch does not wait forever for what will never come: a subscription
 # the server does not acknowledge (no ack, an ack naming another
 # subscription, an ack naming none) gives up after --timeout (exit 4); one
-# that offers none of what was asked for ends at once (exit 3). An
+# that offers none of what was asked for ends at once (exit 3); one the
+# server refuses shows the server's message and code (exit 3). An
 # acknowledged subscription outlives --timeout.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
@@ -40,3 +41,7 @@ for f in --prompts --resources "--prompts --resources"; do
     contains "$WORK/err" '"reason":"none of the notifications asked for is offered"' "$f: cancelled on the wire"
 done
 
+# Refused with a JSON-RPC error: its message and code.
+expect_exit 3 "refused" -- timeout 30 "$MCP" watch -- python3 "$HOSTILE" listen_err
+contains "$WORK/err" "mcp: subscriptions/listen failed: no such subscription " "the server's message"
+contains "$WORK/err" "(JSON-RPC error -32602)" "the server's code"

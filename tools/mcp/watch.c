@@ -6,8 +6,8 @@
  * subscriptions across restarts). Against a legacy server, its list_changed
  * notifications are printed as they come. Output that cannot be written (a
  * full disk, the reader of a pipe gone) ends the watch; so do a subscription
- * the server does not acknowledge within --timeout, and one that offers
- * none of what was asked for.
+ * the server does not acknowledge within --timeout, one that offers none of
+ * what was asked for, and one the server refuses.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -41,6 +41,8 @@ typedef struct watch_state {
     uint64_t ack_ms;
     double ack_seconds;
     char ack_reason[64];
+    char *refusal; /* the error response ending the listen: message, sanitized */
+    long long refusal_code;
 } watch_state;
 
 static void give_up(watch_state *st, int code, const char *reason)
@@ -133,6 +135,11 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
     case MCP_LISTEN_ENDED:
         st->listening = false;
         st->ended = ev->outcome + 1;
+        if (ev->outcome == MCP_ERR_REMOTE && ev->message && !st->refusal) {
+            const mcp_message *m = ev->message;
+            st->refusal = strdup(cli_safe_n(m->error_message, m->error_message_len));
+            st->refusal_code = (long long)m->error_code;
+        }
         uv_stop(mcp_client_loop(st->client));
         break;
     }
@@ -270,8 +277,12 @@ int cli_watch(int argc, char **argv)
         }
         bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED;
         if (st.ended && !lost) {
-            fprintf(stderr, "the server ended the subscription (%s)\n",
-                    st.ended == MCP_OK + 1 ? "gracefully" : mcp_strerror(st.ended - 1));
+            if (st.refusal)
+                fprintf(stderr, "mcp: subscriptions/listen failed: %s (JSON-RPC error %lld)\n",
+                        st.refusal, st.refusal_code);
+            else
+                fprintf(stderr, "the server ended the subscription (%s)\n",
+                        st.ended == MCP_OK + 1 ? "gracefully" : mcp_strerror(st.ended - 1));
             code = st.ended == MCP_OK + 1 ? 0 : EXIT_CONNECTION;
             break;
         }
@@ -306,6 +317,7 @@ int cli_watch(int argc, char **argv)
         uv_close((uv_handle_t *)&st.out_poll, NULL);
     uv_close((uv_handle_t *)&st.ack_timer, NULL);
     cli_disconnect(st.client);
+    free(st.refusal);
     return code;
 usage:
     fputs("try 'mcp watch --help'\n", stderr);
