@@ -144,3 +144,22 @@ if command -v script >/dev/null 2>&1; then
     contains "$WORK/tty" "counted to 3" "the result after the bar"
     echo "ok: progress bar on a terminal"
 fi
+
+# An option that needs a value never takes the "--" before the server
+# command (nor a missing one) as it, in any command.
+for cmd in "tools --timeout" "tools --max-time" "tools --protocol" \
+           "call --timeout" "call --max-time" "call --protocol" "call --cancel-after" \
+           "watch --timeout" "watch --protocol" "watch --resource"; do
+    set -- $cmd
+    opt=$2
+    expect_exit 2 "$cmd before --" -- "$MCP" $cmd -- "$MCP" serve
+    contains "$WORK/err" "mcp: $opt needs " "$cmd before --: says what it needs"
+    lacks "$WORK/err" "'--'" "$cmd before --: took -- as its value"
+    lacks "$WORK/err" "unexpected argument" "$cmd before --: blamed the server command"
+    expect_exit 2 "$cmd last" -- "$MCP" $cmd
+    contains "$WORK/err" "mcp: $opt needs " "$cmd last: says what it needs"
+done
+expect_exit 2 "--resource -- --tools" -- "$MCP" watch --resource -- --tools -- "$MCP" serve
+contains "$WORK/err" "mcp: --resource needs a URI" "--resource -- --tools"
+expect_exit 2 "--resource takes no option as its URI" -- "$MCP" watch --resource --tools -- "$MCP" serve
+contains "$WORK/err" "mcp: --resource needs a URI, not '--tools'" "--resource --tools"

@@ -195,8 +195,8 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
         } else if (!strcmp(s, "--json")) {
             a->json = true;
         } else if (!strcmp(s, "--cancel-after")) {
-            if (!cli_parse_seconds(s, i + 1 < argc ? argv[i + 1] : NULL, true, cancel_ms,
-                                   &a->cancel_after))
+            const char *v = cli_option_value(argc, argv, i, "a number of seconds (like 2 or 0.5)");
+            if (!v || !cli_parse_seconds(s, v, true, cancel_ms, &a->cancel_after))
                 return false;
             i++;
         } else if (s[0] == '-' && s[1] == '-') {

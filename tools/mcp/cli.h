@@ -45,6 +45,11 @@ typedef struct cli_client_args {
 bool cli_parse_seconds(const char *opt, const char *value, bool allow_zero, uint64_t *ms,
                        double *seconds);
 
+/* The value of the option argv[i], or NULL after saying "mcp: OPTION needs
+ * WHAT" when there is none: the last argument, or the "--" that starts the
+ * server command, is never taken as one. */
+const char *cli_option_value(int argc, char **argv, int i, const char *what);
+
 /* Parse one of the options every client command takes (--timeout,
  * --max-time, --protocol, --trace); *i is advanced past what it consumed.
  * Returns 1 when consumed, 0 when not one of them, -1 on a usage error

@@ -39,10 +39,20 @@ bool cli_parse_seconds(const char *opt, const char *v, bool allow_zero, uint64_t
     return true;
 }
 
+const char *cli_option_value(int argc, char **argv, int i, const char *what)
+{
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v || !strcmp(v, "--")) {
+        fprintf(stderr, "mcp: %s needs %s\n", argv[i], what);
+        return NULL;
+    }
+    return v;
+}
+
 int cli_client_option(int argc, char **argv, int *i, cli_client_args *a)
 {
     const char *s = argv[*i];
-    const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+    const char *value;
     uint64_t ms;
     if (!strcmp(s, "--trace")) {
         a->trace = true;
@@ -50,19 +60,24 @@ int cli_client_option(int argc, char **argv, int *i, cli_client_args *a)
     }
     if (!strcmp(s, "--timeout") || !strcmp(s, "--max-time")) {
         double *dst = !strcmp(s, "--timeout") ? &a->timeout : &a->max_time;
-        if (!cli_parse_seconds(s, value, false, &ms, dst))
+        value = cli_option_value(argc, argv, *i, "a number of seconds (like 2 or 0.5)");
+        if (!value || !cli_parse_seconds(s, value, false, &ms, dst))
             return -1;
         ++*i;
         return 1;
     }
     if (!strcmp(s, "--protocol")) {
-        if (value && !strcmp(value, "auto")) {
+        value = cli_option_value(argc, argv, *i,
+                                 "a revision: 2025-06-18, 2025-11-25, 2026-07-28 or auto");
+        if (!value)
+            return -1;
+        if (!strcmp(value, "auto")) {
             a->mode = MCP_CONNECT_AUTO;
             a->version = NULL;
-        } else if (value && (!strcmp(value, "2025-06-18") || !strcmp(value, "2025-11-25"))) {
+        } else if (!strcmp(value, "2025-06-18") || !strcmp(value, "2025-11-25")) {
             a->mode = MCP_CONNECT_LEGACY;
             a->version = value;
-        } else if (value && !strcmp(value, "2026-07-28")) {
+        } else if (!strcmp(value, "2026-07-28")) {
             a->mode = MCP_CONNECT_MODERN;
             a->version = value;
         } else {

@@ -211,8 +211,12 @@ int cli_watch(int argc, char **argv)
         } else if (!strcmp(s, "--resources")) {
             st.filter.kinds |= MCP_LISTEN_RESOURCES;
         } else if (!strcmp(s, "--resource")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                fputs("mcp: --resource needs a URI\n", stderr);
+            const char *uri = cli_option_value(argc, argv, i, "a URI");
+            if (!uri)
+                goto usage;
+            if (!uri[0] || uri[0] == '-') { /* a URI starts with its scheme */
+                fprintf(stderr, "mcp: --resource needs a URI%s%s%s\n", uri[0] ? ", not '" : "",
+                        cli_safe(uri), uri[0] ? "'" : "");
                 goto usage;
             }
             if (st.filter.resource_count == MAX_URIS) {
