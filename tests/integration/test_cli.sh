@@ -163,3 +163,33 @@ expect_exit 2 "--resource -- --tools" -- "$MCP" watch --resource -- --tools -- "
 contains "$WORK/err" "mcp: --resource needs a URI" "--resource -- --tools"
 expect_exit 2 "--resource takes no option as its URI" -- "$MCP" watch --resource --tools -- "$MCP" serve
 contains "$WORK/err" "mcp: --resource needs a URI, not '--tools'" "--resource --tools"
+
+# Messages that say what is wrong.
+expect_exit 2 "--version with an extra argument" -- "$MCP" --version extra
+contains "$WORK/err" "mcp: unexpected argument 'extra' after --version" "names the extra argument"
+expect_exit 2 "a --timeout over the limit" -- "$MCP" call --timeout 999999999999 echo -- "$MCP" serve
+contains "$WORK/err" "mcp: --timeout takes at most 1000000000 seconds" "states the limit"
+expect_exit 0 "a --timeout at the limit" -- "$MCP" call --timeout 1000000000 echo '{"text":"x"}' -- "$MCP" serve
+# A tool name that is not UTF-8, or empty: a usage error, before any
+# server is started.
+rm -f "$WORK/started"
+expect_exit 2 "a tool name that is not UTF-8" -- \
+    "$MCP" call "$(printf 'x\377')" '{}' -- sh -c ': >"$0"' "$WORK/started"
+contains "$WORK/err" "is not valid UTF-8" "says why"
+[ ! -e "$WORK/started" ] || fail "the server was started for a tool name that is not UTF-8"
+expect_exit 2 "an empty tool name" -- "$MCP" call '' '{}' -- sh -c ': >"$0"' "$WORK/started"
+contains "$WORK/err" "mcp: the TOOL name is empty" "says why"
+[ ! -e "$WORK/started" ] || fail "the server was started for an empty tool name"
+expect_exit 2 "a --resource URI that is not UTF-8" -- \
+    "$MCP" watch --resource "$(printf 'file:///\376')" -- sh -c ': >"$0"' "$WORK/started"
+contains "$WORK/err" "is not valid UTF-8" "says why"
+[ ! -e "$WORK/started" ] || fail "the server was started for a URI that is not UTF-8"
+# A 2025 server that exits on the server/discover probe: the hint.
+if command -v python3 >/dev/null 2>&1; then
+    HOSTILE="$(dirname "$0")/hostile_server.py"
+    expect_exit 3 "a server that dies on the probe" -- "$MCP" call echo '{}' -- python3 "$HOSTILE" die_on_discover
+    contains "$WORK/err" "--protocol 2025-11-25 (or 2025-06-18) skips the probe" "the hint"
+    expect_exit 0 "the hint works" -- "$MCP" call --protocol 2025-11-25 echo '{}' -- python3 "$HOSTILE" die_on_discover
+    expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp'
+    lacks "$WORK/err" "skips the probe" "no hint for a server that said something"
+fi

@@ -218,6 +218,14 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
         fputs("mcp: call needs a TOOL name\n", stderr);
         return false;
     }
+    if (!**tool) {
+        fputs("mcp: the TOOL name is empty\n", stderr);
+        return false;
+    }
+    if (mcp_utf8_validate(*tool, strlen(*tool), NULL) != MCP_OK) {
+        fprintf(stderr, "mcp: the TOOL name '%s' is not valid UTF-8\n", cli_safe(*tool));
+        return false;
+    }
     if (i + 1 >= argc) {
         fputs("mcp: missing '-- COMMAND [ARG...]': the server to start\n", stderr);
         return false;

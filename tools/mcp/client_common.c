@@ -19,13 +19,17 @@ bool cli_parse_seconds(const char *opt, const char *v, bool allow_zero, uint64_t
     mcp_json_doc *doc = NULL;
     double d = NAN;
     size_t n = 0;
-    bool ok = v && *v && !strpbrk(v, "eE") &&
-              mcp_json_parse(v, strlen(v), NULL, NULL, &doc, NULL) == MCP_OK &&
-              mcp_json_number_text(mcp_json_doc_root(doc), &n) && n == strlen(v) &&
-              mcp_json_get_double(mcp_json_doc_root(doc), &d) == MCP_OK && d >= 0 &&
-              d <= 1e9 && (allow_zero || d > 0);
+    bool number = v && *v && !strpbrk(v, "eE") &&
+                  mcp_json_parse(v, strlen(v), NULL, NULL, &doc, NULL) == MCP_OK &&
+                  mcp_json_number_text(mcp_json_doc_root(doc), &n) && n == strlen(v) &&
+                  mcp_json_get_double(mcp_json_doc_root(doc), &d) == MCP_OK && d >= 0;
     mcp_json_doc_free(doc);
-    if (!ok) {
+    if (number && !(d <= 1e9)) { /* also a number too large for a double */
+        fprintf(stderr, "mcp: %s takes at most 1000000000 seconds (about 31 years), not '%s'\n",
+                opt, cli_safe(v));
+        return false;
+    }
+    if (!number || (!allow_zero && d == 0)) {
         fprintf(stderr, "mcp: %s needs a number of seconds%s (like 2 or 0.5), not '%s'\n", opt,
                 allow_zero ? "" : " above 0", cli_safe(v));
         return false;
@@ -144,13 +148,28 @@ void cli_exit_at_once(mcp_client *c)
  * from the start (the server's pid is known from the first one). */
 static struct {
     mcp_client *client;
-    bool trace; /* --trace: print the lines */
+    bool trace;      /* --trace: print the lines */
+    bool probe_last; /* the last line sent was the server/discover probe */
+    bool heard;      /* a line came from the server */
 } tracing;
+
+static bool has(const char *s, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (!memcmp(s + i, needle, k))
+            return true;
+    return false;
+}
 
 static void trace_cb(void *ud, bool outgoing, const char *line, size_t len)
 {
     if (tracing.client)
         cli_note_server(tracing.client); /* a new server after a reconnect too */
+    if (outgoing) /* our own compact JSON */
+        tracing.probe_last = has(line, len < 200 ? len : 200, "\"method\":\"server/discover\"");
+    else
+        tracing.heard = true;
     if (tracing.trace)
         cli_trace_line(NULL, outgoing, line, len);
 }
@@ -174,6 +193,7 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     o->protocol_version = a->version;
     o->trace = trace_cb;
     tracing.trace = a->trace;
+    tracing.probe_last = tracing.heard = false;
     mcp_client *c;
     if (mcp_client_new(o, &c) != MCP_OK) {
         fputs("mcp: out of memory\n", stderr);
@@ -187,6 +207,13 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     if (rc != MCP_OK) {
         fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
                                                              : mcp_strerror(rc));
+        /* Gone without a word after the probe: a 2025 server may exit on a
+         * request it does not know before initialize. */
+        if (rc == MCP_ERR_CLOSED && a->mode == MCP_CONNECT_AUTO && tracing.probe_last &&
+            !tracing.heard)
+            fputs("mcp: if it is a 2025 server that exits on the server/discover probe,\n"
+                  "     --protocol 2025-11-25 (or 2025-06-18) skips the probe\n",
+                  stderr);
         cli_disconnect(c);
         return rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
     }

@@ -121,6 +121,12 @@ static int run(int argc, char **argv)
         if (!strcmp(c, "watch"))
             return cli_watch(argc - 2, argv + 2);
     }
+    if (argc > 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "--help") ||
+                     !strcmp(argv[1], "-h"))) {
+        fprintf(stderr, "mcp: unexpected argument '%s' after %s\ntry 'mcp --help'\n",
+                cli_safe(argv[2]), argv[1]);
+        return EXIT_USAGE;
+    }
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("mcp %s (protocol revisions 2026-07-28, 2025-11-25, 2025-06-18)\n",
                mcp_version());

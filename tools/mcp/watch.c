@@ -219,6 +219,10 @@ int cli_watch(int argc, char **argv)
                         cli_safe(uri), uri[0] ? "'" : "");
                 goto usage;
             }
+            if (mcp_utf8_validate(uri, strlen(uri), NULL) != MCP_OK) {
+                fprintf(stderr, "mcp: the --resource URI '%s' is not valid UTF-8\n", cli_safe(uri));
+                goto usage;
+            }
             if (st.filter.resource_count == MAX_URIS) {
                 fprintf(stderr, "mcp: at most %d --resource options\n", MAX_URIS);
                 goto usage;
