@@ -30,6 +30,12 @@ contains "$WORK/out" "counted to 3" "count finished"
 "$MCP" call echo '{"text":"a\u0000b"}' -- "$MCP" serve >"$WORK/nul" 2>&1 || fail "echo with a NUL"
 [ "$(od -An -c "$WORK/nul" | tr -d ' \n')" = 'a\0b\n' ] || fail "echo lost the text after a NUL: $(od -c "$WORK/nul")"
 echo "ok: a NUL inside the text comes back"
+"$MCP" call fail '{"message":"a\u0000b"}' -- "$MCP" serve >"$WORK/nul" 2>/dev/null
+[ $? -eq 1 ] || fail "fail with a NUL: not a tool error"
+[ "$(od -An -c "$WORK/nul" | tr -d ' \n')" = 'a\0b\n' ] || fail "fail cut its message at a NUL: $(od -c "$WORK/nul")"
+echo "ok: fail keeps a NUL in its message"
+expect_exit 1 "add_tool refuses a name with a NUL" -- "$MCP" call add_tool '{"name":"a\u0000b"}' -- "$MCP" serve
+contains "$WORK/out" "add_tool: the name must not contain NUL characters" "says why"
 
 # Each era on demand, and auto against a legacy-only server.
 for v in 2025-06-18 2025-11-25 2026-07-28; do

@@ -98,8 +98,31 @@ static void tool_count(mcp_call *call, void *ud)
 
 static void tool_fail(mcp_call *call, void *ud)
 {
-    const char *m = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "message"), NULL);
-    mcp_call_reply_tool_error(call, m ? m : "failed as asked");
+    size_t n;
+    const char *m = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "message"), &n);
+    if (!m || !memchr(m, '\0', n)) {
+        mcp_call_reply_tool_error(call, m ? m : "failed as asked");
+        return;
+    }
+    /* All of it, NUL characters included (as echo does): the result built
+     * by hand, since reply_tool_error takes a C string. */
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    if (!d) {
+        mcp_call_reply_tool_error(call, "fail: out of memory");
+        return;
+    }
+    mcp_json *result = mcp_json_new_object(d), *content = mcp_json_new_array(d);
+    mcp_json *item = mcp_json_new_object(d);
+    mcp_json_object_set(d, item, "type", mcp_json_new_string(d, "text"));
+    mcp_json_object_set(d, item, "text", mcp_json_new_stringn(d, m, n));
+    mcp_json_array_append(d, content, item);
+    mcp_json_object_set(d, result, "content", content);
+    mcp_json_object_set(d, result, "isError", mcp_json_new_bool(d, true));
+    if (mcp_json_doc_error(d) == MCP_OK)
+        mcp_call_reply_result(call, result);
+    else
+        mcp_call_reply_tool_error(call, "fail: out of memory");
+    mcp_json_doc_free(d);
 }
 
 /* The tools add_tool creates: echo under another name. */
@@ -112,9 +135,14 @@ static void tool_added(mcp_call *call, void *ud)
 
 static void tool_add(mcp_call *call, void *ud)
 {
-    const char *name = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "name"), NULL);
+    size_t n;
+    const char *name = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "name"), &n);
     if (!name) {
         mcp_call_reply_tool_error(call, "add_tool: argument 'name' (a string) is required");
+        return;
+    }
+    if (memchr(name, '\0', n)) { /* would be cut there: "a\u0000b" would add "a" */
+        mcp_call_reply_tool_error(call, "add_tool: the name must not contain NUL characters");
         return;
     }
     mcp_tool t = {.size = sizeof t,
