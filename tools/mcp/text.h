@@ -15,15 +15,15 @@
 
 /*
  * cli_sanitize: append s[0..n) to b with every character a terminal acts on
- * made visible: C0 controls and DEL as \xHH (newline and CR as \n and \r),
- * C1 controls (U+0080..U+009F) as \u0080..\u009f, and bytes that are not
- * UTF-8 as \xHH. Tab is kept; with keep_newlines, newline is kept too (a
- * multi-line text), else it is escaped (a one-line field). A backslash is
- * kept as it is: this is for reading, not for decoding back.
- * Stops before b would grow past `limit` bytes (0: no limit). Returns how
- * many bytes of s went in. Any thread.
+ * made visible, as the library's log lines show them
+ * (mcp_text_escape_controls): C0 controls and DEL as \xHH, newline, CR and
+ * tab as \n \r \t, C1 controls (U+0080..U+009F) as \u0080..\u009f; and
+ * bytes that are not UTF-8 as \xHH (raw 8-bit controls on some terminals).
+ * With keep_lines, newline and tab are kept as they are (a multi-line
+ * text). A backslash is kept: this is for reading, not for decoding back.
+ * Stops early only when b is full or out of memory. Any thread.
  */
-size_t cli_sanitize(mcp_buf *b, const char *s, size_t n, bool keep_newlines, size_t limit);
+void cli_sanitize(mcp_buf *b, const char *s, size_t n, bool keep_lines);
 
 /* s (NULL as "") made safe as one line (cli_sanitize), in one of 8 static
  * buffers used in turn: valid until 8 more calls. The client commands'
