@@ -28,10 +28,10 @@ printf '%s\n' "$INIT" | timeout 10 "$MCP" serve 2>&- >"$WORK/out"
 code "serve with stderr closed" 0
 contains "$WORK/out" '"id":0,"result":{"protocolVersion":"2025-11-25"' "serve with stderr closed answers"
 
-# The reply cannot be written. Exit 3 once mcp_server_serve_stdio says so
-# (MCP_ERR_IO); a library that does not yet says nothing, so 0 is accepted.
+# The reply cannot be written.
 (printf '%s\n' "$INIT"; sleep 0.3) | timeout 10 "$MCP" serve >&- 2>"$WORK/err"
-code "serve with stdout closed" 3 0
+code "serve with stdout closed: the reply cannot be written" 3
+contains "$WORK/err" "mcp serve: stopped: the connection failed" "serve with stdout closed: said so"
 
 timeout 10 "$MCP" call echo '{"text":"in closed"}' -- "$MCP" serve <&- >"$WORK/out" 2>"$WORK/err"
 code "call with stdin closed" 0

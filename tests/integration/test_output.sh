@@ -3,8 +3,7 @@
 # Output that cannot be written is a failure, never a silent success: a full
 # disk (/dev/full), a closed stdout, a reader that goes away. The client
 # commands say "cannot write the output" and exit 1; watch stops at once
-# (and cancels its subscription on the wire); serve exits 3 once the library
-# reports the failed output (MCP_ERR_IO).
+# (and cancels its subscription on the wire); serve exits 3.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
 [ -w /dev/full ] || { echo "skip: no /dev/full"; exit 77; }
@@ -58,15 +57,24 @@ got=$(cat "$WORK/rc")
 contains "$WORK/err" "mcp: cannot write the output: its reader went away" "watch said why"
 echo "ok: watch stops when its reader goes away (exit 1)"
 
-# serve: the reply cannot be written. Exit 3 once mcp_server_serve_stdio
-# returns MCP_ERR_IO for it; a library that does not yet (it logs "cannot
-# write to the client" and ends normally) exits 0.
+# serve: the reply cannot be written (a full disk; a reader that goes away
+# after one byte of 200 replies).
 INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 (printf '%s\n' "$INIT"; sleep 0.3) | timeout 20 "$MCP" serve >/dev/full 2>"$WORK/err"
 got=$?
-case $got in
-3) contains "$WORK/err" "mcp serve: stopped: stdin or stdout failed" "serve said why" ;;
-0) echo "note: serve into a full disk exits 0: the library does not report MCP_ERR_IO yet" ;;
-*) cat "$WORK/err"; fail "serve into a full disk: exit $got, expected 3" ;;
-esac
-echo "ok: serve into a full disk (exit $got)"
+[ "$got" -eq 3 ] || { cat "$WORK/err"; fail "serve into a full disk: exit $got, expected 3"; }
+contains "$WORK/err" "mcp serve: stopped: the connection failed" "serve said why"
+echo "ok: serve into a full disk (exit 3)"
+{
+    printf '%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    i=1
+    while [ $i -le 200 ]; do
+        printf '{"jsonrpc":"2.0","id":%d,"method":"tools/list"}\n' $i
+        i=$((i + 1))
+    done
+} >"$WORK/in"
+{ timeout 20 "$MCP" serve <"$WORK/in" 2>"$WORK/err"; echo $? >"$WORK/rc"; } | head -c 1 >/dev/null
+got=$(cat "$WORK/rc")
+[ "$got" -eq 3 ] || { cat "$WORK/err"; fail "serve whose reader went away: exit $got, expected 3"; }
+contains "$WORK/err" "mcp serve: stopped: the connection failed" "serve said why"
+echo "ok: serve whose reader goes away (exit 3)"

@@ -25,8 +25,8 @@ static const struct {
      "subscribers hear tools/list_changed.\n"
      "\n"
      "exit codes: 0 end of input, SIGTERM or Ctrl-C; 2 usage; 3 stdin or stdout failed\n"
-     "            (a reply could not be written: the reader went away, a write error,\n"
-     "            or the client stopped reading), so replies were lost\n"},
+     "            (reading failed, or writing did: the reader went away, a write\n"
+     "            error, the client stopped reading), so replies may be lost\n"},
     {"tools",
      "usage: mcp tools [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
      "                 -- COMMAND [ARG...]\n"

@@ -261,11 +261,11 @@ int cli_serve(int argc, char **argv)
     }
     mcp_server_free(the_server);
     if (rc == MCP_ERR_IO) {
-        /* Replies were lost: the reader of stdout went away, a write
-         * failed, or it stopped reading (the output cap); or stdin or stdout
-         * could not be used at all. The log above says which. */
-        fputs("mcp serve: stopped: stdin or stdout failed (a reply could not be written, "
-              "or the client stopped reading); replies were lost\n", stderr);
+        /* stdin or stdout could not be used, reading failed, or writing did
+         * (the reader went away, a write error, the output cap): replies
+         * may be lost. The library logged which. */
+        fputs("mcp serve: stopped: the connection failed (stdin or stdout; see above): "
+              "replies may be lost\n", stderr);
         return EXIT_CONNECTION;
     }
     if (rc != MCP_OK) {
