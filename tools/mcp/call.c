@@ -81,11 +81,8 @@ static void cancel_by_user(call_state *st, int code)
     clear_bar(st);
     fprintf(stderr, "cancelling %s (request %llu)...\n", cli_safe(st->tool),
             (unsigned long long)st->handle);
-    /* From now on a Ctrl-C or SIGTERM exits at once (after stopping
-     * libuv's handling, which would otherwise restore the default later). */
-    uv_signal_stop(&st->sigint);
-    uv_signal_stop(&st->sigterm);
-    cli_exit_at_once(st->client);
+    /* From now on a Ctrl-C or SIGTERM exits at once. */
+    cli_exit_at_once(st->client, &st->sigint, &st->sigterm);
     mcp_client_cancel(st->client, st->handle, "cancelled by user");
 }
 
@@ -315,6 +312,7 @@ int cli_call(int argc, char **argv)
     }
     /* Our handles first: the client's close runs the loop until it is
      * empty. */
+    cli_exit_at_once(st.client, &st.sigint, &st.sigterm); /* while the server stops */
     uv_close((uv_handle_t *)&st.sigint, NULL);
     uv_close((uv_handle_t *)&st.sigterm, NULL);
     uv_close((uv_handle_t *)&st.cancel_timer, NULL);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "mcp/mcp.h"
 
 /* Exit codes of the client commands. */
@@ -67,15 +69,18 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
 
 /* Close the connection (end the server's input, wait, SIGTERM, SIGKILL:
  * seconds with a stubborn server) and free c; a signal meanwhile exits at
- * once, killing the server. Close the command's own signal handles first. */
+ * once, killing the server. The command's own handles are closed first
+ * (its signal handles stopped by cli_exit_at_once). */
 void cli_disconnect(mcp_client *c);
 
 /* Exiting at once (a second Ctrl-C, or Ctrl-C where nothing can be
  * cancelled): from now on SIGINT and SIGTERM kill the server process (if
  * one runs) with SIGKILL and exit 130 or 143 on the spot, so no server is
  * left behind (one that ignores the end of its input and SIGTERM would live
- * on). Records c's server (NULL: none). Loop thread. */
-void cli_exit_at_once(mcp_client *c);
+ * on). Records c's server (NULL: none). The command's libuv signal handles
+ * (NULL: none) are stopped first, signals held meanwhile, so that no signal
+ * finds the default disposition in between. Loop thread. */
+void cli_exit_at_once(mcp_client *c, uv_signal_t *sigint, uv_signal_t *sigterm);
 
 /* Record c's server process for the exit-at-once handler: after a
  * reconnect (a new process), and with NULL once the client is freed (the

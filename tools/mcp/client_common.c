@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Options, budgets and connecting: what mcp tools, call and watch share. */
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,8 +134,18 @@ void cli_note_server(mcp_client *c)
     server_pid = c ? mcp_client_server_pid(c) : 0;
 }
 
-void cli_exit_at_once(mcp_client *c)
+void cli_exit_at_once(mcp_client *c, uv_signal_t *sigint, uv_signal_t *sigterm)
 {
+    sigset_t both, old;
+    sigemptyset(&both);
+    sigaddset(&both, SIGINT);
+    sigaddset(&both, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &both, &old);
+    /* Stopping the last libuv handle of a signal restores its default. */
+    if (sigint)
+        uv_signal_stop(sigint);
+    if (sigterm)
+        uv_signal_stop(sigterm);
     cli_note_server(c);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -142,6 +153,7 @@ void cli_exit_at_once(mcp_client *c)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL); /* one that came meanwhile: now */
 }
 
 /* The client being connected, for the trace hook, which sees every line
@@ -202,7 +214,7 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     /* Until the command sets up its own handling, a signal while
      * connecting ends it at once, and the server it started with it. */
     tracing.client = c;
-    cli_exit_at_once(NULL);
+    cli_exit_at_once(NULL, NULL, NULL);
     int rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
     if (rc != MCP_OK) {
         fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
@@ -223,7 +235,7 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
 
 void cli_disconnect(mcp_client *c)
 {
-    cli_exit_at_once(c);
+    cli_exit_at_once(c, NULL, NULL);
     mcp_client_free(c);
     tracing.client = NULL;
     cli_note_server(NULL); /* reaped: its id may be reused */

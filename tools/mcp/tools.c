@@ -45,7 +45,7 @@ int cli_tools(int argc, char **argv)
         return code;
     /* Nothing to cancel: a Ctrl-C or SIGTERM ends it at once, the server
      * with it. */
-    cli_exit_at_once(c);
+    cli_exit_at_once(c, NULL, NULL);
     uint64_t idle, left;
     int rc = MCP_ERR_MAX_TIME;
     mcp_json_doc *tools = NULL;

@@ -157,9 +157,7 @@ static void on_signal(uv_signal_t *s, int signum)
     watch_state *st = s->data;
     st->stop_code = signum == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED;
     /* A second signal exits at once, killing the server. */
-    uv_signal_stop(&st->sigint);
-    uv_signal_stop(&st->sigterm);
-    cli_exit_at_once(st->client);
+    cli_exit_at_once(st->client, &st->sigint, &st->sigterm);
     if (st->listening) {
         fprintf(stderr, "cancelling the subscription...\n");
         mcp_client_cancel(st->client, st->handle, "cancelled by user");
@@ -319,6 +317,7 @@ int cli_watch(int argc, char **argv)
         code = st.stop_code;
     if (st.stop_code || st.give_up)
         mcp_client_flush(st.client); /* the cancel is on the wire */
+    cli_exit_at_once(st.client, &st.sigint, &st.sigterm); /* while the server stops */
     uv_close((uv_handle_t *)&st.sigint, NULL);
     uv_close((uv_handle_t *)&st.sigterm, NULL);
     if (st.out_polled)
