@@ -92,16 +92,20 @@ void cli_usage(const char *command, bool to_stdout)
 /* A standard descriptor that is closed (a supervisor's `<&-`, `>&-`, `2>&-`)
  * would be taken by the next descriptor opened, an internal pipe or the
  * loop's own, which then gets written to as if it were stdout, or closed as
- * stdin by whoever thinks it is. Hold the slot with /dev/null: read-only, so
- * stdin reads as empty and writes to stdout or stderr fail (EBADF), as they
- * would have on the closed descriptor, instead of vanishing in success. */
+ * stdin by whoever thinks it is. Hold the slot with /dev/null, read-only:
+ * writes to stdout or stderr fail (EBADF), as they would have on the closed
+ * descriptor, instead of vanishing in success; stdin reads as empty, so
+ * `mcp serve <&-` is a conversation that ends at once (exit 0). (The
+ * library reserves the slots too, but so that reading stdin fails: it
+ * finds them taken here.) Inherited by the server mcp starts, whose stderr
+ * is ours. */
 static void hold_closed_std_fds(void)
 {
     for (int fd = 0; fd <= 2; fd++) {
         if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
             continue;
-        int got = open("/dev/null", O_RDONLY);
-        if (got >= 0 && got != fd) { /* a lower slot was free: cannot happen */
+        int got = open("/dev/null", O_RDONLY); /* the lowest free slot: fd */
+        if (got >= 0 && got != fd) {
             dup2(got, fd);
             close(got);
         }
