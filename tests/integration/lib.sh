@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the integration scripts (POSIX sh).
 # $MCP is the mcp binary; $BIN the build directory.
 

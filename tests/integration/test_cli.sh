@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every form of the mcp command and its exit codes, against both eras.
 # $1: the mcp binary; $2: the scripted misbehaving server (fake_server).
 . "$(dirname "$0")/lib.sh"

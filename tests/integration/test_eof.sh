@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Kill the client mid-call: the server sees end of input, its handler sees
 # the cancel ("connection closed"), and the server exits promptly.
 . "$(dirname "$0")/lib.sh"

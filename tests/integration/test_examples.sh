@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The two examples, run as a newcomer would: the client cancels the
 # server's countdown after 1.5 s.
 . "$(dirname "$0")/lib.sh"

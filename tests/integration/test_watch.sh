@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # mcp watch: a subscription (2026-07-28) printed as it goes; a list change
 # from outside (SIGUSR1 to mcp serve adds a tool); Ctrl-C cancels the
 # subscription on the wire; a server killed mid-watch is started again and
