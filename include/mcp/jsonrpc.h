@@ -152,6 +152,8 @@ typedef struct mcp_decode_error {
  *   err->wire_code is -32600 (a session that speaks 2025-03-26 may instead
  *   decode the elements with mcp_message_decode_batch_item).
  * - MCP_ERR_NOMEM: *out is NULL.
+ * - MCP_ERR_INVALID_ARG: a bad opts->size, or data NULL with len > 0 (the
+ *   caller's mistake: nothing to answer); *out is NULL.
  * Whenever *out is set the caller owns it: free with mcp_message_free().
  * opts, mem and err may be NULL. Any thread.
  */

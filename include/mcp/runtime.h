@@ -65,6 +65,7 @@ MCP_EXTERN uint64_t mcp_monotonic_ms(void);
 /* Subprocesses that die with the call                                       */
 
 typedef struct mcp_process_options {
+    size_t size;             /* sizeof(mcp_process_options) */
     const char *const *argv; /* argv[0] is searched in PATH; NULL-terminated */
     const char *const *env;  /* NULL: inherit the environment */
     const char *cwd;         /* NULL: inherit */
@@ -78,11 +79,15 @@ typedef struct mcp_process_options {
  * When `token` fires first, the whole group gets SIGTERM, then SIGKILL after
  * the grace period, and the call returns MCP_ERR_CANCELLED once the process
  * is gone. Blocks the calling thread: use it from blocking (worker pool)
- * tool handlers. token may be NULL.
+ * tool handlers. token may be NULL. opts and everything it points to are
+ * borrowed for the call (output is written to). Any thread.
  *
  * Returns MCP_OK with *exit_status set (the exit code, or 128 + signal
- * number), MCP_ERR_CANCELLED, MCP_ERR_SPAWN (could not start: errno set) or
- * MCP_ERR_INVALID_ARG.
+ * number); MCP_ERR_CANCELLED (*exit_status: the killed process's status,
+ * untouched when the token had fired before the start); MCP_ERR_SPAWN
+ * (could not start: errno set); MCP_ERR_INVALID_ARG (opts NULL or of a bad
+ * size, argv missing, exit_status NULL). cwd needs glibc 2.29 or later
+ * (ignored before).
  */
 MCP_EXTERN int mcp_process_run(const mcp_process_options *opts,
                                mcp_cancel_token *token, int *exit_status);

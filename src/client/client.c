@@ -128,6 +128,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
     mcp_client *c = calloc(1, sizeof *c);
     if (!c)
         return MCP_ERR_NOMEM;
+    mcp__poster_init(&c->poster);
     c->opts = o;
     c->name = strdup(o.name ? o.name : "libmcp");
     c->version = strdup(o.version ? o.version : mcp_version());
@@ -143,6 +144,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
         free(c->cwd);
         free(c->protocol);
         mcp__client_free_strings(c->env);
+        mcp__poster_destroy(&c->poster);
         free(c);
         return MCP_ERR_NOMEM;
     }
@@ -159,7 +161,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
     uv_timer_init(&c->loop, &c->wake_timer);
     uv_timer_init(&c->loop, &c->eof_timer);
     c->wake_timer.data = c->eof_timer.data = c;
-    if (mcp__poster_init(&c->poster, &c->loop) != MCP_OK) {
+    if (mcp__poster_open(&c->poster, &c->loop) != MCP_OK) {
         c->state = CL_CLOSED;
         mcp_client_free(c);
         return MCP_ERR_NOMEM;
@@ -703,6 +705,10 @@ int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason)
 {
     if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
+    /* Checked here, not where the cancel is sent: from another thread that
+     * would be too late to tell the caller. */
+    if (reason && mcp_utf8_validate(reason, strlen(reason), NULL) != MCP_OK)
+        return MCP_ERR_INVALID_ARG;
     if (mcp__on_loop_thread(&c->poster)) {
         if (!c->driver_open)
             return MCP_ERR_STATE;
@@ -790,7 +796,6 @@ void mcp_client_close(mcp_client *c)
     mcp__poster_close(&c->poster);
     uv_run(&c->loop, UV_RUN_DEFAULT);
     uv_loop_close(&c->loop);
-    mcp__poster_destroy(&c->poster);
     c->state = CL_CLOSED;
 }
 
@@ -806,5 +811,6 @@ void mcp_client_free(mcp_client *c)
     mcp__client_free_strings(c->env);
     mcp__client_free_strings(c->argv);
     mcp_buf_free(&c->stderr_buf);
+    mcp__poster_destroy(&c->poster); /* no thread may use c any more */
     free(c);
 }

@@ -216,6 +216,10 @@ int mcp_message_decode(const char *data, size_t len,
         set_error(err, MCP_ERR_NOMEM, 0, "out of memory");
         return MCP_ERR_NOMEM;
     }
+    if (rc == MCP_ERR_INVALID_ARG) { /* the caller's mistake, not the peer's */
+        set_error(err, MCP_ERR_INVALID_ARG, 0, "%s", jerr.message);
+        return MCP_ERR_INVALID_ARG;
+    }
     if (rc != MCP_OK) {
         set_error(err, MCP_ERR_RPC_PARSE, MCP_WIRE_PARSE_ERROR, "%s",
                   jerr.message);

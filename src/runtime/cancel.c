@@ -34,6 +34,9 @@ struct mcp_cancel_token {
     char *reason;       /* written once, before `cancelled` is set */
     int fd, fd_write;   /* -1 until first asked for */
     callback *callbacks;
+    bool detached;      /* the call ended: callbacks never run any more */
+    bool running;       /* callbacks are being run, by `runner` */
+    pthread_t runner;
 };
 
 mcp_cancel_token *mcp__token_new(void)
@@ -110,8 +113,11 @@ bool mcp__token_cancel(mcp_cancel_token *t, const char *reason)
         signal_fd(t->fd_write);
     callback *list = t->callbacks;
     t->callbacks = NULL;
+    t->running = list != NULL;
+    t->runner = pthread_self();
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
+    bool ran = list != NULL;
     /* Registration order: reverse the stack. */
     callback *ordered = NULL;
     while (list) {
@@ -126,7 +132,30 @@ bool mcp__token_cancel(mcp_cancel_token *t, const char *reason)
         free(ordered);
         ordered = next;
     }
+    if (ran) {
+        pthread_mutex_lock(&t->mu);
+        t->running = false;
+        pthread_cond_broadcast(&t->cv); /* a detach waits for this */
+        pthread_mutex_unlock(&t->mu);
+    }
     return true;
+}
+
+void mcp__token_detach(mcp_cancel_token *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->detached = true;
+    for (callback *c = t->callbacks, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    t->callbacks = NULL;
+    /* A callback running on another thread may still use what the ending
+     * caller is about to free: wait for it (not for one that is running
+     * here, which is the caller itself, ending the call from inside). */
+    while (t->running && !pthread_equal(t->runner, pthread_self()))
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
 }
 
 bool mcp_cancel_token_is_cancelled(const mcp_cancel_token *t)
@@ -193,6 +222,10 @@ int mcp_cancel_token_on_cancel(mcp_cancel_token *t, mcp_cancel_fn fn, void *user
     if (!fn)
         return MCP_ERR_INVALID_ARG;
     pthread_mutex_lock(&t->mu);
+    if (t->detached) {
+        pthread_mutex_unlock(&t->mu);
+        return MCP_ERR_STATE; /* the call ended: nothing to be told of */
+    }
     if (atomic_load_explicit(&t->cancelled, memory_order_relaxed)) {
         pthread_mutex_unlock(&t->mu);
         fn(user_data);

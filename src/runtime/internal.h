@@ -19,6 +19,10 @@ void mcp__token_unref(mcp_cancel_token *t);
 /* Fire the token (reason copied; may be NULL). Runs the callbacks on this
  * thread. Returns true the first time, false if it had already fired. */
 bool mcp__token_cancel(mcp_cancel_token *t, const char *reason);
+/* The call the token belongs to ended: its callbacks are dropped and never
+ * run; one running on another thread is waited for (not one running on
+ * this thread: the caller is inside it). The flag stays as it is. */
+void mcp__token_detach(mcp_cancel_token *t);
 
 /* Worker pool --------------------------------------------------------------- */
 
@@ -55,18 +59,22 @@ typedef struct mcp__poster {
     bool open;
 } mcp__poster;
 
-/* On the loop thread. */
-int mcp__poster_init(mcp__poster *p, uv_loop_t *loop);
+/* The lock lives as long as the object that owns the poster (any thread
+ * may post at any time until then: a post to a closed poster is refused);
+ * the async handle lives with one loop.
+ * init: when the owner is made. open: on the loop thread, which it records
+ * (mcp__on_loop_thread), once per loop; MCP_OK or MCP_ERR_IO. */
+void mcp__poster_init(mcp__poster *p);
+int mcp__poster_open(mcp__poster *p, uv_loop_t *loop);
 /* Any thread: run post->run on the loop thread soon. Returns false (and
- * does nothing) once the poster is closed. */
+ * does nothing) when the poster is not open. */
 bool mcp__poster_post(mcp__poster *p, mcp__post *post);
-/* Whether the caller is on the loop thread. */
-bool mcp__on_loop_thread(const mcp__poster *p);
+/* Whether the caller is on the loop thread of the open poster. Any thread. */
+bool mcp__on_loop_thread(mcp__poster *p);
 /* On the loop thread: run what is queued, refuse new posts, close the
- * handle (the loop must run once more to finish the close). Posting stays
- * safe (and is refused) until mcp__poster_destroy. */
+ * handle (the loop must run once more to finish the close). */
 void mcp__poster_close(mcp__poster *p);
-/* Free the poster's lock: only when no other thread can still post. */
+/* Free the lock: when the owner is freed, when no other thread may post. */
 void mcp__poster_destroy(mcp__poster *p);
 
 /* A closed stdin, stdout or stderr would be reused by the next descriptor

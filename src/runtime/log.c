@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The default log sink: one line per record on stderr, written with a
  * single write so lines from several threads never interleave. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,5 +54,20 @@ mcp_log_level mcp__log_level_from_env(mcp_log_level fallback)
         return MCP_LOG_WARN;
     if (!strcmp(v, "error"))
         return MCP_LOG_ERROR;
+    /* Said once per process: a typo must not pass for the default. */
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    if (*v && !atomic_flag_test_and_set(&warned)) {
+        char line[200];
+        char shown[64];
+        mcp_text_escape_controls(v, strnlen(v, 40), shown, sizeof shown);
+        int n = snprintf(line, sizeof line,
+                         "libmcp: ignoring MCP_LOG_LEVEL=%s: expected debug, info, warn or "
+                         "error\n",
+                         shown);
+        if (n > 0) {
+            ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+            (void)w;
+        }
+    }
     return fallback;
 }

@@ -15,7 +15,8 @@ typedef struct mcp__stderr_logger {
 /* An mcp_log_fn; user_data is an mcp__stderr_logger. Any thread. */
 void mcp__stderr_log(void *user_data, const mcp_log_record *r);
 
-/* MCP_LOG_LEVEL=debug|info|warn|error, or fallback when unset or unknown. */
+/* MCP_LOG_LEVEL=debug|info|warn|error, or fallback when unset or unknown
+ * (an unknown value is reported on stderr, once per process). */
 mcp_log_level mcp__log_level_from_env(mcp_log_level fallback);
 
 #endif

@@ -27,16 +27,22 @@ static void drain(uv_async_t *a)
     }
 }
 
-int mcp__poster_init(mcp__poster *p, uv_loop_t *loop)
+void mcp__poster_init(mcp__poster *p)
 {
     p->head = p->tail = NULL;
-    p->loop_thread = pthread_self();
-    int rc = uv_async_init(loop, &p->async, drain);
-    if (rc)
+    p->open = false;
+    pthread_mutex_init(&p->mu, NULL);
+}
+
+int mcp__poster_open(mcp__poster *p, uv_loop_t *loop)
+{
+    if (uv_async_init(loop, &p->async, drain))
         return MCP_ERR_IO;
     p->async.data = p;
-    pthread_mutex_init(&p->mu, NULL);
+    pthread_mutex_lock(&p->mu);
+    p->loop_thread = pthread_self();
     p->open = true;
+    pthread_mutex_unlock(&p->mu);
     return MCP_OK;
 }
 
@@ -59,9 +65,13 @@ bool mcp__poster_post(mcp__poster *p, mcp__post *post)
     return true;
 }
 
-bool mcp__on_loop_thread(const mcp__poster *p)
+bool mcp__on_loop_thread(mcp__poster *p)
 {
-    return pthread_equal(pthread_self(), p->loop_thread);
+    /* Under the lock: another loop (a later run) may be opening. */
+    pthread_mutex_lock(&p->mu);
+    bool on = p->open && pthread_equal(pthread_self(), p->loop_thread);
+    pthread_mutex_unlock(&p->mu);
+    return on;
 }
 
 void mcp__poster_close(mcp__poster *p)

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/opts.h"
 #include "runtime/internal.h"
 
 extern char **environ;
@@ -93,9 +94,12 @@ static bool executable_exists(const char *argv0)
     }
 }
 
-int mcp_process_run(const mcp_process_options *o, mcp_cancel_token *token, int *exit_status)
+int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, int *exit_status)
 {
-    if (!o || !o->argv || !o->argv[0] || !exit_status)
+    mcp_process_options copy;
+    const mcp_process_options *o = &copy;
+    if (!opts || mcp__opts_copy(&copy, sizeof copy, opts) != MCP_OK || !o->argv || !o->argv[0] ||
+        !exit_status)
         return MCP_ERR_INVALID_ARG;
     if (!executable_exists(o->argv[0])) {
         errno = ENOENT;

@@ -126,6 +126,8 @@ int mcp__request_end(mcp__request *r, answer_kind kind, int64_t code, const char
 {
     if (atomic_exchange(&r->ended, true))
         return MCP_ERR_STATE;
+    /* From here the handler may free what its cancel callbacks use. */
+    mcp__token_detach(r->token);
     mcp_server *s = r->conn->server;
     if (mcp_cancel_token_is_cancelled(r->token) && kind != ANSWER_NONE) {
         mcp__request_unref(r);

@@ -96,6 +96,7 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     s->opts = o;
     mcp__mem_init(&s->mem, NULL);
     pthread_mutex_init(&s->mu, NULL);
+    mcp__poster_init(&s->poster);
     atomic_init(&s->live, 0);
     atomic_init(&s->stop_asked, false);
     if (!s->opts.listen_kinds)
@@ -132,10 +133,9 @@ void mcp_server_free(mcp_server *s)
          * can touch; a later call, once they are done, frees it all. */
         return;
     }
-    if (s->abandoned_pool) {
+    if (s->abandoned_pool)
         mcp__pool_join(s->abandoned_pool); /* its last handler has returned */
-        mcp__poster_destroy(&s->poster);
-    }
+    mcp__poster_destroy(&s->poster);
     for (size_t i = 0; i < s->ntools; i++)
         mcp__tool_unref(s->tools[i]);
     free(s->tools);
@@ -327,7 +327,7 @@ int mcp__server_open_loop(mcp_server *s)
         return MCP_ERR_IO;
     s->loop.data = s;
     s->pool = mcp__pool_new(s->opts.worker_threads);
-    if (!s->pool || mcp__poster_init(&s->poster, &s->loop) != MCP_OK) {
+    if (!s->pool || mcp__poster_open(&s->poster, &s->loop) != MCP_OK) {
         if (s->pool) {
             mcp__pool_stop(s->pool);
             mcp__pool_join(s->pool);
@@ -392,8 +392,6 @@ static void close_loop(mcp_server *s)
     mcp__poster_close(&s->poster);
     uv_run(&s->loop, UV_RUN_DEFAULT);
     uv_loop_close(&s->loop);
-    if (!abandoned)
-        mcp__poster_destroy(&s->poster); /* no thread can post any more */
     mcp__pool_stop(s->pool);
     if (abandoned)
         s->abandoned_pool = s->pool; /* joined by mcp_server_free later */

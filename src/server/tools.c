@@ -85,9 +85,9 @@ static int end_with_buffer(mcp_call *c, int rc, mcp_buf *b)
     if (rc == MCP_OK) {
         ret = mcp__request_end(&c->req, ANSWER_RESULT, 0, b->data, b->len);
     } else {
-        const char *why = rc == MCP_ERR_INVALID_ARG
-                              ? "Internal error: the tool produced an invalid result"
-                              : "Internal error: out of memory";
+        const char *why = rc == MCP_ERR_INVALID_ARG ? "Internal error: the tool produced an invalid result"
+                          : rc == MCP_ERR_LIMIT ? "Internal error: the result is too large"
+                                                : "Internal error: out of memory";
         ret = mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why,
                                strlen(why));
         if (ret == MCP_OK)

@@ -125,6 +125,69 @@ static void callbacks_that_never_fire_are_dropped_on_release(void **state)
     assert_int_equal(norder, 0);
 }
 
+static void no_callback_runs_after_the_call_ended(void **state)
+{
+    mcp_cancel_token *t = mcp__token_new();
+    norder = 0;
+    assert_int_equal(mcp_cancel_token_on_cancel(t, record, (void *)(intptr_t)1), MCP_OK);
+    mcp__token_detach(t); /* the handler ended its call */
+    assert_int_equal(mcp_cancel_token_on_cancel(t, record, (void *)(intptr_t)2), MCP_ERR_STATE);
+    assert_true(mcp__token_cancel(t, "late")); /* the flag still fires */
+    assert_true(mcp_cancel_token_is_cancelled(t));
+    assert_int_equal(norder, 0);
+    mcp__token_unref(t);
+}
+
+/* A slow callback on one thread, the call ended from another meanwhile:
+ * the ending returns only once the callback is done with its data. */
+static atomic_int slow_state; /* 0 idle, 1 running, 2 done */
+static void slow_callback(void *ud)
+{
+    atomic_store(&slow_state, 1);
+    usleep(100 * 1000);
+    atomic_store(&slow_state, 2);
+}
+
+static void *fire(void *arg)
+{
+    mcp__token_cancel(arg, "peer");
+    return NULL;
+}
+
+static void ending_waits_for_a_callback_running_elsewhere(void **state)
+{
+    mcp_cancel_token *t = mcp__token_new();
+    atomic_store(&slow_state, 0);
+    assert_int_equal(mcp_cancel_token_on_cancel(t, slow_callback, NULL), MCP_OK);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, fire, t), 0);
+    while (atomic_load(&slow_state) == 0)
+        usleep(1000);
+    mcp__token_detach(t);
+    assert_int_equal(atomic_load(&slow_state), 2);
+    pthread_join(th, NULL);
+    mcp__token_unref(t);
+}
+
+/* A callback that ends the call itself (on the thread running it) does
+ * not wait for itself. */
+static mcp_cancel_token *self_token;
+static void ends_the_call(void *ud)
+{
+    mcp__token_detach(self_token);
+    *(int *)ud = 1;
+}
+
+static void a_callback_may_end_its_own_call(void **state)
+{
+    int done = 0;
+    self_token = mcp__token_new();
+    assert_int_equal(mcp_cancel_token_on_cancel(self_token, ends_the_call, &done), MCP_OK);
+    mcp__token_cancel(self_token, NULL);
+    assert_int_equal(done, 1);
+    mcp__token_unref(self_token);
+}
+
 static atomic_int winners;
 static void *race_cancel(void *arg)
 {
@@ -169,6 +232,9 @@ int main(void)
         cmocka_unit_test(wait_times_out_when_nothing_fires),
         cmocka_unit_test(callbacks_run_once_in_registration_order),
         cmocka_unit_test(callbacks_that_never_fire_are_dropped_on_release),
+        cmocka_unit_test(no_callback_runs_after_the_call_ended),
+        cmocka_unit_test(ending_waits_for_a_callback_running_elsewhere),
+        cmocka_unit_test(a_callback_may_end_its_own_call),
         cmocka_unit_test(concurrent_cancels_have_exactly_one_winner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -176,6 +176,8 @@ static void *cancel_from_thread(void *arg)
 {
     canceller *k = arg;
     usleep(200 * 1000);
+    /* A reason that cannot be sent is refused here, not lost on the way. */
+    assert_int_equal(mcp_client_cancel(k->client, k->handle, "bad \xff"), MCP_ERR_INVALID_ARG);
     assert_int_equal(mcp_client_cancel(k->client, k->handle, "stop from a thread"), MCP_OK);
     return NULL;
 }

@@ -77,6 +77,17 @@ static void decodes_the_four_message_kinds(void **state)
     mcp_message_free(m);
 }
 
+static void a_bad_options_size_is_the_callers_error_not_a_parse_error(void **state)
+{
+    mcp_json_parse_options o = {.size = 1};
+    mcp_message *m = (mcp_message *)1;
+    mcp_decode_error err;
+    assert_int_equal(mcp_message_decode("{}", 2, &o, NULL, &m, &err), MCP_ERR_INVALID_ARG);
+    assert_null(m);
+    assert_int_equal(err.wire_code, 0); /* nothing to tell the peer */
+    assert_int_equal(mcp_message_decode(NULL, 3, NULL, NULL, &m, &err), MCP_ERR_INVALID_ARG);
+}
+
 static void ids_keep_their_json_type(void **state)
 {
     mcp_message *a = decode_ok("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
@@ -482,6 +493,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decodes_the_four_message_kinds),
         cmocka_unit_test(ids_keep_their_json_type),
+        cmocka_unit_test(a_bad_options_size_is_the_callers_error_not_a_parse_error),
         cmocka_unit_test(zero_and_empty_string_are_valid_ids),
         cmocka_unit_test(int64_ids_are_exact),
         cmocka_unit_test(string_ids_with_nul_bytes_compare_by_length),

@@ -72,7 +72,12 @@ static void posts_from_workers_run_on_the_loop_thread(void **state)
     uv_loop_t loop;
     uv_loop_init(&loop);
     mcp__poster poster;
-    assert_int_equal(mcp__poster_init(&poster, &loop), MCP_OK);
+    mcp__poster_init(&poster);
+    counted_job early = {0};
+    early.post.run = back_on_loop;
+    assert_false(mcp__poster_post(&poster, &early.post)); /* not open yet: refused */
+    assert_false(mcp__on_loop_thread(&poster));
+    assert_int_equal(mcp__poster_open(&poster, &loop), MCP_OK);
     assert_true(mcp__on_loop_thread(&poster));
     mcp__pool *p = mcp__pool_new(3);
     atomic_int posted;
@@ -97,6 +102,20 @@ static void posts_from_workers_run_on_the_loop_thread(void **state)
     assert_false(mcp__poster_post(&poster, &late.post));
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&loop), 0);
+    /* The lock outlives the loop: a second loop opens the same poster (a
+     * server run again), and posts reach that one. */
+    uv_loop_t again;
+    uv_loop_init(&again);
+    assert_int_equal(mcp__poster_open(&poster, &again), MCP_OK);
+    atomic_store(&posted, 99);
+    late.poster = &poster;
+    late.posted = &posted;
+    assert_true(mcp__poster_post(&poster, &late.post));
+    uv_run(&again, UV_RUN_DEFAULT);
+    assert_int_equal(atomic_load(&posted), 100);
+    mcp__poster_close(&poster);
+    uv_run(&again, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&again), 0);
     mcp__poster_destroy(&poster);
     free(jobs);
 }

@@ -20,7 +20,7 @@ static int run_sh(const char *script, mcp_buf *out, mcp_cancel_token *t, uint64_
                   int *status)
 {
     const char *argv[] = {"sh", "-c", script, NULL};
-    mcp_process_options o = {.argv = argv, .output = out, .grace_ms = grace};
+    mcp_process_options o = {.size = sizeof o, .argv = argv, .output = out, .grace_ms = grace};
     return mcp_process_run(&o, t, status);
 }
 
@@ -45,11 +45,14 @@ static void death_by_signal_is_128_plus_the_signal(void **state)
 static void a_command_that_cannot_start_is_a_spawn_error(void **state)
 {
     const char *argv[] = {"/nonexistent/definitely-not-here", NULL};
-    mcp_process_options o = {.argv = argv};
+    mcp_process_options o = {.size = sizeof o, .argv = argv};
     int status;
     assert_int_equal(mcp_process_run(&o, NULL, &status), MCP_ERR_SPAWN);
-    mcp_process_options none = {0};
+    mcp_process_options none = {.size = sizeof none};
     assert_int_equal(mcp_process_run(&none, NULL, &status), MCP_ERR_INVALID_ARG);
+    mcp_process_options unsized = {.argv = argv}; /* size 0: refused, not guessed */
+    assert_int_equal(mcp_process_run(&unsized, NULL, &status), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp_process_run(NULL, NULL, &status), MCP_ERR_INVALID_ARG);
 }
 
 static void output_beyond_the_cap_is_dropped_without_blocking(void **state)

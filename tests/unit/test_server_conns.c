@@ -366,6 +366,57 @@ static void a_tiny_output_cap_drops_the_client_not_the_server(void **state)
     mcp_server_free(sv.server);
 }
 
+/* Any-thread calls while runs begin and end ------------------------------------ */
+
+static atomic_bool churning;
+
+static void *churn(void *arg)
+{
+    mcp_server *s = arg;
+    mcp_tool t = {.size = sizeof t, .name = "churn", .handler = tool_logs};
+    while (atomic_load(&churning)) {
+        mcp_server_publish(s, MCP_LISTEN_TOOLS, NULL);
+        mcp_server_add_tool(s, &t);
+        mcp_server_remove_tool(s, "churn");
+    }
+    return NULL;
+}
+
+static void any_thread_calls_are_safe_while_runs_begin_and_end(void **state)
+{
+    /* The loop (and what posts to it) is made and torn down by every run;
+     * publishing and tool changes from another thread meanwhile must find
+     * either a run to post to or none (TSan, valgrind). */
+    mcp_server *s = new_server(0);
+    atomic_store(&churning, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, churn, s), 0);
+    for (int i = 0; i < 50; i++) {
+        int fds[2];
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+        wire w = {.fd = fds[0]};
+        wire_send(&w, INIT);
+        shutdown(fds[0], SHUT_WR);
+        assert_int_equal(mcp_server_serve_fds(s, fds[1], fds[1]), MCP_OK);
+        char *l = wire_read(&w, 1000);
+        assert_non_null(l);
+        assert_non_null(strstr(l, "\"id\":0"));
+        free(l);
+        close(fds[0]);
+        close(fds[1]);
+    }
+    atomic_store(&churning, false);
+    pthread_join(t, NULL);
+    /* A stop asked between runs holds for the next one. */
+    mcp_server_stop(s);
+    int fds[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    assert_int_equal(mcp_server_serve_fds(s, fds[1], fds[1]), MCP_OK); /* returns at once */
+    close(fds[0]);
+    close(fds[1]);
+    mcp_server_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +425,7 @@ int main(void)
         cmocka_unit_test(stop_ends_subscriptions_gracefully_and_returns),
         cmocka_unit_test(every_failing_send_ends_the_connection_cleanly),
         cmocka_unit_test(a_tiny_output_cap_drops_the_client_not_the_server),
+        cmocka_unit_test(any_thread_calls_are_safe_while_runs_begin_and_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -210,21 +210,19 @@ static void an_output_that_refuses_bytes_is_an_io_error(void **state)
     close_pairs(in, quiet);
 }
 
-/* In a child: close the given standard descriptors, serve stdio, exit with
- * what serve returned (negated) so the parent sees it, or die by signal. */
-static int serve_with_closed(const int *fds, int n, int feed_fd)
+/* This program again, in a fresh process (no threads inherited: forking a
+ * threaded process is not what this test is about), which closes the
+ * given standard descriptors and serves stdio; its exit status is what
+ * serve returned, negated. */
+static int serve_with_closed(const char *fds, int feed_fd)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         if (feed_fd >= 0)
             dup2(feed_fd, 0);
-        for (int i = 0; i < n; i++)
-            close(fds[i]);
-        mcp_server *s = new_server(100);
-        int rc = mcp_server_serve_stdio(s);
-        mcp_server_free(s);
-        _exit(-rc);
+        execl("/proc/self/exe", "test_server_stdio", "--serve-with-closed", fds, (char *)NULL);
+        _exit(127);
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -233,21 +231,35 @@ static int serve_with_closed(const int *fds, int n, int feed_fd)
     return -WEXITSTATUS(status);
 }
 
+static int child_main(const char *fds)
+{
+    for (const char *f = fds; *f; f++)
+        close(*f - '0');
+    mcp_server_options o = {.size = sizeof o, .log_level = MCP_LOG_ERROR + 1};
+    mcp_server *s;
+    if (mcp_server_new(&o, &s) != MCP_OK)
+        return 100;
+    int rc = mcp_server_serve_stdio(s);
+    mcp_server_free(s);
+    return -rc;
+}
+
 static void closed_standard_descriptors_are_io_errors_not_aborts(void **state)
 {
     int feed[2];
     assert_int_equal(pipe(feed), 0);
     assert_true(write(feed[1], INIT, strlen(INIT)) == (ssize_t)strlen(INIT));
     close(feed[1]);
-    const int in_only[] = {0}, out_only[] = {1}, all[] = {0, 1, 2};
-    assert_int_equal(serve_with_closed(in_only, 1, -1), MCP_ERR_IO);
-    assert_int_equal(serve_with_closed(out_only, 1, feed[0]), MCP_ERR_IO);
-    assert_int_equal(serve_with_closed(all, 3, -1), MCP_ERR_IO);
+    assert_int_equal(serve_with_closed("0", -1), MCP_ERR_IO);
+    assert_int_equal(serve_with_closed("1", feed[0]), MCP_ERR_IO);
+    assert_int_equal(serve_with_closed("012", -1), MCP_ERR_IO);
     close(feed[0]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--serve-with-closed"))
+        return child_main(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_slow_reader_after_end_of_input_gets_every_reply),
         cmocka_unit_test(a_stop_gives_up_on_a_reader_that_takes_nothing),
