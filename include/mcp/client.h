@@ -10,7 +10,8 @@
  * and every callback runs on it, while that thread is inside a client call
  * (a synchronous call, mcp_client_run or mcp_client_run_once). Synchronous
  * functions must not be called from inside a client callback.
- * mcp_client_cancel may be called from any thread.
+ * mcp_client_cancel may be called from any thread (not concurrently with
+ * mcp_client_free).
  *
  * Endings. Every call ends exactly once with one outcome: MCP_OK (a
  * result, possibly with isError), MCP_ERR_REMOTE (a JSON-RPC error from the
@@ -53,10 +54,15 @@ typedef struct mcp_client_options {
     /* The child's stderr is passed through to ours unless captured; then
      * it is kept (up to 1 MiB) for mcp_client_stderr(). */
     bool capture_stderr;
-    mcp_log_fn log; /* NULL: lines on stderr at log_level (default warn) */
+    /* NULL: lines on stderr at log_level (default warn; MCP_LOG_LEVEL=
+     * debug|info|warn|error in the environment overrides it, an unknown
+     * value is reported once on stderr). A hook gets the records at
+     * log_level and above (MCP_LOG_DEFAULT: all of them). */
+    mcp_log_fn log;
     void *log_user_data;
     mcp_log_level log_level;
-    /* Every message, both directions, as it crosses (loop thread). */
+    /* Every message, both directions, as it crosses (loop thread): line is
+     * len bytes (no newline; not NUL-terminated), borrowed for the call. */
     void (*trace)(void *user_data, bool outgoing, const char *line, size_t len);
     void *trace_user_data;
     /* Which era to speak: MCP_CONNECT_AUTO (default: probe with
@@ -73,12 +79,15 @@ typedef struct mcp_client_options {
 } mcp_client_options;
 
 /* mcp_client_new: MCP_OK and *out (free with mcp_client_free),
- * MCP_ERR_INVALID_ARG (bad options size or protocol version) or
- * MCP_ERR_NOMEM. No I/O, except that a closed stdin, stdout or stderr is
- * reserved (/dev/null, opened so that using it still fails) before the
- * loop is made: no descriptor of the client's may take its number. opts
- * may be NULL; strings are copied. Any thread; the thread that drives the
- * client from then on is its loop thread. */
+ * MCP_ERR_INVALID_ARG (bad options size, name or version not UTF-8,
+ * connect_mode out of range, protocol_version given with MCP_CONNECT_AUTO
+ * or of the other era) or MCP_ERR_NOMEM. No I/O, except that a closed
+ * stdin, stdout or stderr is reserved (/dev/null, opened so that using it
+ * still fails) before the loop is made: no descriptor of the client's may
+ * take its number. opts may be NULL; strings are copied; the user_data of
+ * log, trace and on_notification are kept until mcp_client_free. Call it
+ * on the thread that will drive the client: that thread is its loop
+ * thread for good. */
 MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
 
 /*
@@ -88,12 +97,14 @@ MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
  * handshake). Blocks until done, at most connect_timeout_ms. Returns MCP_OK;
  * MCP_ERR_SPAWN (could not start), MCP_ERR_CLOSED (the server exited or
  * closed stdout first), MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL (no revision
- * in common), MCP_ERR_REMOTE (the server refused) or MCP_ERR_STATE
- * (already connected, or closed). mcp_client_error() says more. After a
- * failure the server is stopped and the client is as new: connect again,
- * with this command or another. argv is copied. SIGPIPE is ignored
- * from here on unless the application set its own disposition: a server
- * that exits must not kill the client.
+ * in common), MCP_ERR_REMOTE (the server refused), MCP_ERR_TOO_LARGE (an
+ * answer exceeded max_message), MCP_ERR_INVALID_ARG (argv NULL or empty, or
+ * a protocol_version this library does not speak), MCP_ERR_NOMEM or
+ * MCP_ERR_STATE (already connected, or closed). mcp_client_error() says
+ * more. After a failure the server is stopped and the client is as new:
+ * connect again, with this command or another. argv is copied. SIGPIPE is
+ * ignored from here on unless the application set its own disposition: a
+ * server that exits must not kill the client.
  */
 MCP_EXTERN int mcp_client_connect_stdio(mcp_client *c, const char *const *argv);
 
@@ -113,8 +124,9 @@ MCP_EXTERN int mcp_client_reconnect(mcp_client *c);
 MCP_EXTERN const char *mcp_client_error(const mcp_client *c);
 
 /* The server's DiscoverResult (2026-07-28) or initialize result
- * (serverInfo, capabilities, ...), borrowed from the client; NULL before
- * connect. */
+ * (serverInfo, capabilities, ...); NULL before connect. Borrowed: valid
+ * until mcp_client_reconnect, mcp_client_close or mcp_client_free
+ * (mcp_json_copy it to keep it). */
 MCP_EXTERN const mcp_json *mcp_client_server_info(const mcp_client *c);
 
 /* The server's implementation info, {"name":..,"version":..}, whichever the
@@ -151,9 +163,10 @@ typedef struct mcp_client_call_options {
     void *progress_user_data;
 } mcp_client_call_options;
 
-/* Called once when an asynchronous call ends. The result and everything in
- * it are borrowed for the callback: mcp_message_retain(result->response) to
- * keep the response. Loop thread. */
+/* Called once when an asynchronous call ends, possibly inside the _async
+ * call itself, mcp_client_reconnect, mcp_client_close or mcp_client_free.
+ * The result and everything in it are borrowed for the callback:
+ * mcp_message_retain(result->response) to keep the response. Loop thread. */
 typedef void (*mcp_client_call_done_fn)(void *user_data,
                                         const mcp_client_call_result *result);
 
@@ -162,10 +175,10 @@ typedef void (*mcp_client_call_done_fn)(void *user_data,
  * with `arguments` (an object or NULL, borrowed for the call). done is
  * called once when the call ends. *handle (may be NULL) receives the handle
  * for cancelling. Returns MCP_OK (done will be called, or was already if
- * the answer came during the send), MCP_ERR_STATE (not connected, or
- * closed), MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT, MCP_ERR_CLOSED (the
- * connection failed while sending) or MCP_ERR_NOMEM (done will never be
- * called).
+ * the answer came during the send), MCP_ERR_STATE (never connected, or
+ * closed), MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT, MCP_ERR_CLOSED (the server
+ * has gone, before or while sending; mcp_client_error() says why) or
+ * MCP_ERR_NOMEM. On any error, done is never called.
  */
 MCP_EXTERN int mcp_client_call_tool_async(mcp_client *c, const char *name,
                                           const mcp_json *arguments,
@@ -209,8 +222,9 @@ typedef struct mcp_cache_hint {
  * caching hints. Blocks. Returns MCP_OK and *tools (free with
  * mcp_json_doc_free); the failing page's outcome; MCP_ERR_PROTOCOL when a
  * page has no tools array or the server sends a cursor again (it would
- * never end); MCP_ERR_LIMIT past MCP_CLIENT_MAX_PAGES pages.
- * mcp_client_error() says which.
+ * never end); MCP_ERR_LIMIT past MCP_CLIENT_MAX_PAGES pages;
+ * MCP_ERR_INVALID_ARG (tools NULL) or MCP_ERR_NOMEM. *tools is set only on
+ * success. mcp_client_error() says which.
  */
 MCP_EXTERN int mcp_client_list_tools(mcp_client *c, const mcp_client_call_options *opts,
                                      mcp_json_doc **tools, mcp_cache_hint *hint);
@@ -219,9 +233,12 @@ MCP_EXTERN int mcp_client_list_tools(mcp_client *c, const mcp_client_call_option
  * mcp_client_cancel: cancel call (or subscription) h with `reason` (copied;
  * NULL: none). Sends notifications/cancelled and ends it with
  * MCP_ERR_ABORTED. Any thread; from another thread the cancel is queued for
- * the loop thread and takes effect there. Never blocks.
- * Returns MCP_OK, MCP_ERR_NOT_FOUND (on the loop thread: it already
- * ended), MCP_ERR_STATE (closed) or MCP_ERR_NOMEM.
+ * the loop thread and takes effect there (nothing happens if h has ended
+ * by then), and must not run concurrently with mcp_client_free. Never
+ * blocks. Returns MCP_OK, MCP_ERR_NOT_FOUND (on the loop thread: it already
+ * ended), MCP_ERR_INVALID_ARG (reason not UTF-8, checked on every thread),
+ * MCP_ERR_STATE (closed; on the loop thread also not connected) or
+ * MCP_ERR_NOMEM.
  */
 MCP_EXTERN int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason);
 
@@ -236,7 +253,8 @@ MCP_EXTERN size_t mcp_client_pending(const mcp_client *c);
  * the acknowledgment, the notifications asked for, and one ending (see
  * mcp_listen_fn). End it with mcp_client_cancel. Returns MCP_OK and *handle;
  * MCP_ERR_STATE (not connected, or the server is not 2026-07-28),
- * MCP_ERR_INVALID_ARG, MCP_ERR_CLOSED or MCP_ERR_NOMEM (cb never called).
+ * MCP_ERR_INVALID_ARG, MCP_ERR_CLOSED, MCP_ERR_LIMIT or MCP_ERR_NOMEM (cb
+ * never called).
  */
 MCP_EXTERN int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter,
                                  mcp_listen_fn cb, void *user_data, mcp_handle *handle);
@@ -247,19 +265,21 @@ MCP_EXTERN int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter,
 /*
  * Drive the client: mcp_client_run returns when no call is in flight (or
  * the client closed); mcp_client_run_once handles what is ready, waiting
- * for something to happen when `wait` is true. Both return MCP_OK, or
- * MCP_ERR_CLOSED once the server is gone.
+ * for something to happen when `wait` is true. Both return MCP_OK,
+ * MCP_ERR_CLOSED when there is no live connection (the server is gone, or
+ * never connected) or MCP_ERR_STATE after mcp_client_close.
  */
 MCP_EXTERN int mcp_client_run(mcp_client *c);
 MCP_EXTERN int mcp_client_run_once(mcp_client *c, bool wait);
 
-/* Block until every byte queued for the server has been written (or the
- * connection failed, MCP_ERR_IO). */
+/* Block until every byte queued for the server has been written. MCP_OK,
+ * MCP_ERR_IO (the connection failed, or there is none) or MCP_ERR_STATE
+ * (closed). */
 MCP_EXTERN int mcp_client_flush(mcp_client *c);
 
 /* The libuv loop the client runs on, to add signal handlers or timers from
- * the loop thread. Borrowed from the client; exists from mcp_client_new to
- * mcp_client_free. */
+ * the loop thread. Borrowed from the client; exists from mcp_client_new
+ * until mcp_client_close (NULL afterwards). */
 struct uv_loop_s;
 MCP_EXTERN struct uv_loop_s *mcp_client_loop(mcp_client *c);
 
@@ -273,7 +293,10 @@ MCP_EXTERN bool mcp_client_child_exited(const mcp_client *c, int *status);
 
 /* The server process's id while it runs (it has not been reaped), else 0:
  * for a signal handler that must stop it when the program exits at once
- * (a second Ctrl-C), where no client call is allowed. Loop thread; the id
+ * (a second Ctrl-C), where no client call is allowed. Loop thread, or a
+ * signal handler (it only reads: no allocation, no lock), but not while
+ * mcp_client_connect_stdio (a failed connect stops the server),
+ * mcp_client_reconnect, mcp_client_close or mcp_client_free runs. The id
  * changes with mcp_client_reconnect. */
 MCP_EXTERN int mcp_client_server_pid(const mcp_client *c);
 

@@ -11,18 +11,31 @@
  * - Ownership. Every function that returns a pointer says in its comment who
  *   owns it and how long it stays valid. "Borrowed" means: owned by the object
  *   it came from, valid until that object is freed or the stated event.
+ *   Pointer parameters are borrowed for the call: the library copies what it
+ *   keeps and holds no pointer after returning, unless the comment says
+ *   "kept" or "taken over". A user_data given with a callback is kept,
+ *   unread, until the callback's last possible call.
  * - Threads. Unless a comment says "any thread", an object may be used from one
- *   thread at a time (the thread that owns it). Distinct objects are
- *   independent; nothing in the library keeps global mutable state except the
- *   lazily created, immutable "C" numeric locale and hash seed.
+ *   thread at a time (the thread that owns it). Functions that take no
+ *   library object (only values and caller-owned buffers) may be called from
+ *   any thread. Distinct objects are independent; nothing in the library
+ *   keeps global mutable state except the lazily created, immutable "C"
+ *   numeric locale and hash seed, and two process-wide changes made when a
+ *   client or server needs them (client.h, server.h): SIGPIPE is set to
+ *   ignored when the application left it at its default, and a closed
+ *   stdin, stdout or stderr is reserved on /dev/null.
  * - Allocation. Objects take an optional allocator (struct mcp_mem); NULL means
  *   malloc/realloc/free. The struct is copied; the caller need not keep it.
+ *   Two readers use malloc for scratch memory whatever the document's
+ *   allocator: mcp_json_equal (nesting deeper than 64) and
+ *   mcp_json_get_double (number text of 128 bytes or more).
  * - Option structs grow without breaking the ABI: each starts with
  *   `size_t size`, which the caller sets to sizeof the struct it compiled
  *   against (`{.size = sizeof(mcp_server_options), ...}`). Fields past that
  *   size read as zero, which always means "the default". A size of 0, or one
  *   larger than this library knows, is MCP_ERR_INVALID_ARG. A NULL options
- *   pointer means every default.
+ *   pointer means every default, except where a field has none
+ *   (mcp_session_new, mcp_process_run: MCP_ERR_INVALID_ARG).
  */
 #ifndef MCP_COMMON_H
 #define MCP_COMMON_H

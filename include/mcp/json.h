@@ -70,7 +70,7 @@ typedef struct mcp_json_parse_options {
  * naming the reason and the byte offset, e.g.
  * "invalid UTF-8 (overlong encoding) at byte 12". */
 typedef struct mcp_json_error {
-    int code;      /* an MCP_ERR_JSON_* code, or MCP_ERR_NOMEM */
+    int code;      /* MCP_ERR_JSON_*, MCP_ERR_NOMEM or MCP_ERR_INVALID_ARG */
     size_t offset; /* byte offset in the input where the problem starts */
     char message[120];
 } mcp_json_error;
@@ -82,8 +82,11 @@ typedef struct mcp_json_error {
  * On success returns MCP_OK and stores a new document in *out; the caller owns
  * it and frees it with mcp_json_doc_free(). The input is copied: it may be
  * released as soon as the call returns.
- * On failure returns the error code, sets *out to NULL, fills *err when err is
- * not NULL, and leaks nothing.
+ * On failure returns MCP_ERR_JSON_SYNTAX, _UTF8, _ESCAPE, _CONTROL, _NUMBER,
+ * _DEPTH, _SIZE, _DUPLICATE_KEY, _TRAILING or _EMPTY (err->offset says
+ * where), MCP_ERR_NOMEM, or MCP_ERR_INVALID_ARG (a bad opts size, text NULL
+ * with len > 0); it sets *out to NULL, fills *err when err is not NULL, and
+ * leaks nothing.
  * opts and mem may be NULL (defaults). Any thread.
  */
 MCP_EXTERN int mcp_json_parse(const char *text, size_t len,
@@ -124,7 +127,9 @@ MCP_EXTERN const char *mcp_json_string(const mcp_json *v, size_t *len);
  * integer (`7`, `7.0`, `7e0`, `70e-1`) and that fits the type. They never
  * round or clamp.
  * mcp_json_get_double rounds to nearest; it fails with MCP_ERR_JSON_RANGE when
- * the magnitude overflows to infinity or a non-zero value underflows to zero.
+ * the magnitude overflows to infinity or a non-zero value underflows to zero,
+ * and with MCP_ERR_NOMEM when a number text of 128 bytes or more cannot be
+ * copied (with malloc).
  */
 MCP_EXTERN int mcp_json_get_int64(const mcp_json *v, int64_t *out);
 MCP_EXTERN int mcp_json_get_uint64(const mcp_json *v, uint64_t *out);
@@ -170,13 +175,16 @@ MCP_EXTERN bool mcp_json_equal(const mcp_json *a, const mcp_json *b);
 /* Building                                                                  */
 /*
  * A built document starts empty. Constructors return a value owned by the
- * document (valid until it is freed) or NULL on failure. A failure is also
- * recorded in the document as a sticky error (first one wins): passing a NULL
- * value to _set or _append records MCP_ERR_INVALID_ARG, so a whole tree can be
- * built and checked once with mcp_json_doc_error() before it is written (the
- * writer sees values, not documents, so it cannot check for you).
+ * document (valid until it is freed) or NULL on failure; doc must not be
+ * NULL. A failure is also recorded in the document as a sticky error (first
+ * one wins): MCP_ERR_NOMEM unless a constructor's comment names another
+ * code; passing a NULL value to _set or _append records MCP_ERR_INVALID_ARG,
+ * so a whole tree can be built and checked once with mcp_json_doc_error()
+ * before it is written (the writer sees values, not documents, so it cannot
+ * check for you).
  *
- * Values may be added to containers of the same document only. Parsed
+ * Values may be added to containers of the same document only (not checked:
+ * a value of another document dangles once that document is freed). Parsed
  * documents can be modified the same way.
  */
 
@@ -184,7 +192,8 @@ MCP_EXTERN bool mcp_json_equal(const mcp_json *a, const mcp_json *b);
  * failure. Free with mcp_json_doc_free(). */
 MCP_EXTERN mcp_json_doc *mcp_json_doc_new(const mcp_mem *mem);
 
-/* The first error recorded while building, or MCP_OK. */
+/* The first error recorded while building, or MCP_OK; MCP_ERR_INVALID_ARG
+ * for a NULL doc. */
 MCP_EXTERN int mcp_json_doc_error(const mcp_json_doc *doc);
 
 /* Set the root (a value of this document, or NULL). */
@@ -201,7 +210,9 @@ MCP_EXTERN mcp_json *mcp_json_new_double(mcp_json_doc *doc, double d);
  * MCP_ERR_JSON_NUMBER if the text is not a JSON number. */
 MCP_EXTERN mcp_json *mcp_json_new_number_text(mcp_json_doc *doc,
                                               const char *text, size_t len);
-/* Strings are copied and must be valid UTF-8 (else NULL and MCP_ERR_UTF8). */
+/* Strings are copied and must be valid UTF-8 (else NULL and MCP_ERR_UTF8);
+ * s NULL (for _stringn: with len > 0), or len over 4 GiB - 1, gives NULL and
+ * MCP_ERR_INVALID_ARG. */
 MCP_EXTERN mcp_json *mcp_json_new_string(mcp_json_doc *doc, const char *s);
 MCP_EXTERN mcp_json *mcp_json_new_stringn(mcp_json_doc *doc, const char *s,
                                           size_t len);
@@ -215,7 +226,7 @@ MCP_EXTERN mcp_json *mcp_json_copy(mcp_json_doc *doc, const mcp_json *src);
 /*
  * mcp_json_array_append: append value to array. Returns MCP_OK,
  * MCP_ERR_INVALID_ARG (array is not an array, or value is NULL),
- * MCP_ERR_LIMIT (over 4 Gi - 1 elements) or MCP_ERR_NOMEM. Errors are also
+ * MCP_ERR_LIMIT (over 2^31 elements) or MCP_ERR_NOMEM. Errors are also
  * recorded as the document's sticky error.
  */
 MCP_EXTERN int mcp_json_array_append(mcp_json_doc *doc, mcp_json *array,
@@ -240,8 +251,8 @@ MCP_EXTERN int mcp_json_object_setn(mcp_json_doc *doc, mcp_json *object,
  * mcp_json_write: append the compact JSON form of v to out: one line, no
  * insignificant whitespace, never a raw newline. Control characters, `"` and
  * `\` in strings are escaped; other characters are written as UTF-8.
- * Returns MCP_OK, MCP_ERR_INVALID_ARG (v is NULL), MCP_ERR_LIMIT (the buffer
- * cap was reached) or MCP_ERR_NOMEM. On error the buffer is restored to its
+ * Returns MCP_OK, MCP_ERR_INVALID_ARG (v or out is NULL), MCP_ERR_LIMIT (the
+ * buffer cap was reached) or MCP_ERR_NOMEM. On error the buffer is restored to its
  * length before the call.
  */
 MCP_EXTERN int mcp_json_write(const mcp_json *v, mcp_buf *out);

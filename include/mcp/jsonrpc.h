@@ -78,21 +78,23 @@ MCP_EXTERN uint64_t mcp_id_hash(const mcp_id *id);
 
 /* mcp_id_copy: make dst an owning copy of src (the string is duplicated with
  * mem, which may be NULL). Release with mcp_id_release(dst, mem). Returns
- * MCP_OK or MCP_ERR_NOMEM (dst is then MCP_ID_NONE). */
+ * MCP_OK or MCP_ERR_NOMEM (dst is then MCP_ID_NONE). Any thread. */
 MCP_EXTERN int mcp_id_copy(mcp_id *dst, const mcp_id *src, const mcp_mem *mem);
 
 /* mcp_id_release: free a copy made by mcp_id_copy with the same mem; sets
- * the id to MCP_ID_NONE. */
+ * the id to MCP_ID_NONE. Any thread. */
 MCP_EXTERN void mcp_id_release(mcp_id *id, const mcp_mem *mem);
 
-/* mcp_id_write: append the id as JSON (`null` for MCP_ID_NONE). Errors as
- * mcp_buf_append. */
+/* mcp_id_write: append the id as JSON (`null` for MCP_ID_NONE). Returns
+ * MCP_OK, MCP_ERR_LIMIT, MCP_ERR_NOMEM, MCP_ERR_UTF8 (a string id that is not
+ * UTF-8) or MCP_ERR_INVALID_ARG (str NULL with len > 0); out is unchanged on
+ * error. Any thread. */
 MCP_EXTERN int mcp_id_write(const mcp_id *id, mcp_buf *out);
 
 /* mcp_id_from_json: read a request id from a JSON value: an integer literal
  * in int64 range, or a string (borrowed from v's document). Returns MCP_OK,
  * or MCP_ERR_RPC_INVALID for null, fractions, exponents, out-of-range
- * integers and every other type. */
+ * integers and every other type. Any thread. */
 MCP_EXTERN int mcp_id_from_json(const mcp_json *v, mcp_id *out);
 
 /* ------------------------------------------------------------------------ */
@@ -165,8 +167,11 @@ MCP_EXTERN int mcp_message_decode(const char *data, size_t len,
 /*
  * mcp_message_decode_batch_item: decode element i of a batch message into a
  * new, independent message (results as mcp_message_decode; an element that
- * is itself an array is MCP_ERR_RPC_INVALID). MCP_ERR_NOT_FOUND when i is out
- * of range.
+ * is itself an array is MCP_ERR_RPC_INVALID). *out, when set, is the
+ * caller's (mcp_message_free) and does not depend on batch.
+ * MCP_ERR_INVALID_ARG when batch is not a batch message, MCP_ERR_NOT_FOUND
+ * when i is out of range (err is not filled for either). mem and err may be
+ * NULL. Any thread.
  */
 MCP_EXTERN int mcp_message_decode_batch_item(const mcp_message *batch,
                                              size_t i, const mcp_mem *mem,
@@ -191,9 +196,9 @@ MCP_EXTERN void mcp_message_free(mcp_message *msg);
 /* ------------------------------------------------------------------------ */
 /* Encoding: each appends exactly one message and a '\n' to out, or nothing
  * on error (MCP_ERR_LIMIT, MCP_ERR_NOMEM, MCP_ERR_INVALID_ARG, MCP_ERR_UTF8
- * when `method` or `message` is not valid UTF-8). `method` and `message` are
- * NUL-terminated. The JSON values are borrowed for the call only. Any
- * thread, for distinct buffers. */
+ * when `method`, `message` or a string id is not valid UTF-8). `method` and
+ * `message` are NUL-terminated. The JSON values are borrowed for the call
+ * only. Any thread, for distinct buffers. */
 
 /* params may be NULL (omitted) and must otherwise be an object. */
 MCP_EXTERN int mcp_encode_request(mcp_buf *out, const mcp_id *id,

@@ -18,9 +18,10 @@ extern "C" {
 #endif
 
 /*
- * A cancel token: fires once, when the request it belongs to is cancelled
- * (by the peer, by a timeout, or because the connection closed). A handler
- * gets a borrowed pointer, valid until it finishes its call.
+ * A cancel token: fires once, when the peer cancels the request it belongs
+ * to, or when its connection closes or the server stops (reason "connection
+ * closed"). A handler gets a borrowed pointer, valid until it finishes its
+ * call.
  */
 typedef struct mcp_cancel_token mcp_cancel_token;
 
@@ -50,8 +51,12 @@ MCP_EXTERN bool mcp_cancel_token_wait(mcp_cancel_token *t, uint64_t timeout_ms);
 /*
  * Register fn(user_data) to run once when the token fires, on the thread that
  * fires it (the server's loop thread), or at once on the calling thread if it
- * has already fired. Callbacks that never fire are dropped when the token is
- * released. fn must not block. Returns MCP_OK or MCP_ERR_NOMEM.
+ * has already fired. No callback runs after the call was ended: ending it
+ * drops those not yet run, and an ending on another thread waits for one
+ * that is running, so fn must not block, nor wait for the handler's thread
+ * (deadlock). user_data is kept until fn runs or the call ends. Returns
+ * MCP_OK, MCP_ERR_INVALID_ARG (fn NULL), MCP_ERR_STATE (the call was already
+ * ended) or MCP_ERR_NOMEM.
  */
 typedef void (*mcp_cancel_fn)(void *user_data);
 MCP_EXTERN int mcp_cancel_token_on_cancel(mcp_cancel_token *t, mcp_cancel_fn fn,
@@ -71,7 +76,8 @@ typedef struct mcp_process_options {
     const char *cwd;         /* NULL: inherit */
     uint64_t grace_ms;       /* SIGTERM to SIGKILL; 0 means 2000 */
     mcp_buf *output;         /* capture stdout here (up to the buffer's cap;
-                                the rest is read and dropped); NULL: inherit */
+                                the rest, or what cannot be allocated, is
+                                read and dropped); NULL: inherit */
 } mcp_process_options;
 
 /*
@@ -83,11 +89,11 @@ typedef struct mcp_process_options {
  * borrowed for the call (output is written to). Any thread.
  *
  * Returns MCP_OK with *exit_status set (the exit code, or 128 + signal
- * number); MCP_ERR_CANCELLED (*exit_status: the killed process's status,
- * untouched when the token had fired before the start); MCP_ERR_SPAWN
- * (could not start: errno set); MCP_ERR_INVALID_ARG (opts NULL or of a bad
- * size, argv missing, exit_status NULL). cwd needs glibc 2.29 or later
- * (ignored before).
+ * number; 0 when someone else reaped the process); MCP_ERR_CANCELLED
+ * (*exit_status: the killed process's status, untouched when the token had
+ * fired before the start); MCP_ERR_SPAWN (could not start: errno set);
+ * MCP_ERR_INVALID_ARG (opts NULL or of a bad size, argv missing,
+ * exit_status NULL). cwd needs glibc 2.29 or later (ignored before).
  */
 MCP_EXTERN int mcp_process_run(const mcp_process_options *opts,
                                mcp_cancel_token *token, int *exit_status);

@@ -19,8 +19,9 @@
  * thread runs the event loop: the "loop thread"). Tool handlers run on the
  * loop thread (non-blocking tools) or on a worker thread
  * (MCP_TOOL_BLOCKING). mcp_server_add_tool, mcp_server_remove_tool,
- * mcp_server_publish, mcp_server_stop and every mcp_call_* function may be
- * called from any thread.
+ * mcp_server_publish and mcp_server_stop may be called from any thread at
+ * any time until mcp_server_free (not concurrently with it), every
+ * mcp_call_* function from any thread until the call is ended.
  *
  * A call's life. The handler gets an mcp_call and must end it exactly once
  * with one of the mcp_call_reply_* functions or mcp_call_finish, from any
@@ -45,8 +46,9 @@ extern "C" {
 typedef struct mcp_server mcp_server;
 typedef struct mcp_call mcp_call;
 
-/* A tool handler. Runs on the loop thread, or on a worker thread when the
- * tool is MCP_TOOL_BLOCKING. */
+/* A tool handler. Runs on the loop thread, where it must not block, or on a
+ * worker thread when the tool is MCP_TOOL_BLOCKING; a blocking call
+ * cancelled while queued is ended without running its handler. */
 typedef void (*mcp_tool_fn)(mcp_call *call, void *user_data);
 
 enum mcp_tool_flags {
@@ -87,8 +89,13 @@ typedef struct mcp_server_options {
      * thread-safe. NULL: lines on stderr. */
     mcp_log_fn log;
     void *log_user_data;
-    mcp_log_level log_level; /* lowest level logged; MCP_LOG_DEFAULT: INFO */
-    /* Every message, both directions (optional; loop thread). */
+    /* Lowest level logged. MCP_LOG_DEFAULT: everything for a log hook, INFO
+     * for the stderr default, where MCP_LOG_LEVEL=debug|info|warn|error in
+     * the environment overrides log_level (an unknown value is reported
+     * once on stderr). */
+    mcp_log_level log_level;
+    /* Every message, both directions (optional; loop thread): line is len
+     * bytes (no newline; not NUL-terminated), borrowed for the call. */
     void (*trace)(void *user_data, bool outgoing, const char *line, size_t len);
     void *trace_user_data;
     /* What subscriptions (2026-07-28) and legacy list_changed can carry
@@ -102,8 +109,10 @@ typedef struct mcp_server_options {
 } mcp_server_options;
 
 /* mcp_server_new: MCP_OK and *out (free with mcp_server_free),
- * MCP_ERR_INVALID_ARG (bad options size) or MCP_ERR_NOMEM. opts may be NULL.
- * Strings are copied. */
+ * MCP_ERR_INVALID_ARG (bad options size, name/version/instructions not
+ * UTF-8, max_in_flight over MCP__MAX_INBOUND) or MCP_ERR_NOMEM. opts may be
+ * NULL. Strings are copied; the log and trace user_data are kept until
+ * mcp_server_free. */
 MCP_EXTERN int mcp_server_new(const mcp_server_options *opts, mcp_server **out);
 
 /*
@@ -144,8 +153,8 @@ MCP_EXTERN int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri)
  * per server. Returns MCP_OK; MCP_ERR_IO when the conversation ended in a
  * failure, each logged: stdin or stdout cannot be used, reading failed
  * (not at end of input), writing failed (the reader went away, the output
- * cap), or replies were left unwritten; MCP_ERR_STATE when already
- * running.
+ * cap), or replies were left unwritten; MCP_ERR_NOMEM (nothing served);
+ * MCP_ERR_STATE when already running.
  */
 MCP_EXTERN int mcp_server_serve_stdio(mcp_server *s);
 
@@ -159,14 +168,17 @@ MCP_EXTERN int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd);
 MCP_EXTERN int mcp_server_attach_fds(mcp_server *s, int in_fd, int out_fd);
 
 /* mcp_server_run: serve every attached connection until all have ended (and
- * their handlers returned or the grace passed), or until mcp_server_stop.
- * MCP_OK, or MCP_ERR_STATE (already running). */
+ * their handlers returned or the grace passed), or until mcp_server_stop;
+ * with none attached it returns at once. MCP_OK, MCP_ERR_STATE (already
+ * running), MCP_ERR_IO or MCP_ERR_NOMEM (the loop or worker pool could not
+ * be made). */
 MCP_EXTERN int mcp_server_run(mcp_server *s);
 
 /* mcp_server_stop: end serving gracefully: subscriptions get their closing
- * result, calls in flight are cancelled ("server shutting down"), the run
- * returns once handlers are done (or the grace passed). Any thread,
- * async-signal-unsafe. */
+ * result ("server shutting down"), calls in flight are cancelled (token
+ * reason "connection closed"), the run returns once handlers are done (or
+ * the grace passed). A stop while not serving makes the next run stop as
+ * soon as it starts. Any thread, async-signal-unsafe. */
 MCP_EXTERN void mcp_server_stop(mcp_server *s);
 
 /* mcp_server_free: free the server (not while serving). While handlers
@@ -198,8 +210,9 @@ MCP_EXTERN bool mcp_call_is_cancelled(const mcp_call *c);
 /*
  * mcp_call_progress: report progress (total NAN: unknown; message may be
  * NULL). Sent only when the client asked for progress, only for values
- * greater than the last one, never after the call ends or is cancelled.
- * Report a call's progress from one thread at a time.
+ * greater than the last one, never after the call is cancelled. Not after
+ * the call was ended (the pointer is invalid then). Report a call's
+ * progress from one thread at a time.
  * Returns MCP_OK (sent, or queued for the loop thread), MCP_ERR_CANCELLED,
  * MCP_ERR_STATE (the client asked for no progress), MCP_ERR_INVALID_ARG
  * (not increasing, not finite, or a message that is not UTF-8) or
@@ -213,9 +226,10 @@ MCP_EXTERN int mcp_call_progress(mcp_call *c, double progress, double total,
  * (notifications/message, logger = the tool's name, data = text), on the
  * call's own stream before its answer, when the client wants that level
  * (2026-07-28: io.modelcontextprotocol/logLevel on the request; legacy:
- * logging/setLevel). Returns MCP_OK (sent or queued), MCP_ERR_CANCELLED,
- * MCP_ERR_STATE (the call ended), MCP_ERR_INVALID_ARG (text not UTF-8) or
- * MCP_ERR_NOMEM.
+ * logging/setLevel). Returns MCP_OK (sent, queued, or not wanted by the
+ * client: nothing sent), MCP_ERR_CANCELLED, MCP_ERR_INVALID_ARG (bad level,
+ * text NULL or not UTF-8) or MCP_ERR_NOMEM. Not after the call was ended
+ * (the pointer is invalid then).
  */
 MCP_EXTERN int mcp_call_send_log(mcp_call *c, mcp_logging_level level, const char *text);
 
@@ -224,12 +238,18 @@ MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, 
     __attribute__((format(printf, 3, 4)));
 
 /*
- * Ending a call. Each ends the call (the pointer is invalid afterwards) and
- * returns MCP_OK when the answer was sent or queued for sending,
- * MCP_ERR_CANCELLED when the call was cancelled (nothing is sent), or, with
- * the call still ended: MCP_ERR_INVALID_ARG (a result that is not an object,
- * text that is not UTF-8: the client gets -32603 instead) or MCP_ERR_NOMEM.
- * A second ending of the same call is a programming error (MCP_ERR_STATE).
+ * Ending a call. Each ends the call; the pointer is invalid afterwards (a
+ * second ending is undefined, except inside a blocking handler before it
+ * returns, where it gives MCP_ERR_STATE). Returns MCP_OK when the answer,
+ * or the -32603 that replaces it when memory ran out off the loop thread,
+ * was sent or queued; MCP_ERR_CANCELLED when the call was cancelled or the
+ * server's run has ended (nothing sent; mcp_call_finish returns MCP_OK for
+ * a cancelled call while the run goes on); or, with the call still ended
+ * and the client given -32603: MCP_ERR_INVALID_ARG (a result that is not an
+ * object, text or message NULL or not UTF-8), MCP_ERR_LIMIT (the answer
+ * over the 64 MiB cap: "Internal error: the result is too large") or
+ * MCP_ERR_NOMEM (off the loop thread, if even the -32603 cannot be made,
+ * nothing is sent and the client's timeout ends the call).
  *
  * - reply_text: {"content":[{"type":"text","text":...}]}; reply_text_n
  *   takes the text with its length, so it may contain NUL characters
@@ -241,7 +261,7 @@ MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, 
  * - reply_result: a complete CallToolResult object, borrowed for the call
  * - reply_error: a JSON-RPC error response (protocol errors)
  * - finish: end without an answer: for a cancelled call; otherwise the
- *   client gets -32603 "tool ended without a result"
+ *   client gets -32603 "Internal error: the handler ended without a result"
  */
 MCP_EXTERN int mcp_call_reply_text(mcp_call *c, const char *text);
 MCP_EXTERN int mcp_call_reply_text_n(mcp_call *c, const char *text, size_t len);

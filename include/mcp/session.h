@@ -114,8 +114,9 @@ typedef struct mcp_log_record {
     int64_t age_ms;        /* time since the request started */
 } mcp_log_record;
 
-/* Runs on the loop thread (or, for runtime records, the thread named by the
- * record's message). Must not block. */
+/* Session: runs on the loop thread. Server: on the loop thread, and on any
+ * thread that calls mcp_call_log (so it must be thread-safe). Client: on the
+ * loop thread. Must not block. */
 typedef void (*mcp_log_fn)(void *user_data, const mcp_log_record *record);
 
 /* The protocol's log levels (notifications/message, logging/setLevel,
@@ -243,10 +244,13 @@ typedef struct mcp_session_options {
 /*
  * mcp_session_new: a new session in its initial state (server: answering
  * 2026-07-28 requests and waiting for a legacy initialize; client: call
- * mcp_session_connect). Returns MCP_OK and *out (owned by the caller; free
- * with mcp_session_free), MCP_ERR_INVALID_ARG (bad sizes, missing send
- * callback, bad role, capabilities not an object) or MCP_ERR_NOMEM. The
- * callbacks struct is copied.
+ * mcp_session_connect). opts and cb are required, unlike other options
+ * (role has no default). Returns MCP_OK and *out (owned by the caller; free
+ * with mcp_session_free), MCP_ERR_INVALID_ARG (opts or cb NULL or of a bad
+ * size, missing send callback, bad role, capabilities not an object,
+ * name/version/instructions not UTF-8, negative first_request_id,
+ * max_inbound over MCP__MAX_INBOUND) or MCP_ERR_NOMEM. The callbacks struct
+ * is copied; its user_data is kept until mcp_session_free.
  */
 MCP_EXTERN int mcp_session_new(const mcp_session_options *opts,
                                const mcp_session_callbacks *cb,
@@ -267,9 +271,11 @@ MCP_EXTERN void mcp_session_free(mcp_session *s);
  * mcp_session_receive: process one message (`len` bytes of JSON, without
  * the newline) that arrived on `route`. Bad input is answered as JSON-RPC
  * requires (or not at all, for notifications and responses) and logged; the
- * session stays usable. Returns MCP_OK, or the MCP_ERR_RPC_* / MCP_ERR_JSON_*
- * code describing bad input (already answered), or MCP_ERR_STATE after
- * close.
+ * session stays usable. Returns MCP_OK (a batch accepted under 2025-03-26
+ * included); MCP_ERR_RPC_PARSE, MCP_ERR_RPC_INVALID or MCP_ERR_RPC_BATCH
+ * (bad input, already answered or deliberately not); MCP_ERR_NOMEM (dropped
+ * and logged; a batch gets -32603); MCP_ERR_INVALID_ARG (data NULL with
+ * len > 0); or MCP_ERR_STATE after close.
  */
 MCP_EXTERN int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
                                    const char *data, size_t len);
@@ -309,8 +315,10 @@ MCP_EXTERN void mcp_session_route_closed(mcp_session *s, uint64_t now,
 /*
  * mcp_session_close: the connection is gone. Every inbound request is
  * cancelled (on_cancel, reason "connection closed"), every outbound one ends
- * with MCP_ERR_CLOSED. Nothing is sent. Later calls that would send return
- * MCP_ERR_STATE. Idempotent; safe inside any callback, `send` included.
+ * with MCP_ERR_CLOSED. Nothing is sent. Afterwards request, notify and
+ * receive return MCP_ERR_STATE; connect and listen MCP_ERR_CLOSED; replies,
+ * progress, log messages and cancels MCP_ERR_NOT_FOUND; publish and
+ * end_listens 0. Idempotent; safe inside any callback, `send` included.
  */
 MCP_EXTERN void mcp_session_close(mcp_session *s, uint64_t now);
 
@@ -320,8 +328,9 @@ MCP_EXTERN bool mcp_session_closed(const mcp_session *s);
 /* ------------------------------------------------------------------------ */
 /* Connecting (client role)                                                  */
 
-/* Called when an outbound request ends. `outcome` is MCP_OK (response is the
- * result message), MCP_ERR_REMOTE (response is the error message) or a local
+/* Called when an outbound request ends, with its handle (0 for
+ * mcp_session_connect). `outcome` is MCP_OK (response is the result
+ * message), MCP_ERR_REMOTE (response is the error message) or a local
  * ending (response is NULL). The response is borrowed for the call;
  * mcp_message_retain() it to keep it. */
 typedef void (*mcp_response_fn)(void *user_data, mcp_handle handle, int outcome,
@@ -353,14 +362,18 @@ typedef struct mcp_connect_options {
 
 /*
  * mcp_session_connect (client role): find the server's era and get ready.
- * cb is called once: MCP_OK with the DiscoverResult or initialize result
- * (after notifications/initialized went out), MCP_ERR_REMOTE (refused),
- * MCP_ERR_PROTOCOL (no revision in common), MCP_ERR_TIMED_OUT (timeout_ms
- * passed) or MCP_ERR_CLOSED. Neither initialize nor server/discover is ever
- * cancelled on the wire: an expiry settles them locally. Returns MCP_OK,
- * MCP_ERR_STATE (not a client, or already connecting), MCP_ERR_INVALID_ARG
- * (bad options, unknown version), MCP_ERR_CLOSED or MCP_ERR_NOMEM; on error
- * cb is never called.
+ * cb is called once, with handle 0: MCP_OK with the DiscoverResult or
+ * initialize result (after notifications/initialized went out),
+ * MCP_ERR_REMOTE (refused), MCP_ERR_PROTOCOL (no revision in common),
+ * MCP_ERR_TIMED_OUT (timeout_ms passed), MCP_ERR_CLOSED, MCP_ERR_TOO_LARGE
+ * (the answer to initialize, or in MCP_CONNECT_MODERN to server/discover,
+ * exceeded max_message), or MCP_ERR_NOMEM or MCP_ERR_LIMIT (a follow-up
+ * request could not be sent). Neither initialize nor server/discover is
+ * ever cancelled on the wire: an expiry settles them locally. Returns
+ * MCP_OK, MCP_ERR_STATE (not a client, or already connecting or
+ * connected), MCP_ERR_INVALID_ARG (bad options, cb NULL, a version unknown,
+ * not spoken, of the other era, or given with MCP_CONNECT_AUTO),
+ * MCP_ERR_CLOSED or MCP_ERR_NOMEM; on error cb is never called.
  */
 MCP_EXTERN int mcp_session_connect(mcp_session *s, uint64_t now,
                                    const mcp_connect_options *opts,
@@ -449,9 +462,10 @@ MCP_EXTERN int mcp_session_request(mcp_session *s, uint64_t now,
 MCP_EXTERN int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h,
                                   const char *reason);
 
-/* mcp_session_notify: send a notification. params as mcp_session_request.
- * MCP_OK, MCP_ERR_STATE, MCP_ERR_INVALID_ARG, MCP_ERR_LIMIT, MCP_ERR_CLOSED,
- * MCP_ERR_NOMEM. */
+/* mcp_session_notify: send a notification, in any state until close.
+ * params as mcp_session_request. MCP_OK, MCP_ERR_STATE (closed),
+ * MCP_ERR_INVALID_ARG (method NULL, params not an object), MCP_ERR_UTF8
+ * (method not UTF-8), MCP_ERR_LIMIT, MCP_ERR_CLOSED, MCP_ERR_NOMEM. */
 MCP_EXTERN int mcp_session_notify(mcp_session *s, const char *method,
                                   const mcp_json *params);
 
@@ -487,7 +501,8 @@ typedef struct mcp_listen_event {
      * and listen again), MCP_ERR_TOO_LARGE or MCP_ERR_PROTOCOL. */
     int outcome;
     /* The ack, the notification, or the closing response (NULL for local
-     * endings). Borrowed for the callback. */
+     * endings and for a server's cancel, outcome MCP_OK). Borrowed for the
+     * callback. */
     const mcp_message *message;
     /* ACKNOWLEDGED: which notifications the server will send (kinds are
      * enum mcp_listen_kinds; 0 means none of those asked for). */
@@ -496,7 +511,8 @@ typedef struct mcp_listen_event {
 
 /* Events of one subscription, in order: at most one ACKNOWLEDGED, which
  * comes before any NOTIFICATION, then exactly one ENDED, after which
- * nothing. Loop thread. */
+ * nothing. event and everything in it are borrowed for the callback. Loop
+ * thread. */
 typedef void (*mcp_listen_fn)(void *user_data, mcp_handle handle,
                               const mcp_listen_event *event);
 
@@ -517,8 +533,10 @@ MCP_EXTERN int mcp_session_listen(mcp_session *s, uint64_t now,
  * it: `kind` is one of MCP_LISTEN_TOOLS, _PROMPTS, _RESOURCES (uri NULL) or
  * MCP_LISTEN_RESOURCE_UPDATES (the updated resource's URI, borrowed). A
  * legacy client that initialized is told too, as 2025 does it (list_changed
- * as a plain notification). Returns the number of notifications sent, or a
- * negative error (MCP_ERR_INVALID_ARG).
+ * as a plain notification). Returns the number of notifications sent (0 on
+ * a client session or after close; subscriptions are skipped when out of
+ * memory), or MCP_ERR_INVALID_ARG (kind not exactly one MCP_LISTEN_* value,
+ * uri given or missing wrongly, uri not UTF-8).
  */
 MCP_EXTERN int mcp_session_publish(mcp_session *s, unsigned kind, const char *uri);
 
@@ -540,15 +558,18 @@ MCP_EXTERN size_t mcp_session_listen_count(const mcp_session *s);
 /*
  * mcp_session_reply: answer request h with `result` (an object; NULL sends
  * {}), borrowed for the call. mcp_session_reply_raw takes the result as
- * already-serialized JSON text (trusted: an object, not validated).
+ * already-serialized JSON text (trusted to be an object; for a 2026-07-28
+ * request it is scanned, and text that is not an object, or whose _meta is
+ * not one, gives MCP_ERR_INVALID_ARG).
  * mcp_session_reply_error answers with a JSON-RPC error (data may be NULL).
  * A 2026-07-28 request's result gets `resultType` (unless it has one) and
  * io.modelcontextprotocol/serverInfo in its `_meta`.
  * Returns MCP_OK; MCP_ERR_NOT_FOUND when h is no longer in flight (already
  * answered, or cancelled): nothing is sent; MCP_ERR_INVALID_ARG (nothing
  * sent, still in flight); MCP_ERR_CLOSED (settled, but the connection failed
- * while sending). A result too large to send is replaced by a -32603 error,
- * and MCP_ERR_LIMIT is returned (the request is settled either way).
+ * while sending). A result too large to send (MCP_ERR_LIMIT) or out of
+ * memory (MCP_ERR_NOMEM) is replaced by a -32603 error, sent if it can be;
+ * the request is settled either way.
  */
 MCP_EXTERN int mcp_session_reply(mcp_session *s, mcp_handle h,
                                  const mcp_json *result);
@@ -562,7 +583,9 @@ MCP_EXTERN int mcp_session_reply_error(mcp_session *s, mcp_handle h,
  * mcp_session_reply_missing_capability: answer h with the error that says
  * the client lacks a capability the request needs: under 2026-07-28 -32021
  * with data.requiredCapabilities = `required` (an object, borrowed); under
- * a legacy revision -32602. Returns as mcp_session_reply_error.
+ * a legacy revision -32602. Returns as mcp_session_reply_error, plus
+ * MCP_ERR_INVALID_ARG (required not an object, under every revision) and
+ * MCP_ERR_NOMEM (nothing sent, still in flight).
  */
 MCP_EXTERN int mcp_session_reply_missing_capability(mcp_session *s, mcp_handle h,
                                                     const mcp_json *required);
@@ -572,7 +595,10 @@ MCP_EXTERN int mcp_session_reply_missing_capability(mcp_session *s, mcp_handle h
  * carried a progress token (else MCP_ERR_STATE, nothing sent), only for a
  * value strictly greater than the last one sent (else MCP_ERR_INVALID_ARG),
  * never after settle (MCP_ERR_NOT_FOUND). total NAN omits it; message may be
- * NULL. MCP_ERR_CLOSED when the connection failed while sending.
+ * NULL. MCP_ERR_INVALID_ARG also for a non-finite progress or total, or a
+ * message that is not UTF-8; MCP_ERR_LIMIT or MCP_ERR_NOMEM when it cannot
+ * be encoded (nothing sent); MCP_ERR_CLOSED when the connection failed
+ * while sending.
  */
 MCP_EXTERN int mcp_session_progress(mcp_session *s, mcp_handle h,
                                     double progress, double total,
@@ -586,8 +612,9 @@ MCP_EXTERN int mcp_session_progress(mcp_session *s, mcp_handle h,
  * io.modelcontextprotocol/logLevel at or below `level`; under a legacy
  * revision when `level` is at or above the one set by logging/setLevel (all
  * levels until it is set). Returns MCP_OK (sent), MCP_ERR_STATE (not wanted:
- * nothing sent), MCP_ERR_NOT_FOUND (settled), MCP_ERR_INVALID_ARG,
- * MCP_ERR_CLOSED.
+ * nothing sent), MCP_ERR_NOT_FOUND (settled), MCP_ERR_INVALID_ARG (bad
+ * level, data NULL, logger or strings not UTF-8), MCP_ERR_LIMIT or
+ * MCP_ERR_NOMEM (nothing sent), MCP_ERR_CLOSED.
  */
 MCP_EXTERN int mcp_session_log_message(mcp_session *s, mcp_handle h,
                                        mcp_logging_level level,
