@@ -76,6 +76,8 @@ static void drop_buffer_if_large(mcp_line_reader *r)
  * latest ones as its tail. */
 static void keep(mcp_line_reader *r, const char *p, size_t n)
 {
+    if (!n)
+        return; /* p may be NULL then (nothing buffered yet) */
     r->skipped += n;
     if (r->head_len < MCP_LINE_KEEP) {
         size_t take = MCP_LINE_KEEP - r->head_len < n ? MCP_LINE_KEEP - r->head_len : n;

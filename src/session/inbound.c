@@ -474,14 +474,21 @@ int mcp_session_reply_missing_capability(mcp_session *s, mcp_handle h,
                                        "this request needs",
                                        NULL);
     mcp_json_doc *doc = mcp_json_doc_new(&s->mem);
-    mcp_json *data = doc ? mcp_json_new_object(doc) : NULL;
-    mcp_json_object_set(doc, data, "requiredCapabilities", mcp_json_copy(doc, required));
-    int rc = doc && mcp_json_doc_error(doc) == MCP_OK
-                 ? mcp_session_reply_error(s, h, MCP_WIRE_MISSING_CAPABILITY,
-                                           "Missing required client capability", data)
-                 : MCP_ERR_NOMEM;
-    mcp_json_doc_free(doc);
-    return rc;
+    if (doc) {
+        mcp_json *data = mcp_json_new_object(doc);
+        mcp_json_object_set(doc, data, "requiredCapabilities", mcp_json_copy(doc, required));
+        if (mcp_json_doc_error(doc) == MCP_OK) {
+            int rc = mcp_session_reply_error(s, h, MCP_WIRE_MISSING_CAPABILITY,
+                                             "Missing required client capability", data);
+            mcp_json_doc_free(doc);
+            return rc;
+        }
+        mcp_json_doc_free(doc);
+    }
+    /* Out of memory for the data: the request still ends, with the code. */
+    int rc = mcp_session_reply_error(s, h, MCP_WIRE_MISSING_CAPABILITY,
+                                     "Missing required client capability", NULL);
+    return rc == MCP_OK ? MCP_ERR_NOMEM : rc;
 }
 
 /* Progress and log messages ---------------------------------------------------------- */

@@ -214,6 +214,8 @@ static void an_output_that_refuses_bytes_is_an_io_error(void **state)
  * threaded process is not what this test is about), which closes the
  * given standard descriptors and serves stdio; its exit status is what
  * serve returned, negated. */
+static char self_path[4096]; /* this program (not /proc/self/exe: under valgrind that is valgrind) */
+
 static int serve_with_closed(const char *fds, int feed_fd)
 {
     pid_t pid = fork();
@@ -221,7 +223,7 @@ static int serve_with_closed(const char *fds, int feed_fd)
     if (pid == 0) {
         if (feed_fd >= 0)
             dup2(feed_fd, 0);
-        execl("/proc/self/exe", "test_server_stdio", "--serve-with-closed", fds, (char *)NULL);
+        execl(self_path, self_path, "--serve-with-closed", fds, (char *)NULL);
         _exit(127);
     }
     int status;
@@ -260,6 +262,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--serve-with-closed"))
         return child_main(argv[2]);
+    if (!realpath(argv[0], self_path))
+        return 99;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_slow_reader_after_end_of_input_gets_every_reply),
         cmocka_unit_test(a_stop_gives_up_on_a_reader_that_takes_nothing),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "failmalloc.h"
 #include "peer.h"
 #include "torture.h"
 
@@ -360,6 +361,44 @@ static void a_missing_capability_gets_the_error_of_its_era(void **state)
     peer_free(&p);
 }
 
+/* What a 2026-07-28 server writes, with each of the session's allocations
+ * failing in turn: every request it registered still ends, nothing leaks. */
+static void every_allocation_failure_in_modern_replies_is_survived(void **state)
+{
+    mcp_json_doc *need;
+    assert_int_equal(mcp_json_parse("{\"elicitation\":{}}", 18, NULL, NULL, &need, NULL), MCP_OK);
+    bool completed = false;
+    for (long k = 1; k < 3000 && !completed; k++) {
+        failmalloc fm;
+        failmalloc_init(&fm, k);
+        peer p;
+        if (peer_try_init_mem(&p, MCP_ROLE_SERVER, NULL, &fm.mem) != MCP_OK) {
+            p.s = NULL;
+            peer_free(&p);
+            assert_int_equal(fm.live, 0);
+            continue;
+        }
+        peer_feed(&p, MCALL("1", ""));
+        peer_feed(&p, MREQ("2", "server/discover"));
+        peer_feed(&p, MCALL("3", ""));
+        for (int i = 0; i < p.nrequests; i++) {
+            if (i == 0)
+                mcp_session_reply_missing_capability(p.s, p.requests[i], mcp_json_doc_root(need));
+            else
+                mcp_session_reply(p.s, p.requests[i], NULL);
+        }
+        /* Replied to or refused, never left waiting. */
+        assert_int_equal(mcp_session_inbound_count(p.s), 0);
+        completed = !fm.failed;
+        if (completed)
+            assert_int_equal(p.nrequests, 2);
+        peer_free(&p);
+        assert_int_equal(fm.live, 0);
+    }
+    assert_true(completed);
+    mcp_json_doc_free(need);
+}
+
 static void a_lost_route_cancels_only_modern_requests_on_it(void **state)
 {
     peer p;
@@ -635,6 +674,7 @@ int main(void)
         cmocka_unit_test(a_callers_server_info_wins_and_meta_must_be_an_object),
         cmocka_unit_test(server_info_can_be_left_out),
         cmocka_unit_test(a_missing_capability_gets_the_error_of_its_era),
+        cmocka_unit_test(every_allocation_failure_in_modern_replies_is_survived),
         cmocka_unit_test(a_lost_route_cancels_only_modern_requests_on_it),
         cmocka_unit_test(a_discover_answer_makes_the_client_modern),
         cmocka_unit_test(any_other_answer_falls_back_to_initialize),
