@@ -41,6 +41,16 @@ wait_for() {
     done
 }
 
+# wait_count FILE TEXT N SECONDS: until N lines of FILE contain TEXT.
+wait_count() {
+    i=0
+    while [ "$(grep -cF -- "$2" "$1" 2>/dev/null)" -lt "$3" ]; do
+        i=$((i + 1))
+        [ "$i" -le $(($4 * 20)) ] || { echo "--- $1"; cat "$1"; fail "waited $4 s for $3 lines with '$2'"; }
+        sleep 0.05
+    done
+}
+
 # running PID: alive and not a zombie (an orphan may wait for a reaper).
 running() {
     [ -r "/proc/$1/stat" ] || return 1

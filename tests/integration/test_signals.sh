@@ -99,10 +99,7 @@ if command -v python3 >/dev/null 2>&1; then
     first=$(pid_in "$WORK/err" hostile_server)
     kill -KILL "$first"
     wait_for "$WORK/err" "starting it again" 10
-    i=0
-    while [ "$(grep -c 'listening for:' "$WORK/err")" -lt 2 ]; do
-        i=$((i + 1)); [ $i -le 200 ] || fail "no second subscription after the restart"; sleep 0.05
-    done
+    wait_count "$WORK/err" 'listening for:' 2 10
     server=$(pid_in "$WORK/err" hostile_server)
     [ "$server" != "$first" ] || fail "the server was not started again"
     kill -TERM "$mcp"

@@ -26,17 +26,11 @@ echo "ok: a list change reaches the subscription"
 # The server dies: watch starts it again and listens again.
 kill -KILL "$server"
 wait_for "$WORK/err" "starting it again" 10
-i=0
-while [ "$(grep -c 'listening for: tools' "$WORK/err")" -lt 2 ]; do
-    i=$((i + 1)); [ $i -le 200 ] || fail "no second subscription after the restart"; sleep 0.05
-done
+wait_count "$WORK/err" 'listening for: tools' 2 10
 new=$(server_pid)
 [ "$new" != "$server" ] || fail "the server was not started again"
 kill -USR1 "$new"
-i=0
-while [ "$(grep -c 'tools/list_changed' "$WORK/out")" -lt 2 ]; do
-    i=$((i + 1)); [ $i -le 200 ] || fail "no list change after the restart"; sleep 0.05
-done
+wait_count "$WORK/out" 'tools/list_changed' 2 10
 echo "ok: a restarted server is listened to again"
 
 kill -INT "$watch"

@@ -268,11 +268,7 @@ int cli_call(int argc, char **argv)
         return code;
     }
     uv_loop_t *loop = mcp_client_loop(st.client);
-    uv_signal_init(loop, &st.sigint);
-    uv_signal_init(loop, &st.sigterm);
-    st.sigint.data = st.sigterm.data = &st;
-    uv_signal_start(&st.sigint, on_signal, SIGINT);
-    uv_signal_start(&st.sigterm, on_signal, SIGTERM);
+    cli_catch_signals(st.client, &st.sigint, &st.sigterm, &st, on_signal);
     uv_timer_init(loop, &st.cancel_timer);
     st.cancel_timer.data = &st;
 

@@ -82,6 +82,11 @@ void cli_disconnect(mcp_client *c);
  * finds the default disposition in between. Loop thread. */
 void cli_exit_at_once(mcp_client *c, uv_signal_t *sigint, uv_signal_t *sigterm);
 
+/* Ctrl-C and SIGTERM on c's loop, both to cb with data: the first one of
+ * a command (the second exits at once, cli_exit_at_once). Loop thread. */
+void cli_catch_signals(mcp_client *c, uv_signal_t *sigint, uv_signal_t *sigterm, void *data,
+                       uv_signal_cb cb);
+
 /* Record c's server process for the exit-at-once handler: after a
  * reconnect (a new process), and with NULL once the client is freed (the
  * process is gone and its id may be reused). Loop thread. */

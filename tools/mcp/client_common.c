@@ -134,6 +134,17 @@ void cli_note_server(mcp_client *c)
     server_pid = c ? mcp_client_server_pid(c) : 0;
 }
 
+void cli_catch_signals(mcp_client *c, uv_signal_t *sigint, uv_signal_t *sigterm, void *data,
+                       uv_signal_cb cb)
+{
+    uv_loop_t *loop = mcp_client_loop(c);
+    uv_signal_init(loop, sigint);
+    uv_signal_init(loop, sigterm);
+    sigint->data = sigterm->data = data;
+    uv_signal_start(sigint, cb, SIGINT);
+    uv_signal_start(sigterm, cb, SIGTERM);
+}
+
 void cli_exit_at_once(mcp_client *c, uv_signal_t *sigint, uv_signal_t *sigterm)
 {
     sigset_t both, old;

@@ -251,11 +251,7 @@ int cli_watch(int argc, char **argv)
     if (code)
         return code;
     uv_loop_t *loop = mcp_client_loop(st.client);
-    uv_signal_init(loop, &st.sigint);
-    uv_signal_init(loop, &st.sigterm);
-    st.sigint.data = st.sigterm.data = &st;
-    uv_signal_start(&st.sigint, on_signal, SIGINT);
-    uv_signal_start(&st.sigterm, on_signal, SIGTERM);
+    cli_catch_signals(st.client, &st.sigint, &st.sigterm, &st, on_signal);
     poll_stdout(&st);
     uv_timer_init(loop, &st.ack_timer);
     st.ack_timer.data = &st;
