@@ -16,8 +16,13 @@ int mcp_server_attach_fds(mcp_server *s, int in_fd, int out_fd)
     int rc = mcp__server_open_loop(s);
     if (rc != MCP_OK)
         return rc;
+    /* Requests are read as fast as the client takes the replies: a slow
+     * reader is waited for, only one that stops reading meets the cap. */
+    size_t cap = s->opts.max_output ? s->opts.max_output : MCP__NDJSON_MAX_QUEUED;
+    size_t pause = cap / 4 < ((size_t)1 << 20) ? cap / 4 : (size_t)1 << 20;
     mcp__ndjson_options o = {.max_line = s->opts.max_message,
                              .max_queued = s->opts.max_output,
+                             .pause_input_above = pause ? pause : 1,
                              .trace = s->opts.trace ? on_trace : NULL,
                              .trace_ud = s};
     mcp__transport *t = mcp__ndjson_new(&s->loop, &o);

@@ -32,6 +32,8 @@ typedef enum { SIDE_NONE, SIDE_STREAM, SIDE_FILE } side_kind;
 
 typedef struct mcp__conn mcp__conn;
 static void flush(mcp__conn *c, bool notify);
+static size_t unwritten(const mcp__conn *c);
+static void pause_input(mcp__conn *c);
 static void maybe_close_output(mcp__conn *c);
 static void maybe_finalize(mcp__conn *c);
 static const mcp__transport_ops ops;
@@ -49,6 +51,15 @@ struct mcp__conn {
     uv_fs_t read_req;
     bool reading, read_pending;
     char *read_buf;
+    /* Input flow control (o.pause_input_above): while paused nothing is
+     * read, and the lines of the last read that were not yet dispatched
+     * wait in `held` (complete lines, each with its newline), the end of
+     * the input too. */
+    bool paused;
+    mcp_buf held;
+    bool held_end, held_end_failed;
+    const char *held_end_why;
+    uv_check_t resume_check; /* while paused: resume once the output drained */
 
     mcp_buf pending, writing;
     uv_write_t write_req;
@@ -89,14 +100,24 @@ mcp__transport *mcp__ndjson_new(uv_loop_t *loop, const mcp__ndjson_options *o)
     c->in_fd = c->out_fd = -1;
     mcp_buf_init(&c->pending, c->o.max_queued, NULL);
     mcp_buf_init(&c->writing, 0, NULL);
+    mcp_buf_init(&c->held, 0, NULL);
     uv_check_init(loop, &c->flush_check);
     uv_prepare_init(loop, &c->flush_prepare);
-    c->flush_check.data = c->flush_prepare.data = c;
-    c->open_handles += 2;
+    uv_check_init(loop, &c->resume_check);
+    c->flush_check.data = c->flush_prepare.data = c->resume_check.data = c;
+    c->open_handles += 3;
     return &c->base;
 }
 
 /* Reading ---------------------------------------------------------------------- */
+
+static void dispatch_line(mcp__conn *c, const char *line, size_t len)
+{
+    const mcp__transport_sink *k = &c->base.sink;
+    if (c->o.trace)
+        c->o.trace(c->o.trace_ud, false, line, len);
+    k->message(k->ud, 0, line, len);
+}
 
 static void line_cb(void *ud, int status, const char *line, size_t len)
 {
@@ -104,10 +125,15 @@ static void line_cb(void *ud, int status, const char *line, size_t len)
     const mcp__transport_sink *k = &c->base.sink;
     if (!c->reading)
         return;
+    if (status == MCP_OK && (c->paused || c->held.len)) {
+        /* Paused inside this read: the rest waits, in order. Out of memory
+         * to hold it, it is handled now (the output cap still bounds it). */
+        if (mcp_buf_append(&c->held, line, len) == MCP_OK &&
+            mcp_buf_append(&c->held, "\n", 1) == MCP_OK)
+            return;
+    }
     if (status == MCP_OK) {
-        if (c->o.trace)
-            c->o.trace(c->o.trace_ud, false, line, len);
-        k->message(k->ud, 0, line, len);
+        dispatch_line(c, line, len);
     } else {
         size_t tail_len;
         const char *tail = mcp_line_reader_tail(c->lines, &tail_len);
@@ -122,6 +148,13 @@ static void input_ended(mcp__conn *c, const char *why, bool failed)
     mcp_line_reader_finish(c->lines, line_cb, c);
     if (!c->reading)
         return; /* stopped by what the last line caused */
+    if (c->held.len) {
+        /* Lines still held: the end comes after them. */
+        c->held_end = true;
+        c->held_end_why = why;
+        c->held_end_failed = failed;
+        return;
+    }
     c->reading = false;
     c->base.sink.input_ended(c->base.sink.ud, why, failed);
 }
@@ -143,6 +176,16 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     }
 }
 
+static void file_read_cb(uv_fs_t *req);
+
+static void read_file_chunk(mcp__conn *c)
+{
+    uv_buf_t b = uv_buf_init(c->read_buf, READ_CHUNK);
+    c->read_req.data = c;
+    c->read_pending = true;
+    uv_fs_read(c->loop, &c->read_req, c->in_fd, &b, 1, -1, file_read_cb);
+}
+
 static void file_read_cb(uv_fs_t *req)
 {
     mcp__conn *c = req->data;
@@ -155,11 +198,8 @@ static void file_read_cb(uv_fs_t *req)
     }
     if (n > 0) {
         mcp_line_reader_feed(c->lines, c->read_buf, (size_t)n, line_cb, c);
-        if (c->reading) {
-            uv_buf_t b = uv_buf_init(c->read_buf, READ_CHUNK);
-            c->read_pending = true;
-            uv_fs_read(c->loop, &c->read_req, c->in_fd, &b, 1, -1, file_read_cb);
-        }
+        if (c->reading && !c->paused)
+            read_file_chunk(c);
     } else {
         input_ended(c, n == 0 ? "end of input" : uv_strerror((int)n), n != 0);
     }
@@ -212,12 +252,70 @@ static void start_reading(mcp__conn *c)
         c->in->data = c;
         uv_read_start(c->in, alloc_cb, read_cb);
     } else {
-        uv_buf_t b = uv_buf_init(c->read_buf, READ_CHUNK);
-        c->read_req.data = c;
-        c->read_pending = true;
-        uv_fs_read(c->loop, &c->read_req, c->in_fd, &b, 1, -1, file_read_cb);
+        read_file_chunk(c);
     }
 }
+
+/* Input flow control ------------------------------------------------------------ */
+
+static void resume_input(mcp__conn *c);
+
+static void on_resume_check(uv_check_t *h)
+{
+    mcp__conn *c = h->data;
+    if (!c->reading || c->closing) {
+        uv_check_stop(h);
+        return;
+    }
+    if (unwritten(c) <= c->o.pause_input_above / 2)
+        resume_input(c);
+}
+
+/* A server reads requests only as fast as its client takes the replies:
+ * past pause_input_above bytes unwritten, reading stops (and the rest of
+ * the last read waits), and resumes once half of that is written. A client
+ * that reads nothing still hits the output cap; one that reads slowly is
+ * never dropped. (A client never pauses: it must always read, or two
+ * peers waiting on each other's output would wait for ever.) */
+static void pause_input(mcp__conn *c)
+{
+    if (c->paused || !c->reading)
+        return;
+    c->paused = true;
+    if (c->in_kind == SIDE_STREAM)
+        uv_read_stop(c->in);
+    uv_check_start(&c->resume_check, on_resume_check);
+}
+
+static void resume_input(mcp__conn *c)
+{
+    uv_check_stop(&c->resume_check);
+    c->paused = false;
+    /* The held lines first, in order, until one pauses again. */
+    size_t at = 0;
+    while (at < c->held.len && !c->paused && c->reading && !c->closing) {
+        const char *line = c->held.data + at;
+        const char *nl = memchr(line, '\n', c->held.len - at);
+        size_t n = (size_t)(nl - line);
+        at += n + 1;
+        dispatch_line(c, line, n);
+    }
+    if (c->closing)
+        return; /* freed with the rest */
+    memmove(c->held.data, c->held.data + at, c->held.len - at);
+    c->held.len -= at;
+    if (c->paused || !c->reading)
+        return;
+    if (c->held_end) {
+        c->reading = false;
+        c->base.sink.input_ended(c->base.sink.ud, c->held_end_why, c->held_end_failed);
+    } else if (c->in_kind == SIDE_STREAM) {
+        uv_read_start(c->in, alloc_cb, read_cb);
+    } else if (!c->read_pending) {
+        read_file_chunk(c);
+    }
+}
+
 
 int mcp__ndjson_open_fds(mcp__transport *t, int in_fd, int out_fd)
 {
@@ -262,6 +360,7 @@ static void stop_input(mcp__transport *t)
     if (!c->reading)
         return;
     c->reading = false;
+    mcp_buf_reset(&c->held); /* what was held is never read now */
     if (c->in_kind == SIDE_STREAM)
         uv_read_stop(c->in);
 }
@@ -412,20 +511,31 @@ static int send_op(mcp__transport *t, uint64_t route, const char *data, size_t l
      * once instead of taking turns on whole batches. */
     if (c->pending.len >= FLUSH_EARLY && !c->write_in_flight) {
         flush_now(c, false);
-        return c->output_failed ? MCP_ERR_IO : MCP_OK;
-    }
-    if (!c->flush_armed && !c->write_in_flight) {
+        if (c->output_failed)
+            return MCP_ERR_IO;
+    } else if (!c->flush_armed && !c->write_in_flight) {
         c->flush_armed = true;
         uv_check_start(&c->flush_check, on_flush_check);
         uv_prepare_start(&c->flush_prepare, on_flush_prepare);
     }
+    if (c->o.pause_input_above && unwritten(c) > c->o.pause_input_above)
+        pause_input(c);
     return MCP_OK;
+}
+
+/* Bytes queued and not yet written: libuv's count for the write in flight
+ * goes down as the peer reads it (a write may be the whole backlog). */
+static size_t unwritten(const mcp__conn *c)
+{
+    size_t in_flight = c->write_in_flight && c->out_kind == SIDE_STREAM
+                           ? uv_stream_get_write_queue_size(c->out)
+                           : c->writing.len;
+    return c->pending.len + in_flight;
 }
 
 static size_t unwritten_op(const mcp__transport *t)
 {
-    const mcp__conn *c = (const mcp__conn *)t;
-    return c->pending.len + c->writing.len;
+    return unwritten((const mcp__conn *)t);
 }
 
 /* Closing ---------------------------------------------------------------------- */
@@ -441,6 +551,7 @@ static void maybe_finalize(mcp__conn *c)
     mcp_line_reader_free(c->lines);
     mcp_buf_free(&c->pending);
     mcp_buf_free(&c->writing);
+    mcp_buf_free(&c->held);
     free(c->read_buf);
     free(c);
     if (done)
@@ -455,7 +566,8 @@ static void handle_closed(uv_handle_t *h)
     maybe_finalize(c);
 }
 
-/* The flush handles live inside the connection: not freed on close. */
+/* The check and prepare handles live inside the connection: not freed on
+ * close. */
 static void flush_handle_closed(uv_handle_t *h)
 {
     mcp__conn *c = h->data;
@@ -518,6 +630,7 @@ static void close_op(mcp__transport *t, void (*done)(void *ud), void *ud)
     close_handle(c, &c->out);
     uv_close((uv_handle_t *)&c->flush_check, flush_handle_closed);
     uv_close((uv_handle_t *)&c->flush_prepare, flush_handle_closed);
+    uv_close((uv_handle_t *)&c->resume_check, flush_handle_closed);
     maybe_finalize(c); /* now, or when the last handle or read completes */
 }
 

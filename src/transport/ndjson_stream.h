@@ -21,6 +21,10 @@
 typedef struct mcp__ndjson_options {
     size_t max_line;   /* longest message read; 0: MCP_LINE_DEFAULT_MAX */
     size_t max_queued; /* bytes waiting to be written; 0: MCP__NDJSON_MAX_QUEUED */
+    /* Input flow control: past this many bytes waiting to be written,
+     * stop reading until half of them are written (0: never; a server's
+     * setting, never a client's). */
+    size_t pause_input_above;
     /* Every message, both directions, as it crosses (optional). */
     void (*trace)(void *ud, bool outgoing, const char *line, size_t len);
     void *trace_ud;
