@@ -8,6 +8,10 @@
  *   library code from enum mcp_error below. Codes are grouped in ranges so a
  *   caller can tell the layer at a glance (nghttp2 style). Library codes are
  *   never JSON-RPC wire codes; those are in enum mcp_wire_error (jsonrpc.h).
+ * - NULL. A pointer parameter must not be NULL unless its comment says it
+ *   may be (passing NULL elsewhere is undefined, as for the C library).
+ *   Every function that frees, releases, resets, closes or stops something
+ *   accepts NULL and does nothing.
  * - Ownership. Every function that returns a pointer says in its comment who
  *   owns it and how long it stays valid. "Borrowed" means: owned by the object
  *   it came from, valid until that object is freed or the stated event.

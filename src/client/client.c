@@ -541,6 +541,8 @@ int mcp_client_request(mcp_client *c, const char *method, const mcp_json *params
 
 void mcp_client_call_result_release(mcp_client_call_result *r)
 {
+    if (!r)
+        return;
     mcp_message_free(r->response);
     memset(r, 0, sizeof *r);
 }
@@ -785,7 +787,7 @@ struct uv_loop_s *mcp_client_loop(mcp_client *c)
 
 void mcp_client_close(mcp_client *c)
 {
-    if (c->state == CL_CLOSED)
+    if (!c || c->state == CL_CLOSED)
         return;
     c->state = CL_CLOSING;
     mcp__client_stop_child(c); /* end of input, wait, TERM, wait, KILL */

@@ -49,6 +49,8 @@ int mcp_buf_append(mcp_buf *buf, const void *bytes, size_t len)
 
 void mcp_buf_reset(mcp_buf *buf)
 {
+    if (!buf)
+        return;
     buf->len = 0;
     if (buf->data)
         buf->data[0] = '\0';
@@ -56,6 +58,8 @@ void mcp_buf_reset(mcp_buf *buf)
 
 void mcp_buf_free(mcp_buf *buf)
 {
+    if (!buf)
+        return;
     mcp__free(&buf->mem, buf->data);
     buf->data = NULL;
     buf->len = 0;

@@ -49,6 +49,8 @@ int mcp_id_copy(mcp_id *dst, const mcp_id *src, const mcp_mem *mem)
 
 void mcp_id_release(mcp_id *id, const mcp_mem *mem)
 {
+    if (!id)
+        return;
     if (id->kind == MCP_ID_STRING) {
         mcp_mem m;
         mcp__mem_init(&m, mem);

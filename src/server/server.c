@@ -371,6 +371,8 @@ static void stop_posted(mcp__post *post)
 
 void mcp_server_stop(mcp_server *s)
 {
+    if (!s)
+        return;
     atomic_store(&s->stop_asked, true);
     if (!atomic_load(&s->loop_open))
         return;

@@ -436,7 +436,7 @@ uint64_t mcp_session_next_deadline(const mcp_session *s)
 
 void mcp_session_close(mcp_session *s, uint64_t now)
 {
-    if (s->closed)
+    if (!s || s->closed)
         return;
     mcp__session_enter(s);
     s->now = now;

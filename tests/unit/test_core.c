@@ -12,6 +12,7 @@
 #include "core/map.h"
 #include "failmalloc.h"
 #include "mcp/common.h"
+#include "mcp/mcp.h"
 
 static void buffer_append_stops_at_the_cap(void **state)
 {
@@ -255,6 +256,28 @@ static void the_buffer_form_stops_at_its_limit(void **state)
     mcp_buf_free(&b);
 }
 
+/* common.h's NULL rule: whatever frees, releases, resets, closes or stops
+ * takes NULL and does nothing (a crash here fails the test). */
+static void every_release_function_accepts_null(void **state)
+{
+    mcp_buf_reset(NULL);
+    mcp_buf_free(NULL);
+    mcp_json_doc_free(NULL);
+    mcp_id_release(NULL, NULL);
+    mcp_message_free(NULL);
+    mcp_line_reader_free(NULL);
+    mcp_session_close(NULL, 0);
+    mcp_session_free(NULL);
+    mcp_server_stop(NULL);
+    mcp_server_free(NULL);
+    mcp_client_call_result_release(NULL);
+    mcp_client_close(NULL);
+    mcp_client_free(NULL);
+    mcp_json_doc *d = mcp_json_doc_new(NULL); /* and they still work after */
+    assert_non_null(d);
+    mcp_json_doc_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +293,7 @@ int main(void)
         cmocka_unit_test(control_characters_are_shown_not_acted_on),
         cmocka_unit_test(a_cut_never_splits_an_escape_or_a_character),
         cmocka_unit_test(the_buffer_form_stops_at_its_limit),
+        cmocka_unit_test(every_release_function_accepts_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
