@@ -83,7 +83,10 @@ typedef struct mcp_server_options {
     size_t max_output;        /* bytes waiting to be written per connection
                                  (a client that stops reading is dropped
                                  past it); 0 means 64 MiB */
-    uint64_t shutdown_grace_ms; /* wait for handlers after EOF; 0 means 2000 */
+    /* After end of input or a stop: how long handlers get to return, and,
+     * after a stop, how long a client may take nothing before the replies
+     * still queued are given up; 0 means 2000. */
+    uint64_t shutdown_grace_ms;
     /* Log records (including every cancellation). Called from the loop
      * thread and, for mcp_call_log, from handler threads: must be
      * thread-safe. NULL: lines on stderr. */
@@ -145,8 +148,12 @@ MCP_EXTERN int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri)
  * mcp_server_stop). stdout carries only protocol messages; logs go to
  * stderr. At end of input every call in flight is cancelled with reason
  * "connection closed"; the server waits up to the shutdown grace for
- * handlers to return, and writes every reply while the client reads them
- * (it gives up after the grace without progress). SIGPIPE is ignored
+ * handlers to return, and writes every reply for as long as the client
+ * reads them, however slowly; after mcp_server_stop it gives up on a
+ * client that took nothing for the grace (MCP_ERR_IO, logged with the
+ * bytes lost). Requests are read only as fast as the client takes the
+ * replies (past a quarter of max_output, at most 1 MiB, unwritten, reading
+ * pauses), so only a client that stops reading meets the cap. SIGPIPE is ignored
  * unless the application set its own disposition. A closed stdin, stdout
  * or stderr is first reserved (/dev/null, opened so that using it still
  * fails), so that no descriptor of the server's takes its number. Blocks; one call at a time

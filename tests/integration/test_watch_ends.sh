@@ -41,6 +41,23 @@ for f in --prompts --resources "--prompts --resources"; do
     contains "$WORK/err" '"reason":"none of the notifications asked for is offered"' "$f: cancelled on the wire"
 done
 
+# The same against a 2025 server, which has no subscriptions: its declared
+# capabilities say what it can send (mcp serve: tools list changes only).
+for f in --prompts --resources "--resource file:///x"; do
+    start=$(date +%s)
+    expect_exit 3 "nothing offered under 2025 ($f)" -- \
+        timeout 30 "$MCP" watch --protocol 2025-11-25 $f -- "$MCP" serve
+    [ $(($(date +%s) - start)) -lt 10 ] || fail "2025 $f: took over 10 s"
+    contains "$WORK/err" "mcp: the server (2025-11-25) offers none of the notifications asked for" "2025 $f: said why"
+done
+"$MCP" watch --protocol 2025-11-25 --tools --prompts -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/err" "printing its list changes: tools" 10
+lacks "$WORK/err" "printing its list changes: tools prompts" "2025: prompts are not offered"
+kill -INT "$watch"
+wait "$watch"
+echo "ok: under 2025 too, nothing offered ends the watch; what is offered is watched"
+
 # Refused with a JSON-RPC error: its message and code.
 expect_exit 3 "refused" -- timeout 30 "$MCP" watch -- python3 "$HOSTILE" listen_err
 contains "$WORK/err" "mcp: subscriptions/listen failed: no such subscription " "the server's message"

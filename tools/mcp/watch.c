@@ -120,13 +120,14 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
         uv_timer_stop(&st->ack_timer);
     switch (ev->kind) {
     case MCP_LISTEN_ACKNOWLEDGED:
-        fprintf(stderr, "listening for:%s%s%s%s (subscription %llu)\n",
-                ev->kinds & MCP_LISTEN_TOOLS ? " tools" : "",
-                ev->kinds & MCP_LISTEN_PROMPTS ? " prompts" : "",
-                ev->kinds & MCP_LISTEN_RESOURCES ? " resources" : "",
-                ev->kinds & MCP_LISTEN_RESOURCE_UPDATES ? " resource updates" : "",
-                (unsigned long long)h);
-        if (!ev->kinds) { /* nothing will ever come: waiting would be forever */
+        if (ev->kinds)
+            fprintf(stderr, "listening for:%s%s%s%s (subscription %llu)\n",
+                    ev->kinds & MCP_LISTEN_TOOLS ? " tools" : "",
+                    ev->kinds & MCP_LISTEN_PROMPTS ? " prompts" : "",
+                    ev->kinds & MCP_LISTEN_RESOURCES ? " resources" : "",
+                    ev->kinds & MCP_LISTEN_RESOURCE_UPDATES ? " resource updates" : "",
+                    (unsigned long long)h);
+        else { /* nothing will ever come: waiting would be forever */
             fputs("mcp: the server offers none of the notifications asked for\n", stderr);
             give_up(st, EXIT_CONNECTION, "none of the notifications asked for is offered");
         }
@@ -165,13 +166,49 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_stop(mcp_client_loop(st->client));
 }
 
-static int listen_now(watch_state *st)
+/* Whether a legacy server declares capabilities.<name>.<flag> true. */
+static bool declares(const mcp_json *caps, const char *name, const char *flag)
 {
-    if (!mcp_protocol_modern(mcp_client_protocol_version(st->client))) {
-        fprintf(stderr, "the server speaks %s: no subscriptions; printing its list changes\n",
-                mcp_client_protocol_version(st->client));
+    bool on = false;
+    return mcp_json_get_bool(mcp_json_object_get(mcp_json_object_get(caps, name), flag), &on) ==
+               MCP_OK &&
+           on;
+}
+
+/* A legacy server: no subscriptions, but the list_changed notifications it
+ * declares in its capabilities. Asked only for what it never sends, there
+ * is nothing to wait for. */
+static int watch_legacy(watch_state *st)
+{
+    const mcp_json *caps = mcp_json_object_get(mcp_client_server_info(st->client), "capabilities");
+    unsigned asked = st->filter.kinds, offered = 0;
+    if ((asked & MCP_LISTEN_TOOLS) && declares(caps, "tools", "listChanged"))
+        offered |= MCP_LISTEN_TOOLS;
+    if ((asked & MCP_LISTEN_PROMPTS) && declares(caps, "prompts", "listChanged"))
+        offered |= MCP_LISTEN_PROMPTS;
+    if ((asked & MCP_LISTEN_RESOURCES) && declares(caps, "resources", "listChanged"))
+        offered |= MCP_LISTEN_RESOURCES;
+    const char *version = mcp_client_protocol_version(st->client);
+    if (st->filter.resource_count)
+        fprintf(stderr, "the server speaks %s: --resource needs a 2026-07-28 server, ignored\n",
+                version);
+    if (!offered) {
+        fprintf(stderr, "mcp: the server (%s) offers none of the notifications asked for\n",
+                version);
+        give_up(st, EXIT_CONNECTION, "none of the notifications asked for is offered");
         return MCP_OK;
     }
+    fprintf(stderr, "the server speaks %s: no subscriptions; printing its list changes:%s%s%s\n",
+            version, offered & MCP_LISTEN_TOOLS ? " tools" : "",
+            offered & MCP_LISTEN_PROMPTS ? " prompts" : "",
+            offered & MCP_LISTEN_RESOURCES ? " resources" : "");
+    return MCP_OK;
+}
+
+static int listen_now(watch_state *st)
+{
+    if (!mcp_protocol_modern(mcp_client_protocol_version(st->client)))
+        return watch_legacy(st);
     st->ended = 0;
     int rc = mcp_client_listen(st->client, &st->filter, on_listen, st, &st->handle);
     st->listening = rc == MCP_OK;
