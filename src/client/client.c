@@ -64,7 +64,7 @@ static int not_ready(mcp_client *c)
 static int note_send_failure(mcp_client *c, int rc)
 {
     if (rc != MCP_OK && !c->error[0] && c->driver_open && c->driver.failure)
-        mcp__client_set_error(c, "cannot write to the server: %s", c->driver.failure);
+        mcp__client_write_failed(c, c->driver.failure);
     return rc;
 }
 

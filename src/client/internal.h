@@ -67,6 +67,8 @@ void mcp__client_release_driver(mcp_client *c);
 
 /* stdio.c */
 void mcp__client_transport_down(mcp_client *c, bool input, const char *why);
+/* Set the error for a failed write: how the server went, when it has. */
+void mcp__client_write_failed(mcp_client *c, const char *why);
 void mcp__client_stop_child(mcp_client *c);
 
 #endif

@@ -30,11 +30,24 @@ static void eof_waited(uv_timer_t *t)
     connection_lost(t->data);
 }
 
+void mcp__client_write_failed(mcp_client *c, const char *why)
+{
+    /* A write fails when the server has gone: say how, even before the
+     * loop has handled its exit (it may not run again). */
+    int status;
+    if (mcp__child_peek_exit(c->child, &status))
+        mcp__client_set_error(c, status >= 128 ? "the server was killed by signal %d"
+                                               : "the server exited with status %d",
+                              status >= 128 ? status - 128 : status);
+    else
+        mcp__client_set_error(c, "cannot write to the server: %s", why);
+}
+
 void mcp__client_transport_down(mcp_client *c, bool input, const char *why)
 {
     if (!input) {
         if (c->state != CL_CLOSING)
-            mcp__client_set_error(c, "cannot write to the server: %s", why);
+            mcp__client_write_failed(c, why);
         mcp__client_end(c);
         return;
     }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "transport/child.h"
 
@@ -119,6 +120,21 @@ int mcp__child_spawn(uv_loop_t *loop, const mcp__child_options *o, mcp__child **
 bool mcp__child_running(const mcp__child *c)
 {
     return c && c->running;
+}
+
+bool mcp__child_peek_exit(const mcp__child *c, int *status)
+{
+    if (!c || !c->running)
+        return false;
+    /* WNOWAIT: seen, not reaped; libuv's SIGCHLD handling still reaps it
+     * and reports the exit as usual. */
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_PID, (id_t)c->proc.pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        info.si_pid == 0)
+        return false;
+    *status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+    return true;
 }
 
 int mcp__child_pid(const mcp__child *c)

@@ -30,6 +30,10 @@ int mcp__child_spawn(uv_loop_t *loop, const mcp__child_options *o, mcp__child **
                      char *err, size_t errlen);
 
 bool mcp__child_running(const mcp__child *c);
+/* Whether the process has exited though its exit was not handled yet (the
+ * loop has not run since): true and *status (exit code, or 128 + signal).
+ * Leaves it to be reaped as usual. */
+bool mcp__child_peek_exit(const mcp__child *c, int *status);
 /* The process id while it runs (not yet reaped), else 0. */
 int mcp__child_pid(const mcp__child *c);
 void mcp__child_kill(mcp__child *c, int signum);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,22 @@ static void a_server_that_exits_ends_calls_closed(void **state)
     mcp_client_free(c);
 }
 
+static void a_call_after_an_idle_server_died_says_how(void **state)
+{
+    /* Killed while nothing was in flight, the loop not run since: the
+     * call's write finds it gone, and the error names the signal. */
+    mcp_client *c = connect_to(serve_argv, NULL, true);
+    assert_int_equal(kill(mcp_client_server_pid(c), SIGKILL), 0);
+    usleep(200 * 1000);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "echo", "{\"text\":\"x\"}", NULL, &r), MCP_ERR_CLOSED);
+    if (!strstr(mcp_client_error(c), "killed by signal 9"))
+        fail_msg("the error says: %s", mcp_client_error(c));
+    assert_int_equal(call(c, "echo", "{\"text\":\"x\"}", NULL, &r), MCP_ERR_CLOSED);
+    assert_non_null(strstr(mcp_client_error(c), "killed by signal 9"));
+    mcp_client_free(c);
+}
+
 static void close_escalates_to_kill_for_a_server_that_ignores_eof_and_term(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "stubborn", NULL};
@@ -372,6 +389,7 @@ int main(void)
         cmocka_unit_test(closing_with_a_call_in_flight_ends_it_closed),
         cmocka_unit_test(a_late_answer_after_a_timeout_is_dropped_quietly),
         cmocka_unit_test(a_server_that_exits_ends_calls_closed),
+        cmocka_unit_test(a_call_after_an_idle_server_died_says_how),
         cmocka_unit_test(close_escalates_to_kill_for_a_server_that_ignores_eof_and_term),
         cmocka_unit_test(an_unsupported_version_fails_the_connect),
         cmocka_unit_test(an_unanswered_initialize_times_out_without_a_cancel),
