@@ -126,7 +126,7 @@ int main(int argc, char **argv)
                 answer(&m->id, !strcmp(mode, "version")
                                    ? "{\"protocolVersion\":\"1999-01-01\",\"capabilities\":{},"
                                      "\"serverInfo\":{\"name\":\"fake\",\"version\":\"0\"}}"
-                                   : "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
+                                   : "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true}},"
                                      "\"serverInfo\":{\"name\":\"fake\",\"version\":\"0\"}}");
             } else if (!strcmp(m->method, "tools/call")) {
                 if (!strcmp(mode, "exit"))
