@@ -5,9 +5,9 @@
  * rest. Checked with abort():
  *   - every span the scanners return lies inside the text they were given;
  *   - when the whole input is a JSON object, the forward scan of it yields
- *     exactly its members, in order, and the backward scan yields its last
- *     members (those with scalar values) in reverse order, and nothing else,
- *     each key as the parser decodes it (escapes included);
+ *     exactly its members, in order, and the backward scan exactly its
+ *     members in reverse order, each key as the parser decodes it (escapes
+ *     included) and each value the parser's value (containers included);
  *   - the engine takes any head and tail, in both roles, without a crash or
  *     a leak, and whatever it answers is one valid message.
  */
@@ -24,6 +24,17 @@ static void inside(const mcp__span *s, const char *text, size_t len)
 {
     if (s->p < text || s->p + s->n > text + len || s->n == 0)
         abort();
+}
+
+/* The scanned value is the parsed one (containers included). */
+static void same_value(const mcp__span *value, const mcp_json *v)
+{
+    mcp_json_doc *d;
+    if (mcp_json_parse(value->p, value->n, NULL, NULL, &d, NULL) != MCP_OK)
+        abort();
+    if (!mcp_json_equal(mcp_json_doc_root(d), v))
+        abort();
+    mcp_json_doc_free(d);
 }
 
 /* The scanned key (quotes and escapes as written) is the parsed key k:
@@ -66,8 +77,9 @@ static void scan_both_ways(const char *text, size_t len)
             if (obj) {
                 const char *k;
                 size_t kn;
-                mcp_json_object_at(obj, n, &k, &kn);
+                const mcp_json *v = mcp_json_object_at(obj, n, &k, &kn);
                 same_key(&key, k, kn);
+                same_value(&value, v);
             }
             n++;
         }
@@ -89,13 +101,14 @@ static void scan_both_ways(const char *text, size_t len)
                 const char *k;
                 size_t kn;
                 const mcp_json *v = mcp_json_object_at(obj, total - 1 - back, &k, &kn);
-                mcp_json_type t = mcp_json_typeof(v);
-                if (t == MCP_JSON_OBJECT || t == MCP_JSON_ARRAY)
-                    abort(); /* a container is never read backward */
                 same_key(&key, k, kn);
+                same_value(&value, v);
             }
             back++;
         }
+        /* A whole object: read back to its first member. */
+        if (obj && back != mcp_json_object_size(obj))
+            abort();
     } else if (obj && mcp_json_object_size(obj)) {
         abort();
     }

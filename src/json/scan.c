@@ -161,6 +161,29 @@ static const char *rskip_string(const char *begin, const char *q)
     return NULL;
 }
 
+/* The opening bracket of the object or array whose closing bracket is at
+ * end[-1]: brackets counted, strings skipped whole (so their brackets and
+ * escaped quotes do not count). NULL when the text begins inside it. */
+static const char *rskip_container(const char *begin, const char *end)
+{
+    size_t depth = 0;
+    for (const char *p = end; p > begin;) {
+        char ch = p[-1];
+        if (ch == '"') {
+            p = rskip_string(begin, p);
+            if (!p)
+                return NULL;
+            continue;
+        }
+        p--;
+        if (ch == '}' || ch == ']')
+            depth++;
+        else if ((ch == '{' || ch == '[') && --depth == 0)
+            return p;
+    }
+    return NULL;
+}
+
 bool mcp__rscan_open(mcp__rscan *sc, const char *text, size_t len)
 {
     sc->begin = text;
@@ -194,8 +217,12 @@ int mcp__rscan_next(mcp__rscan *sc, mcp__span *key, mcp__span *value)
             return MCP__SCAN_TRUNCATED;
     } else if (c == '{' && p - 1 == b) {
         return MCP__SCAN_END; /* an empty object */
+    } else if (c == '}' || c == ']') {
+        vstart = rskip_container(b, p);
+        if (!vstart)
+            return MCP__SCAN_TRUNCATED;
     } else {
-        return MCP__SCAN_BAD; /* a container, or not a member at all */
+        return MCP__SCAN_BAD; /* not a member at all */
     }
     p = rskip_ws(b, vstart);
     if (p == b)

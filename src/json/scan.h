@@ -41,10 +41,11 @@ bool mcp__scan_open(mcp__scan *sc, const char *text, size_t len);
 int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value);
 
 /* Backward over the last members of the object that closes text: yields
- * members from the last one back while their values are scalars (strings,
- * numbers, literals), since a container cannot be found from its end.
- * Sound for the tail of a well-formed message: the last '}' of a JSON text
- * closes its top-level object. */
+ * members from the last one back, any value (a string or a container is
+ * skipped whole: a quote is told from an escaped one by the backslashes
+ * before it), until the text runs out (MCP__SCAN_TRUNCATED) or the first
+ * member was passed. Sound for the tail of a well-formed message: the last
+ * '}' of a JSON text closes its top-level object. */
 typedef struct mcp__rscan {
     const char *begin, *p; /* p: one past the next byte to read backward */
     bool done;

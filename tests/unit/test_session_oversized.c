@@ -81,6 +81,19 @@ static void a_request_with_an_invalid_id_is_answered_with_a_null_id(void **state
         assert_true(e && e->kind == MCP_MESSAGE_ERROR && e->error_code == MCP_WIRE_INVALID_REQUEST);
         assert_int_equal(e->id.kind, MCP_ID_NONE);
     }
+    /* The same ids at the end, where the scan reads backward, containers
+     * included (the TypeScript SDKs put "id" last). */
+    static const char *const tails[] = {
+        "xx\"},\"method\":\"n\",\"id\":null}",
+        "xx\"},\"method\":\"n\",\"id\":{\"a\":[1,\"}\\\"]\"]}}",
+        "xx\"},\"method\":\"n\",\"id\":[]}",
+    };
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        oversized(&p, "{\"jsonrpc\":\"2.0\",\"params\":{\"t\":\"xx", tails[i]);
+        const mcp_message *e = peer_next(&p);
+        assert_true(e && e->kind == MCP_MESSAGE_ERROR && e->error_code == MCP_WIRE_INVALID_REQUEST);
+        assert_int_equal(e->id.kind, MCP_ID_NONE);
+    }
     /* A long string id is an id, not an invalid one. */
     char head[3000];
     snprintf(head, sizeof head, "{\"id\":\"%02000d\",\"method\":\"n\",\"params\":{\"t\":\"xx", 7);
