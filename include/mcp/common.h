@@ -190,9 +190,11 @@ MCP_EXTERN void mcp_buf_free(mcp_buf *buf);
  * Text from a peer (a reason, an error message, a tool's description) may
  * carry control characters that a terminal acts on (ESC sequences that
  * clear it or retitle it, a CR or LF that forges a line). These write it
- * with each control character (C0, DEL and the C1 range U+0080..U+009F) as
+ * with each control character (C0, DEL, the C1 range U+0080..U+009F and the
+ * bidirectional controls U+061C, U+200E-200F, U+202A-202E, U+2066-2069) as
  * a visible escape: \n \r \t, \x1b for the other C0 ones and DEL,
- * \u0085 for C1. Everything else, invalid UTF-8 included, is copied.
+ * \u0085 for C1, \u202e for the bidirectional ones. Everything else,
+ * invalid UTF-8 included, is copied.
  *
  * mcp_text_escape_controls: into out (size bytes, always NUL-terminated when
  * size > 0), cut before an escape or a character that would not fit.

@@ -24,6 +24,20 @@ static size_t escape_of(const unsigned char *p, size_t n, char esc[8], size_t *u
         snprintf(esc, 8, "\\u%04x", p[1]);
         return 6;
     }
+    /* Bidirectional controls reorder what a reader sees ("Trojan Source"):
+     * U+061C, U+200E-200F, U+202A-202E, U+2066-2069. */
+    unsigned cp = 0;
+    if (c == 0xd8 && n >= 2 && p[1] == 0x9c)
+        cp = 0x061c, *used = 2;
+    else if (c == 0xe2 && n >= 3 && p[1] == 0x80 &&
+             ((p[2] >= 0x8e && p[2] <= 0x8f) || (p[2] >= 0xaa && p[2] <= 0xae)))
+        cp = 0x2000u + (p[2] - 0x80u), *used = 3;
+    else if (c == 0xe2 && n >= 3 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+        cp = 0x2040u + (p[2] - 0x80u), *used = 3;
+    if (cp) {
+        snprintf(esc, 8, "\\u%04x", cp);
+        return 6;
+    }
     return 0;
 }
 

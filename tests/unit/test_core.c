@@ -226,6 +226,19 @@ static void control_characters_are_shown_not_acted_on(void **state)
     mcp_buf_free(&b);
 }
 
+static void bidirectional_controls_are_shown_too(void **state)
+{
+    /* RLO, PDI, LRM and ALM could reorder what a reader sees; a character
+     * next to them (U+2029, U+2070, U+0600) is text. */
+    static const char in[] = "a" "\xe2\x80\xae" "b" "\xe2\x81\xa9" "c" "\xe2\x80\x8e" "d"
+                             "\xd8\x9c" "\xe2\x80\xa9" "\xe2\x81\xb0" "\xd8\x80";
+    static const char want[] = "a\\u202eb\\u2069c\\u200ed\\u061c"
+                               "\xe2\x80\xa9" "\xe2\x81\xb0" "\xd8\x80";
+    char out[128];
+    mcp_text_escape_controls(in, sizeof in - 1, out, sizeof out);
+    assert_string_equal(out, want);
+}
+
 static void a_cut_never_splits_an_escape_or_a_character(void **state)
 {
     char out[8];
@@ -291,6 +304,7 @@ int main(void)
         cmocka_unit_test(map_keeps_entries_that_share_a_key_apart),
         cmocka_unit_test(every_error_code_has_a_specific_message),
         cmocka_unit_test(control_characters_are_shown_not_acted_on),
+        cmocka_unit_test(bidirectional_controls_are_shown_too),
         cmocka_unit_test(a_cut_never_splits_an_escape_or_a_character),
         cmocka_unit_test(the_buffer_form_stops_at_its_limit),
         cmocka_unit_test(every_release_function_accepts_null),
