@@ -416,7 +416,7 @@ static void flush(mcp__conn *c, bool notify)
             if (n <= 0) {
                 fail_output(c, n == 0                ? "the output accepts nothing"
                                : errno == EPIPE ? "the peer closed its input"
-                                                : strerror(errno),
+                                                : uv_strerror(uv_translate_sys_error(errno)),
                             notify);
                 return;
             }
