@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "json/writer.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -99,17 +100,57 @@ void mcp__jw_array_end(mcp__jw *w)
     close_container(w, ']');
 }
 
+/* Bytes a JSON string holds as they are: printable ASCII but the quote
+ * and the backslash. */
+static const bool plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+    /* 0x80 and above: 0 (UTF-8, checked) */
+};
+
+/* `"text"` (len bytes), the quotes around it: text already plain. */
+static void put_quoted(mcp__jw *w, const char *s, size_t len, char after)
+{
+    mcp_buf *b = w->out;
+    int rc = mcp__buf_reserve(b, len + 3);
+    if (rc != MCP_OK) {
+        w->err = rc;
+        return;
+    }
+    char *d = b->data + b->len;
+    d[0] = '"';
+    if (len)
+        memcpy(d + 1, s, len);
+    d[len + 1] = '"';
+    b->len += len + 2;
+    if (after)
+        b->data[b->len++] = after;
+    b->data[b->len] = '\0';
+}
+
 static void string_value(mcp__jw *w, const char *s, size_t len)
 {
     if (!s && len) {
         w->err = MCP_ERR_INVALID_ARG;
         return;
     }
-    if (mcp_utf8_validate(s ? s : "", len, NULL) != MCP_OK) {
+    /* Most strings are printable ASCII with nothing to escape: one pass,
+     * one copy. */
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len && plain[u[i]])
+        i++;
+    if (i == len) {
+        put_quoted(w, s, len, 0);
+        return;
+    }
+    if (mcp_utf8_validate(s, len, NULL) != MCP_OK) {
         w->err = MCP_ERR_UTF8;
         return;
     }
-    w->err = mcp_json_write_string(s ? s : "", len, w->out);
+    w->err = mcp_json_write_string(s, len, w->out);
 }
 
 void mcp__jw_keyn(mcp__jw *w, const char *key, size_t len)
@@ -128,7 +169,19 @@ void mcp__jw_keyn(mcp__jw *w, const char *key, size_t len)
 
 void mcp__jw_key(mcp__jw *w, const char *key)
 {
-    mcp__jw_keyn(w, key, strlen(key));
+    if (w->after_key) {
+        w->err = w->err ? w->err : MCP_ERR_STATE;
+        return;
+    }
+    if (!separate(w))
+        return;
+    size_t len = strlen(key);
+#ifndef NDEBUG
+    for (size_t i = 0; i < len; i++)
+        assert(plain[(unsigned char)key[i]]); /* the library's own names only */
+#endif
+    put_quoted(w, key, len, ':');
+    w->after_key = true;
 }
 
 void mcp__jw_stringn(mcp__jw *w, const char *s, size_t len)

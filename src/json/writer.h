@@ -38,7 +38,9 @@ void mcp__jw_object_end(mcp__jw *w);
 void mcp__jw_array(mcp__jw *w);
 void mcp__jw_array_end(mcp__jw *w);
 
-/* A member name (NUL-terminated, or with a length). */
+/* A member name. key: one the library spells itself (printable ASCII
+ * needing no escape: written as is, checked in debug builds). keyn: any
+ * name (checked and escaped as a string value). */
 void mcp__jw_key(mcp__jw *w, const char *key);
 void mcp__jw_keyn(mcp__jw *w, const char *key, size_t len);
 

@@ -30,7 +30,8 @@ struct mcp_cancel_token {
     atomic_uint refs;
     atomic_bool cancelled;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;  /* made by the first wait: most tokens never wait */
+    bool cv_made;
     char *reason;       /* written once, before `cancelled` is set */
     int fd, fd_write;   /* -1 until first asked for */
     callback *callbacks;
@@ -39,6 +40,41 @@ struct mcp_cancel_token {
     pthread_t runner;
 };
 
+/* Under t->mu, before a wait: the condition variable, on the monotonic
+ * clock. False when it cannot be made (the wait then polls). */
+static bool make_cv(mcp_cancel_token *t)
+{
+    if (t->cv_made)
+        return true;
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return false;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    t->cv_made = pthread_cond_init(&t->cv, &ca) == 0;
+    pthread_condattr_destroy(&ca);
+    return t->cv_made;
+}
+
+/* Under t->mu: wait for a broadcast, until deadline (NULL: none);
+ * ETIMEDOUT once it passed. Without a condition variable (out of
+ * resources), poll every millisecond. */
+static int cv_wait(mcp_cancel_token *t, const struct timespec *deadline)
+{
+    if (make_cv(t))
+        return deadline ? pthread_cond_timedwait(&t->cv, &t->mu, deadline)
+                        : pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+    pthread_mutex_lock(&t->mu);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return deadline && (now.tv_sec > deadline->tv_sec ||
+                        (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+               ? ETIMEDOUT
+               : 0;
+}
+
 mcp_cancel_token *mcp__token_new(void)
 {
     mcp_cancel_token *t = calloc(1, sizeof *t);
@@ -46,15 +82,10 @@ mcp_cancel_token *mcp__token_new(void)
         return NULL;
     atomic_init(&t->refs, 1);
     atomic_init(&t->cancelled, false);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (pthread_mutex_init(&t->mu, NULL) != 0 || pthread_cond_init(&t->cv, &ca) != 0) {
-        pthread_condattr_destroy(&ca);
+    if (pthread_mutex_init(&t->mu, NULL) != 0) {
         free(t);
         return NULL;
     }
-    pthread_condattr_destroy(&ca);
     t->fd = t->fd_write = -1;
     return t;
 }
@@ -77,7 +108,8 @@ void mcp__token_unref(mcp_cancel_token *t)
     if (t->fd_write >= 0 && t->fd_write != t->fd)
         close(t->fd_write);
     pthread_mutex_destroy(&t->mu);
-    pthread_cond_destroy(&t->cv);
+    if (t->cv_made)
+        pthread_cond_destroy(&t->cv);
     free(t->reason);
     free(t);
 }
@@ -115,7 +147,8 @@ bool mcp__token_cancel(mcp_cancel_token *t, const char *reason)
     t->callbacks = NULL;
     t->running = list != NULL;
     t->runner = pthread_self();
-    pthread_cond_broadcast(&t->cv);
+    if (t->cv_made)
+        pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     bool ran = list != NULL;
     /* Registration order: reverse the stack. */
@@ -135,7 +168,8 @@ bool mcp__token_cancel(mcp_cancel_token *t, const char *reason)
     if (ran) {
         pthread_mutex_lock(&t->mu);
         t->running = false;
-        pthread_cond_broadcast(&t->cv); /* a detach waits for this */
+        if (t->cv_made)
+            pthread_cond_broadcast(&t->cv); /* a detach waits for this */
         pthread_mutex_unlock(&t->mu);
     }
     return true;
@@ -154,7 +188,7 @@ void mcp__token_detach(mcp_cancel_token *t)
      * caller is about to free: wait for it (not for one that is running
      * here, which is the caller itself, ending the call from inside). */
     while (t->running && !pthread_equal(t->runner, pthread_self()))
-        pthread_cond_wait(&t->cv, &t->mu);
+        cv_wait(t, NULL);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -206,11 +240,8 @@ bool mcp_cancel_token_wait(mcp_cancel_token *t, uint64_t timeout_ms)
     }
     pthread_mutex_lock(&t->mu);
     while (!atomic_load_explicit(&t->cancelled, memory_order_relaxed)) {
-        if (timeout_ms == MCP_WAIT_FOREVER) {
-            pthread_cond_wait(&t->cv, &t->mu);
-        } else if (pthread_cond_timedwait(&t->cv, &t->mu, &deadline) == ETIMEDOUT) {
+        if (cv_wait(t, timeout_ms == MCP_WAIT_FOREVER ? NULL : &deadline) == ETIMEDOUT)
             break;
-        }
     }
     bool fired = atomic_load_explicit(&t->cancelled, memory_order_relaxed);
     pthread_mutex_unlock(&t->mu);

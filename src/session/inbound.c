@@ -114,8 +114,8 @@ bool mcp__inbound_refuse_duplicate(mcp_session *s, uint64_t route, const mcp_mes
 inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
                                mcp_message *msg, const mcp__era *era, int kind)
 {
-    if (mcp__inbound_refuse_duplicate(s, route, msg))
-        return NULL;
+    /* Its id was checked on arrival (mcp__inbound_refuse_duplicate, for
+     * every request), and nothing registers between that and here. */
     if (s->in_count >= s->max_inbound) {
         char text[96];
         snprintf(text, sizeof text, "Too many requests in flight (limit %u)", s->max_inbound);

@@ -18,6 +18,8 @@ bool mcp__is_modern_request(const mcp_message *msg)
      * so that one missing key gets its own error instead of a legacy
      * "not initialized". */
     const mcp_json *meta = mcp_json_object_get(msg->params, "_meta");
+    if (!meta)
+        return false; /* the common legacy case: one lookup */
     return mcp_json_object_get(meta, META_VERSION) ||
            mcp_json_object_get(meta, META_CLIENT_CAPS) ||
            mcp_json_object_get(meta, META_CLIENT_INFO);
