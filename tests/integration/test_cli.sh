@@ -197,6 +197,9 @@ if command -v python3 >/dev/null 2>&1; then
     expect_exit 3 "a server that dies on the probe" -- "$MCP" call echo '{}' -- python3 "$HOSTILE" die_on_discover
     contains "$WORK/err" "--protocol 2025-11-25 (or 2025-06-18) skips the probe" "the hint"
     expect_exit 0 "the hint works" -- "$MCP" call --protocol 2025-11-25 echo '{}' -- python3 "$HOSTILE" die_on_discover
-    expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp'
+    # It says something, reads the probe, and exits: what it said is read
+    # before its end. (Exiting before the probe is written would make the
+    # write fail first, and what it said would never be read.)
+    expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp; read x'
     lacks "$WORK/err" "skips the probe" "no hint for a server that said something"
 fi
