@@ -300,11 +300,13 @@ static void resume_input(mcp__conn *c)
         at += n + 1;
         dispatch_line(c, line, n);
     }
-    if (c->closing)
-        return; /* freed with the rest */
-    memmove(c->held.data, c->held.data + at, c->held.len - at);
-    c->held.len -= at;
-    if (c->paused || !c->reading)
+    if (c->closing || !c->reading)
+        return; /* stopped by a line: what was held is dropped (stop_input) */
+    if (at) {
+        memmove(c->held.data, c->held.data + at, c->held.len - at);
+        c->held.len -= at;
+    }
+    if (c->paused)
         return;
     if (c->held_end) {
         c->reading = false;

@@ -185,6 +185,30 @@ static void requests_are_read_as_fast_as_the_replies_are_taken(void **state)
     }
 }
 
+static void a_reader_that_goes_away_while_requests_wait_ends_the_run(void **state)
+{
+    /* Paused with requests held, the client takes a little and closes:
+     * the run ends in MCP_ERR_IO, and what was held is dropped (ASan,
+     * valgrind: nothing used after it is freed, nothing leaks). */
+    int in[2], out[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, in), 0);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, out), 0);
+    write_calls(in[0], 40);
+    serving sv = {new_server_capped(100, 1 << 20), in[1], out[1], -1, 0};
+    assert_int_equal(pthread_create(&sv.thread, NULL, serve_thread, &sv), 0);
+    wait_replied(1);
+    char buf[1 << 16];
+    assert_true(read(out[0], buf, sizeof buf) > 0);
+    close(out[0]);
+    pthread_join(sv.thread, NULL);
+    assert_int_equal(sv.rc, MCP_ERR_IO);
+    assert_true(atomic_load(&replied) < 40); /* the rest was never read */
+    close(out[1]);
+    close(in[0]);
+    close(in[1]);
+    mcp_server_free(sv.server);
+}
+
 static void a_stop_gives_up_on_a_reader_that_takes_nothing(void **state)
 {
     int in[2], out[2];
@@ -311,6 +335,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_slow_reader_after_end_of_input_gets_every_reply),
         cmocka_unit_test(requests_are_read_as_fast_as_the_replies_are_taken),
+        cmocka_unit_test(a_reader_that_goes_away_while_requests_wait_ends_the_run),
         cmocka_unit_test(a_stop_gives_up_on_a_reader_that_takes_nothing),
         cmocka_unit_test(a_stop_with_a_reading_client_loses_nothing),
         cmocka_unit_test(a_directory_as_input_is_an_io_error),
