@@ -64,7 +64,10 @@ static void on_child_exit(void *ud, int status)
     c->child_exited = true;
     c->child_status = status;
     uv_stop(&c->loop); /* a wait for the exit is over */
-    if (c->state != CL_CLOSING)
+    /* After a failed write the first cause stands: the server may well
+     * exit because its input was closed by that failure. */
+    bool write_failed = c->driver_open && c->driver.failure;
+    if (c->state != CL_CLOSING && !write_failed)
         mcp__client_set_error(c, status >= 128 ? "the server was killed by signal %d"
                                                : "the server exited with status %d",
                               status >= 128 ? status - 128 : status);
