@@ -195,14 +195,17 @@ void mcp__inbound_unregister(mcp_session *s, inbound *in)
 
 /* Out of the tables first, then tell the application, then release: a reply
  * attempted inside on_cancel already finds nothing. */
+/* route_lost: the cancel is the loss of the request's route, which needs
+ * no ending then. */
 static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in, const char *reason,
-                             mcp_log_event event)
+                             mcp_log_event event, bool route_lost)
 {
     mcp_handle h = mcp__inbound_handle(s, in);
     mcp_message *msg = in->msg;
     mcp__batch *batch = in->batch;
     bool call = in->kind == IN_CALL;
     int64_t age = mcp__age(now, in->start);
+    uint64_t route = route_lost ? 0 : in->route;
     /* Out of the tables before any user code runs, the log included. */
     mcp__inbound_unregister(s, in);
     mcp__log(s, MCP_LOG_INFO, event, &msg->id, msg->method, "inbound", reason, age,
@@ -210,6 +213,8 @@ static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in, const ch
                                                     : "request cancelled:");
     if (call && s->cb.on_cancel)
         s->cb.on_cancel(s->cb.user_data, h, reason);
+    if (route && !batch && s->cb.on_route_ended)
+        s->cb.on_route_ended(s->cb.user_data, route);
     if (batch)
         mcp__batch_settled(s, batch);
     mcp_message_free(msg); /* reason may point into it until now */
@@ -243,7 +248,7 @@ void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg
                  reason, -1, "ignored cancel for an unknown or finished request:");
         return;
     }
-    settle_cancelled(s, now, in, reason, MCP_LOG_EVENT_CANCEL_RECEIVED);
+    settle_cancelled(s, now, in, reason, MCP_LOG_EVENT_CANCEL_RECEIVED, false);
 }
 
 /* Replies ------------------------------------------------------------------------- */
@@ -613,12 +618,12 @@ const mcp_json *mcp_session_inbound_client_capabilities(const mcp_session *s, mc
     return in->era && in->era->modern ? in->caps : s->peer_caps;
 }
 
-void mcp__inbound_close_all(mcp_session *s, uint64_t now)
+void mcp__inbound_close_all(mcp_session *s, uint64_t now, const char *reason)
 {
     for (uint32_t i = 0; i < s->nchunks * INBOUND_CHUNK && s->in_count && !s->doomed; i++) {
         inbound *in = slot_at(s, i);
         if (in->state != IN_FREE)
-            settle_cancelled(s, now, in, "connection closed", MCP_LOG_EVENT_CLOSED);
+            settle_cancelled(s, now, in, reason, MCP_LOG_EVENT_CLOSED, false);
     }
 }
 
@@ -628,7 +633,8 @@ void mcp__inbound_route_closed(mcp_session *s, uint64_t now, uint64_t route)
         inbound *in = slot_at(s, i);
         if (in->state != IN_FREE && in->route == route && in->era &&
             in->era->disconnect_cancels)
-            settle_cancelled(s, now, in, "client disconnected", MCP_LOG_EVENT_CLOSED);
+            settle_cancelled(s, now, in, "client disconnected", MCP_LOG_EVENT_CLOSED,
+                             true);
     }
 }
 

@@ -251,7 +251,7 @@ inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
                                mcp_message *msg, const mcp__era *era, int kind);
 void mcp__inbound_unregister(mcp_session *s, inbound *in);
 void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg);
-void mcp__inbound_close_all(mcp_session *s, uint64_t now);
+void mcp__inbound_close_all(mcp_session *s, uint64_t now, const char *reason);
 void mcp__inbound_route_closed(mcp_session *s, uint64_t now, uint64_t route);
 void mcp__inbound_free_all(mcp_session *s);
 inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h);

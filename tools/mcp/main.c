@@ -15,8 +15,17 @@ static const struct {
 } commands[] = {
     {"serve",
      "usage: mcp serve\n"
+     "       mcp serve --http [HOST:]PORT [--path P] [--allow-origin O]... [--allow-host H]...\n"
+     "                 [--tls-cert FILE --tls-key FILE] [--token T] [--response auto|json|sse]\n"
      "\n"
-     "The demo server on stdin/stdout, for 2025-06-18, 2025-11-25 and 2026-07-28 clients\n"
+     "With --http, Streamable HTTP on HOST (a numeric address; default 127.0.0.1) and\n"
+     "PORT (0: any free one, printed on stderr), endpoint P (default /mcp): 2025 sessions\n"
+     "and 2026-07-28 stateless requests on one endpoint; a 2026 client that closes its\n"
+     "connection cancels its call. --allow-origin and --allow-host widen the DNS-rebinding\n"
+     "checks (default: the loopback names when bound to loopback); --token requires\n"
+     "'Authorization: Bearer T'; --tls-cert and --tls-key (PEM files) serve HTTPS.\n"
+     "\n"
+     "Without it, the demo server on stdin/stdout, for 2025-06-18, 2025-11-25 and 2026-07-28 clients\n"
      "at once. Tools: echo, sleep (returns early when cancelled), count (progress),\n"
      "fail (a tool error), add_tool (adds a tool: listeners hear tools/list_changed).\n"
      "Logs go to stderr (MCP_LOG_LEVEL=debug|info|warn|error); MCP_TRACE=1 prints every\n"
