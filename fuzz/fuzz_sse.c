@@ -9,7 +9,7 @@
  * - Every event keeps the decoder's promises: data NUL-terminated, within
  *   the cap, without CR; no line break in the type or the id, no NUL in
  *   the id.
- * - Every event re-encodes to bytes that decode to exactly that event, and
+ * - Every event (and retry) re-encodes to bytes that decode to exactly it, and
  *   the stream itself, encoded as one event's data, decodes back with its
  *   line breaks read as \n.
  */
@@ -129,11 +129,41 @@ static bool on_event(void *ud, const mcp__sse_event *ev)
     return true;
 }
 
+static bool no_event(void *ud, const mcp__sse_event *ev)
+{
+    abort();
+}
+
+typedef struct retries {
+    int count;
+    uint64_t ms;
+} retries;
+
+static void keep_retry(void *ud, uint64_t ms)
+{
+    retries *r = ud;
+    r->count++;
+    r->ms = ms;
+}
+
 static void on_retry(void *ud, uint64_t ms)
 {
     seen *s = ud;
     mix(s, "R", 1);
     mix(s, &ms, sizeof ms);
+    if (!s->reencode)
+        return;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    CHECK(mcp__sse_append_retry(&b, ms) == MCP_OK);
+    retries got = {0};
+    mcp__sse_callbacks cb = {no_event, keep_retry, &got};
+    mcp__sse_decoder d;
+    mcp__sse_decoder_init(&d, 0, &cb);
+    CHECK(mcp__sse_decoder_feed(&d, b.data, b.len) == MCP_OK);
+    CHECK(got.count == 1 && got.ms == ms);
+    mcp__sse_decoder_free(&d);
+    mcp_buf_free(&b);
 }
 
 /* Feed p in chunks of at most `width` bytes (0: all at once), sizes drawn

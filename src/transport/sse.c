@@ -306,29 +306,23 @@ int mcp__sse_decoder_feed(mcp__sse_decoder *d, const char *p, size_t n)
         return MCP_OK; /* p may be NULL */
     /* The BOM may arrive split: bytes matched so far are held as a count,
      * and replayed as ordinary bytes if the rest turns out different. */
+    int rc = MCP_OK;
     while (d->bom < 3 && n) {
         if ((unsigned char)*p != (unsigned char)BOM[d->bom]) {
             size_t matched = d->bom;
             d->bom = 3;
-            int rc = feed_lines(d, BOM, matched);
-            if (rc == STOPPED)
-                return MCP_OK; /* cannot happen: a BOM prefix ends no line */
-            if (rc)
-                return fail(d, rc);
+            rc = feed_lines(d, BOM, matched);
             break;
         }
         d->bom++;
         p++;
         n--;
     }
-    if (d->bom < 3)
-        return MCP_OK;
-    int rc = feed_lines(d, p, n);
+    if (rc == MCP_OK && d->bom == 3)
+        rc = feed_lines(d, p, n);
     if (rc == STOPPED)
         return MCP_OK;
-    if (rc)
-        return fail(d, rc);
-    return MCP_OK;
+    return rc ? fail(d, rc) : MCP_OK;
 }
 
 void mcp__sse_decoder_finish(mcp__sse_decoder *d)
