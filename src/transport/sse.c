@@ -29,6 +29,8 @@ void mcp__sse_decoder_init_mem(mcp__sse_decoder *d, size_t max_event,
     mcp__mem_init(&d->mem, mem);
     d->cb = *cb;
     d->max_event = max_event ? max_event : MCP__SSE_DEFAULT_MAX_EVENT;
+    if (d->max_event == SIZE_MAX)
+        d->max_event--; /* the type and the id have a NUL after the cap's bytes */
 }
 
 void mcp__sse_decoder_init(mcp__sse_decoder *d, size_t max_event, const mcp__sse_callbacks *cb)
@@ -111,7 +113,7 @@ static size_t line_room(const mcp__sse_decoder *d)
     return d->max_event - d->data_len - d->type_len;
 }
 
-/* Hold part of a line that continues in a later feed, after the data. */
+/* Hold part of a line that spans feeds, after the data. */
 static int hold(mcp__sse_decoder *d, const char *p, size_t n)
 {
     if (n > line_room(d) - d->line_len)

@@ -705,6 +705,16 @@ static void the_cap_counts_every_kind_of_line(void **state)
     rec_free(&r);
 }
 
+static void a_cap_of_size_max_is_no_cap(void **state)
+{
+    rec r;
+    decode_max(S("event: t\nid: 1\ndata: x\n\n"), SIZE_MAX, &r);
+    assert_int_equal(r.rc, MCP_OK);
+    assert_event(&r, 0, "t", S("x"));
+    assert_event_id(&r, 0, true, "1");
+    rec_free(&r);
+}
+
 static void a_huge_line_fails_without_being_held(void **state)
 {
     failmalloc fm;
@@ -1098,6 +1108,7 @@ int main(void)
         cmocka_unit_test(the_cap_holds_a_line_of_exactly_the_limit_and_fails_one_byte_more),
         cmocka_unit_test(the_cap_counts_the_data_held_and_the_type),
         cmocka_unit_test(the_cap_counts_every_kind_of_line),
+        cmocka_unit_test(a_cap_of_size_max_is_no_cap),
         cmocka_unit_test(a_huge_line_fails_without_being_held),
         cmocka_unit_test(buffers_grow_geometrically),
         cmocka_unit_test(the_default_cap_is_4_mib),
