@@ -768,6 +768,12 @@ static void buffers_grow_geometrically(void **state)
     assert_true(fm.calls <= 20);
     /* The large buffer went after its event. */
     assert_int_equal(fm.live, 0);
+    /* And with an event the stream's end cut short. */
+    for (int i = 0; i < 200000; i++)
+        assert_int_equal(mcp__sse_decoder_feed(&d, "x", 1), MCP_OK);
+    assert_int_equal(fm.live, 1);
+    mcp__sse_decoder_finish(&d);
+    assert_int_equal(fm.live, 0);
     mcp__sse_decoder_free(&d);
     rec_free(&r);
 }
