@@ -206,6 +206,11 @@ typedef struct mcp_server_http_options {
                                  while we wait for it is closed; 0: 60 */
     unsigned keepalive_ms;    /* a comment on quiet streams; 0: 15000 */
     mcp_http_response_mode response_mode;
+    /* 2025-11-25 sessions: an event stream answering a POST is closed right
+     * after its priming event, with this reconnection delay; the client
+     * polls with GET and Last-Event-ID, and gets the rest (the response
+     * included) there. 0: streams stay open until their response. */
+    uint64_t poll_retry_ms;
     /* HTTPS: PEM text of the certificate (chain) and its key; both or
      * neither. Copied. */
     const char *tls_cert_pem, *tls_key_pem;

@@ -34,37 +34,6 @@
 
 #define SESSION_HEADER "Mcp-Session-Id"
 #define VERSION_HEADER "MCP-Protocol-Version"
-/* What a 2025 session keeps for a GET stream not open yet. */
-#define HELD_MAX_BYTES ((size_t)1 << 20)
-
-typedef struct hroute hroute;
-typedef struct hpeer hpeer;
-
-struct hroute {
-    hpeer *peer;
-    uint64_t id;
-    mcp__http_exchange *x;
-    hroute *next;
-    bool initialize; /* its response names the new session */
-    bool streaming;  /* the response is an event stream */
-};
-
-struct hpeer {
-    mcp__transport t; /* first: the connection's transport */
-    http_listener *l;
-    conn *conn;
-    bool legacy;
-    char sid[65];
-    hroute *routes;
-    hroute *get; /* the GET stream (route 0), or NULL */
-    mcp_buf held; /* route 0 messages while no GET stream is open */
-    uint64_t last_used;
-    bool ended;    /* no new requests: the connection is ending */
-    bool finished; /* queued for ending */
-    hpeer *next, *prev;     /* the listener's sessions (legacy) */
-    hpeer *next_finished;
-};
-
 /* Writing responses -------------------------------------------------------- */
 
 static void json_error_body(mcp_buf *b, const mcp_id *id, int64_t code, const char *message)
@@ -92,182 +61,7 @@ static void respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *
     respond_error_with(x, status, id, code, message, NULL);
 }
 
-/* Whether a line we wrote is a response (no "method" member). */
-static bool is_response(const char *line, size_t len, int64_t *error_code)
-{
-    mcp__scan sc;
-    mcp__span k, v;
-    bool response = true;
-    *error_code = 0;
-    if (!mcp__scan_open(&sc, line, len))
-        return false;
-    while (mcp__scan_next(&sc, &k, &v) == MCP__SCAN_MEMBER) {
-        if (mcp__span_is_key(k, "method"))
-            response = false;
-        else if (mcp__span_is_key(k, "error")) {
-            mcp__scan inner;
-            mcp__span ik, iv;
-            if (!mcp__scan_open(&inner, v.p, v.n))
-                continue;
-            while (mcp__scan_next(&inner, &ik, &iv) == MCP__SCAN_MEMBER)
-                if (mcp__span_is_key(ik, "code"))
-                    *error_code = strtoll(iv.p, NULL, 10);
-        }
-    }
-    return response;
-}
-
-/* 2026-07-28 gives some errors their own status; a 2025 session answers
- * every JSON-RPC message with 200. */
-static unsigned status_of(const hpeer *p, int64_t code)
-{
-    if (p->legacy || !code)
-        return 200;
-    switch (code) {
-    case MCP_WIRE_METHOD_NOT_FOUND:
-        return 404;
-    case MCP_WIRE_PARSE_ERROR:
-    case MCP_WIRE_INVALID_REQUEST:
-    case MCP_WIRE_INVALID_PARAMS:
-    case MCP_WIRE_HEADER_MISMATCH:
-    case MCP_WIRE_MISSING_CAPABILITY:
-    case MCP_WIRE_UNSUPPORTED_VERSION:
-        return 400;
-    default:
-        return 200;
-    }
-}
-
-static hroute *find_route(hpeer *p, uint64_t id)
-{
-    for (hroute *r = p->routes; r; r = r->next)
-        if (r->id == id)
-            return r;
-    return NULL;
-}
-
-static void peer_finish(hpeer *p);
-
-/* The exchange no longer belongs to the route: it completes by itself. */
-static void drop_route(hroute *r)
-{
-    hpeer *p = r->peer;
-    for (hroute **q = &p->routes; *q; q = &(*q)->next)
-        if (*q == r) {
-            *q = r->next;
-            break;
-        }
-    if (p->get == r)
-        p->get = NULL;
-    if (r->x)
-        mcp__http_exchange_set_user(r->x, NULL);
-    free(r);
-    if (!p->legacy && !p->routes)
-        peer_finish(p); /* a 2026 peer lives for its one request */
-}
-
-/* Our lines hold no line break: one data field each. */
-static int sse_event(hroute *r, const char *line, size_t len)
-{
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    int rc = mcp_buf_append(&b, "data: ", 6);
-    if (rc == MCP_OK)
-        rc = mcp_buf_append(&b, line, len);
-    if (rc == MCP_OK)
-        rc = mcp_buf_append(&b, "\n\n", 2);
-    if (rc == MCP_OK)
-        rc = mcp__http_sse_write(r->x, b.data, b.len);
-    mcp_buf_free(&b);
-    return rc;
-}
-
-static const char *const *session_headers(hroute *r, const char *pair[3])
-{
-    if (!r->initialize)
-        return NULL;
-    pair[0] = SESSION_HEADER;
-    pair[1] = r->peer->sid;
-    pair[2] = NULL;
-    return pair;
-}
-
-/* One message the engine sent on route r. */
-static int deliver(hroute *r, const char *line, size_t len)
-{
-    hpeer *p = r->peer;
-    mcp_server_http_options *o = &p->l->opts;
-    int64_t code;
-    bool response = is_response(line, len, &code);
-    const char *pair[3];
-    if (!r->streaming) {
-        if (response && o->response_mode != MCP_HTTP_RESPONSE_SSE) {
-            int rc = mcp__http_respond(r->x, status_of(p, code), "application/json", line, len,
-                                       session_headers(r, pair));
-            drop_route(r);
-            return rc;
-        }
-        if (!response && o->response_mode == MCP_HTTP_RESPONSE_JSON)
-            return MCP_OK; /* nowhere to put it: the result comes alone */
-        int rc = mcp__http_sse_start(r->x, session_headers(r, pair));
-        if (rc != MCP_OK)
-            return rc;
-        r->streaming = true;
-    }
-    int rc = sse_event(r, line, len);
-    if (response && r->id != 0) {
-        mcp__http_sse_end(r->x);
-        drop_route(r);
-    }
-    return rc;
-}
-
-/* A 2025 session's message for no request, while no GET stream is open:
- * kept for the stream, up to a cap (the oldest go first). */
-static void hold(hpeer *p, const char *line, size_t len)
-{
-    if (len + 1 > HELD_MAX_BYTES)
-        return;
-    while (p->held.len + len + 1 > HELD_MAX_BYTES) {
-        const char *nl = memchr(p->held.data, '\n', p->held.len);
-        size_t cut = nl ? (size_t)(nl - p->held.data) + 1 : p->held.len;
-        memmove(p->held.data, p->held.data + cut, p->held.len - cut);
-        p->held.len -= cut;
-    }
-    if (mcp_buf_append(&p->held, line, len) == MCP_OK)
-        mcp_buf_append(&p->held, "\n", 1);
-}
-
 /* The transport of a peer -------------------------------------------------- */
-
-static int peer_send(mcp__transport *t, uint64_t route, const char *data, size_t len)
-{
-    hpeer *p = (hpeer *)t;
-    int rc = MCP_OK;
-    /* The engine hands over complete lines, one message each. */
-    for (size_t at = 0; at < len;) {
-        const char *nl = memchr(data + at, '\n', len - at);
-        size_t n = nl ? (size_t)(nl - (data + at)) : len - at;
-        hroute *r = route ? find_route(p, route) : p->get;
-        if (r)
-            rc = deliver(r, data + at, n);
-        else if (!route && p->legacy)
-            hold(p, data + at, n);
-        else
-            rc = MCP_ERR_STATE; /* the route is gone */
-        at += n + 1;
-    }
-    return route ? rc : MCP_OK;
-}
-
-static void peer_close_route(mcp__transport *t, uint64_t route)
-{
-    hroute *r = find_route((hpeer *)t, route);
-    if (!r)
-        return;
-    mcp__http_abort(r->x);
-    drop_route(r);
-}
 
 static void unlink_session(hpeer *p)
 {
@@ -289,12 +83,10 @@ static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
     /* A response still being written finishes; an unanswered one ends. */
     while (p->routes) {
         hroute *r = p->routes;
-        mcp__http_abort(r->x);
-        p->routes = r->next;
-        mcp__http_exchange_set_user(r->x, NULL);
-        free(r);
+        if (r->x && !r->answered)
+            mcp__http_abort(r->x);
+        mcp__route_drop(r);
     }
-    p->get = NULL;
     unlink_session(p);
     if (p->finished)
         for (hpeer **q = &p->l->finished; *q; q = &(*q)->next_finished)
@@ -302,7 +94,6 @@ static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
                 *q = p->next_finished;
                 break;
             }
-    mcp_buf_free(&p->held);
     free(p);
     if (done)
         done(ud);
@@ -314,8 +105,8 @@ static void peer_stop_input(mcp__transport *t)
 }
 
 static const mcp__transport_ops peer_ops = {
-    .send = peer_send,
-    .close_route = peer_close_route,
+    .send = mcp__peer_send,
+    .close_route = mcp__peer_close_route,
     .close = peer_close,
     .stop_input = peer_stop_input,
 };
@@ -338,7 +129,7 @@ static void reap(uv_timer_t *t)
 }
 
 /* End p from the loop, never inside the call that finished it. */
-static void peer_finish(hpeer *p)
+void mcp__peer_finish(hpeer *p)
 {
     if (p->finished || p->ended)
         return;
@@ -358,7 +149,6 @@ static hpeer *peer_open(http_listener *l, bool legacy)
     p->l = l;
     p->legacy = legacy;
     p->last_used = mcp__now_ms();
-    mcp_buf_init(&p->held, HELD_MAX_BYTES, NULL);
     if (legacy) {
         unsigned char raw[32];
         if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) {
@@ -382,20 +172,6 @@ static hpeer *peer_open(http_listener *l, bool legacy)
     return p;
 }
 
-static hroute *route_open(hpeer *p, mcp__http_exchange *x)
-{
-    hroute *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
-    r->peer = p;
-    r->x = x;
-    r->id = ++p->l->next_route;
-    r->next = p->routes;
-    p->routes = r;
-    mcp__http_exchange_set_user(x, r);
-    return r;
-}
-
 /* Ending a 2025 session (DELETE, expiry, the cap): its calls are cancelled
  * with the reason, their exchanges end. */
 static void session_end(hpeer *p, const char *reason)
@@ -404,7 +180,7 @@ static void session_end(hpeer *p, const char *reason)
         return;
     unlink_session(p);
     mcp_session_close_reason(p->conn->driver.session, mcp__now_ms(), reason);
-    peer_finish(p);
+    mcp__peer_finish(p);
 }
 
 static hpeer *find_session(http_listener *l, const char *sid)
@@ -442,7 +218,7 @@ static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool ini
         p->t.sink.message(p->t.sink.ud, 0, body, len);
         return;
     }
-    hroute *r = route_open(p, x);
+    hroute *r = mcp__route_open(p, x, ++p->l->next_route);
     if (!r) {
         respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
         return;
@@ -451,33 +227,38 @@ static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool ini
     p->t.sink.message(p->t.sink.ud, r->id, body, len);
 }
 
-static void on_get(http_listener *l, mcp__http_exchange *x, hpeer *p)
+/* A 2025 session's GET: its own stream, or with Last-Event-ID the resume
+ * of one of its streams (never another session's: routes are per peer). */
+static void on_get(mcp__http_exchange *x, hpeer *p)
 {
-    if (p->get) {
+    const char *last = mcp__http_exchange_header(x, "Last-Event-ID");
+    unsigned long long route = 0, seq = 0;
+    hroute *r;
+    if (last) {
+        char tail;
+        if (sscanf(last, "%llu-%llu%c", &route, &seq, &tail) != 2 ||
+            !(r = mcp__route_find(p, route)) || !r->resumable) {
+            respond_error(x, 400, NULL, MCP_WIRE_INVALID_REQUEST,
+                          "Bad Request: Last-Event-ID names no stream of this session that can "
+                          "be resumed");
+            return;
+        }
+    } else {
+        r = p->get;
+        seq = r ? r->sent_seq : 0; /* a new GET gets what nobody got */
+    }
+    if (r && r->x) {
         respond_error(x, 409, NULL, MCP_WIRE_INVALID_REQUEST,
-                      "Conflict: this session already has a GET stream");
+                      "Conflict: that stream is already being read");
         return;
     }
-    hroute *r = route_open(p, x);
-    if (!r || mcp__http_sse_start(x, NULL) != MCP_OK) {
-        if (r)
-            drop_route(r);
+    if (!r && (r = mcp__route_open(p, NULL, 0)) != NULL)
+        r->streaming = r->resumable = true;
+    if (!r || mcp__route_attach(r, x, seq) != MCP_OK) {
         respond_error(x, 500, NULL, MCP_WIRE_INTERNAL_ERROR, "out of memory");
         return;
     }
-    (void)l;
-    r->streaming = true;
-    r->id = 0;
-    p->get = r;
     p->last_used = mcp__now_ms();
-    /* What waited for the stream goes first. */
-    for (size_t at = 0; at < p->held.len;) {
-        const char *nl = memchr(p->held.data + at, '\n', p->held.len - at);
-        size_t n = (size_t)(nl - (p->held.data + at));
-        sse_event(r, p->held.data + at, n);
-        at += n + 1;
-    }
-    mcp_buf_reset(&p->held);
 }
 
 /* A 2025 session's request: the session header and its checks. */
@@ -517,7 +298,7 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, const mc
         return;
     }
     if (method == MCP__HTTP_GET) {
-        on_get(l, x, p);
+        on_get(x, p);
         return;
     }
     feed(p, x, m, false);
@@ -610,16 +391,8 @@ static void on_closed(void *ud, mcp__http_exchange *x, mcp__http_end how)
 {
     (void)ud;
     hroute *r = mcp__http_exchange_user(x);
-    if (!r)
-        return;
-    hpeer *p = r->peer;
-    uint64_t id = r->id;
-    r->x = NULL;
-    /* The engine decides by era whether the loss cancels (2026) or not:
-     * told before the route goes, which may end a 2026 peer. */
-    if (how != MCP__HTTP_COMPLETED && id && !p->ended)
-        p->t.sink.route_closed(p->t.sink.ud, id);
-    drop_route(r);
+    if (r)
+        mcp__route_exchange_closed(r, how);
 }
 
 /* The listener ---------------------------------------------------------------------- */

@@ -197,6 +197,29 @@ status a_add 200 'added fresh'
 wait "$getter"
 contains "$WORK/a_get.body" 'notifications/tools/list_changed' "the GET stream got the change"
 
+# A 2025 stream that drops is not a cancel: its events and its response wait
+# for the client's GET with Last-Event-ID, which gets exactly the rest.
+post a_count '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"count","arguments":{"n":4,"delay_ms":150},"_meta":{"progressToken":"c"}}}' \
+    -H "Mcp-Session-Id: $A" -N --max-time 0.4
+head -n 2 "$WORK/a_count.body" | grep -q '^id: ' || fail "a 2025-11-25 stream opens with a primed id"
+sed -n 2p "$WORK/a_count.body" | grep -q '^data: *$' || fail "the priming event has no data"
+last=$(sed -n 's/^id: //p' "$WORK/a_count.body" | tail -n 1 | tr -d '\r')
+seen=$(grep -c "^data: {" "$WORK/a_count.body")
+[ "$seen" -ge 1 ] && [ "$seen" -lt 9 ] || fail "the stream was cut mid-call ($seen events)"
+sleep 1
+req a_resume -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "Last-Event-ID: $last" \
+    --max-time 5 "$URL"
+status a_resume 200 '"id":11,"result"'
+first=$(sed -n 's/^id: //p' "$WORK/a_resume.body" | head -n 1 | tr -d '\r')
+[ "$first" = "${last%-*}-$(( ${last##*-} + 1 ))" ] ||
+    fail "the resume starts right after $last, not at $first"
+all=$(( seen + $(grep -c '^data: {' "$WORK/a_resume.body") ))
+[ "$all" = 9 ] || fail "4 progress, 4 log messages and the result, each once (got $all)"
+req a_resume2 -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "Last-Event-ID: $last" "$URL"
+status a_resume2 400 'Last-Event-ID'
+req b_steal -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $B" -H "Last-Event-ID: 1-1" "$URL"
+status b_steal 400 'Last-Event-ID'
+
 # DELETE ends the session: its calls are cancelled with "session ended".
 post b_sleep '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}' \
     -H "Mcp-Session-Id: $B" --max-time 20 &

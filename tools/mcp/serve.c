@@ -199,7 +199,7 @@ static void *signal_waiter(void *arg)
 /* --http and its companions. */
 typedef struct http_args {
     const char *listen; /* [HOST:]PORT, NULL without --http */
-    const char *path, *token, *cert_file, *key_file;
+    const char *path, *token, *cert_file, *key_file, *poll;
     const char *origins[17], *hosts[17];
     size_t norigins, nhosts;
     mcp_http_response_mode mode;
@@ -241,6 +241,7 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--token")    ? &a->token
                              : !strcmp(o, "--tls-cert") ? &a->cert_file
                              : !strcmp(o, "--tls-key")  ? &a->key_file
+                             : !strcmp(o, "--poll-retry") ? &a->poll
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host");
         bool mode = !strcmp(o, "--response");
@@ -268,7 +269,9 @@ static int parse_args(int argc, char **argv, http_args *a)
             (origin ? a->origins : a->hosts)[(*n)++] = v;
         }
     }
-    if (!a->listen && (a->path || a->token || a->cert_file || a->key_file || a->norigins ||
+    if (a->poll && (strspn(a->poll, "0123456789") != strlen(a->poll) || strlen(a->poll) > 9))
+        return usage_error("--poll-retry takes milliseconds (digits), not '%s'", cli_safe(a->poll));
+    if (!a->listen && (a->path || a->token || a->cert_file || a->key_file || a->poll || a->norigins ||
                        a->nhosts || a->mode))
         return usage_error("%s", "HTTP options need --http [HOST:]PORT");
     if (!a->cert_file != !a->key_file)
@@ -348,6 +351,7 @@ static int serve_http(const http_args *a)
                                  .allowed_origins = a->norigins ? a->origins : NULL,
                                  .allowed_hosts = a->nhosts ? a->hosts : NULL,
                                  .response_mode = a->mode,
+                                 .poll_retry_ms = a->poll ? strtoull(a->poll, NULL, 10) : 0,
                                  .tls_cert_pem = cert,
                                  .tls_key_pem = key,
                                  .authorize = a->token ? check_token : NULL};
