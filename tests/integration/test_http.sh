@@ -232,8 +232,21 @@ wait "$sleeper"
 post b_after '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' -H "Mcp-Session-Id: $B"
 status b_after 404
 
+# SIGTERM while a 2026 call runs, a 2025 call streams and a GET stream is
+# open: every exchange is let go, the calls are cancelled, exit 0.
+modern term_call tools/call sleep "$sleep_call" --max-time 20 &
+c1=$!
+post term_stream '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"count","arguments":{"n":100,"delay_ms":100},"_meta":{"progressToken":"s"}}}' \
+    -H "Mcp-Session-Id: $A" --max-time 20 &
+c2=$!
+req term_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" --max-time 20 "$URL" &
+c3=$!
+sleep 1
 kill -TERM $server
 wait $server
 rc=$?
+wait $c1 $c2 $c3
+contains "$WORK/srv" 'count: cancelled at step' "the streaming call was cancelled"
+[ "$(grep -c 'sleep: cancelled after' "$WORK/srv")" -ge 2 ] || fail "the running call was cancelled"
 [ "$rc" = 0 ] || { cat "$WORK/srv"; fail "SIGTERM: exit $rc"; }
 echo "ok: SIGTERM ends the HTTP server (exit 0)"
