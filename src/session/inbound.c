@@ -27,13 +27,6 @@ static inbound *slot_at(const mcp_session *s, uint32_t index)
     return &s->chunks[index / INBOUND_CHUNK][index % INBOUND_CHUNK];
 }
 
-static uint32_t index_of(const mcp_session *s, const inbound *in)
-{
-    for (uint32_t c = 0; c < s->nchunks; c++)
-        if (in >= s->chunks[c] && in < s->chunks[c] + INBOUND_CHUNK)
-            return c * INBOUND_CHUNK + (uint32_t)(in - s->chunks[c]);
-    return UINT32_MAX;
-}
 
 /* A handle is the slot's generation (40 bits: a slot reused a million times
  * a second wraps in twelve days) over its index + 1 (24 bits). */
@@ -42,7 +35,8 @@ static uint32_t index_of(const mcp_session *s, const inbound *in)
 
 mcp_handle mcp__inbound_handle(const mcp_session *s, const inbound *in)
 {
-    return ((in->gen & GEN_MASK) << INDEX_BITS) | (uint64_t)(index_of(s, in) + 1);
+    (void)s;
+    return ((in->gen & GEN_MASK) << INDEX_BITS) | (uint64_t)(in->index + 1);
 }
 
 inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h)
@@ -72,6 +66,7 @@ static int alloc_slot(mcp_session *s, uint32_t *index_out)
         uint32_t base = s->nchunks * INBOUND_CHUNK;
         for (uint32_t i = INBOUND_CHUNK; i-- > 0;) {
             chunk[i].gen = 1;
+            chunk[i].index = base + i;
             chunk[i].next_free = s->free_head;
             s->free_head = base + i + 1;
         }
@@ -137,6 +132,7 @@ inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
     uint64_t gen = in->gen;
     memset(in, 0, sizeof *in);
     in->gen = gen;
+    in->index = index;
     in->state = IN_RUNNING;
     in->kind = (uint8_t)kind;
     in->era = era;
@@ -181,7 +177,7 @@ void mcp__inbound_unregister(mcp_session *s, inbound *in)
     mcp__map_remove(&s->in_ids, mcp_id_hash(&in->msg->id), in);
     if (in->kind == IN_LISTEN)
         mcp__listen_unlink(s, in);
-    uint32_t index = index_of(s, in);
+    uint32_t index = in->index;
     in->state = IN_FREE;
     in->gen++;
     in->msg = NULL;
