@@ -269,15 +269,12 @@ int cli_watch(int argc, char **argv)
             goto usage;
         }
     }
-    if (i + 1 >= argc) {
-        fputs("mcp: missing '-- COMMAND [ARG...]': the server to start\n", stderr);
+    if (!cli_server_target(argc, argv, i, &a))
         goto usage;
-    }
     if (a.max_time >= 0) {
         fputs("mcp: watch runs until Ctrl-C: --max-time does not apply\n", stderr);
         goto usage;
     }
-    a.command = argv + i + 1;
     st.filter.resource_uris = uris;
     if (!st.filter.kinds && !st.filter.resource_count)
         st.filter.kinds = MCP_LISTEN_TOOLS;
