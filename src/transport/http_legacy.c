@@ -176,7 +176,6 @@ void mcp__hc_start_reinit(http_client *t)
     for (xfer *x = t->xfers; x; x = x->next)
         if (x->role == X_REINIT)
             return;
-    xfer *x = mcp__hc_xfer_new(t, X_REINIT);
     char id[48];
     snprintf(id, sizeof id, "\"libmcp-reinit-%u\"", ++t->reinits);
     mcp_buf b;
@@ -184,22 +183,29 @@ void mcp__hc_start_reinit(http_client *t)
     mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
     mcp_buf_append(&b, id, strlen(id));
     mcp_buf_append(&b, ",\"method\":\"initialize\",\"params\":", 32);
-    int rc = mcp_buf_append(&b, t->init_params, strlen(t->init_params));
-    if (!x || rc != MCP_OK || !(x->id = strdup(id)) || !(x->method = strdup("initialize")) ||
+    mcp_buf_append(&b, t->init_params, strlen(t->init_params));
+    int rc = mcp_buf_append(&b, "}", 1);
+    xfer *x = rc == MCP_OK ? mcp__hc_xfer_new(t, X_REINIT) : NULL;
+    if (x) {
+        x->body = b.data; /* the transfer's now */
+        x->body_len = b.len;
+        x->id_len = strlen(id);
+    } else {
+        mcp_buf_free(&b);
+    }
+    if (!x || !(x->id = strdup(id)) || !(x->method = strdup("initialize")) ||
         mcp__hc_add_header(x, "Content-Type: application/json") ||
         mcp__hc_add_header(x, "Accept: application/json, text/event-stream") ||
-        mcp__hc_add_header(x, "Expect:") || mcp__hc_common_headers(t, x) || mcp__hc_launch(t, x, false) != MCP_OK) {
-        mcp_buf_free(&b);
+        mcp__hc_add_header(x, "Expect:") || mcp__hc_common_headers(t, x) ||
+        mcp__hc_launch(t, x, false) != MCP_OK) {
         if (x)
             mcp__hc_xfer_free(x);
         mcp__hc_say(t, MCP_LOG_ERROR, "cannot start a new session: out of memory");
+        mcp__hc_reinit_ended(t, NULL, "out of memory");
         return;
     }
-    x->id_len = strlen(id);
-    x->body = b.data;
-    x->body_len = b.len;
     if (t->o.trace)
-        t->o.trace(t->o.trace_ud, true, b.data, b.len);
+        t->o.trace(t->o.trace_ud, true, x->body, x->body_len);
 }
 
 /* The new session answered (or not): send what waited, or fail it. */
@@ -221,7 +227,7 @@ void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why)
         } else {
             shape sh;
             if (mcp__hc_read_shape(m->data, m->len, &sh) && sh.id.p && sh.method.p) {
-                xfer fake = {.t = t, .status = x->status};
+                xfer fake = {.t = t, .status = x ? x->status : 0};
                 fake.id = (char *)sh.id.p;
                 fake.id_len = sh.id.n;
                 mcp__hc_fail_request(t, &fake, true, "cannot start a new session: %s", why);
