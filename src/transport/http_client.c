@@ -675,8 +675,19 @@ static void check_done(http_client *t)
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
         if (!x->started)
             response_started(x); /* a response without a body, or none */
-        if (x->dec_open)
+        if (x->dec_open) {
             mcp__sse_decoder_finish(&x->dec);
+            /* An id can come in an event without data (a bare priming
+             * event): the decoder knows it, no callback told us. */
+            size_t n;
+            const char *id = mcp__sse_decoder_last_id(&x->dec, &n);
+            char *copy = id && n ? strndup(id, n) : NULL;
+            if (copy) {
+                free(x->last_id);
+                x->last_id = copy;
+                x->has_last_id = true;
+            }
+        }
         if (x->role == X_REQUEST || x->role == X_REINIT)
             request_ended(t, x, code);
         else if (x->role == X_LISTEN)
