@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libmcp client: connect to a server command over stdio, find its protocol
- * era (2026-07-28, or 2025-06-18/2025-11-25 through initialize), list and
- * call tools with timeouts, progress and cancellation, listen for changes,
- * close.
+ * libmcp client: connect to a server command over stdio or to a Streamable
+ * HTTP endpoint, find its protocol era (2026-07-28, or 2025-06-18/2025-11-25
+ * through initialize), list and call tools with timeouts, progress and
+ * cancellation, listen for changes, close. Every call works the same over
+ * both; where HTTP differs, the function says so.
  *
  * Threads. A client belongs to the thread that created it (its loop
  * thread): every function except mcp_client_cancel must be called from it,
@@ -20,7 +21,8 @@
  * limit), MCP_ERR_CLOSED (the server went away), MCP_ERR_TOO_LARGE (the
  * answer exceeded max_message) or MCP_ERR_PROTOCOL (an answer this client
  * cannot use). An abort or a timeout puts notifications/cancelled with the
- * reason on the wire; writing it never blocks.
+ * reason on the wire (on 2026-07-28 HTTP: closes the request's stream
+ * instead, and nothing is posted); writing it never blocks.
  */
 #ifndef MCP_CLIENT_H
 #define MCP_CLIENT_H
@@ -108,14 +110,79 @@ MCP_EXTERN int mcp_client_new(const mcp_client_options *opts, mcp_client **out);
  */
 MCP_EXTERN int mcp_client_connect_stdio(mcp_client *c, const char *const *argv);
 
+/* HTTP ------------------------------------------------------------------- */
+
+typedef struct mcp_http_client_options {
+    size_t size; /* sizeof(mcp_http_client_options) */
+    /* Extra header lines sent with every HTTP request, "Name: value"
+     * (Authorization, ...), NULL-terminated; copied. NULL: none. A name the
+     * transport writes itself (Content-Type, Accept, Mcp-Session-Id,
+     * MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*,
+     * Last-Event-ID, ...) or a value with a control character other than
+     * tab is refused. */
+    const char *const *headers;
+    /* TLS: the server's certificate and name are checked against the
+     * system's CAs unless ca_file names a PEM bundle to use instead (copied;
+     * NULL: the system's). tls_no_verify skips both checks (testing only). */
+    const char *ca_file;
+    bool tls_no_verify;
+    /* How long one TCP (and TLS) connection may take to open; 0: 10 s. */
+    uint64_t connect_timeout_ms;
+} mcp_http_client_options;
+
+/* The JSON-RPC error code of a call that an HTTP failure ended: outcome
+ * MCP_ERR_REMOTE, error_message naming the HTTP status and the start of the
+ * body (or the network failure), error data {"httpStatus": N} plus
+ * "httpError" (a text) when the failure was the network's or a stream that
+ * broke rather than the server's answer. A JSON-RPC error the server sent
+ * as the body of its HTTP error is passed on as it is instead. */
+#define MCP_CLIENT_HTTP_ERROR (-32603)
+
+/*
+ * mcp_client_connect_http: connect to the Streamable HTTP endpoint at url
+ * (http:// or https://; copied), finding the era as over stdio: the
+ * server/discover probe, falling back to initialize when the answer (an
+ * HTTP 400, 404 or 405 included) is not a recognised 2026-07-28 one. The
+ * era found is remembered for the origin (scheme://host:port) in this
+ * process: later connects to it skip the probe (and probe again if the
+ * remembered era fails). opts may be NULL (defaults). Blocks until done, at
+ * most connect_timeout_ms of mcp_client_options.
+ *
+ * Over HTTP each message is its own POST. 2025 revisions: the session id
+ * the server gives is sent with every request, a GET stream carries what
+ * the server sends on its own (a 405 means it offers none), a stream that
+ * breaks is resumed with Last-Event-ID after the server's retry, and
+ * mcp_client_close ends the session with DELETE. When the server ends the
+ * session (HTTP 404 to a request carrying its id), every call in flight
+ * ends with MCP_ERR_REMOTE ("the server ended the MCP session ...", code
+ * MCP_CLIENT_HTTP_ERROR) and the next call first starts a new session (the
+ * same initialize, then notifications/initialized), transparently; state
+ * the server kept for the old session (resources/subscribe, the log level)
+ * is gone. 2026-07-28: no session; a cancel or a timeout closes the
+ * request's stream. HTTP failures end calls as MCP_CLIENT_HTTP_ERROR says.
+ *
+ * Returns MCP_OK; MCP_ERR_IO (no HTTP answer at all: the server cannot be
+ * reached, the name does not resolve, TLS failed), MCP_ERR_REMOTE (the
+ * server refused: an HTTP or JSON-RPC error, mcp_client_error() has it),
+ * MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL, MCP_ERR_TOO_LARGE, MCP_ERR_INVALID_ARG
+ * (url NULL or not http(s), a bad options size or header, or a
+ * protocol_version this library does not speak), MCP_ERR_NOMEM or
+ * MCP_ERR_STATE (already connected, or closed). After a failure the client
+ * is as new. mcp_client_reconnect connects to the same URL again.
+ * mcp_client_stderr, mcp_client_child_exited and mcp_client_server_pid have
+ * nothing to say about an HTTP server ("", false, 0).
+ */
+MCP_EXTERN int mcp_client_connect_http(mcp_client *c, const char *url,
+                                       const mcp_http_client_options *opts);
+
 /*
  * mcp_client_reconnect: after the server went away (or at any time), end
  * the connection (calls and subscriptions in flight end with
- * MCP_ERR_CLOSED), start the same command again and connect, speaking the
- * era found the first time (probing again if that fails). Blocks. Returns
- * as mcp_client_connect_stdio; MCP_ERR_STATE when the command never
- * connected (mcp_client_connect_stdio first) or the client is closed. A
- * failed reconnect may be retried.
+ * MCP_ERR_CLOSED), start the same command again (or open the same URL)
+ * and connect, speaking the era found the first time (probing again if
+ * that fails). Blocks. Returns as mcp_client_connect_stdio or
+ * mcp_client_connect_http; MCP_ERR_STATE when nothing ever connected or the
+ * client is closed. A failed reconnect may be retried.
  */
 MCP_EXTERN int mcp_client_reconnect(mcp_client *c);
 
@@ -304,7 +371,9 @@ MCP_EXTERN int mcp_client_server_pid(const mcp_client *c);
  * mcp_client_close: shut down as the spec says for stdio: close the
  * server's stdin, wait (close_grace_ms) for it to exit, then SIGTERM, wait,
  * then SIGKILL. Messages arriving meanwhile are still read (and traced).
- * Calls in flight end with MCP_ERR_CLOSED. Blocks. Idempotent.
+ * Over HTTP: wait (close_grace_ms) for posted notifications to be taken,
+ * then DELETE a 2025 session and wait for that, then close every
+ * connection. Calls in flight end with MCP_ERR_CLOSED. Blocks. Idempotent.
  */
 MCP_EXTERN void mcp_client_close(mcp_client *c);
 

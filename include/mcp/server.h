@@ -174,9 +174,78 @@ MCP_EXTERN int mcp_server_serve_fds(mcp_server *s, int in_fd, int out_fd);
  * MCP_ERR_NOMEM. The descriptors are not closed. */
 MCP_EXTERN int mcp_server_attach_fds(mcp_server *s, int in_fd, int out_fd);
 
+/* ------------------------------------------------------------------------ */
+/* Streamable HTTP                                                           */
+
+typedef enum mcp_http_response_mode {
+    MCP_HTTP_RESPONSE_AUTO = 0, /* JSON, or an event stream from the first
+                                   message a call sends before its result */
+    MCP_HTTP_RESPONSE_JSON,     /* always JSON: messages before the result
+                                   are dropped */
+    MCP_HTTP_RESPONSE_SSE       /* always an event stream */
+} mcp_http_response_mode;
+
+typedef struct mcp_server_http_options {
+    size_t size;          /* sizeof(mcp_server_http_options) */
+    const char *host;     /* numeric address to bind; NULL: 127.0.0.1 */
+    unsigned port;        /* 0: any free port (see mcp_server_http_port) */
+    const char *path;     /* the MCP endpoint; NULL: "/mcp" */
+    /* NULL-terminated lists ("*" allows any). NULL: bound to loopback,
+     * the loopback names (localhost, 127.0.0.1, [::1], any port) are the
+     * hosts and origins allowed; bound elsewhere, any Host and no Origin.
+     * A request without Origin (not a browser) passes. Refused: 403. */
+    const char *const *allowed_origins;
+    const char *const *allowed_hosts;
+    size_t max_body;          /* bytes of a POST body; 0: 4 MiB (413) */
+    unsigned max_connections; /* 0: 1024; past it 503 */
+    unsigned max_sessions;    /* 2025 sessions at once; 0: 1024 (503) */
+    uint64_t session_idle_ms; /* a 2025 session unused this long ends
+                                 (its calls cancelled, "session expired");
+                                 0: 30 minutes */
+    unsigned idle_timeout_s;  /* a connection that sends nothing this long
+                                 while we wait for it is closed; 0: 60 */
+    unsigned keepalive_ms;    /* a comment on quiet streams; 0: 15000 */
+    mcp_http_response_mode response_mode;
+    /* 2025-11-25 sessions: an event stream answering a POST is closed right
+     * after its priming event, with this reconnection delay; the client
+     * polls with GET and Last-Event-ID, and gets the rest (the response
+     * included) there. 0: streams stay open until their response. */
+    uint64_t poll_retry_ms;
+    /* HTTPS: PEM text of the certificate (chain) and its key; both or
+     * neither. Copied. */
+    const char *tls_cert_pem, *tls_key_pem;
+    /* Optional: the Authorization header's value (NULL when absent) ->
+     * true to serve the request, false for 401 with
+     * `WWW-Authenticate: Bearer`. Loop thread. */
+    bool (*authorize)(void *user_data, const char *authorization);
+    void *authorize_user_data;
+} mcp_server_http_options;
+
+/*
+ * mcp_server_listen_http: serve Streamable HTTP on opts->host:port, from the
+ * next (or the running) mcp_server_run, until mcp_server_stop; loop thread
+ * (the thread that runs the server). All three revisions on one endpoint:
+ * an `initialize` POST opens a 2025 session (`Mcp-Session-Id`, GET stream,
+ * DELETE; a dropped connection is not a cancel there: a posted
+ * notifications/cancelled is, for that session's requests only); a POST
+ * carrying the 2026-07-28 envelope is served statelessly, its headers
+ * checked against its body (400, -32020), and a client that closes the
+ * connection cancels the call (token reason "client disconnected"). The
+ * strings of opts are copied. MCP_OK; MCP_ERR_INVALID_ARG (bad size, a host
+ * that is not a numeric address, a port over 65535, half a TLS pair);
+ * MCP_ERR_IO (cannot bind, logged with the reason); MCP_ERR_STATE (already
+ * listening); MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts);
+
+/* The port mcp_server_listen_http bound (useful with port 0), or 0 when not
+ * listening. Loop thread. */
+MCP_EXTERN unsigned mcp_server_http_port(const mcp_server *s);
+
 /* mcp_server_run: serve every attached connection until all have ended (and
  * their handlers returned or the grace passed), or until mcp_server_stop;
- * with none attached it returns at once. MCP_OK, MCP_ERR_STATE (already
+ * with none attached and no HTTP listener it returns at once; with a
+ * listener it serves until mcp_server_stop. MCP_OK, MCP_ERR_STATE (already
  * running), MCP_ERR_IO or MCP_ERR_NOMEM (the loop or worker pool could not
  * be made). */
 MCP_EXTERN int mcp_server_run(mcp_server *s);

@@ -183,6 +183,11 @@ typedef struct mcp_session_callbacks {
 
     mcp_log_fn log;
     void *user_data;
+
+    /* Optional. The request that arrived on `route` (never 0) was cancelled
+     * and gets no response: a transport with a stream per request (HTTP)
+     * ends that stream now. Not called when the route itself closed. */
+    void (*on_route_ended)(void *user_data, uint64_t route);
 } mcp_session_callbacks;
 
 /* What a server can publish to subscriptions/listen streams (a bit set). */
@@ -322,6 +327,13 @@ MCP_EXTERN void mcp_session_route_closed(mcp_session *s, uint64_t now,
  */
 MCP_EXTERN void mcp_session_close(mcp_session *s, uint64_t now);
 
+/* mcp_session_close_reason: mcp_session_close, with the reason the inbound
+ * requests are cancelled with (borrowed for the call; NULL is "connection
+ * closed"): an HTTP server ends a session with "session
+ * ended", or "session expired". */
+MCP_EXTERN void mcp_session_close_reason(mcp_session *s, uint64_t now,
+                                         const char *reason);
+
 /* Whether the session is closed. */
 MCP_EXTERN bool mcp_session_closed(const mcp_session *s);
 
@@ -402,6 +414,10 @@ MCP_EXTERN const char *mcp_session_protocol_version(const mcp_session *s);
  * envelope on every request). False for NULL and unknown ones. Any
  * thread. */
 MCP_EXTERN bool mcp_protocol_modern(const char *version);
+
+/* Whether the len bytes at version name a revision this library speaks or
+ * answers (2024-11-05 through 2026-07-28). Any thread. */
+MCP_EXTERN bool mcp_protocol_known(const char *version, size_t len);
 
 /* The peer's connection data (client: the server's DiscoverResult or
  * initialize result; server: the client's initialize params), or NULL

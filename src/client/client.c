@@ -64,7 +64,7 @@ static int not_ready(mcp_client *c)
 static int note_send_failure(mcp_client *c, int rc)
 {
     if (rc != MCP_OK && !c->error[0] && c->driver_open && c->driver.failure)
-        mcp__client_write_failed(c, c->driver.failure);
+        c->link->write_failed(c, c->driver.failure);
     return rc;
 }
 
@@ -237,8 +237,9 @@ static void on_log(void *ud, const mcp_log_record *r)
 
 static void on_transport_down(void *ud, bool input, const char *why)
 {
-    mcp__client_transport_down(ud, input, why);
-    wake_waiters(ud);
+    mcp_client *c = ud;
+    c->link->transport_down(c, input, why);
+    wake_waiters(c);
 }
 
 void mcp__client_end(mcp_client *c)
@@ -274,6 +275,38 @@ void mcp__client_release_driver(mcp_client *c)
     uv_stop(&c->loop);
     mcp__client_run_until(c, released, &w, UINT64_MAX);
     c->driver_open = false;
+}
+
+void mcp__client_teardown(mcp_client *c)
+{
+    c->state = CL_CLOSING;
+    if (c->link)
+        c->link->stop(c);
+    mcp__client_end(c);
+    mcp__client_release_driver(c);
+    c->state = CL_NEW;
+}
+
+int mcp_client_reconnect(mcp_client *c)
+{
+    if (!c->connected_once || c->state == CL_CLOSED || c->state == CL_CLOSING) {
+        mcp__client_set_error(c, c->state == CL_CLOSED ? "the client is closed"
+                                 : c->state == CL_CLOSING
+                                     ? "the client is closing"
+                                     : "the client never connected: nothing to reconnect");
+        return MCP_ERR_STATE;
+    }
+    mcp__client_teardown(c);
+    int rc = c->link->start(c);
+    if (rc != MCP_OK && rc != MCP_ERR_SPAWN && c->era_mode == MCP_CONNECT_MODERN &&
+        !c->opts.protocol_version && c->opts.connect_mode == MCP_CONNECT_AUTO) {
+        /* The remembered era no longer holds (a different server now):
+         * probe again. */
+        c->era_mode = MCP_CONNECT_AUTO;
+        c->era_version = NULL;
+        rc = c->link->start(c);
+    }
+    return rc;
 }
 
 /* Connecting ---------------------------------------------------------------------------- */
@@ -790,7 +823,8 @@ void mcp_client_close(mcp_client *c)
     if (!c || c->state == CL_CLOSED)
         return;
     c->state = CL_CLOSING;
-    mcp__client_stop_child(c); /* end of input, wait, TERM, wait, KILL */
+    if (c->link)
+        c->link->stop(c); /* stdio: end of input, wait, TERM, wait, KILL; HTTP: DELETE */
     mcp__client_end(c);        /* calls still in flight end with MCP_ERR_CLOSED */
     mcp__client_release_driver(c);
     uv_close((uv_handle_t *)&c->wake_timer, NULL);
@@ -812,6 +846,9 @@ void mcp_client_free(mcp_client *c)
     free(c->protocol);
     mcp__client_free_strings(c->env);
     mcp__client_free_strings(c->argv);
+    mcp__client_free_strings(c->http_headers);
+    free(c->url);
+    free(c->ca_file);
     mcp_buf_free(&c->stderr_buf);
     mcp__poster_destroy(&c->poster); /* no thread may use c any more */
     free(c);

@@ -11,6 +11,25 @@
 
 typedef enum { CL_NEW, CL_CONNECTING, CL_READY, CL_CLOSING, CL_CLOSED } client_state;
 
+/* How a client reaches its server: a child process over stdio (stdio.c) or
+ * an HTTP endpoint (http.c). */
+typedef struct mcp__client_link {
+    /* A new transport on the driver, connected (in the era remembered);
+     * after a failure nothing is left running and the client is as new. */
+    int (*start)(mcp_client *c);
+    /* End the conversation politely: end the server's input and wait for
+     * it to exit (stdio), or end the session (HTTP DELETE); bounded by
+     * close_grace_ms at each step. */
+    void (*stop)(mcp_client *c);
+    /* The driver's on_transport_down. */
+    void (*transport_down)(mcp_client *c, bool input, const char *why);
+    /* Set the error for a failed send. */
+    void (*write_failed)(mcp_client *c, const char *why);
+} mcp__client_link;
+
+extern const mcp__client_link mcp__client_stdio_link;
+extern const mcp__client_link mcp__client_http_link;
+
 struct mcp_client {
     mcp_client_options opts;
     char *name, *version, *cwd, *protocol;
@@ -34,14 +53,23 @@ struct mcp_client {
     mcp__transport *(*wrap_transport)(void *ud, mcp__transport *inner);
     void *wrap_ud;
 
+    const mcp__client_link *link; /* NULL until a connect */
+    bool connected_once; /* mcp_client_reconnect may start it again */
+
     /* stdio.c: the server process */
     char **argv;
-    bool connected_once; /* argv connected: mcp_client_reconnect may start it */
     mcp__child *child;
     bool child_exited;
     int child_status;
     bool input_ended;
     mcp_buf stderr_buf;
+
+    /* http.c: the endpoint */
+    char *url, *ca_file;
+    char **http_headers;
+    bool tls_no_verify;
+    uint64_t http_connect_timeout_ms;
+    mcp__transport *http; /* the HTTP transport under any test wrapper */
 };
 
 /* client.c */
@@ -64,11 +92,8 @@ int mcp__client_connect(mcp_client *c);
 void mcp__client_end(mcp_client *c);
 /* Release the driver and its transport (waits for them on the loop). */
 void mcp__client_release_driver(mcp_client *c);
-
-/* stdio.c */
-void mcp__client_transport_down(mcp_client *c, bool input, const char *why);
-/* Set the error for a failed write: how the server went, when it has. */
-void mcp__client_write_failed(mcp_client *c, const char *why);
-void mcp__client_stop_child(mcp_client *c);
+/* End the connection, stop the server (link->stop), keeping the error
+ * that ended it: the client is as new, ready to start again. */
+void mcp__client_teardown(mcp_client *c);
 
 #endif

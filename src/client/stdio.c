@@ -30,7 +30,7 @@ static void eof_waited(uv_timer_t *t)
     connection_lost(t->data);
 }
 
-void mcp__client_write_failed(mcp_client *c, const char *why)
+static void write_failed(mcp_client *c, const char *why)
 {
     /* A write fails when the server has gone: say how, even before the
      * loop has handled its exit (it may not run again). */
@@ -43,11 +43,11 @@ void mcp__client_write_failed(mcp_client *c, const char *why)
         mcp__client_set_error(c, "cannot write to the server: %s", why);
 }
 
-void mcp__client_transport_down(mcp_client *c, bool input, const char *why)
+static void transport_down(mcp_client *c, bool input, const char *why)
 {
     if (!input) {
         if (c->state != CL_CLOSING)
-            mcp__client_write_failed(c, why);
+            write_failed(c, why);
         mcp__client_end(c);
         return;
     }
@@ -90,17 +90,6 @@ static void on_trace(void *ud, bool outgoing, const char *line, size_t len)
     c->opts.trace(c->opts.trace_user_data, outgoing, line, len);
 }
 
-/* End the connection and stop the server, keeping the error that ended
- * it: the client is as new, ready to start a server again. */
-static void teardown(mcp_client *c)
-{
-    c->state = CL_CLOSING;
-    mcp__client_stop_child(c);
-    mcp__client_end(c);
-    mcp__client_release_driver(c);
-    c->state = CL_NEW;
-}
-
 /* Start the command and connect over its pipes. */
 static int start(mcp_client *c)
 {
@@ -134,7 +123,7 @@ static int start(mcp_client *c)
     mcp__ndjson_adopt(inner, out, in); /* the sink is in place: reading starts */
     rc = mcp__client_connect(c);
     if (rc != MCP_OK)
-        teardown(c); /* no server left running after a failed connect */
+        mcp__client_teardown(c); /* no server left running after a failed connect */
     return rc;
 }
 
@@ -153,32 +142,11 @@ int mcp_client_connect_stdio(mcp_client *c, const char *const *argv)
     /* After a failed connect: another command, or the same one again. */
     mcp__client_free_strings(c->argv);
     c->argv = copy;
+    c->link = &mcp__client_stdio_link;
     c->era_mode = c->opts.connect_mode;
     c->era_version = NULL;
     int rc = start(c);
     c->connected_once = rc == MCP_OK;
-    return rc;
-}
-
-int mcp_client_reconnect(mcp_client *c)
-{
-    if (!c->connected_once || c->state == CL_CLOSED || c->state == CL_CLOSING) {
-        mcp__client_set_error(c, c->state == CL_CLOSED ? "the client is closed"
-                                 : c->state == CL_CLOSING
-                                     ? "the client is closing"
-                                     : "the client never connected: nothing to reconnect");
-        return MCP_ERR_STATE;
-    }
-    teardown(c);
-    int rc = start(c);
-    if (rc != MCP_OK && rc != MCP_ERR_SPAWN && c->era_mode == MCP_CONNECT_MODERN &&
-        !c->opts.protocol_version && c->opts.connect_mode == MCP_CONNECT_AUTO) {
-        /* The remembered era no longer holds (a different server now):
-         * probe again. */
-        c->era_mode = MCP_CONNECT_AUTO;
-        c->era_version = NULL;
-        rc = start(c);
-    }
     return rc;
 }
 
@@ -189,7 +157,7 @@ static bool child_gone(mcp_client *c, void *arg)
     return !c->child || c->child_exited;
 }
 
-void mcp__client_stop_child(mcp_client *c)
+static void stop_child(mcp_client *c)
 {
     uint64_t grace = c->opts.close_grace_ms;
     mcp__transport *t = c->driver_open ? c->driver.transport : NULL;
@@ -207,6 +175,9 @@ void mcp__client_stop_child(mcp_client *c)
     mcp__child_close(c->child);
     c->child = NULL;
 }
+
+const mcp__client_link mcp__client_stdio_link = {start, stop_child, transport_down,
+                                                   write_failed};
 
 const char *mcp_client_stderr(const mcp_client *c, size_t *len)
 {

@@ -76,6 +76,13 @@ static void on_log(void *ud, const mcp_log_record *r)
         d->ev.on_log(d->ev.ud, r);
 }
 
+static void on_route_ended(void *ud, uint64_t route)
+{
+    mcp__driver *d = ud;
+    if (d->transport && d->transport->ops->close_route)
+        d->transport->ops->close_route(d->transport, route);
+}
+
 /* Time --------------------------------------------------------------------------- */
 
 static void timer_cb(uv_timer_t *t)
@@ -159,7 +166,8 @@ int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options 
                                 .on_notification = on_notification,
                                 .on_initialized = on_initialized,
                                 .log = on_log,
-                                .user_data = d};
+                                .user_data = d,
+                                .on_route_ended = on_route_ended};
     int rc = mcp_session_new(so, &cb, &d->session);
     if (rc != MCP_OK)
         return rc;

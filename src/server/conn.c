@@ -127,8 +127,10 @@ int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
 static void sweep_cb(uv_timer_t *t)
 {
     mcp_server *s = t->data;
-    if (mcp__conns_sweep(s, false))
-        uv_stop(&s->loop); /* every connection has ended: the run is over */
+    /* Every connection has ended: the run is over, unless a listener may
+     * bring more. */
+    if (mcp__conns_sweep(s, false) && !s->http)
+        uv_stop(&s->loop);
 }
 
 void mcp__conn_end(conn *c, const char *why)

@@ -14,6 +14,9 @@
 #include "runtime/log.h"
 #include "transport/transport.h"
 
+/* The Streamable HTTP listener (http.c). */
+typedef struct http_listener http_listener;
+
 /* registry.c --------------------------------------------------------------- */
 
 /* A registered tool: immutable once built, shared by the snapshots that
@@ -152,6 +155,7 @@ struct mcp_server {
     uv_timer_t sweep_timer;  /* drains connections that went down */
     conn *conns;
     size_t nconns;
+    http_listener *http;     /* NULL unless listening */
     atomic_size_t live;      /* requests not yet freed */
     atomic_bool stop_asked;
     bool stopping;
@@ -160,6 +164,9 @@ struct mcp_server {
     uint64_t stop_deadline;
     mcp_json_doc *empty_args; /* {} for calls without arguments */
 };
+
+/* http.c: Loop thread: end every 2025 session and close the listener. */
+void mcp__http_listener_stop(http_listener *l);
 
 void mcp__server_log(mcp_server *s, mcp_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -124,10 +124,14 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     return MCP_OK;
 }
 
+static void close_loop(mcp_server *s);
+
 void mcp_server_free(mcp_server *s)
 {
     if (!s || s->running)
         return;
+    if (s->loop_open)
+        close_loop(s); /* attached or listening, never run */
     if (atomic_load(&s->live) > 0) {
         /* Abandoned handlers may still reach the server: free nothing they
          * can touch; a later call, once they are done, frees it all. */
@@ -367,6 +371,7 @@ static void stop_posted(mcp__post *post)
         mcp_session_end_listens(c->driver.session, mcp__now_ms(), "server shutting down");
         mcp__conn_end(c, "server shutting down");
     }
+    mcp__http_listener_stop(s->http);
 }
 
 void mcp_server_stop(mcp_server *s)
@@ -388,6 +393,7 @@ void mcp_server_stop(mcp_server *s)
 /* Close the loop: everything on it, then the loop itself. */
 static void close_loop(mcp_server *s)
 {
+    mcp__http_listener_stop(s->http);
     mcp__conns_sweep(s, true);
     uv_close((uv_handle_t *)&s->sweep_timer, NULL);
     bool abandoned = atomic_load(&s->live) > 0;
@@ -418,7 +424,7 @@ int mcp_server_run(mcp_server *s)
     mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s), pid %ld", ntools, (long)getpid());
     if (atomic_load(&s->stop_asked))
         mcp_server_stop(s);
-    if (s->conns)
+    if (s->conns || s->http)
         uv_run(&s->loop, UV_RUN_DEFAULT);
     close_loop(s);
     s->running = false;

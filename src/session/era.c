@@ -44,6 +44,11 @@ void mcp__era_write_supported(mcp__jw *w)
     mcp__jw_array_end(w);
 }
 
+bool mcp_protocol_known(const char *version, size_t len)
+{
+    return version && mcp__era_find(version, len) != NULL;
+}
+
 bool mcp_protocol_modern(const char *version)
 {
     const mcp__era *e = version ? mcp__era_find(version, strlen(version)) : NULL;

@@ -27,13 +27,6 @@ static inbound *slot_at(const mcp_session *s, uint32_t index)
     return &s->chunks[index / INBOUND_CHUNK][index % INBOUND_CHUNK];
 }
 
-static uint32_t index_of(const mcp_session *s, const inbound *in)
-{
-    for (uint32_t c = 0; c < s->nchunks; c++)
-        if (in >= s->chunks[c] && in < s->chunks[c] + INBOUND_CHUNK)
-            return c * INBOUND_CHUNK + (uint32_t)(in - s->chunks[c]);
-    return UINT32_MAX;
-}
 
 /* A handle is the slot's generation (40 bits: a slot reused a million times
  * a second wraps in twelve days) over its index + 1 (24 bits). */
@@ -42,7 +35,8 @@ static uint32_t index_of(const mcp_session *s, const inbound *in)
 
 mcp_handle mcp__inbound_handle(const mcp_session *s, const inbound *in)
 {
-    return ((in->gen & GEN_MASK) << INDEX_BITS) | (uint64_t)(index_of(s, in) + 1);
+    (void)s;
+    return ((in->gen & GEN_MASK) << INDEX_BITS) | (uint64_t)(in->index + 1);
 }
 
 inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h)
@@ -72,6 +66,7 @@ static int alloc_slot(mcp_session *s, uint32_t *index_out)
         uint32_t base = s->nchunks * INBOUND_CHUNK;
         for (uint32_t i = INBOUND_CHUNK; i-- > 0;) {
             chunk[i].gen = 1;
+            chunk[i].index = base + i;
             chunk[i].next_free = s->free_head;
             s->free_head = base + i + 1;
         }
@@ -137,6 +132,7 @@ inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
     uint64_t gen = in->gen;
     memset(in, 0, sizeof *in);
     in->gen = gen;
+    in->index = index;
     in->state = IN_RUNNING;
     in->kind = (uint8_t)kind;
     in->era = era;
@@ -181,7 +177,7 @@ void mcp__inbound_unregister(mcp_session *s, inbound *in)
     mcp__map_remove(&s->in_ids, mcp_id_hash(&in->msg->id), in);
     if (in->kind == IN_LISTEN)
         mcp__listen_unlink(s, in);
-    uint32_t index = index_of(s, in);
+    uint32_t index = in->index;
     in->state = IN_FREE;
     in->gen++;
     in->msg = NULL;
@@ -195,14 +191,17 @@ void mcp__inbound_unregister(mcp_session *s, inbound *in)
 
 /* Out of the tables first, then tell the application, then release: a reply
  * attempted inside on_cancel already finds nothing. */
+/* route_lost: the cancel is the loss of the request's route, which needs
+ * no ending then. */
 static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in, const char *reason,
-                             mcp_log_event event)
+                             mcp_log_event event, bool route_lost)
 {
     mcp_handle h = mcp__inbound_handle(s, in);
     mcp_message *msg = in->msg;
     mcp__batch *batch = in->batch;
     bool call = in->kind == IN_CALL;
     int64_t age = mcp__age(now, in->start);
+    uint64_t route = route_lost ? 0 : in->route;
     /* Out of the tables before any user code runs, the log included. */
     mcp__inbound_unregister(s, in);
     mcp__log(s, MCP_LOG_INFO, event, &msg->id, msg->method, "inbound", reason, age,
@@ -210,6 +209,8 @@ static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in, const ch
                                                     : "request cancelled:");
     if (call && s->cb.on_cancel)
         s->cb.on_cancel(s->cb.user_data, h, reason);
+    if (route && !batch && s->cb.on_route_ended)
+        s->cb.on_route_ended(s->cb.user_data, route);
     if (batch)
         mcp__batch_settled(s, batch);
     mcp_message_free(msg); /* reason may point into it until now */
@@ -243,7 +244,7 @@ void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg
                  reason, -1, "ignored cancel for an unknown or finished request:");
         return;
     }
-    settle_cancelled(s, now, in, reason, MCP_LOG_EVENT_CANCEL_RECEIVED);
+    settle_cancelled(s, now, in, reason, MCP_LOG_EVENT_CANCEL_RECEIVED, false);
 }
 
 /* Replies ------------------------------------------------------------------------- */
@@ -613,12 +614,12 @@ const mcp_json *mcp_session_inbound_client_capabilities(const mcp_session *s, mc
     return in->era && in->era->modern ? in->caps : s->peer_caps;
 }
 
-void mcp__inbound_close_all(mcp_session *s, uint64_t now)
+void mcp__inbound_close_all(mcp_session *s, uint64_t now, const char *reason)
 {
     for (uint32_t i = 0; i < s->nchunks * INBOUND_CHUNK && s->in_count && !s->doomed; i++) {
         inbound *in = slot_at(s, i);
         if (in->state != IN_FREE)
-            settle_cancelled(s, now, in, "connection closed", MCP_LOG_EVENT_CLOSED);
+            settle_cancelled(s, now, in, reason, MCP_LOG_EVENT_CLOSED, false);
     }
 }
 
@@ -628,7 +629,8 @@ void mcp__inbound_route_closed(mcp_session *s, uint64_t now, uint64_t route)
         inbound *in = slot_at(s, i);
         if (in->state != IN_FREE && in->route == route && in->era &&
             in->era->disconnect_cancels)
-            settle_cancelled(s, now, in, "client disconnected", MCP_LOG_EVENT_CLOSED);
+            settle_cancelled(s, now, in, "client disconnected", MCP_LOG_EVENT_CLOSED,
+                             true);
     }
 }
 

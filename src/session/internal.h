@@ -67,6 +67,7 @@ typedef struct inbound {
     int8_t log_level;   /* modern: lowest level wanted, or -1 for none */
     uint8_t listen_kinds; /* IN_LISTEN: what the subscription gets */
     uint32_t next_free; /* free list link (index + 1), 0 = end */
+    uint32_t index;     /* its own place in the slab */
     const mcp__era *era; /* the revision the request is handled under */
     mcp_message *msg;   /* one reference held while in flight */
     mcp_id token;       /* progress token, borrowed from msg */
@@ -79,7 +80,9 @@ typedef struct inbound {
     struct inbound *listen_next, *listen_prev; /* IN_LISTEN: all of them */
 } inbound;
 
-#define INBOUND_CHUNK 1024u
+/* Slots come in chunks: small, because a 2026-07-28 HTTP request has a
+ * session of its own for one request, whose first chunk is zeroed for it. */
+#define INBOUND_CHUNK 32u
 
 /* A JSON-RPC batch of 2025-03-26 being answered: the responses gather in
  * one array, sent when the last request in it settles. */
@@ -251,7 +254,7 @@ inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
                                mcp_message *msg, const mcp__era *era, int kind);
 void mcp__inbound_unregister(mcp_session *s, inbound *in);
 void mcp__inbound_cancelled(mcp_session *s, uint64_t now, const mcp_message *msg);
-void mcp__inbound_close_all(mcp_session *s, uint64_t now);
+void mcp__inbound_close_all(mcp_session *s, uint64_t now, const char *reason);
 void mcp__inbound_route_closed(mcp_session *s, uint64_t now, uint64_t route);
 void mcp__inbound_free_all(mcp_session *s);
 inbound *mcp__inbound_lookup(const mcp_session *s, mcp_handle h);

@@ -436,12 +436,17 @@ uint64_t mcp_session_next_deadline(const mcp_session *s)
 
 void mcp_session_close(mcp_session *s, uint64_t now)
 {
+    mcp_session_close_reason(s, now, NULL);
+}
+
+void mcp_session_close_reason(mcp_session *s, uint64_t now, const char *reason)
+{
     if (!s || s->closed)
         return;
     mcp__session_enter(s);
     s->now = now;
     s->closed = true;
-    mcp__inbound_close_all(s, now);
+    mcp__inbound_close_all(s, now, reason ? reason : "connection closed");
     mcp__outbound_close_all(s, now);
     mcp__session_leave(s);
 }

@@ -85,6 +85,13 @@ static void on_cancel(void *ud, mcp_handle h, const char *reason)
         p->on_cancel_hook(p, h);
 }
 
+static void on_route_ended(void *ud, uint64_t route)
+{
+    peer *p = ud;
+    assert_true(p->nroutes_ended < PEER_MAX);
+    p->routes_ended[p->nroutes_ended++] = route;
+}
+
 static void on_notification(void *ud, const mcp_message *msg)
 {
     ((peer *)ud)->notifications++;
@@ -121,7 +128,7 @@ int peer_try_init_mem(peer *p, mcp_role role, const mcp_session_options *opts,
     o.role = role;
     o.mem = mem;
     mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel,
-                                on_notification, on_initialized, on_log, p};
+                                on_notification, on_initialized, on_log, p, on_route_ended};
     p->fail_at = peer_faults.at;
     p->fail_mode = peer_faults.mode;
     return mcp_session_new(&o, &cb, &p->s);

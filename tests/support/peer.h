@@ -68,6 +68,8 @@ typedef struct peer {
     mcp_handle cancels[PEER_MAX]; /* on_cancel */
     char *cancel_reasons[PEER_MAX];
     int ncancels;
+    uint64_t routes_ended[PEER_MAX]; /* on_route_ended */
+    int nroutes_ended;
 
     mcp_handle responses[PEER_MAX]; /* outbound endings */
     int outcomes[PEER_MAX];

@@ -418,6 +418,49 @@ static void a_lost_route_cancels_only_modern_requests_on_it(void **state)
     peer_free(&p);
 }
 
+/* A request cancelled otherwise than by the loss of its route gets that
+ * route ended (an HTTP stream closed at once); one whose route was lost
+ * does not, nor does a request of route 0. */
+static void a_cancelled_request_ends_its_route(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, NULL);
+    peer_server_ready(&p, "2025-11-25");
+    const char a[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}";
+    const char b[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\"}";
+    const char c[] = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\"}";
+    mcp_session_receive(p.s, p.now, 7, a, sizeof a - 1);
+    mcp_session_receive(p.s, p.now, 8, b, sizeof b - 1);
+    mcp_session_receive(p.s, p.now, 0, c, sizeof c - 1);
+    mcp_session_receive(p.s, p.now, 9, MCALL("4", ""), strlen(MCALL("4", "")));
+    /* A posted cancel (it arrives on no route of its own). */
+    peer_feed(&p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                  "\"params\":{\"requestId\":1}}");
+    assert_int_equal(p.nroutes_ended, 1);
+    assert_int_equal(p.routes_ended[0], 7);
+    /* A 2026 request whose route closed: the route needs no ending. */
+    mcp_session_route_closed(p.s, p.now, 9);
+    assert_int_equal(p.ncancels, 2);
+    assert_int_equal(p.nroutes_ended, 1);
+    /* The session ends with a reason: route 8 is ended, route 0 is not. */
+    mcp_session_close_reason(p.s, p.now, "session ended");
+    assert_int_equal(p.ncancels, 4);
+    assert_string_equal(p.cancel_reasons[2], "session ended");
+    assert_string_equal(p.cancel_reasons[3], "session ended");
+    assert_int_equal(p.nroutes_ended, 2);
+    assert_int_equal(p.routes_ended[1], 8);
+    peer_free(&p);
+}
+
+static void known_revisions(void **state)
+{
+    assert_true(mcp_protocol_known("2025-03-26", 10));
+    assert_true(mcp_protocol_known("2026-07-28", 10));
+    assert_false(mcp_protocol_known("2026-07-2", 9));
+    assert_false(mcp_protocol_known("2099-01-01", 10));
+    assert_false(mcp_protocol_known(NULL, 0));
+}
+
 /* Client ---------------------------------------------------------------------- */
 
 static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
@@ -676,6 +719,8 @@ int main(void)
         cmocka_unit_test(a_missing_capability_gets_the_error_of_its_era),
         cmocka_unit_test(every_allocation_failure_in_modern_replies_is_survived),
         cmocka_unit_test(a_lost_route_cancels_only_modern_requests_on_it),
+        cmocka_unit_test(a_cancelled_request_ends_its_route),
+        cmocka_unit_test(known_revisions),
         cmocka_unit_test(a_discover_answer_makes_the_client_modern),
         cmocka_unit_test(any_other_answer_falls_back_to_initialize),
         cmocka_unit_test(a_modern_error_never_falls_back),

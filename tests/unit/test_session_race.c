@@ -363,7 +363,7 @@ static void make_side(world *w, side *sd, const char *name, mcp_role role, queue
     mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 3000,
                              .max_time_ms = 8000, .listen_kinds = MCP_LISTEN_TOOLS};
     mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel,
-                                NULL, NULL, on_log, sd};
+                                NULL, NULL, on_log, sd, NULL};
     assert_int_equal(mcp_session_new(&o, &cb, &sd->s), MCP_OK);
 }
 

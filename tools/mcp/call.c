@@ -223,12 +223,7 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
         fprintf(stderr, "mcp: the TOOL name '%s' is not valid UTF-8\n", cli_safe(*tool));
         return false;
     }
-    if (i + 1 >= argc) {
-        fputs("mcp: missing '-- COMMAND [ARG...]': the server to start\n", stderr);
-        return false;
-    }
-    a->command = argv + i + 1;
-    return true;
+    return cli_server_target(argc, argv, i, a);
 }
 
 int cli_call(int argc, char **argv)

@@ -37,7 +37,10 @@ typedef struct cli_client_args {
     bool json, trace;
     mcp_connect_mode mode;
     const char *version;   /* --protocol, or NULL for auto */
-    char **command;        /* after -- */
+    char **command;        /* after --; NULL with --url */
+    const char *url;       /* --url: an HTTP server */
+    const char *headers[33]; /* --header lines, NULL-terminated */
+    size_t header_count;
     uint64_t start_ms;     /* when the command started */
 } cli_client_args;
 
@@ -53,10 +56,16 @@ bool cli_parse_seconds(const char *opt, const char *value, bool allow_zero, uint
 const char *cli_option_value(int argc, char **argv, int i, const char *what);
 
 /* Parse one of the options every client command takes (--timeout,
- * --max-time, --protocol, --trace); *i is advanced past what it consumed.
+ * --max-time, --protocol, --trace, --url, --header); *i is advanced past
+ * what it consumed.
  * Returns 1 when consumed, 0 when not one of them, -1 on a usage error
  * (printed). */
 int cli_client_option(int argc, char **argv, int *i, cli_client_args *a);
+
+/* The server to reach, once the options are parsed (argv[i] is the "--"
+ * or i == argc): --url, or the command after "--", exactly one of them.
+ * Returns true, or false after printing the problem. */
+bool cli_server_target(int argc, char **argv, int i, cli_client_args *a);
 
 /* The idle timeout and what is left of the maximum time, in ms, for the
  * next request; 0 = the library default. Returns false once the maximum

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -71,6 +72,36 @@ int cli_client_option(int argc, char **argv, int *i, cli_client_args *a)
         ++*i;
         return 1;
     }
+    if (!strcmp(s, "--url")) {
+        value = cli_option_value(argc, argv, *i, "the server's URL (http://... or https://...)");
+        if (!value)
+            return -1;
+        if (strncasecmp(value, "http://", 7) && strncasecmp(value, "https://", 8)) {
+            fprintf(stderr, "mcp: --url takes an http:// or https:// URL, not '%s'\n",
+                    cli_safe(value));
+            return -1;
+        }
+        a->url = value;
+        ++*i;
+        return 1;
+    }
+    if (!strcmp(s, "--header")) {
+        value = cli_option_value(argc, argv, *i, "a header line, like 'Authorization: Bearer X'");
+        if (!value)
+            return -1;
+        const char *colon = strchr(value, ':');
+        if (!colon || colon == value) {
+            fprintf(stderr, "mcp: --header takes 'Name: value', not '%s'\n", cli_safe(value));
+            return -1;
+        }
+        if (a->header_count == sizeof a->headers / sizeof a->headers[0] - 1) {
+            fprintf(stderr, "mcp: at most %zu --header options\n", a->header_count);
+            return -1;
+        }
+        a->headers[a->header_count++] = value;
+        ++*i;
+        return 1;
+    }
     if (!strcmp(s, "--protocol")) {
         value = cli_option_value(argc, argv, *i,
                                  "a revision: 2025-06-18, 2025-11-25, 2026-07-28 or auto");
@@ -94,6 +125,23 @@ int cli_client_option(int argc, char **argv, int *i, cli_client_args *a)
         return 1;
     }
     return 0;
+}
+
+bool cli_server_target(int argc, char **argv, int i, cli_client_args *a)
+{
+    if (a->url && i < argc) {
+        fputs("mcp: give the server either as --url URL or as -- COMMAND, not both\n", stderr);
+        return false;
+    }
+    if (a->url)
+        return true;
+    if (i + 1 >= argc) {
+        fputs("mcp: missing '-- COMMAND [ARG...]' (the server to start) or '--url URL'\n",
+              stderr);
+        return false;
+    }
+    a->command = argv + i + 1;
+    return true;
 }
 
 static uint64_t ms_of(double seconds)
@@ -226,13 +274,19 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
      * connecting ends it at once, and the server it started with it. */
     tracing.client = c;
     cli_exit_at_once(NULL, NULL, NULL);
-    int rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
+    int rc;
+    if (a->url) {
+        mcp_http_client_options ho = {.size = sizeof ho, .headers = a->headers};
+        rc = mcp_client_connect_http(c, a->url, &ho);
+    } else {
+        rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
+    }
     if (rc != MCP_OK) {
         fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
                                                              : mcp_strerror(rc));
         /* Gone without a word after the probe: a 2025 server may exit on a
          * request it does not know before initialize. */
-        if (rc == MCP_ERR_CLOSED && a->mode == MCP_CONNECT_AUTO && tracing.probe_last &&
+        if (rc == MCP_ERR_CLOSED && !a->url && a->mode == MCP_CONNECT_AUTO && tracing.probe_last &&
             !tracing.heard)
             fputs("mcp: if it is a 2025 server that exits on the server/discover probe,\n"
                   "     --protocol 2025-11-25 (or 2025-06-18) skips the probe\n",

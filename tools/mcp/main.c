@@ -15,8 +15,20 @@ static const struct {
 } commands[] = {
     {"serve",
      "usage: mcp serve\n"
+     "       mcp serve --http [HOST:]PORT [--path P] [--allow-origin O]... [--allow-host H]...\n"
+     "                 [--tls-cert FILE --tls-key FILE] [--token T] [--response auto|json|sse]\n"
+     "                 [--poll-retry MS]\n"
      "\n"
-     "The demo server on stdin/stdout, for 2025-06-18, 2025-11-25 and 2026-07-28 clients\n"
+     "With --http, Streamable HTTP on HOST (a numeric address; default 127.0.0.1) and\n"
+     "PORT (0: any free one, printed on stderr), endpoint P (default /mcp): 2025 sessions\n"
+     "and 2026-07-28 stateless requests on one endpoint; a 2026 client that closes its\n"
+     "connection cancels its call. --allow-origin and --allow-host widen the DNS-rebinding\n"
+     "checks (default: the loopback names when bound to loopback); --token requires\n"
+     "'Authorization: Bearer T'; --tls-cert and --tls-key (PEM files) serve HTTPS.\n"
+     "--poll-retry closes 2025-11-25 event streams after their first event, asking the\n"
+     "client to come back (GET with Last-Event-ID) after MS milliseconds.\n"
+     "\n"
+     "Without it, the demo server on stdin/stdout, for 2025-06-18, 2025-11-25 and 2026-07-28 clients\n"
      "at once. Tools: echo, sleep (returns early when cancelled), count (progress),\n"
      "fail (a tool error), add_tool (adds a tool: listeners hear tools/list_changed).\n"
      "Logs go to stderr (MCP_LOG_LEVEL=debug|info|warn|error); MCP_TRACE=1 prints every\n"
@@ -29,29 +41,36 @@ static const struct {
      "            error, the client stopped reading), so replies may be lost\n"},
     {"tools",
      "usage: mcp tools [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
-     "                 -- COMMAND [ARG...]\n"
+     "                 (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
      "\n"
-     "Start COMMAND as an MCP server over stdio and list its tools (every page).\n"
-     "Ctrl-C (or SIGTERM) ends it at once, killing the server.\n"},
+     "Start COMMAND as an MCP server over stdio, or reach the Streamable HTTP server at\n"
+     "URL, and list its tools (every page). Ctrl-C (or SIGTERM) ends it at once,\n"
+     "killing a started server.\n"},
     {"call",
      "usage: mcp call [--timeout S] [--max-time S] [--cancel-after S] [--protocol P]\n"
-     "                [--json] [--trace] TOOL [ARGS_JSON] -- COMMAND [ARG...]\n"
+     "                [--json] [--trace] TOOL [ARGS_JSON]\n"
+     "                (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
      "\n"
-     "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server. A progress\n"
-     "bar shows on a terminal; Ctrl-C (or SIGTERM) cancels the call on the wire, then\n"
-     "stops the server; a second one exits at once, killing the server.\n"
+     "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server, or on the\n"
+     "Streamable HTTP server at URL. A progress bar shows on a terminal; Ctrl-C (or\n"
+     "SIGTERM) cancels the call on the wire (over 2026-07-28 HTTP by closing its\n"
+     "stream, otherwise with notifications/cancelled), then stops the server (over\n"
+     "HTTP: ends a 2025 session with DELETE); a second one exits at once, killing a\n"
+     "started server.\n"
      "The result's text is written byte for byte into a file or pipe; on a terminal its\n"
      "control characters but newline and tab are shown escaped (\\x1b), as everything\n"
      "else from the server always is (messages, names, descriptions, URIs, traces).\n"},
     {"watch",
      "usage: mcp watch [--tools] [--prompts] [--resources] [--resource URI]...\n"
-     "                 [--timeout S] [--protocol P] [--json] [--trace] -- COMMAND [ARG...]\n"
+     "                 [--timeout S] [--protocol P] [--json] [--trace]\n"
+     "                 (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
      "\n"
      "Open a subscription (2026-07-28 subscriptions/listen) and print each notification\n"
      "as it arrives, until Ctrl-C, which cancels the subscription on the wire (a second\n"
      "Ctrl-C exits at once, killing the server). Without a filter, --tools. Against a\n"
-     "legacy server, prints its list_changed notifications. If the server exits, it is\n"
-     "started again and the subscription opened again.\n"},
+     "legacy server, prints its list_changed notifications (over HTTP, from its GET\n"
+     "stream). If the server exits (or the HTTP stream breaks), it is started again\n"
+     "(reached again) and the subscription opened again.\n"},
 };
 
 static const char common_options[] =
@@ -65,6 +84,10 @@ static const char common_options[] =
     "                    with server/discover, fall back to initialize)\n"
     "  --json            print results as JSON\n"
     "  --trace           print every message on stderr (-> sent, <- received)\n"
+    "  --url URL         the server is the Streamable HTTP endpoint at URL (http:// or\n"
+    "                    https://, certificates checked), instead of -- COMMAND\n"
+    "  --header 'N: V'   (with --url) send this header with every HTTP request, for\n"
+    "                    example 'Authorization: Bearer TOKEN'; repeatable\n"
     "\n"
     "  S is a decimal number of seconds (2, 0.5); below 1 ms counts as 1 ms.\n"
     "\n"

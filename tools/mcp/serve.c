@@ -6,6 +6,8 @@
  * fail (a tool error) and add_tool (changes the tool list while serving:
  * subscribers hear tools/list_changed).
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -194,17 +196,186 @@ static void *signal_waiter(void *arg)
     return NULL;
 }
 
-int cli_serve(int argc, char **argv)
+/* --http and its companions. */
+typedef struct http_args {
+    const char *listen; /* [HOST:]PORT, NULL without --http */
+    const char *path, *token, *cert_file, *key_file, *poll;
+    const char *origins[17], *hosts[17];
+    size_t norigins, nhosts;
+    mcp_http_response_mode mode;
+} http_args;
+
+static const char *the_token;
+
+static bool check_token(void *ud, const char *authorization)
 {
-    if (argc > 0) {
-        if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+    (void)ud;
+    return authorization && strncmp(authorization, "Bearer ", 7) == 0 &&
+           strcmp(authorization + 7, the_token) == 0;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mcp serve: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\ntry 'mcp serve --help'\n", stderr);
+    return EXIT_USAGE;
+}
+
+/* 0 when parsed, else the exit status (usage printed). */
+static int parse_args(int argc, char **argv, http_args *a)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             cli_usage("serve", true);
-            return 0;
+            return -1;
         }
-        fprintf(stderr, "mcp serve: unexpected argument '%s'\ntry 'mcp serve --help'\n",
-                cli_safe(argv[0]));
+        const char **value = !strcmp(o, "--http")       ? &a->listen
+                             : !strcmp(o, "--path")     ? &a->path
+                             : !strcmp(o, "--token")    ? &a->token
+                             : !strcmp(o, "--tls-cert") ? &a->cert_file
+                             : !strcmp(o, "--tls-key")  ? &a->key_file
+                             : !strcmp(o, "--poll-retry") ? &a->poll
+                                                        : NULL;
+        bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host");
+        bool mode = !strcmp(o, "--response");
+        if (!value && !list && !mode)
+            return usage_error("unexpected argument '%s'", cli_safe(o));
+        if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))
+            return usage_error("%s needs a value", cli_safe(o));
+        const char *v = argv[++i];
+        if (value) {
+            *value = v;
+        } else if (mode) {
+            if (!strcmp(v, "auto"))
+                a->mode = MCP_HTTP_RESPONSE_AUTO;
+            else if (!strcmp(v, "json"))
+                a->mode = MCP_HTTP_RESPONSE_JSON;
+            else if (!strcmp(v, "sse"))
+                a->mode = MCP_HTTP_RESPONSE_SSE;
+            else
+                return usage_error("--response takes auto, json or sse, not '%s'", cli_safe(v));
+        } else {
+            bool origin = !strcmp(o, "--allow-origin");
+            size_t *n = origin ? &a->norigins : &a->nhosts;
+            if (*n == 16)
+                return usage_error("at most 16 of %s", o);
+            (origin ? a->origins : a->hosts)[(*n)++] = v;
+        }
+    }
+    if (a->poll && (strspn(a->poll, "0123456789") != strlen(a->poll) || strlen(a->poll) > 9))
+        return usage_error("--poll-retry takes milliseconds (digits), not '%s'", cli_safe(a->poll));
+    if (!a->listen && (a->path || a->token || a->cert_file || a->key_file || a->poll || a->norigins ||
+                       a->nhosts || a->mode))
+        return usage_error("%s", "HTTP options need --http [HOST:]PORT");
+    if (!a->cert_file != !a->key_file)
+        return usage_error("%s", "--tls-cert and --tls-key go together");
+    if (a->path && a->path[0] != '/')
+        return usage_error("--path must start with '/', not '%s'", cli_safe(a->path));
+    return 0;
+}
+
+/* [HOST:]PORT, HOST numeric (IPv6 in brackets). */
+static bool split_listen(const char *spec, char *host, size_t size, unsigned *port)
+{
+    const char *colon = strrchr(spec, ':');
+    const char *digits = colon ? colon + 1 : spec;
+    if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 5)
+        return false;
+    *port = (unsigned)atoi(digits);
+    if (*port > 65535)
+        return false;
+    host[0] = '\0';
+    if (colon) {
+        size_t n = (size_t)(colon - spec);
+        const char *h = spec;
+        if (n >= 2 && h[0] == '[' && h[n - 1] == ']')
+            h++, n -= 2;
+        if (!n || n >= size)
+            return false;
+        memcpy(host, h, n);
+        host[n] = '\0';
+    }
+    return true;
+}
+
+/* The whole of a small file (PEM), or NULL with the reason printed. */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "mcp serve: cannot read '%s': %s\n", cli_safe(path), strerror(errno));
+        return NULL;
+    }
+    char *data = malloc(1 << 20);
+    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
+    bool big = data && n == (1 << 20) - 1;
+    fclose(f);
+    if (!data || big || !n) {
+        fprintf(stderr, "mcp serve: '%s' is %s\n", cli_safe(path),
+                !data ? "unreadable (out of memory)" : big ? "too large" : "empty");
+        free(data);
+        return NULL;
+    }
+    data[n] = '\0';
+    return data;
+}
+
+static int serve_http(const http_args *a)
+{
+    char host[64];
+    unsigned port;
+    if (!split_listen(a->listen, host, sizeof host, &port)) {
+        fprintf(stderr, "mcp serve: --http takes [HOST:]PORT (a port up to 65535), not '%s'\n",
+                cli_safe(a->listen));
         return EXIT_USAGE;
     }
+    char *cert = a->cert_file ? read_file(a->cert_file) : NULL;
+    char *key = a->key_file ? read_file(a->key_file) : NULL;
+    if ((a->cert_file && !cert) || (a->key_file && !key)) {
+        free(cert);
+        free(key);
+        return EXIT_USAGE;
+    }
+    the_token = a->token;
+    mcp_server_http_options h = {.size = sizeof h,
+                                 .host = host[0] ? host : NULL,
+                                 .port = port,
+                                 .path = a->path,
+                                 .allowed_origins = a->norigins ? a->origins : NULL,
+                                 .allowed_hosts = a->nhosts ? a->hosts : NULL,
+                                 .response_mode = a->mode,
+                                 .poll_retry_ms = a->poll ? strtoull(a->poll, NULL, 10) : 0,
+                                 .tls_cert_pem = cert,
+                                 .tls_key_pem = key,
+                                 .authorize = a->token ? check_token : NULL};
+    int rc = mcp_server_listen_http(the_server, &h);
+    free(cert);
+    free(key);
+    if (rc != MCP_OK) {
+        fprintf(stderr, "mcp serve: cannot serve HTTP on %s: %s\n", cli_safe(a->listen),
+                rc == MCP_ERR_INVALID_ARG ? "HOST must be a numeric address, and TLS files PEM"
+                                          : mcp_strerror(rc));
+        return rc == MCP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_CONNECTION;
+    }
+    fprintf(stderr, "mcp serve: listening on %s://%s%s%s:%u%s\n", cert ? "https" : "http",
+            strchr(host, ':') ? "[" : "", host[0] ? host : "127.0.0.1", strchr(host, ':') ? "]" : "",
+            mcp_server_http_port(the_server), a->path ? a->path : "/mcp");
+    return mcp_server_run(the_server) == MCP_OK ? 0 : EXIT_CONNECTION;
+}
+
+int cli_serve(int argc, char **argv)
+{
+    http_args args = {0};
+    int bad = parse_args(argc, argv, &args);
+    if (bad)
+        return bad < 0 ? 0 : bad;
     mcp_server_options o = {.size = sizeof o,
                             .name = "mcp serve",
                             .version = mcp_version(),
@@ -254,6 +425,15 @@ int cli_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread from here */
     pthread_t waiter;
     bool have_waiter = pthread_create(&waiter, NULL, signal_waiter, &set) == 0;
+    if (args.listen) {
+        int status = serve_http(&args);
+        if (have_waiter) {
+            pthread_cancel(waiter);
+            pthread_join(waiter, NULL);
+        }
+        mcp_server_free(the_server);
+        return status;
+    }
     int rc = mcp_server_serve_stdio(the_server);
     if (have_waiter) {
         pthread_cancel(waiter); /* sigwait is a cancellation point */

@@ -32,12 +32,10 @@ int cli_tools(int argc, char **argv)
         fputs("try 'mcp tools --help'\n", stderr);
         return EXIT_USAGE;
     }
-    if (i + 1 >= argc) {
-        fputs("mcp: missing '-- COMMAND [ARG...]': the server to start\n"
-              "try 'mcp tools --help'\n", stderr);
+    if (!cli_server_target(argc, argv, i, &a)) {
+        fputs("try 'mcp tools --help'\n", stderr);
         return EXIT_USAGE;
     }
-    a.command = argv + i + 1;
     mcp_client *c;
     mcp_client_options o = {0};
     int code = cli_connect(&a, &o, &c);

@@ -43,6 +43,7 @@ typedef struct watch_state {
     char ack_reason[64];
     char *refusal; /* the error response ending the listen: message, sanitized */
     long long refusal_code;
+    bool stream_broke; /* HTTP: the listen's stream broke */
 } watch_state;
 
 static void give_up(watch_state *st, int code, const char *reason)
@@ -136,7 +137,10 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
     case MCP_LISTEN_ENDED:
         st->listening = false;
         st->ended = ev->outcome + 1;
-        if (ev->outcome == MCP_ERR_REMOTE && ev->message && !st->refusal) {
+        st->stream_broke = ev->outcome == MCP_ERR_REMOTE && ev->message &&
+                           ev->message->error_code == MCP_CLIENT_HTTP_ERROR &&
+                           mcp_json_object_get(ev->message->error_data, "httpError");
+        if (ev->outcome == MCP_ERR_REMOTE && ev->message && !st->refusal && !st->stream_broke) {
             const mcp_message *m = ev->message;
             st->refusal = strdup(cli_safe_n(m->error_message, m->error_message_len));
             st->refusal_code = (long long)m->error_code;
@@ -269,15 +273,12 @@ int cli_watch(int argc, char **argv)
             goto usage;
         }
     }
-    if (i + 1 >= argc) {
-        fputs("mcp: missing '-- COMMAND [ARG...]': the server to start\n", stderr);
+    if (!cli_server_target(argc, argv, i, &a))
         goto usage;
-    }
     if (a.max_time >= 0) {
         fputs("mcp: watch runs until Ctrl-C: --max-time does not apply\n", stderr);
         goto usage;
     }
-    a.command = argv + i + 1;
     st.filter.resource_uris = uris;
     if (!st.filter.kinds && !st.filter.resource_count)
         st.filter.kinds = MCP_LISTEN_TOOLS;
@@ -314,7 +315,9 @@ int cli_watch(int argc, char **argv)
             code = st.give_up;
             break;
         }
-        bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED;
+        /* Over HTTP a listen stream that broke ends with an error the
+         * transport made up (data.httpError): the server is reached again. */
+        bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED || st.stream_broke;
         if (st.ended && !lost) {
             if (st.refusal)
                 fprintf(stderr, "mcp: subscriptions/listen failed: %s (JSON-RPC error %lld)\n",
@@ -335,6 +338,7 @@ int cli_watch(int argc, char **argv)
         fprintf(stderr, "the server went away (%s); starting it again\n",
                 mcp_client_error(st.client)[0] ? cli_safe(mcp_client_error(st.client)) : "closed");
         st.listening = false;
+        st.stream_broke = false;
         rc = mcp_client_reconnect(st.client);
         cli_note_server(st.client); /* a new process */
         if (rc == MCP_OK)

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTTP endpoint of a client: a Streamable HTTP transport
+ * (transport/http_client.c) under the same session and calls as stdio.
+ *
+ * The era is remembered per origin (scheme://host:port) for the life of
+ * the process, so a second client of the same server, or a reconnect,
+ * skips the probe; when the remembered era fails to connect it is
+ * forgotten and the server probed again (an upgraded server).
+ */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "client/internal.h"
+#include "core/opts.h"
+#include "transport/http_client.h"
+#include "transport/http_headers.h"
+
+/* The era per origin ------------------------------------------------------------ */
+
+#define ORIGINS 32
+
+static pthread_mutex_t origins_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char *origin;
+    mcp_connect_mode mode;
+    const char *version; /* a literal of the session's era table */
+} origins[ORIGINS];
+static unsigned origins_next;
+
+/* scheme://host:port of url (the port spelled out), or NULL. */
+static char *origin_of(const char *url)
+{
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+        size_t n = strlen(scheme) + strlen(host) + strlen(port) + 5;
+        out = malloc(n);
+        if (out) {
+            snprintf(out, n, "%s://%s:%s", scheme, host, port);
+            for (char *p = out; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+        }
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    return out;
+}
+
+static bool era_recalled(const char *origin, mcp_connect_mode *mode, const char **version)
+{
+    bool found = false;
+    pthread_mutex_lock(&origins_lock);
+    for (unsigned i = 0; i < ORIGINS && !found; i++)
+        if (origins[i].origin && !strcmp(origins[i].origin, origin)) {
+            *mode = origins[i].mode;
+            *version = origins[i].version;
+            found = true;
+        }
+    pthread_mutex_unlock(&origins_lock);
+    return found;
+}
+
+/* Remember (mode != AUTO) or forget (AUTO) the era of an origin. */
+static void era_note(const char *origin, mcp_connect_mode mode, const char *version)
+{
+    pthread_mutex_lock(&origins_lock);
+    unsigned slot = ORIGINS;
+    for (unsigned i = 0; i < ORIGINS; i++)
+        if (origins[i].origin && !strcmp(origins[i].origin, origin))
+            slot = i;
+    if (mode == MCP_CONNECT_AUTO) {
+        if (slot < ORIGINS) {
+            free(origins[slot].origin);
+            origins[slot].origin = NULL;
+        }
+    } else {
+        char *copy = slot < ORIGINS ? origins[slot].origin : strdup(origin);
+        if (slot == ORIGINS && copy) {
+            slot = origins_next++ % ORIGINS; /* the oldest makes room */
+            free(origins[slot].origin);
+        }
+        if (copy) {
+            origins[slot].origin = copy;
+            origins[slot].mode = mode;
+            origins[slot].version = version;
+        }
+    }
+    pthread_mutex_unlock(&origins_lock);
+}
+
+/* The link ------------------------------------------------------------------------- */
+
+static void on_trace(void *ud, bool outgoing, const char *line, size_t len)
+{
+    mcp_client *c = ud;
+    c->opts.trace(c->opts.trace_user_data, outgoing, line, len);
+}
+
+static void on_log(void *ud, const mcp_log_record *r)
+{
+    mcp__client_log(ud, r);
+}
+
+static void write_failed(mcp_client *c, const char *why)
+{
+    mcp__client_set_error(c, "cannot send to %s: %s", c->url, why);
+}
+
+static void transport_down(mcp_client *c, bool input, const char *why)
+{
+    if (!c->error[0] && c->state != CL_CLOSING)
+        mcp__client_set_error(c, "the HTTP transport stopped: %s", why);
+    mcp__client_end(c);
+}
+
+static bool output_done(mcp_client *c, void *arg)
+{
+    mcp__transport *t = c->driver_open ? c->driver.transport : NULL;
+    return !t || !t->ops->unwritten || t->ops->unwritten(t) == 0;
+}
+
+/* What was posted (a cancel) is delivered, then the session ends with
+ * DELETE, each wait bounded by close_grace_ms. */
+static void stop(mcp_client *c)
+{
+    mcp__transport *t = c->driver_open ? c->driver.transport : NULL;
+    if (!t)
+        return;
+    mcp__client_run_until(c, output_done, NULL, mcp__now_ms() + c->opts.close_grace_ms);
+    if (t->ops->end_output)
+        t->ops->end_output(t);
+    mcp__client_run_until(c, output_done, NULL, mcp__now_ms() + c->opts.close_grace_ms);
+    c->http = NULL;
+}
+
+static int start_once(mcp_client *c)
+{
+    c->error[0] = '\0';
+    mcp__http_client_options ho = {.url = c->url,
+                                   .headers = (const char *const *)c->http_headers,
+                                   .tls_no_verify = c->tls_no_verify,
+                                   .ca_file = c->ca_file,
+                                   .connect_timeout_ms = c->http_connect_timeout_ms,
+                                   .max_message = c->opts.max_message,
+                                   .trace = c->opts.trace ? on_trace : NULL,
+                                   .trace_ud = c,
+                                   .log = on_log,
+                                   .log_ud = c};
+    char why[256];
+    mcp__transport *inner = mcp__http_client_new(&c->loop, &ho, why, sizeof why);
+    if (!inner) {
+        mcp__client_set_error(c, "%s", why);
+        return MCP_ERR_NOMEM;
+    }
+    mcp__transport *t = c->wrap_transport ? c->wrap_transport(c->wrap_ud, inner) : inner;
+    if (!t) {
+        inner->ops->close(inner, NULL, NULL);
+        return MCP_ERR_NOMEM;
+    }
+    int rc = mcp__client_open(c, t);
+    if (rc != MCP_OK)
+        return rc;
+    c->http = inner;
+    rc = mcp__client_connect(c);
+    if (rc != MCP_OK) {
+        const char *unreachable = mcp__http_client_unreachable(inner);
+        if (unreachable) {
+            /* No HTTP answer at all: say so, not "the server refused". */
+            mcp__client_set_error(c, "cannot reach %s: %s", c->url, unreachable);
+            if (rc == MCP_ERR_REMOTE)
+                rc = MCP_ERR_IO;
+        }
+        mcp__client_teardown(c);
+    }
+    return rc;
+}
+
+static int start(mcp_client *c)
+{
+    char *origin = origin_of(c->url);
+    bool recalled = false;
+    if (origin && c->opts.connect_mode == MCP_CONNECT_AUTO && c->era_mode == MCP_CONNECT_AUTO)
+        recalled = era_recalled(origin, &c->era_mode, &c->era_version);
+    int rc = start_once(c);
+    if (rc != MCP_OK && recalled && rc != MCP_ERR_IO) {
+        era_note(origin, MCP_CONNECT_AUTO, NULL);
+        c->era_mode = MCP_CONNECT_AUTO;
+        c->era_version = NULL;
+        rc = start_once(c);
+    }
+    if (rc == MCP_OK && origin && c->opts.connect_mode == MCP_CONNECT_AUTO)
+        era_note(origin, c->era_mode, c->era_version);
+    free(origin);
+    return rc;
+}
+
+const mcp__client_link mcp__client_http_link = {start, stop, transport_down, write_failed};
+
+/* Connecting ------------------------------------------------------------------------------ */
+
+/* Headers the transport writes itself: a caller's would contradict them. */
+static bool reserved_header(const char *name, size_t n)
+{
+    static const char *const names[] = {"content-type", "accept", "mcp-session-id",
+                                        "mcp-protocol-version", "mcp-method", "mcp-name",
+                                        "last-event-id", "content-length", "host",
+                                        "transfer-encoding", "expect"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == n && !strncasecmp(names[i], name, n))
+            return true;
+    return n >= 10 && !strncasecmp(name, "mcp-param-", 10);
+}
+
+static bool header_ok(const char *h)
+{
+    const char *colon = strchr(h, ':');
+    if (!colon || colon == h || !mcp__http_token_valid(h, (size_t)(colon - h)) ||
+        reserved_header(h, (size_t)(colon - h)))
+        return false;
+    for (const char *p = colon + 1; *p; p++)
+        if ((unsigned char)*p < 0x20 ? *p != '\t' : *p == 0x7f)
+            return false; /* CR and LF above all: no header of ours may be forged */
+    return true;
+}
+
+static bool url_ok(const char *url)
+{
+    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
+        return false;
+    for (const char *p = url; *p; p++)
+        if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+            return false;
+    char *origin = origin_of(url);
+    free(origin);
+    return origin != NULL;
+}
+
+int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_client_options *opts)
+{
+    if (c->state != CL_NEW) {
+        mcp__client_set_error(c, c->state == CL_CLOSED ? "the client is closed"
+                                                       : "the client is already connected");
+        return MCP_ERR_STATE;
+    }
+    mcp_http_client_options o;
+    if (!url || mcp__opts_copy(&o, sizeof o, opts) != MCP_OK) {
+        mcp__client_set_error(c, "bad arguments: a URL and options of a known size");
+        return MCP_ERR_INVALID_ARG;
+    }
+    if (!url_ok(url)) {
+        mcp__client_set_error(c, "not an http:// or https:// URL");
+        return MCP_ERR_INVALID_ARG;
+    }
+    for (const char *const *h = o.headers; h && *h; h++)
+        if (!header_ok(*h)) {
+            mcp__client_set_error(c, "not a header line the client may send: 'Name: value', "
+                                     "a token name that is not one of the transport's own, "
+                                     "no control characters");
+            return MCP_ERR_INVALID_ARG;
+        }
+    char *u = strdup(url), *ca = o.ca_file ? strdup(o.ca_file) : NULL;
+    char **headers = o.headers ? mcp__client_copy_strings(o.headers) : NULL;
+    if (!u || (o.ca_file && !ca) || (o.headers && !headers)) {
+        free(u);
+        free(ca);
+        mcp__client_free_strings(headers);
+        return MCP_ERR_NOMEM;
+    }
+    /* After a failed connect: another endpoint, or the same one again. */
+    free(c->url);
+    free(c->ca_file);
+    mcp__client_free_strings(c->http_headers);
+    c->url = u;
+    c->ca_file = ca;
+    c->http_headers = headers;
+    c->tls_no_verify = o.tls_no_verify;
+    c->http_connect_timeout_ms = o.connect_timeout_ms;
+    c->link = &mcp__client_http_link;
+    c->era_mode = c->opts.connect_mode;
+    c->era_version = NULL;
+    int rc = start(c);
+    c->connected_once = rc == MCP_OK;
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+#include "core/base64.h"
+
+#include "core/buf.h"
+
+static const char alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int mcp__base64_encode(mcp_buf *out, const void *data, size_t len)
+{
+    size_t need = (len + 2) / 3 * 4;
+    int rc = mcp__buf_reserve(out, need);
+    if (rc != MCP_OK)
+        return rc;
+    const unsigned char *p = data;
+    char *w = out->data + out->len;
+    size_t i = 0;
+    for (; i + 3 <= len; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
+        *w++ = alphabet[v >> 18];
+        *w++ = alphabet[v >> 12 & 63];
+        *w++ = alphabet[v >> 6 & 63];
+        *w++ = alphabet[v & 63];
+    }
+    if (i < len) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < len ? (unsigned)p[i + 1] << 8 : 0);
+        *w++ = alphabet[v >> 18];
+        *w++ = alphabet[v >> 12 & 63];
+        *w++ = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
+        *w++ = '=';
+    }
+    out->len += need;
+    out->data[out->len] = '\0';
+    return MCP_OK;
+}
+
+static int value_of(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+int mcp__base64_decode(mcp_buf *out, const char *text, size_t len)
+{
+    if (len % 4)
+        return MCP_ERR_INVALID_ARG;
+    size_t pad = len && text[len - 1] == '=' ? (len >= 2 && text[len - 2] == '=' ? 2 : 1) : 0;
+    size_t need = len / 4 * 3 - pad;
+    /* Validate everything before touching the buffer: nothing appended on
+     * error. */
+    for (size_t i = 0; i < len - pad; i++)
+        if (value_of((unsigned char)text[i]) < 0)
+            return MCP_ERR_INVALID_ARG;
+    if (pad) {
+        /* The bits the padding leaves unused must be zero (canonical form). */
+        int last = value_of((unsigned char)text[len - pad - 1]);
+        if ((pad == 1 && (last & 3)) || (pad == 2 && (last & 15)))
+            return MCP_ERR_INVALID_ARG;
+    }
+    int rc = mcp__buf_reserve(out, need);
+    if (rc != MCP_OK)
+        return rc;
+    unsigned char *w = (unsigned char *)out->data + out->len;
+    for (size_t i = 0; i < len; i += 4) {
+        unsigned v = 0;
+        for (size_t k = 0; k < 4; k++) {
+            int d = text[i + k] == '=' ? 0 : value_of((unsigned char)text[i + k]);
+            v = v << 6 | (unsigned)d;
+        }
+        size_t n = i + 4 < len ? 3 : 3 - pad;
+        if (n > 0)
+            *w++ = (unsigned char)(v >> 16);
+        if (n > 1)
+            *w++ = (unsigned char)(v >> 8);
+        if (n > 2)
+            *w++ = (unsigned char)v;
+    }
+    out->len += need;
+    out->data[out->len] = '\0';
+    return MCP_OK;
+}

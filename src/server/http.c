@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Binding the server to Streamable HTTP (src/transport/http_server.c): one
+ * endpoint for every revision.
+ *
+ * A peer is the transport of one connection (conn.c): a 2025 session,
+ * opened by an `initialize` POST and named by its Mcp-Session-Id, or one
+ * 2026-07-28 request, opened by its POST and gone with its answer. Each POST
+ * that carries a request is a route of its peer; the session engine answers
+ * on that route, and the peer turns what comes into the exchange's
+ * response: JSON when the result comes first, an event stream when
+ * anything comes before it. Route 0 of a 2025 session is its GET stream.
+ *
+ * Cancellation by era, as the engine's table says: a 2026 route that closes
+ * cancels its request (mcp_session_route_closed); in 2025 a dropped
+ * connection cancels nothing, a posted notifications/cancelled does, and it
+ * reaches only its own session's engine: no session can name another's
+ * request. Either way the engine tells us (on_route_ended) to end the
+ * cancelled request's exchange at once.
+ *
+ * Loop thread only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+
+#include "core/opts.h"
+#include "json/scan.h"
+#include "server/http_internal.h"
+#include "transport/http_headers.h"
+
+#define SESSION_HEADER "Mcp-Session-Id"
+#define VERSION_HEADER "MCP-Protocol-Version"
+/* Writing responses -------------------------------------------------------- */
+
+static void json_error_body(mcp_buf *b, const mcp_id *id, int64_t code, const char *message)
+{
+    mcp_encode_error(b, id, code, message, NULL);
+    if (b->len && b->data[b->len - 1] == '\n')
+        b->data[--b->len] = '\0';
+}
+
+/* An error answered here, not by the engine. */
+static void respond_error_with(mcp__http_exchange *x, unsigned status, const mcp_id *id,
+                               int64_t code, const char *message, const char *const *headers)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_id none = {0};
+    json_error_body(&b, id ? id : &none, code, message);
+    mcp__http_respond(x, status, "application/json", b.data, b.len, headers);
+    mcp_buf_free(&b);
+}
+
+static void respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *id, int64_t code,
+                          const char *message)
+{
+    respond_error_with(x, status, id, code, message, NULL);
+}
+
+/* The transport of a peer -------------------------------------------------- */
+
+static void unlink_session(hpeer *p)
+{
+    if (!p->legacy || (!p->prev && p->l->sessions != p))
+        return;
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        p->l->sessions = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    p->next = p->prev = NULL;
+    p->l->nsessions--;
+}
+
+static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
+{
+    hpeer *p = (hpeer *)t;
+    /* A response still being written finishes; an unanswered one ends. */
+    while (p->routes) {
+        hroute *r = p->routes;
+        if (r->x && !r->answered)
+            mcp__http_abort(r->x);
+        mcp__route_drop(r);
+    }
+    unlink_session(p);
+    if (p->finished)
+        for (hpeer **q = &p->l->finished; *q; q = &(*q)->next_finished)
+            if (*q == p) {
+                *q = p->next_finished;
+                break;
+            }
+    free(p);
+    if (done)
+        done(ud);
+}
+
+static void peer_stop_input(mcp__transport *t)
+{
+    ((hpeer *)t)->ended = true;
+}
+
+static const mcp__transport_ops peer_ops = {
+    .send = mcp__peer_send,
+    .close_route = mcp__peer_close_route,
+    .close = peer_close,
+    .stop_input = peer_stop_input,
+};
+
+/* Peers: open, finish ------------------------------------------------------------ */
+
+static void reap(uv_timer_t *t)
+{
+    http_listener *l = t->data;
+    while (l->finished) {
+        hpeer *p = l->finished;
+        l->finished = p->next_finished;
+        p->finished = false;
+        /* The conversation is over: the connection drains and goes
+         * (conn.c), closing this transport. */
+        if (p->t.sink.input_ended)
+            p->t.sink.input_ended(p->t.sink.ud, p->legacy ? "session ended" : "request answered",
+                                  false);
+    }
+}
+
+/* End p from the loop, never inside the call that finished it. */
+void mcp__peer_finish(hpeer *p)
+{
+    if (p->finished || p->ended)
+        return;
+    p->finished = true;
+    p->ended = true;
+    p->next_finished = p->l->finished;
+    p->l->finished = p;
+    uv_timer_start(&p->l->reaper, reap, 0, 0);
+}
+
+static hpeer *peer_open(http_listener *l, bool legacy)
+{
+    hpeer *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->t.ops = &peer_ops;
+    p->l = l;
+    p->legacy = legacy;
+    p->last_used = mcp__now_ms();
+    if (legacy) {
+        unsigned char raw[32];
+        if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) {
+            free(p);
+            return NULL;
+        }
+        for (size_t i = 0; i < sizeof raw; i++)
+            snprintf(p->sid + 2 * i, 3, "%02x", raw[i]);
+    }
+    if (mcp__conn_open(l->server, &p->t, &p->conn) != MCP_OK) {
+        free(p);
+        return NULL;
+    }
+    if (legacy) {
+        p->next = l->sessions;
+        if (l->sessions)
+            l->sessions->prev = p;
+        l->sessions = p;
+        l->nsessions++;
+    }
+    return p;
+}
+
+/* Ending a 2025 session (DELETE, expiry, the cap): its calls are cancelled
+ * with the reason, their exchanges end. */
+static void session_end(hpeer *p, const char *reason)
+{
+    if (p->ended)
+        return;
+    unlink_session(p);
+    mcp_session_close_reason(p->conn->driver.session, mcp__now_ms(), reason);
+    mcp__peer_finish(p);
+}
+
+static hpeer *find_session(http_listener *l, const char *sid)
+{
+    for (hpeer *p = l->sessions; p; p = p->next)
+        if (!p->ended && strcmp(p->sid, sid) == 0)
+            return p;
+    return NULL;
+}
+
+static void expire(uv_timer_t *t)
+{
+    http_listener *l = t->data;
+    uint64_t now = mcp__now_ms();
+    for (hpeer *p = l->sessions, *next; p; p = next) {
+        next = p->next;
+        if (!p->routes && now - p->last_used >= l->opts.session_idle_ms) {
+            mcp__server_log(l->server, MCP_LOG_INFO, "session %.8s… expired after %llu ms idle",
+                            p->sid, (unsigned long long)(now - p->last_used));
+            session_end(p, "session expired");
+        }
+    }
+}
+
+/* Requests ------------------------------------------------------------------------- */
+
+/* Feed the body to the peer's engine, on a new route when it is a request. */
+static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool initialize)
+{
+    size_t len;
+    const char *body = mcp__http_exchange_body(x, &len);
+    p->last_used = mcp__now_ms();
+    if (m->kind != MCP_MESSAGE_REQUEST) {
+        mcp__http_respond(x, 202, NULL, NULL, 0, NULL);
+        p->t.sink.message(p->t.sink.ud, 0, body, len);
+        return;
+    }
+    hroute *r = mcp__route_open(p, x, ++p->l->next_route);
+    if (!r) {
+        respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
+        return;
+    }
+    r->initialize = initialize;
+    p->t.sink.message(p->t.sink.ud, r->id, body, len);
+}
+
+/* A 2025 session's GET: its own stream, or with Last-Event-ID the resume
+ * of one of its streams (never another session's: routes are per peer). */
+static void on_get(mcp__http_exchange *x, hpeer *p)
+{
+    const char *last = mcp__http_exchange_header(x, "Last-Event-ID");
+    unsigned long long route = 0, seq = 0;
+    hroute *r;
+    if (last) {
+        char tail;
+        if (sscanf(last, "%llu-%llu%c", &route, &seq, &tail) != 2 ||
+            !(r = mcp__route_find(p, route)) || !r->resumable) {
+            respond_error(x, 400, NULL, MCP_WIRE_INVALID_REQUEST,
+                          "Bad Request: Last-Event-ID names no stream of this session that can "
+                          "be resumed");
+            return;
+        }
+    } else {
+        r = p->get;
+        seq = r ? r->sent_seq : 0; /* a new GET gets what nobody got */
+    }
+    if (r && r->x) {
+        respond_error(x, 409, NULL, MCP_WIRE_INVALID_REQUEST,
+                      "Conflict: that stream is already being read");
+        return;
+    }
+    if (!r && (r = mcp__route_open(p, NULL, 0)) != NULL)
+        r->streaming = r->resumable = true;
+    if (!r || mcp__route_attach(r, x, seq) != MCP_OK) {
+        respond_error(x, 500, NULL, MCP_WIRE_INTERNAL_ERROR, "out of memory");
+        return;
+    }
+    p->last_used = mcp__now_ms();
+}
+
+/* A 2025 session's request: the session header and its checks. */
+static void on_session_request(http_listener *l, mcp__http_exchange *x, const mcp_message *m)
+{
+    mcp__http_method method = mcp__http_exchange_method(x);
+    const char *sid = mcp__http_exchange_header(x, SESSION_HEADER);
+    if (!sid) {
+        if (method != MCP__HTTP_POST) {
+            static const char *const allow[] = {"Allow", "POST", NULL};
+            respond_error_with(x, 405, NULL, MCP_WIRE_INVALID_REQUEST,
+                               "Method Not Allowed: GET and DELETE need a 2025 session "
+                               "(Mcp-Session-Id)",
+                               allow);
+            return;
+        }
+        respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,
+                      "Bad Request: Mcp-Session-Id header is required");
+        return;
+    }
+    hpeer *p = find_session(l, sid);
+    if (!p) {
+        respond_error(x, 404, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,
+                      "Not Found: no such session (it ended or expired): initialize again");
+        return;
+    }
+    const char *version = mcp__http_exchange_header(x, VERSION_HEADER);
+    if (version && !mcp_protocol_known(version, strlen(version))) {
+        respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,
+                      "Bad Request: unsupported MCP-Protocol-Version");
+        return;
+    }
+    if (method == MCP__HTTP_DELETE) {
+        mcp__server_log(l->server, MCP_LOG_INFO, "session %.8s… deleted by the client", p->sid);
+        session_end(p, "session ended");
+        mcp__http_respond(x, 200, NULL, NULL, 0, NULL);
+        return;
+    }
+    if (method == MCP__HTTP_GET) {
+        on_get(x, p);
+        return;
+    }
+    feed(p, x, m, false);
+}
+
+static const char *meta_version(const mcp_message *m, size_t *len)
+{
+    const mcp_json *meta = m->params ? mcp_json_object_get(m->params, "_meta") : NULL;
+    const mcp_json *v =
+        meta ? mcp_json_object_get(meta, "io.modelcontextprotocol/protocolVersion") : NULL;
+    return v ? mcp_json_string(v, len) : NULL;
+}
+
+/* A 2026-07-28 request: its headers agree with its body, then it runs on
+ * a peer of its own. */
+static void on_stateless(http_listener *l, mcp__http_exchange *x, const mcp_message *m)
+{
+    if (m->kind != MCP_MESSAGE_REQUEST) {
+        /* This revision defines no client notification over HTTP; a
+         * cancel by id would let one caller cancel another's request on
+         * an endpoint without sessions (cancellation-pitfalls.md). */
+        mcp__http_respond(x, 202, NULL, NULL, 0, NULL);
+        return;
+    }
+    char why[200];
+    if (!mcp__http_headers_match(x, m, l, why, sizeof why)) {
+        respond_error(x, 400, &m->id, MCP_WIRE_HEADER_MISMATCH, why);
+        return;
+    }
+    hpeer *p = peer_open(l, false);
+    if (!p) {
+        respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
+        return;
+    }
+    feed(p, x, m, false);
+}
+
+static void on_request(void *ud, mcp__http_exchange *x)
+{
+    http_listener *l = ud;
+    mcp_message *m = NULL;
+    if (mcp__http_exchange_method(x) != MCP__HTTP_POST) {
+        on_session_request(l, x, NULL);
+        return;
+    }
+    size_t len;
+    const char *body = mcp__http_exchange_body(x, &len);
+    mcp_decode_error err;
+    int rc = mcp_message_decode(body, len, NULL, NULL, &m, &err);
+    if (rc == MCP_ERR_RPC_PARSE || rc == MCP_ERR_NOMEM) {
+        respond_error(x, rc == MCP_ERR_NOMEM ? 500 : 400, NULL,
+                      rc == MCP_ERR_NOMEM ? MCP_WIRE_INTERNAL_ERROR : MCP_WIRE_PARSE_ERROR,
+                      rc == MCP_ERR_NOMEM ? "out of memory" : err.message);
+    } else if (rc == MCP_ERR_RPC_BATCH) {
+        respond_error(x, 400, NULL, MCP_WIRE_INVALID_REQUEST,
+                      "Bad Request: batches are not accepted over HTTP");
+    } else if (rc != MCP_OK) {
+        respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST, err.message);
+    } else if (m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR ||
+               (m->kind == MCP_MESSAGE_NOTIFICATION &&
+                mcp__http_exchange_header(x, SESSION_HEADER))) {
+        on_session_request(l, x, m);
+    } else {
+        size_t vlen = 0;
+        const char *body_version = meta_version(m, &vlen);
+        const char *header_version = mcp__http_exchange_header(x, VERSION_HEADER);
+        bool modern = body_version || (header_version && mcp_protocol_modern(header_version));
+        if (modern) {
+            on_stateless(l, x, m);
+        } else if (mcp_message_method_is(m, "initialize") &&
+                   !mcp__http_exchange_header(x, SESSION_HEADER)) {
+            if (l->nsessions >= l->opts.max_sessions) {
+                respond_error(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
+                              "Service Unavailable: too many sessions");
+            } else {
+                hpeer *p = peer_open(l, true);
+                if (!p)
+                    respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
+                else
+                    feed(p, x, m, true);
+            }
+        } else {
+            on_session_request(l, x, m);
+        }
+    }
+    mcp_message_free(m);
+}
+
+static void on_closed(void *ud, mcp__http_exchange *x, mcp__http_end how)
+{
+    (void)ud;
+    hroute *r = mcp__http_exchange_user(x);
+    if (r)
+        mcp__route_exchange_closed(r, how);
+}
+
+/* The listener ---------------------------------------------------------------------- */
+
+static bool authorize(void *ud, const char *value)
+{
+    http_listener *l = ud;
+    return l->opts.authorize(l->opts.authorize_user_data, value);
+}
+
+int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
+{
+    mcp_server_http_options o;
+    if (!s || !opts || mcp__opts_copy(&o, sizeof o, opts) != MCP_OK || o.port > 65535)
+        return MCP_ERR_INVALID_ARG;
+    if (s->http)
+        return MCP_ERR_STATE;
+    int rc = mcp__server_open_loop(s);
+    if (rc != MCP_OK)
+        return rc;
+    http_listener *l = calloc(1, sizeof *l);
+    if (!l)
+        return MCP_ERR_NOMEM;
+    l->server = s;
+    l->opts = o;
+    if (!l->opts.max_sessions)
+        l->opts.max_sessions = 1024;
+    if (!l->opts.session_idle_ms)
+        l->opts.session_idle_ms = 30 * 60 * 1000;
+    mcp__http_server_config cfg = {
+        .host = o.host,
+        .port = (uint16_t)o.port,
+        .path = o.path,
+        .allowed_origins = o.allowed_origins,
+        .allowed_hosts = o.allowed_hosts,
+        .max_body = o.max_body,
+        .max_connections = o.max_connections,
+        .idle_timeout_s = o.idle_timeout_s,
+        .keepalive_ms = o.keepalive_ms,
+        .tls_cert_pem = o.tls_cert_pem,
+        .tls_key_pem = o.tls_key_pem,
+    };
+    mcp__http_handler h = {on_request, on_closed, o.authorize ? authorize : NULL, l};
+    rc = mcp__http_server_open(&s->loop, &cfg, &h, &l->http);
+    if (rc != MCP_OK) {
+        mcp__server_log(s, MCP_LOG_ERROR, "cannot listen on %s:%u: %s",
+                        o.host ? o.host : "127.0.0.1", o.port,
+                        rc == MCP_ERR_IO ? strerror(errno) : mcp_strerror(rc));
+        free(l);
+        return rc;
+    }
+    /* Our copies: the caller's options may go. */
+    l->opts.host = l->opts.path = l->opts.tls_cert_pem = l->opts.tls_key_pem = NULL;
+    l->opts.allowed_hosts = l->opts.allowed_origins = NULL;
+    uv_timer_init(&s->loop, &l->reaper);
+    uv_timer_init(&s->loop, &l->expiry);
+    l->reaper.data = l->expiry.data = l;
+    uint64_t every = l->opts.session_idle_ms / 4 ? l->opts.session_idle_ms / 4 : 1;
+    uv_timer_start(&l->expiry, expire, every > 1000 ? 1000 : every, every > 1000 ? 1000 : every);
+    s->http = l;
+    mcp__server_log(s, MCP_LOG_INFO, "serving Streamable HTTP on %s://%s:%u%s",
+                    o.tls_cert_pem ? "https" : "http", o.host ? o.host : "127.0.0.1",
+                    mcp__http_server_port(l->http), o.path ? o.path : "/mcp");
+    return MCP_OK;
+}
+
+unsigned mcp_server_http_port(const mcp_server *s)
+{
+    return s && s->http ? mcp__http_server_port(s->http->http) : 0;
+}
+
+static void listener_handle_closed(uv_handle_t *h)
+{
+    http_listener *l = h->data;
+    if (--l->open_handles == 0)
+        free(l);
+}
+
+static void http_closed(void *ud)
+{
+    http_listener *l = ud;
+    l->http = NULL;
+    l->server->http = NULL;
+    if (!l->server->conns)
+        uv_stop(&l->server->loop); /* the run was waiting for the listener */
+    l->open_handles = 2;
+    uv_close((uv_handle_t *)&l->reaper, listener_handle_closed);
+    uv_close((uv_handle_t *)&l->expiry, listener_handle_closed);
+}
+
+void mcp__http_listener_stop(http_listener *l)
+{
+    if (!l || l->closing)
+        return;
+    l->closing = true;
+    for (hpeer *p = l->sessions, *next; p; p = next) {
+        next = p->next;
+        session_end(p, "server shutting down");
+    }
+    uv_timer_stop(&l->expiry);
+    /* Exchanges still open are told now; their peers end with their
+     * connections. */
+    mcp__http_server_close(l->http, http_closed, l);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* The Streamable HTTP binding's internals, shared by src/server/http*.c. */
+#ifndef MCP_SERVER_HTTP_INTERNAL_H
+#define MCP_SERVER_HTTP_INTERNAL_H
+
+#include "server/internal.h"
+#include "transport/http_server.h"
+
+typedef struct hroute hroute;
+typedef struct hpeer hpeer;
+
+/* One answer stream of a peer: the response to a POSTed request (its route
+ * in the session engine), or a 2025 session's GET stream (route 0). */
+struct hroute {
+    hpeer *peer;
+    uint64_t id;
+    mcp__http_exchange *x; /* NULL while detached: a 2025 event stream whose
+                              connection dropped, waiting for a resume */
+    hroute *next;
+    bool initialize; /* its response names the new session */
+    bool streaming;  /* the answer is an event stream */
+    bool resumable;  /* 2025: events carry ids and are kept for a resume */
+    bool answered;   /* the response is in the stream */
+    uint64_t seq;      /* events so far */
+    uint64_t sent_seq; /* events handed to a live exchange */
+    mcp_buf replay;    /* resumable: records of (seq, length, event text) */
+};
+
+/* The transport of one connection (conn.c): a 2025 session, or one
+ * 2026-07-28 request. */
+struct hpeer {
+    mcp__transport t; /* first: the connection's transport */
+    struct http_listener *l;
+    conn *conn;
+    bool legacy;
+    char sid[65];
+    hroute *routes;
+    hroute *get;   /* 2025: the GET stream (route 0), once needed */
+    uint64_t last_used;
+    bool ended;    /* no new requests: the connection is ending */
+    bool finished; /* queued for ending */
+    hpeer *next, *prev; /* the listener's sessions (legacy) */
+    hpeer *next_finished;
+};
+
+struct http_listener {
+    mcp_server *server;
+    mcp__http_server *http;
+    mcp_server_http_options opts; /* its strings are not kept */
+    uint64_t next_route;
+    hpeer *sessions; /* 2025 sessions */
+    size_t nsessions;
+    hpeer *finished; /* peers whose connection ends next turn */
+    uv_timer_t reaper, expiry;
+    int open_handles;
+    bool closing;
+};
+
+/* http_stream.c: routes and what the engine sends on them. */
+/* The peer's transport operations send and close_route. */
+int mcp__peer_send(mcp__transport *t, uint64_t route, const char *data, size_t len);
+void mcp__peer_close_route(mcp__transport *t, uint64_t route);
+hroute *mcp__route_open(hpeer *p, mcp__http_exchange *x, uint64_t id);
+/* The route goes (its exchange, if any, completes by itself). A 2026 peer
+ * whose last route went is finished (http.c: mcp__peer_finish). */
+void mcp__route_drop(hroute *r);
+hroute *mcp__route_find(hpeer *p, uint64_t id);
+/* Deliver one message line on r (JSON, or an event of its stream). */
+int mcp__route_deliver(hroute *r, const char *line, size_t len);
+/* Attach a resuming GET to a detached stream: events after `after` are
+ * replayed, then it goes on live (and ends, when answered already). */
+int mcp__route_attach(hroute *r, mcp__http_exchange *x, uint64_t after);
+/* x (r's) closed: r detaches (2025 streams still due) or goes. */
+void mcp__route_exchange_closed(hroute *r, mcp__http_end how);
+void mcp__peer_finish(hpeer *p);
+
+/* http_check.c: whether the headers of a 2026-07-28 request agree with its
+ * body (streamable-http.mdx, "Server Validation"): MCP-Protocol-Version,
+ * Mcp-Method, Mcp-Name, and Mcp-Param-{Name} for the tool's parameters
+ * marked x-mcp-header. False with the reason in why (for a -32020). */
+bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_listener *l,
+                             char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the engine sends on a route, turned into the HTTP answer: a JSON body
+ * when the response comes first, else an event stream. A 2025 stream is
+ * resumable (basic/transports.mdx of 2025-06-18 and 2025-11-25): each event
+ * has an id `<route>-<n>` and is kept, up to a cap, so that a client whose
+ * connection dropped gets, through GET with Last-Event-ID, exactly the
+ * events of that stream it missed, and the response when it comes: in 2025
+ * a dropped connection is not a cancel, so the call runs on and its answer
+ * waits. 2026-07-28 streams are neither: the disconnect has cancelled.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/scan.h"
+#include "server/http_internal.h"
+#include "transport/sse.h"
+
+/* What one stream keeps for a resume; the oldest events go first. */
+#define REPLAY_MAX_BYTES ((size_t)1 << 20)
+
+typedef struct replay_head {
+    uint64_t seq;
+    size_t len;
+} replay_head;
+
+/* Whether a line we wrote is a response (no "method" member), and its
+ * error code (0 for a result). */
+static bool is_response(const char *line, size_t len, int64_t *error_code)
+{
+    mcp__scan sc;
+    mcp__span k, v;
+    bool response = true;
+    *error_code = 0;
+    if (!mcp__scan_open(&sc, line, len))
+        return false;
+    while (mcp__scan_next(&sc, &k, &v) == MCP__SCAN_MEMBER) {
+        if (mcp__span_is_key(k, "method")) {
+            response = false;
+        } else if (mcp__span_is_key(k, "error")) {
+            mcp__scan inner;
+            mcp__span ik, iv;
+            if (!mcp__scan_open(&inner, v.p, v.n))
+                continue;
+            while (mcp__scan_next(&inner, &ik, &iv) == MCP__SCAN_MEMBER)
+                if (mcp__span_is_key(ik, "code"))
+                    *error_code = strtoll(iv.p, NULL, 10);
+        }
+    }
+    return response;
+}
+
+/* 2026-07-28 gives some errors their own status; a 2025 session answers
+ * every JSON-RPC message with 200. */
+static unsigned status_of(const hpeer *p, int64_t code)
+{
+    if (p->legacy || !code)
+        return 200;
+    switch (code) {
+    case MCP_WIRE_METHOD_NOT_FOUND:
+        return 404;
+    case MCP_WIRE_PARSE_ERROR:
+    case MCP_WIRE_INVALID_REQUEST:
+    case MCP_WIRE_INVALID_PARAMS:
+    case MCP_WIRE_HEADER_MISMATCH:
+    case MCP_WIRE_MISSING_CAPABILITY:
+    case MCP_WIRE_UNSUPPORTED_VERSION:
+        return 400;
+    default:
+        return 200;
+    }
+}
+
+/* Routes -------------------------------------------------------------------------- */
+
+hroute *mcp__route_find(hpeer *p, uint64_t id)
+{
+    if (id == 0)
+        return p->get;
+    for (hroute *r = p->routes; r; r = r->next)
+        if (r->id == id)
+            return r;
+    return NULL;
+}
+
+hroute *mcp__route_open(hpeer *p, mcp__http_exchange *x, uint64_t id)
+{
+    hroute *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->peer = p;
+    r->x = x;
+    r->id = id;
+    mcp_buf_init(&r->replay, 0, NULL);
+    r->next = p->routes;
+    p->routes = r;
+    if (id == 0)
+        p->get = r;
+    if (x)
+        mcp__http_exchange_set_user(x, r);
+    return r;
+}
+
+void mcp__route_drop(hroute *r)
+{
+    hpeer *p = r->peer;
+    for (hroute **q = &p->routes; *q; q = &(*q)->next)
+        if (*q == r) {
+            *q = r->next;
+            break;
+        }
+    if (p->get == r)
+        p->get = NULL;
+    if (r->x)
+        mcp__http_exchange_set_user(r->x, NULL);
+    mcp_buf_free(&r->replay);
+    free(r);
+    if (!p->legacy && !p->routes)
+        mcp__peer_finish(p); /* a 2026 peer lives for its one request */
+}
+
+/* Events ------------------------------------------------------------------------- */
+
+/* Keep an event for a resume, dropping the oldest past the cap. */
+static void keep(hroute *r, const char *text, size_t len)
+{
+    replay_head h = {r->seq, len};
+    if (sizeof h + len > REPLAY_MAX_BYTES)
+        return;
+    while (r->replay.len + sizeof h + len > REPLAY_MAX_BYTES) {
+        replay_head old;
+        memcpy(&old, r->replay.data, sizeof old);
+        size_t cut = sizeof old + old.len;
+        memmove(r->replay.data, r->replay.data + cut, r->replay.len - cut);
+        r->replay.len -= cut;
+    }
+    if (mcp_buf_append(&r->replay, (const char *)&h, sizeof h) == MCP_OK &&
+        mcp_buf_append(&r->replay, text, len) != MCP_OK)
+        r->replay.len -= sizeof h;
+}
+
+/* One event of r's stream: numbered and kept when resumable, written when
+ * a client is attached. */
+static int event(hroute *r, const char *data, size_t len)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    char id[48];
+    int idlen = 0;
+    if (r->resumable)
+        idlen = snprintf(id, sizeof id, "%llu-%llu", (unsigned long long)r->id,
+                         (unsigned long long)++r->seq);
+    int rc = mcp__sse_append_event(&b, r->resumable ? id : NULL, (size_t)idlen, NULL, 0, data, len);
+    if (rc == MCP_OK && r->resumable)
+        keep(r, b.data, b.len);
+    if (rc == MCP_OK && r->x) {
+        rc = mcp__http_sse_write(r->x, b.data, b.len);
+        if (rc == MCP_OK)
+            r->sent_seq = r->seq;
+    }
+    mcp_buf_free(&b);
+    return rc;
+}
+
+static const char *const *session_headers(hroute *r, const char *pair[3])
+{
+    if (!r->initialize)
+        return NULL;
+    pair[0] = "Mcp-Session-Id";
+    pair[1] = r->peer->sid;
+    pair[2] = NULL;
+    return pair;
+}
+
+/* Open r's answer as an event stream. 2025-11-25 streams start with a
+ * priming event (an id, no data) so that even a stream cut before its
+ * first message can be resumed; with polling the server then closes the
+ * connection at once, and the client comes back after `retry`. */
+static int start_stream(hroute *r)
+{
+    hpeer *p = r->peer;
+    const char *pair[3];
+    int rc = mcp__http_sse_start(r->x, session_headers(r, pair));
+    if (rc != MCP_OK)
+        return rc;
+    r->streaming = true;
+    r->resumable = p->legacy;
+    const char *version = mcp_session_protocol_version(p->conn->driver.session);
+    if (!p->legacy || r->id == 0 || !version || strcmp(version, "2025-11-25") < 0)
+        return MCP_OK;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    char id[48];
+    int n = snprintf(id, sizeof id, "%llu-0", (unsigned long long)r->id);
+    uint64_t poll = p->l->opts.poll_retry_ms;
+    rc = mcp__sse_append_event(&b, id, (size_t)n, NULL, 0, "", 0);
+    if (rc == MCP_OK && poll)
+        rc = mcp__sse_append_retry(&b, poll);
+    if (rc == MCP_OK)
+        rc = mcp__http_sse_write(r->x, b.data, b.len);
+    mcp_buf_free(&b);
+    if (rc == MCP_OK && poll) {
+        mcp__http_sse_end(r->x);
+        mcp__http_exchange_set_user(r->x, NULL);
+        r->x = NULL; /* the rest waits for the client's GET */
+    }
+    return rc;
+}
+
+int mcp__route_deliver(hroute *r, const char *line, size_t len)
+{
+    hpeer *p = r->peer;
+    mcp_http_response_mode mode = p->l->opts.response_mode;
+    int64_t code;
+    bool response = is_response(line, len, &code);
+    if (!r->streaming) {
+        if (!r->x) {
+            /* A JSON answer whose connection dropped has nowhere to go. */
+            if (response)
+                mcp__route_drop(r);
+            return MCP_OK;
+        }
+        if (response && mode != MCP_HTTP_RESPONSE_SSE) {
+            const char *pair[3];
+            int rc = mcp__http_respond(r->x, status_of(p, code), "application/json", line, len,
+                                       session_headers(r, pair));
+            mcp__route_drop(r);
+            return rc;
+        }
+        if (!response && mode == MCP_HTTP_RESPONSE_JSON)
+            return MCP_OK; /* nowhere to put it: the result comes alone */
+        int rc = start_stream(r);
+        if (rc != MCP_OK)
+            return rc;
+    }
+    int rc = event(r, line, len);
+    if (response && r->id != 0) {
+        r->answered = true;
+        if (r->x) {
+            mcp__http_sse_end(r->x);
+            mcp__route_drop(r);
+        }
+    }
+    return rc;
+}
+
+int mcp__route_attach(hroute *r, mcp__http_exchange *x, uint64_t after)
+{
+    int rc = mcp__http_sse_start(x, NULL);
+    if (rc != MCP_OK)
+        return rc;
+    r->x = x;
+    r->streaming = true;
+    mcp__http_exchange_set_user(x, r);
+    for (size_t at = 0; at < r->replay.len && rc == MCP_OK;) {
+        replay_head h;
+        memcpy(&h, r->replay.data + at, sizeof h);
+        if (h.seq > after)
+            rc = mcp__http_sse_write(x, r->replay.data + at + sizeof h, h.len);
+        at += sizeof h + h.len;
+    }
+    r->sent_seq = r->seq;
+    if (r->answered) {
+        mcp__http_sse_end(x);
+        mcp__route_drop(r);
+    }
+    return rc;
+}
+
+void mcp__route_exchange_closed(hroute *r, mcp__http_end how)
+{
+    hpeer *p = r->peer;
+    r->x = NULL;
+    /* The engine decides by era whether the loss cancels (2026) or not:
+     * told before the route goes, which may end a 2026 peer. */
+    if (how != MCP__HTTP_COMPLETED && r->id && !p->ended)
+        p->t.sink.route_closed(p->t.sink.ud, r->id);
+    /* A 2025 stream still due waits for its client to come back. */
+    if (!(r->resumable && !r->answered) || p->ended)
+        mcp__route_drop(r);
+}
+
+/* The transport's send and close_route ------------------------------------------- */
+
+int mcp__peer_send(mcp__transport *t, uint64_t route, const char *data, size_t len)
+{
+    hpeer *p = (hpeer *)t;
+    int rc = MCP_OK;
+    /* The engine hands over complete lines, one message each. */
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(data + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (data + at)) : len - at;
+        hroute *r = mcp__route_find(p, route);
+        if (!r && route == 0 && p->legacy) {
+            /* The GET stream before its GET: events wait for it. */
+            r = mcp__route_open(p, NULL, 0);
+            if (r) {
+                r->streaming = r->resumable = true;
+            }
+        }
+        if (r)
+            rc = mcp__route_deliver(r, data + at, n);
+        else if (route)
+            rc = MCP_ERR_STATE; /* the route is gone */
+        at += n + 1;
+    }
+    return route ? rc : MCP_OK;
+}
+
+void mcp__peer_close_route(mcp__transport *t, uint64_t route)
+{
+    hroute *r = mcp__route_find((hpeer *)t, route);
+    if (!r || !route)
+        return;
+    if (r->x)
+        mcp__http_abort(r->x);
+    mcp__route_drop(r);
+}

@@ -1,0 +1,1095 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streamable HTTP client transport (see http_client.h for what it does).
+ *
+ * A transfer (xfer) is one HTTP exchange and what it carries: a request's
+ * POST (and, in 2025, the GETs that resume its broken stream: the same
+ * xfer, so a cancel finds it wherever it is), a notification's POST, the
+ * GET stream, the DELETE. curl's callbacks only record: bytes go to the
+ * xfer's buffer or SSE decoder, decoded messages to the inbox; everything
+ * that may call curl again (the sink, whose session may send or cancel;
+ * finishing a transfer) runs after curl returned, in mcp__hc_after().
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "runtime/internal.h"
+#include "transport/http_client_internal.h"
+#include "transport/http_headers.h"
+
+/* Logging -------------------------------------------------------------------- */
+
+void mcp__hc_say(http_client *t, mcp_log_level level, const char *fmt, ...)
+{
+    if (!t->o.log)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    char safe[sizeof text];
+    mcp_text_escape_controls(text, strlen(text), safe, sizeof safe);
+    mcp_log_record r = {.level = level, .event = MCP_LOG_EVENT_GENERAL, .message = safe,
+                        .age_ms = -1};
+    t->o.log(t->o.log_ud, &r);
+}
+
+/* Scanning messages ------------------------------------------------------------ */
+
+bool mcp__hc_read_shape(const char *p, size_t n, shape *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    mcp__scan sc;
+    mcp__span k, v;
+    if (!mcp__scan_open(&sc, p, n))
+        return false;
+    int rc;
+    while ((rc = mcp__scan_next(&sc, &k, &v)) == MCP__SCAN_MEMBER) {
+        if (mcp__span_is_key(k, "method"))
+            sh->method = v;
+        else if (mcp__span_is_key(k, "id"))
+            sh->id = v;
+        else if (mcp__span_is_key(k, "params"))
+            sh->params = v;
+        else if (mcp__span_is_key(k, "result"))
+            sh->result = v;
+        else if (mcp__span_is_key(k, "error"))
+            sh->error = v;
+    }
+    return rc == MCP__SCAN_END;
+}
+
+mcp__span mcp__hc_member(mcp__span obj, const char *name)
+{
+    mcp__scan sc;
+    mcp__span k, v;
+    if (obj.p && mcp__scan_open(&sc, obj.p, obj.n))
+        while (mcp__scan_next(&sc, &k, &v) == MCP__SCAN_MEMBER)
+            if (mcp__span_is_key(k, name))
+                return v;
+    return (mcp__span){NULL, 0};
+}
+
+/* The string a JSON string span holds, NUL-terminated in out (reset first). */
+static bool span_string(mcp__span v, mcp_buf *out)
+{
+    mcp_buf_reset(out);
+    if (!v.p || v.n < 2 || v.p[0] != '"')
+        return false;
+    const char *s = v.p + 1;
+    size_t n = v.n - 2;
+    mcp_json_doc *d = NULL;
+    if (memchr(v.p, '\\', v.n)) { /* escapes: let the parser read them */
+        if (mcp_json_parse(v.p, v.n, NULL, NULL, &d, NULL) != MCP_OK ||
+            !(s = mcp_json_string(mcp_json_doc_root(d), &n))) {
+            mcp_json_doc_free(d);
+            return false;
+        }
+    }
+    bool ok = mcp_buf_append(out, s, n) == MCP_OK && mcp_buf_append(out, "", 1) == MCP_OK;
+    if (ok)
+        out->len--; /* the NUL stays, even for an empty string */
+    mcp_json_doc_free(d);
+    return ok;
+}
+
+static bool span_equal(mcp__span a, const char *b, size_t bn)
+{
+    return a.p && a.n == bn && memcmp(a.p, b, bn) == 0;
+}
+
+/* The inbox ---------------------------------------------------------------------- */
+
+void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len)
+{
+    note *m = malloc(sizeof *m + len + 1);
+    if (!m) {
+        mcp__hc_say(t, MCP_LOG_ERROR, "out of memory: a message from the server was dropped");
+        return;
+    }
+    m->next = NULL;
+    m->kind = kind;
+    m->len = len;
+    memcpy(m->data, data, len);
+    m->data[len] = '\0';
+    if (t->in_tail)
+        t->in_tail->next = m;
+    else
+        t->in_head = m;
+    t->in_tail = m;
+}
+
+static void free_notes(note **head, note **tail)
+{
+    for (note *m = *head, *next; m; m = next) {
+        next = m->next;
+        free(m);
+    }
+    *head = *tail = NULL;
+}
+
+static void drain(http_client *t)
+{
+    if (t->delivering)
+        return;
+    t->delivering = true;
+    while (t->in_head && !t->closing && !t->input_stopped) {
+        note *m = t->in_head;
+        t->in_head = m->next;
+        if (!t->in_head)
+            t->in_tail = NULL;
+        const mcp__transport_sink *k = &t->base.sink;
+        if (m->kind == NOTE_MESSAGE) {
+            if (t->o.trace)
+                t->o.trace(t->o.trace_ud, false, m->data, m->len);
+            k->message(k->ud, 0, m->data, m->len);
+        } else {
+            k->oversized(k->ud, 0, m->data, m->len, NULL, 0, t->o.max_message);
+        }
+        free(m);
+    }
+    t->delivering = false;
+}
+
+/* A response made up for a request the server did not answer: the session
+ * ends the call with it as with any error response. */
+void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *fmt, ...)
+{
+    if (x->answered || !x->id)
+        return;
+    x->answered = true;
+    char text[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    size_t bad, n = strlen(text);
+    if (mcp_utf8_validate(text, n, &bad) != MCP_OK)
+        n = bad; /* a body cut inside a character, or not UTF-8 at all */
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+    mcp_buf_append(&b, x->id, x->id_len);
+    char code[80];
+    snprintf(code, sizeof code, ",\"error\":{\"code\":%d,\"message\":", MCP__HTTP_ERROR_CODE);
+    mcp_buf_append(&b, code, strlen(code));
+    mcp_json_write_string(text, n, &b);
+    snprintf(code, sizeof code, ",\"data\":{\"httpStatus\":%ld", x->status);
+    mcp_buf_append(&b, code, strlen(code));
+    if (transport) {
+        mcp_buf_append(&b, ",\"httpError\":", 13);
+        mcp_json_write_string(text, n, &b);
+    }
+    if (mcp_buf_append(&b, "}}}", 3) == MCP_OK)
+        mcp__hc_queue(t, NOTE_MESSAGE, b.data, b.len);
+    else
+        mcp__hc_say(t, MCP_LOG_ERROR, "out of memory: an HTTP failure could not be reported");
+    mcp_buf_free(&b);
+}
+
+/* Transfers ----------------------------------------------------------------------------- */
+
+void mcp__hc_detach(xfer *x)
+{
+    if (x->easy) {
+        curl_multi_remove_handle(x->t->multi, x->easy);
+        curl_easy_cleanup(x->easy);
+        x->easy = NULL;
+    }
+    curl_slist_free_all(x->hdrs);
+    x->hdrs = NULL;
+    if (x->dec_open)
+        mcp__sse_decoder_free(&x->dec);
+    x->dec_open = false;
+    mcp_buf_free(&x->in);
+    free(x->session_header);
+    x->session_header = NULL;
+}
+
+void mcp__hc_xfer_free(xfer *x)
+{
+    http_client *t = x->t;
+    mcp__hc_detach(x);
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        t->xfers = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    free(x->method);
+    free(x->id);
+    free(x->body);
+    free(x->last_id);
+    free(x);
+}
+
+xfer *mcp__hc_xfer_new(http_client *t, xrole role)
+{
+    xfer *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->t = t;
+    x->role = role;
+    mcp_buf_init(&x->in, 0, NULL);
+    x->next = t->xfers;
+    if (t->xfers)
+        t->xfers->prev = x;
+    t->xfers = x;
+    return x;
+}
+
+static xfer *find_request(http_client *t, const char *id, size_t n)
+{
+    for (xfer *x = t->xfers; x; x = x->next)
+        if (x->role == X_REQUEST && x->id && x->id_len == n && memcmp(x->id, id, n) == 0)
+            return x;
+    return NULL;
+}
+
+static size_t count_role(const http_client *t, xrole a, xrole b)
+{
+    size_t n = 0;
+    for (const xfer *x = t->xfers; x; x = x->next)
+        n += x->role == a || x->role == b;
+    return n;
+}
+
+/* What came back ---------------------------------------------------------------------- */
+
+static void warn_tool(void *ud, const char *tool, const char *why)
+{
+    mcp__hc_say(ud, MCP_LOG_WARN, "tool '%s' left out of tools/list: %s", tool, why);
+}
+
+/* One message from x's response (a JSON body or an SSE event's data). */
+static void message_from(xfer *x, const char *p, size_t n)
+{
+    http_client *t = x->t;
+    shape sh;
+    bool shaped = mcp__hc_read_shape(p, n, &sh);
+    bool answer = shaped && x->id && (sh.result.p || sh.error.p) && !sh.method.p &&
+                  span_equal(sh.id, x->id, x->id_len);
+    if (!answer) {
+        mcp__hc_queue(t, NOTE_MESSAGE, p, n);
+        return;
+    }
+    x->answered = true;
+    bool initialize = x->method && !strcmp(x->method, "initialize");
+    if (initialize && sh.result.p) {
+        mcp_buf v;
+        mcp_buf_init(&v, 64, NULL);
+        bool got = span_string(mcp__hc_member(sh.result, "protocolVersion"), &v);
+        bool take = x->role == X_REQUEST;
+        if (x->role == X_REINIT)
+            take = x->reinit_ok = got && t->lversion && !strcmp(v.data, t->lversion);
+        else if (got) {
+            free(t->lversion);
+            t->lversion = strdup(v.data);
+        }
+        mcp_buf_free(&v);
+        if (take) {
+            free(t->session_id);
+            t->session_id = x->session_header;
+            x->session_header = NULL;
+        }
+    }
+    if (x->role == X_REINIT)
+        return; /* ours: acted upon when its transfer ends */
+    if (t->modern && sh.result.p && x->method && !strcmp(x->method, "tools/list")) {
+        mcp_buf out;
+        bool changed = false;
+        if (mcp__tool_headers_learn(t->tools, p, n, &out, &changed, warn_tool, t) == MCP_OK &&
+            changed) {
+            mcp__hc_queue(t, NOTE_MESSAGE, out.data, out.len);
+            mcp_buf_free(&out);
+            return;
+        }
+    }
+    mcp__hc_queue(t, NOTE_MESSAGE, p, n);
+}
+
+static bool on_event(void *ud, const mcp__sse_event *ev)
+{
+    xfer *x = ud;
+    if (ev->has_id) {
+        char *id = malloc(ev->id_len + 1);
+        if (id) {
+            memcpy(id, ev->id, ev->id_len);
+            id[ev->id_len] = '\0';
+            free(x->last_id);
+            x->last_id = id;
+            x->has_last_id = true;
+        }
+    }
+    x->got_event = true;
+    x->attempts = 0;
+    bool message = !ev->type_len || (ev->type_len == 7 && !memcmp(ev->type, "message", 7));
+    if (message && ev->data_len)
+        message_from(x, ev->data, ev->data_len);
+    return true;
+}
+
+static void on_retry(void *ud, uint64_t ms)
+{
+    xfer *x = ud;
+    x->retry_ms = ms;
+    x->has_retry = true;
+}
+
+static void response_started(xfer *x)
+{
+    http_client *t = x->t;
+    x->started = true;
+    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+    if (x->status)
+        t->unreachable[0] = '\0';
+    char *ct = NULL;
+    curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
+    bool ok = x->status >= 200 && x->status < 300;
+    mcp_buf_init(&x->in, ok ? t->o.max_message : ERROR_BODY_CAP, NULL);
+    x->sse = ok && ct && strncasecmp(ct, "text/event-stream", 17) == 0;
+    if (x->sse) {
+        mcp__sse_callbacks cb = {on_event, on_retry, x};
+        mcp__sse_decoder_init(&x->dec, t->o.max_message, &cb);
+        x->dec_open = true;
+    }
+}
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    if (!x->started)
+        response_started(x);
+    if (x->sse) {
+        int rc = mcp__sse_decoder_feed(&x->dec, p, n);
+        if (rc == MCP_OK)
+            return n;
+        x->oversized = rc == MCP_ERR_LIMIT;
+        x->nomem = rc != MCP_ERR_LIMIT;
+        return 0; /* ends the transfer */
+    }
+    if (x->status >= 200 && x->status < 300) {
+        int rc = mcp_buf_append(&x->in, p, n);
+        if (rc == MCP_OK)
+            return n;
+        x->oversized = rc == MCP_ERR_LIMIT;
+        x->nomem = rc != MCP_ERR_LIMIT;
+        return 0;
+    }
+    size_t room = x->in.limit - x->in.len;
+    mcp_buf_append(&x->in, p, n < room ? n : room);
+    return n;
+}
+
+static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+        n--;
+    if (n > 5 && !strncmp(p, "HTTP/", 5)) {
+        /* A new response (after a 100 Continue, say): its reason phrase. */
+        const char *sp = memchr(p, ' ', n);
+        const char *sp2 = sp ? memchr(sp + 1, ' ', n - (size_t)(sp + 1 - p)) : NULL;
+        size_t rn = sp2 ? n - (size_t)(sp2 + 1 - p) : 0;
+        if (rn >= sizeof x->reason)
+            rn = sizeof x->reason - 1;
+        for (size_t i = 0; i < rn; i++)
+            x->reason[i] = (unsigned char)sp2[1 + i] >= 0x20 && sp2[1 + i] != 0x7f ? sp2[1 + i] : '?';
+        x->reason[rn] = '\0';
+        free(x->session_header);
+        x->session_header = NULL;
+        return size * nmemb;
+    }
+    static const char name[] = "mcp-session-id:";
+    if (n > sizeof name - 1 && !strncasecmp(p, name, sizeof name - 1)) {
+        const char *v = p + sizeof name - 1, *end = p + n;
+        while (v < end && (*v == ' ' || *v == '\t'))
+            v++;
+        while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        bool visible = end > v && end - v <= MAX_SESSION_ID;
+        for (const char *c = v; c < end && visible; c++)
+            visible = *c >= 0x21 && *c <= 0x7e;
+        free(x->session_header);
+        x->session_header = visible ? strndup(v, (size_t)(end - v)) : NULL;
+    }
+    return size * nmemb;
+}
+
+/* Starting transfers ------------------------------------------------------------------------ */
+
+int mcp__hc_add_header(xfer *x, const char *line)
+{
+    struct curl_slist *l = curl_slist_append(x->hdrs, line);
+    if (!l)
+        return MCP_ERR_NOMEM;
+    x->hdrs = l;
+    return MCP_OK;
+}
+
+static int add_header_ud(void *ud, const char *line)
+{
+    return mcp__hc_add_header(ud, line);
+}
+
+int mcp__hc_add_headerf(xfer *x, const char *fmt, ...)
+{
+    char line[MAX_SESSION_ID + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= sizeof line ? MCP_ERR_LIMIT : mcp__hc_add_header(x, line);
+}
+
+/* A header whose value comes from the body: plain, or the Base64 form. */
+static int add_value_header(xfer *x, const char *name, const char *v, size_t n)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    int rc = mcp_buf_append(&b, name, strlen(name));
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&b, ": ", 2);
+    if (rc == MCP_OK)
+        rc = mcp__http_value_encode(&b, v, n);
+    if (rc == MCP_OK)
+        rc = mcp__hc_add_header(x, b.data);
+    mcp_buf_free(&b);
+    return rc;
+}
+
+/* The 2025 session's headers: after initialize, its version and id. */
+int mcp__hc_legacy_headers(http_client *t, xfer *x)
+{
+    int rc = MCP_OK;
+    if (t->lversion && rc == MCP_OK)
+        rc = mcp__hc_add_headerf(x, "MCP-Protocol-Version: %s", t->lversion);
+    if (t->session_id && rc == MCP_OK) {
+        rc = mcp__hc_add_headerf(x, "Mcp-Session-Id: %s", t->session_id);
+        x->with_session = true;
+    }
+    return rc;
+}
+
+int mcp__hc_common_headers(http_client *t, xfer *x)
+{
+    int rc = MCP_OK;
+    for (char **h = t->headers; h && *h && rc == MCP_OK; h++)
+        rc = mcp__hc_add_header(x, *h);
+    return rc;
+}
+
+int mcp__hc_launch(http_client *t, xfer *x, bool get)
+{
+    x->started = x->sse = x->oversized = x->nomem = x->got_event = false;
+    x->status = 0;
+    x->reason[0] = '\0';
+    x->errbuf[0] = '\0';
+    CURL *e = curl_easy_init();
+    if (!e)
+        return MCP_ERR_NOMEM;
+    x->easy = e;
+    curl_easy_setopt(e, CURLOPT_URL, t->url);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)t->o.connect_timeout_ms);
+    if (t->o.tls_no_verify) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (t->ca_file)
+        curl_easy_setopt(e, CURLOPT_CAINFO, t->ca_file);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+    if (x->role == X_DELETE) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+    } else if (get) {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else {
+        curl_easy_setopt(e, CURLOPT_POST, 1L);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
+    }
+    if (x->role == X_OUTPUT || x->role == X_DELETE)
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)OUTPUT_TIMEOUT_MS);
+    if (curl_multi_add_handle(t->multi, e) != CURLM_OK) {
+        curl_easy_cleanup(e);
+        x->easy = NULL;
+        return MCP_ERR_NOMEM;
+    }
+    return MCP_OK;
+}
+
+/* Finishing transfers ----------------------------------------------------------------------------- */
+
+/* An error response the server sent with its HTTP error: passed on, with
+ * our request's id when it left it out (an id-less error is allowed). */
+static bool pass_error_body(http_client *t, xfer *x)
+{
+    mcp_json_doc *d = NULL;
+    if (!x->in.len || mcp_json_parse(x->in.data, x->in.len, NULL, NULL, &d, NULL) != MCP_OK)
+        return false;
+    const mcp_json *root = mcp_json_doc_root(d), *err = mcp_json_object_get(root, "error");
+    int64_t code;
+    bool ok = mcp_json_typeof(err) == MCP_JSON_OBJECT &&
+              mcp_json_get_int64(mcp_json_object_get(err, "code"), &code) == MCP_OK &&
+              mcp_json_typeof(mcp_json_object_get(err, "message")) == MCP_JSON_STRING;
+    const mcp_json *id = mcp_json_object_get(root, "id");
+    if (ok && id && mcp_json_typeof(id) != MCP_JSON_NULL) {
+        mcp__hc_queue(t, NOTE_MESSAGE, x->in.data, x->in.len);
+    } else if (ok) {
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+        mcp_buf_append(&b, x->id, x->id_len);
+        mcp_buf_append(&b, ",\"error\":", 9);
+        mcp_json_write(err, &b);
+        if (mcp_buf_append(&b, "}", 1) == MCP_OK)
+            mcp__hc_queue(t, NOTE_MESSAGE, b.data, b.len);
+        mcp_buf_free(&b);
+    }
+    mcp_json_doc_free(d);
+    if (ok)
+        x->answered = true;
+    return ok;
+}
+
+/* The body of an HTTP error, as a short phrase for a message. */
+static const char *body_snippet(xfer *x, char *out, size_t size)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->in.len && n + 1 < size && n < 300; i++) {
+        char ch = x->in.data[i];
+        if (ch == '\n' || ch == '\r' || ch == '\t')
+            ch = ' ';
+        if (ch == ' ' && n && out[n - 1] == ' ')
+            continue;
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static void request_ended(http_client *t, xfer *x, CURLcode code)
+{
+    if (x->role == X_REINIT) {
+        if (code == CURLE_OK && x->status >= 200 && x->status < 300 && !x->sse && x->in.len)
+            message_from(x, x->in.data, x->in.len);
+        char why[160];
+        snprintf(why, sizeof why, "initialize %s (HTTP %ld%s%s)",
+                 x->answered ? "was refused" : "failed", x->status, code != CURLE_OK ? ", " : "",
+                 code != CURLE_OK ? curl_easy_strerror(code) : "");
+        mcp__hc_reinit_ended(t, x, x->reinit_ok ? NULL : why);
+        mcp__hc_xfer_free(x);
+        return;
+    }
+    bool ok_status = x->status >= 200 && x->status < 300;
+    if (x->oversized || x->nomem) {
+        if (!x->answered && x->id) {
+            x->answered = true;
+            if (x->oversized) {
+                char head[128];
+                int n = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"result\":",
+                                 (int)(x->id_len < 64 ? x->id_len : 0), x->id);
+                mcp__hc_queue(t, NOTE_OVERSIZED, head, (size_t)n);
+            } else {
+                x->answered = false;
+                mcp__hc_fail_request(t, x, true, "out of memory for the response");
+            }
+        }
+    } else if (code == CURLE_OK && ok_status) {
+        if (!x->sse && x->in.len)
+            message_from(x, x->in.data, x->in.len);
+        if (!x->answered && x->sse && mcp__hc_can_resume(t, x)) {
+            mcp__hc_resume(t, x);
+            return;
+        }
+        if (x->status == 202)
+            mcp__hc_fail_request(t, x, false, "the server accepted the request without answering it "
+                         "(HTTP 202)");
+        else
+            mcp__hc_fail_request(t, x, true, "the server ended its response without answering "
+                         "(HTTP %ld)", x->status);
+    } else if (code != CURLE_OK) {
+        const char *why = x->errbuf[0] ? x->errbuf : curl_easy_strerror(code);
+        if (!x->status) {
+            snprintf(t->unreachable, sizeof t->unreachable, "%s", why);
+            mcp__hc_fail_request(t, x, true, "cannot reach the server: %s", why);
+        } else if (ok_status && x->sse && !x->answered && mcp__hc_can_resume(t, x)) {
+            mcp__hc_resume(t, x);
+            return;
+        } else {
+            mcp__hc_fail_request(t, x, true, "the connection broke before the response ended "
+                         "(HTTP %ld): %s", x->status, why);
+        }
+    } else if (x->status == 404 && x->with_session && !t->modern) {
+        mcp__hc_expire(t, x); /* frees x */
+        return;
+    } else if (!pass_error_body(t, x)) {
+        char snippet[320];
+        body_snippet(x, snippet, sizeof snippet);
+        mcp__hc_fail_request(t, x, false, "HTTP %ld%s%s%s%s", x->status, x->reason[0] ? " " : "",
+                     x->reason, snippet[0] ? ": " : "", snippet);
+    }
+    mcp__hc_xfer_free(x);
+}
+
+static void output_ended(http_client *t, xfer *x, CURLcode code)
+{
+    bool ok = code == CURLE_OK && x->status >= 200 && x->status < 300;
+    if (!ok && x->status == 404 && x->with_session && !t->modern && x->role == X_OUTPUT) {
+        mcp__hc_expire(t, x);
+        return;
+    }
+    if (!ok && x->role == X_OUTPUT)
+        mcp__hc_say(t, MCP_LOG_WARN, "the server did not take %s: %s%s%ld %s",
+            x->method ? x->method : "a message", code != CURLE_OK ? x->errbuf : "",
+            code != CURLE_OK ? " " : "HTTP ", x->status, x->reason);
+    if (ok && x->method && !strcmp(x->method, "notifications/initialized"))
+        mcp__hc_start_listen(t, NULL);
+    mcp__hc_xfer_free(x);
+}
+
+static void check_done(http_client *t)
+{
+    CURLMsg *m;
+    int left;
+    while (!t->closing && (m = curl_multi_info_read(t->multi, &left))) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        xfer *x = NULL;
+        CURLcode code = m->data.result;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        if (!x->started)
+            response_started(x); /* a response without a body, or none */
+        if (x->dec_open) {
+            mcp__sse_decoder_finish(&x->dec);
+            /* An id can come in an event without data (a bare priming
+             * event): the decoder knows it, no callback told us. */
+            size_t n;
+            const char *id = mcp__sse_decoder_last_id(&x->dec, &n);
+            char *copy = id && n ? strndup(id, n) : NULL;
+            if (copy) {
+                free(x->last_id);
+                x->last_id = copy;
+                x->has_last_id = true;
+            }
+        }
+        if (x->role == X_REQUEST || x->role == X_REINIT)
+            request_ended(t, x, code);
+        else if (x->role == X_LISTEN)
+            mcp__hc_listen_ended(t, x, code);
+        else
+            output_ended(t, x, code);
+    }
+}
+
+void mcp__hc_after(http_client *t)
+{
+    if (t->closing)
+        return;
+    check_done(t);
+    drain(t);
+}
+
+/* curl on the loop ------------------------------------------------------------------------------- */
+
+static void handle_closed(uv_handle_t *h)
+{
+    http_client *t = h->data;
+    if (h->type == UV_POLL)
+        free(h);
+    if (--t->open_handles == 0) {
+        void (*done)(void *) = t->done;
+        void *ud = t->done_ud;
+        free(t);
+        if (done)
+            done(ud);
+    }
+}
+
+static void close_sock(http_client *t, sock_ctx *sc)
+{
+    if (sc->prev)
+        sc->prev->next = sc->next;
+    else
+        t->socks = sc->next;
+    if (sc->next)
+        sc->next->prev = sc->prev;
+    uv_poll_stop(&sc->poll);
+    sc->poll.data = t;
+    uv_close((uv_handle_t *)&sc->poll, handle_closed);
+}
+
+static void on_poll(uv_poll_t *p, int status, int events)
+{
+    sock_ctx *sc = (sock_ctx *)p;
+    http_client *t = sc->t;
+    int flags = status < 0 ? CURL_CSELECT_ERR
+                           : ((events & UV_READABLE ? CURL_CSELECT_IN : 0) |
+                              (events & UV_WRITABLE ? CURL_CSELECT_OUT : 0));
+    int running;
+    curl_multi_socket_action(t->multi, sc->fd, flags, &running);
+    mcp__hc_after(t);
+}
+
+static int on_socket(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
+{
+    http_client *t = userp;
+    sock_ctx *sc = socketp;
+    if (what == CURL_POLL_REMOVE) {
+        if (sc) {
+            curl_multi_assign(t->multi, s, NULL);
+            close_sock(t, sc);
+        }
+        return 0;
+    }
+    if (!sc) {
+        sc = calloc(1, sizeof *sc);
+        if (!sc || uv_poll_init_socket(t->loop, &sc->poll, s) != 0) {
+            free(sc);
+            return -1;
+        }
+        t->open_handles++;
+        sc->fd = s;
+        sc->t = t;
+        sc->poll.data = sc;
+        sc->next = t->socks;
+        if (t->socks)
+            t->socks->prev = sc;
+        t->socks = sc;
+        curl_multi_assign(t->multi, s, sc);
+    }
+    int ev = (what & CURL_POLL_IN ? UV_READABLE : 0) | (what & CURL_POLL_OUT ? UV_WRITABLE : 0);
+    uv_poll_start(&sc->poll, ev, on_poll);
+    return 0;
+}
+
+static void on_curl_timeout(uv_timer_t *h)
+{
+    http_client *t = h->data;
+    int running;
+    curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    mcp__hc_after(t);
+}
+
+static int on_timer(CURLM *m, long ms, void *userp)
+{
+    http_client *t = userp;
+    if (ms < 0)
+        uv_timer_stop(&t->curl_timer);
+    else
+        uv_timer_start(&t->curl_timer, on_curl_timeout, (uint64_t)ms, 0);
+    return 0;
+}
+
+/* Sending ---------------------------------------------------------------------------------------- */
+
+/* The 2026-07-28 headers of a request: they mirror its body. */
+static int modern_headers(http_client *t, xfer *x, const shape *sh, const char *p, size_t n)
+{
+    int rc = mcp__hc_add_headerf(x, "MCP-Protocol-Version: %s", t->mversion);
+    if (rc == MCP_OK && x->method)
+        rc = add_value_header(x, "Mcp-Method", x->method, strlen(x->method));
+    bool by_name = x->method && (!strcmp(x->method, "tools/call") || !strcmp(x->method, "prompts/get"));
+    bool by_uri = x->method && !strcmp(x->method, "resources/read");
+    if (rc == MCP_OK && (by_name || by_uri)) {
+        mcp_buf v;
+        mcp_buf_init(&v, 0, NULL);
+        if (span_string(mcp__hc_member(sh->params, by_uri ? "uri" : "name"), &v))
+            rc = add_value_header(x, "Mcp-Name", v.data, v.len);
+        mcp_buf_free(&v);
+    }
+    if (rc == MCP_OK && x->method && !strcmp(x->method, "tools/call")) {
+        mcp_json_doc *d = NULL;
+        if (mcp_json_parse(sh->params.p, sh->params.n, NULL, NULL, &d, NULL) == MCP_OK)
+            rc = mcp__tool_headers_for_call(t->tools, mcp_json_doc_root(d), add_header_ud, x);
+        mcp_json_doc_free(d);
+    }
+    (void)p;
+    (void)n;
+    return rc;
+}
+
+static void cancel_request(http_client *t, const shape *sh, bool posted)
+{
+    mcp__span rid = mcp__hc_member(sh->params, "requestId");
+    xfer *x = rid.p ? find_request(t, rid.p, rid.n) : NULL;
+    if (!x)
+        return;
+    mcp__hc_say(t, MCP_LOG_DEBUG, "%s: its stream is closed%s", x->method ? x->method : "request",
+        posted ? " (the cancel is posted)" : " (the cancel, as 2026-07-28 HTTP wants)");
+    x->answered = true; /* ended by the session already */
+    mcp__hc_xfer_free(x);
+}
+
+int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced)
+{
+    shape sh;
+    if (!mcp__hc_read_shape(p, n, &sh))
+        return MCP_ERR_INVALID_ARG;
+    mcp_buf method;
+    mcp_buf_init(&method, 0, NULL);
+    bool has_method = span_string(sh.method, &method);
+    bool request = has_method && sh.id.p;
+    bool cancel = has_method && !request && !strcmp(method.data, "notifications/cancelled");
+    if (!traced && t->o.trace && !(cancel && t->modern))
+        t->o.trace(t->o.trace_ud, true, p, n);
+    mcp__span ver = mcp__hc_member(mcp__hc_member(sh.params, "_meta"), "io.modelcontextprotocol/protocolVersion");
+    mcp_buf v;
+    mcp_buf_init(&v, sizeof t->mversion - 1, NULL);
+    if (request && span_string(ver, &v)) {
+        t->modern = true;
+        memcpy(t->mversion, v.data, v.len + 1);
+    }
+    mcp_buf_free(&v);
+    if (cancel && t->modern) {
+        /* 2026-07-28: closing the stream is the cancel; nothing is posted. */
+        cancel_request(t, &sh, false);
+        mcp_buf_free(&method);
+        return MCP_OK;
+    }
+    if (request && !strcmp(method.data, "initialize")) {
+        /* A new 2025 session from scratch (after a probe, or ours before). */
+        t->modern = false;
+        free(t->lversion);
+        free(t->session_id);
+        free(t->init_params);
+        t->lversion = t->session_id = NULL;
+        t->expired = false;
+        t->init_params = sh.params.p ? strndup(sh.params.p, sh.params.n) : NULL;
+        for (xfer *x = t->xfers, *next; x; x = next) {
+            next = x->next;
+            if (x->role == X_REQUEST && x->method && !strcmp(x->method, "server/discover"))
+                mcp__hc_xfer_free(x); /* the probe's answer is no longer wanted */
+        }
+    } else if (t->expired && !t->modern) {
+        if (request) {
+            mcp__hc_hold(t, p, n);
+            mcp__hc_start_reinit(t);
+        } else {
+            mcp__hc_say(t, MCP_LOG_DEBUG, "%s dropped: its session has ended",
+                has_method ? method.data : "a response");
+        }
+        mcp_buf_free(&method);
+        return MCP_OK;
+    }
+    xfer *x = mcp__hc_xfer_new(t, request ? X_REQUEST : X_OUTPUT);
+    int rc = x ? MCP_OK : MCP_ERR_NOMEM;
+    if (rc == MCP_OK && has_method && !(x->method = strdup(method.data)))
+        rc = MCP_ERR_NOMEM;
+    if (rc == MCP_OK && request && !(x->id = strndup(sh.id.p, sh.id.n)))
+        rc = MCP_ERR_NOMEM;
+    if (x)
+        x->id_len = sh.id.n;
+    if (rc == MCP_OK && !(x->body = malloc(n ? n : 1)))
+        rc = MCP_ERR_NOMEM;
+    if (rc == MCP_OK) {
+        memcpy(x->body, p, n);
+        x->body_len = n;
+        rc = mcp__hc_add_header(x, "Content-Type: application/json");
+    }
+    if (rc == MCP_OK)
+        rc = mcp__hc_add_header(x, "Accept: application/json, text/event-stream");
+    if (rc == MCP_OK)
+        rc = mcp__hc_add_header(x, "Expect:"); /* no 100-continue round trip */
+    if (rc == MCP_OK)
+        rc = mcp__hc_common_headers(t, x);
+    if (rc == MCP_OK && t->modern)
+        rc = modern_headers(t, x, &sh, p, n);
+    else if (rc == MCP_OK && !(request && !strcmp(method.data, "initialize")))
+        rc = mcp__hc_legacy_headers(t, x);
+    if (rc == MCP_OK)
+        rc = mcp__hc_launch(t, x, false);
+    if (rc != MCP_OK && x)
+        mcp__hc_xfer_free(x);
+    if (rc == MCP_OK && cancel)
+        cancel_request(t, &sh, true); /* 2025: posted, and its stream closed */
+    mcp_buf_free(&method);
+    return rc == MCP_ERR_LIMIT ? MCP_ERR_NOMEM : rc;
+}
+
+static int op_send(mcp__transport *bt, uint64_t route, const char *data, size_t len)
+{
+    http_client *t = (http_client *)bt;
+    if (t->closing)
+        return MCP_ERR_STATE;
+    while (len) {
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) : len;
+        if (n) {
+            int rc = mcp__hc_send_one(t, data, n, false);
+            if (rc != MCP_OK)
+                return rc;
+        }
+        data += nl ? n + 1 : n;
+        len -= nl ? n + 1 : n;
+    }
+    return MCP_OK;
+}
+
+/* The rest of the vtable ------------------------------------------------------------------------------ */
+
+static void op_close_route(mcp__transport *bt, uint64_t route)
+{
+    (void)bt;
+    (void)route;
+}
+
+static void op_close(mcp__transport *bt, void (*done)(void *ud), void *ud)
+{
+    http_client *t = (http_client *)bt;
+    if (t->closing)
+        return;
+    t->closing = true;
+    t->done = done;
+    t->done_ud = ud;
+    while (t->xfers)
+        mcp__hc_xfer_free(t->xfers);
+    free_notes(&t->in_head, &t->in_tail);
+    free_notes(&t->held_head, &t->held_tail);
+    curl_multi_cleanup(t->multi); /* may close sockets through on_socket */
+    t->multi = NULL;
+    while (t->socks)
+        close_sock(t, t->socks);
+    mcp__tool_headers_free(t->tools);
+    free(t->url);
+    free(t->ca_file);
+    for (char **h = t->headers; h && *h; h++)
+        free(*h);
+    free(t->headers);
+    free(t->lversion);
+    free(t->session_id);
+    free(t->init_params);
+    uv_close((uv_handle_t *)&t->curl_timer, handle_closed);
+    uv_close((uv_handle_t *)&t->resume_timer, handle_closed);
+}
+
+static size_t op_unwritten(const mcp__transport *bt)
+{
+    const http_client *t = (const http_client *)bt;
+    return count_role(t, X_OUTPUT, X_DELETE);
+}
+
+/* 2025: end the session with DELETE (the server may answer 405). */
+static void op_end_output(mcp__transport *bt)
+{
+    http_client *t = (http_client *)bt;
+    if (t->closing || t->modern || !t->session_id || count_role(t, X_DELETE, X_DELETE))
+        return;
+    xfer *x = mcp__hc_xfer_new(t, X_DELETE);
+    if (!x || mcp__hc_common_headers(t, x) != MCP_OK || mcp__hc_legacy_headers(t, x) != MCP_OK ||
+        mcp__hc_launch(t, x, true) != MCP_OK) {
+        if (x)
+            mcp__hc_xfer_free(x);
+        return;
+    }
+    free(t->session_id);
+    t->session_id = NULL;
+    t->ending = true;
+}
+
+static void op_stop_input(mcp__transport *bt)
+{
+    http_client *t = (http_client *)bt;
+    if (t->closing)
+        return;
+    t->input_stopped = true;
+    for (xfer *x = t->xfers, *next; x; x = next) {
+        next = x->next;
+        if (x->role == X_REQUEST || x->role == X_LISTEN || x->role == X_REINIT)
+            mcp__hc_xfer_free(x);
+    }
+    free_notes(&t->in_head, &t->in_tail);
+    free_notes(&t->held_head, &t->held_tail);
+}
+
+static const mcp__transport_ops ops = {op_send,      op_close_route, op_close,    NULL,
+                                       op_unwritten, op_end_output,  op_stop_input};
+
+/* Creation --------------------------------------------------------------------------------------------- */
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void init_curl(void)
+{
+    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_options *o,
+                                     char *err, size_t err_len)
+{
+    pthread_once(&curl_once, init_curl);
+    if (curl_init_rc != CURLE_OK) {
+        snprintf(err, err_len, "libcurl could not start: %s", curl_easy_strerror(curl_init_rc));
+        return NULL;
+    }
+    http_client *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    t->base.ops = &ops;
+    t->loop = loop;
+    t->o = *o;
+    if (!t->o.max_message)
+        t->o.max_message = DEFAULT_MAX;
+    if (!t->o.connect_timeout_ms)
+        t->o.connect_timeout_ms = DEFAULT_CONNECT_MS;
+    size_t nh = 0;
+    while (o->headers && o->headers[nh])
+        nh++;
+    t->url = strdup(o->url);
+    t->ca_file = o->ca_file ? strdup(o->ca_file) : NULL;
+    t->headers = calloc(nh + 1, sizeof *t->headers);
+    bool ok = t->url && (!o->ca_file || t->ca_file) && t->headers;
+    for (size_t i = 0; ok && i < nh; i++)
+        ok = (t->headers[i] = strdup(o->headers[i])) != NULL;
+    t->tools = ok ? mcp__tool_headers_new() : NULL;
+    t->multi = t->tools ? curl_multi_init() : NULL;
+    if (!t->multi) {
+        mcp__tool_headers_free(t->tools);
+        for (size_t i = 0; t->headers && i < nh; i++)
+            free(t->headers[i]);
+        free(t->headers);
+        free(t->url);
+        free(t->ca_file);
+        free(t);
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+    curl_multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
+    uv_timer_init(loop, &t->curl_timer);
+    uv_timer_init(loop, &t->resume_timer);
+    t->curl_timer.data = t->resume_timer.data = t;
+    t->open_handles = 2;
+    return &t->base;
+}
+
+const char *mcp__http_client_unreachable(const mcp__transport *bt)
+{
+    const http_client *t = (const http_client *)bt;
+    return t->unreachable[0] ? t->unreachable : NULL;
+}
+
+bool mcp__http_client_has_session(const mcp__transport *bt)
+{
+    return ((const http_client *)bt)->session_id != NULL;
+}

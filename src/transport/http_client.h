@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streamable HTTP, client side: the transport vtable over libcurl's multi
+ * interface, driven by the libuv loop (curl's sockets watched with
+ * uv_poll, its timeouts with a uv_timer). Every message the session sends
+ * becomes its own POST; what comes back (a JSON body, or an SSE stream
+ * decoded as it arrives) is handed to the sink as messages on route 0.
+ *
+ * Both eras, told apart by what the session sends: a request carrying the
+ * 2026-07-28 `_meta` envelope goes out with MCP-Protocol-Version, Mcp-Method,
+ * Mcp-Name and Mcp-Param-* headers, and its cancel (notifications/cancelled,
+ * emitted by the session as on stdio) closes that request's stream instead
+ * of being posted. After `initialize` (2025), the session id and the
+ * negotiated version travel on every request, a GET stream carries what the
+ * server sends on its own, a broken stream is resumed with Last-Event-ID,
+ * and a cancel is posted.
+ *
+ * HTTP failures of a request's POST reach the session as a JSON-RPC error
+ * response for that request (code MCP__HTTP_ERROR_CODE, the status and body
+ * in the message, data.httpStatus and, for a network or stream failure,
+ * data.httpError), so every call ends with a clear error and the session's
+ * era logic sees the answer to its server/discover probe; a JSON-RPC error
+ * body the server sent is passed on as it is.
+ *
+ * Session expiry (2025: 404 to a request carrying the session id): every
+ * request in flight ends with such an error ("the server ended the
+ * session"), and the next request the session sends first re-runs the
+ * initialize it sent at the start (same params) and
+ * notifications/initialized, on a new session id, then goes out; the
+ * session engine never notices. Notifications for the old session are
+ * dropped.
+ *
+ * Loop thread only. No curl call is ever made from inside a curl callback:
+ * messages decoded there wait in an inbox delivered once curl returns.
+ */
+#ifndef MCP_TRANSPORT_HTTP_CLIENT_H
+#define MCP_TRANSPORT_HTTP_CLIENT_H
+
+#include <stdbool.h>
+#include <uv.h>
+
+#include "mcp/session.h"
+#include "transport/transport.h"
+
+/* The JSON-RPC code of the errors the transport makes up for HTTP failures. */
+#define MCP__HTTP_ERROR_CODE (-32603)
+
+typedef struct mcp__http_client_options {
+    const char *url; /* copied */
+    /* Extra header lines "Name: value" (Authorization, ...), NULL-terminated;
+     * copied. */
+    const char *const *headers;
+    bool tls_no_verify;      /* skip TLS peer and host checks */
+    const char *ca_file;     /* PEM bundle; NULL: the system's; copied */
+    uint64_t connect_timeout_ms; /* each connection; 0: 10 s */
+    size_t max_message;      /* per message (JSON body, SSE event); 0: 4 MiB */
+    /* Every message, both directions, as it crosses (optional). */
+    void (*trace)(void *ud, bool outgoing, const char *line, size_t len);
+    void *trace_ud;
+    /* Warnings and debug records of the transport (optional). */
+    void (*log)(void *ud, const mcp_log_record *r);
+    void *log_ud;
+} mcp__http_client_options;
+
+/* A new transport, or NULL (out of memory, or curl could not start; err
+ * says which). Freed by its close op. */
+mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_options *o,
+                                     char *err, size_t err_len);
+
+/* Why the last transfer that got no HTTP answer at all failed (curl's
+ * words: could not connect, resolve, TLS...), or NULL while every transfer
+ * got an answer. Cleared by the next answer. Borrowed. */
+const char *mcp__http_client_unreachable(const mcp__transport *t);
+
+/* Whether a 2025 session id is held (DELETE on end_output). */
+bool mcp__http_client_has_session(const mcp__transport *t);
+
+#endif

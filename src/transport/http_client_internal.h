@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTTP client transport's insides, shared by http_client.c (transfers,
+ * curl on the loop, sending) and http_legacy.c (what only 2025 has). Loop
+ * thread only. */
+#ifndef MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
+#define MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
+
+#include <curl/curl.h>
+
+#include "json/scan.h"
+#include "transport/http_client.h"
+#include "transport/http_params.h"
+#include "transport/sse.h"
+
+#define DEFAULT_MAX ((size_t)4 << 20)
+#define DEFAULT_CONNECT_MS 10000
+/* What is kept of an error response's body: enough for any JSON-RPC error. */
+#define ERROR_BODY_CAP ((size_t)64 << 10)
+/* Notifications and responses are answered at once (202): a server that
+ * holds one longer is not answering it. */
+#define OUTPUT_TIMEOUT_MS 30000
+/* The wait before resuming a broken stream when the server named none. */
+#define RESUME_DEFAULT_MS 1000
+/* Consecutive resumes of one stream that bring no event, before giving up. */
+#define RESUME_MAX_ATTEMPTS 5
+#define LISTEN_MAX_ATTEMPTS 10
+#define LISTEN_MAX_DELAY_MS 60000
+#define MAX_SESSION_ID 1024
+
+typedef enum {
+    X_REQUEST, /* a request's POST, or a GET resuming its stream */
+    X_OUTPUT,  /* a notification's or a response's POST */
+    X_LISTEN,  /* 2025: the GET stream of server-initiated messages */
+    X_DELETE,  /* 2025: ending the session */
+    X_REINIT   /* 2025: our own initialize after the session expired */
+} xrole;
+
+typedef struct http_client http_client;
+
+typedef struct xfer {
+    struct xfer *next, *prev;
+    http_client *t;
+    CURL *easy; /* NULL while waiting to resume */
+    struct curl_slist *hdrs;
+    xrole role;
+    char *method;
+    char *id; /* the request's id as JSON text */
+    size_t id_len;
+    char *body;
+    size_t body_len;
+    bool with_session;
+    /* The response in progress. */
+    bool started, sse, oversized, nomem;
+    long status;
+    char reason[64];
+    char *session_header;
+    mcp_buf in;
+    mcp__sse_decoder dec;
+    bool dec_open;
+    /* The stream, across resumes. */
+    char *last_id;
+    bool has_last_id, has_retry, answered, got_event, waiting, reinit_ok;
+    uint64_t retry_ms, due;
+    int attempts;
+    char errbuf[CURL_ERROR_SIZE];
+} xfer;
+
+typedef enum { NOTE_MESSAGE, NOTE_OVERSIZED } note_kind;
+
+typedef struct note {
+    struct note *next;
+    note_kind kind;
+    size_t len;
+    char data[];
+} note;
+
+typedef struct sock_ctx {
+    uv_poll_t poll;
+    curl_socket_t fd;
+    http_client *t;
+    struct sock_ctx *next, *prev;
+} sock_ctx;
+
+struct http_client {
+    mcp__transport base;
+    uv_loop_t *loop;
+    CURLM *multi;
+    uv_timer_t curl_timer, resume_timer;
+    int open_handles;
+    mcp__http_client_options o;
+    char *url, *ca_file;
+    char **headers;
+    xfer *xfers;
+    sock_ctx *socks;
+    note *in_head, *in_tail;
+    note *held_head, *held_tail; /* sent while a new session starts */
+    bool delivering, closing, input_stopped, ending;
+    void (*done)(void *ud);
+    void *done_ud;
+    /* The era, as the session's messages show it. */
+    bool modern;
+    char mversion[32];
+    char *lversion;   /* 2025: negotiated by initialize */
+    char *session_id; /* 2025 */
+    char *init_params; /* 2025: initialize's params, to start a new session */
+    bool expired;
+    unsigned reinits;
+    bool listen_off; /* the server offers no GET stream (405) */
+    int listen_attempts;
+    mcp__tool_headers *tools;
+    char unreachable[CURL_ERROR_SIZE];
+};
+
+typedef struct shape {
+    mcp__span method, id, params, result, error;
+} shape;
+
+/* http_client.c */
+void mcp__hc_say(http_client *t, mcp_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The top-level members of a message; false when it is not an object. */
+bool mcp__hc_read_shape(const char *p, size_t n, shape *sh);
+/* A member of a JSON object span ({NULL, 0} when absent). */
+mcp__span mcp__hc_member(mcp__span obj, const char *name);
+/* A message for the sink, delivered once curl has returned. */
+void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len);
+/* End x's request with an error response made up here (once). transport:
+ * the network or a broken stream failed, not the server's answer. */
+void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+xfer *mcp__hc_xfer_new(http_client *t, xrole role);
+/* Out of curl, response state dropped; the stream state stays. */
+void mcp__hc_detach(xfer *x);
+void mcp__hc_xfer_free(xfer *x);
+int mcp__hc_add_header(xfer *x, const char *line);
+int mcp__hc_add_headerf(xfer *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int mcp__hc_common_headers(http_client *t, xfer *x);
+int mcp__hc_legacy_headers(http_client *t, xfer *x);
+/* Start x: a GET (or the DELETE of X_DELETE), or a POST of its body. */
+int mcp__hc_launch(http_client *t, xfer *x, bool get);
+/* Send one message of the session's (traced: already traced). */
+int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced);
+/* What curl finished, then the inbox to the sink. */
+void mcp__hc_after(http_client *t);
+
+/* http_legacy.c */
+int mcp__hc_launch_get(http_client *t, xfer *x);
+bool mcp__hc_can_resume(http_client *t, xfer *x);
+void mcp__hc_resume(http_client *t, xfer *x);
+/* The GET stream: a new one (reuse NULL) or x again. */
+void mcp__hc_start_listen(http_client *t, xfer *reuse);
+void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code);
+/* The server ended the session: what was in flight fails; cause is freed. */
+void mcp__hc_expire(http_client *t, xfer *cause);
+/* Keep a request until the new session is there, and start that. */
+void mcp__hc_hold(http_client *t, const char *p, size_t n);
+void mcp__hc_start_reinit(http_client *t);
+void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#include "transport/http_headers.h"
+
+#include <string.h>
+
+#include "core/base64.h"
+
+static const char prefix[] = "=?base64?";
+static const char suffix[] = "?=";
+#define PREFIX_LEN (sizeof prefix - 1)
+#define SUFFIX_LEN (sizeof suffix - 1)
+
+static bool looks_encoded(const char *v, size_t n)
+{
+    return n >= PREFIX_LEN + SUFFIX_LEN && memcmp(v, prefix, PREFIX_LEN) == 0 &&
+           memcmp(v + n - SUFFIX_LEN, suffix, SUFFIX_LEN) == 0;
+}
+
+static bool field_byte(unsigned char c)
+{
+    return (c >= 0x20 && c <= 0x7e) || c == '\t';
+}
+
+static bool plain_safe(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!field_byte((unsigned char)v[i]))
+            return false;
+    /* A field value's edges are trimmed by every HTTP parser: blanks there
+     * would not survive the trip. */
+    if (n && (v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' || v[n - 1] == '\t'))
+        return false;
+    return !looks_encoded(v, n);
+}
+
+int mcp__http_value_encode(mcp_buf *out, const char *v, size_t n)
+{
+    if (plain_safe(v, n))
+        return mcp_buf_append(out, v, n);
+    size_t mark = out->len;
+    int rc = mcp_buf_append(out, prefix, PREFIX_LEN);
+    if (rc == MCP_OK)
+        rc = mcp__base64_encode(out, v, n);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(out, suffix, SUFFIX_LEN);
+    if (rc != MCP_OK) {
+        out->len = mark;
+        if (out->data)
+            out->data[mark] = '\0';
+    }
+    return rc;
+}
+
+int mcp__http_value_decode(mcp_buf *out, const char *v, size_t n)
+{
+    if (looks_encoded(v, n))
+        return mcp__base64_decode(out, v + PREFIX_LEN, n - PREFIX_LEN - SUFFIX_LEN);
+    for (size_t i = 0; i < n; i++)
+        if (!field_byte((unsigned char)v[i]))
+            return MCP_ERR_INVALID_ARG;
+    return mcp_buf_append(out, v, n);
+}
+
+bool mcp__http_token_valid(const char *s, size_t n)
+{
+    if (!n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alnum && (c == 0 || !strchr("!#$%&'*+-.^_`|~", c)))
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Header values of 2026-07-28 Streamable HTTP (basic/transports/
+ * streamable-http.mdx, "Value Encoding"): `Mcp-Name` and `Mcp-Param-{Name}`
+ * carry body values, as plain ASCII when that is safe and as
+ * `=?base64?<Base64 of the UTF-8>?=` otherwise. Shared by the server, which
+ * decodes before comparing with the body, and the client, which encodes.
+ * Pure functions: any thread.
+ */
+#ifndef MCP_TRANSPORT_HTTP_HEADERS_H
+#define MCP_TRANSPORT_HTTP_HEADERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mcp/common.h"
+
+/* Append the header form of the n bytes at v: as is when every byte is
+ * visible ASCII, space or tab, the first and last are neither space nor tab,
+ * and the whole does not look like the sentinel; else the sentinel form.
+ * MCP_OK, MCP_ERR_LIMIT or MCP_ERR_NOMEM (nothing appended then). */
+int mcp__http_value_encode(mcp_buf *out, const char *v, size_t n);
+
+/* Append the value a header carries: the decoded bytes of a sentinel form,
+ * or the plain value. MCP_OK; MCP_ERR_INVALID_ARG when the plain value has a
+ * byte outside visible ASCII, space and tab, or the sentinel's Base64 is not
+ * canonical; MCP_ERR_LIMIT or MCP_ERR_NOMEM. Nothing appended on error. */
+int mcp__http_value_decode(mcp_buf *out, const char *v, size_t n);
+
+/* True when s is an HTTP field-name token (RFC 9110 `1*tchar`). */
+bool mcp__http_token_valid(const char *s, size_t n);
+
+#endif

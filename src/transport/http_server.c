@@ -1,0 +1,852 @@
+/* SPDX-License-Identifier: MIT */
+#include "transport/http_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "mcp/common.h"
+#include "mcp/json.h"
+#include "mcp/jsonrpc.h"
+#include "runtime/internal.h"
+
+#define DEFAULT_MAX_BODY ((size_t)4 << 20)
+#define DEFAULT_MAX_QUEUE ((size_t)16 << 20)
+#define DEFAULT_CONNECTIONS 1024u
+/* Connections beyond the cap are still accepted this far, to be told 503
+ * rather than find the socket closed. */
+#define CAP_SLACK 64u
+#define SSE_BLOCK (32u * 1024u)
+
+struct mcp__http_exchange {
+    mcp__http_server *server;
+    struct MHD_Connection *conn;
+    mcp__http_exchange *next, *prev; /* the server's */
+    mcp__http_method method;
+    mcp_buf body;
+    void *user;
+    bool refused;    /* answered by a check: the owner never sees it */
+    bool delivered;  /* handed to the owner's request callback */
+    bool notified;   /* the owner's closed callback ran */
+    bool responded;  /* a response (or a stream) was given */
+    bool suspended;
+    bool watched;    /* in the hang-up set */
+    bool hung_up;
+    bool aborted;
+    struct MHD_Response *pending; /* given while parked: queued on resume */
+    unsigned pending_status;
+    /* An event stream. */
+    bool sse, sse_ended, reader_waiting;
+    mcp_buf out;
+    size_t out_off;
+    uint64_t last_write;
+};
+
+struct mcp__http_server {
+    uv_loop_t *loop;
+    struct MHD_Daemon *daemon;
+    mcp__http_handler h;
+    mcp__http_server_config cfg; /* strings below are our copies */
+    char *path, *cert, *key;
+    char **origins, **hosts;
+    bool loopback;
+    uint16_t port;
+    uv_poll_t mhd_poll;   /* libmicrohttpd's epoll descriptor */
+    uv_timer_t mhd_timer; /* its next timeout */
+    uv_timer_t kick;      /* runs it after a resume */
+    int watch_fd;         /* parked sockets, for hang-up */
+    uv_poll_t watch_poll;
+    uv_timer_t keepalive;
+    mcp__http_exchange *exchanges;
+    mcp__http_exchange *in_access; /* the exchange whose access call runs */
+    int open_handles;
+    bool closing;
+    void (*done)(void *ud);
+    void *done_ud;
+};
+
+/* Driving libmicrohttpd -------------------------------------------------- */
+
+static void run_mhd(mcp__http_server *s);
+
+static void on_mhd_timer(uv_timer_t *t)
+{
+    run_mhd(t->data);
+}
+
+static void run_mhd(mcp__http_server *s)
+{
+    if (!s->daemon)
+        return;
+    MHD_run(s->daemon);
+    MHD_UNSIGNED_LONG_LONG ms;
+    if (MHD_get_timeout(s->daemon, &ms) == MHD_YES)
+        uv_timer_start(&s->mhd_timer, on_mhd_timer, ms, 0);
+    else
+        uv_timer_stop(&s->mhd_timer);
+}
+
+static void on_mhd_poll(uv_poll_t *p, int status, int events)
+{
+    (void)status;
+    (void)events;
+    run_mhd(p->data);
+}
+
+/* A resumed connection is processed by the next run. */
+static void kick(mcp__http_server *s)
+{
+    if (!uv_is_closing((uv_handle_t *)&s->kick))
+        uv_timer_start(&s->kick, on_mhd_timer, 0, 0);
+}
+
+/* Parking, and watching the parked ----------------------------------------- */
+
+static void unwatch(mcp__http_exchange *x)
+{
+    if (!x->watched)
+        return;
+    x->watched = false;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(x->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci)
+        epoll_ctl(x->server->watch_fd, EPOLL_CTL_DEL, ci->connect_fd, NULL);
+}
+
+static void watch(mcp__http_exchange *x)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(x->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return;
+    /* Hang-up only, never EPOLLIN: the data on the socket is
+     * libmicrohttpd's (a pipelined request) and must not wake us. */
+    struct epoll_event ev = {.events = EPOLLRDHUP | EPOLLONESHOT, .data.ptr = x};
+    if (epoll_ctl(x->server->watch_fd, EPOLL_CTL_ADD, ci->connect_fd, &ev) == 0)
+        x->watched = true;
+}
+
+static void park(mcp__http_exchange *x)
+{
+    MHD_suspend_connection(x->conn);
+    x->suspended = true;
+    watch(x);
+}
+
+static void unpark(mcp__http_exchange *x)
+{
+    if (!x->suspended)
+        return;
+    /* Out of the set before the socket can be closed and its number
+     * reused by another connection. */
+    unwatch(x);
+    x->suspended = false;
+    x->reader_waiting = false;
+    MHD_resume_connection(x->conn);
+    kick(x->server);
+}
+
+static void notify(mcp__http_exchange *x, mcp__http_end how)
+{
+    if (!x->delivered || x->notified)
+        return;
+    x->notified = true;
+    mcp__http_server *s = x->server;
+    if (s->h.closed)
+        s->h.closed(s->h.ud, x, how);
+}
+
+static void on_watch(uv_poll_t *p, int status, int events)
+{
+    (void)status;
+    (void)events;
+    mcp__http_server *s = p->data;
+    struct epoll_event ev[64];
+    int n = epoll_wait(s->watch_fd, ev, 64, 0);
+    for (int i = 0; i < n; i++) {
+        mcp__http_exchange *x = ev[i].data.ptr;
+        /* Earlier exchanges' closed callbacks may have unparked this one
+         * (an aborted stream): its event is stale then. */
+        if (!x->watched)
+            continue;
+        unwatch(x);
+        x->hung_up = true;
+        notify(x, MCP__HTTP_DISCONNECTED);
+        unpark(x); /* libmicrohttpd closes it and frees x */
+    }
+}
+
+/* Responses ------------------------------------------------------------------- */
+
+static void add_headers(struct MHD_Response *r, const char *const *headers)
+{
+    for (size_t i = 0; headers && headers[i] && headers[i + 1]; i += 2)
+        MHD_add_response_header(r, headers[i], headers[i + 1]);
+}
+
+/* Queue now when inside x's own access call, else keep it for the access
+ * call that follows the resume. */
+static void give(mcp__http_exchange *x, struct MHD_Response *r, unsigned status)
+{
+    x->responded = true;
+    if (x->server->in_access == x) {
+        MHD_queue_response(x->conn, status, r);
+        MHD_destroy_response(r);
+        return;
+    }
+    x->pending = r;
+    x->pending_status = status;
+    unpark(x);
+}
+
+static bool can_respond(const mcp__http_exchange *x)
+{
+    return x->delivered && !x->notified && !x->responded && !x->aborted && !x->hung_up;
+}
+
+int mcp__http_respond(mcp__http_exchange *x, unsigned status, const char *content_type,
+                      const char *body, size_t len, const char *const *headers)
+{
+    if (!can_respond(x))
+        return MCP_ERR_STATE;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)(len ? body : ""), MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MCP_ERR_NOMEM;
+    if (content_type)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    add_headers(r, headers);
+    give(x, r, status);
+    return MCP_OK;
+}
+
+static ssize_t sse_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    mcp__http_exchange *x = cls;
+    if (x->hung_up)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    size_t avail = x->out.len - x->out_off;
+    if (avail) {
+        size_t n = avail < max ? avail : max;
+        memcpy(buf, x->out.data + x->out_off, n);
+        x->out_off += n;
+        if (x->out_off == x->out.len)
+            x->out_off = x->out.len = 0; /* keep the block for the next event */
+        return (ssize_t)n;
+    }
+    if (x->sse_ended || x->server->closing)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    /* Nothing to send: park until the owner writes (the header of
+     * MHD_ContentReaderCallback allows returning 0 exactly so). */
+    x->reader_waiting = true;
+    park(x);
+    return 0;
+}
+
+int mcp__http_sse_start(mcp__http_exchange *x, const char *const *headers)
+{
+    if (!can_respond(x))
+        return MCP_ERR_STATE;
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SSE_BLOCK, sse_reader, x, NULL);
+    if (!r)
+        return MCP_ERR_NOMEM;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    /* Proxies such as nginx would otherwise hold events back. */
+    MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    add_headers(r, headers);
+    x->sse = true;
+    x->last_write = mcp__now_ms();
+    give(x, r, MHD_HTTP_OK);
+    return MCP_OK;
+}
+
+int mcp__http_sse_write(mcp__http_exchange *x, const char *data, size_t len)
+{
+    if (!x->sse || x->sse_ended || x->notified || x->aborted || x->hung_up)
+        return MCP_ERR_STATE;
+    int rc = mcp_buf_append(&x->out, data, len);
+    if (rc != MCP_OK)
+        return rc;
+    x->last_write = mcp__now_ms();
+    if (x->reader_waiting)
+        unpark(x);
+    return MCP_OK;
+}
+
+void mcp__http_sse_end(mcp__http_exchange *x)
+{
+    if (!x->sse || x->sse_ended)
+        return;
+    x->sse_ended = true;
+    if (x->reader_waiting)
+        unpark(x);
+}
+
+void mcp__http_abort(mcp__http_exchange *x)
+{
+    if (x->notified || x->aborted || x->hung_up)
+        return;
+    x->aborted = true;
+    if (x->pending) {
+        MHD_destroy_response(x->pending);
+        x->pending = NULL;
+    }
+    /* Nothing more of it reaches the client: what is queued goes too. */
+    x->out.len = x->out_off = 0;
+    x->sse_ended = true;
+    unpark(x);
+}
+
+size_t mcp__http_sse_unwritten(const mcp__http_exchange *x)
+{
+    return x->out.len - x->out_off;
+}
+
+/* The exchange's request ---------------------------------------------------- */
+
+mcp__http_method mcp__http_exchange_method(const mcp__http_exchange *x)
+{
+    return x->method;
+}
+
+const char *mcp__http_exchange_header(const mcp__http_exchange *x, const char *name)
+{
+    return MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, name);
+}
+
+typedef struct {
+    bool (*fn)(void *ud, const char *name, const char *value);
+    void *ud;
+} header_walk;
+
+static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    header_walk *w = cls;
+    return w->fn(w->ud, key, value ? value : "") ? MHD_YES : MHD_NO;
+}
+
+void mcp__http_exchange_headers(const mcp__http_exchange *x,
+                                bool (*fn)(void *ud, const char *name, const char *value),
+                                void *ud)
+{
+    header_walk w = {fn, ud};
+    MHD_get_connection_values(x->conn, MHD_HEADER_KIND, walk_header, &w);
+}
+
+const char *mcp__http_exchange_body(const mcp__http_exchange *x, size_t *len)
+{
+    *len = x->body.len;
+    return x->body.data ? x->body.data : "";
+}
+
+void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user)
+{
+    x->user = user;
+}
+
+void *mcp__http_exchange_user(const mcp__http_exchange *x)
+{
+    return x->user;
+}
+
+/* Checks before the body ---------------------------------------------------- */
+
+/* An error answered by the transport itself: an id-less JSON-RPC error, as
+ * the specification allows for these statuses. */
+static void refuse(mcp__http_exchange *x, unsigned status, int64_t code, const char *message,
+                   const char *const *headers)
+{
+    char body[512];
+    mcp_buf shown;
+    mcp_buf_init(&shown, 300, NULL);
+    if (mcp_json_write_string(message, strlen(message), &shown) != MCP_OK)
+        mcp_buf_append(&shown, "\"\"", 2);
+    int n = snprintf(body, sizeof body,
+                     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%lld,\"message\":%s}}",
+                     (long long)code, shown.data ? shown.data : "\"\"");
+    mcp_buf_free(&shown);
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        n > 0 && (size_t)n < sizeof body ? (size_t)n : 0, body, MHD_RESPMEM_MUST_COPY);
+    x->refused = true;
+    x->responded = true;
+    if (!r)
+        return;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    add_headers(r, headers);
+    MHD_queue_response(x->conn, status, r);
+    MHD_destroy_response(r);
+}
+
+static bool in_list(char **list, const char *v, size_t n)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if ((strcmp(list[i], "*") == 0) || (strlen(list[i]) == n && strncasecmp(list[i], v, n) == 0))
+            return true;
+    return false;
+}
+
+/* "localhost", "127.0.0.1" or "[::1]", with any port or none. */
+static bool loopback_name(const char *v, size_t n)
+{
+    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t k = strlen(names[i]);
+        if (n >= k && strncasecmp(v, names[i], k) == 0) {
+            if (n == k)
+                return true;
+            if (v[k] != ':' || n == k + 1)
+                continue;
+            size_t j = k + 1;
+            while (j < n && v[j] >= '0' && v[j] <= '9')
+                j++;
+            if (j == n)
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool host_allowed(const mcp__http_server *s, const char *host)
+{
+    if (!host)
+        return false; /* HTTP/1.1 requires it */
+    size_t n = strlen(host);
+    if (s->hosts)
+        return in_list(s->hosts, host, n);
+    return !s->loopback || loopback_name(host, n);
+}
+
+static bool origin_allowed(const mcp__http_server *s, const char *origin)
+{
+    if (!origin)
+        return true; /* not a browser */
+    size_t n = strlen(origin);
+    if (s->origins)
+        return in_list(s->origins, origin, n);
+    if (!s->loopback)
+        return false;
+    const char *rest = strncmp(origin, "http://", 7) == 0    ? origin + 7
+                       : strncmp(origin, "https://", 8) == 0 ? origin + 8
+                                                             : NULL;
+    return rest && loopback_name(rest, strlen(rest));
+}
+
+/* A media type, without parameters, compared case-insensitively. */
+static bool media_is(const char *value, const char *type)
+{
+    size_t k = strlen(type);
+    while (*value == ' ' || *value == '\t')
+        value++;
+    if (strncasecmp(value, type, k) != 0)
+        return false;
+    char c = value[k];
+    return c == '\0' || c == ';' || c == ' ' || c == '\t' || c == ',';
+}
+
+/* Accept lists the type (or a wildcard covering it). */
+static bool accepts(const char *accept, const char *type)
+{
+    if (!accept)
+        return false;
+    const char *slash = strchr(type, '/');
+    char major_any[64];
+    snprintf(major_any, sizeof major_any, "%.*s/*", (int)(slash - type), type);
+    for (const char *p = accept; p && *p;) {
+        if (media_is(p, type) || media_is(p, major_any) || media_is(p, "*/*"))
+            return true;
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    return false;
+}
+
+/* True when the request may go on; else it was refused. */
+static bool check_request(mcp__http_exchange *x, const char *url, const char *method)
+{
+    mcp__http_server *s = x->server;
+    if (strcmp(url, s->path) != 0) {
+        refuse(x, MHD_HTTP_NOT_FOUND, MCP_WIRE_INVALID_REQUEST, "Not Found: no MCP endpoint here", NULL);
+        return false;
+    }
+    if (strcmp(method, "POST") == 0)
+        x->method = MCP__HTTP_POST;
+    else if (strcmp(method, "GET") == 0)
+        x->method = MCP__HTTP_GET;
+    else if (strcmp(method, "DELETE") == 0)
+        x->method = MCP__HTTP_DELETE;
+    else {
+        static const char *const allow[] = {"Allow", "GET, POST, DELETE", NULL};
+        refuse(x, MHD_HTTP_METHOD_NOT_ALLOWED, MCP_WIRE_INVALID_REQUEST,
+               "Method Not Allowed", allow);
+        return false;
+    }
+    /* DNS rebinding: a page of another site reaching a local server. */
+    if (!host_allowed(s, mcp__http_exchange_header(x, MHD_HTTP_HEADER_HOST))) {
+        refuse(x, MHD_HTTP_FORBIDDEN, MCP_WIRE_INVALID_REQUEST, "Forbidden: Host not allowed", NULL);
+        return false;
+    }
+    if (!origin_allowed(s, mcp__http_exchange_header(x, "Origin"))) {
+        refuse(x, MHD_HTTP_FORBIDDEN, MCP_WIRE_INVALID_REQUEST, "Forbidden: Origin not allowed", NULL);
+        return false;
+    }
+    const union MHD_DaemonInfo *di =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    if (di && di->num_connections > s->cfg.max_connections) {
+        static const char *const retry[] = {"Retry-After", "1", NULL};
+        refuse(x, MHD_HTTP_SERVICE_UNAVAILABLE, MCP_WIRE_INTERNAL_ERROR,
+               "Service Unavailable: too many connections", retry);
+        return false;
+    }
+    if (s->h.authorize &&
+        !s->h.authorize(s->h.ud, mcp__http_exchange_header(x, MHD_HTTP_HEADER_AUTHORIZATION))) {
+        static const char *const challenge[] = {"WWW-Authenticate", "Bearer", NULL};
+        refuse(x, MHD_HTTP_UNAUTHORIZED, MCP_WIRE_INVALID_REQUEST,
+               "Unauthorized: a valid bearer token is required", challenge);
+        return false;
+    }
+    const char *accept = mcp__http_exchange_header(x, MHD_HTTP_HEADER_ACCEPT);
+    if (x->method == MCP__HTTP_POST) {
+        const char *type = mcp__http_exchange_header(x, MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (!type || !media_is(type, "application/json")) {
+            refuse(x, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, MCP_WIRE_INVALID_REQUEST,
+                   "Unsupported Media Type: Content-Type must be application/json", NULL);
+            return false;
+        }
+        if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+            refuse(x, MHD_HTTP_NOT_ACCEPTABLE, MCP_WIRE_INVALID_REQUEST,
+                   "Not Acceptable: Accept must list application/json and text/event-stream",
+                   NULL);
+            return false;
+        }
+        const char *length = mcp__http_exchange_header(x, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (length && strtoull(length, NULL, 10) > s->cfg.max_body) {
+            refuse(x, MHD_HTTP_CONTENT_TOO_LARGE, MCP_WIRE_INVALID_REQUEST,
+                   "Content Too Large: the body exceeds the server's cap", NULL);
+            return false;
+        }
+    } else if (x->method == MCP__HTTP_GET && !accepts(accept, "text/event-stream")) {
+        refuse(x, MHD_HTTP_NOT_ACCEPTABLE, MCP_WIRE_INVALID_REQUEST,
+               "Not Acceptable: Accept must list text/event-stream", NULL);
+        return false;
+    }
+    return true;
+}
+
+/* libmicrohttpd's callbacks ----------------------------------------------------- */
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
+                                 const char *method, const char *version, const char *upload,
+                                 size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    mcp__http_server *s = cls;
+    mcp__http_exchange *x = *con_cls;
+    if (!x) {
+        x = calloc(1, sizeof *x);
+        if (!x)
+            return MHD_NO;
+        x->server = s;
+        x->conn = c;
+        mcp_buf_init(&x->body, s->cfg.max_body, NULL);
+        mcp_buf_init(&x->out, s->cfg.max_stream_queue, NULL);
+        x->next = s->exchanges;
+        if (s->exchanges)
+            s->exchanges->prev = x;
+        s->exchanges = x;
+        *con_cls = x;
+        s->in_access = x;
+        if (s->closing)
+            refuse(x, MHD_HTTP_SERVICE_UNAVAILABLE, MCP_WIRE_INTERNAL_ERROR,
+                   "Service Unavailable: the server is shutting down", NULL);
+        else
+            check_request(x, url, method);
+        s->in_access = NULL;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!x->responded) {
+            int rc = mcp_buf_append(&x->body, upload, *upload_size);
+            if (rc != MCP_OK) {
+                s->in_access = x;
+                if (rc == MCP_ERR_LIMIT)
+                    refuse(x, MHD_HTTP_CONTENT_TOO_LARGE, MCP_WIRE_INVALID_REQUEST,
+                           "Content Too Large: the body exceeds the server's cap", NULL);
+                else
+                    refuse(x, MHD_HTTP_INTERNAL_SERVER_ERROR, MCP_WIRE_INTERNAL_ERROR,
+                           "Internal Server Error: out of memory", NULL);
+                s->in_access = NULL;
+            }
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    /* The body is complete, or x was resumed. */
+    if (x->hung_up || (x->aborted && !x->responded) || (x->aborted && !x->sse))
+        return MHD_NO; /* closes the connection */
+    if (!x->delivered && !x->responded) {
+        x->delivered = true;
+        s->in_access = x;
+        s->h.request(s->h.ud, x);
+        s->in_access = NULL;
+        if (x->hung_up || (x->aborted && !x->sse))
+            return MHD_NO;
+    }
+    if (x->pending) {
+        struct MHD_Response *r = x->pending;
+        x->pending = NULL;
+        MHD_queue_response(c, x->pending_status, r);
+        MHD_destroy_response(r);
+        return MHD_YES;
+    }
+    if (!x->responded && !s->closing)
+        park(x); /* the answer comes later */
+    else if (!x->responded)
+        return MHD_NO;
+    return MHD_YES;
+}
+
+static void free_exchange(mcp__http_exchange *x)
+{
+    mcp__http_server *s = x->server;
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        s->exchanges = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    if (x->pending)
+        MHD_destroy_response(x->pending);
+    mcp_buf_free(&x->body);
+    mcp_buf_free(&x->out);
+    free(x);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)c;
+    mcp__http_server *s = cls;
+    mcp__http_exchange *x = *con_cls;
+    if (!x)
+        return;
+    *con_cls = NULL;
+    unwatch(x);
+    mcp__http_end how = s->closing                           ? MCP__HTTP_SHUTDOWN
+                        : x->aborted                         ? MCP__HTTP_ABORTED
+                        : toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? MCP__HTTP_COMPLETED
+                                                             : MCP__HTTP_DISCONNECTED;
+    notify(x, how);
+    free_exchange(x);
+}
+
+/* Quiet streams get a comment now and then: intermediaries keep them, and
+ * a client that went away is found by the write. */
+static void on_keepalive(uv_timer_t *t)
+{
+    mcp__http_server *s = t->data;
+    uint64_t now = mcp__now_ms();
+    for (mcp__http_exchange *x = s->exchanges; x; x = x->next)
+        if (x->sse && !x->sse_ended && !x->hung_up && now - x->last_write >= s->cfg.keepalive_ms)
+            mcp__http_sse_write(x, ":\n\n", 3);
+}
+
+/* Life -------------------------------------------------------------------------- */
+
+static char **copy_list(const char *const *v, bool *nomem)
+{
+    if (!v)
+        return NULL;
+    size_t n = 0;
+    while (v[n])
+        n++;
+    char **out = calloc(n + 1, sizeof *out);
+    if (!out) {
+        *nomem = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(out[i] = strdup(v[i])))
+            *nomem = true;
+    return out;
+}
+
+static void free_list(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void free_server(mcp__http_server *s)
+{
+    free(s->path);
+    free(s->cert);
+    free(s->key);
+    free_list(s->origins);
+    free_list(s->hosts);
+    free(s);
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+    mcp__http_server *s = h->data;
+    if (--s->open_handles)
+        return;
+    if (s->watch_fd >= 0)
+        close(s->watch_fd);
+    void (*done)(void *) = s->done;
+    void *ud = s->done_ud;
+    free_server(s);
+    if (done)
+        done(ud);
+}
+
+int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
+                          const mcp__http_handler *h, mcp__http_server **out)
+{
+    *out = NULL;
+    if (!cfg || !h || !h->request || (!cfg->tls_cert_pem != !cfg->tls_key_pem))
+        return MCP_ERR_INVALID_ARG;
+    struct sockaddr_storage sa;
+    memset(&sa, 0, sizeof sa);
+    const char *host = cfg->host ? cfg->host : "127.0.0.1";
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&sa;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&sa;
+    bool ipv6 = false, loopback;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(cfg->port);
+        loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(cfg->port);
+        ipv6 = true;
+        loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+    } else {
+        return MCP_ERR_INVALID_ARG;
+    }
+    mcp__http_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return MCP_ERR_NOMEM;
+    s->loop = loop;
+    s->h = *h;
+    s->cfg = *cfg;
+    s->loopback = loopback;
+    s->watch_fd = -1;
+    bool nomem = false;
+    s->path = strdup(cfg->path ? cfg->path : "/mcp");
+    s->cert = cfg->tls_cert_pem ? strdup(cfg->tls_cert_pem) : NULL;
+    s->key = cfg->tls_key_pem ? strdup(cfg->tls_key_pem) : NULL;
+    s->origins = copy_list(cfg->allowed_origins, &nomem);
+    s->hosts = copy_list(cfg->allowed_hosts, &nomem);
+    if (nomem || !s->path || (cfg->tls_cert_pem && (!s->cert || !s->key))) {
+        free_server(s);
+        return MCP_ERR_NOMEM;
+    }
+    if (!s->cfg.max_body)
+        s->cfg.max_body = DEFAULT_MAX_BODY;
+    if (!s->cfg.max_stream_queue)
+        s->cfg.max_stream_queue = DEFAULT_MAX_QUEUE;
+    if (!s->cfg.max_connections)
+        s->cfg.max_connections = DEFAULT_CONNECTIONS;
+    if (!s->cfg.idle_timeout_s)
+        s->cfg.idle_timeout_s = 60;
+    if (!s->cfg.keepalive_ms)
+        s->cfg.keepalive_ms = 15000;
+    s->watch_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (s->watch_fd < 0) {
+        free_server(s);
+        return MCP_ERR_IO;
+    }
+    unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (ipv6 ? MHD_USE_IPv6 : 0) |
+                     (s->cert ? MHD_USE_TLS : 0);
+    unsigned limit = s->cfg.max_connections + CAP_SLACK;
+    errno = 0;
+    if (s->cert)
+        s->daemon = MHD_start_daemon(
+            flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT, limit,
+            MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
+            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_HTTPS_MEM_CERT, s->cert,
+            MHD_OPTION_HTTPS_MEM_KEY, s->key, MHD_OPTION_END);
+    else
+        s->daemon = MHD_start_daemon(
+            flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT, limit,
+            MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
+            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
+    if (!s->daemon) {
+        int e = errno;
+        close(s->watch_fd);
+        free_server(s);
+        errno = e;
+        return MCP_ERR_IO;
+    }
+    const union MHD_DaemonInfo *port = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = port ? port->port : cfg->port;
+    const union MHD_DaemonInfo *ep = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    uv_poll_init(loop, &s->mhd_poll, ep->epoll_fd);
+    uv_poll_init(loop, &s->watch_poll, s->watch_fd);
+    uv_timer_init(loop, &s->mhd_timer);
+    uv_timer_init(loop, &s->kick);
+    uv_timer_init(loop, &s->keepalive);
+    s->mhd_poll.data = s->watch_poll.data = s->mhd_timer.data = s->kick.data =
+        s->keepalive.data = s;
+    s->open_handles = 5;
+    uv_poll_start(&s->mhd_poll, UV_READABLE, on_mhd_poll);
+    uv_poll_start(&s->watch_poll, UV_READABLE, on_watch);
+    uv_timer_start(&s->keepalive, on_keepalive, s->cfg.keepalive_ms, s->cfg.keepalive_ms);
+    run_mhd(s);
+    *out = s;
+    return MCP_OK;
+}
+
+uint16_t mcp__http_server_port(const mcp__http_server *s)
+{
+    return s->port;
+}
+
+size_t mcp__http_server_connections(const mcp__http_server *s)
+{
+    const union MHD_DaemonInfo *di =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return di ? di->num_connections : 0;
+}
+
+void mcp__http_server_close(mcp__http_server *s, void (*done)(void *ud), void *ud)
+{
+    if (!s || s->closing)
+        return;
+    s->closing = true;
+    s->done = done;
+    s->done_ud = ud;
+    /* Stopping the daemon with parked connections is an API violation:
+     * every exchange is let go first, and the owner hears of each now. */
+    for (mcp__http_exchange *x = s->exchanges; x; x = x->next) {
+        notify(x, MCP__HTTP_SHUTDOWN);
+        x->sse_ended = true;
+        unpark(x);
+    }
+    /* Off the loop before libmicrohttpd closes its descriptor. */
+    uv_close((uv_handle_t *)&s->mhd_poll, handle_closed);
+    MHD_run(s->daemon);
+    MHD_stop_daemon(s->daemon); /* completes (and frees) every exchange */
+    s->daemon = NULL;
+    uv_close((uv_handle_t *)&s->watch_poll, handle_closed);
+    uv_close((uv_handle_t *)&s->mhd_timer, handle_closed);
+    uv_close((uv_handle_t *)&s->kick, handle_closed);
+    uv_close((uv_handle_t *)&s->keepalive, handle_closed);
+}

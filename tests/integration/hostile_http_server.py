@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A scripted Streamable HTTP server that misbehaves on purpose, for the
+HTTP client's tests (tests/unit/test_http_client.c). Listens on 127.0.0.1
+on a free port, prints "listening PORT" on stdout, logs one line per event
+on stderr. The first argument is the mode:
+
+  modern_refuses  server/discover gets 400 with a 2026-07-28 JSON-RPC error
+                  (-32022, supporting only a revision nobody speaks)
+  html400         server/discover gets 400 with an HTML body
+  empty404        server/discover gets 404 with no body
+  legacy          server/discover gets 400 with a non-JSON-RPC JSON body
+  modern          answers server/discover: a 2026-07-28 server
+
+Legacy modes then answer initialize (a session id per initialize; GET
+gets 405 unless it carries Last-Event-ID) and tools/call by tool name:
+
+  echo {text}  the text, as JSON
+  end          ends the session: 404 to this request and to every later
+               one carrying its id
+  drop         SSE: a priming event (id e1, retry 300), a progress event,
+               then the connection closes; a GET with Last-Event-ID e1 then
+               gets the response (logged: "resumed after N ms")
+  big          a JSON response of 2 MiB
+  hang         never answers; logs "hang: client went away" when the
+               connection closes
+  cut          promises 1000 bytes of JSON, sends 10, closes
+
+Modern mode answers tools/call "echo" and "hang" the same way.
+
+Logged: "POST <method> session=<id or -> version=<MCP-Protocol-Version or ->",
+"GET last-event-id=<id or ->", "DELETE session=<id>".
+"""
+import json
+import socketserver
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "legacy"
+LOCK = threading.Lock()
+SESSIONS = {}  # id -> alive
+COUNTER = [0]
+DROPPED = {}  # event id -> (request id, when dropped)
+
+
+def log(line):
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+class Server(socketserver.ThreadingMixIn, HTTPServer):
+    daemon_threads = True
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body=b"", ctype="application/json", headers=None):
+        self.send_response(status)
+        if body or status != 202:
+            self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+            self.wfile.flush()
+
+    def json(self, obj, status=200, headers=None):
+        self.reply(status, json.dumps(obj).encode(), headers=headers)
+
+    def result(self, rid, result, headers=None):
+        self.json({"jsonrpc": "2.0", "id": rid, "result": result}, headers=headers)
+
+    def text(self, rid, text):
+        self.result(rid, {"content": [{"type": "text", "text": text}]})
+
+    def wait_gone(self, what):
+        self.connection.settimeout(None)
+        try:
+            while self.connection.recv(1024):
+                pass
+        except OSError:
+            pass
+        log(what + ": client went away")
+
+    def sse_start(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def event(self, data, eid=None, retry=None):
+        out = ""
+        if eid:
+            out += "id: %s\n" % eid
+        if retry is not None:
+            out += "retry: %d\n" % retry
+        out += "data: %s\n\n" % data
+        self.wfile.write(out.encode())
+        self.wfile.flush()
+
+    def do_DELETE(self):
+        log("DELETE session=%s" % self.headers.get("Mcp-Session-Id", "-"))
+        self.reply(200)
+
+    def do_GET(self):
+        last = self.headers.get("Last-Event-ID")
+        log("GET last-event-id=%s" % (last or "-"))
+        if not last or last not in DROPPED:
+            self.reply(405, b"")
+            return
+        rid, when = DROPPED.pop(last)
+        log("resumed after %d ms" % int((time.monotonic() - when) * 1000))
+        self.sse_start()
+        self.event(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {
+            "content": [{"type": "text", "text": "resumed"}]}}), eid="e2")
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        msg = json.loads(self.rfile.read(n) or b"{}")
+        method = msg.get("method", "response")
+        sid = self.headers.get("Mcp-Session-Id")
+        log("POST %s session=%s version=%s" % (method, sid or "-",
+                                                self.headers.get("MCP-Protocol-Version", "-")))
+        rid = msg.get("id")
+        if method == "server/discover":
+            return self.discover(rid)
+        if method == "initialize":
+            with LOCK:
+                COUNTER[0] += 1
+                new = "s%d" % COUNTER[0]
+                SESSIONS[new] = True
+            return self.result(rid, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                     "serverInfo": {"name": "hostile", "version": "0"}},
+                               headers={"Mcp-Session-Id": new})
+        if MODE != "modern" and sid is not None and not SESSIONS.get(sid):
+            return self.reply(404, b"session not found", "text/plain")
+        if rid is None:
+            return self.reply(202)
+        if method == "tools/call":
+            return self.call(rid, msg["params"]["name"], msg["params"].get("arguments") or {}, sid)
+        self.result(rid, {})
+
+    def discover(self, rid):
+        if MODE == "modern":
+            return self.result(rid, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                                     "_meta": {"io.modelcontextprotocol/serverInfo":
+                                               {"name": "hostile", "version": "0"}}})
+        if MODE == "modern_refuses":
+            return self.json({"jsonrpc": "2.0", "id": rid, "error": {
+                "code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": ["2099-01-01"], "requested": "2026-07-28"}}}, 400)
+        if MODE == "html400":
+            return self.reply(400, b"<html><body>Bad Request</body></html>", "text/html")
+        if MODE == "empty404":
+            return self.reply(404, b"", "text/plain")
+        self.json({"error": "no session"}, 400)
+
+    def call(self, rid, name, args, sid):
+        if name == "echo":
+            return self.text(rid, args.get("text", ""))
+        if name == "end":
+            SESSIONS[sid] = False
+            return self.reply(404, b"", "text/plain")
+        if name == "drop":
+            self.sse_start()
+            self.event("", eid="e1", retry=300)
+            DROPPED["e1"] = (rid, time.monotonic())
+            self.event(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+                "progressToken": args.get("token", rid), "progress": 1}}), eid="e1")
+            log("drop: closing the stream")
+            return
+        if name == "big":
+            return self.text(rid, "x" * (2 << 20))
+        if name == "hang":
+            log("hang: holding")
+            return self.wait_gone("hang")
+        if name == "cut":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"jsonrpc"')
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.text(rid, "unknown tool")
+
+
+srv = Server(("127.0.0.1", 0), Handler)
+sys.stdout.write("listening %d\n" % srv.server_address[1])
+sys.stdout.flush()
+srv.serve_forever()

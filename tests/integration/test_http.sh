@@ -1,0 +1,252 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mcp serve --http against plain curl: every refusal with its status and
+# error, 2026-07-28 stateless calls (header checks, JSON and event-stream
+# answers, a disconnect that cancels), 2025 sessions (initialize, session
+# header, posted cancels confined to their session, GET stream, DELETE).
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+command -v curl >/dev/null || fail "curl is needed"
+
+# $MCP_WRAP runs the server under a checker (valgrind: see tests/CMakeLists.txt).
+MCP_LOG_LEVEL=debug $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --token secret >"$WORK/out" 2>"$WORK/srv" &
+server=$!
+trap 'kill $server 2>/dev/null' EXIT
+wait_for "$WORK/srv" "listening on http://127.0.0.1:" 10
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/srv" | head -n 1)
+URL="http://127.0.0.1:$port/mcp"
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+
+# req NAME [curl options...]: the status in $WORK/NAME.status, the body in
+# $WORK/NAME.body, the headers in $WORK/NAME.headers.
+req() {
+    name=$1
+    shift
+    curl -s -o "$WORK/$name.body" -D "$WORK/$name.headers" -w '%{http_code}' \
+        -H "Authorization: ${AUTH:-Bearer secret}" "$@" >"$WORK/$name.status"
+}
+
+# post NAME BODY [curl options...]: a well-formed POST.
+post() {
+    name=$1
+    body=$2
+    shift 2
+    req "$name" -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' "$@" --data-binary "$body" "$URL"
+}
+
+# modern NAME METHOD TOOL BODY [options]: a 2026-07-28 POST with its headers.
+modern() {
+    name=$1
+    method=$2
+    tool=$3
+    body=$4
+    shift 4
+    if [ -n "$tool" ]; then
+        post "$name" "$body" -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: $method" \
+            -H "Mcp-Name: $tool" "$@"
+    else
+        post "$name" "$body" -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: $method" "$@"
+    fi
+}
+
+# status NAME CODE [TEXT]: the status, and TEXT in the body.
+status() {
+    got=$(cat "$WORK/$1.status")
+    [ "$got" = "$2" ] || { cat "$WORK/$1.headers" "$WORK/$1.body"; fail "$1: status $got, expected $2"; }
+    [ -z "$3" ] || contains "$WORK/$1.body" "$3" "$1"
+    echo "ok: $1 ($got)"
+}
+
+call_echo='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},'$META'}}'
+
+# Refusals before the body is read.
+modern ok tools/call echo "$call_echo"
+status ok 200 '"text":"hi"'
+AUTH='Bearer wrong' modern token tools/call echo "$call_echo"
+status token 401 '"code":-32600'
+contains "$WORK/token.headers" "WWW-Authenticate: Bearer" "401 names the scheme"
+modern host tools/call echo "$call_echo" -H 'Host: evil.example'
+status host 403 'Host not allowed'
+modern origin tools/call echo "$call_echo" -H 'Origin: http://evil.example'
+status origin 403 'Origin not allowed'
+modern origin_ok tools/call echo "$call_echo" -H "Origin: http://localhost:$port"
+status origin_ok 200 '"text":"hi"'
+req type -H 'Content-Type: text/plain' -H 'Accept: application/json, text/event-stream' \
+    --data-binary "$call_echo" "$URL"
+status type 415 'Content-Type must be application/json'
+req accept -H 'Content-Type: application/json' -H 'Accept: application/json' \
+    --data-binary "$call_echo" "$URL"
+status accept 406 'Accept must list'
+head -c 5000000 /dev/zero | tr '\0' ' ' >"$WORK/big"
+req big -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    --data-binary @"$WORK/big" "$URL"
+status big 413 'exceeds'
+req path -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    --data-binary "$call_echo" "http://127.0.0.1:$port/other"
+status path 404
+req put -X PUT "$URL"
+status put 405
+contains "$WORK/put.headers" "Allow: GET, POST, DELETE" "405 lists the methods"
+
+# Bodies that are not one message.
+post parse '{"jsonrpc":'
+status parse 400 '"code":-32700'
+post batch '[{"jsonrpc":"2.0","id":1,"method":"ping"}]'
+status batch 400 'batches'
+post invalid '{"jsonrpc":"1.0","id":9,"method":"x"}'
+status invalid 400 '"code":-32600'
+
+# 2026-07-28: headers agree with the body, or -32020.
+post nover "$call_echo" -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo'
+status nover 400 '"code":-32020'
+post badver "$call_echo" -H 'MCP-Protocol-Version: 2025-11-25' -H 'Mcp-Method: tools/call' \
+    -H 'Mcp-Name: echo'
+status badver 400 '"code":-32020'
+modern method tools/list echo "$call_echo"
+status method 400 '"code":-32020'
+modern name tools/call fail "$call_echo"
+status name 400 '"code":-32020'
+post noname "$call_echo" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call'
+status noname 400 'Mcp-Name header is required'
+# A name outside plain ASCII travels Base64-wrapped and is decoded first.
+uni='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"\u00e9cho","arguments":{},'$META'}}'
+modern b64 tools/call '=?base64?w6ljaG8=?=' "$uni"
+status b64 400 '"code":-32602,"message":"Unknown tool'
+modern b64bad tools/call '=?base64?w6ljaG8?=' "$uni"
+status b64bad 400 'not a valid value'
+modern unknown nope '' '{"jsonrpc":"2.0","id":3,"method":"nope","params":{'"$META"'}}'
+status unknown 404 '"code":-32601'
+post unsupported '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}' \
+    -H 'MCP-Protocol-Version: 2099-01-01' -H 'Mcp-Method: tools/list'
+status unsupported 400 '"code":-32022'
+modern nocaps tools/list '' '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}'
+status nocaps 400 '"code":-32602'
+modern note notifications/cancelled '' '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}'
+status note 202
+req get -H 'Accept: text/event-stream' "$URL"
+status get 405
+req delete -X DELETE "$URL"
+status delete 405
+
+# Progress before the result: an event stream, ending with the result.
+count='{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"count","arguments":{"n":2,"delay_ms":10},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+modern sse tools/call count "$count"
+status sse 200 'data: {"jsonrpc":"2.0","method":"notifications/progress"'
+contains "$WORK/sse.headers" "Content-Type: text/event-stream" "progress turns the answer into a stream"
+contains "$WORK/sse.headers" "X-Accel-Buffering: no" "streams ask proxies not to buffer"
+[ "$(grep -c '^data: ' "$WORK/sse.body")" = 3 ] || fail "two progress events and the result"
+tail -n 2 "$WORK/sse.body" | grep -q '"id":6,"result"' || fail "the result ends the stream"
+
+# A 2026 client that goes away cancels its call.
+sleep_call='{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30},'$META'}}'
+modern gone tools/call sleep "$sleep_call" --max-time 0.5
+wait_for "$WORK/srv" 'sleep: cancelled after' 5
+contains "$WORK/srv" 'reason="client disconnected"' "the disconnect is the cancel"
+
+# 2025: a session.
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+sid_of() { sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([^[:space:]]*\).*/\1/p' "$WORK/$1.headers" | tr -d '\r'; }
+post init_a "$init"
+status init_a 200 '"protocolVersion":"2025-11-25"'
+A=$(sid_of init_a)
+[ ${#A} -ge 32 ] || fail "an unguessable session id, not '$A'"
+post init_b "$init"
+B=$(sid_of init_b)
+[ "$A" != "$B" ] || fail "two sessions, two ids"
+post inited '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $A"
+status inited 202
+post a_call '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}' \
+    -H "Mcp-Session-Id: $A" -H 'MCP-Protocol-Version: 2025-11-25'
+status a_call 200 '"text":"a"'
+post nosid '{"jsonrpc":"2.0","id":3,"method":"tools/list"}'
+status nosid 400 'Mcp-Session-Id header is required'
+post badsid '{"jsonrpc":"2.0","id":3,"method":"tools/list"}' -H 'Mcp-Session-Id: 0000'
+status badsid 404 'no such session'
+post badhver '{"jsonrpc":"2.0","id":3,"method":"tools/list"}' -H "Mcp-Session-Id: $A" \
+    -H 'MCP-Protocol-Version: 1999-01-01'
+status badhver 400 'unsupported MCP-Protocol-Version'
+
+# Session A's call 42 is cancelled by neither B's cancel nor a dropped
+# connection; only A's own cancel, after which its POST ends at once.
+post a_sleep '{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}' \
+    -H "Mcp-Session-Id: $A" --max-time 20 &
+sleeper=$!
+wait_count "$WORK/srv" 'method=tools/call' 1 5
+sleep 0.3
+post b_cancel '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"not yours"}}' \
+    -H "Mcp-Session-Id: $B"
+status b_cancel 202
+sleep 0.3
+lacks "$WORK/srv" '(not yours)' "another session cannot cancel the call"
+running "$sleeper" || fail "the call still waits for its answer"
+post a_cancel '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"mine"}}' \
+    -H "Mcp-Session-Id: $A"
+status a_cancel 202
+wait_for "$WORK/srv" 'reason="mine"' 5
+wait "$sleeper"
+[ ! -s "$WORK/a_sleep.body" ] || fail "a cancelled call gets no answer"
+
+# The GET stream carries what belongs to no request: a list change.
+req a_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" --max-time 3 "$URL" &
+getter=$!
+sleep 0.3
+post a_add '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add_tool","arguments":{"name":"fresh"}}}' \
+    -H "Mcp-Session-Id: $A"
+status a_add 200 'added fresh'
+wait "$getter"
+contains "$WORK/a_get.body" 'notifications/tools/list_changed' "the GET stream got the change"
+
+# A 2025 stream that drops is not a cancel: its events and its response wait
+# for the client's GET with Last-Event-ID, which gets exactly the rest.
+post a_count '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"count","arguments":{"n":4,"delay_ms":150},"_meta":{"progressToken":"c"}}}' \
+    -H "Mcp-Session-Id: $A" -N --max-time 0.4
+head -n 2 "$WORK/a_count.body" | grep -q '^id: ' || fail "a 2025-11-25 stream opens with a primed id"
+sed -n 2p "$WORK/a_count.body" | grep -q '^data: *$' || fail "the priming event has no data"
+last=$(sed -n 's/^id: //p' "$WORK/a_count.body" | tail -n 1 | tr -d '\r')
+seen=$(grep -c "^data: {" "$WORK/a_count.body")
+[ "$seen" -ge 1 ] && [ "$seen" -lt 9 ] || fail "the stream was cut mid-call ($seen events)"
+sleep 1
+req a_resume -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "Last-Event-ID: $last" \
+    --max-time 5 "$URL"
+status a_resume 200 '"id":11,"result"'
+first=$(sed -n 's/^id: //p' "$WORK/a_resume.body" | head -n 1 | tr -d '\r')
+[ "$first" = "${last%-*}-$(( ${last##*-} + 1 ))" ] ||
+    fail "the resume starts right after $last, not at $first"
+all=$(( seen + $(grep -c '^data: {' "$WORK/a_resume.body") ))
+[ "$all" = 9 ] || fail "4 progress, 4 log messages and the result, each once (got $all)"
+req a_resume2 -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "Last-Event-ID: $last" "$URL"
+status a_resume2 400 'Last-Event-ID'
+req b_steal -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $B" -H "Last-Event-ID: 1-1" "$URL"
+status b_steal 400 'Last-Event-ID'
+
+# DELETE ends the session: its calls are cancelled with "session ended".
+post b_sleep '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}' \
+    -H "Mcp-Session-Id: $B" --max-time 20 &
+sleeper=$!
+sleep 0.5
+req b_delete -X DELETE -H "Mcp-Session-Id: $B" "$URL"
+status b_delete 200
+wait_for "$WORK/srv" 'reason="session ended"' 5
+wait "$sleeper"
+post b_after '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' -H "Mcp-Session-Id: $B"
+status b_after 404
+
+# SIGTERM while a 2026 call runs, a 2025 call streams and a GET stream is
+# open: every exchange is let go, the calls are cancelled, exit 0.
+modern term_call tools/call sleep "$sleep_call" --max-time 20 &
+c1=$!
+post term_stream '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"count","arguments":{"n":100,"delay_ms":100},"_meta":{"progressToken":"s"}}}' \
+    -H "Mcp-Session-Id: $A" --max-time 20 &
+c2=$!
+req term_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" --max-time 20 "$URL" &
+c3=$!
+sleep 1
+kill -TERM $server
+wait $server
+rc=$?
+wait $c1 $c2 $c3
+contains "$WORK/srv" 'count: cancelled at step' "the streaming call was cancelled"
+[ "$(grep -c 'sleep: cancelled after' "$WORK/srv")" -ge 2 ] || fail "the running call was cancelled"
+[ "$rc" = 0 ] || { cat "$WORK/srv"; fail "SIGTERM: exit $rc"; }
+echo "ok: SIGTERM ends the HTTP server (exit 0)"

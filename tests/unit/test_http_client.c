@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTTP client against a scripted hostile peer
+ * (tests/integration/hostile_http_server.py, HOSTILE_HTTP names it): era
+ * fallback on HTTP errors, session expiry, a dropped SSE stream resumed
+ * after the server's retry, an oversized answer, a server that never
+ * answers, one that closes mid-response, one that cannot be reached, and
+ * the era remembered per origin.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "http_peer.h"
+#include "mcp/mcp.h"
+
+static void start(http_peer *p, const char *mode)
+{
+    if (access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    const char *const argv[] = {"python3", HOSTILE_HTTP, mode, NULL};
+    assert_true(http_peer_start(p, argv));
+}
+
+static mcp_client *client(size_t max_message)
+{
+    mcp_client_options o = {.size = sizeof o, .max_message = max_message,
+                            .connect_timeout_ms = 10000, .close_grace_ms = 1000};
+    mcp_client *c;
+    assert_int_equal(mcp_client_new(&o, &c), MCP_OK);
+    return c;
+}
+
+static mcp_client *connected(http_peer *p, size_t max_message)
+{
+    mcp_client *c = client(max_message);
+    if (mcp_client_connect_http(c, p->url, NULL) != MCP_OK)
+        fail_msg("connect: %s", mcp_client_error(c));
+    return c;
+}
+
+static int call(mcp_client *c, const char *tool, uint64_t timeout_ms, mcp_client_call_result *r)
+{
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = timeout_ms};
+    return mcp_client_call_tool(c, tool, NULL, &o, r);
+}
+
+static const char *text_of(const mcp_client_call_result *r)
+{
+    const mcp_json *item = mcp_json_array_at(mcp_json_object_get(r->result, "content"), 0);
+    return mcp_json_string(mcp_json_object_get(item, "text"), NULL);
+}
+
+static void a_modern_error_in_a_400_means_no_fallback(void **state)
+{
+    http_peer p;
+    start(&p, "modern_refuses");
+    mcp_client *c = client(0);
+    int rc = mcp_client_connect_http(c, p.url, NULL);
+    assert_int_equal(rc, MCP_ERR_PROTOCOL); /* it speaks only 2099-01-01 */
+    assert_true(http_peer_says(&p, NULL, "POST server/discover", 2000));
+    assert_int_equal(http_peer_count(&p, "POST initialize"), 0);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void fallback(const char *mode)
+{
+    http_peer p;
+    start(&p, mode);
+    mcp_client *c = connected(&p, 0);
+    assert_string_equal(mcp_client_protocol_version(c), "2025-11-25");
+    assert_int_equal(http_peer_count(&p, "POST server/discover"), 1);
+    assert_int_equal(http_peer_count(&p, "POST initialize session=- version=-"), 1);
+    /* After initialize: the session id and the version on every request. */
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    assert_true(http_peer_says(&p, c, "POST tools/call session=s1 version=2025-11-25", 2000));
+    mcp_client_free(c);
+    assert_true(http_peer_says(&p, NULL, "DELETE session=s1", 2000));
+    http_peer_stop(&p);
+}
+
+static void a_400_with_an_html_body_falls_back_to_initialize(void **state)
+{
+    fallback("html400");
+}
+
+static void a_404_without_a_body_falls_back_to_initialize(void **state)
+{
+    fallback("empty404");
+}
+
+static void a_400_with_a_json_body_that_is_no_jsonrpc_error_falls_back(void **state)
+{
+    fallback("legacy");
+}
+
+static void an_ended_session_fails_the_call_and_the_next_starts_a_new_one(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "end", 0, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    assert_non_null(strstr(r.error_message, "ended the MCP session"));
+    mcp_client_call_result_release(&r);
+    if (call(c, "echo", 0, &r) != MCP_OK)
+        fail_msg("the call after the session ended: %s", r.error_message ? r.error_message : mcp_client_error(c));
+    mcp_client_call_result_release(&r);
+    assert_int_equal(http_peer_count(&p, "POST initialize"), 2);
+    assert_int_equal(http_peer_count(&p, "POST notifications/initialized session=s2"), 1);
+    assert_true(http_peer_says(&p, c, "POST tools/call session=s2", 2000));
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static int progress_seen;
+static void on_progress(void *ud, mcp_handle h, double p, double total, const char *m)
+{
+    progress_seen++;
+}
+
+static void a_dropped_stream_resumes_after_the_servers_retry(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    progress_seen = 0;
+    mcp_client_call_options o = {.size = sizeof o, .on_progress = on_progress};
+    mcp_client_call_result r;
+    assert_int_equal(mcp_client_call_tool(c, "drop", NULL, &o, &r), MCP_OK);
+    assert_string_equal(text_of(&r), "resumed");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(progress_seen, 1);
+    assert_true(http_peer_says(&p, c, "GET last-event-id=e1", 2000));
+    /* retry: 300 was honoured: no sooner. */
+    int waited = -1;
+    for (int ms = 300; ms < 3000 && waited < 0; ms++) {
+        char want[64];
+        snprintf(want, sizeof want, "resumed after %d ms", ms);
+        if (http_peer_count(&p, want))
+            waited = ms;
+    }
+    assert_true(waited >= 300);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void an_oversized_answer_ends_the_call_too_large(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 1 << 20);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "big", 0, &r), MCP_ERR_TOO_LARGE);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK); /* and the client goes on */
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void a_timeout_closes_the_stream_under_2026(void **state)
+{
+    http_peer p;
+    start(&p, "modern");
+    mcp_client *c = connected(&p, 0);
+    assert_string_equal(mcp_client_protocol_version(c), "2026-07-28");
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "hang", 300, &r), MCP_ERR_TIMED_OUT);
+    mcp_client_call_result_release(&r);
+    assert_true(http_peer_says(&p, c, "hang: client went away", 3000));
+    assert_int_equal(http_peer_count(&p, "notifications/cancelled"), 0);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void a_timeout_posts_the_cancel_under_2025(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "hang", 300, &r), MCP_ERR_TIMED_OUT);
+    mcp_client_call_result_release(&r);
+    assert_true(http_peer_says(&p, c, "POST notifications/cancelled session=s1", 3000));
+    assert_true(http_peer_says(&p, c, "hang: client went away", 3000));
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void a_connection_closed_mid_response_ends_the_call_clearly(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "cut", 0, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    assert_non_null(strstr(r.error_message, "connection broke"));
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void a_server_that_cannot_be_reached_is_an_io_error(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    char url[128];
+    snprintf(url, sizeof url, "%s", p.url);
+    http_peer_stop(&p); /* the port is closed now */
+    mcp_client *c = client(0);
+    assert_int_equal(mcp_client_connect_http(c, url, NULL), MCP_ERR_IO);
+    assert_non_null(strstr(mcp_client_error(c), "cannot reach"));
+    mcp_client_free(c);
+}
+
+static void the_era_is_remembered_per_origin(void **state)
+{
+    http_peer p;
+    start(&p, "html400");
+    mcp_client *c = connected(&p, 0);
+    mcp_client_free(c);
+    c = connected(&p, 0);
+    assert_string_equal(mcp_client_protocol_version(c), "2025-11-25");
+    assert_int_equal(http_peer_count(&p, "POST server/discover"), 1);
+    assert_int_equal(http_peer_count(&p, "POST initialize"), 2);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void bad_urls_and_headers_are_refused(void **state)
+{
+    mcp_client *c = client(0);
+    assert_int_equal(mcp_client_connect_http(c, "ftp://x/", NULL), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp_client_connect_http(c, "http://a b/", NULL), MCP_ERR_INVALID_ARG);
+    const char *const forged[] = {"X-Ok: 1\r\nMcp-Session-Id: stolen", NULL};
+    mcp_http_client_options o = {.size = sizeof o, .headers = forged};
+    assert_int_equal(mcp_client_connect_http(c, "http://127.0.0.1:9/", &o), MCP_ERR_INVALID_ARG);
+    const char *const own[] = {"mcp-method: tools/call", NULL};
+    o.headers = own;
+    assert_int_equal(mcp_client_connect_http(c, "http://127.0.0.1:9/", &o), MCP_ERR_INVALID_ARG);
+    mcp_client_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_modern_error_in_a_400_means_no_fallback),
+        cmocka_unit_test(a_400_with_an_html_body_falls_back_to_initialize),
+        cmocka_unit_test(a_404_without_a_body_falls_back_to_initialize),
+        cmocka_unit_test(a_400_with_a_json_body_that_is_no_jsonrpc_error_falls_back),
+        cmocka_unit_test(an_ended_session_fails_the_call_and_the_next_starts_a_new_one),
+        cmocka_unit_test(a_dropped_stream_resumes_after_the_servers_retry),
+        cmocka_unit_test(an_oversized_answer_ends_the_call_too_large),
+        cmocka_unit_test(a_timeout_closes_the_stream_under_2026),
+        cmocka_unit_test(a_timeout_posts_the_cancel_under_2025),
+        cmocka_unit_test(a_connection_closed_mid_response_ends_the_call_clearly),
+        cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
+        cmocka_unit_test(the_era_is_remembered_per_origin),
+        cmocka_unit_test(bad_urls_and_headers_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

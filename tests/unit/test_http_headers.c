@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for src/transport/http_headers.c and src/core/base64.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "core/base64.h"
+#include "failmalloc.h"
+#include "transport/http_headers.h"
+
+static void expect_encoding(const char *value, size_t n, const char *header)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_int_equal(mcp__http_value_encode(&b, value, n), MCP_OK);
+    assert_int_equal(b.len, strlen(header));
+    assert_memory_equal(b.data, header, b.len);
+    /* And back. */
+    mcp_buf d;
+    mcp_buf_init(&d, 0, NULL);
+    assert_int_equal(mcp__http_value_decode(&d, b.data, b.len), MCP_OK);
+    assert_int_equal(d.len, n);
+    if (n)
+        assert_memory_equal(d.data, value, n);
+    mcp_buf_free(&b);
+    mcp_buf_free(&d);
+}
+
+/* The specification's own table (streamable-http.mdx, Value Encoding). */
+static void values_are_encoded_as_the_specification_shows(void **state)
+{
+    (void)state;
+    expect_encoding("us-west1", 8, "us-west1");
+    expect_encoding("Hello, \xe4\xb8\x96\xe7\x95\x8c", 13, "=?base64?SGVsbG8sIOS4lueVjA==?=");
+    expect_encoding(" padded ", 8, "=?base64?IHBhZGRlZCA=?=");
+    expect_encoding("line1\nline2", 11, "=?base64?bGluZTEKbGluZTI=?=");
+    expect_encoding("=?base64?literal?=", 18, "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
+}
+
+static void edges_and_controls_force_the_sentinel(void **state)
+{
+    (void)state;
+    expect_encoding("a b\tc", 5, "a b\tc"); /* inner blanks are fine */
+    expect_encoding("\ta", 2, "=?base64?CWE=?=");
+    expect_encoding("a\t", 2, "=?base64?YQk=?=");
+    expect_encoding("a\x7f", 2, "=?base64?YX8=?=");
+    expect_encoding("a\0b", 3, "=?base64?YQBi?=");
+    expect_encoding("", 0, "");
+    /* Only the full pattern is ambiguous. */
+    expect_encoding("=?base64?", 9, "=?base64?");
+    expect_encoding("?=", 2, "?=");
+}
+
+static int decode(const char *header, mcp_buf *out)
+{
+    mcp_buf_init(out, 0, NULL);
+    return mcp__http_value_decode(out, header, strlen(header));
+}
+
+static void bad_header_values_are_refused(void **state)
+{
+    (void)state;
+    mcp_buf b;
+    const char *bad[] = {
+        "=?base64?SGVsbG8?=",   /* not a multiple of four */
+        "=?base64?SGVsbG9=?=",  /* pad bits not zero ("Hello" is SGVsbG8=) */
+        "=?base64?SGV sbG8=?=", /* a blank inside */
+        "=?base64?SGVs=G8=?=",  /* padding inside */
+        "=?base64?====?=",      /* only padding */
+        "caf\xc3\xa9",          /* raw non-ASCII */
+        "a\rb",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(decode(bad[i], &b), MCP_ERR_INVALID_ARG);
+        assert_int_equal(b.len, 0);
+        mcp_buf_free(&b);
+    }
+    assert_int_equal(decode("=?base64?" "?=", &b), MCP_OK); /* the empty value */
+    assert_int_equal(b.len, 0);
+    mcp_buf_free(&b);
+}
+
+static void base64_round_trips_every_length(void **state)
+{
+    (void)state;
+    unsigned char bytes[64];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 37 + 11);
+    for (size_t n = 0; n <= sizeof bytes; n++) {
+        mcp_buf e, d;
+        mcp_buf_init(&e, 0, NULL);
+        mcp_buf_init(&d, 0, NULL);
+        assert_int_equal(mcp__base64_encode(&e, bytes, n), MCP_OK);
+        assert_int_equal(e.len, (n + 2) / 3 * 4);
+        assert_int_equal(mcp__base64_decode(&d, e.data ? e.data : "", e.len), MCP_OK);
+        assert_int_equal(d.len, n);
+        if (n)
+            assert_memory_equal(d.data, bytes, n);
+        mcp_buf_free(&e);
+        mcp_buf_free(&d);
+    }
+}
+
+static void base64_appends_nothing_past_the_cap(void **state)
+{
+    (void)state;
+    mcp_buf b;
+    mcp_buf_init(&b, 6, NULL);
+    assert_int_equal(mcp_buf_append(&b, "xy", 2), MCP_OK);
+    assert_int_equal(mcp__base64_encode(&b, "abcd", 4), MCP_ERR_LIMIT); /* 8 more */
+    assert_int_equal(b.len, 2);
+    assert_int_equal(mcp__http_value_encode(&b, "\x01", 1), MCP_ERR_LIMIT);
+    assert_int_equal(b.len, 2);
+    assert_string_equal(b.data, "xy");
+    mcp_buf_free(&b);
+
+    failmalloc fm;
+    failmalloc_init(&fm, 1);
+    mcp_buf_init(&b, 0, &fm.mem);
+    assert_int_equal(mcp__base64_decode(&b, "YWJj", 4), MCP_ERR_NOMEM);
+    assert_int_equal(b.len, 0);
+    mcp_buf_free(&b);
+    assert_int_equal(fm.live, 0);
+}
+
+static void header_names_are_tokens(void **state)
+{
+    (void)state;
+    assert_true(mcp__http_token_valid("Region", 6));
+    assert_true(mcp__http_token_valid("x-Tenant_1.~!#$%&'*+^`|", 23));
+    assert_false(mcp__http_token_valid("", 0));
+    assert_false(mcp__http_token_valid("a b", 3));
+    assert_false(mcp__http_token_valid("a:b", 3));
+    assert_false(mcp__http_token_valid("a\0b", 3));
+    assert_false(mcp__http_token_valid("caf\xc3\xa9", 5));
+    assert_false(mcp__http_token_valid("a\r\n", 3));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(values_are_encoded_as_the_specification_shows),
+        cmocka_unit_test(edges_and_controls_force_the_sentinel),
+        cmocka_unit_test(bad_header_values_are_refused),
+        cmocka_unit_test(base64_round_trips_every_length),
+        cmocka_unit_test(base64_appends_nothing_past_the_cap),
+        cmocka_unit_test(header_names_are_tokens),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* x-mcp-header: which tools a client keeps, and the headers of a call. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "transport/http_params.h"
+
+static mcp_json_doc *json(const char *text)
+{
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse(text, strlen(text), NULL, NULL, &d, NULL), MCP_OK);
+    return d;
+}
+
+static const char *check(const char *schema)
+{
+    mcp_json_doc *d = json(schema);
+    const char *why = mcp__tool_headers_check(mcp_json_doc_root(d));
+    mcp_json_doc_free(d);
+    return why;
+}
+
+static void the_rules_of_x_mcp_header(void **state)
+{
+    assert_null(check("{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"}}}"));
+    assert_null(check("{\"properties\":{\"o\":{\"properties\":{\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"}}}}}"));
+    /* A parameter may be called x-mcp-header: a name, not an annotation. */
+    assert_null(check("{\"properties\":{\"x-mcp-header\":{\"type\":\"string\"}}}"));
+    assert_null(check("{\"properties\":{\"a\":{\"type\":\"string\",\"default\":{\"x-mcp-header\":1}}}}"));
+    assert_non_null(check("{\"properties\":{\"r\":{\"type\":\"number\",\"x-mcp-header\":\"R\"}}}"));
+    assert_non_null(check("{\"properties\":{\"r\":{\"x-mcp-header\":\"R\"}}}"));
+    assert_non_null(check("{\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"\"}}}"));
+    assert_non_null(check("{\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"a b\"}}}"));
+    assert_non_null(check("{\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"a\\r\\nb\"}}}"));
+    assert_non_null(check("{\"properties\":{\"a\":{\"type\":\"string\",\"x-mcp-header\":\"R\"},"
+                          "\"b\":{\"type\":\"string\",\"x-mcp-header\":\"r\"}}}"));
+    assert_non_null(check("{\"properties\":{\"l\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"x-mcp-header\":\"I\"}}}}"));
+    assert_non_null(check("{\"oneOf\":[{\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"R\"}}}]}"));
+    assert_non_null(check("{\"$defs\":{\"x\":{\"type\":\"string\",\"x-mcp-header\":\"R\"}}}"));
+    assert_non_null(check("{\"type\":\"string\",\"x-mcp-header\":\"Root\"}"));
+}
+
+static void warn(void *ud, const char *tool, const char *why)
+{
+    (*(int *)ud)++;
+    assert_string_equal(tool, "bad");
+}
+
+static int collect(void *ud, const char *line)
+{
+    mcp_buf *b = ud;
+    mcp_buf_append(b, line, strlen(line));
+    mcp_buf_append(b, "|", 1);
+    return MCP_OK;
+}
+
+static void a_list_loses_its_bad_tools_and_calls_get_their_headers(void **state)
+{
+    const char *list =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":["
+        "{\"name\":\"good\",\"inputSchema\":{\"properties\":{"
+        "\"r\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+        "\"o\":{\"properties\":{\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"},"
+        "\"f\":{\"type\":\"boolean\",\"x-mcp-header\":\"F\"}}}}}},"
+        "{\"name\":\"bad\",\"inputSchema\":{\"properties\":{\"r\":{\"type\":\"number\",\"x-mcp-header\":\"R\"}}}},"
+        "{\"name\":\"plain\",\"inputSchema\":{}}]}}";
+    mcp__tool_headers *c = mcp__tool_headers_new();
+    mcp_buf out;
+    bool changed;
+    int warned = 0;
+    assert_int_equal(mcp__tool_headers_learn(c, list, strlen(list), &out, &changed, warn, &warned), MCP_OK);
+    assert_true(changed);
+    assert_int_equal(warned, 1);
+    assert_null(strstr(out.data, "\"bad\""));
+    assert_non_null(strstr(out.data, "\"plain\""));
+    mcp_buf_free(&out);
+
+    mcp_json_doc *p = json("{\"name\":\"good\",\"arguments\":{\"r\":\"Hello, \\u4e16\\u754c\","
+                           "\"o\":{\"n\":-7,\"f\":false}}}");
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_int_equal(mcp__tool_headers_for_call(c, mcp_json_doc_root(p), collect, &b), MCP_OK);
+    assert_string_equal(b.data, "Mcp-Param-Region: =?base64?SGVsbG8sIOS4lueVjA==?=|"
+                                "Mcp-Param-N: -7|Mcp-Param-F: false|");
+    mcp_json_doc_free(p);
+    /* null and absent values: no header. */
+    mcp_buf_reset(&b);
+    p = json("{\"name\":\"good\",\"arguments\":{\"r\":null}}");
+    assert_int_equal(mcp__tool_headers_for_call(c, mcp_json_doc_root(p), collect, &b), MCP_OK);
+    assert_int_equal(b.len, 0);
+    mcp_json_doc_free(p);
+    mcp_buf_free(&b);
+    mcp__tool_headers_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_rules_of_x_mcp_header),
+        cmocka_unit_test(a_list_loses_its_bad_tools_and_calls_get_their_headers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
