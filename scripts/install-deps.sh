@@ -48,6 +48,8 @@ has_pc jansson || need libjansson-dev
 valgrind -q true >/dev/null 2>&1 || need valgrind
 # The HTTP integration test talks to the server with plain curl.
 have curl || need curl
+# make bench loads the HTTP servers with wrk.
+have wrk || need wrk
 
 # The locale-independence test needs a comma-decimal locale: de_DE.UTF-8
 # installed, or localedef and the locale sources to compile it.

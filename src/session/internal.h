@@ -82,7 +82,7 @@ typedef struct inbound {
 
 /* Slots come in chunks: small, because a 2026-07-28 HTTP request has a
  * session of its own for one request, whose first chunk is zeroed for it. */
-#define INBOUND_CHUNK 32u
+#define INBOUND_CHUNK 8u
 
 /* A JSON-RPC batch of 2025-03-26 being answered: the responses gather in
  * one array, sent when the last request in it settles. */

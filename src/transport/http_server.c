@@ -23,7 +23,12 @@
 /* Connections beyond the cap are still accepted this far, to be told 503
  * rather than find the socket closed. */
 #define CAP_SLACK 64u
-#define SSE_BLOCK (32u * 1024u)
+#define SSE_BLOCK (2u * 1024u)
+/* Each connection's buffer for headers and I/O, resident for as long as the
+ * connection lives (libmicrohttpd's default is 32 KiB): a server holding
+ * thousands of listen streams pays it for each. Request headers beyond it
+ * are refused (431). */
+#define CONN_MEMORY ((size_t)6 * 1024)
 
 struct mcp__http_exchange {
     mcp__http_server *server;
@@ -601,6 +606,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         s->in_access = x;
         s->h.request(s->h.ud, x);
         s->in_access = NULL;
+        mcp_buf_free(&x->body); /* read by now: a long stream need not keep it */
         if (x->hung_up || (x->aborted && !x->sse))
             return MHD_NO;
     }
@@ -780,6 +786,7 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
             flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
             MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT, limit,
             MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
             MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_HTTPS_MEM_CERT, s->cert,
             MHD_OPTION_HTTPS_MEM_KEY, s->key, MHD_OPTION_END);
     else
@@ -787,6 +794,7 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
             flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
             MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT, limit,
             MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
             MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
     if (!s->daemon) {
         int e = errno;

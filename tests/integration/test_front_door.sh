@@ -61,8 +61,16 @@ done
 
 # --- (b) no test tools: the library and the mcp command alone -------------
 mkdir "$WORK/pc-uv"
-cp "$(pkg-config --variable=pcfiledir libuv)/libuv.pc" "$WORK/pc-uv/" ||
-    fail "no libuv.pc on this machine"
+# Every module pkg-config knows but cmocka (libmicrohttpd's own needs,
+# gnutls and the rest, included).
+for dir in $(pkg-config --variable pc_path pkg-config | tr ':' ' '); do
+    for pc in "$dir"/*.pc; do
+        if [ -e "$pc" ] && [ "${pc##*/}" != cmocka.pc ] && [ ! -e "$WORK/pc-uv/${pc##*/}" ]; then
+            ln -s "$pc" "$WORK/pc-uv/"
+        fi
+    done
+done
+[ -e "$WORK/pc-uv/libuv.pc" ] || fail "no libuv.pc on this machine"
 mkbin "$WORK/bin-no-test-tools" valgrind node npm
 b="$WORK/b"
 no_tests() {

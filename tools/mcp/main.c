@@ -174,6 +174,12 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
     hold_closed_std_fds();
+    /* Output that fits the buffer is written at the end, where a failure
+     * is seen with its reason (a full disk); the usage text alone is more
+     * than the default 4 KiB. Streams (watch) flush each line themselves. */
+    static char out_buffer[1 << 16];
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
     int code = run(argc, argv);
     /* What went to stdout (a result, a list, --help) must have arrived:
      * a full disk or a closed stdout is a failure, not a success. */

@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Streamable HTTP request rates, each server against its reference in the
+# same run: wrk (-t1 -c16), one tools/call echo per request, every answer
+# checked (a wrong one fails the run).
+#
+#   bench_http.sh MCP BARE_MHD NODE INTEROP_DIR [SECONDS]
+#
+# Prints
+#   http 2025-11-25 tools/call/s: libmcp=<n> ts_sdk_v1=<n> ratio=<x>
+#   http 2026-07-28 tools/call/s: libmcp=<n> ts_sdk_v2=<n> ratio=<x> bare_mhd=<n> of_bare=<pct>
+set -eu
+MCP=$1
+BARE=$2
+NODE=$3
+INTEROP=$4
+SECS=${5:-5}
+HERE=$(cd "$(dirname "$0")" && pwd)
+command -v wrk >/dev/null || { echo "bench_http: wrk is needed (Debian package wrk)" >&2; exit 1; }
+command -v curl >/dev/null || { echo "bench_http: curl is needed" >&2; exit 1; }
+WORK=$(mktemp -d)
+pids=""
+trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$WORK"' EXIT
+
+# start NAME COMMAND...: run it, wait for its port ("listening PORT" on
+# stdout, or mcp serve's "listening on http://127.0.0.1:PORT/mcp" on stderr).
+start() {
+    name=$1
+    shift
+    "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    pids="$pids $!"
+    i=0
+    while :; do
+        port=$(sed -n 's/^listening \([0-9]*\)$/\1/p; s/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/mcp.*/\1/p' \
+            "$WORK/$name.out" "$WORK/$name.err" | head -n 1)
+        [ -z "$port" ] || break
+        i=$((i + 1))
+        [ $i -lt 200 ] || { cat "$WORK/$name.err" >&2; echo "bench_http: $name did not start" >&2; exit 1; }
+        sleep 0.05
+    done
+    echo "$port"
+}
+
+ACCEPT='Content-Type: application/json
+Accept: application/json, text/event-stream'
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+CALL25='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}'
+CALL26='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},'$META'}}'
+HEAD26="$ACCEPT
+MCP-Protocol-Version: 2026-07-28
+Mcp-Method: tools/call
+Mcp-Name: echo"
+
+# rate URL BODY HEADERS EXPECT: requests per second, all answers checked.
+rate() {
+    BODY=$2 HEADERS=$3 EXPECT=$4 wrk -t1 -c16 -d"${SECS}s" -s "$HERE/http_post.lua" "$1" \
+        >"$WORK/wrk.out" 2>&1 || { cat "$WORK/wrk.out" >&2; exit 1; }
+    bad=$(sed -n 's/^bad \([0-9]*\)$/\1/p' "$WORK/wrk.out")
+    errors=$(sed -n 's/.*Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' "$WORK/wrk.out")
+    if [ "${bad:-1}" != 0 ] || [ -n "$errors" ]; then
+        cat "$WORK/wrk.out" >&2
+        echo "bench_http: wrong answers from $1" >&2
+        exit 1
+    fi
+    sed -n 's/^Requests\/sec: *\([0-9]*\).*/\1/p' "$WORK/wrk.out"
+}
+
+# session URL: a 2025-11-25 session's id (initialize, then initialized).
+session() {
+    curl -s -D "$WORK/init.headers" -o /dev/null -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' "$1" \
+        --data-binary '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}'
+    sid=$(sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([^[:space:]]*\).*/\1/p' "$WORK/init.headers" | tr -d '\r')
+    [ -n "$sid" ] || { echo "bench_http: no session from $1" >&2; exit 1; }
+    curl -s -o /dev/null -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $sid" \
+        -H 'MCP-Protocol-Version: 2025-11-25' "$1" \
+        --data-binary '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    echo "$sid"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? a / b : 0 }'; }
+
+ours=$(MCP_LOG_LEVEL=error start libmcp "$MCP" serve --http 127.0.0.1:0)
+ts1=$(start ts1 "$NODE" "$INTEROP/ts_http_echo_server.mjs")
+ts2=$(start ts2 "$NODE" "$INTEROP/ts2_http_echo_server.mjs")
+bare=$(start bare "$BARE")
+
+# 2025-11-25: one session each, JSON answers.
+sid=$(session "http://127.0.0.1:$ours/mcp")
+r_ours=$(rate "http://127.0.0.1:$ours/mcp" "$CALL25" "$ACCEPT
+Mcp-Session-Id: $sid
+MCP-Protocol-Version: 2025-11-25" '"text":"hi"')
+sid=$(session "http://127.0.0.1:$ts1/mcp")
+r_ts1=$(rate "http://127.0.0.1:$ts1/mcp" "$CALL25" "$ACCEPT
+Mcp-Session-Id: $sid
+MCP-Protocol-Version: 2025-11-25" '"text":"hi"')
+echo "http 2025-11-25 tools/call/s: libmcp=$r_ours ts_sdk_v1=$r_ts1 ratio=$(ratio "$r_ours" "$r_ts1")"
+
+# 2026-07-28: stateless, every request with its envelope and headers.
+r_ours=$(rate "http://127.0.0.1:$ours/mcp" "$CALL26" "$HEAD26" '"text":"hi"')
+r_ts2=$(rate "http://127.0.0.1:$ts2/mcp" "$CALL26" "$HEAD26" '"text":"hi"')
+r_bare=$(rate "http://127.0.0.1:$bare/mcp" "$CALL26" "$HEAD26" '')
+echo "http 2026-07-28 tools/call/s: libmcp=$r_ours ts_sdk_v2=$r_ts2 ratio=$(ratio "$r_ours" "$r_ts2")" \
+    "bare_mhd=$r_bare of_bare=$(awk -v a="$r_ours" -v b="$r_bare" 'BEGIN { printf "%.0f%%", b ? 100 * a / b : 0 }')"
