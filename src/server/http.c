@@ -197,7 +197,10 @@ static void expire(uv_timer_t *t)
     uint64_t now = mcp__now_ms();
     for (hpeer *p = l->sessions, *next; p; p = next) {
         next = p->next;
-        if (!p->routes && now - p->last_used >= l->opts.session_idle_ms) {
+        /* Streams waiting for a resume do not keep a session alive; a
+         * client reading one does. */
+        bool attached = mcp__routes_expire(p, now);
+        if (!attached && now - p->last_used >= l->opts.session_idle_ms) {
             mcp__server_log(l->server, MCP_LOG_INFO, "session %.8s… expired after %llu ms idle",
                             p->sid, (unsigned long long)(now - p->last_used));
             session_end(p, "session expired");

@@ -21,6 +21,7 @@ struct hroute {
     bool streaming;  /* the answer is an event stream */
     bool resumable;  /* 2025: events carry ids and are kept for a resume */
     bool answered;   /* the response is in the stream */
+    uint64_t detached_at; /* when its client went (resumable, x NULL) */
     uint64_t seq;      /* events so far */
     uint64_t sent_seq; /* events handed to a live exchange */
     mcp_buf replay;    /* resumable: records of (seq, length, event text) */
@@ -48,6 +49,7 @@ struct http_listener {
     mcp__http_server *http;
     mcp_server_http_options opts; /* its strings are not kept */
     uint64_t next_route;
+    size_t replay_bytes; /* kept by every stream for resumes */
     hpeer *sessions; /* 2025 sessions */
     size_t nsessions;
     hpeer *finished; /* peers whose connection ends next turn */
@@ -72,6 +74,9 @@ int mcp__route_deliver(hroute *r, const char *line, size_t len);
 int mcp__route_attach(hroute *r, mcp__http_exchange *x, uint64_t after);
 /* x (r's) closed: r detaches (2025 streams still due) or goes. */
 void mcp__route_exchange_closed(hroute *r, mcp__http_end how);
+/* Drop p's detached streams that waited past the resume window; true when
+ * p has a client attached to any stream. */
+bool mcp__routes_expire(hpeer *p, uint64_t now);
 void mcp__peer_finish(hpeer *p);
 
 /* http_check.c: whether the headers of a 2026-07-28 request agree with its

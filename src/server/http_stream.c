@@ -17,8 +17,12 @@
 #include "server/http_internal.h"
 #include "transport/sse.h"
 
-/* What one stream keeps for a resume; the oldest events go first. */
-#define REPLAY_MAX_BYTES ((size_t)1 << 20)
+/* What one stream keeps for a resume (the oldest events go first), what all
+ * of a server's streams keep (past it, events are not kept: a resume then
+ * misses them), and how long a stream whose client went waits for it. */
+#define REPLAY_MAX_BYTES ((size_t)256 << 10)
+#define REPLAY_TOTAL_MAX ((size_t)64 << 20)
+#define RESUME_WINDOW_MS 60000u
 
 typedef struct replay_head {
     uint64_t seq;
@@ -114,6 +118,7 @@ void mcp__route_drop(hroute *r)
         p->get = NULL;
     if (r->x)
         mcp__http_exchange_set_user(r->x, NULL);
+    p->l->replay_bytes -= r->replay.len;
     mcp_buf_free(&r->replay);
     free(r);
     if (!p->legacy && !p->routes)
@@ -126,6 +131,7 @@ void mcp__route_drop(hroute *r)
 static void keep(hroute *r, const char *text, size_t len)
 {
     replay_head h = {r->seq, len};
+    size_t *total = &r->peer->l->replay_bytes;
     if (sizeof h + len > REPLAY_MAX_BYTES)
         return;
     while (r->replay.len + sizeof h + len > REPLAY_MAX_BYTES) {
@@ -134,10 +140,15 @@ static void keep(hroute *r, const char *text, size_t len)
         size_t cut = sizeof old + old.len;
         memmove(r->replay.data, r->replay.data + cut, r->replay.len - cut);
         r->replay.len -= cut;
+        *total -= cut;
     }
-    if (mcp_buf_append(&r->replay, (const char *)&h, sizeof h) == MCP_OK &&
+    if (*total + sizeof h + len > REPLAY_TOTAL_MAX)
+        return;
+    size_t mark = r->replay.len;
+    if (mcp_buf_append(&r->replay, (const char *)&h, sizeof h) != MCP_OK ||
         mcp_buf_append(&r->replay, text, len) != MCP_OK)
-        r->replay.len -= sizeof h;
+        r->replay.len = mark;
+    *total += r->replay.len - mark;
 }
 
 /* One event of r's stream: numbered and kept when resumable, written when
@@ -204,6 +215,7 @@ static int start_stream(hroute *r)
         mcp__http_sse_end(r->x);
         mcp__http_exchange_set_user(r->x, NULL);
         r->x = NULL; /* the rest waits for the client's GET */
+        r->detached_at = mcp__now_ms();
     }
     return rc;
 }
@@ -276,9 +288,25 @@ void mcp__route_exchange_closed(hroute *r, mcp__http_end how)
      * told before the route goes, which may end a 2026 peer. */
     if (how != MCP__HTTP_COMPLETED && r->id && !p->ended)
         p->t.sink.route_closed(p->t.sink.ud, r->id);
-    /* A 2025 stream still due waits for its client to come back. */
+    /* A 2025 stream still due waits for its client to come back, for the
+     * resume window. */
     if (!(r->resumable && !r->answered) || p->ended)
         mcp__route_drop(r);
+    else
+        r->detached_at = mcp__now_ms();
+}
+
+bool mcp__routes_expire(hpeer *p, uint64_t now)
+{
+    bool attached = false;
+    for (hroute *r = p->routes, *next; r; r = next) {
+        next = r->next;
+        if (r->x)
+            attached = true;
+        else if (r->resumable && now - r->detached_at >= RESUME_WINDOW_MS)
+            mcp__route_drop(r); /* its call runs on; what it sends is dropped */
+    }
+    return attached;
 }
 
 /* The transport's send and close_route ------------------------------------------- */
@@ -297,6 +325,7 @@ int mcp__peer_send(mcp__transport *t, uint64_t route, const char *data, size_t l
             r = mcp__route_open(p, NULL, 0);
             if (r) {
                 r->streaming = r->resumable = true;
+                r->detached_at = mcp__now_ms();
             }
         }
         if (r)
