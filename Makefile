@@ -83,7 +83,7 @@ $(ASAN_BUILD)/.configured:
 test-asan: $(ASAN_BUILD)/.configured
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(CTEST) -L 'unit|replay'
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(CTEST) -L 'unit|replay|sanitize'
 
 $(TSAN_BUILD)/.configured:
 	CC=clang cmake -S . -B $(TSAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_TESTS=ON -DMCP_BUILD_BENCH=OFF \

@@ -88,13 +88,18 @@ static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
         mcp__route_drop(r);
     }
     unlink_session(p);
+    http_listener *l = p->l;
     if (p->finished)
-        for (hpeer **q = &p->l->finished; *q; q = &(*q)->next_finished)
+        for (hpeer **q = &l->finished; *q; q = &(*q)->next_finished)
             if (*q == p) {
                 *q = p->next_finished;
                 break;
             }
     free(p);
+    /* Connections are swept after the listener closed (a stop): the last
+     * peer frees it. */
+    if (--l->npeers == 0 && l->closed)
+        free(l);
     if (done)
         done(ud);
 }
@@ -162,6 +167,7 @@ static hpeer *peer_open(http_listener *l, bool legacy)
         free(p);
         return NULL;
     }
+    l->npeers++;
     if (legacy) {
         p->next = l->sessions;
         if (l->sessions)
@@ -206,6 +212,28 @@ static void expire(uv_timer_t *t)
             session_end(p, "session expired");
         }
     }
+}
+
+/* At the session cap: the session unused longest among those no client is
+ * reading goes, so that a burst of initializes cannot lock everyone out
+ * until expiry. False when every session is in use. */
+static bool evict_one(http_listener *l)
+{
+    hpeer *oldest = NULL;
+    for (hpeer *p = l->sessions; p; p = p->next) {
+        bool attached = false;
+        for (hroute *r = p->routes; r && !attached; r = r->next)
+            attached = r->x != NULL;
+        if (!attached && !p->ended && (!oldest || p->last_used < oldest->last_used))
+            oldest = p;
+    }
+    if (!oldest)
+        return false;
+    mcp__server_log(l->server, MCP_LOG_INFO, "session %.8s… evicted: the session cap (%u) was "
+                    "reached and it was the least recently used",
+                    oldest->sid, l->opts.max_sessions);
+    session_end(oldest, "session evicted");
+    return true;
 }
 
 /* Requests ------------------------------------------------------------------------- */
@@ -373,9 +401,10 @@ static void on_request(void *ud, mcp__http_exchange *x)
             on_stateless(l, x, m);
         } else if (mcp_message_method_is(m, "initialize") &&
                    !mcp__http_exchange_header(x, SESSION_HEADER)) {
-            if (l->nsessions >= l->opts.max_sessions) {
-                respond_error(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
-                              "Service Unavailable: too many sessions");
+            if (l->nsessions >= l->opts.max_sessions && !evict_one(l)) {
+                static const char *const retry[] = {"Retry-After", "5", NULL};
+                respond_error_with(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
+                                   "Service Unavailable: too many sessions", retry);
             } else {
                 hpeer *p = peer_open(l, true);
                 if (!p)
@@ -470,7 +499,10 @@ unsigned mcp_server_http_port(const mcp_server *s)
 static void listener_handle_closed(uv_handle_t *h)
 {
     http_listener *l = h->data;
-    if (--l->open_handles == 0)
+    if (--l->open_handles)
+        return;
+    l->closed = true;
+    if (!l->npeers)
         free(l);
 }
 
