@@ -40,6 +40,7 @@ typedef struct cli_client_args {
     char **command;        /* after --; NULL with --url */
     const char *url;       /* --url: an HTTP server */
     const char *headers[33]; /* --header lines, NULL-terminated */
+    const char *ca_file;   /* --ca-file: certificates to trust over https */
     size_t header_count;
     uint64_t start_ms;     /* when the command started */
 } cli_client_args;

@@ -88,6 +88,7 @@ static const char common_options[] =
     "                    https://, certificates checked), instead of -- COMMAND\n"
     "  --header 'N: V'   (with --url) send this header with every HTTP request, for\n"
     "                    example 'Authorization: Bearer TOKEN'; repeatable\n"
+    "  --ca-file F       (with --url) trust the certificates in the PEM file F\n"
     "\n"
     "  S is a decimal number of seconds (2, 0.5); below 1 ms counts as 1 ms.\n"
     "\n"
