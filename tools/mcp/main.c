@@ -14,9 +14,10 @@ static const struct {
     const char *usage;
 } commands[] = {
     {"serve",
-     "usage: mcp serve\n"
-     "       mcp serve --http [HOST:]PORT [--path P] [--allow-origin O]... [--allow-host H]...\n"
-     "                 [--tls-cert FILE --tls-key FILE] [--token T] [--response auto|json|sse]\n"
+     "usage: mcp serve [--conformance]\n"
+     "       mcp serve [--conformance] --http [HOST:]PORT [--path P] [--allow-origin O]...\n"
+     "                 [--allow-host H]... [--tls-cert FILE --tls-key FILE] [--token T]\n"
+     "                 [--response auto|json|sse]\n"
      "\n"
      "With --http, Streamable HTTP on HOST (a numeric address; default 127.0.0.1) and\n"
      "PORT (0: any free one, printed on stderr), endpoint P (default /mcp): 2025 sessions\n"
@@ -32,6 +33,10 @@ static const struct {
      "message. SIGTERM or Ctrl-C ends subscriptions gracefully, then exits with status\n"
      "0, as the end of stdin does; SIGUSR1 adds a tool (added_1, added_2, ...), so\n"
      "subscribers hear tools/list_changed.\n"
+     "\n"
+     "--conformance serves, instead of the demo tools, the tools the official conformance\n"
+     "suite's server scenarios call (test_simple_text, test_tool_with_progress, ...;\n"
+     "tests/interop/run_conformance.sh runs the suite against it).\n"
      "\n"
      "exit codes: 0 end of input, SIGTERM or Ctrl-C; 2 usage; 3 stdin or stdout failed\n"
      "            (reading failed, or writing did: the reader went away, a write\n"
