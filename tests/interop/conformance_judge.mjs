@@ -73,3 +73,9 @@ if (checks) {
 }
 console.log(reasons.length ? 'FAIL' : 'PASS');
 for (const r of reasons) console.log(`  ${r}`);
+// What a failing scenario said besides (INFO rows such as "Server returned
+// JSON instead of SSE stream"), without the request and response trace.
+if (reasons.length && Array.isArray(checks))
+  for (const c of checks)
+    if (c.status === 'INFO' && !/^(outgoing|incoming)-/.test(c.id))
+      console.log(`  (${c.id} INFO: ${brief(c.details?.message ?? c.errorMessage ?? c.details)})`);

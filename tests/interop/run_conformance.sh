@@ -80,6 +80,9 @@ while read -r run role scenario rest; do
     esac
 done <"$WORK/expected.raw" >"$WORK/expected"
 
+# Made before the server starts: the background job opens it only when it
+# gets to run, maybe after the first look for the port.
+: >"$WORK/server.log"
 MCP_LOG_LEVEL=${CONFORMANCE_LOG_LEVEL:-info} "$MCP" serve --conformance --http 127.0.0.1:0 \
     >"$WORK/server.out" 2>"$WORK/server.log" &
 server=$!
