@@ -211,7 +211,8 @@ static void custom_header(mcp_call *call, void *ud)
     const char *region =
         mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "region"), &n);
     if (!region) {
-        mcp_call_reply_tool_error(call, "test_custom_header: argument 'region' (a string) is required");
+        mcp_call_reply_tool_error(call,
+                                  "test_custom_header: argument 'region' (a string) is required");
         return;
     }
     char text[160];
@@ -231,7 +232,8 @@ static const char json_schema_2020_12[] =
     "\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},"
     "\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},"
     "\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],"
-    "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},"
+    "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},"
+    "\"required\":[\"contactMethod\"]},"
     "\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},"
     "\"additionalProperties\":false}";
 
