@@ -316,8 +316,9 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, const mc
                       "Not Found: no such session (it ended or expired): initialize again");
         return;
     }
-    const char *version = mcp__http_exchange_header(x, VERSION_HEADER);
-    if (version && !mcp_protocol_known(version, strlen(version))) {
+    size_t vlen;
+    const char *version = mcp__http_exchange_header_n(x, VERSION_HEADER, &vlen);
+    if (version && !mcp_protocol_known(version, vlen)) {
         respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,
                       "Bad Request: unsupported MCP-Protocol-Version");
         return;
@@ -395,9 +396,19 @@ static void on_request(void *ud, mcp__http_exchange *x)
     } else {
         size_t vlen = 0;
         const char *body_version = meta_version(m, &vlen);
-        const char *header_version = mcp__http_exchange_header(x, VERSION_HEADER);
-        bool modern = body_version || (header_version && mcp_protocol_modern(header_version));
-        if (modern) {
+        size_t hlen = 0;
+        const char *header_version = mcp__http_exchange_header_n(x, VERSION_HEADER, &hlen);
+        char hv[32] = "";
+        if (header_version && hlen < sizeof hv)
+            memcpy(hv, header_version, hlen), hv[hlen] = '\0';
+        bool header_modern = mcp_protocol_modern(hv);
+        if (!body_version && header_modern && m->kind == MCP_MESSAGE_REQUEST) {
+            /* The header says 2026-07-28, the body has no envelope: the
+             * engine would take it for a 2025 request before initialize. */
+            respond_error(x, 400, &m->id, MCP_WIRE_INVALID_PARAMS,
+                          "Invalid params: _meta.io.modelcontextprotocol/protocolVersion is "
+                          "required");
+        } else if (body_version || header_modern) {
             on_stateless(l, x, m);
         } else if (mcp_message_method_is(m, "initialize") &&
                    !mcp__http_exchange_header(x, SESSION_HEADER)) {

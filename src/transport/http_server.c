@@ -330,6 +330,17 @@ const char *mcp__http_exchange_header(const mcp__http_exchange *x, const char *n
     return MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, name);
 }
 
+const char *mcp__http_exchange_header_n(const mcp__http_exchange *x, const char *name,
+                                        size_t *len)
+{
+    const char *v = MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, name);
+    size_t n = v ? strlen(v) : 0;
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    *len = n;
+    return v;
+}
+
 typedef struct {
     bool (*fn)(void *ud, const char *name, const char *value);
     void *ud;

@@ -56,11 +56,12 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/conformance.XXXXXX") || die "cannot make a work directory"
 server=
+poller=
 cleanup() {
-    if [ -n "$server" ]; then
-        kill "$server" 2>/dev/null
-        wait "$server" 2>/dev/null
-    fi
+    for pid in $server $poller; do
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
     if [ -n "${CONFORMANCE_KEEP:-}" ]; then
         echo "run_conformance: kept $WORK"
     else
@@ -80,27 +81,39 @@ while read -r run role scenario rest; do
     esac
 done <"$WORK/expected.raw" >"$WORK/expected"
 
-# Made before the server starts: the background job opens it only when it
-# gets to run, maybe after the first look for the port.
-: >"$WORK/server.log"
-MCP_LOG_LEVEL=${CONFORMANCE_LOG_LEVEL:-info} "$MCP" serve --conformance --http 127.0.0.1:0 \
-    >"$WORK/server.out" 2>"$WORK/server.log" &
-server=$!
-port=
-i=0
-while [ $i -lt 100 ]; do
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/mcp.*|\1|p' "$WORK/server.log")
-    [ -n "$port" ] && break
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.1
-    i=$((i + 1))
-done
-if [ -z "$port" ]; then
-    cat "$WORK/server.log" >&2
-    die "mcp serve --conformance --http did not say where it listens"
-fi
+# start NAME ARGS...: mcp serve --conformance --http with ARGS; sets $pid
+# and $port. Its log is made before it starts: the background job opens it
+# only when it gets to run, maybe after the first look for the port.
+start() {
+    name=$1
+    shift
+    : >"$WORK/$name.log"
+    MCP_LOG_LEVEL=${CONFORMANCE_LOG_LEVEL:-info} "$MCP" serve --conformance --http 127.0.0.1:0 \
+        "$@" >"$WORK/$name.out" 2>"$WORK/$name.log" &
+    pid=$!
+    port=
+    i=0
+    while [ $i -lt 100 ]; do
+        port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/mcp.*|\1|p' "$WORK/$name.log")
+        [ -n "$port" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ -z "$port" ]; then
+        cat "$WORK/$name.log" >&2
+        die "mcp serve --conformance --http $* did not say where it listens"
+    fi
+}
+start server
+server=$pid
 URL=http://127.0.0.1:$port/mcp
 echo "run_conformance: mcp serve --conformance on $URL"
+# The polling scenario wants a stream closed after its priming event: a
+# server option (every 2025-11-25 stream is polled), so a server of its own.
+start poller --poll-retry 500 --response sse
+poller=$pid
+POLL_URL=http://127.0.0.1:$port/mcp
 
 # list RUN: the scenario names of that run, one a line.
 list() {
@@ -143,7 +156,9 @@ for run in $OLD $NEW $NEW@2026-07-28; do
         fi
         out=$WORK/$run/$(echo "$scenario" | tr / _)
         mkdir -p "$out"
-        set -- server --url "$URL" --scenario "$scenario" -o "$out"
+        url=$URL
+        [ "$scenario" = server-sse-polling ] && url=$POLL_URL
+        set -- server --url "$url" --scenario "$scenario" -o "$out"
         [ "$v" = $NEW ] && set -- "$@" --timeout $NEW_TIMEOUT_MS
         case $run in *@2026-07-28) set -- "$@" --spec-version 2026-07-28 ;; esac
         if command -v timeout >/dev/null; then
@@ -192,16 +207,19 @@ if [ -z "$FILTER" ]; then
     [ -s "$WORK/stale" ] && failed=1
 fi
 
-# The server must have survived everything and stop cleanly.
-kill "$server"
-wait "$server"
-status=$?
-server=
-if [ $status -ne 0 ]; then
-    tail -n 40 "$WORK/server.log" >&2
-    echo "run_conformance: mcp serve exited with status $status after SIGTERM"
-    failed=1
-fi
+# The servers must have survived everything and stop cleanly.
+for name in server poller; do
+    eval "pid=\$$name"
+    kill "$pid"
+    wait "$pid"
+    status=$?
+    eval "$name="
+    if [ $status -ne 0 ]; then
+        tail -n 40 "$WORK/$name.log" >&2
+        echo "run_conformance: mcp serve ($name) exited with status $status after SIGTERM"
+        failed=1
+    fi
+done
 npass=$(grep -c ' pass$' "$WORK/table")
 nx=$(grep -c 'expected failure' "$WORK/table")
 nbad=$(grep -c -v -e ' pass$' -e 'expected failure' "$WORK/table")
