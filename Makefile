@@ -11,6 +11,8 @@
 #   make check    every test: unit + corpus replay, valgrind, ASan+UBSan,
 #                 and a timed run of every fuzz target; build/ is configured
 #                 strictly (-Werror, cmocka and valgrind required)
+#   make test-conformance  the official conformance suite's server scenarios
+#                 against mcp serve --conformance (installs the pinned suite)
 #   make bench    run the benchmarks
 #   make fuzz     short timed runs of every fuzz target (FUZZ_SECONDS each)
 #   make install  install to PREFIX (default /usr/local)
@@ -32,8 +34,8 @@ BUILD_CONFIG = -DMCP_WERROR=OFF -DMCP_BUILD_TESTS=AUTO -DMCP_VALGRIND=OFF
 # tests and valgrind are required.
 CHECK_CONFIG = -DMCP_WERROR=ON -DMCP_BUILD_TESTS=ON -DMCP_VALGRIND=ON
 
-.PHONY: all build configure check-build deps demo check test interop-deps test-valgrind test-asan \
-        test-tsan fuzz fuzz-build bench install clean
+.PHONY: all build configure check-build deps demo check test interop-deps test-conformance \
+        test-valgrind test-asan test-tsan fuzz fuzz-build bench install clean
 
 all: build
 
@@ -72,6 +74,10 @@ interop-deps: tests/interop/node_modules/.package-lock.json
 tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
 	cd tests/interop && npm ci --no-audit --no-fund
 
+# The conformance suite's server scenarios alone (tests/interop/run_conformance.sh).
+test-conformance: check-build interop-deps
+	cd $(BUILD) && $(CTEST) -R '^conformance_server$$'
+
 test-valgrind: check-build
 	cd $(BUILD) && $(CTEST) -L valgrind
 
@@ -83,7 +89,7 @@ $(ASAN_BUILD)/.configured:
 test-asan: $(ASAN_BUILD)/.configured
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(CTEST) -L 'unit|replay'
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(CTEST) -L 'unit|replay|sanitize'
 
 $(TSAN_BUILD)/.configured:
 	CC=clang cmake -S . -B $(TSAN_BUILD) -DMCP_WERROR=ON -DMCP_BUILD_TESTS=ON -DMCP_BUILD_BENCH=OFF \

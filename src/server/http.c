@@ -88,13 +88,18 @@ static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
         mcp__route_drop(r);
     }
     unlink_session(p);
+    http_listener *l = p->l;
     if (p->finished)
-        for (hpeer **q = &p->l->finished; *q; q = &(*q)->next_finished)
+        for (hpeer **q = &l->finished; *q; q = &(*q)->next_finished)
             if (*q == p) {
                 *q = p->next_finished;
                 break;
             }
     free(p);
+    /* Connections are swept after the listener closed (a stop): the last
+     * peer frees it. */
+    if (--l->npeers == 0 && l->closed)
+        free(l);
     if (done)
         done(ud);
 }
@@ -162,6 +167,7 @@ static hpeer *peer_open(http_listener *l, bool legacy)
         free(p);
         return NULL;
     }
+    l->npeers++;
     if (legacy) {
         p->next = l->sessions;
         if (l->sessions)
@@ -206,6 +212,28 @@ static void expire(uv_timer_t *t)
             session_end(p, "session expired");
         }
     }
+}
+
+/* At the session cap: the session unused longest among those no client is
+ * reading goes, so that a burst of initializes cannot lock everyone out
+ * until expiry. False when every session is in use. */
+static bool evict_one(http_listener *l)
+{
+    hpeer *oldest = NULL;
+    for (hpeer *p = l->sessions; p; p = p->next) {
+        bool attached = false;
+        for (hroute *r = p->routes; r && !attached; r = r->next)
+            attached = r->x != NULL;
+        if (!attached && !p->ended && (!oldest || p->last_used < oldest->last_used))
+            oldest = p;
+    }
+    if (!oldest)
+        return false;
+    mcp__server_log(l->server, MCP_LOG_INFO, "session %.8s… evicted: the session cap (%u) was "
+                    "reached and it was the least recently used",
+                    oldest->sid, l->opts.max_sessions);
+    session_end(oldest, "session evicted");
+    return true;
 }
 
 /* Requests ------------------------------------------------------------------------- */
@@ -288,8 +316,9 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, const mc
                       "Not Found: no such session (it ended or expired): initialize again");
         return;
     }
-    const char *version = mcp__http_exchange_header(x, VERSION_HEADER);
-    if (version && !mcp_protocol_known(version, strlen(version))) {
+    size_t vlen;
+    const char *version = mcp__http_exchange_header_n(x, VERSION_HEADER, &vlen);
+    if (version && !mcp_protocol_known(version, vlen)) {
         respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,
                       "Bad Request: unsupported MCP-Protocol-Version");
         return;
@@ -367,15 +396,26 @@ static void on_request(void *ud, mcp__http_exchange *x)
     } else {
         size_t vlen = 0;
         const char *body_version = meta_version(m, &vlen);
-        const char *header_version = mcp__http_exchange_header(x, VERSION_HEADER);
-        bool modern = body_version || (header_version && mcp_protocol_modern(header_version));
-        if (modern) {
+        size_t hlen = 0;
+        const char *header_version = mcp__http_exchange_header_n(x, VERSION_HEADER, &hlen);
+        char hv[32] = "";
+        if (header_version && hlen < sizeof hv)
+            memcpy(hv, header_version, hlen), hv[hlen] = '\0';
+        bool header_modern = mcp_protocol_modern(hv);
+        if (!body_version && header_modern && m->kind == MCP_MESSAGE_REQUEST) {
+            /* The header says 2026-07-28, the body has no envelope: the
+             * engine would take it for a 2025 request before initialize. */
+            respond_error(x, 400, &m->id, MCP_WIRE_INVALID_PARAMS,
+                          "Invalid params: _meta.io.modelcontextprotocol/protocolVersion is "
+                          "required");
+        } else if (body_version || header_modern) {
             on_stateless(l, x, m);
         } else if (mcp_message_method_is(m, "initialize") &&
                    !mcp__http_exchange_header(x, SESSION_HEADER)) {
-            if (l->nsessions >= l->opts.max_sessions) {
-                respond_error(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
-                              "Service Unavailable: too many sessions");
+            if (l->nsessions >= l->opts.max_sessions && !evict_one(l)) {
+                static const char *const retry[] = {"Retry-After", "5", NULL};
+                respond_error_with(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
+                                   "Service Unavailable: too many sessions", retry);
             } else {
                 hpeer *p = peer_open(l, true);
                 if (!p)
@@ -470,7 +510,10 @@ unsigned mcp_server_http_port(const mcp_server *s)
 static void listener_handle_closed(uv_handle_t *h)
 {
     http_listener *l = h->data;
-    if (--l->open_handles == 0)
+    if (--l->open_handles)
+        return;
+    l->closed = true;
+    if (!l->npeers)
         free(l);
 }
 

@@ -17,14 +17,15 @@
 static bool header_equals(mcp__http_exchange *x, const char *name, const char *want, size_t len,
                           char *why, size_t n)
 {
-    const char *v = mcp__http_exchange_header(x, name);
+    size_t vlen;
+    const char *v = mcp__http_exchange_header_n(x, name, &vlen);
     if (!v) {
         snprintf(why, n, "Header mismatch: the %s header is required", name);
         return false;
     }
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    int rc = mcp__http_value_decode(&b, v, strlen(v));
+    int rc = mcp__http_value_decode(&b, v, vlen);
     bool same = rc == MCP_OK && b.len == len && (!len || memcmp(b.data, want, len) == 0);
     mcp_buf_free(&b);
     if (rc != MCP_OK)
@@ -99,7 +100,8 @@ static void check_params(param_walk *w, const mcp_json *schema, const mcp_json *
         if (name && mcp__http_token_valid(name, mlen) && mlen < 200) {
             char header[224];
             snprintf(header, sizeof header, "Mcp-Param-%.*s", (int)mlen, name);
-            const char *got = mcp__http_exchange_header(w->x, header);
+            size_t got_len;
+            const char *got = mcp__http_exchange_header_n(w->x, header, &got_len);
             bool present = value && mcp_json_typeof(value) != MCP_JSON_NULL;
             if (!present && got) {
                 snprintf(w->why, w->n, "Header mismatch: %s is sent but the argument is absent",
@@ -114,7 +116,7 @@ static void check_params(param_walk *w, const mcp_json *schema, const mcp_json *
                     snprintf(w->why, w->n, "Header mismatch: the %s header is required", header);
                     w->ok = false;
                 } else if (!header_form(value, &want, &integer) ||
-                           mcp__http_value_decode(&have, got, strlen(got)) != MCP_OK ||
+                           mcp__http_value_decode(&have, got, got_len) != MCP_OK ||
                            !values_agree(have.data ? have.data : "", have.len,
                                          want.data ? want.data : "", want.len, integer)) {
                     snprintf(w->why, w->n, "Header mismatch: the %s header does not match the body",
@@ -132,7 +134,8 @@ static void check_params(param_walk *w, const mcp_json *schema, const mcp_json *
 bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_listener *l,
                              char *why, size_t n)
 {
-    const char *version = mcp__http_exchange_header(x, "MCP-Protocol-Version");
+    size_t hlen;
+    const char *version = mcp__http_exchange_header_n(x, "MCP-Protocol-Version", &hlen);
     if (!version) {
         snprintf(why, n, "Header mismatch: the MCP-Protocol-Version header is required");
         return false;
@@ -143,10 +146,10 @@ bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_l
     size_t vlen;
     const char *bv = body_version ? mcp_json_string(body_version, &vlen) : NULL;
     /* A body without the envelope is the engine's to refuse (-32602). */
-    if (bv && (strlen(version) != vlen || memcmp(version, bv, vlen) != 0)) {
-        snprintf(why, n, "Header mismatch: MCP-Protocol-Version %.40s does not match the "
+    if (bv && (hlen != vlen || memcmp(version, bv, vlen) != 0)) {
+        snprintf(why, n, "Header mismatch: MCP-Protocol-Version %.*s does not match the "
                          "body's protocolVersion",
-                 version);
+                 (int)(hlen < 40 ? hlen : 40), version);
         return false;
     }
     if (!header_equals(x, "Mcp-Method", m->method, m->method_len, why, n))

@@ -25,6 +25,7 @@ struct hroute {
     uint64_t seq;      /* events so far */
     uint64_t sent_seq; /* events handed to a live exchange */
     mcp_buf replay;    /* resumable: records of (seq, length, event text) */
+    size_t replay_off; /* where the records still kept begin */
 };
 
 /* The transport of one connection (conn.c): a 2025 session, or one
@@ -55,7 +56,8 @@ struct http_listener {
     hpeer *finished; /* peers whose connection ends next turn */
     uv_timer_t reaper, expiry;
     int open_handles;
-    bool closing;
+    size_t npeers;       /* the listener lives until its last peer closed */
+    bool closing, closed;
 };
 
 /* http_stream.c: routes and what the engine sends on them. */

@@ -118,7 +118,7 @@ void mcp__route_drop(hroute *r)
         p->get = NULL;
     if (r->x)
         mcp__http_exchange_set_user(r->x, NULL);
-    p->l->replay_bytes -= r->replay.len;
+    p->l->replay_bytes -= r->replay.len - r->replay_off;
     mcp_buf_free(&r->replay);
     free(r);
     if (!p->legacy && !p->routes)
@@ -134,13 +134,20 @@ static void keep(hroute *r, const char *text, size_t len)
     size_t *total = &r->peer->l->replay_bytes;
     if (sizeof h + len > REPLAY_MAX_BYTES)
         return;
-    while (r->replay.len + sizeof h + len > REPLAY_MAX_BYTES) {
+    /* The oldest go by moving the start; the buffer is compacted only once
+     * half of it is dead, so a chatty stream costs O(1) per event (a
+     * memmove per event stalled the loop: the attack round's F2). */
+    while (r->replay.len - r->replay_off + sizeof h + len > REPLAY_MAX_BYTES) {
         replay_head old;
-        memcpy(&old, r->replay.data, sizeof old);
+        memcpy(&old, r->replay.data + r->replay_off, sizeof old);
         size_t cut = sizeof old + old.len;
-        memmove(r->replay.data, r->replay.data + cut, r->replay.len - cut);
-        r->replay.len -= cut;
+        r->replay_off += cut;
         *total -= cut;
+    }
+    if (r->replay_off && r->replay_off >= r->replay.len / 2) {
+        memmove(r->replay.data, r->replay.data + r->replay_off, r->replay.len - r->replay_off);
+        r->replay.len -= r->replay_off;
+        r->replay_off = 0;
     }
     if (*total + sizeof h + len > REPLAY_TOTAL_MAX)
         return;
@@ -167,8 +174,18 @@ static int event(hroute *r, const char *data, size_t len)
         keep(r, b.data, b.len);
     if (rc == MCP_OK && r->x) {
         rc = mcp__http_sse_write(r->x, b.data, b.len);
-        if (rc == MCP_OK)
+        if (rc == MCP_OK) {
             r->sent_seq = r->seq;
+        } else if (r->resumable) {
+            /* The client reads slower than the call talks: its connection
+             * is cut rather than the stream thinned, and it resumes from
+             * the last event it got (the replay keeps the rest). */
+            mcp__http_abort(r->x);
+            mcp__http_exchange_set_user(r->x, NULL);
+            r->x = NULL;
+            r->detached_at = mcp__now_ms();
+            rc = MCP_OK;
+        }
     }
     mcp_buf_free(&b);
     return rc;
@@ -265,7 +282,7 @@ int mcp__route_attach(hroute *r, mcp__http_exchange *x, uint64_t after)
     r->x = x;
     r->streaming = true;
     mcp__http_exchange_set_user(x, r);
-    for (size_t at = 0; at < r->replay.len && rc == MCP_OK;) {
+    for (size_t at = r->replay_off; at < r->replay.len && rc == MCP_OK;) {
         replay_head h;
         memcpy(&h, r->replay.data + at, sizeof h);
         if (h.seq > after)

@@ -20,9 +20,10 @@
 #define DEFAULT_MAX_BODY ((size_t)4 << 20)
 #define DEFAULT_MAX_QUEUE ((size_t)16 << 20)
 #define DEFAULT_CONNECTIONS 1024u
-/* Connections beyond the cap are still accepted this far, to be told 503
- * rather than find the socket closed. */
-#define CAP_SLACK 64u
+/* Connections beyond the cap are still accepted, as many again (at least
+ * 64), to be told 503 rather than wait unaccepted; past that the kernel's
+ * backlog holds them. */
+#define CAP_SLACK(cap) ((cap) > 64u ? (cap) : 64u)
 #define SSE_BLOCK (2u * 1024u)
 /* Each connection's buffer for headers and I/O, resident for as long as the
  * connection lives (libmicrohttpd's default is 32 KiB): a server holding
@@ -327,6 +328,17 @@ mcp__http_method mcp__http_exchange_method(const mcp__http_exchange *x)
 const char *mcp__http_exchange_header(const mcp__http_exchange *x, const char *name)
 {
     return MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, name);
+}
+
+const char *mcp__http_exchange_header_n(const mcp__http_exchange *x, const char *name,
+                                        size_t *len)
+{
+    const char *v = MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, name);
+    size_t n = v ? strlen(v) : 0;
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    *len = n;
+    return v;
 }
 
 typedef struct {
@@ -779,7 +791,7 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     }
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (ipv6 ? MHD_USE_IPv6 : 0) |
                      (s->cert ? MHD_USE_TLS : 0);
-    unsigned limit = s->cfg.max_connections + CAP_SLACK;
+    unsigned limit = s->cfg.max_connections + CAP_SLACK(s->cfg.max_connections);
     errno = 0;
     if (s->cert)
         s->daemon = MHD_start_daemon(

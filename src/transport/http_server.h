@@ -96,6 +96,11 @@ void mcp__http_server_close(mcp__http_server *s, void (*done)(void *ud), void *u
 mcp__http_method mcp__http_exchange_method(const mcp__http_exchange *x);
 /* A request header (name case-insensitive), or NULL. Valid while x is. */
 const char *mcp__http_exchange_header(const mcp__http_exchange *x, const char *name);
+/* The same with its length, without the blanks that may follow a field
+ * value (RFC 9110: they are not part of it; libmicrohttpd strips only the
+ * leading ones). */
+const char *mcp__http_exchange_header_n(const mcp__http_exchange *x, const char *name,
+                                        size_t *len);
 /* Calls fn for every request header in order; stops when it returns false. */
 void mcp__http_exchange_headers(const mcp__http_exchange *x,
                                 bool (*fn)(void *ud, const char *name, const char *value),

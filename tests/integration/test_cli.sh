@@ -60,6 +60,29 @@ expect_exit 1 "tool error" -- "$MCP" call fail '{"message":"broken"}' -- "$MCP" 
 contains "$WORK/out" "broken" "the tool's message"
 contains "$WORK/err" "reported an error" "said so"
 
+# The conformance suite's fixtures on stdio as well (the suite drives them
+# over HTTP: tests/interop/run_conformance.sh).
+expect_exit 0 "tools of serve --conformance" -- "$MCP" tools --json -- "$MCP" serve --conformance
+for t in test_simple_text test_image_content test_audio_content test_embedded_resource \
+    test_multiple_content_types test_tool_with_logging test_tool_with_progress \
+    test_error_handling test_reconnection json_schema_2020_12_tool test_missing_capability \
+    test_streaming_elicitation test_logging_tool test_trigger_tool_change test_custom_header; do
+    contains "$WORK/out" "\"name\":\"$t\"" "--conformance serves $t"
+done
+lacks "$WORK/out" '"name":"echo"' "--conformance serves no demo tool"
+for v in 2025-11-25 2026-07-28; do
+    expect_exit 0 "mixed content, $v" -- "$MCP" call --json --protocol $v test_multiple_content_types \
+        -- "$MCP" serve --conformance
+    contains "$WORK/out" '"uri":"test://mixed-content-resource"' "the embedded resource ($v)"
+    expect_exit 3 "sampling required, $v" -- "$MCP" call --protocol $v test_missing_capability \
+        -- "$MCP" serve --conformance
+done
+contains "$WORK/err" "JSON-RPC error -32021" "2026-07-28 names the missing capability"
+expect_exit 1 "conformance tool error" -- "$MCP" call test_error_handling -- "$MCP" serve --conformance
+contains "$WORK/out" "This tool intentionally returns an error for testing" "its text"
+expect_exit 0 "conformance progress" -- "$MCP" call --trace test_tool_with_progress -- "$MCP" serve --conformance
+contains "$WORK/err" '"progress":100,"total":100' "progress to 100 of 100"
+
 expect_exit 2 "no command" -- "$MCP"
 expect_exit 2 "unknown command" -- "$MCP" frobnicate
 expect_exit 2 "missing --" -- "$MCP" call echo

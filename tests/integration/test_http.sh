@@ -250,3 +250,30 @@ contains "$WORK/srv" 'count: cancelled at step' "the streaming call was cancelle
 [ "$(grep -c 'sleep: cancelled after' "$WORK/srv")" -ge 2 ] || fail "the running call was cancelled"
 [ "$rc" = 0 ] || { cat "$WORK/srv"; fail "SIGTERM: exit $rc"; }
 echo "ok: SIGTERM ends the HTTP server (exit 0)"
+
+# HTTPS: a certificate made here; curl and mcp (trusting it) both ways.
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" \
+        -days 1 -subj /CN=localhost >/dev/null 2>&1 || fail "openssl could not make a certificate"
+    $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem" \
+        --tls-key "$WORK/key.pem" 2>"$WORK/tls" &
+    server=$!
+    wait_for "$WORK/tls" "listening on https://127.0.0.1:" 10
+    port=$(sed -n 's/.*listening on https:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/tls" | head -n 1)
+    URL="https://localhost:$port/mcp"
+    modern tls tools/call echo "$call_echo" --cacert "$WORK/cert.pem"
+    status tls 200 '"text":"hi"'
+    expect_exit 0 "mcp call over https, the certificate trusted" -- \
+        "$MCP" call echo '{"text":"secure"}' --url "$URL" --ca-file "$WORK/cert.pem"
+    contains "$WORK/out" "secure" "the answer came over TLS"
+    expect_exit 3 "mcp call over https, the certificate not trusted" -- \
+        "$MCP" call echo '{"text":"x"}' --url "$URL"
+    contains "$WORK/err" "certificate" "the refusal names the certificate"
+    expect_exit 2 "half a TLS pair is a usage error" -- \
+        "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem"
+    kill -TERM $server
+    wait $server || fail "the HTTPS server did not end cleanly"
+    echo "ok: HTTPS"
+else
+    echo "skip: HTTPS (no openssl)"
+fi

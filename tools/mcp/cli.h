@@ -28,6 +28,10 @@ int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
 int cli_watch(int argc, char **argv);
 
+/* Register the conformance suite's server fixtures (mcp serve
+ * --conformance) on s: MCP_OK, or the failure (printed). */
+int cli_conformance_tools(mcp_server *s);
+
 /* Print one wire message to stderr with a direction arrow. */
 void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len);
 
@@ -40,6 +44,7 @@ typedef struct cli_client_args {
     char **command;        /* after --; NULL with --url */
     const char *url;       /* --url: an HTTP server */
     const char *headers[33]; /* --header lines, NULL-terminated */
+    const char *ca_file;   /* --ca-file: certificates to trust over https */
     size_t header_count;
     uint64_t start_ms;     /* when the command started */
 } cli_client_args;

@@ -102,6 +102,14 @@ int cli_client_option(int argc, char **argv, int *i, cli_client_args *a)
         ++*i;
         return 1;
     }
+    if (!strcmp(s, "--ca-file")) {
+        value = cli_option_value(argc, argv, *i, "a PEM file of certificates to trust");
+        if (!value)
+            return -1;
+        a->ca_file = value;
+        ++*i;
+        return 1;
+    }
     if (!strcmp(s, "--protocol")) {
         value = cli_option_value(argc, argv, *i,
                                  "a revision: 2025-06-18, 2025-11-25, 2026-07-28 or auto");
@@ -135,6 +143,10 @@ bool cli_server_target(int argc, char **argv, int i, cli_client_args *a)
     }
     if (a->url)
         return true;
+    if (a->header_count || a->ca_file) {
+        fputs("mcp: --header and --ca-file go with --url\n", stderr);
+        return false;
+    }
     if (i + 1 >= argc) {
         fputs("mcp: missing '-- COMMAND [ARG...]' (the server to start) or '--url URL'\n",
               stderr);
@@ -276,7 +288,8 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     cli_exit_at_once(NULL, NULL, NULL);
     int rc;
     if (a->url) {
-        mcp_http_client_options ho = {.size = sizeof ho, .headers = a->headers};
+        mcp_http_client_options ho = {.size = sizeof ho, .headers = a->headers,
+                                      .ca_file = a->ca_file};
         rc = mcp_client_connect_http(c, a->url, &ho);
     } else {
         rc = mcp_client_connect_stdio(c, (const char *const *)a->command);

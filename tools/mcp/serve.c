@@ -4,7 +4,8 @@
  * tools that show the lifecycle: echo (instant), sleep (returns early when
  * cancelled), count (progress and log messages, cancellable between steps),
  * fail (a tool error) and add_tool (changes the tool list while serving:
- * subscribers hear tools/list_changed).
+ * subscribers hear tools/list_changed). With --conformance, the fixtures of
+ * the official conformance suite instead (conformance.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -196,8 +197,9 @@ static void *signal_waiter(void *arg)
     return NULL;
 }
 
-/* --http and its companions. */
+/* --http and its companions, and --conformance. */
 typedef struct http_args {
+    bool conformance;   /* the conformance suite's fixtures, not the demo tools */
     const char *listen; /* [HOST:]PORT, NULL without --http */
     const char *path, *token, *cert_file, *key_file, *poll;
     const char *origins[17], *hosts[17];
@@ -235,6 +237,10 @@ static int parse_args(int argc, char **argv, http_args *a)
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             cli_usage("serve", true);
             return -1;
+        }
+        if (!strcmp(o, "--conformance")) {
+            a->conformance = true;
+            continue;
         }
         const char **value = !strcmp(o, "--http")       ? &a->listen
                              : !strcmp(o, "--path")     ? &a->path
@@ -370,23 +376,8 @@ static int serve_http(const http_args *a)
     return mcp_server_run(the_server) == MCP_OK ? 0 : EXIT_CONNECTION;
 }
 
-int cli_serve(int argc, char **argv)
+static int add_demo_tools(void)
 {
-    http_args args = {0};
-    int bad = parse_args(argc, argv, &args);
-    if (bad)
-        return bad < 0 ? 0 : bad;
-    mcp_server_options o = {.size = sizeof o,
-                            .name = "mcp serve",
-                            .version = mcp_version(),
-                            .instructions = "A demo server: echo, sleep, count, fail and add_tool."};
-    const char *trace = getenv("MCP_TRACE");
-    if (trace && *trace && strcmp(trace, "0") != 0)
-        o.trace = trace_stderr;
-    if (mcp_server_new(&o, &the_server) != MCP_OK) {
-        fputs("mcp serve: out of memory\n", stderr);
-        return EXIT_CONNECTION;
-    }
     const mcp_tool tools[] = {
         {sizeof(mcp_tool), "echo", "Echo", "Returns the text it is given.",
          "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
@@ -412,11 +403,40 @@ int cli_serve(int argc, char **argv)
          "\"required\":[\"name\"]}",
          NULL, tool_add, NULL, 0, NULL},
     };
-    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
-        if (mcp_server_add_tool(the_server, &tools[i]) != MCP_OK) {
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        int rc = mcp_server_add_tool(the_server, &tools[i]);
+        if (rc != MCP_OK) {
             fprintf(stderr, "mcp serve: cannot register tool %s\n", tools[i].name);
-            return EXIT_CONNECTION;
+            return rc;
         }
+    }
+    return MCP_OK;
+}
+
+int cli_serve(int argc, char **argv)
+{
+    http_args args = {0};
+    int bad = parse_args(argc, argv, &args);
+    if (bad)
+        return bad < 0 ? 0 : bad;
+    mcp_server_options o = {
+        .size = sizeof o,
+        .name = args.conformance ? "mcp serve --conformance" : "mcp serve",
+        .version = mcp_version(),
+        .instructions = args.conformance
+                            ? "The fixtures of the MCP conformance suite's server scenarios."
+                            : "A demo server: echo, sleep, count, fail and add_tool."};
+    const char *trace = getenv("MCP_TRACE");
+    if (trace && *trace && strcmp(trace, "0") != 0)
+        o.trace = trace_stderr;
+    if (mcp_server_new(&o, &the_server) != MCP_OK) {
+        fputs("mcp serve: out of memory\n", stderr);
+        return EXIT_CONNECTION;
+    }
+    if ((args.conformance ? cli_conformance_tools(the_server) : add_demo_tools()) != MCP_OK) {
+        mcp_server_free(the_server);
+        return EXIT_CONNECTION;
+    }
     static sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);

@@ -1,0 +1,227 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The official conformance suite's server scenarios against
+# `mcp serve --conformance --http`, both pinned versions (package.json), one
+# scenario at a time, judged by each scenario's checks.json
+# (conformance_judge.mjs: failures, warnings, rows a shallow server would
+# skip) against conformance-expected-failures.txt:
+#
+#   run_conformance.sh MCP [SCENARIO|RUN:SCENARIO]...
+#
+# Runs, each listing the scenarios its version's `list --server` prints:
+#   0.1.16                     every scenario (the wire is always 2025-11-25)
+#   0.2.0-alpha.12             every scenario at its default version
+#                              (2025-11-25; draft-only ones at 2026-07-28)
+#   0.2.0-alpha.12@2026-07-28  the scenarios that also apply to 2026-07-28,
+#                              again with --spec-version 2026-07-28 (the
+#                              stateless wire)
+# Arguments narrow the run to those scenarios (in every run, or in one).
+#
+# Fails when a scenario fails that the expected-failures file does not list,
+# and when one it lists passes or is no longer run (so the file only
+# shrinks). Needs `make interop-deps` (the pinned Node and suites).
+# CONFORMANCE_KEEP=1 keeps the work directory (checks.json of every run and
+# the server's log); CONFORMANCE_LOG_LEVEL sets the server's MCP_LOG_LEVEL.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+MCP=${1:?usage: run_conformance.sh MCP [SCENARIO|RUN:SCENARIO]...}
+shift
+NODE=$HERE/node_modules/.bin/node
+JUDGE=$HERE/conformance_judge.mjs
+EXPECTED=$HERE/conformance-expected-failures.txt
+OLD=0.1.16
+NEW=0.2.0-alpha.12
+# How long one scenario may take in all. 0.1.16 has no timeout of its own (a
+# hung request waits 60 s, a raw read for ever); 0.2.0 stops a scenario at
+# --timeout.
+SCENARIO_SECONDS=60
+NEW_TIMEOUT_MS=20000
+# The whole run stops starting scenarios after this long (a hung server
+# would otherwise cost a minute a scenario), well within ctest's TIMEOUT, so
+# that it still reports and stops its server: a runner killed by ctest
+# would leave the server behind.
+RUN_SECONDS=${CONFORMANCE_RUN_SECONDS:-400}
+
+die() {
+    echo "run_conformance: $*" >&2
+    exit 1
+}
+
+[ -x "$NODE" ] || die "no pinned Node at $NODE: run 'make interop-deps'"
+for v in $OLD $NEW; do
+    got=$("$NODE" -p "require('$HERE/node_modules/conformance-$v/package.json').version" 2>/dev/null)
+    [ "$got" = "$v" ] || die "conformance $v is not installed as pinned (found '$got'): run 'make interop-deps'"
+done
+[ -r "$EXPECTED" ] || die "cannot read $EXPECTED"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/conformance.XXXXXX") || die "cannot make a work directory"
+server=
+poller=
+cleanup() {
+    for pid in $server $poller; do
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    if [ -n "${CONFORMANCE_KEEP:-}" ]; then
+        echo "run_conformance: kept $WORK"
+    else
+        rm -rf "$WORK"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+# Expected failures: "<run> server <scenario> # issue N: why", one a line.
+grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' "$EXPECTED" >"$WORK/expected.raw"
+while read -r run role scenario rest; do
+    case "$role $rest" in
+    "server # issue "[0-9]*:*) printf '%s %s\t%s\n' "$run" "$scenario" "${rest#\# }" ;;
+    *) die "conformance-expected-failures.txt: not '<run> server <scenario> # issue N: why': $run $role $scenario $rest" ;;
+    esac
+done <"$WORK/expected.raw" >"$WORK/expected"
+
+# start NAME ARGS...: mcp serve --conformance --http with ARGS; sets $pid
+# and $port. Its log is made before it starts: the background job opens it
+# only when it gets to run, maybe after the first look for the port.
+start() {
+    name=$1
+    shift
+    : >"$WORK/$name.log"
+    MCP_LOG_LEVEL=${CONFORMANCE_LOG_LEVEL:-info} "$MCP" serve --conformance --http 127.0.0.1:0 \
+        "$@" >"$WORK/$name.out" 2>"$WORK/$name.log" &
+    pid=$!
+    port=
+    i=0
+    while [ $i -lt 100 ]; do
+        port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/mcp.*|\1|p' "$WORK/$name.log")
+        [ -n "$port" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ -z "$port" ]; then
+        cat "$WORK/$name.log" >&2
+        die "mcp serve --conformance --http $* did not say where it listens"
+    fi
+}
+start server
+server=$pid
+URL=http://127.0.0.1:$port/mcp
+echo "run_conformance: mcp serve --conformance on $URL"
+# The polling scenario wants a stream closed after its priming event: a
+# server option (every 2025-11-25 stream is polled), so a server of its own.
+start poller --poll-retry 500 --response sse
+poller=$pid
+POLL_URL=http://127.0.0.1:$port/mcp
+
+# list RUN: the scenario names of that run, one a line.
+list() {
+    v=${1%@*}
+    "$NODE" "$HERE/node_modules/conformance-$v/dist/index.js" list --server >"$WORK/list.$v" ||
+        die "conformance $v: list failed"
+    case $1 in
+    *@2026-07-28) sed -n 's/^ *- \([^ ]*\) \[\(.*[0-9]-[0-9].*,2026-07-28.*\)\]$/\1/p' "$WORK/list.$v" ;;
+    *) sed -n 's/^ *- \([^ ]*\) \[.*\]$/\1/p' "$WORK/list.$v" ;;
+    esac
+}
+
+# wanted RUN SCENARIO: whether the arguments select it.
+wanted() {
+    [ -z "$FILTER" ] && return 0
+    for f in $FILTER; do
+        [ "$f" = "$2" ] || [ "$f" = "$1:$2" ] && return 0
+    done
+    return 1
+}
+FILTER="$*"
+
+failed=0
+started=$(date +%s)
+: >"$WORK/ran"
+: >"$WORK/table"
+for run in $OLD $NEW $NEW@2026-07-28; do
+    v=${run%@*}
+    dist=$HERE/node_modules/conformance-$v/dist/index.js
+    names=$(list "$run")
+    [ -n "$names" ] || die "conformance $v lists no server scenario for $run"
+    for scenario in $names; do
+        wanted "$run" "$scenario" || continue
+        echo "$run $scenario" >>"$WORK/ran"
+        if [ $(($(date +%s) - started)) -gt "$RUN_SECONDS" ]; then
+            printf '%-26s %-46s %s\n' "$run" "$scenario" "NOT RUN: over ${RUN_SECONDS} s in all" |
+                tee -a "$WORK/table"
+            failed=1
+            continue
+        fi
+        out=$WORK/$run/$(echo "$scenario" | tr / _)
+        mkdir -p "$out"
+        url=$URL
+        [ "$scenario" = server-sse-polling ] && url=$POLL_URL
+        set -- server --url "$url" --scenario "$scenario" -o "$out"
+        [ "$v" = $NEW ] && set -- "$@" --timeout $NEW_TIMEOUT_MS
+        case $run in *@2026-07-28) set -- "$@" --spec-version 2026-07-28 ;; esac
+        if command -v timeout >/dev/null; then
+            timeout -s KILL $SCENARIO_SECONDS "$NODE" "$dist" "$@" >"$out/run.log" 2>&1
+        else
+            "$NODE" "$dist" "$@" >"$out/run.log" 2>&1
+        fi
+        status=$?
+        checks=$(find "$out" -name checks.json | head -n 1)
+        "$NODE" "$JUDGE" "${checks:-$out/none}" "$scenario" >"$out/verdict"
+        verdict=$(head -n 1 "$out/verdict")
+        # The suite's exit code still counts (a crash, a hung run killed).
+        if [ "$verdict" = PASS ] && [ $status -ne 0 ]; then
+            verdict=FAIL
+            echo "  the suite exited with status $status (see run.log)" >>"$out/verdict"
+        fi
+        why=$(awk -F '\t' -v k="$run $scenario" '$1 == k { print $2; exit }' "$WORK/expected")
+        case "$verdict:${why:+listed}" in
+        PASS:) mark=pass ;;
+        FAIL:listed) mark="expected failure ($why)" ;;
+        FAIL:)
+            mark=FAILING
+            failed=1
+            ;;
+        PASS:listed)
+            mark="PASSES BUT IS LISTED: remove it from conformance-expected-failures.txt"
+            failed=1
+            ;;
+        esac
+        printf '%-26s %-46s %s\n' "$run" "$scenario" "$mark" | tee -a "$WORK/table"
+        [ "$mark" = FAILING ] && tail -n +2 "$out/verdict"
+        if ! kill -0 "$server" 2>/dev/null; then
+            tail -n 40 "$WORK/server.log" >&2
+            die "the server died during $run $scenario"
+        fi
+    done
+done
+
+# A listed scenario that no run has any more (renamed, removed) is stale.
+if [ -z "$FILTER" ]; then
+    cut -f 1 "$WORK/expected" | while read -r key; do
+        grep -F -x -- "$key" "$WORK/ran" >/dev/null ||
+            echo "stale expected failure (no such scenario in that run): $key"
+    done >"$WORK/stale"
+    cat "$WORK/stale"
+    [ -s "$WORK/stale" ] && failed=1
+fi
+
+# The servers must have survived everything and stop cleanly.
+for name in server poller; do
+    eval "pid=\$$name"
+    kill "$pid"
+    wait "$pid"
+    status=$?
+    eval "$name="
+    if [ $status -ne 0 ]; then
+        tail -n 40 "$WORK/$name.log" >&2
+        echo "run_conformance: mcp serve ($name) exited with status $status after SIGTERM"
+        failed=1
+    fi
+done
+npass=$(grep -c ' pass$' "$WORK/table")
+nx=$(grep -c 'expected failure' "$WORK/table")
+nbad=$(grep -c -v -e ' pass$' -e 'expected failure' "$WORK/table")
+echo "run_conformance: $npass passed, $nx expected failures, $nbad wrong"
+exit $failed

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp serve --conformance: the fixtures the server scenarios of the official
+ * conformance suite (@modelcontextprotocol/conformance, pinned in
+ * tests/interop) call by name, with the inputs and outputs those scenarios
+ * and the suite's reference server use. Only what a tools-only server can
+ * offer: the scenarios that need sampling, elicitation, resources, prompts,
+ * completion, tasks or OAuth are expected failures
+ * (tests/interop/conformance-expected-failures.txt) until the library has
+ * them. Built on the public API alone, as any application would be.
+ *
+ * The scenarios check names, content types and mimeTypes, the number and
+ * order of notifications, and (2026-07-28) the error codes and HTTP
+ * statuses the library gives; the texts below are the reference server's,
+ * so a transcript reads the same against either.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* A 1x1 PNG and a tiny WAV, as in the reference server. */
+#define PNG_1X1                                                                                    \
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+#define WAV_TINY "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
+
+/* Reply with a result given as JSON text (a fixture's constant). */
+static void reply_json(mcp_call *call, const char *json)
+{
+    mcp_json_doc *d = NULL;
+    if (mcp_json_parse(json, strlen(json), NULL, NULL, &d, NULL) != MCP_OK) {
+        mcp_call_reply_error(call, -32603, "conformance fixture: out of memory");
+        return;
+    }
+    mcp_call_reply_result(call, mcp_json_doc_root(d));
+    mcp_json_doc_free(d);
+}
+
+/* Sleep ms unless the call is cancelled first (then it is ended here). */
+static bool pause_ms(mcp_call *call, uint64_t ms)
+{
+    if (!mcp_cancel_token_wait(mcp_call_cancel_token(call), ms))
+        return true;
+    mcp_call_finish(call);
+    return false;
+}
+
+static void simple_text(mcp_call *call, void *ud)
+{
+    (void)ud;
+    mcp_call_reply_text(call, "This is a simple text response for testing.");
+}
+
+static void image_content(mcp_call *call, void *ud)
+{
+    (void)ud;
+    reply_json(call, "{\"content\":[{\"type\":\"image\",\"data\":\"" PNG_1X1
+                     "\",\"mimeType\":\"image/png\"}]}");
+}
+
+static void audio_content(mcp_call *call, void *ud)
+{
+    (void)ud;
+    reply_json(call, "{\"content\":[{\"type\":\"audio\",\"data\":\"" WAV_TINY
+                     "\",\"mimeType\":\"audio/wav\"}]}");
+}
+
+static void embedded_resource(mcp_call *call, void *ud)
+{
+    (void)ud;
+    reply_json(call, "{\"content\":[{\"type\":\"resource\",\"resource\":{"
+                     "\"uri\":\"test://embedded-resource\",\"mimeType\":\"text/plain\","
+                     "\"text\":\"This is an embedded resource content.\"}}]}");
+}
+
+static void multiple_content_types(mcp_call *call, void *ud)
+{
+    (void)ud;
+    reply_json(call, "{\"content\":["
+                     "{\"type\":\"text\",\"text\":\"Multiple content types test:\"},"
+                     "{\"type\":\"image\",\"data\":\"" PNG_1X1 "\",\"mimeType\":\"image/png\"},"
+                     "{\"type\":\"resource\",\"resource\":{"
+                     "\"uri\":\"test://mixed-content-resource\",\"mimeType\":\"application/json\","
+                     "\"text\":\"{\\\"test\\\":\\\"data\\\",\\\"value\\\":123}\"}}]}");
+}
+
+/* Three log messages about 50 ms apart, on the call's own stream (sent at
+ * the level the client set: tools-call-with-logging sets debug first). */
+static void tool_with_logging(mcp_call *call, void *ud)
+{
+    (void)ud;
+    static const char *const steps[] = {"Tool execution started", "Tool processing data",
+                                        "Tool execution completed"};
+    for (size_t i = 0; i < 3; i++) {
+        if (i && !pause_ms(call, 50))
+            return;
+        mcp_call_send_log(call, MCP_LOGGING_INFO, steps[i]);
+    }
+    mcp_call_reply_text(call, "Tool with logging completed successfully.");
+}
+
+/* Progress 0, 50, 100 of 100, about 50 ms apart, for whatever token the
+ * client sent (an integer from 0.1.16's SDK client, "progress-test-1" from
+ * 0.2.0: the library echoes it with its type). */
+static void tool_with_progress(mcp_call *call, void *ud)
+{
+    (void)ud;
+    for (int step = 0; step <= 2; step++) {
+        if (step && !pause_ms(call, 50))
+            return;
+        int rc = mcp_call_progress(call, step * 50.0, 100.0, NULL);
+        if (rc == MCP_ERR_CANCELLED) {
+            mcp_call_finish(call);
+            return;
+        }
+    }
+    mcp_call_reply_text(call, "Tool with progress completed successfully.");
+}
+
+/* A tool execution error: a result with isError, not a JSON-RPC error
+ * (tools-call-error fails on the latter). */
+static void error_handling(mcp_call *call, void *ud)
+{
+    (void)ud;
+    mcp_call_reply_tool_error(call, "This tool intentionally returns an error for testing");
+}
+
+/* server-sse-polling calls it on a raw POST and reads the event stream:
+ * the reference server closes that stream mid-call and delivers the result
+ * to the client's GET with Last-Event-ID. The stream is the library's to
+ * close (no handler can); the tool finishes a little later, as there. */
+static void reconnection(mcp_call *call, void *ud)
+{
+    (void)ud;
+    if (!pause_ms(call, 100))
+        return;
+    mcp_call_reply_text(call, "Reconnection test completed successfully. If you received this, "
+                              "the client properly reconnected after stream closure.");
+}
+
+static void json_schema_tool(mcp_call *call, void *ud)
+{
+    (void)ud;
+    mcp_call_reply_text(call, "JSON Schema 2020-12 tool called.");
+}
+
+/* Registered with required_client_capabilities {"sampling":{}}: the
+ * library refuses the call from a client that did not declare sampling
+ * (server-stateless expects -32021 naming it, HTTP 400), so this handler
+ * runs only for one that did. */
+static void missing_capability(mcp_call *call, void *ud)
+{
+    (void)ud;
+    mcp_call_reply_text(call, "The client declared the sampling capability.");
+}
+
+/* server-stateless reads the frames of its response stream: none may be a
+ * request (2026-07-28 has none on a response stream). Progress first, when
+ * the client asked for it, then the result. */
+static void streaming_elicitation(mcp_call *call, void *ud)
+{
+    (void)ud;
+    mcp_call_progress(call, 1, 2, "working"); /* MCP_ERR_STATE: no progress asked for */
+    mcp_call_reply_text(call, "Streaming completed without any request on the stream.");
+}
+
+/* Logs only when the client asked for log messages (2026-07-28:
+ * io.modelcontextprotocol/logLevel in the request's _meta): the library
+ * drops it otherwise, which server-stateless checks. */
+static void logging_tool(mcp_call *call, void *ud)
+{
+    (void)ud;
+    mcp_call_send_log(call, MCP_LOGGING_INFO, "test_logging_tool was called");
+    mcp_call_reply_text(call, "Logging tool completed.");
+}
+
+static void dynamic_tool(mcp_call *call, void *ud)
+{
+    (void)ud;
+    mcp_call_reply_text(call, "test_dynamic_tool was added by test_trigger_tool_change.");
+}
+
+/* Changes the tool list, so that listeners hear tools/list_changed:
+ * removes test_dynamic_tool when it is there, adds it when it is not. */
+static void trigger_tool_change(mcp_call *call, void *ud)
+{
+    mcp_server *s = ud;
+    int rc = mcp_server_remove_tool(s, "test_dynamic_tool");
+    if (rc == MCP_ERR_NOT_FOUND) {
+        mcp_tool t = {.size = sizeof t,
+                      .name = "test_dynamic_tool",
+                      .description = "Added and removed in turn by test_trigger_tool_change.",
+                      .input_schema = "{\"type\":\"object\",\"properties\":{}}",
+                      .handler = dynamic_tool};
+        rc = mcp_server_add_tool(s, &t);
+    }
+    if (rc != MCP_OK) {
+        mcp_call_reply_tool_error(call, mcp_strerror(rc));
+        return;
+    }
+    mcp_call_reply_text(call, "The tool list changed (test_dynamic_tool added or removed).");
+}
+
+/* A parameter mirrored in a header (2026-07-28, SEP-2243: x-mcp-header):
+ * the library checks Mcp-Param-Region against the body before the call
+ * runs; http-custom-header-server-validation probes that check. */
+static void custom_header(mcp_call *call, void *ud)
+{
+    (void)ud;
+    size_t n;
+    const char *region =
+        mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "region"), &n);
+    if (!region) {
+        mcp_call_reply_tool_error(call,
+                                  "test_custom_header: argument 'region' (a string) is required");
+        return;
+    }
+    char text[160];
+    snprintf(text, sizeof text, "region: %.*s", n > 100 ? 100 : (int)n, region);
+    mcp_call_reply_text(call, text);
+}
+
+#define NO_ARGS "{\"type\":\"object\",\"properties\":{}}"
+
+/* The SEP-2106 form of json_schema_2020_12_tool's input schema (0.2.0;
+ * 0.1.16 checks a subset: $schema, $defs.address, additionalProperties). */
+static const char json_schema_2020_12[] =
+    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
+    "\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{"
+    "\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},"
+    "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"},"
+    "\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},"
+    "\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},"
+    "\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],"
+    "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},"
+    "\"required\":[\"contactMethod\"]},"
+    "\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},"
+    "\"additionalProperties\":false}";
+
+int cli_conformance_tools(mcp_server *s)
+{
+    /* Order matters: http-header-validation calls the first listed tool
+     * with {} and needs it to succeed. */
+    const mcp_tool tools[] = {
+        {sizeof(mcp_tool), "test_simple_text", NULL, "Returns a simple text response.", NO_ARGS,
+         NULL, simple_text, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_image_content", NULL, "Returns an image (a 1x1 PNG).", NO_ARGS,
+         NULL, image_content, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_audio_content", NULL, "Returns audio (a tiny WAV).", NO_ARGS,
+         NULL, audio_content, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_embedded_resource", NULL,
+         "Returns an embedded text resource.", NO_ARGS, NULL, embedded_resource, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_multiple_content_types", NULL,
+         "Returns text, an image and an embedded resource.", NO_ARGS, NULL,
+         multiple_content_types, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_tool_with_logging", NULL,
+         "Sends three log messages while it runs.", NO_ARGS, NULL, tool_with_logging, NULL,
+         MCP_TOOL_BLOCKING, NULL},
+        {sizeof(mcp_tool), "test_tool_with_progress", NULL,
+         "Reports progress 0, 50 and 100 of 100 while it runs.", NO_ARGS, NULL,
+         tool_with_progress, NULL, MCP_TOOL_BLOCKING, NULL},
+        {sizeof(mcp_tool), "test_error_handling", NULL,
+         "Always returns a tool error (isError).", NO_ARGS, NULL, error_handling, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_reconnection", NULL,
+         "Finishes after 100 ms, for the SSE polling scenario.", NO_ARGS, NULL, reconnection,
+         NULL, MCP_TOOL_BLOCKING, NULL},
+        {sizeof(mcp_tool), "json_schema_2020_12_tool", NULL,
+         "Has an input schema with JSON Schema 2020-12 keywords.", json_schema_2020_12, NULL,
+         json_schema_tool, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_missing_capability", NULL,
+         "Needs the client's sampling capability (refused without it).", NO_ARGS, NULL,
+         missing_capability, NULL, 0, "{\"sampling\":{}}"},
+        {sizeof(mcp_tool), "test_streaming_elicitation", NULL,
+         "Streams its answer; never sends a request on the response stream.", NO_ARGS, NULL,
+         streaming_elicitation, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_logging_tool", NULL,
+         "Logs a message, sent only when the client asked for a log level.", NO_ARGS, NULL,
+         logging_tool, NULL, 0, NULL},
+        {sizeof(mcp_tool), "test_trigger_tool_change", NULL,
+         "Adds or removes test_dynamic_tool: listeners hear tools/list_changed.", NO_ARGS, NULL,
+         trigger_tool_change, s, 0, NULL},
+        {sizeof(mcp_tool), "test_custom_header", NULL,
+         "Echoes its region, which the client mirrors in the Mcp-Param-Region header.",
+         "{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\","
+         "\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]}",
+         NULL, custom_header, NULL, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        int rc = mcp_server_add_tool(s, &tools[i]);
+        if (rc != MCP_OK) {
+            fprintf(stderr, "mcp serve: cannot register tool %s: %s\n", tools[i].name,
+                    mcp_strerror(rc));
+            return rc;
+        }
+    }
+    return MCP_OK;
+}
