@@ -483,7 +483,10 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
     if (rc != MCP_OK) {
         mcp__server_log(s, MCP_LOG_ERROR, "cannot listen on %s:%u: %s",
                         o.host ? o.host : "127.0.0.1", o.port,
-                        rc == MCP_ERR_IO ? strerror(errno) : mcp_strerror(rc));
+                        rc != MCP_ERR_IO ? mcp_strerror(rc)
+                        : errno          ? strerror(errno)
+                        : o.tls_cert_pem ? "the TLS certificate or key was refused"
+                                         : "libmicrohttpd could not start");
         free(l);
         return rc;
     }
