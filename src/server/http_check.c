@@ -167,9 +167,16 @@ bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_l
     const char *bv = body_version ? mcp_json_string(body_version, &vlen) : NULL;
     /* A body without the envelope is the engine's to refuse (-32602). */
     if (bv && (hlen != vlen || memcmp(version, bv, vlen) != 0)) {
-        snprintf(why, n, "Header mismatch: MCP-Protocol-Version %.*s does not match the "
+        /* The peer's bytes go into a JSON string: printable ASCII only (a
+         * cut or invalid UTF-8 sequence made the whole answer empty). */
+        char shown[41];
+        size_t k = 0;
+        for (size_t i = 0; i < hlen && k < sizeof shown - 1; i++)
+            shown[k++] = version[i] >= 0x20 && version[i] < 0x7f ? version[i] : '?';
+        shown[k] = '\0';
+        snprintf(why, n, "Header mismatch: MCP-Protocol-Version %s does not match the "
                          "body's protocolVersion",
-                 (int)(hlen < 40 ? hlen : 40), version);
+                 shown);
         return false;
     }
     if (!header_equals(x, "Mcp-Method", m->method, m->method_len, why, n))

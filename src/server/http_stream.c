@@ -241,6 +241,14 @@ static int start_stream(hroute *r)
     return rc;
 }
 
+void mcp__route_stream_now(hroute *r)
+{
+    mcp_server_http_options *o = &r->peer->l->opts;
+    if (!r->streaming && r->x && r->peer->legacy &&
+        (o->response_mode == MCP_HTTP_RESPONSE_SSE || o->poll_retry_ms))
+        start_stream(r);
+}
+
 int mcp__route_deliver(hroute *r, const char *line, size_t len)
 {
     hpeer *p = r->peer;
@@ -360,12 +368,23 @@ int mcp__peer_send(mcp__transport *t, uint64_t route, const char *data, size_t l
     return route ? rc : MCP_OK;
 }
 
+void mcp__route_end_unanswered(hroute *r)
+{
+    if (r->x && !r->streaming && r->peer->legacy &&
+        mcp__http_sse_start(r->x, NULL) == MCP_OK) {
+        /* A 2025 POST must be answered with JSON or an event stream, and a
+         * cancelled request must get no response: an event stream that
+         * ends empty is both. */
+        mcp__http_sse_end(r->x);
+    } else if (r->x) {
+        mcp__http_abort(r->x); /* what was queued goes too */
+    }
+    mcp__route_drop(r);
+}
+
 void mcp__peer_close_route(mcp__transport *t, uint64_t route)
 {
     hroute *r = mcp__route_find((hpeer *)t, route);
-    if (!r || !route)
-        return;
-    if (r->x)
-        mcp__http_abort(r->x);
-    mcp__route_drop(r);
+    if (r && route)
+        mcp__route_end_unanswered(r);
 }

@@ -29,9 +29,9 @@ NODE=$HERE/node_modules/.bin/node
 # The case: the server's options, the script and its mode, and how many
 # checks the script makes (keep in step with the script).
 case $CASE in
-v1-auto) OPTS='' SCRIPT=ts_http_client.mjs MODE=auto CHECKS=28 ;;
-v1-sse) OPTS="--response sse" SCRIPT=ts_http_client.mjs MODE=sse CHECKS=28 ;;
-v1-resume) OPTS="--poll-retry 300" SCRIPT=ts_http_client.mjs MODE=resume CHECKS=15 ;;
+v1-auto) OPTS='' SCRIPT=ts_http_client.mjs MODE=auto CHECKS=29 ;;
+v1-sse) OPTS="--response sse" SCRIPT=ts_http_client.mjs MODE=sse CHECKS=29 ;;
+v1-resume) OPTS="--poll-retry 300" SCRIPT=ts_http_client.mjs MODE=resume CHECKS=16 ;;
 v2) OPTS='' SCRIPT=ts2_http_client.mjs MODE='' CHECKS=21 ;;
 *)
     echo "run_http_interop: unknown case $CASE" >&2
