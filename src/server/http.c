@@ -51,6 +51,8 @@ static void respond_error_with(mcp__http_exchange *x, unsigned status, const mcp
     mcp_buf_init(&b, 0, NULL);
     mcp_id none = {0};
     json_error_body(&b, id ? id : &none, code, message);
+    if (!b.len) /* a message or id that cannot be written (memory, UTF-8) */
+        json_error_body(&b, &none, code, "the request was refused");
     mcp__http_respond(x, status, "application/json", b.data, b.len, headers);
     mcp_buf_free(&b);
 }
@@ -83,9 +85,10 @@ static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
     /* A response still being written finishes; an unanswered one ends. */
     while (p->routes) {
         hroute *r = p->routes;
-        if (r->x && !r->answered)
-            mcp__http_abort(r->x);
-        mcp__route_drop(r);
+        if (r->answered)
+            mcp__route_drop(r); /* finishes by itself */
+        else
+            mcp__route_end_unanswered(r);
     }
     unlink_session(p);
     http_listener *l = p->l;
@@ -255,6 +258,7 @@ static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool ini
         return;
     }
     r->initialize = initialize;
+    mcp__route_stream_now(r);
     p->t.sink.message(p->t.sink.ud, r->id, body, len);
 }
 
@@ -483,7 +487,10 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
     if (rc != MCP_OK) {
         mcp__server_log(s, MCP_LOG_ERROR, "cannot listen on %s:%u: %s",
                         o.host ? o.host : "127.0.0.1", o.port,
-                        rc == MCP_ERR_IO ? strerror(errno) : mcp_strerror(rc));
+                        rc != MCP_ERR_IO ? mcp_strerror(rc)
+                        : errno          ? strerror(errno)
+                        : o.tls_cert_pem ? "the TLS certificate or key was refused"
+                                         : "libmicrohttpd could not start");
         free(l);
         return rc;
     }

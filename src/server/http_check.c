@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "server/http_internal.h"
 #include "transport/http_headers.h"
@@ -73,6 +74,20 @@ static bool values_agree(const char *header, size_t hlen, const char *body, size
     return end1 == header + hlen && end2 == body + blen && a == b;
 }
 
+typedef struct header_count {
+    const char *name;
+    unsigned count;
+} header_count;
+
+static bool count_header(void *ud, const char *name, const char *value)
+{
+    (void)value;
+    header_count *c = ud;
+    if (strcasecmp(name, c->name) == 0)
+        c->count++;
+    return c->count < 2;
+}
+
 typedef struct param_walk {
     mcp__http_exchange *x;
     char *why;
@@ -102,8 +117,13 @@ static void check_params(param_walk *w, const mcp_json *schema, const mcp_json *
             snprintf(header, sizeof header, "Mcp-Param-%.*s", (int)mlen, name);
             size_t got_len;
             const char *got = mcp__http_exchange_header_n(w->x, header, &got_len);
+            header_count twice = {header, 0};
+            mcp__http_exchange_headers(w->x, count_header, &twice);
             bool present = value && mcp_json_typeof(value) != MCP_JSON_NULL;
-            if (!present && got) {
+            if (twice.count > 1) {
+                snprintf(w->why, w->n, "Header mismatch: %s appears more than once", header);
+                w->ok = false;
+            } else if (!present && got) {
                 snprintf(w->why, w->n, "Header mismatch: %s is sent but the argument is absent",
                          header);
                 w->ok = false;
@@ -147,9 +167,16 @@ bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_l
     const char *bv = body_version ? mcp_json_string(body_version, &vlen) : NULL;
     /* A body without the envelope is the engine's to refuse (-32602). */
     if (bv && (hlen != vlen || memcmp(version, bv, vlen) != 0)) {
-        snprintf(why, n, "Header mismatch: MCP-Protocol-Version %.*s does not match the "
+        /* The peer's bytes go into a JSON string: printable ASCII only (a
+         * cut or invalid UTF-8 sequence made the whole answer empty). */
+        char shown[41];
+        size_t k = 0;
+        for (size_t i = 0; i < hlen && k < sizeof shown - 1; i++)
+            shown[k++] = version[i] >= 0x20 && version[i] < 0x7f ? version[i] : '?';
+        shown[k] = '\0';
+        snprintf(why, n, "Header mismatch: MCP-Protocol-Version %s does not match the "
                          "body's protocolVersion",
-                 (int)(hlen < 40 ? hlen : 40), version);
+                 shown);
         return false;
     }
     if (!header_equals(x, "Mcp-Method", m->method, m->method_len, why, n))

@@ -69,6 +69,13 @@ hroute *mcp__route_open(hpeer *p, mcp__http_exchange *x, uint64_t id);
  * whose last route went is finished (http.c: mcp__peer_finish). */
 void mcp__route_drop(hroute *r);
 hroute *mcp__route_find(hpeer *p, uint64_t id);
+/* End r's exchange without its response (the request was cancelled, or
+ * its session ended), and drop r. */
+void mcp__route_end_unanswered(hroute *r);
+/* A 2025 request whose answer will be a stream anyway (the server answers
+ * with streams, or polls): the stream opens now, priming event first, not
+ * with the call's first message. */
+void mcp__route_stream_now(hroute *r);
 /* Deliver one message line on r (JSON, or an event of its stream). */
 int mcp__route_deliver(hroute *r, const char *line, size_t len);
 /* Attach a resuming GET to a detached stream: events after `after` are

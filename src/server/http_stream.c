@@ -101,8 +101,12 @@ hroute *mcp__route_open(hpeer *p, mcp__http_exchange *x, uint64_t id)
     p->routes = r;
     if (id == 0)
         p->get = r;
-    if (x)
+    if (x) {
         mcp__http_exchange_set_user(x, r);
+        /* 2025: a disconnect cancels nothing, and a half-closed client
+         * still wants its answer: found gone only by writing to it. */
+        mcp__http_exchange_watch_hangup(x, !p->legacy);
+    }
     return r;
 }
 
@@ -237,6 +241,14 @@ static int start_stream(hroute *r)
     return rc;
 }
 
+void mcp__route_stream_now(hroute *r)
+{
+    mcp_server_http_options *o = &r->peer->l->opts;
+    if (!r->streaming && r->x && r->peer->legacy &&
+        (o->response_mode == MCP_HTTP_RESPONSE_SSE || o->poll_retry_ms))
+        start_stream(r);
+}
+
 int mcp__route_deliver(hroute *r, const char *line, size_t len)
 {
     hpeer *p = r->peer;
@@ -268,7 +280,10 @@ int mcp__route_deliver(hroute *r, const char *line, size_t len)
         r->answered = true;
         if (r->x) {
             mcp__http_sse_end(r->x);
-            mcp__route_drop(r);
+            /* A resumable stream stays until its client has it all: a
+             * connection lost before that leaves it for a resume. */
+            if (!r->resumable)
+                mcp__route_drop(r);
         }
     }
     return rc;
@@ -282,6 +297,7 @@ int mcp__route_attach(hroute *r, mcp__http_exchange *x, uint64_t after)
     r->x = x;
     r->streaming = true;
     mcp__http_exchange_set_user(x, r);
+    mcp__http_exchange_watch_hangup(x, !r->peer->legacy);
     for (size_t at = r->replay_off; at < r->replay.len && rc == MCP_OK;) {
         replay_head h;
         memcpy(&h, r->replay.data + at, sizeof h);
@@ -290,10 +306,8 @@ int mcp__route_attach(hroute *r, mcp__http_exchange *x, uint64_t after)
         at += sizeof h + h.len;
     }
     r->sent_seq = r->seq;
-    if (r->answered) {
-        mcp__http_sse_end(x);
-        mcp__route_drop(r);
-    }
+    if (r->answered)
+        mcp__http_sse_end(x); /* the route goes once the client has it all */
     return rc;
 }
 
@@ -305,9 +319,9 @@ void mcp__route_exchange_closed(hroute *r, mcp__http_end how)
      * told before the route goes, which may end a 2026 peer. */
     if (how != MCP__HTTP_COMPLETED && r->id && !p->ended)
         p->t.sink.route_closed(p->t.sink.ud, r->id);
-    /* A 2025 stream still due waits for its client to come back, for the
-     * resume window. */
-    if (!(r->resumable && !r->answered) || p->ended)
+    /* A 2025 stream not wholly delivered waits for its client to come
+     * back, for the resume window. */
+    if (!r->resumable || how == MCP__HTTP_COMPLETED || p->ended)
         mcp__route_drop(r);
     else
         r->detached_at = mcp__now_ms();
@@ -354,12 +368,23 @@ int mcp__peer_send(mcp__transport *t, uint64_t route, const char *data, size_t l
     return route ? rc : MCP_OK;
 }
 
+void mcp__route_end_unanswered(hroute *r)
+{
+    if (r->x && !r->streaming && r->peer->legacy &&
+        mcp__http_sse_start(r->x, NULL) == MCP_OK) {
+        /* A 2025 POST must be answered with JSON or an event stream, and a
+         * cancelled request must get no response: an event stream that
+         * ends empty is both. */
+        mcp__http_sse_end(r->x);
+    } else if (r->x) {
+        mcp__http_abort(r->x); /* what was queued goes too */
+    }
+    mcp__route_drop(r);
+}
+
 void mcp__peer_close_route(mcp__transport *t, uint64_t route)
 {
     hroute *r = mcp__route_find((hpeer *)t, route);
-    if (!r || !route)
-        return;
-    if (r->x)
-        mcp__http_abort(r->x);
-    mcp__route_drop(r);
+    if (r && route)
+        mcp__route_end_unanswered(r);
 }

@@ -46,6 +46,7 @@ struct mcp__http_exchange {
     bool watched;    /* in the hang-up set */
     bool hung_up;
     bool aborted;
+    bool no_watch;   /* the owner does not want hang-ups reported */
     struct MHD_Response *pending; /* given while parked: queued on resume */
     unsigned pending_status;
     /* An event stream. */
@@ -81,6 +82,7 @@ struct mcp__http_server {
 /* Driving libmicrohttpd -------------------------------------------------- */
 
 static void run_mhd(mcp__http_server *s);
+static void kick(mcp__http_server *s);
 
 static void on_mhd_timer(uv_timer_t *t)
 {
@@ -91,7 +93,15 @@ static void run_mhd(mcp__http_server *s)
 {
     if (!s->daemon)
         return;
+    size_t before = mcp__http_server_connections(s);
     MHD_run(s->daemon);
+    /* At its connection limit libmicrohttpd takes the listening socket out
+     * of its epoll set and puts it back only at the start of a later run;
+     * when the run that closed connections was the last thing to happen,
+     * nothing would ever run it again and the server would accept no one
+     * (the attack round's F-A). One more run, at once. */
+    if (mcp__http_server_connections(s) < before)
+        kick(s);
     MHD_UNSIGNED_LONG_LONG ms;
     if (MHD_get_timeout(s->daemon, &ms) == MHD_YES)
         uv_timer_start(&s->mhd_timer, on_mhd_timer, ms, 0);
@@ -143,7 +153,8 @@ static void park(mcp__http_exchange *x)
 {
     MHD_suspend_connection(x->conn);
     x->suspended = true;
-    watch(x);
+    if (!x->no_watch)
+        watch(x);
 }
 
 static void unpark(mcp__http_exchange *x)
@@ -368,6 +379,11 @@ const char *mcp__http_exchange_body(const mcp__http_exchange *x, size_t *len)
     return x->body.data ? x->body.data : "";
 }
 
+void mcp__http_exchange_watch_hangup(mcp__http_exchange *x, bool on)
+{
+    x->no_watch = !on;
+}
+
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user)
 {
     x->user = user;
@@ -490,6 +506,37 @@ static bool accepts(const char *accept, const char *type)
     return false;
 }
 
+/* Headers that must not come twice: a proxy that reads the other copy
+ * would route, frame or authorize another request than the one we serve
+ * (request smuggling). */
+typedef struct dup_scan {
+    const char *twice; /* the first name seen twice */
+    unsigned seen;     /* a bit per name below */
+    bool has_length, has_encoding;
+} dup_scan;
+
+static const char *const single[] = {
+    "Host", "Content-Length", "Content-Type", "Transfer-Encoding", "Authorization",
+    "Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-ID",
+};
+
+static bool scan_header(void *ud, const char *name, const char *value)
+{
+    (void)value;
+    dup_scan *d = ud;
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        if (strcasecmp(name, single[i]) == 0) {
+            if (d->seen & (1u << i)) {
+                d->twice = single[i];
+                return false;
+            }
+            d->seen |= 1u << i;
+            d->has_length |= i == 1;
+            d->has_encoding |= i == 3;
+        }
+    return true;
+}
+
 /* True when the request may go on; else it was refused. */
 static bool check_request(mcp__http_exchange *x, const char *url, const char *method)
 {
@@ -508,6 +555,24 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
         static const char *const allow[] = {"Allow", "GET, POST, DELETE", NULL};
         refuse(x, MHD_HTTP_METHOD_NOT_ALLOWED, MCP_WIRE_INVALID_REQUEST,
                "Method Not Allowed", allow);
+        return false;
+    }
+    dup_scan d = {0};
+    mcp__http_exchange_headers(x, scan_header, &d);
+    char why[96];
+    if (d.twice) {
+        snprintf(why, sizeof why, "Bad Request: the %s header appears more than once", d.twice);
+        refuse(x, MHD_HTTP_BAD_REQUEST, MCP_WIRE_INVALID_REQUEST, why, NULL);
+        return false;
+    }
+    if (d.has_length && d.has_encoding) {
+        refuse(x, MHD_HTTP_BAD_REQUEST, MCP_WIRE_INVALID_REQUEST,
+               "Bad Request: Content-Length and Transfer-Encoding together", NULL);
+        return false;
+    }
+    if (!mcp__http_exchange_header(x, MHD_HTTP_HEADER_HOST)) {
+        refuse(x, MHD_HTTP_BAD_REQUEST, MCP_WIRE_INVALID_REQUEST,
+               "Bad Request: the Host header is required", NULL);
         return false;
     }
     /* DNS rebinding: a page of another site reaching a local server. */
@@ -596,16 +661,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (*upload_size) {
         if (!x->responded) {
             int rc = mcp_buf_append(&x->body, upload, *upload_size);
-            if (rc != MCP_OK) {
-                s->in_access = x;
-                if (rc == MCP_ERR_LIMIT)
-                    refuse(x, MHD_HTTP_CONTENT_TOO_LARGE, MCP_WIRE_INVALID_REQUEST,
-                           "Content Too Large: the body exceeds the server's cap", NULL);
-                else
-                    refuse(x, MHD_HTTP_INTERNAL_SERVER_ERROR, MCP_WIRE_INTERNAL_ERROR,
-                           "Internal Server Error: out of memory", NULL);
-                s->in_access = NULL;
-            }
+            /* A body without a length (chunked) that outgrows the cap: no
+             * answer can go out while it streams in (libmicrohttpd spun on
+             * one), so the connection is closed. A declared length over the
+             * cap got its 413 before the body. */
+            if (rc != MCP_OK)
+                return MHD_NO;
         }
         *upload_size = 0;
         return MHD_YES;

@@ -106,6 +106,11 @@ void mcp__http_exchange_headers(const mcp__http_exchange *x,
                                 bool (*fn)(void *ud, const char *name, const char *value),
                                 void *ud);
 const char *mcp__http_exchange_body(const mcp__http_exchange *x, size_t *len);
+/* Whether a parked x is watched for its client's hang-up (the default).
+ * Off, a client that went is found when its answer is written: for a
+ * request whose disconnect is not a cancel (2025), so that a client that
+ * only half-closed its side still gets its answer. */
+void mcp__http_exchange_watch_hangup(mcp__http_exchange *x, bool on);
 /* The owner's pointer. */
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user);
 void *mcp__http_exchange_user(const mcp__http_exchange *x);

@@ -82,6 +82,17 @@ head -c 5000000 /dev/zero | tr '\0' ' ' >"$WORK/big"
 req big -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
     --data-binary @"$WORK/big" "$URL"
 status big 413 'exceeds'
+# Without a declared length the cap is met while the body streams in: the
+# connection is closed, and the server goes on serving.
+req bigchunked -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H 'Transfer-Encoding: chunked' --data-binary @"$WORK/big" --max-time 20 "$URL"
+# (curl reports 100 when the interim "100 Continue" was all it got.)
+case $(cat "$WORK/bigchunked.status") in
+000 | 100) echo "ok: an oversized chunked body ends its connection" ;;
+*) fail "an oversized chunked body ends its connection, not $(cat "$WORK/bigchunked.status")" ;;
+esac
+modern after_big tools/call echo "$call_echo"
+status after_big 200 '"text":"hi"'
 req path -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
     --data-binary "$call_echo" "http://127.0.0.1:$port/other"
 status path 404
@@ -143,6 +154,69 @@ sleep_call='{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slee
 modern gone tools/call sleep "$sleep_call" --max-time 0.5
 wait_for "$WORK/srv" 'sleep: cancelled after' 5
 contains "$WORK/srv" 'reason="client disconnected"' "the disconnect is the cancel"
+
+# Raw requests curl will not send: repeated headers (a proxy reading the
+# other copy would see another request), no Host. raw NAME REQUEST writes
+# the answer's status line to $WORK/NAME.
+raw() {
+    python3 - "$port" "$1" "$2" "$WORK/$1" <<'PY'
+import socket, sys
+port, name, req, out = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(req.replace("\n", "\r\n").replace("@BODY@", "").encode())
+data = b""
+while b"\r\n\r\n" not in data:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    data += chunk
+open(out, "w").write(data.decode(errors="replace"))
+PY
+}
+head26="Content-Type: application/json
+Accept: application/json, text/event-stream
+Authorization: Bearer secret
+MCP-Protocol-Version: 2026-07-28
+Mcp-Method: tools/call"
+raw dup_name "POST /mcp HTTP/1.1
+Host: 127.0.0.1:$port
+$head26
+Mcp-Name: echo
+Mcp-Name: fail
+Content-Length: ${#call_echo}
+
+$call_echo"
+contains "$WORK/dup_name" "HTTP/1.1 400" "a repeated Mcp-Name is refused"
+contains "$WORK/dup_name" "Mcp-Name header appears more than once" "and named"
+raw dup_host "POST /mcp HTTP/1.1
+Host: 127.0.0.1:$port
+Host: evil.example
+$head26
+Mcp-Name: echo
+Content-Length: ${#call_echo}
+
+$call_echo"
+contains "$WORK/dup_host" "HTTP/1.1 400" "a repeated Host is refused"
+raw cl_te "POST /mcp HTTP/1.1
+Host: 127.0.0.1:$port
+$head26
+Mcp-Name: echo
+Content-Length: 5
+Transfer-Encoding: chunked
+
+0
+
+"
+contains "$WORK/cl_te" "HTTP/1.1 400" "Content-Length with Transfer-Encoding is refused"
+raw no_host "POST /mcp HTTP/1.1
+$head26
+Mcp-Name: echo
+Content-Length: ${#call_echo}
+
+$call_echo"
+contains "$WORK/no_host" "HTTP/1.1 400" "HTTP/1.1 without Host is a bad request"
+AUTH='bearer secret' modern scheme tools/call echo "$call_echo"
+status scheme 200 '"text":"hi"'
 
 # 2025: a session.
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
@@ -231,6 +305,28 @@ wait_for "$WORK/srv" 'reason="session ended"' 5
 wait "$sleeper"
 post b_after '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' -H "Mcp-Session-Id: $B"
 status b_after 404
+
+# A 2025 client that half-closes its side after its request still gets its
+# answer (in 2025 a disconnect is no cancel; only a failed write ends it).
+body='{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":0.5}}}'
+python3 - "$port" "$A" "$body" >"$WORK/half" <<'PY'
+import socket, sys
+port, sid, body = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+           "Accept: application/json, text/event-stream\r\nAuthorization: Bearer secret\r\n"
+           "Mcp-Session-Id: %s\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
+           % (port, sid, len(body), body)).encode())
+s.shutdown(socket.SHUT_WR)
+data = b""
+while True:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    data += chunk
+print(data.decode(errors="replace"))
+PY
+contains "$WORK/half" '"id":21,"result"' "a half-closed 2025 client gets its answer"
 
 # SIGTERM while a 2026 call runs, a 2025 call streams and a GET stream is
 # open: every exchange is let go, the calls are cancelled, exit 0.

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "text.h"
@@ -212,7 +213,8 @@ static const char *the_token;
 static bool check_token(void *ud, const char *authorization)
 {
     (void)ud;
-    return authorization && strncmp(authorization, "Bearer ", 7) == 0 &&
+    /* The scheme is case-insensitive (RFC 9110, 11.1); the token is not. */
+    return authorization && strncasecmp(authorization, "Bearer ", 7) == 0 &&
            strcmp(authorization + 7, the_token) == 0;
 }
 
@@ -282,6 +284,8 @@ static int parse_args(int argc, char **argv, http_args *a)
         return usage_error("%s", "HTTP options need --http [HOST:]PORT");
     if (!a->cert_file != !a->key_file)
         return usage_error("%s", "--tls-cert and --tls-key go together");
+    if (a->token && (!*a->token || strpbrk(a->token, " \t\r\n")))
+        return usage_error("%s", "--token takes a non-empty token without blanks");
     if (a->path && a->path[0] != '/')
         return usage_error("--path must start with '/', not '%s'", cli_safe(a->path));
     return 0;
@@ -321,15 +325,18 @@ static char *read_file(const char *path)
     }
     char *data = malloc(1 << 20);
     size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
+    int e = ferror(f) ? errno : 0;
     bool big = data && n == (1 << 20) - 1;
     fclose(f);
-    if (!data || big || !n) {
-        fprintf(stderr, "mcp serve: '%s' is %s\n", cli_safe(path),
-                !data ? "unreadable (out of memory)" : big ? "too large" : "empty");
+    if (data)
+        data[n] = '\0';
+    if (!data || e || big || !n || !strstr(data, "-----BEGIN ")) {
+        fprintf(stderr, "mcp serve: '%s': %s\n", cli_safe(path),
+                !data ? "out of memory" : e ? strerror(e) : big ? "too large"
+                : !n ? "empty" : "not a PEM file");
         free(data);
         return NULL;
     }
-    data[n] = '\0';
     return data;
 }
 
