@@ -541,6 +541,12 @@ static bool scan_header(void *ud, const char *name, const char *value)
 static bool check_request(mcp__http_exchange *x, const char *url, const char *method)
 {
     mcp__http_server *s = x->server;
+    /* The absolute form of a target (RFC 9112, 3.2.2), which a server must
+     * accept: its path is what names the endpoint. */
+    if (strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0) {
+        const char *path = strchr(strchr(url, ':') + 3, '/');
+        url = path ? path : "/";
+    }
     if (strcmp(url, s->path) != 0) {
         refuse(x, MHD_HTTP_NOT_FOUND, MCP_WIRE_INVALID_REQUEST, "Not Found: no MCP endpoint here", NULL);
         return false;

@@ -215,6 +215,14 @@ Content-Length: ${#call_echo}
 
 $call_echo"
 contains "$WORK/no_host" "HTTP/1.1 400" "HTTP/1.1 without Host is a bad request"
+raw absolute "POST http://127.0.0.1:$port/mcp HTTP/1.1
+Host: 127.0.0.1:$port
+$head26
+Mcp-Name: echo
+Content-Length: ${#call_echo}
+
+$call_echo"
+contains "$WORK/absolute" "HTTP/1.1 200" "the absolute form of the target names the endpoint"
 AUTH='bearer secret' modern scheme tools/call echo "$call_echo"
 status scheme 200 '"text":"hi"'
 

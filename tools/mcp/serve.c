@@ -357,6 +357,11 @@ static int serve_http(const http_args *a)
         return EXIT_USAGE;
     }
     the_token = a->token;
+    bool loopback = !host[0] || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
+    if (!loopback && !a->token)
+        fprintf(stderr, "mcp serve: warning: serving %s without --token: anyone who reaches "
+                        "it may call its tools\n",
+                cli_safe(host));
     mcp_server_http_options h = {.size = sizeof h,
                                  .host = host[0] ? host : NULL,
                                  .port = port,
