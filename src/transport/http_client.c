@@ -295,6 +295,7 @@ static void message_from(xfer *x, const char *p, size_t n)
         if (take) {
             free(t->session_id);
             t->session_id = x->session_header;
+            t->session_gen++;
             x->session_header = NULL;
         }
     }
@@ -474,6 +475,7 @@ int mcp__hc_legacy_headers(http_client *t, xfer *x)
     if (t->session_id && rc == MCP_OK) {
         rc = mcp__hc_add_headerf(x, "Mcp-Session-Id: %s", t->session_id);
         x->with_session = true;
+        x->session_gen = t->session_gen;
     }
     return rc;
 }
@@ -635,9 +637,12 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
             mcp__hc_fail_request(t, x, true, "the connection broke before the response ended "
                          "(HTTP %ld): %s", x->status, why);
         }
-    } else if (x->status == 404 && x->with_session && !t->modern) {
+    } else if (x->status == 404 && mcp__hc_current_session(t, x) && !t->modern) {
         mcp__hc_expire(t, x); /* frees x */
         return;
+    } else if (x->status == 404 && x->with_session && !t->modern) {
+        mcp__hc_fail_request(t, x, false, "the server ended the MCP session: this request "
+                             "was lost; the next one starts a new session");
     } else if (!pass_error_body(t, x)) {
         char snippet[320];
         body_snippet(x, snippet, sizeof snippet);
@@ -650,7 +655,8 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
 static void output_ended(http_client *t, xfer *x, CURLcode code)
 {
     bool ok = code == CURLE_OK && x->status >= 200 && x->status < 300;
-    if (!ok && x->status == 404 && x->with_session && !t->modern && x->role == X_OUTPUT) {
+    if (!ok && x->status == 404 && mcp__hc_current_session(t, x) && !t->modern &&
+        x->role == X_OUTPUT) {
         mcp__hc_expire(t, x);
         return;
     }

@@ -49,6 +49,7 @@ typedef struct xfer {
     char *body;
     size_t body_len;
     bool with_session;
+    unsigned session_gen; /* with_session: which of the client's sessions */
     /* The response in progress. */
     bool started, sse, oversized, nomem;
     long status;
@@ -102,6 +103,7 @@ struct http_client {
     char mversion[32];
     char *lversion;   /* 2025: negotiated by initialize */
     char *session_id; /* 2025 */
+    unsigned session_gen; /* bumped with every new session id */
     char *init_params; /* 2025: initialize's params, to start a new session */
     bool expired;
     unsigned reinits;
@@ -156,5 +158,13 @@ void mcp__hc_expire(http_client *t, xfer *cause);
 void mcp__hc_hold(http_client *t, const char *p, size_t n);
 void mcp__hc_start_reinit(http_client *t);
 void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why);
+
+/* Whether x carried the session in use now: a 404 to a transfer of a
+ * session already replaced (its GET stream, a late request) says nothing
+ * about the new one. */
+static inline bool mcp__hc_current_session(const http_client *t, const xfer *x)
+{
+    return x->with_session && t->session_id && x->session_gen == t->session_gen;
+}
 
 #endif

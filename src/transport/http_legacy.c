@@ -117,8 +117,12 @@ void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code)
         mcp__hc_xfer_free(x); /* the session is being ended: its stream with it */
         return;
     }
-    if (x->status == 404 && x->with_session) {
+    if (x->status == 404 && mcp__hc_current_session(t, x)) {
         mcp__hc_expire(t, x);
+        return;
+    }
+    if (x->status == 404 && x->with_session) {
+        mcp__hc_xfer_free(x); /* the stream of a session already replaced */
         return;
     }
     if (x->status == 405) {
