@@ -36,31 +36,14 @@ static bool header_equals(mcp__http_exchange *x, const char *name, const char *w
     return same;
 }
 
-/* The value of an x-mcp-header parameter as its header carries it:
- * strings as they are, integers in decimal, booleans as true/false. NULL
- * when the type cannot be mirrored. */
+/* The header form of a parameter's value, copied so that a number can be
+ * read with strtod (NUL-terminated). */
 static bool header_form(const mcp_json *v, mcp_buf *out, bool *integer)
 {
+    const char *text;
     size_t len;
-    *integer = false;
-    switch (mcp_json_typeof(v)) {
-    case MCP_JSON_STRING: {
-        const char *s = mcp_json_string(v, &len);
-        return mcp_buf_append(out, s, len) == MCP_OK;
-    }
-    case MCP_JSON_BOOL: {
-        bool b = false;
-        mcp_json_get_bool(v, &b);
-        return mcp_buf_append(out, b ? "true" : "false", b ? 4 : 5) == MCP_OK;
-    }
-    case MCP_JSON_NUMBER: {
-        *integer = true;
-        const char *t = mcp_json_number_text(v, &len);
-        return t && mcp_buf_append(out, t, len) == MCP_OK;
-    }
-    default:
-        return false;
-    }
+    return mcp__http_param_text(v, &text, &len, integer) &&
+           mcp_buf_append(out, text, len) == MCP_OK;
 }
 
 /* Integers compare by value ("42.0" and "42" agree), the rest by bytes. */

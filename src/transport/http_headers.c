@@ -61,6 +61,29 @@ int mcp__http_value_decode(mcp_buf *out, const char *v, size_t n)
     return mcp_buf_append(out, v, n);
 }
 
+bool mcp__http_param_text(const mcp_json *v, const char **text, size_t *len, bool *number)
+{
+    bool b;
+    *number = false;
+    switch (mcp_json_typeof(v)) {
+    case MCP_JSON_STRING:
+        *text = mcp_json_string(v, len);
+        return *text != NULL;
+    case MCP_JSON_BOOL:
+        if (mcp_json_get_bool(v, &b) != MCP_OK)
+            return false;
+        *text = b ? "true" : "false";
+        *len = b ? 4 : 5;
+        return true;
+    case MCP_JSON_NUMBER:
+        *number = true;
+        *text = mcp_json_number_text(v, len);
+        return *text != NULL;
+    default:
+        return false;
+    }
+}
+
 bool mcp__http_token_valid(const char *s, size_t n)
 {
     if (!n)

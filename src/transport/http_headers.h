@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "mcp/common.h"
+#include "mcp/json.h"
 
 /* Append the header form of the n bytes at v: as is when every byte is
  * visible ASCII, space or tab, the first and last are neither space nor tab,
@@ -26,6 +27,14 @@ int mcp__http_value_encode(mcp_buf *out, const char *v, size_t n);
  * byte outside visible ASCII, space and tab, or the sentinel's Base64 is not
  * canonical; MCP_ERR_LIMIT or MCP_ERR_NOMEM. Nothing appended on error. */
 int mcp__http_value_decode(mcp_buf *out, const char *v, size_t n);
+
+/* The text a Mcp-Param-{Name} header carries for a tool parameter's value
+ * (before value encoding): a string as it is, a boolean as true or false,
+ * a number as written (*number set: integers compare by value, and only
+ * integer literals are mirrored). False for any other type (null, arrays,
+ * objects): no header. *text is borrowed from v's document, not
+ * NUL-terminated. */
+bool mcp__http_param_text(const mcp_json *v, const char **text, size_t *len, bool *number);
 
 /* True when s is an HTTP field-name token (RFC 9110 `1*tchar`). */
 bool mcp__http_token_valid(const char *s, size_t n);

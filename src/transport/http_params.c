@@ -260,18 +260,11 @@ int mcp__tool_headers_for_call(const mcp__tool_headers *c, const mcp_json *param
             const char *key = mcp_json_string(mcp_json_array_at(keys, k), &kn);
             v = mcp_json_typeof(v) == MCP_JSON_OBJECT ? mcp_json_object_getn(v, key, kn) : NULL;
         }
-        const char *text = NULL;
-        size_t tn = 0;
-        bool b;
-        if (mcp_json_typeof(v) == MCP_JSON_STRING) {
-            text = mcp_json_string(v, &tn);
-        } else if (mcp_json_typeof(v) == MCP_JSON_BOOL && mcp_json_get_bool(v, &b) == MCP_OK) {
-            text = b ? "true" : "false";
-            tn = strlen(text);
-        } else if (mcp_json_typeof(v) == MCP_JSON_NUMBER && mcp_json_is_integer_literal(v)) {
-            text = mcp_json_number_text(v, &tn);
-        }
-        if (!text || !header)
+        const char *text;
+        size_t tn;
+        bool number;
+        if (!header || !mcp__http_param_text(v, &text, &tn, &number) ||
+            (number && !mcp_json_is_integer_literal(v)))
             continue; /* null, absent or of another type: no header */
         mcp_buf line;
         mcp_buf_init(&line, 0, NULL);

@@ -13,7 +13,6 @@
 
 #include "core/buf.h"
 #include "mcp/common.h"
-#include "mcp/json.h"
 #include "mcp/jsonrpc.h"
 #include "runtime/internal.h"
 
@@ -38,7 +37,6 @@ struct mcp__http_exchange {
     mcp__http_method method;
     mcp_buf body;
     void *user;
-    bool refused;    /* answered by a check: the owner never sees it */
     bool delivered;  /* handed to the owner's request callback */
     bool notified;   /* the owner's closed callback ran */
     bool responded;  /* a response (or a stream) was given */
@@ -401,18 +399,14 @@ void *mcp__http_exchange_user(const mcp__http_exchange *x)
 static void refuse(mcp__http_exchange *x, unsigned status, int64_t code, const char *message,
                    const char *const *headers)
 {
-    char body[512];
-    mcp_buf shown;
-    mcp_buf_init(&shown, 300, NULL);
-    if (mcp_json_write_string(message, strlen(message), &shown) != MCP_OK)
-        mcp_buf_append(&shown, "\"\"", 2);
-    int n = snprintf(body, sizeof body,
-                     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%lld,\"message\":%s}}",
-                     (long long)code, shown.data ? shown.data : "\"\"");
-    mcp_buf_free(&shown);
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        n > 0 && (size_t)n < sizeof body ? (size_t)n : 0, body, MHD_RESPMEM_MUST_COPY);
-    x->refused = true;
+    mcp_buf body;
+    mcp_buf_init(&body, 0, NULL);
+    mcp_id none = {0};
+    mcp_encode_error(&body, &none, code, message, NULL); /* id null, one line */
+    size_t n = body.len && body.data[body.len - 1] == '\n' ? body.len - 1 : body.len;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(n, body.data ? body.data : "", MHD_RESPMEM_MUST_COPY);
+    mcp_buf_free(&body);
     x->responded = true;
     if (!r)
         return;
