@@ -74,9 +74,10 @@ interop-deps: tests/interop/node_modules/.package-lock.json
 tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
 	cd tests/interop && npm ci --no-audit --no-fund
 
-# The conformance suite's server scenarios alone (tests/interop/run_conformance.sh).
+# The conformance suite alone, server and client scenarios
+# (tests/interop/run_conformance.sh).
 test-conformance: check-build interop-deps
-	cd $(BUILD) && $(CTEST) -R '^conformance_server$$'
+	cd $(BUILD) && $(CTEST) -R '^conformance_(server|client)$$'
 
 test-valgrind: check-build
 	cd $(BUILD) && $(CTEST) -L valgrind

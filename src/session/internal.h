@@ -145,6 +145,7 @@ typedef struct connect_state {
     uint64_t probe_ms;
     mcp_response_fn cb;
     void *user_data;
+    bool asked_again; /* the refused version, retried once (lifecycle.c) */
 } connect_state;
 
 struct mcp_session {

@@ -201,7 +201,7 @@ int mcp_session_connect(mcp_session *s, uint64_t now, const mcp_connect_options 
     if (total != MCP_NO_TIMEOUT && probe > total / 2)
         probe = total / 2 ? total / 2 : 1;
     s->connect = (connect_state){o.mode, want, mcp__deadline(now, total), probe, cb,
-                                 user_data};
+                                 user_data, false};
     mcp__session_enter(s);
     s->now = now;
     s->lifecycle = LC_CONNECTING;
@@ -287,8 +287,13 @@ static void discover_answered(mcp_session *s, int outcome, const mcp_message *ms
     }
     if (modern_server) {
         const mcp__era *m = pick(versions, true);
-        if (m && outcome != MCP_OK && m == s->connect.want)
-            m = NULL; /* refused the very version it names: do not loop */
+        /* Refused the very version it names (a server mid-deploy behind a
+         * balancer, one instance answering for another): ask once more,
+         * then give up rather than loop. */
+        if (m && outcome != MCP_OK && m == s->connect.want && s->connect.asked_again)
+            m = NULL;
+        else if (m && outcome != MCP_OK && m == s->connect.want)
+            s->connect.asked_again = true;
         if (m && (s->connect.mode == MCP_CONNECT_AUTO || m == s->connect.want)) {
             s->era = m;
             if (outcome == MCP_OK) {

@@ -435,9 +435,24 @@ int mcp__hc_add_header(xfer *x, const char *line)
     return MCP_OK;
 }
 
-static int add_header_ud(void *ud, const char *line)
+/* A header that mirrors a value of the body, which may be empty: libcurl
+ * takes "Name:" with nothing after it as "remove this header" (our own
+ * "Expect:" relies on that), and sends "Name;" as the header with an empty
+ * value. */
+static int add_mirrored_header(void *ud, const char *line)
 {
-    return mcp__hc_add_header(ud, line);
+    const char *colon = strchr(line, ':');
+    if (!colon || colon[1 + strspn(colon + 1, " \t")] != '\0')
+        return mcp__hc_add_header(ud, line);
+    size_t n = (size_t)(colon - line);
+    char *empty = malloc(n + 2);
+    if (!empty)
+        return MCP_ERR_NOMEM;
+    memcpy(empty, line, n);
+    memcpy(empty + n, ";", 2);
+    int rc = mcp__hc_add_header(ud, empty);
+    free(empty);
+    return rc;
 }
 
 int mcp__hc_add_headerf(xfer *x, const char *fmt, ...)
@@ -461,7 +476,7 @@ static int add_value_header(xfer *x, const char *name, const char *v, size_t n)
     if (rc == MCP_OK)
         rc = mcp__http_value_encode(&b, v, n);
     if (rc == MCP_OK)
-        rc = mcp__hc_add_header(x, b.data);
+        rc = add_mirrored_header(x, b.data);
     mcp_buf_free(&b);
     return rc;
 }
@@ -822,7 +837,7 @@ static int modern_headers(http_client *t, xfer *x, const shape *sh, const char *
     if (rc == MCP_OK && x->method && !strcmp(x->method, "tools/call")) {
         mcp_json_doc *d = NULL;
         if (mcp_json_parse(sh->params.p, sh->params.n, NULL, NULL, &d, NULL) == MCP_OK)
-            rc = mcp__tool_headers_for_call(t->tools, mcp_json_doc_root(d), add_header_ud, x);
+            rc = mcp__tool_headers_for_call(t->tools, mcp_json_doc_root(d), add_mirrored_header, x);
         mcp_json_doc_free(d);
     }
     (void)p;

@@ -10,7 +10,7 @@ expect_exit 0 "--version" -- "$MCP" --version
 contains "$WORK/out" "mcp 0." "version printed"
 expect_exit 0 "--help" -- "$MCP" --help
 contains "$WORK/out" "exit codes" "help lists the exit codes"
-for c in serve tools call watch; do
+for c in serve tools call watch conformance-client; do
     expect_exit 0 "$c --help" -- "$MCP" $c --help
     contains "$WORK/out" "usage: mcp $c" "$c has its own help"
 done
@@ -78,6 +78,22 @@ for v in 2025-11-25 2026-07-28; do
         -- "$MCP" serve --conformance
 done
 contains "$WORK/err" "JSON-RPC error -32021" "2026-07-28 names the missing capability"
+
+# The conformance client's own refusals (the suite runs it:
+# tests/interop/run_conformance.sh): usage, an unknown scenario, one it
+# cannot play yet, an unknown revision; none of them reaches the network.
+expect_exit 2 "conformance-client without a URL" -- env MCP_CONFORMANCE_SCENARIO=initialize "$MCP" conformance-client
+contains "$WORK/err" "missing URL" "says what is missing"
+expect_exit 2 "conformance-client without a scenario" -- env -u MCP_CONFORMANCE_SCENARIO "$MCP" conformance-client http://127.0.0.1:9/
+contains "$WORK/err" "MCP_CONFORMANCE_SCENARIO is not set" "names the variable"
+expect_exit 2 "conformance-client, unknown scenario" -- env MCP_CONFORMANCE_SCENARIO=no-such "$MCP" conformance-client http://127.0.0.1:9/
+contains "$WORK/err" "scenario 'no-such' is unknown" "names the scenario"
+expect_exit 2 "conformance-client, an OAuth scenario" -- env MCP_CONFORMANCE_SCENARIO=auth/metadata-default "$MCP" conformance-client http://127.0.0.1:9/
+contains "$WORK/err" "needs what this client does not have yet: OAuth" "says what it needs"
+expect_exit 2 "conformance-client, unknown revision" -- env MCP_CONFORMANCE_SCENARIO=initialize MCP_CONFORMANCE_PROTOCOL_VERSION=2024-01-01 "$MCP" conformance-client http://127.0.0.1:9/
+contains "$WORK/err" "not a revision we speak: '2024-01-01'" "names the revision"
+expect_exit 2 "conformance-client, not an HTTP URL" -- env MCP_CONFORMANCE_SCENARIO=initialize "$MCP" conformance-client ftp://x/
+expect_exit 3 "conformance-client, nothing listening" -- env MCP_CONFORMANCE_SCENARIO=initialize MCP_CONFORMANCE_PROTOCOL_VERSION=2025-11-25 "$MCP" conformance-client http://127.0.0.1:9/
 expect_exit 1 "conformance tool error" -- "$MCP" call test_error_handling -- "$MCP" serve --conformance
 contains "$WORK/out" "This tool intentionally returns an error for testing" "its text"
 expect_exit 0 "conformance progress" -- "$MCP" call --trace test_tool_with_progress -- "$MCP" serve --conformance

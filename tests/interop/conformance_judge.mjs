@@ -13,9 +13,10 @@
 //   rows of server-stateless) can say nothing louder, so a warning there is
 //   the problem itself (the suite's own --expected-failures counts them too);
 // - a check the scenario must show as SUCCESS that is absent or not SUCCESS
-//   (REQUIRED below): rows a shallow server skips or turns into INFO, such as
-//   the polling scenario on a JSON answer, or a stateless server's skipped
-//   session lifecycle;
+//   (REQUIRED and REQUIRED_CASES below): rows a shallow server skips or
+//   turns into INFO, such as the polling scenario on a JSON answer, or a
+//   stateless server's skipped session lifecycle, and the checks a client
+//   that sends nothing never gets;
 // - a tool scenario passed on a tool error (tools-call-simple-text accepts
 //   an isError "unknown tool" text).
 import { readFileSync } from 'node:fs';
@@ -32,6 +33,35 @@ const REQUIRED = {
                                'server-session-terminated-returns-404'],
   'dns-rebinding-protection': ['localhost-host-rebinding-rejected',
                                'localhost-host-valid-accepted'],
+  // Client scenarios. A client that sends nothing passes initialize with
+  // no check at all; the others must show what they exist for.
+  'initialize': ['mcp-client-initialization'],
+  'tools_call': ['tool-add-numbers'],
+  'sse-retry': ['client-sse-graceful-reconnect', 'client-sse-retry-timing',
+                'client-sse-last-event-id'],
+  'request-metadata': ['sep-2575-http-client-sends-version-header',
+                       'sep-2575-client-populates-meta',
+                       'sep-2575-http-version-header-matches-meta',
+                       'sep-2575-client-retry-supported-version'],
+  'http-custom-headers': ['sep-2243-client-mirrors-designated-params',
+                          'sep-2243-client-encode-values', 'sep-2243-client-base64-unsafe',
+                          'sep-2243-client-omit-null'],
+  'http-invalid-tool-headers': ['sep-2243-client-reject-invalid-tool'],
+};
+
+// Rows of one id that stand for several cases, some of which may be
+// SKIPPED (a method the client never sent): the cases that must be SUCCESS,
+// found by their details. http-standard-headers skips every method not
+// sent, so a client that sends nothing passes it.
+const REQUIRED_CASES = {
+  'http-standard-headers': [
+    ...['tools/list', 'tools/call', 'resources/list', 'resources/read', 'prompts/list',
+        'prompts/get'].map((m) => ['sep-2243-client-includes-standard-headers',
+                                   `Mcp-Method of ${m}`, (d) => d?.expectedMethod === m]),
+    ...['tools/call', 'resources/read', 'prompts/get'].map((m) => [
+      'sep-2243-client-includes-standard-headers', `Mcp-Name of ${m}`,
+      (d) => d?.method === m && d?.sourceField !== undefined]),
+  ],
 };
 
 const [, , file, scenario] = process.argv;
@@ -65,6 +95,9 @@ if (checks) {
         if (c.status !== 'SUCCESS' && c.status !== 'FAILURE' && c.status !== 'WARNING')
           reasons.push(`${row(c)} (required as SUCCESS)`);
     }
+    for (const [id, what, match] of REQUIRED_CASES[scenario] ?? [])
+      if (!checks.some((c) => c.id === id && c.status === 'SUCCESS' && match(c.details)))
+        reasons.push(`${id}: no SUCCESS for ${what} (required)`);
     if (scenario.startsWith('tools-call-') && scenario !== 'tools-call-error')
       for (const c of checks)
         if (c.status === 'SUCCESS' && c.details?.result?.isError === true)

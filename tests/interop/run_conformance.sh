@@ -1,14 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The official conformance suite's server scenarios against
-# `mcp serve --conformance --http`, both pinned versions (package.json), one
+# The official conformance suite, both pinned versions (package.json), one
 # scenario at a time, judged by each scenario's checks.json
-# (conformance_judge.mjs: failures, warnings, rows a shallow server would
-# skip) against conformance-expected-failures.txt:
+# (conformance_judge.mjs: failures, warnings, rows a shallow implementation
+# would skip) against conformance-expected-failures.txt:
 #
-#   run_conformance.sh MCP [SCENARIO|RUN:SCENARIO]...
+#   run_conformance.sh MCP server|client|all [SCENARIO|RUN:SCENARIO]...
 #
-# Runs, each listing the scenarios its version's `list --server` prints:
+# server: the server scenarios against `mcp serve --conformance --http`.
+# client: the client scenarios, the suite's mock servers against
+#         `mcp conformance-client` (the suite appends the mock's URL).
+# Runs, each listing the scenarios its version's `list --server` (or
+# `list --client`) prints:
 #   0.1.16                     every scenario (the wire is always 2025-11-25)
 #   0.2.0-alpha.12             every scenario at its default version
 #                              (2025-11-25; draft-only ones at 2026-07-28)
@@ -24,23 +27,39 @@
 # the server's log); CONFORMANCE_LOG_LEVEL sets the server's MCP_LOG_LEVEL.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-MCP=${1:?usage: run_conformance.sh MCP [SCENARIO|RUN:SCENARIO]...}
-shift
+USAGE="usage: run_conformance.sh MCP server|client|all [SCENARIO|RUN:SCENARIO]..."
+MCP=${1:?$USAGE}
+ROLES=${2:?$USAGE}
+case $ROLES in
+server | client) ;;
+all) ROLES="server client" ;;
+*)
+    echo "$USAGE" >&2
+    exit 2
+    ;;
+esac
+shift 2
 NODE=$HERE/node_modules/.bin/node
 JUDGE=$HERE/conformance_judge.mjs
 EXPECTED=$HERE/conformance-expected-failures.txt
 OLD=0.1.16
 NEW=0.2.0-alpha.12
-# How long one scenario may take in all. 0.1.16 has no timeout of its own (a
-# hung request waits 60 s, a raw read for ever); 0.2.0 stops a scenario at
-# --timeout.
+# How long one scenario may take in all. 0.1.16 has no server timeout of its
+# own (a hung request waits 60 s, a raw read for ever); 0.2.0 stops a server
+# scenario at --timeout. In client mode both stop the client after
+# --timeout (our client gives up by itself after 25 s).
 SCENARIO_SECONDS=60
 NEW_TIMEOUT_MS=20000
+CLIENT_TIMEOUT_MS=30000
 # The whole run stops starting scenarios after this long (a hung server
 # would otherwise cost a minute a scenario), well within ctest's TIMEOUT, so
 # that it still reports and stops its server: a runner killed by ctest
 # would leave the server behind.
 RUN_SECONDS=${CONFORMANCE_RUN_SECONDS:-400}
+# The client under test. The suite counts a client killed by a signal as
+# exit status 0 (its "code || 0"): the shell in between turns a crash into
+# 128+N. The suite runs the command with sh -c and the URL appended: $1.
+CLIENT_COMMAND="sh -c '\"\$0\" conformance-client \"\$1\" || exit \$?' $MCP"
 
 die() {
     echo "run_conformance: $*" >&2
@@ -72,12 +91,14 @@ trap cleanup EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-# Expected failures: "<run> server <scenario> # issue N: why", one a line.
+# Expected failures: "<run> <role> <scenario> # issue N: why", one a line.
 grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' "$EXPECTED" >"$WORK/expected.raw"
 while read -r run role scenario rest; do
     case "$role $rest" in
-    "server # issue "[0-9]*:*) printf '%s %s\t%s\n' "$run" "$scenario" "${rest#\# }" ;;
-    *) die "conformance-expected-failures.txt: not '<run> server <scenario> # issue N: why': $run $role $scenario $rest" ;;
+    "server # issue "[0-9]*:* | "client # issue "[0-9]*:*)
+        printf '%s %s %s\t%s\n' "$run" "$role" "$scenario" "${rest#\# }"
+        ;;
+    *) die "conformance-expected-failures.txt: not '<run> server|client <scenario> # issue N: why': $run $role $scenario $rest" ;;
     esac
 done <"$WORK/expected.raw" >"$WORK/expected"
 
@@ -105,24 +126,29 @@ start() {
         die "mcp serve --conformance --http $* did not say where it listens"
     fi
 }
-start server
-server=$pid
-URL=http://127.0.0.1:$port/mcp
-echo "run_conformance: mcp serve --conformance on $URL"
-# The polling scenario wants a stream closed after its priming event: a
-# server option (every 2025-11-25 stream is polled), so a server of its own.
-start poller --poll-retry 500 --response sse
-poller=$pid
-POLL_URL=http://127.0.0.1:$port/mcp
+case " $ROLES " in
+*" server "*)
+    start server
+    server=$pid
+    URL=http://127.0.0.1:$port/mcp
+    echo "run_conformance: mcp serve --conformance on $URL"
+    # The polling scenario wants a stream closed after its priming event: a
+    # server option (every 2025-11-25 stream is polled), so a server of its
+    # own.
+    start poller --poll-retry 500 --response sse
+    poller=$pid
+    POLL_URL=http://127.0.0.1:$port/mcp
+    ;;
+esac
 
-# list RUN: the scenario names of that run, one a line.
+# list ROLE RUN: the scenario names of that run, one a line.
 list() {
-    v=${1%@*}
-    "$NODE" "$HERE/node_modules/conformance-$v/dist/index.js" list --server >"$WORK/list.$v" ||
-        die "conformance $v: list failed"
-    case $1 in
-    *@2026-07-28) sed -n 's/^ *- \([^ ]*\) \[\(.*[0-9]-[0-9].*,2026-07-28.*\)\]$/\1/p' "$WORK/list.$v" ;;
-    *) sed -n 's/^ *- \([^ ]*\) \[.*\]$/\1/p' "$WORK/list.$v" ;;
+    v=${2%@*}
+    "$NODE" "$HERE/node_modules/conformance-$v/dist/index.js" list --"$1" >"$WORK/list.$1.$v" ||
+        die "conformance $v: list --$1 failed"
+    case $2 in
+    *@2026-07-28) sed -n 's/^ *- \([^ ]*\) \[\(.*[0-9]-[0-9].*,2026-07-28.*\)\]$/\1/p' "$WORK/list.$1.$v" ;;
+    *) sed -n 's/^ *- \([^ ]*\) \[.*\]$/\1/p' "$WORK/list.$1.$v" ;;
     esac
 }
 
@@ -136,72 +162,105 @@ wanted() {
 }
 FILTER="$*"
 
+# play ROLE RUN SCENARIO OUT: run one scenario, its output in OUT; returns
+# the suite's exit status.
+play() {
+    v=${2%@*}
+    set -- "$1" "$2" "$3" "$4" "$HERE/node_modules/conformance-$v/dist/index.js"
+    if [ "$1" = server ]; then
+        url=$URL
+        [ "$3" = server-sse-polling ] && url=$POLL_URL
+        set -- "$@" server --url "$url" --scenario "$3" -o "$4"
+        [ "$v" = $NEW ] && set -- "$@" --timeout $NEW_TIMEOUT_MS
+    else
+        set -- "$@" client --command "$CLIENT_COMMAND" --scenario "$3" -o "$4" \
+            --timeout $CLIENT_TIMEOUT_MS
+    fi
+    case $2 in *@2026-07-28) set -- "$@" --spec-version 2026-07-28 ;; esac
+    out=$4
+    shift 4
+    if command -v timeout >/dev/null; then
+        timeout -s KILL $SCENARIO_SECONDS "$NODE" "$@" >"$out/run.log" 2>&1
+    else
+        "$NODE" "$@" >"$out/run.log" 2>&1
+    fi
+}
+
 failed=0
 started=$(date +%s)
 : >"$WORK/ran"
 : >"$WORK/table"
-for run in $OLD $NEW $NEW@2026-07-28; do
-    v=${run%@*}
-    dist=$HERE/node_modules/conformance-$v/dist/index.js
-    names=$(list "$run")
-    [ -n "$names" ] || die "conformance $v lists no server scenario for $run"
-    for scenario in $names; do
-        wanted "$run" "$scenario" || continue
-        echo "$run $scenario" >>"$WORK/ran"
-        if [ $(($(date +%s) - started)) -gt "$RUN_SECONDS" ]; then
-            printf '%-26s %-46s %s\n' "$run" "$scenario" "NOT RUN: over ${RUN_SECONDS} s in all" |
+for role in $ROLES; do
+    for run in $OLD $NEW $NEW@2026-07-28; do
+        names=$(list "$role" "$run")
+        [ -n "$names" ] || die "conformance ${run%@*} lists no $role scenario for $run"
+        for scenario in $names; do
+            wanted "$run" "$scenario" || continue
+            echo "$run $role $scenario" >>"$WORK/ran"
+            if [ $(($(date +%s) - started)) -gt "$RUN_SECONDS" ]; then
+                printf '%-26s %-6s %-46s %s\n' "$run" "$role" "$scenario" \
+                    "NOT RUN: over ${RUN_SECONDS} s in all" | tee -a "$WORK/table"
+                failed=1
+                continue
+            fi
+            out=$WORK/$run/$role/$(echo "$scenario" | tr / _)
+            mkdir -p "$out"
+            play "$role" "$run" "$scenario" "$out"
+            status=$?
+            checks=$(find "$out" -name checks.json | head -n 1)
+            "$NODE" "$JUDGE" "${checks:-$out/none}" "$scenario" >"$out/verdict"
+            verdict=$(head -n 1 "$out/verdict")
+            # The suite's exit code still counts (a crash, a hung run killed;
+            # in client mode also the client's own exit status and a client
+            # timeout).
+            if [ "$verdict" = PASS ] && [ $status -ne 0 ]; then
+                verdict=FAIL
+                echo "  the suite exited with status $status (see run.log)" >>"$out/verdict"
+            fi
+            # Some checks pass on a client that does nothing (resource-mismatch:
+            # "no authorization request made"); one that refused to play the
+            # scenario has not passed it.
+            if [ "$verdict" = PASS ] && [ "$role" = client ] &&
+                find "$out" -name stderr.txt -exec cat {} + | grep -q 'does not have yet'; then
+                verdict=FAIL
+                echo "  the client refused the scenario (stderr.txt)" >>"$out/verdict"
+            fi
+            why=$(awk -F '\t' -v k="$run $role $scenario" '$1 == k { print $2; exit }' \
+                "$WORK/expected")
+            case "$verdict:${why:+listed}" in
+            PASS:) mark=pass ;;
+            FAIL:listed) mark="expected failure ($why)" ;;
+            FAIL:)
+                mark=FAILING
+                failed=1
+                ;;
+            PASS:listed)
+                mark="PASSES BUT IS LISTED: remove it from conformance-expected-failures.txt"
+                failed=1
+                ;;
+            esac
+            printf '%-26s %-6s %-46s %s\n' "$run" "$role" "$scenario" "$mark" |
                 tee -a "$WORK/table"
-            failed=1
-            continue
-        fi
-        out=$WORK/$run/$(echo "$scenario" | tr / _)
-        mkdir -p "$out"
-        url=$URL
-        [ "$scenario" = server-sse-polling ] && url=$POLL_URL
-        set -- server --url "$url" --scenario "$scenario" -o "$out"
-        [ "$v" = $NEW ] && set -- "$@" --timeout $NEW_TIMEOUT_MS
-        case $run in *@2026-07-28) set -- "$@" --spec-version 2026-07-28 ;; esac
-        if command -v timeout >/dev/null; then
-            timeout -s KILL $SCENARIO_SECONDS "$NODE" "$dist" "$@" >"$out/run.log" 2>&1
-        else
-            "$NODE" "$dist" "$@" >"$out/run.log" 2>&1
-        fi
-        status=$?
-        checks=$(find "$out" -name checks.json | head -n 1)
-        "$NODE" "$JUDGE" "${checks:-$out/none}" "$scenario" >"$out/verdict"
-        verdict=$(head -n 1 "$out/verdict")
-        # The suite's exit code still counts (a crash, a hung run killed).
-        if [ "$verdict" = PASS ] && [ $status -ne 0 ]; then
-            verdict=FAIL
-            echo "  the suite exited with status $status (see run.log)" >>"$out/verdict"
-        fi
-        why=$(awk -F '\t' -v k="$run $scenario" '$1 == k { print $2; exit }' "$WORK/expected")
-        case "$verdict:${why:+listed}" in
-        PASS:) mark=pass ;;
-        FAIL:listed) mark="expected failure ($why)" ;;
-        FAIL:)
-            mark=FAILING
-            failed=1
-            ;;
-        PASS:listed)
-            mark="PASSES BUT IS LISTED: remove it from conformance-expected-failures.txt"
-            failed=1
-            ;;
-        esac
-        printf '%-26s %-46s %s\n' "$run" "$scenario" "$mark" | tee -a "$WORK/table"
-        [ "$mark" = FAILING ] && tail -n +2 "$out/verdict"
-        if ! kill -0 "$server" 2>/dev/null; then
-            tail -n 40 "$WORK/server.log" >&2
-            die "the server died during $run $scenario"
-        fi
+            if [ "$mark" = FAILING ]; then
+                tail -n +2 "$out/verdict"
+                [ "$role" = client ] &&
+                    find "$out" -name stderr.txt -exec cat {} + | sed 's/^/  client: /' |
+                    tail -n 20
+            fi
+            if [ "$role" = server ] && ! kill -0 "$server" 2>/dev/null; then
+                tail -n 40 "$WORK/server.log" >&2
+                die "the server died during $run $scenario"
+            fi
+        done
     done
 done
 
 # A listed scenario that no run has any more (renamed, removed) is stale.
 if [ -z "$FILTER" ]; then
-    cut -f 1 "$WORK/expected" | while read -r key; do
-        grep -F -x -- "$key" "$WORK/ran" >/dev/null ||
-            echo "stale expected failure (no such scenario in that run): $key"
+    cut -f 1 "$WORK/expected" | while read -r run role scenario; do
+        case " $ROLES " in *" $role "*) ;; *) continue ;; esac
+        grep -F -x -- "$run $role $scenario" "$WORK/ran" >/dev/null ||
+            echo "stale expected failure (no such scenario in that run): $run $role $scenario"
     done >"$WORK/stale"
     cat "$WORK/stale"
     [ -s "$WORK/stale" ] && failed=1
@@ -210,6 +269,7 @@ fi
 # The servers must have survived everything and stop cleanly.
 for name in server poller; do
     eval "pid=\$$name"
+    [ -n "$pid" ] || continue
     kill "$pid"
     wait "$pid"
     status=$?

@@ -630,15 +630,35 @@ static void the_whole_connect_is_bounded(void **state)
 
 static void a_refusal_naming_the_refused_version_does_not_loop(void **state)
 {
+    /* Refused the version it names as supported: asked once more (the
+     * same revision, a new id), then given up instead of looping. */
     peer p;
-    peer_init(&p, MCP_ROLE_CLIENT, NULL);
     int outcome;
-    connect_client(&p, MCP_CONNECT_AUTO, &outcome);
-    answer_error(&p, peer_next(&p), MCP_WIRE_UNSUPPORTED_VERSION,
-                 "{\"supported\":[\"2026-07-28\"],\"requested\":\"2026-07-28\"}");
-    assert_int_equal(outcome, MCP_ERR_PROTOCOL);
-    assert_int_equal(peer_unread(&p), 0); /* no second discover */
-    peer_free(&p);
+    for (int twice = 0; twice < 2; twice++) {
+        peer_init(&p, MCP_ROLE_CLIENT, NULL);
+        connect_client(&p, twice ? MCP_CONNECT_AUTO : MCP_CONNECT_MODERN, &outcome);
+        const mcp_message *first = peer_next(&p);
+        int64_t first_id = first->id.num;
+        answer_error(&p, first, MCP_WIRE_UNSUPPORTED_VERSION,
+                     "{\"supported\":[\"2026-07-28\"],\"requested\":\"2026-07-28\"}");
+        const mcp_message *again = peer_next(&p);
+        assert_true(msg_is_method(again, "server/discover"));
+        assert_true(again->id.num != first_id);
+        assert_string_equal(mcp_json_string(mcp_json_object_get(meta_of(again->params),
+                                                                "io.modelcontextprotocol/protocolVersion"),
+                                            NULL),
+                            "2026-07-28");
+        if (twice) {
+            answer_error(&p, again, MCP_WIRE_UNSUPPORTED_VERSION,
+                         "{\"supported\":[\"2026-07-28\"],\"requested\":\"2026-07-28\"}");
+            assert_int_equal(outcome, MCP_ERR_PROTOCOL);
+            assert_int_equal(peer_unread(&p), 0);
+        } else {
+            answer(&p, again, DISCOVER_OK);
+            assert_int_equal(outcome, MCP_OK);
+        }
+        peer_free(&p);
+    }
 }
 
 static void a_modern_client_writes_no_responses(void **state)

@@ -27,6 +27,7 @@ int cli_serve(int argc, char **argv);
 int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
 int cli_watch(int argc, char **argv);
+int cli_conformance_client(int argc, char **argv);
 
 /* Register the conformance suite's server fixtures (mcp serve
  * --conformance) on s: MCP_OK, or the failure (printed). */

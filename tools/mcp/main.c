@@ -64,6 +64,19 @@ static const struct {
      "The result's text is written byte for byte into a file or pipe; on a terminal its\n"
      "control characters but newline and tab are shown escaped (\\x1b), as everything\n"
      "else from the server always is (messages, names, descriptions, URIs, traces).\n"},
+    {"conformance-client",
+     "usage: mcp conformance-client [--trace] URL\n"
+     "\n"
+     "The client for the official conformance suite's client scenarios: the suite runs\n"
+     "it against its mock server at URL and names the scenario in\n"
+     "MCP_CONFORMANCE_SCENARIO (MCP_CONFORMANCE_PROTOCOL_VERSION: the revision to speak,\n"
+     "else auto; MCP_CONFORMANCE_CONTEXT: the scenario's inputs). It connects, lists\n"
+     "and calls what the scenario asks for, at most 25 seconds in all. A scenario it\n"
+     "cannot play yet (OAuth, elicitation, ...) is refused, saying what it needs.\n"
+     "tests/interop/run_conformance.sh runs the suite with it.\n"
+     "\n"
+     "exit codes: 0 played through, 1 a wrong answer (a tool or JSON-RPC error), 2 usage\n"
+     "            or a scenario it cannot play, 3 connection or protocol error, 4 timed out\n"},
     {"watch",
      "usage: mcp watch [--tools] [--prompts] [--resources] [--resource URI]...\n"
      "                 [--timeout S] [--protocol P] [--json] [--trace]\n"
@@ -106,7 +119,8 @@ void cli_usage(const char *command, bool to_stdout)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!command || !strcmp(command, commands[i].name)) {
             fputs(commands[i].usage, f);
-            if (command && strcmp(command, "serve") != 0)
+            if (command && strcmp(command, "serve") != 0 &&
+                strcmp(command, "conformance-client") != 0)
                 fputs(common_options, f);
             if (!command)
                 fputc('\n', f);
@@ -152,6 +166,8 @@ static int run(int argc, char **argv)
             return cli_call(argc - 2, argv + 2);
         if (!strcmp(c, "watch"))
             return cli_watch(argc - 2, argv + 2);
+        if (!strcmp(c, "conformance-client"))
+            return cli_conformance_client(argc - 2, argv + 2);
     }
     if (argc > 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "--help") ||
                      !strcmp(argv[1], "-h"))) {

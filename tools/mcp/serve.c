@@ -5,7 +5,7 @@
  * cancelled), count (progress and log messages, cancellable between steps),
  * fail (a tool error) and add_tool (changes the tool list while serving:
  * subscribers hear tools/list_changed). With --conformance, the fixtures of
- * the official conformance suite instead (conformance.c).
+ * the official conformance suite instead (conformance_server.c).
  */
 #include <errno.h>
 #include <stdarg.h>
