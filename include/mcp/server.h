@@ -219,6 +219,12 @@ typedef struct mcp_server_http_options {
      * `WWW-Authenticate: Bearer`. Loop thread. */
     bool (*authorize)(void *user_data, const char *authorization);
     void *authorize_user_data;
+    /* A request's headers and body must all arrive within this many
+     * seconds of its connection opening (or finishing its previous
+     * request), however steadily they trickle; else the connection is
+     * closed. So an idle keep-alive connection lasts this long too.
+     * 0: 30. */
+    unsigned request_timeout_s;
 } mcp_server_http_options;
 
 /*

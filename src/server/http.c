@@ -479,6 +479,7 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
         .max_connections = o.max_connections,
         .idle_timeout_s = o.idle_timeout_s,
         .keepalive_ms = o.keepalive_ms,
+        .request_timeout_s = o.request_timeout_s,
         .tls_cert_pem = o.tls_cert_pem,
         .tls_key_pem = o.tls_key_pem,
     };

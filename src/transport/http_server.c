@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -30,9 +31,21 @@
  * are refused (431). */
 #define CONN_MEMORY ((size_t)6 * 1024)
 
+/* Each connection's clock for the request on its way in: libmicrohttpd's
+ * idle timeout restarts at every byte, so a client trickling a header line
+ * a second (slowloris) would hold a connection for ever. */
+typedef struct conn_clock {
+    struct conn_clock *next, *prev; /* the server's */
+    int fd;
+    uint64_t since; /* when it began to wait for a request */
+    bool receiving; /* a request is (or may be) on its way in */
+    bool cut;       /* shut down for being too slow */
+} conn_clock;
+
 struct mcp__http_exchange {
     mcp__http_server *server;
     struct MHD_Connection *conn;
+    conn_clock *clock;
     mcp__http_exchange *next, *prev; /* the server's */
     mcp__http_method method;
     mcp_buf body;
@@ -69,6 +82,8 @@ struct mcp__http_server {
     int watch_fd;         /* parked sockets, for hang-up */
     uv_poll_t watch_poll;
     uv_timer_t keepalive;
+    uv_timer_t deadline;  /* cuts requests slower than request_timeout_s */
+    conn_clock *clocks;
     mcp__http_exchange *exchanges;
     mcp__http_exchange *in_access; /* the exchange whose access call runs */
     int open_handles;
@@ -531,6 +546,29 @@ static bool scan_header(void *ud, const char *name, const char *value)
     return true;
 }
 
+/* Transfer-Encoding: the one coding "chunked" (any case, blanks around
+ * it), or a list whose last coding is chunked. */
+static bool is_chunked(const char *v, size_t n)
+{
+    while (n && (*v == ' ' || *v == '\t'))
+        v++, n--;
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    return n == 7 && strncasecmp(v, "chunked", 7) == 0;
+}
+
+static bool coding_is_chunked(const char *te)
+{
+    return is_chunked(te, strlen(te));
+}
+
+static bool ends_with_chunked(const char *te)
+{
+    const char *last = strrchr(te, ',');
+    last = last ? last + 1 : te;
+    return is_chunked(last, strlen(last));
+}
+
 /* True when the request may go on; else it was refused. */
 static bool check_request(mcp__http_exchange *x, const char *url, const char *method)
 {
@@ -568,6 +606,21 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
     if (d.has_length && d.has_encoding) {
         refuse(x, MHD_HTTP_BAD_REQUEST, MCP_WIRE_INVALID_REQUEST,
                "Bad Request: Content-Length and Transfer-Encoding together", NULL);
+        return false;
+    }
+    /* libmicrohttpd reads only chunked bodies: any other coding would have
+     * it wait for a body it cannot find the end of (RFC 9112, 6.1 and
+     * 6.3: 400 when chunked is not the final coding, else 501), and the
+     * connection must go, its framing unknown. */
+    const char *te = mcp__http_exchange_header(x, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (te && !coding_is_chunked(te)) {
+        static const char *const close_it[] = {"Connection", "close", NULL};
+        bool final = ends_with_chunked(te);
+        refuse(x, final ? MHD_HTTP_NOT_IMPLEMENTED : MHD_HTTP_BAD_REQUEST,
+               MCP_WIRE_INVALID_REQUEST,
+               final ? "Not Implemented: a transfer coding other than chunked"
+                     : "Bad Request: chunked is not the final transfer coding",
+               close_it);
         return false;
     }
     if (!mcp__http_exchange_header(x, MHD_HTTP_HEADER_HOST)) {
@@ -642,6 +695,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
             return MHD_NO;
         x->server = s;
         x->conn = c;
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        x->clock = ci ? ci->socket_context : NULL;
         mcp_buf_init(&x->body, s->cfg.max_body, NULL);
         mcp_buf_init(&x->out, s->cfg.max_stream_queue, NULL);
         x->next = s->exchanges;
@@ -656,6 +712,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         else
             check_request(x, url, method);
         s->in_access = NULL;
+        if (x->responded && x->clock)
+            x->clock->receiving = false; /* refused: nothing more is awaited */
         return MHD_YES;
     }
     if (*upload_size) {
@@ -674,6 +732,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     /* The body is complete, or x was resumed. */
     if (x->hung_up || (x->aborted && !x->responded) || (x->aborted && !x->sse))
         return MHD_NO; /* closes the connection */
+    if (x->clock)
+        x->clock->receiving = false; /* all in: from here the time is ours */
     if (!x->delivered && !x->responded) {
         x->delivered = true;
         s->in_access = x;
@@ -723,12 +783,75 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         return;
     *con_cls = NULL;
     unwatch(x);
+    if (x->clock) { /* keep-alive: the next request's time starts now */
+        x->clock->receiving = true;
+        x->clock->since = mcp__now_ms();
+    }
     mcp__http_end how = s->closing                           ? MCP__HTTP_SHUTDOWN
                         : x->aborted                         ? MCP__HTTP_ABORTED
                         : toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? MCP__HTTP_COMPLETED
                                                              : MCP__HTTP_DISCONNECTED;
     notify(x, how);
     free_exchange(x);
+}
+
+static void on_deadline(uv_timer_t *t)
+{
+    mcp__http_server *s = t->data;
+    uint64_t now = mcp__now_ms(), limit = (uint64_t)s->cfg.request_timeout_s * 1000;
+    bool cut = false;
+    for (conn_clock *k = s->clocks; k; k = k->next)
+        if (k->receiving && !k->cut && now - k->since >= limit) {
+            /* libmicrohttpd has no call to drop a connection it is reading:
+             * the socket, shut down, reads as the end and is closed by the
+             * next run. */
+            k->cut = true;
+            shutdown(k->fd, SHUT_RDWR);
+            cut = true;
+        }
+    if (cut)
+        kick(s);
+    if (!s->clocks)
+        uv_timer_stop(t);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    mcp__http_server *s = cls;
+    conn_clock *k = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        k = ci ? calloc(1, sizeof *k) : NULL;
+        if (!k)
+            return; /* unclocked: the idle timeout still holds */
+        k->fd = ci->connect_fd;
+        k->since = mcp__now_ms();
+        k->receiving = true;
+        k->next = s->clocks;
+        if (s->clocks)
+            s->clocks->prev = k;
+        s->clocks = k;
+        *socket_context = k;
+        if (!uv_is_active((uv_handle_t *)&s->deadline) && !s->closing) {
+            /* Checked a few times per timeout: a connection is cut at most
+             * a quarter late. */
+            uint64_t every = (uint64_t)s->cfg.request_timeout_s * 250;
+            uv_timer_start(&s->deadline, on_deadline, every, every);
+        }
+        return;
+    }
+    if (!k)
+        return;
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        s->clocks = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    *socket_context = NULL;
+    free(k);
 }
 
 /* Quiet streams get a comment now and then: intermediaries keep them, and
@@ -845,6 +968,8 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
         s->cfg.idle_timeout_s = 60;
     if (!s->cfg.keepalive_ms)
         s->cfg.keepalive_ms = 15000;
+    if (!s->cfg.request_timeout_s)
+        s->cfg.request_timeout_s = 30;
     s->watch_fd = epoll_create1(EPOLL_CLOEXEC);
     if (s->watch_fd < 0) {
         free_server(s);
@@ -857,7 +982,8 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     if (s->cert)
         s->daemon = MHD_start_daemon(
             flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT, limit,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+            on_connection, s, MHD_OPTION_CONNECTION_LIMIT, limit,
             MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
             MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_HTTPS_MEM_CERT, s->cert,
@@ -865,7 +991,8 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     else
         s->daemon = MHD_start_daemon(
             flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT, limit,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+            on_connection, s, MHD_OPTION_CONNECTION_LIMIT, limit,
             MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
             MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
@@ -884,9 +1011,10 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     uv_timer_init(loop, &s->mhd_timer);
     uv_timer_init(loop, &s->kick);
     uv_timer_init(loop, &s->keepalive);
+    uv_timer_init(loop, &s->deadline);
     s->mhd_poll.data = s->watch_poll.data = s->mhd_timer.data = s->kick.data =
-        s->keepalive.data = s;
-    s->open_handles = 5;
+        s->keepalive.data = s->deadline.data = s;
+    s->open_handles = 6;
     uv_poll_start(&s->mhd_poll, UV_READABLE, on_mhd_poll);
     uv_poll_start(&s->watch_poll, UV_READABLE, on_watch);
     uv_timer_start(&s->keepalive, on_keepalive, s->cfg.keepalive_ms, s->cfg.keepalive_ms);
@@ -930,4 +1058,5 @@ void mcp__http_server_close(mcp__http_server *s, void (*done)(void *ud), void *u
     uv_close((uv_handle_t *)&s->mhd_timer, handle_closed);
     uv_close((uv_handle_t *)&s->kick, handle_closed);
     uv_close((uv_handle_t *)&s->keepalive, handle_closed);
+    uv_close((uv_handle_t *)&s->deadline, handle_closed);
 }

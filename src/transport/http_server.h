@@ -77,6 +77,10 @@ typedef struct mcp__http_server_config {
     unsigned idle_timeout_s;   /* a connection silent this long is closed
                                   (never one that waits for us); 0: 60 */
     unsigned keepalive_ms;     /* a comment on quiet streams; 0: 15000 */
+    unsigned request_timeout_s; /* a request (headers and body) must be in
+                                   this long after its connection began to
+                                   wait for it, or the connection is closed;
+                                   0: 30 */
     const char *tls_cert_pem, *tls_key_pem; /* both, or neither */
 } mcp__http_server_config;
 

@@ -208,6 +208,20 @@ Transfer-Encoding: chunked
 
 "
 contains "$WORK/cl_te" "HTTP/1.1 400" "Content-Length with Transfer-Encoding is refused"
+# Only chunked bodies can be read: another coding is refused at once and
+# the connection closed, instead of a wait for a body whose end is unknown.
+for te in gzip 'chunked, gzip' 'gzip, chunked'; do
+    raw te "POST /mcp HTTP/1.1
+Host: 127.0.0.1:$port
+$head26
+Mcp-Name: echo
+Transfer-Encoding: $te
+
+"
+    case $te in *chunked) code=501 ;; *) code=400 ;; esac
+    contains "$WORK/te" "HTTP/1.1 $code" "Transfer-Encoding: $te is refused with $code"
+    contains "$WORK/te" "Connection: close" "and its connection closed"
+done
 raw no_host "POST /mcp HTTP/1.1
 $head26
 Mcp-Name: echo
@@ -354,6 +368,64 @@ contains "$WORK/srv" 'count: cancelled at step' "the streaming call was cancelle
 [ "$(grep -c 'sleep: cancelled after' "$WORK/srv")" -ge 2 ] || fail "the running call was cancelled"
 [ "$rc" = 0 ] || { cat "$WORK/srv"; fail "SIGTERM: exit $rc"; }
 echo "ok: SIGTERM ends the HTTP server (exit 0)"
+
+# A request must arrive whole within --request-timeout, however steadily
+# it trickles (slowloris): the idle timeout alone restarts at every byte.
+# The time the server takes to answer is not counted.
+$MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --request-timeout 1 2>"$WORK/slow" &
+server=$!
+wait_for "$WORK/slow" "listening on http://127.0.0.1:" 10
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/slow" | head -n 1)
+URL="http://127.0.0.1:$port/mcp"
+short_sleep='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":2},'$META'}}'
+python3 - "$port" "$call_echo" "$short_sleep" <<'PY' >"$WORK/slowloris" || fail "slowloris: $(cat "$WORK/slowloris")"
+import socket, sys, time
+port, echo, sleep = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def head(name, body):
+    return ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+            "Mcp-Method: tools/call\r\nMcp-Name: %s\r\nContent-Length: %d\r\n\r\n"
+            % (name, len(body))).encode()
+def trickle(data, label):
+    # A byte every 0.2 s: 30 s for these 150 bytes, were it not cut.
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    start = time.time()
+    try:
+        for b in data[:150]:
+            s.sendall(bytes([b]))
+            time.sleep(0.2)
+        got = s.recv(100)
+        if got:
+            sys.exit("%s: answered after %.1f s: %r" % (label, time.time() - start, got[:40]))
+    except OSError:
+        pass
+    print("ok: %s cut after %.1f s" % (label, time.time() - start))
+trickle(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 200, "trickled headers")
+s = socket.create_connection(("127.0.0.1", port), timeout=20)
+s.sendall(head("echo", echo))
+start = time.time()
+try:
+    for b in echo.encode():
+        s.sendall(bytes([b]))
+        time.sleep(0.2)
+    sys.exit("trickled body: not cut")
+except OSError:
+    print("ok: trickled body cut after %.1f s" % (time.time() - start))
+# A call that takes longer than the timeout is answered: the time is ours.
+s = socket.create_connection(("127.0.0.1", port), timeout=20)
+s.sendall(head("sleep", sleep) + sleep.encode())
+got = s.recv(100)
+if not got.startswith(b"HTTP/1.1 200"):
+    sys.exit("a slow call was cut: %r" % got)
+print("ok: a call slower than the timeout is answered")
+PY
+cat "$WORK/slowloris"
+modern after_slow tools/call echo "$call_echo"
+status after_slow 200 '"text":"hi"'
+kill -TERM $server
+wait $server || fail "the server with --request-timeout did not end cleanly"
+expect_exit 2 "--request-timeout 0 is a usage error" -- "$MCP" serve --http 127.0.0.1:0 --request-timeout 0
+contains "$WORK/err" "--request-timeout takes seconds" "says what it takes"
 
 # HTTPS: a certificate made here; curl and mcp (trusting it) both ways.
 if command -v openssl >/dev/null; then

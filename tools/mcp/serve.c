@@ -202,7 +202,7 @@ static void *signal_waiter(void *arg)
 typedef struct http_args {
     bool conformance;   /* the conformance suite's fixtures, not the demo tools */
     const char *listen; /* [HOST:]PORT, NULL without --http */
-    const char *path, *token, *cert_file, *key_file, *poll;
+    const char *path, *token, *cert_file, *key_file, *poll, *request_timeout;
     const char *origins[17], *hosts[17];
     size_t norigins, nhosts;
     mcp_http_response_mode mode;
@@ -250,6 +250,7 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--tls-cert") ? &a->cert_file
                              : !strcmp(o, "--tls-key")  ? &a->key_file
                              : !strcmp(o, "--poll-retry") ? &a->poll
+                             : !strcmp(o, "--request-timeout") ? &a->request_timeout
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host");
         bool mode = !strcmp(o, "--response");
@@ -279,7 +280,14 @@ static int parse_args(int argc, char **argv, http_args *a)
     }
     if (a->poll && (strspn(a->poll, "0123456789") != strlen(a->poll) || strlen(a->poll) > 9))
         return usage_error("--poll-retry takes milliseconds (digits), not '%s'", cli_safe(a->poll));
-    if (!a->listen && (a->path || a->token || a->cert_file || a->key_file || a->poll || a->norigins ||
+    if (a->request_timeout && (strspn(a->request_timeout, "0123456789") !=
+                                   strlen(a->request_timeout) ||
+                               strlen(a->request_timeout) > 5 ||
+                               strtoul(a->request_timeout, NULL, 10) == 0))
+        return usage_error("--request-timeout takes seconds (1 to 99999), not '%s'",
+                           cli_safe(a->request_timeout));
+    if (!a->listen && (a->path || a->token || a->cert_file || a->key_file || a->poll ||
+                       a->request_timeout || a->norigins ||
                        a->nhosts || a->mode))
         return usage_error("%s", "HTTP options need --http [HOST:]PORT");
     if (!a->cert_file != !a->key_file)
@@ -370,6 +378,10 @@ static int serve_http(const http_args *a)
                                  .allowed_hosts = a->nhosts ? a->hosts : NULL,
                                  .response_mode = a->mode,
                                  .poll_retry_ms = a->poll ? strtoull(a->poll, NULL, 10) : 0,
+                                 .request_timeout_s = a->request_timeout
+                                                          ? (unsigned)strtoul(a->request_timeout,
+                                                                              NULL, 10)
+                                                          : 0,
                                  .tls_cert_pem = cert,
                                  .tls_key_pem = key,
                                  .authorize = a->token ? check_token : NULL};
