@@ -233,7 +233,9 @@ typedef struct mcp_server_http_options {
  * (the thread that runs the server). All three revisions on one endpoint:
  * an `initialize` POST opens a 2025 session (`Mcp-Session-Id`, GET stream,
  * DELETE; a dropped connection is not a cancel there: a posted
- * notifications/cancelled is, for that session's requests only); a POST
+ * notifications/cancelled is, for that session's requests only; a
+ * 2025-03-26 session may POST a JSON-RPC batch, answered with one array,
+ * which is 400 for any other revision); a POST
  * carrying the 2026-07-28 envelope is served statelessly, its headers
  * checked against its body (400, -32020), and a client that closes the
  * connection cancels the call (token reason "client disconnected"). The

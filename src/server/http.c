@@ -242,12 +242,30 @@ static bool evict_one(http_listener *l)
 /* Requests ------------------------------------------------------------------------- */
 
 /* Feed the body to the peer's engine, on a new route when it is a request. */
+/* Whether a batch gets an answer: it holds a request, or an element that
+ * is neither a notification nor a response (answered with an error); one
+ * of notifications and responses alone gets 202. */
+static bool batch_answered(const mcp_message *m)
+{
+    for (size_t i = 0; i < mcp_json_array_size(m->batch); i++) {
+        const mcp_json *e = mcp_json_array_at(m->batch, i);
+        bool method = mcp_json_object_get(e, "method") != NULL;
+        bool id = mcp_json_object_get(e, "id") != NULL;
+        bool outcome = mcp_json_object_get(e, "result") || mcp_json_object_get(e, "error");
+        if (mcp_json_typeof(e) != MCP_JSON_OBJECT || (method ? id : !(id && outcome)))
+            return true;
+    }
+    return false;
+}
+
 static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool initialize)
 {
     size_t len;
     const char *body = mcp__http_exchange_body(x, &len);
     p->last_used = mcp__now_ms();
-    if (m->kind != MCP_MESSAGE_REQUEST) {
+    bool answered = m->kind == MCP_MESSAGE_REQUEST ||
+                    (m->kind == MCP_MESSAGE_BATCH && batch_answered(m));
+    if (!answered) {
         mcp__http_respond(x, 202, NULL, NULL, 0, NULL);
         p->t.sink.message(p->t.sink.ud, 0, body, len);
         return;
@@ -327,6 +345,22 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, const mc
                       "Bad Request: unsupported MCP-Protocol-Version");
         return;
     }
+    if (m && m->kind == MCP_MESSAGE_BATCH) {
+        /* Only 2025-03-26 had batches; its sessions get them over HTTP as
+         * on stdio (one array answers the batch's requests). */
+        const char *v = mcp_session_protocol_version(p->conn->driver.session);
+        if (!v || strcmp(v, "2025-03-26") != 0) {
+            respond_error(x, 400, NULL, MCP_WIRE_INVALID_REQUEST,
+                          "Bad Request: JSON-RPC batches exist only in protocol revision "
+                          "2025-03-26");
+            return;
+        }
+        if (!mcp_json_array_size(m->batch)) {
+            respond_error(x, 400, NULL, MCP_WIRE_INVALID_REQUEST,
+                          "Invalid Request: an empty JSON-RPC batch");
+            return;
+        }
+    }
     if (method == MCP__HTTP_DELETE) {
         mcp__server_log(l->server, MCP_LOG_INFO, "session %.8s… deleted by the client", p->sid);
         session_end(p, "session ended");
@@ -388,9 +422,12 @@ static void on_request(void *ud, mcp__http_exchange *x)
         respond_error(x, rc == MCP_ERR_NOMEM ? 500 : 400, NULL,
                       rc == MCP_ERR_NOMEM ? MCP_WIRE_INTERNAL_ERROR : MCP_WIRE_PARSE_ERROR,
                       rc == MCP_ERR_NOMEM ? "out of memory" : err.message);
+    } else if (rc == MCP_ERR_RPC_BATCH && mcp__http_exchange_header(x, SESSION_HEADER)) {
+        on_session_request(l, x, m); /* a 2025-03-26 session's batch */
     } else if (rc == MCP_ERR_RPC_BATCH) {
         respond_error(x, 400, NULL, MCP_WIRE_INVALID_REQUEST,
-                      "Bad Request: batches are not accepted over HTTP");
+                      "Bad Request: a JSON-RPC batch needs a 2025-03-26 session (and "
+                      "initialize is never batched)");
     } else if (rc != MCP_OK) {
         respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST, err.message);
     } else if (m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR ||

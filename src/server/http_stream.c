@@ -29,14 +29,19 @@ typedef struct replay_head {
     size_t len;
 } replay_head;
 
-/* Whether a line we wrote is a response (no "method" member), and its
- * error code (0 for a result). */
+/* Whether a line we wrote is a response (no "method" member; or an array,
+ * a batch's responses), and its error code (0 for a result). */
 static bool is_response(const char *line, size_t len, int64_t *error_code)
 {
     mcp__scan sc;
     mcp__span k, v;
     bool response = true;
     *error_code = 0;
+    size_t lead = 0;
+    while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
+        lead++;
+    if (lead < len && line[lead] == '[')
+        return true; /* a batch's answer (2025-03-26): all of it at once */
     if (!mcp__scan_open(&sc, line, len))
         return false;
     while (mcp__scan_next(&sc, &k, &v) == MCP__SCAN_MEMBER) {

@@ -18,7 +18,11 @@ void mcp__batch_free(mcp_session *s, mcp__batch *b)
 
 static void flush(mcp_session *s, mcp__batch *b)
 {
-    if (b->items.len && !s->closed) {
+    if (!b->items.len && b->route && !s->closed && s->cb.on_route_ended) {
+        /* Every request in it was cancelled: no array at all, and a
+         * transport that waits for one (an HTTP POST) is told. */
+        s->cb.on_route_ended(s->cb.user_data, b->route);
+    } else if (b->items.len && !s->closed) {
         mcp_buf line;
         mcp_buf_init(&line, 0, &s->mem);
         if (mcp_buf_append(&line, "[", 1) == MCP_OK &&

@@ -104,7 +104,7 @@ contains "$WORK/put.headers" "Allow: GET, POST, DELETE" "405 lists the methods"
 post parse '{"jsonrpc":'
 status parse 400 '"code":-32700'
 post batch '[{"jsonrpc":"2.0","id":1,"method":"ping"}]'
-status batch 400 'batches'
+status batch 400 'batch needs a 2025-03-26 session'
 post invalid '{"jsonrpc":"1.0","id":9,"method":"x"}'
 status invalid 400 '"code":-32600'
 
@@ -282,6 +282,58 @@ status a_cancel 202
 wait_for "$WORK/srv" 'reason="mine"' 5
 wait "$sleeper"
 [ ! -s "$WORK/a_sleep.body" ] || fail "a cancelled call gets no answer"
+
+# Batches: only a 2025-03-26 session has them; one array answers the
+# requests of a batch, once the last settles; a cancelled member is left
+# out, and a batch whose every request was cancelled ends without an answer.
+init0326='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+post init_old "$init0326"
+status init_old 200 '"protocolVersion":"2025-03-26"'
+O=$(sid_of init_old)
+post b_calls '[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"in a batch"}}},{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]' \
+    -H "Mcp-Session-Id: $O"
+status b_calls 200 '"id":2,"result":{"content":[{"type":"text","text":"in a batch"}]}'
+contains "$WORK/b_calls.body" '"id":3,"result":{"tools":[' "both answers in one array"
+[ "$(head -c 1 "$WORK/b_calls.body")" = '[' ] || fail "a batch is answered with an array"
+post b_notes '[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]' -H "Mcp-Session-Id: $O"
+status b_notes 202
+post b_empty '[]' -H "Mcp-Session-Id: $O"
+status b_empty 400 'an empty JSON-RPC batch'
+post b_junk '[1]' -H "Mcp-Session-Id: $O"
+status b_junk 200 '"code":-32600'
+post b_stream '[{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"count","arguments":{"n":2,"delay_ms":10},"_meta":{"progressToken":"b"}}},{"jsonrpc":"2.0","id":5,"method":"ping"}]' \
+    -H "Mcp-Session-Id: $O"
+status b_stream 200 'notifications/progress'
+contains "$WORK/b_stream.body" 'data: [{"jsonrpc":"2.0","id":5,"result":{}},{"jsonrpc":"2.0","id":4,"result":' "the array ends the event stream"
+post b_cut '[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}},{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":0.3}}}]' \
+    -H "Mcp-Session-Id: $O" --max-time 20 &
+cutter=$!
+# cancel_until_over PID ID: cancel request ID of session O until PID ends
+# (a cancel that comes before its request is ignored, so it is repeated).
+cancel_until_over() {
+    i=0
+    while running "$1"; do
+        [ $i -lt 100 ] || fail "the batch with request $2 cancelled did not end"
+        post cancel_loop '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":'"$2"',"reason":"batch member"}}' \
+            -H "Mcp-Session-Id: $O"
+        sleep 0.2
+        i=$((i + 1))
+    done
+    wait "$1"
+}
+cancel_until_over "$cutter" 6
+status b_cut 200 '"id":7,"result"'
+lacks "$WORK/b_cut.body" '"id":6' "the cancelled member has no answer"
+post b_all '[{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}]' \
+    -H "Mcp-Session-Id: $O" --max-time 20 &
+cutter=$!
+cancel_until_over "$cutter" 8
+status b_all 200
+lacks "$WORK/b_all.body" '"id":8' "no answer for a cancelled batch"
+post b_new '[{"jsonrpc":"2.0","id":9,"method":"ping"}]' -H "Mcp-Session-Id: $A"
+status b_new 400 'batches exist only in protocol revision 2025-03-26'
+post b_nosid '[{"jsonrpc":"2.0","id":9,"method":"ping"}]'
+status b_nosid 400 'needs a 2025-03-26 session'
 
 # The GET stream carries what belongs to no request: a list change.
 req a_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" --max-time 3 "$URL" &
