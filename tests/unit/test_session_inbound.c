@@ -598,6 +598,18 @@ static void batches_are_answered_with_one_array_under_2025_03_26(void **state)
     mcp_message_free(a);
     peer_feed(&p, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}]");
     assert_int_equal(peer_unread(&p), 0);
+    /* A batch on a route of its own whose every request is cancelled: no
+     * array, and the route is ended (an HTTP POST must not wait for one);
+     * a batch answered ends its route by its array alone. */
+    const char both[] = "[{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\"},"
+                        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\"}]";
+    mcp_session_receive(p.s, p.now, 9, both, sizeof both - 1);
+    peer_feed(&p, CANCEL("6"));
+    assert_int_equal(p.nroutes_ended, 0); /* 7 still runs */
+    peer_feed(&p, CANCEL("7"));
+    assert_int_equal(peer_unread(&p), 0);
+    assert_int_equal(p.nroutes_ended, 1);
+    assert_int_equal(p.routes_ended[0], 9);
     peer_feed(&p, "[]");
     const mcp_message *e = peer_next(&p);
     assert_true(e && e->kind == MCP_MESSAGE_ERROR && e->error_code == MCP_WIRE_INVALID_REQUEST);
