@@ -159,7 +159,9 @@ typedef struct mcp_http_client_options {
  * same initialize, then notifications/initialized), transparently; state
  * the server kept for the old session (resources/subscribe, the log level)
  * is gone. 2026-07-28: no session; a cancel or a timeout closes the
- * request's stream. HTTP failures end calls as MCP_CLIENT_HTTP_ERROR says.
+ * request's stream; a tools/call the server refuses with HeaderMismatch
+ * (-32020: the tool's x-mcp-header parameters changed since it was listed)
+ * lists the tools again and is sent once more, whose answer is the call's. HTTP failures end calls as MCP_CLIENT_HTTP_ERROR says.
  *
  * Returns MCP_OK; MCP_ERR_IO (no HTTP answer at all: the server cannot be
  * reached, the name does not resolve, TLS failed), MCP_ERR_REMOTE (the

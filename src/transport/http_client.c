@@ -215,6 +215,13 @@ void mcp__hc_xfer_free(xfer *x)
 {
     http_client *t = x->t;
     mcp__hc_detach(x);
+    if (x->refresh) { /* a call ended while its tools/list runs: not wanted */
+        x->refresh->call = NULL;
+        mcp__hc_xfer_free(x->refresh);
+        x->refresh = NULL;
+    }
+    if (x->call)
+        x->call->refresh = NULL;
     if (x->prev)
         x->prev->next = x->next;
     else
@@ -658,6 +665,9 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
     } else if (x->status == 404 && x->with_session && !t->modern) {
         mcp__hc_fail_request(t, x, false, "the server ended the MCP session: this request "
                              "was lost; the next one starts a new session");
+    } else if (mcp__hc_refresh_wanted(t, x)) {
+        mcp__hc_refresh_start(t, x); /* x waits for it */
+        return;
     } else if (!pass_error_body(t, x)) {
         char snippet[320];
         body_snippet(x, snippet, sizeof snippet);
@@ -711,6 +721,8 @@ static void check_done(http_client *t)
         }
         if (x->role == X_REQUEST || x->role == X_REINIT)
             request_ended(t, x, code);
+        else if (x->role == X_REFRESH)
+            mcp__hc_refresh_ended(t, x, code);
         else if (x->role == X_LISTEN)
             mcp__hc_listen_ended(t, x, code);
         else
@@ -820,7 +832,7 @@ static int on_timer(CURLM *m, long ms, void *userp)
 /* Sending ---------------------------------------------------------------------------------------- */
 
 /* The 2026-07-28 headers of a request: they mirror its body. */
-static int modern_headers(http_client *t, xfer *x, const shape *sh, const char *p, size_t n)
+static int modern_headers(http_client *t, xfer *x, const shape *sh)
 {
     int rc = mcp__hc_add_headerf(x, "MCP-Protocol-Version: %s", t->mversion);
     if (rc == MCP_OK && x->method)
@@ -840,8 +852,25 @@ static int modern_headers(http_client *t, xfer *x, const shape *sh, const char *
             rc = mcp__tool_headers_for_call(t->tools, mcp_json_doc_root(d), add_mirrored_header, x);
         mcp_json_doc_free(d);
     }
-    (void)p;
-    (void)n;
+    return rc;
+}
+
+int mcp__hc_post_headers(http_client *t, xfer *x)
+{
+    shape sh;
+    if (!mcp__hc_read_shape(x->body, x->body_len, &sh))
+        return MCP_ERR_INVALID_ARG;
+    int rc = mcp__hc_add_header(x, "Content-Type: application/json");
+    if (rc == MCP_OK)
+        rc = mcp__hc_add_header(x, "Accept: application/json, text/event-stream");
+    if (rc == MCP_OK)
+        rc = mcp__hc_add_header(x, "Expect:"); /* no 100-continue round trip */
+    if (rc == MCP_OK)
+        rc = mcp__hc_common_headers(t, x);
+    if (rc == MCP_OK && t->modern)
+        rc = modern_headers(t, x, &sh);
+    else if (rc == MCP_OK && !(x->method && x->id && !strcmp(x->method, "initialize")))
+        rc = mcp__hc_legacy_headers(t, x);
     return rc;
 }
 
@@ -921,18 +950,8 @@ int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced)
     if (rc == MCP_OK) {
         memcpy(x->body, p, n);
         x->body_len = n;
-        rc = mcp__hc_add_header(x, "Content-Type: application/json");
+        rc = mcp__hc_post_headers(t, x);
     }
-    if (rc == MCP_OK)
-        rc = mcp__hc_add_header(x, "Accept: application/json, text/event-stream");
-    if (rc == MCP_OK)
-        rc = mcp__hc_add_header(x, "Expect:"); /* no 100-continue round trip */
-    if (rc == MCP_OK)
-        rc = mcp__hc_common_headers(t, x);
-    if (rc == MCP_OK && t->modern)
-        rc = modern_headers(t, x, &sh, p, n);
-    else if (rc == MCP_OK && !(request && !strcmp(method.data, "initialize")))
-        rc = mcp__hc_legacy_headers(t, x);
     if (rc == MCP_OK)
         rc = mcp__hc_launch(t, x, false);
     if (rc != MCP_OK && x)
@@ -1031,7 +1050,8 @@ static void op_stop_input(mcp__transport *bt)
     t->input_stopped = true;
     for (xfer *x = t->xfers, *next; x; x = next) {
         next = x->next;
-        if (x->role == X_REQUEST || x->role == X_LISTEN || x->role == X_REINIT)
+        if (x->role == X_REQUEST || x->role == X_LISTEN || x->role == X_REINIT ||
+            x->role == X_REFRESH)
             mcp__hc_xfer_free(x);
     }
     free_notes(&t->in_head, &t->in_tail);

@@ -32,7 +32,8 @@ typedef enum {
     X_OUTPUT,  /* a notification's or a response's POST */
     X_LISTEN,  /* 2025: the GET stream of server-initiated messages */
     X_DELETE,  /* 2025: ending the session */
-    X_REINIT   /* 2025: our own initialize after the session expired */
+    X_REINIT,  /* 2025: our own initialize after the session expired */
+    X_REFRESH  /* 2026: our own tools/list after a HeaderMismatch (http_refresh.c) */
 } xrole;
 
 typedef struct http_client http_client;
@@ -63,6 +64,12 @@ typedef struct xfer {
     bool has_last_id, has_retry, answered, got_event, waiting, reinit_ok;
     uint64_t retry_ms, due;
     int attempts;
+    /* A tools/call refused for its headers: its tools/list (refresh), and
+     * that the retry is under way (refreshed); X_REFRESH: the call and how
+     * many pages it read. */
+    struct xfer *refresh, *call;
+    bool refreshed;
+    unsigned pages;
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -107,6 +114,7 @@ struct http_client {
     char *init_params; /* 2025: initialize's params, to start a new session */
     bool expired;
     unsigned reinits;
+    unsigned refreshes; /* our tools/list requests (http_refresh.c) */
     bool listen_off; /* the server offers no GET stream (405) */
     int listen_attempts;
     mcp__tool_headers *tools;
@@ -140,6 +148,8 @@ int mcp__hc_common_headers(http_client *t, xfer *x);
 int mcp__hc_legacy_headers(http_client *t, xfer *x);
 /* Start x: a GET (or the DELETE of X_DELETE), or a POST of its body. */
 int mcp__hc_launch(http_client *t, xfer *x, bool get);
+/* The headers of x's POST, from its body: the era's, and the caller's. */
+int mcp__hc_post_headers(http_client *t, xfer *x);
 /* Send one message of the session's (traced: already traced). */
 int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced);
 /* What curl finished, then the inbox to the sink. */
@@ -158,6 +168,13 @@ void mcp__hc_expire(http_client *t, xfer *cause);
 void mcp__hc_hold(http_client *t, const char *p, size_t n);
 void mcp__hc_start_reinit(http_client *t);
 void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why);
+
+/* http_refresh.c */
+/* Whether x's answer is a HeaderMismatch to a tools/call not yet retried. */
+bool mcp__hc_refresh_wanted(http_client *t, const xfer *x);
+/* List the tools again for x, which waits (out of curl) to be sent again. */
+void mcp__hc_refresh_start(http_client *t, xfer *x);
+void mcp__hc_refresh_ended(http_client *t, xfer *r, CURLcode code);
 
 /* Whether x carried the session in use now: a 404 to a transfer of a
  * session already replaced (its GET stream, a late request) says nothing

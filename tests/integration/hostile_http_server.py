@@ -26,9 +26,18 @@ gets 405 unless it carries Last-Event-ID) and tools/call by tool name:
                connection closes
   cut          promises 1000 bytes of JSON, sends 10, closes
 
-Modern mode answers tools/call "echo" and "hang" the same way.
+Modern mode answers tools/call "echo" and "hang" the same way, and
+plays a tool whose x-mcp-header annotation changed after the client
+listed it (HeaderMismatch, -32020, unless Mcp-Param-Region is there):
 
-Logged: "POST <method> session=<id or -> version=<MCP-Protocol-Version or ->",
+  regional {region}  listed without the annotation the first time, with
+                     it (Region) from then on
+  stubborn           always refused with -32020
+  slowfix            refused with -32020; the next tools/list then hangs
+                     (logs "list: client went away" when dropped)
+
+Logged: "POST <method> session=<id or -> version=<MCP-Protocol-Version or ->"
+(tools/call adds "region=<Mcp-Param-Region or ->"),
 "GET last-event-id=<id or ->", "DELETE session=<id>".
 """
 import json
@@ -43,6 +52,8 @@ LOCK = threading.Lock()
 SESSIONS = {}  # id -> alive
 COUNTER = [0]
 DROPPED = {}  # event id -> (request id, when dropped)
+LISTS = [0]  # tools/list requests so far
+HANG_LIST = [False]
 
 
 def log(line):
@@ -128,8 +139,12 @@ class Handler(BaseHTTPRequestHandler):
         msg = json.loads(self.rfile.read(n) or b"{}")
         method = msg.get("method", "response")
         sid = self.headers.get("Mcp-Session-Id")
-        log("POST %s session=%s version=%s" % (method, sid or "-",
-                                                self.headers.get("MCP-Protocol-Version", "-")))
+        extra = ""
+        if method == "tools/call":
+            extra = " region=%s" % self.headers.get("Mcp-Param-Region", "-")
+        log("POST %s session=%s version=%s%s" % (method, sid or "-",
+                                                  self.headers.get("MCP-Protocol-Version", "-"),
+                                                  extra))
         rid = msg.get("id")
         if method == "server/discover":
             return self.discover(rid)
@@ -147,7 +162,25 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(202)
         if method == "tools/call":
             return self.call(rid, msg["params"]["name"], msg["params"].get("arguments") or {}, sid)
+        if method == "tools/list" and MODE == "modern":
+            return self.tools(rid)
         self.result(rid, {})
+
+    def tools(self, rid):
+        LISTS[0] += 1
+        if HANG_LIST[0]:
+            HANG_LIST[0] = False
+            return self.wait_gone("list")
+        region = {"type": "string"}
+        if LISTS[0] > 1:
+            region["x-mcp-header"] = "Region"
+        schema = {"type": "object", "properties": {"region": region}}
+        self.result(rid, {"tools": [
+            {"name": n, "inputSchema": schema} for n in ("regional", "stubborn", "slowfix")]})
+
+    def mismatch(self, rid):
+        self.json({"jsonrpc": "2.0", "id": rid, "error": {
+            "code": -32020, "message": "Header mismatch: Mcp-Param-Region is required"}}, 400)
 
     def discover(self, rid):
         if MODE == "modern":
@@ -167,6 +200,16 @@ class Handler(BaseHTTPRequestHandler):
     def call(self, rid, name, args, sid):
         if name == "echo":
             return self.text(rid, args.get("text", ""))
+        if name == "regional":
+            got = self.headers.get("Mcp-Param-Region")
+            if got != args.get("region"):
+                return self.mismatch(rid)
+            return self.text(rid, "region " + got)
+        if name == "stubborn":
+            return self.mismatch(rid)
+        if name == "slowfix":
+            HANG_LIST[0] = True
+            return self.mismatch(rid)
         if name == "end":
             SESSIONS[sid] = False
             return self.reply(404, b"", "text/plain")

@@ -187,6 +187,55 @@ static void a_timeout_closes_the_stream_under_2026(void **state)
     http_peer_stop(&p);
 }
 
+static int call_args(mcp_client *c, const char *tool, const char *args, uint64_t timeout_ms,
+                     mcp_client_call_result *r)
+{
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse(args, strlen(args), NULL, NULL, &d, NULL), MCP_OK);
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = timeout_ms};
+    int rc = mcp_client_call_tool(c, tool, mcp_json_doc_root(d), &o, r);
+    mcp_json_doc_free(d);
+    return rc;
+}
+
+static void a_header_mismatch_lists_the_tools_again_and_retries_once(void **state)
+{
+    http_peer p;
+    start(&p, "modern");
+    mcp_client *c = connected(&p, 0);
+    mcp_json_doc *tools;
+    assert_int_equal(mcp_client_list_tools(c, NULL, &tools, NULL), MCP_OK);
+    mcp_json_doc_free(tools);
+    /* The tool gained an x-mcp-header since: refused, listed, sent again
+     * with the header, answered. */
+    mcp_client_call_result r;
+    if (call_args(c, "regional", "{\"region\":\"eu-west\"}", 0, &r) != MCP_OK)
+        fail_msg("regional: %s", r.error_message ? r.error_message : mcp_client_error(c));
+    assert_string_equal(text_of(&r), "region eu-west");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(http_peer_count(&p, "POST tools/call session=- version=2026-07-28 region=-"), 1);
+    assert_int_equal(http_peer_count(&p, "POST tools/call session=- version=2026-07-28 region=eu-west"), 1);
+    assert_int_equal(http_peer_count(&p, "POST tools/list"), 2);
+    /* Known now: the next call carries the header at once. */
+    assert_int_equal(call_args(c, "regional", "{\"region\":\"us\"}", 0, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(http_peer_count(&p, "POST tools/list"), 2);
+    /* Refused again after the new listing: that refusal is the answer. */
+    assert_int_equal(call_args(c, "stubborn", "{\"region\":\"x\"}", 0, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, -32020);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(http_peer_count(&p, "POST tools/call session=- version=2026-07-28 region=x"), 2);
+    assert_int_equal(http_peer_count(&p, "POST tools/list"), 3);
+    /* A call that ends while its listing runs takes the listing with it. */
+    assert_int_equal(call_args(c, "slowfix", "{}", 300, &r), MCP_ERR_TIMED_OUT);
+    mcp_client_call_result_release(&r);
+    assert_true(http_peer_says(&p, c, "list: client went away", 3000));
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 static void a_timeout_posts_the_cancel_under_2025(void **state)
 {
     http_peer p;
@@ -269,6 +318,7 @@ int main(void)
         cmocka_unit_test(a_dropped_stream_resumes_after_the_servers_retry),
         cmocka_unit_test(an_oversized_answer_ends_the_call_too_large),
         cmocka_unit_test(a_timeout_closes_the_stream_under_2026),
+        cmocka_unit_test(a_header_mismatch_lists_the_tools_again_and_retries_once),
         cmocka_unit_test(a_timeout_posts_the_cancel_under_2025),
         cmocka_unit_test(a_connection_closed_mid_response_ends_the_call_clearly),
         cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
