@@ -345,11 +345,24 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, const mc
                       "Bad Request: unsupported MCP-Protocol-Version");
         return;
     }
+    /* From 2025-06-18 on a client sends the header with everything after
+     * initialize; a 2025-03-26 client never heard of it (that revision is
+     * what the specification says to assume without one). */
+    const char *v = mcp_session_protocol_version(p->conn->driver.session);
+    bool old = !v || strcmp(v, "2025-03-26") == 0;
+    if (!version && !old) {
+        char why[128];
+        snprintf(why, sizeof why,
+                 "Bad Request: the MCP-Protocol-Version header is required (this session "
+                 "speaks %s)",
+                 v);
+        respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST, why);
+        return;
+    }
     if (m && m->kind == MCP_MESSAGE_BATCH) {
         /* Only 2025-03-26 had batches; its sessions get them over HTTP as
          * on stdio (one array answers the batch's requests). */
-        const char *v = mcp_session_protocol_version(p->conn->driver.session);
-        if (!v || strcmp(v, "2025-03-26") != 0) {
+        if (!old || !v) {
             respond_error(x, 400, NULL, MCP_WIRE_INVALID_REQUEST,
                           "Bad Request: JSON-RPC batches exist only in protocol revision "
                           "2025-03-26");

@@ -250,7 +250,11 @@ A=$(sid_of init_a)
 post init_b "$init"
 B=$(sid_of init_b)
 [ "$A" != "$B" ] || fail "two sessions, two ids"
-post inited '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $A"
+# After initialize every request names the revision (2025-06-18 on).
+post noversion '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $A"
+status noversion 400 'the MCP-Protocol-Version header is required (this session speaks 2025-11-25)'
+V='MCP-Protocol-Version: 2025-11-25'
+post inited '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $A" -H "$V"
 status inited 202
 post a_call '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}' \
     -H "Mcp-Session-Id: $A" -H 'MCP-Protocol-Version: 2025-11-25'
@@ -266,18 +270,18 @@ status badhver 400 'unsupported MCP-Protocol-Version'
 # Session A's call 42 is cancelled by neither B's cancel nor a dropped
 # connection; only A's own cancel, after which its POST ends at once.
 post a_sleep '{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}' \
-    -H "Mcp-Session-Id: $A" --max-time 20 &
+    -H "Mcp-Session-Id: $A" -H "$V" --max-time 20 &
 sleeper=$!
 wait_count "$WORK/srv" 'method=tools/call' 1 5
 sleep 0.3
 post b_cancel '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"not yours"}}' \
-    -H "Mcp-Session-Id: $B"
+    -H "Mcp-Session-Id: $B" -H "$V"
 status b_cancel 202
 sleep 0.3
 lacks "$WORK/srv" '(not yours)' "another session cannot cancel the call"
 running "$sleeper" || fail "the call still waits for its answer"
 post a_cancel '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"mine"}}' \
-    -H "Mcp-Session-Id: $A"
+    -H "Mcp-Session-Id: $A" -H "$V"
 status a_cancel 202
 wait_for "$WORK/srv" 'reason="mine"' 5
 wait "$sleeper"
@@ -293,6 +297,7 @@ O=$(sid_of init_old)
 post b_calls '[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"in a batch"}}},{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]' \
     -H "Mcp-Session-Id: $O"
 status b_calls 200 '"id":2,"result":{"content":[{"type":"text","text":"in a batch"}]}'
+# (A 2025-03-26 client sends no MCP-Protocol-Version: that revision has none.)
 contains "$WORK/b_calls.body" '"id":3,"result":{"tools":[' "both answers in one array"
 [ "$(head -c 1 "$WORK/b_calls.body")" = '[' ] || fail "a batch is answered with an array"
 post b_notes '[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]' -H "Mcp-Session-Id: $O"
@@ -330,17 +335,17 @@ cutter=$!
 cancel_until_over "$cutter" 8
 status b_all 200
 lacks "$WORK/b_all.body" '"id":8' "no answer for a cancelled batch"
-post b_new '[{"jsonrpc":"2.0","id":9,"method":"ping"}]' -H "Mcp-Session-Id: $A"
+post b_new '[{"jsonrpc":"2.0","id":9,"method":"ping"}]' -H "Mcp-Session-Id: $A" -H "$V"
 status b_new 400 'batches exist only in protocol revision 2025-03-26'
 post b_nosid '[{"jsonrpc":"2.0","id":9,"method":"ping"}]'
 status b_nosid 400 'needs a 2025-03-26 session'
 
 # The GET stream carries what belongs to no request: a list change.
-req a_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" --max-time 3 "$URL" &
+req a_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "$V" --max-time 3 "$URL" &
 getter=$!
 sleep 0.3
 post a_add '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add_tool","arguments":{"name":"fresh"}}}' \
-    -H "Mcp-Session-Id: $A"
+    -H "Mcp-Session-Id: $A" -H "$V"
 status a_add 200 'added fresh'
 wait "$getter"
 contains "$WORK/a_get.body" 'notifications/tools/list_changed' "the GET stream got the change"
@@ -348,14 +353,14 @@ contains "$WORK/a_get.body" 'notifications/tools/list_changed' "the GET stream g
 # A 2025 stream that drops is not a cancel: its events and its response wait
 # for the client's GET with Last-Event-ID, which gets exactly the rest.
 post a_count '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"count","arguments":{"n":4,"delay_ms":150},"_meta":{"progressToken":"c"}}}' \
-    -H "Mcp-Session-Id: $A" -N --max-time 0.4
+    -H "Mcp-Session-Id: $A" -H "$V" -N --max-time 0.4
 head -n 2 "$WORK/a_count.body" | grep -q '^id: ' || fail "a 2025-11-25 stream opens with a primed id"
 sed -n 2p "$WORK/a_count.body" | grep -q '^data: *$' || fail "the priming event has no data"
 last=$(sed -n 's/^id: //p' "$WORK/a_count.body" | tail -n 1 | tr -d '\r')
 seen=$(grep -c "^data: {" "$WORK/a_count.body")
 [ "$seen" -ge 1 ] && [ "$seen" -lt 9 ] || fail "the stream was cut mid-call ($seen events)"
 sleep 1
-req a_resume -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "Last-Event-ID: $last" \
+req a_resume -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "$V" -H "Last-Event-ID: $last" \
     --max-time 5 "$URL"
 status a_resume 200 '"id":11,"result"'
 first=$(sed -n 's/^id: //p' "$WORK/a_resume.body" | head -n 1 | tr -d '\r')
@@ -363,21 +368,21 @@ first=$(sed -n 's/^id: //p' "$WORK/a_resume.body" | head -n 1 | tr -d '\r')
     fail "the resume starts right after $last, not at $first"
 all=$(( seen + $(grep -c '^data: {' "$WORK/a_resume.body") ))
 [ "$all" = 9 ] || fail "4 progress, 4 log messages and the result, each once (got $all)"
-req a_resume2 -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "Last-Event-ID: $last" "$URL"
+req a_resume2 -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "$V" -H "Last-Event-ID: $last" "$URL"
 status a_resume2 400 'Last-Event-ID'
-req b_steal -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $B" -H "Last-Event-ID: 1-1" "$URL"
+req b_steal -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $B" -H "$V" -H "Last-Event-ID: 1-1" "$URL"
 status b_steal 400 'Last-Event-ID'
 
 # DELETE ends the session: its calls are cancelled with "session ended".
 post b_sleep '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}' \
-    -H "Mcp-Session-Id: $B" --max-time 20 &
+    -H "Mcp-Session-Id: $B" -H "$V" --max-time 20 &
 sleeper=$!
 sleep 0.5
-req b_delete -X DELETE -H "Mcp-Session-Id: $B" "$URL"
+req b_delete -X DELETE -H "Mcp-Session-Id: $B" -H "$V" "$URL"
 status b_delete 200
 wait_for "$WORK/srv" 'reason="session ended"' 5
 wait "$sleeper"
-post b_after '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' -H "Mcp-Session-Id: $B"
+post b_after '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' -H "Mcp-Session-Id: $B" -H "$V"
 status b_after 404
 
 # A 2025 client that half-closes its side after its request still gets its
@@ -389,7 +394,7 @@ port, sid, body = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
 s.sendall(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
            "Accept: application/json, text/event-stream\r\nAuthorization: Bearer secret\r\n"
-           "Mcp-Session-Id: %s\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
            % (port, sid, len(body), body)).encode())
 s.shutdown(socket.SHUT_WR)
 data = b""
@@ -407,9 +412,9 @@ contains "$WORK/half" '"id":21,"result"' "a half-closed 2025 client gets its ans
 modern term_call tools/call sleep "$sleep_call" --max-time 20 &
 c1=$!
 post term_stream '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"count","arguments":{"n":100,"delay_ms":100},"_meta":{"progressToken":"s"}}}' \
-    -H "Mcp-Session-Id: $A" --max-time 20 &
+    -H "Mcp-Session-Id: $A" -H "$V" --max-time 20 &
 c2=$!
-req term_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" --max-time 20 "$URL" &
+req term_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "$V" --max-time 20 "$URL" &
 c3=$!
 sleep 1
 kill -TERM $server
