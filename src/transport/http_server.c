@@ -35,17 +35,19 @@
  * idle timeout restarts at every byte, so a client trickling a header line
  * a second (slowloris) would hold a connection for ever. */
 typedef struct conn_clock {
-    struct conn_clock *next, *prev; /* the server's */
-    int fd;
+    struct conn_clock *next; /* the server's */
     uint64_t since; /* when it began to wait for a request */
+    int fd;
     bool receiving; /* a request is (or may be) on its way in */
     bool cut;       /* shut down for being too slow */
+    bool closed;    /* its connection is gone: freed by the next check (a
+                       singly linked list, and 32 bytes a connection, where
+                       ten thousand streams are held) */
 } conn_clock;
 
 struct mcp__http_exchange {
     mcp__http_server *server;
     struct MHD_Connection *conn;
-    conn_clock *clock;
     mcp__http_exchange *next, *prev; /* the server's */
     mcp__http_method method;
     mcp_buf body;
@@ -682,6 +684,20 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
 
 /* libmicrohttpd's callbacks ----------------------------------------------------- */
 
+static conn_clock *clock_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void clock_stop(struct MHD_Connection *c)
+{
+    conn_clock *k = clock_of(c);
+    if (k)
+        k->receiving = false;
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload,
                                  size_t *upload_size, void **con_cls)
@@ -695,9 +711,6 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
             return MHD_NO;
         x->server = s;
         x->conn = c;
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-        x->clock = ci ? ci->socket_context : NULL;
         mcp_buf_init(&x->body, s->cfg.max_body, NULL);
         mcp_buf_init(&x->out, s->cfg.max_stream_queue, NULL);
         x->next = s->exchanges;
@@ -712,8 +725,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         else
             check_request(x, url, method);
         s->in_access = NULL;
-        if (x->responded && x->clock)
-            x->clock->receiving = false; /* refused: nothing more is awaited */
+        if (x->responded)
+            clock_stop(c); /* refused: nothing more is awaited */
         return MHD_YES;
     }
     if (*upload_size) {
@@ -732,8 +745,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     /* The body is complete, or x was resumed. */
     if (x->hung_up || (x->aborted && !x->responded) || (x->aborted && !x->sse))
         return MHD_NO; /* closes the connection */
-    if (x->clock)
-        x->clock->receiving = false; /* all in: from here the time is ours */
+    clock_stop(c); /* all in: from here the time is ours */
     if (!x->delivered && !x->responded) {
         x->delivered = true;
         s->in_access = x;
@@ -776,16 +788,16 @@ static void free_exchange(mcp__http_exchange *x)
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)c;
     mcp__http_server *s = cls;
     mcp__http_exchange *x = *con_cls;
     if (!x)
         return;
     *con_cls = NULL;
     unwatch(x);
-    if (x->clock) { /* keep-alive: the next request's time starts now */
-        x->clock->receiving = true;
-        x->clock->since = mcp__now_ms();
+    conn_clock *k = clock_of(c);
+    if (k) { /* keep-alive: the next request's time starts now */
+        k->receiving = true;
+        k->since = mcp__now_ms();
     }
     mcp__http_end how = s->closing                           ? MCP__HTTP_SHUTDOWN
                         : x->aborted                         ? MCP__HTTP_ABORTED
@@ -800,7 +812,12 @@ static void on_deadline(uv_timer_t *t)
     mcp__http_server *s = t->data;
     uint64_t now = mcp__now_ms(), limit = (uint64_t)s->cfg.request_timeout_s * 1000;
     bool cut = false;
-    for (conn_clock *k = s->clocks; k; k = k->next)
+    for (conn_clock **at = &s->clocks, *k; (k = *at) != NULL;) {
+        if (k->closed) {
+            *at = k->next;
+            free(k);
+            continue;
+        }
         if (k->receiving && !k->cut && now - k->since >= limit) {
             /* libmicrohttpd has no call to drop a connection it is reading:
              * the socket, shut down, reads as the end and is closed by the
@@ -809,6 +826,8 @@ static void on_deadline(uv_timer_t *t)
             shutdown(k->fd, SHUT_RDWR);
             cut = true;
         }
+        at = &k->next;
+    }
     if (cut)
         kick(s);
     if (!s->clocks)
@@ -820,38 +839,29 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 {
     mcp__http_server *s = cls;
     conn_clock *k = *socket_context;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-        k = ci ? calloc(1, sizeof *k) : NULL;
-        if (!k)
-            return; /* unclocked: the idle timeout still holds */
-        k->fd = ci->connect_fd;
-        k->since = mcp__now_ms();
-        k->receiving = true;
-        k->next = s->clocks;
-        if (s->clocks)
-            s->clocks->prev = k;
-        s->clocks = k;
-        *socket_context = k;
-        if (!uv_is_active((uv_handle_t *)&s->deadline) && !s->closing) {
-            /* Checked a few times per timeout: a connection is cut at most
-             * a quarter late. */
-            uint64_t every = (uint64_t)s->cfg.request_timeout_s * 250;
-            uv_timer_start(&s->deadline, on_deadline, every, every);
-        }
+    if (code != MHD_CONNECTION_NOTIFY_STARTED) {
+        if (k)
+            k->closed = true;
+        *socket_context = NULL;
         return;
     }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    k = ci ? calloc(1, sizeof *k) : NULL;
     if (!k)
-        return;
-    if (k->prev)
-        k->prev->next = k->next;
-    else
-        s->clocks = k->next;
-    if (k->next)
-        k->next->prev = k->prev;
-    *socket_context = NULL;
-    free(k);
+        return; /* unclocked: the idle timeout still holds */
+    k->fd = ci->connect_fd;
+    k->since = mcp__now_ms();
+    k->receiving = true;
+    k->next = s->clocks;
+    s->clocks = k;
+    *socket_context = k;
+    if (!uv_is_active((uv_handle_t *)&s->deadline) && !s->closing) {
+        /* Checked a few times per timeout: a connection is cut at most a
+         * quarter late. */
+        uint64_t every = (uint64_t)s->cfg.request_timeout_s * 250;
+        uv_timer_start(&s->deadline, on_deadline, every, every);
+    }
 }
 
 /* Quiet streams get a comment now and then: intermediaries keep them, and
@@ -894,6 +904,11 @@ static void free_list(char **v)
 
 static void free_server(mcp__http_server *s)
 {
+    while (s->clocks) {
+        conn_clock *k = s->clocks;
+        s->clocks = k->next;
+        free(k);
+    }
     free(s->path);
     free(s->cert);
     free(s->key);
