@@ -23,7 +23,14 @@
 struct mcp__tool_headers {
     mcp_json_doc *doc;
     mcp_json *root;
+    size_t bytes; /* names and paths learned into doc (its arena keeps what
+                     a tool learned again replaced) */
 };
+
+/* The cache starts afresh past this (a tool whose headers are forgotten is
+ * learned again by the HeaderMismatch retry): a server listing the same
+ * tools again and again must not grow the client without end. */
+#define CACHE_MAX_BYTES ((size_t)8 << 20)
 
 mcp__tool_headers *mcp__tool_headers_new(void)
 {
@@ -53,6 +60,10 @@ void mcp__tool_headers_free(mcp__tool_headers *c)
 
 #define MAX_HEADERS 64
 #define MAX_DEPTH 64
+/* The property names leading to one annotated parameter, in all: a path
+ * is copied for every annotation, and a hostile schema of long names 60
+ * deep would make each page of tools/list cost a hundred times its size. */
+#define MAX_PATH_BYTES 1024
 
 typedef struct found {
     const char *name;
@@ -62,6 +73,7 @@ typedef struct found {
 typedef struct walk {
     found seen[MAX_HEADERS];
     size_t count;
+    size_t bytes; /* of the annotations collected */
     const char *why;
     /* When collecting: where the annotations go. */
     mcp_json_doc *doc;
@@ -138,6 +150,14 @@ static void annotation(walk *w, const mcp_json *s, const mcp_json *v, bool reach
         w->why = "more x-mcp-header annotations than this client takes (64)";
         return;
     }
+    size_t path_bytes = 0;
+    for (size_t i = 0; i < depth; i++)
+        path_bytes += w->path_len[i];
+    if (path_bytes > MAX_PATH_BYTES) {
+        w->why = "an x-mcp-header parameter whose path of property names is over 1 KiB";
+        return;
+    }
+    w->bytes += path_bytes + n;
     w->seen[w->count++] = (found){name, n};
     if (!w->doc)
         return;
@@ -200,6 +220,16 @@ int mcp__tool_headers_learn(mcp__tool_headers *c, const char *msg, size_t len, m
         mcp_json_doc_free(d);
         return MCP_OK;
     }
+    if (c->bytes > CACHE_MAX_BYTES) {
+        mcp__tool_headers *fresh = mcp__tool_headers_new();
+        if (!fresh) {
+            mcp_json_doc_free(d);
+            return MCP_ERR_NOMEM;
+        }
+        mcp_json_doc_free(c->doc);
+        *c = *fresh;
+        free(fresh);
+    }
     mcp_json *kept = mcp_json_new_array(d);
     size_t dropped = 0;
     for (size_t i = 0; i < mcp_json_array_size(tools); i++) {
@@ -221,6 +251,7 @@ int mcp__tool_headers_learn(mcp__tool_headers *c, const char *msg, size_t len, m
         }
         if (name)
             mcp_json_object_setn(c->doc, c->root, name, nn, w.out);
+        c->bytes += w.bytes + nn;
         mcp_json_array_append(d, kept, tool);
     }
     int rc = mcp_json_doc_error(c->doc);

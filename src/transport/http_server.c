@@ -548,8 +548,7 @@ static bool scan_header(void *ud, const char *name, const char *value)
     return true;
 }
 
-/* Transfer-Encoding: the one coding "chunked" (any case, blanks around
- * it), or a list whose last coding is chunked. */
+/* A coding of a Transfer-Encoding list: chunked, blanks around it aside. */
 static bool is_chunked(const char *v, size_t n)
 {
     while (n && (*v == ' ' || *v == '\t'))
@@ -559,9 +558,11 @@ static bool is_chunked(const char *v, size_t n)
     return n == 7 && strncasecmp(v, "chunked", 7) == 0;
 }
 
+/* What libmicrohttpd reads as chunked: the word alone, any case, nothing
+ * around it ("chunked " it would take for no coding at all, and wait). */
 static bool coding_is_chunked(const char *te)
 {
-    return is_chunked(te, strlen(te));
+    return strcasecmp(te, "chunked") == 0;
 }
 
 static bool ends_with_chunked(const char *te)

@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "transport/http_params.h"
@@ -24,8 +26,28 @@ static const char *check(const char *schema)
     return why;
 }
 
+/* A parameter two levels down whose two property names are n bytes each. */
+static const char *check_long_path(size_t n)
+{
+    char *k = malloc(n + 1);
+    memset(k, 'k', n);
+    k[n] = '\0';
+    char *text = malloc(2 * n + 200);
+    sprintf(text, "{\"properties\":{\"%s\":{\"properties\":{\"%s\":"
+                  "{\"type\":\"string\",\"x-mcp-header\":\"H\"}}}}}",
+            k, k);
+    const char *why = check(text);
+    free(k);
+    free(text);
+    return why;
+}
+
 static void the_rules_of_x_mcp_header(void **state)
 {
+    /* Every annotation keeps its path: over 1 KiB of names is refused, so
+     * that a page of tools/list cannot cost the client many times its size. */
+    assert_null(check_long_path(512));
+    assert_non_null(check_long_path(513));
     assert_null(check("{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"}}}"));
     assert_null(check("{\"properties\":{\"o\":{\"properties\":{\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"}}}}}"));
     /* A parameter may be called x-mcp-header: a name, not an annotation. */
