@@ -994,24 +994,19 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (ipv6 ? MHD_USE_IPv6 : 0) |
                      (s->cert ? MHD_USE_TLS : 0);
     unsigned limit = s->cfg.max_connections + CAP_SLACK(s->cfg.max_connections);
+    /* The TLS pair, when given, as an option array (empty otherwise). */
+    struct MHD_OptionItem tls[] = {
+        {s->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, s->cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
+        {MHD_OPTION_END, 0, NULL},
+    };
     errno = 0;
-    if (s->cert)
-        s->daemon = MHD_start_daemon(
-            flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-            on_connection, s, MHD_OPTION_CONNECTION_LIMIT, limit,
-            MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_HTTPS_MEM_CERT, s->cert,
-            MHD_OPTION_HTTPS_MEM_KEY, s->key, MHD_OPTION_END);
-    else
-        s->daemon = MHD_start_daemon(
-            flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-            on_connection, s, MHD_OPTION_CONNECTION_LIMIT, limit,
-            MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s,
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
+    s->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        s, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
+        s->cfg.idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!s->daemon) {
         int e = errno;
         close(s->watch_fd);
