@@ -22,6 +22,7 @@ typedef struct client_call {
     void *user_data;
     mcp_progress_fn on_progress;
     void *progress_user_data;
+    bool tool_call; /* its result is checked as a CallToolResult */
 } client_call;
 
 /* Errors and logging ------------------------------------------------------------ */
@@ -440,12 +441,44 @@ static void fill_result(mcp_client_call_result *r, mcp_handle h, int outcome,
     }
 }
 
+/* What makes a tools/call result unusable, or NULL. A missing content is
+ * taken as empty, as other clients do; anything present must have its type. */
+static const char *tool_result_problem(const mcp_json *result)
+{
+    const mcp_json *content = mcp_json_object_get(result, "content");
+    if (content && mcp_json_typeof(content) != MCP_JSON_ARRAY)
+        return "\"content\" is not an array";
+    for (size_t i = 0; i < mcp_json_array_size(content); i++) {
+        const mcp_json *item = mcp_json_array_at(content, i);
+        const char *type = mcp_json_string(mcp_json_object_get(item, "type"), NULL);
+        if (!type)
+            return "a content block has no \"type\" string";
+        const mcp_json *text = mcp_json_object_get(item, "text");
+        if (!strcmp(type, "text") && mcp_json_typeof(text) != MCP_JSON_STRING)
+            return "a text content block has no \"text\" string";
+    }
+    const mcp_json *is_error = mcp_json_object_get(result, "isError");
+    if (is_error && mcp_json_typeof(is_error) != MCP_JSON_BOOL)
+        return "\"isError\" is not a boolean";
+    const mcp_json *structured = mcp_json_object_get(result, "structuredContent");
+    if (structured && mcp_json_typeof(structured) != MCP_JSON_OBJECT)
+        return "\"structuredContent\" is not an object";
+    return NULL;
+}
+
 static void call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
     client_call *cc = ud;
     mcp_client *c = cc->client;
     c->pending--;
     wake_waiters(c);
+    const char *problem = cc->tool_call && outcome == MCP_OK && m ? tool_result_problem(m->result)
+                                                                  : NULL;
+    if (problem) {
+        mcp__client_set_error(c, "the server's tools/call result is malformed: %s", problem);
+        outcome = MCP_ERR_PROTOCOL;
+        m = NULL;
+    }
     mcp_client_call_result r;
     fill_result(&r, h, outcome, m);
     cc->done(cc->user_data, &r);
@@ -478,6 +511,7 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     cc->user_data = ud;
     cc->on_progress = opts.on_progress;
     cc->progress_user_data = opts.progress_user_data;
+    cc->tool_call = !strcmp(method, "tools/call");
     mcp_request_options ro = {.size = sizeof ro,
                               .timeout_ms = opts.timeout_ms,
                               .max_time_ms = opts.max_time_ms,

@@ -111,11 +111,12 @@ void mcp__driver_rearm(mcp__driver *d)
 
 /* Transport events ------------------------------------------------------------------ */
 
-static void sink_message(void *ud, uint64_t route, const char *data, size_t len)
+static int sink_message(void *ud, uint64_t route, const char *data, size_t len)
 {
     mcp__driver *d = ud;
-    mcp_session_receive(d->session, mcp__now_ms(), route, data, len);
+    int rc = mcp_session_receive(d->session, mcp__now_ms(), route, data, len);
     mcp__driver_rearm(d);
+    return rc;
 }
 
 static void sink_oversized(void *ud, uint64_t route, const char *head, size_t head_len,

@@ -292,6 +292,11 @@ outbound *mcp__outbound_get(const mcp_session *s, int64_t id);
 void mcp__outbound_take(mcp_session *s, outbound *o);
 void mcp__outbound_end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg);
 void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg);
+/* A response to one of our requests that is not valid JSON-RPC (no
+ * "jsonrpc", both result and error, a malformed error): the request ends
+ * with MCP_ERR_PROTOCOL now rather than waiting for its timeout. false when
+ * id names no request in flight. */
+bool mcp__outbound_reject(mcp_session *s, const mcp_id *id, const char *why);
 void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__outbound_close_all(mcp_session *s, uint64_t now);
 void mcp__outbound_free_all(mcp_session *s);

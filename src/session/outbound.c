@@ -425,6 +425,13 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
  * server); "complete" is what we handle; anything else we cannot use. */
 static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *msg)
 {
+    if (mcp_json_typeof(msg->result) != MCP_JSON_OBJECT) {
+        /* Every MCP result is an object; 5 or null is no answer to act on. */
+        mcp_id id = mcp_id_from_int(o->id);
+        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
+                 -1, "unusable result: not an object");
+        return MCP_ERR_PROTOCOL;
+    }
     if (!s->era || !s->era->modern || o->kind == OUT_CONNECT)
         return MCP_OK;
     size_t n;
@@ -468,6 +475,18 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
                  mcp__age(now, o->start), "subscription ended by the server:");
     }
     end(s, o, outcome, msg);
+}
+
+bool mcp__outbound_reject(mcp_session *s, const mcp_id *id, const char *why)
+{
+    outbound *o = id->kind == MCP_ID_INT ? mcp__outbound_get(s, id->num) : NULL;
+    if (!o)
+        return false;
+    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, id, o->method, "outbound", NULL,
+             mcp__age(s->now, o->start), "unusable answer: %s", why);
+    detach(s, o);
+    end(s, o, MCP_ERR_PROTOCOL, NULL);
+    return true;
 }
 
 void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg)

@@ -369,8 +369,11 @@ void mcp__bad_message(mcp_session *s, uint64_t route, int rc, const mcp_message 
                  "%s", text);
         mcp__send_error(s, route, NULL, MCP_WIRE_PARSE_ERROR, text, NULL);
     } else if (rc == MCP_ERR_RPC_INVALID) {
-        snprintf(text, sizeof text, "Invalid request: %s", err->message);
         const mcp_id *id = m && m->id.kind ? &m->id : NULL;
+        /* Shaped as an answer to a request of ours: that request is over. */
+        if (id && !err->wire_code && mcp__outbound_reject(s, id, err->message))
+            return;
+        snprintf(text, sizeof text, "Invalid request: %s", err->message);
         mcp__log(s, err->wire_code ? MCP_LOG_WARN : MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT,
                  id, NULL, NULL, NULL, -1, "%s%s", text,
                  err->wire_code ? "" : " (not answered)");

@@ -105,23 +105,41 @@ static bool span_equal(mcp__span a, const char *b, size_t bn)
 
 /* The inbox ---------------------------------------------------------------------- */
 
-void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len)
+static note *queue(http_client *t, note_kind kind, const char *data, size_t len,
+                   const char *id, size_t id_len)
 {
-    note *m = malloc(sizeof *m + len + 1);
+    note *m = malloc(sizeof *m + len + 1 + id_len);
     if (!m) {
         mcp__hc_say(t, MCP_LOG_ERROR, "out of memory: a message from the server was dropped");
-        return;
+        return NULL;
     }
     m->next = NULL;
     m->kind = kind;
     m->len = len;
+    m->id_len = id_len;
+    m->status = 0;
     memcpy(m->data, data, len);
     m->data[len] = '\0';
+    if (id_len)
+        memcpy(m->data + len + 1, id, id_len);
     if (t->in_tail)
         t->in_tail->next = m;
     else
         t->in_head = m;
     t->in_tail = m;
+    return m;
+}
+
+void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len)
+{
+    queue(t, kind, data, len, NULL, 0);
+}
+
+void mcp__hc_queue_answer(http_client *t, const xfer *x, const char *data, size_t len)
+{
+    note *m = queue(t, NOTE_ANSWER, data, len, x->id, x->id_len);
+    if (m)
+        m->status = x->status;
 }
 
 static void free_notes(note **head, note **tail)
@@ -132,6 +150,9 @@ static void free_notes(note **head, note **tail)
     }
     *head = *tail = NULL;
 }
+
+static void made_up_error(http_client *t, const char *id, size_t id_len, long status,
+                          bool transport, const char *text);
 
 static void drain(http_client *t)
 {
@@ -144,10 +165,14 @@ static void drain(http_client *t)
         if (!t->in_head)
             t->in_tail = NULL;
         const mcp__transport_sink *k = &t->base.sink;
-        if (m->kind == NOTE_MESSAGE) {
+        if (m->kind != NOTE_OVERSIZED) {
             if (t->o.trace)
                 t->o.trace(t->o.trace_ud, false, m->data, m->len);
-            k->message(k->ud, 0, m->data, m->len);
+            int rc = k->message(k->ud, 0, m->data, m->len);
+            if (rc == MCP_ERR_RPC_PARSE && m->kind == NOTE_ANSWER && !t->closing)
+                made_up_error(t, m->data + m->len + 1, m->id_len, m->status, false,
+                              "the server's answer could not be read as JSON (see the "
+                              "warning before)");
         } else {
             k->oversized(k->ud, 0, m->data, m->len, NULL, 0, t->o.max_message);
         }
@@ -156,30 +181,24 @@ static void drain(http_client *t)
     t->delivering = false;
 }
 
-/* A response made up for a request the server did not answer: the session
- * ends the call with it as with any error response. */
-void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *fmt, ...)
+/* A response made up for a request the server did not answer (or answered
+ * with bytes the session could not read): the session ends the call with it
+ * as with any error response. */
+static void made_up_error(http_client *t, const char *id, size_t id_len, long status,
+                          bool transport, const char *text)
 {
-    if (x->answered || !x->id)
-        return;
-    x->answered = true;
-    char text[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
     size_t bad, n = strlen(text);
     if (mcp_utf8_validate(text, n, &bad) != MCP_OK)
         n = bad; /* a body cut inside a character, or not UTF-8 at all */
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
-    mcp_buf_append(&b, x->id, x->id_len);
+    mcp_buf_append(&b, id, id_len);
     char code[80];
     snprintf(code, sizeof code, ",\"error\":{\"code\":%d,\"message\":", MCP__HTTP_ERROR_CODE);
     mcp_buf_append(&b, code, strlen(code));
     mcp_json_write_string(text, n, &b);
-    snprintf(code, sizeof code, ",\"data\":{\"httpStatus\":%ld", x->status);
+    snprintf(code, sizeof code, ",\"data\":{\"httpStatus\":%ld", status);
     mcp_buf_append(&b, code, strlen(code));
     if (transport) {
         mcp_buf_append(&b, ",\"httpError\":", 13);
@@ -190,6 +209,19 @@ void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *f
     else
         mcp__hc_say(t, MCP_LOG_ERROR, "out of memory: an HTTP failure could not be reported");
     mcp_buf_free(&b);
+}
+
+void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *fmt, ...)
+{
+    if (x->answered || !x->id)
+        return;
+    x->answered = true;
+    char text[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    made_up_error(t, x->id, x->id_len, x->status, transport, text);
 }
 
 /* Transfers ----------------------------------------------------------------------------- */
@@ -313,12 +345,12 @@ static void message_from(xfer *x, const char *p, size_t n)
         bool changed = false;
         if (mcp__tool_headers_learn(t->tools, p, n, &out, &changed, warn_tool, t) == MCP_OK &&
             changed) {
-            mcp__hc_queue(t, NOTE_MESSAGE, out.data, out.len);
+            mcp__hc_queue_answer(t, x, out.data, out.len);
             mcp_buf_free(&out);
             return;
         }
     }
-    mcp__hc_queue(t, NOTE_MESSAGE, p, n);
+    mcp__hc_queue_answer(t, x, p, n);
 }
 
 static bool on_event(void *ud, const mcp__sse_event *ev)

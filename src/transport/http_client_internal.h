@@ -73,12 +73,17 @@ typedef struct xfer {
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
-typedef enum { NOTE_MESSAGE, NOTE_OVERSIZED } note_kind;
+/* NOTE_ANSWER: a message that answers the request whose id follows the
+ * message's bytes (after its NUL): if the session cannot even parse it, the
+ * request is failed at once instead of waiting for its timeout. */
+typedef enum { NOTE_MESSAGE, NOTE_OVERSIZED, NOTE_ANSWER } note_kind;
 
 typedef struct note {
     struct note *next;
     note_kind kind;
     size_t len;
+    size_t id_len; /* NOTE_ANSWER */
+    long status;   /* NOTE_ANSWER: the HTTP status it came with */
     char data[];
 } note;
 
@@ -134,6 +139,7 @@ bool mcp__hc_read_shape(const char *p, size_t n, shape *sh);
 mcp__span mcp__hc_member(mcp__span obj, const char *name);
 /* A message for the sink, delivered once curl has returned. */
 void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len);
+void mcp__hc_queue_answer(http_client *t, const xfer *x, const char *data, size_t len);
 /* End x's request with an error response made up here (once). transport:
  * the network or a broken stream failed, not the server's answer. */
 void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *fmt, ...)

@@ -23,8 +23,11 @@ typedef struct mcp__transport mcp__transport;
 
 /* What the transport tells its owner (the driver). All on the loop thread. */
 typedef struct mcp__transport_sink {
-    /* One complete message (without its newline). */
-    void (*message)(void *ud, uint64_t route, const char *data, size_t len);
+    /* One complete message (without its newline). Returns what the session
+     * made of it (mcp_session_receive): MCP_ERR_RPC_PARSE tells a transport
+     * that knows which request the bytes answer that the session could not
+     * read their id. */
+    int (*message)(void *ud, uint64_t route, const char *data, size_t len);
     /* A message over the cap (`limit` bytes) was dropped; head and tail are
      * its first and last bytes, borrowed for the call. */
     void (*oversized)(void *ud, uint64_t route, const char *head, size_t head_len,

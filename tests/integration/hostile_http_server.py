@@ -226,6 +226,22 @@ class Handler(BaseHTTPRequestHandler):
         if name == "hang":
             log("hang: holding")
             return self.wait_gone("hang")
+        # Answers carrying the request's id that the client cannot use: each
+        # must end the call at once, not at its timeout.
+        if name == "badutf8":
+            body = b'{"jsonrpc":"2.0","id":' + json.dumps(rid).encode() + \
+                b',"result":{"content":[{"type":"text","text":"\xff\xfe"}]}}'
+            return self.reply(200, body)
+        if name == "badutf8sse":
+            self.sse_start()
+            self.wfile.write(b'data: {"jsonrpc":"2.0","id":' + json.dumps(rid).encode() +
+                             b',"result":{"x":"\xc3"}}\n\n')
+            self.wfile.flush()
+            return
+        if name == "noversion":
+            return self.json({"id": rid, "result": {"content": []}})
+        if name == "numbertext":
+            return self.result(rid, {"content": [{"type": "text", "text": 5}]})
         if name == "cut":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -15,10 +15,10 @@ typedef struct fault {
 } fault;
 
 /* Events of the inner transport, passed on to whoever owns the wrapper. */
-static void on_message(void *ud, uint64_t route, const char *data, size_t len)
+static int on_message(void *ud, uint64_t route, const char *data, size_t len)
 {
     fault *f = ud;
-    f->base.sink.message(f->base.sink.ud, route, data, len);
+    return f->base.sink.message(f->base.sink.ud, route, data, len);
 }
 
 static void on_oversized(void *ud, uint64_t route, const char *head, size_t hn,

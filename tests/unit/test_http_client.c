@@ -172,6 +172,35 @@ static void an_oversized_answer_ends_the_call_too_large(void **state)
     http_peer_stop(&p);
 }
 
+/* Before, each of these was taken as the answer, dropped by the session, and
+ * the call waited for its whole timeout (60 s by default). */
+static void an_answer_the_session_cannot_use_ends_the_call_at_once(void **state)
+{
+    static const struct {
+        const char *tool;
+        int outcome;
+    } cases[] = {
+        {"badutf8", MCP_ERR_REMOTE},     /* not JSON: failed by the transport */
+        {"badutf8sse", MCP_ERR_REMOTE},  /* the same in an event, then the stream ends */
+        {"noversion", MCP_ERR_PROTOCOL}, /* JSON, not JSON-RPC: ended by the session */
+        {"numbertext", MCP_ERR_PROTOCOL} /* no CallToolResult: ended by the client */
+    };
+    for (int modern = 0; modern < 2; modern++) {
+        http_peer p;
+        start(&p, modern ? "modern" : "legacy");
+        mcp_client *c = connected(&p, 0);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            mcp_client_call_result r;
+            assert_int_equal(call(c, cases[i].tool, 30000, &r), cases[i].outcome);
+            mcp_client_call_result_release(&r);
+            assert_int_equal(call(c, "echo", 0, &r), MCP_OK); /* and the client goes on */
+            mcp_client_call_result_release(&r);
+        }
+        mcp_client_free(c);
+        http_peer_stop(&p);
+    }
+}
+
 static void a_timeout_closes_the_stream_under_2026(void **state)
 {
     http_peer p;
@@ -317,6 +346,7 @@ int main(void)
         cmocka_unit_test(an_ended_session_fails_the_call_and_the_next_starts_a_new_one),
         cmocka_unit_test(a_dropped_stream_resumes_after_the_servers_retry),
         cmocka_unit_test(an_oversized_answer_ends_the_call_too_large),
+        cmocka_unit_test(an_answer_the_session_cannot_use_ends_the_call_at_once),
         cmocka_unit_test(a_timeout_closes_the_stream_under_2026),
         cmocka_unit_test(a_header_mismatch_lists_the_tools_again_and_retries_once),
         cmocka_unit_test(a_timeout_posts_the_cancel_under_2025),

@@ -99,6 +99,43 @@ static void an_error_response_ends_the_request_with_remote(void **state)
     peer_free(&p);
 }
 
+/* An answer the session cannot use must end its request at once: waiting
+ * for the timeout (60 s by default) for a reply that has already come was
+ * the bug. Each is answered on a fresh request; the session stays usable. */
+static void an_unusable_answer_ends_its_request_at_once_with_protocol(void **state)
+{
+    static const char *const answers[] = {
+        "{\"id\":@,\"result\":{\"content\":[]}}",                  /* no "jsonrpc" */
+        "{\"jsonrpc\":\"1.0\",\"id\":@,\"result\":{}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":{},\"error\":{}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"error\":{\"code\":\"x\",\"message\":5}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"error\":{\"code\":1e400,\"message\":\"m\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":5}",           /* results are objects */
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":null}",
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":[]}",
+    };
+    peer p;
+    ready_client(&p, NULL);
+    for (size_t i = 0; i < sizeof answers / sizeof answers[0]; i++) {
+        mcp_handle h, other;
+        call(&p, NULL, &h);
+        call(&p, NULL, &other);
+        char line[200];
+        const char *at = strchr(answers[i], '@');
+        snprintf(line, sizeof line, "%.*s%llu%s", (int)(at - answers[i]), answers[i],
+                 (unsigned long long)h, at + 1);
+        peer_feed(&p, line);
+        assert_int_equal(outcome_of(&p, h), MCP_ERR_PROTOCOL);
+        assert_int_equal(outcome_of(&p, other), 1); /* still waiting */
+        assert_null(peer_next(&p));                 /* a response is never answered */
+        feed_result(&p, other);
+        assert_int_equal(outcome_of(&p, other), MCP_OK);
+    }
+    assert_int_equal(mcp_session_outbound_count(p.s), 0);
+    assert_false(mcp_session_closed(p.s));
+    peer_free(&p);
+}
+
 static void the_four_local_endings_are_distinct_codes(void **state)
 {
     const int codes[] = {MCP_ERR_ABORTED, MCP_ERR_TIMED_OUT, MCP_ERR_MAX_TIME, MCP_ERR_CLOSED,
@@ -510,6 +547,7 @@ int main(void)
         cmocka_unit_test(malformed_or_non_increasing_progress_is_dropped),
         cmocka_unit_test(close_ends_every_request_with_closed_and_sends_nothing),
         cmocka_unit_test(a_callback_may_end_other_requests),
+        cmocka_unit_test(an_unusable_answer_ends_its_request_at_once_with_protocol),
         cmocka_unit_test(freeing_the_session_in_a_response_callback_is_deferred),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
