@@ -206,6 +206,27 @@ MCP_EXTERN const mcp_json *mcp_client_server_implementation(const mcp_client *c)
 /* The protocol revision in use; borrowed (a literal); NULL before connect. */
 MCP_EXTERN const char *mcp_client_protocol_version(const mcp_client *c);
 
+/* The channel of a 2025 Streamable HTTP session for what the server sends
+ * outside responses (list changes, resource updates): the GET stream. */
+typedef enum mcp_client_stream_state {
+    MCP_CLIENT_STREAM_NONE = 0, /* not a 2025 HTTP connection (stdio carries
+                                   everything; 2026-07-28 uses subscriptions),
+                                   or not connected */
+    MCP_CLIENT_STREAM_OPEN,     /* open, or being reopened after a break (the
+                                   wait grows from 1 s to 60 s) */
+    MCP_CLIENT_STREAM_REFUSED,  /* the server answered the GET with 405: it
+                                   sends nothing outside responses */
+    MCP_CLIENT_STREAM_FAILED,   /* the GET failed 10 times in a row (about 5
+                                   minutes): no longer tried */
+    MCP_CLIENT_STREAM_SESSION_ENDED /* the server ended the session (404); the
+                                   next request starts a new one, and the
+                                   stream with it */
+} mcp_client_stream_state;
+
+/* The state of that stream. Changes only inside the client's loop runs
+ * (a call, mcp_client_run_once): check it after each. Loop thread. */
+MCP_EXTERN mcp_client_stream_state mcp_client_server_stream(const mcp_client *c);
+
 /* ------------------------------------------------------------------------ */
 /* Calls                                                                     */
 

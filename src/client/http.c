@@ -293,3 +293,8 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
     c->connected_once = rc == MCP_OK;
     return rc;
 }
+
+mcp_client_stream_state mcp_client_server_stream(const mcp_client *c)
+{
+    return c && c->http ? mcp__http_client_stream_state(c->http) : MCP_CLIENT_STREAM_NONE;
+}

@@ -1162,6 +1162,18 @@ const char *mcp__http_client_unreachable(const mcp__transport *bt)
     return t->unreachable[0] ? t->unreachable : NULL;
 }
 
+mcp_client_stream_state mcp__http_client_stream_state(const mcp__transport *bt)
+{
+    const http_client *t = (const http_client *)bt;
+    if (t->modern || !t->lversion)
+        return MCP_CLIENT_STREAM_NONE;
+    if (t->expired)
+        return MCP_CLIENT_STREAM_SESSION_ENDED;
+    if (t->listen_off)
+        return MCP_CLIENT_STREAM_REFUSED;
+    return t->listen_given_up ? MCP_CLIENT_STREAM_FAILED : MCP_CLIENT_STREAM_OPEN;
+}
+
 bool mcp__http_client_has_session(const mcp__transport *bt)
 {
     return ((const http_client *)bt)->session_id != NULL;

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
+#include "mcp/client.h"
 #include "mcp/session.h"
 #include "transport/transport.h"
 
@@ -71,6 +72,9 @@ mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_opt
  * words: could not connect, resolve, TLS...), or NULL while every transfer
  * got an answer. Cleared by the next answer. Borrowed. */
 const char *mcp__http_client_unreachable(const mcp__transport *t);
+
+/* The GET stream's state (mcp_client_server_stream). */
+mcp_client_stream_state mcp__http_client_stream_state(const mcp__transport *t);
 
 /* Whether a 2025 session id is held (DELETE on end_output). */
 bool mcp__http_client_has_session(const mcp__transport *t);

@@ -122,6 +122,7 @@ struct http_client {
     unsigned refreshes; /* our tools/list requests (http_refresh.c) */
     bool listen_off; /* the server offers no GET stream (405) */
     int listen_attempts;
+    bool listen_given_up; /* LISTEN_MAX_ATTEMPTS failures in a row */
     mcp__tool_headers *tools;
     char unreachable[CURL_ERROR_SIZE];
 };

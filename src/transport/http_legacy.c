@@ -132,13 +132,15 @@ void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code)
         return;
     }
     bool streamed = x->sse && x->status >= 200 && x->status < 300;
-    if (!streamed)
-        mcp__hc_say(t, MCP_LOG_WARN, "the GET stream failed: %s%s%ld %s", code != CURLE_OK ? x->errbuf : "",
-            code != CURLE_OK ? " " : "HTTP ", x->status, x->reason);
+    if (!streamed && code != CURLE_OK)
+        mcp__hc_say(t, MCP_LOG_WARN, "the GET stream failed: %s", x->errbuf);
+    else if (!streamed)
+        mcp__hc_say(t, MCP_LOG_WARN, "the GET stream failed: HTTP %ld %s", x->status, x->reason);
     t->listen_attempts = x->got_event ? 1 : t->listen_attempts + 1;
     if (t->listen_attempts > LISTEN_MAX_ATTEMPTS) {
         mcp__hc_say(t, MCP_LOG_WARN, "the GET stream failed %d times in a row: given up",
             LISTEN_MAX_ATTEMPTS);
+        t->listen_given_up = true;
         mcp__hc_xfer_free(x);
         return;
     }
@@ -219,6 +221,8 @@ void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why)
     t->held_head = t->held_tail = NULL;
     if (!why) {
         t->expired = false;
+        t->listen_given_up = false;
+        t->listen_attempts = 0;
         static const char initialized[] =
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
         mcp__hc_send_one(t, initialized, sizeof initialized - 1, false);

@@ -153,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
                 COUNTER[0] += 1
                 new = "s%d" % COUNTER[0]
                 SESSIONS[new] = True
-            return self.result(rid, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            return self.result(rid, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}},
                                      "serverInfo": {"name": "hostile", "version": "0"}},
                                headers={"Mcp-Session-Id": new})
         if MODE != "modern" and sid is not None and not SESSIONS.get(sid):

@@ -10,6 +10,7 @@ command's integration tests. One mode, the first argument:
    listen_err    refuses the listen with a JSON-RPC error (code -32602)
    notif_esc     acknowledges, then sends resources/updated with escapes
                  in its URI
+   ack_exit      acknowledges, then exits (a crash loop)
    stubborn      acknowledges; ignores SIGTERM and the end of its input
                  (logs "hostile_server pid <pid>" first)
  Legacy (2025-06-18, answers initialize; server/discover is -32601):
@@ -32,7 +33,8 @@ import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
-MODERN = MODE in ("noack", "ack_wrongid", "ack_noid", "listen_err", "notif_esc", "stubborn")
+MODERN = MODE in ("noack", "ack_wrongid", "ack_noid", "listen_err", "notif_esc", "stubborn",
+                  "ack_exit")
 # What a terminal would act on: clear screen, window title (OSC ... BEL),
 # colour, CR LF (a forged line), DEL and C1 CSI (U+009B).
 NASTY = "\x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r\nforged\x7f\u009b1m"
@@ -67,6 +69,8 @@ def listen(i):
         params["_meta"] = meta
     send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
           "params": params})
+    if MODE == "ack_exit":  # a server that dies right after every acknowledgment
+        sys.exit(0)
     if MODE == "notif_esc":
         send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
               "params": {"uri": "file:///x" + NASTY, "_meta": meta}})

@@ -62,3 +62,14 @@ echo "ok: under 2025 too, nothing offered ends the watch; what is offered is wat
 expect_exit 3 "refused" -- timeout 30 "$MCP" watch -- python3 "$HOSTILE" listen_err
 contains "$WORK/err" "mcp: subscriptions/listen failed: no such subscription " "the server's message"
 contains "$WORK/err" "(JSON-RPC error -32602)" "the server's code"
+
+# A server that dies after every acknowledgment: started again with a growing
+# pause (0, 1, 2, 4, 8 s), then given up; never a loop.
+start=$(date +%s)
+expect_exit 3 "a crash loop" -- timeout 60 "$MCP" watch -- python3 "$HOSTILE" ack_exit
+took=$(($(date +%s) - start))
+[ "$took" -ge 14 ] && [ "$took" -lt 40 ] || fail "a crash loop given up after $took s, expected 15"
+[ "$(grep -c "listening for: tools" "$WORK/err")" -eq 6 ] || { cat "$WORK/err"; fail "a crash loop: not 6 subscriptions (the first, 5 again)"; }
+contains "$WORK/err" "trying again in 8 s" "the pause grew"
+contains "$WORK/err" "mcp: 5 attempts in a row to start the server again; giving up" "said why"
+echo "ok: a crash loop is given up after 5 attempts with a growing pause"

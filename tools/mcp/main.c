@@ -88,8 +88,11 @@ static const struct {
      "as it arrives, until Ctrl-C, which cancels the subscription on the wire (a second\n"
      "Ctrl-C exits at once, killing the server). Without a filter, --tools. Against a\n"
      "legacy server, prints its list_changed notifications (over HTTP, from its GET\n"
-     "stream). If the server exits (or the HTTP stream breaks), it is started again\n"
-     "(reached again) and the subscription opened again.\n"},
+     "stream). If the server exits (or the HTTP stream breaks, or the session ends), it\n"
+     "is started again (reached again) and the subscription opened again, waiting 0, 1,\n"
+     "2, 4 ... 60 s between attempts; it gives up (exit 3) after 5 attempts in a row\n"
+     "(10 over HTTP, about 4 minutes), or when a 2025 server refuses its GET stream (405)\n"
+     "or that stream failed 10 times in a row.\n"},
 };
 
 static const char common_options[] =

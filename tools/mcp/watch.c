@@ -22,7 +22,14 @@
 #include "text.h"
 
 #define MAX_URIS 64
-#define MAX_RESTARTS 5
+/* Attempts in a row to start the server again (stdio: a crash loop is not
+ * worth more) or reach it again (HTTP: about four minutes, for a deploy),
+ * waiting 0, 1, 2, 4 ... 60 s between them. A subscription that lived
+ * SETTLED_MS after its acknowledgment starts the count afresh. */
+#define STDIO_ATTEMPTS 5
+#define HTTP_ATTEMPTS 10
+#define MAX_PAUSE_MS 60000
+#define SETTLED_MS 30000
 
 typedef struct watch_state {
     mcp_client *client;
@@ -44,6 +51,9 @@ typedef struct watch_state {
     char *refusal; /* the error response ending the listen: message, sanitized */
     long long refusal_code;
     bool stream_broke; /* HTTP: the listen's stream broke */
+    uint64_t acked_at;  /* monotonic ms of the last acknowledgment, or 0 */
+    uv_timer_t pause;   /* the wait before reaching the server again */
+    bool paused;
 } watch_state;
 
 static void give_up(watch_state *st, int code, const char *reason)
@@ -121,6 +131,7 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
         uv_timer_stop(&st->ack_timer);
     switch (ev->kind) {
     case MCP_LISTEN_ACKNOWLEDGED:
+        st->acked_at = mcp_monotonic_ms();
         if (ev->kinds)
             fprintf(stderr, "listening for:%s%s%s%s (subscription %llu)\n",
                     ev->kinds & MCP_LISTEN_TOOLS ? " tools" : "",
@@ -221,6 +232,81 @@ static int listen_now(watch_state *st)
     return rc;
 }
 
+/* A 2025 server over HTTP sends its list changes on the GET stream: one it
+ * refuses (405) or that failed for minutes leaves nothing to watch; a
+ * session it ended is a server gone (lost), reached again. */
+static int legacy_stream_gone(watch_state *st, bool *lost)
+{
+    switch (mcp_client_server_stream(st->client)) {
+    case MCP_CLIENT_STREAM_REFUSED:
+        fputs("mcp: the server offers no stream for its notifications (its GET answered "
+              "405): nothing to watch\n", stderr);
+        return EXIT_CONNECTION;
+    case MCP_CLIENT_STREAM_FAILED:
+        fputs("mcp: the server's notification stream failed 10 times in a row (about 5 "
+              "minutes); giving up\n", stderr);
+        return EXIT_CONNECTION;
+    case MCP_CLIENT_STREAM_SESSION_ENDED:
+        *lost = true;
+        return 0;
+    default: return 0;
+    }
+}
+
+static void on_pause_end(uv_timer_t *t)
+{
+    watch_state *st = t->data;
+    st->paused = false;
+    uv_stop(t->loop);
+}
+
+/* Wait ms on the client's loop, a signal or a gone reader cutting it short. */
+static void pause_for(watch_state *st, uint64_t ms)
+{
+    st->paused = true;
+    uv_timer_start(&st->pause, on_pause_end, ms, 0);
+    while (st->paused && !st->stop_code && !st->give_up)
+        uv_run(mcp_client_loop(st->client), UV_RUN_ONCE);
+    uv_timer_stop(&st->pause);
+    st->paused = false;
+}
+
+/* Start or reach the server again and listen, attempt after attempt with a
+ * growing pause; 0 once listening (or stopped by a signal), else the exit
+ * code after the last attempt. */
+static int come_back(watch_state *st, int *failures, int attempts)
+{
+    st->listening = false;
+    st->stream_broke = false;
+    for (;;) {
+        if (++*failures > attempts) {
+            fprintf(stderr, "mcp: %d attempts in a row to %s the server again; giving up\n",
+                    attempts, st->args->url ? "reach" : "start");
+            return EXIT_CONNECTION;
+        }
+        uint64_t ms = *failures == 1 ? 0 : 1000ull << (*failures - 2);
+        if (ms > MAX_PAUSE_MS)
+            ms = MAX_PAUSE_MS;
+        if (ms) {
+            fprintf(stderr, "trying again in %llu s\n", (unsigned long long)(ms / 1000));
+            pause_for(st, ms);
+            if (st->stop_code)
+                return 0;
+            if (st->give_up)
+                return st->give_up;
+        }
+        int rc = mcp_client_reconnect(st->client);
+        cli_note_server(st->client); /* a new process */
+        if (rc == MCP_OK)
+            rc = listen_now(st);
+        if (rc == MCP_OK)
+            return st->give_up; /* listen_now may find nothing to wait for */
+        fprintf(stderr, "mcp: %s\n", mcp_client_error(st->client)[0]
+                                          ? cli_safe(mcp_client_error(st->client))
+                                          : mcp_strerror(rc));
+    }
+}
+
 int cli_watch(int argc, char **argv)
 {
     cli_client_args a = {.timeout = -1, .max_time = -1, .cancel_after = -1,
@@ -292,13 +378,14 @@ int cli_watch(int argc, char **argv)
     cli_catch_signals(st.client, &st.sigint, &st.sigterm, &st, on_signal);
     poll_stdout(&st);
     uv_timer_init(loop, &st.ack_timer);
-    st.ack_timer.data = &st;
+    uv_timer_init(loop, &st.pause);
+    st.ack_timer.data = st.pause.data = &st;
     uint64_t idle, unused;
     cli_budget(&a, &idle, &unused);
     st.ack_ms = idle ? idle : 60000; /* --timeout, or the same default as a call's */
     st.ack_seconds = a.timeout < 0 ? 60 : a.timeout;
 
-    int restarts = 0;
+    int failures = 0;
     int rc = listen_now(&st);
     code = 0;
     if (rc != MCP_OK) {
@@ -318,6 +405,8 @@ int cli_watch(int argc, char **argv)
         /* Over HTTP a listen stream that broke ends with an error the
          * transport made up (data.httpError): the server is reached again. */
         bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED || st.stream_broke;
+        if (!lost && (code = legacy_stream_gone(&st, &lost)) != 0)
+            break;
         if (st.ended && !lost) {
             if (st.refusal)
                 fprintf(stderr, "mcp: subscriptions/listen failed: %s (JSON-RPC error %lld)\n",
@@ -330,25 +419,13 @@ int cli_watch(int argc, char **argv)
         }
         if (!lost)
             continue;
-        if (++restarts > MAX_RESTARTS) {
-            fprintf(stderr, "mcp: the server went away %d times; giving up\n", MAX_RESTARTS);
-            code = EXIT_CONNECTION;
-            break;
-        }
-        fprintf(stderr, "the server went away (%s); starting it again\n",
-                mcp_client_error(st.client)[0] ? cli_safe(mcp_client_error(st.client)) : "closed");
-        st.listening = false;
-        st.stream_broke = false;
-        rc = mcp_client_reconnect(st.client);
-        cli_note_server(st.client); /* a new process */
-        if (rc == MCP_OK)
-            rc = listen_now(&st);
-        if (rc != MCP_OK) {
-            fprintf(stderr, "mcp: %s\n", mcp_client_error(st.client)[0]
-                                              ? cli_safe(mcp_client_error(st.client))
-                                              : mcp_strerror(rc));
-            code = rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
-        }
+        if (st.acked_at && mcp_monotonic_ms() - st.acked_at >= SETTLED_MS)
+            failures = 0; /* it was back for a while: this is a new outage */
+        st.acked_at = 0;
+        fprintf(stderr, "the server went away (%s); %s it again\n",
+                mcp_client_error(st.client)[0] ? cli_safe(mcp_client_error(st.client)) : "closed",
+                a.url ? "reaching" : "starting");
+        code = come_back(&st, &failures, a.url ? HTTP_ATTEMPTS : STDIO_ATTEMPTS);
     }
     if (st.stop_code)
         code = st.stop_code;
@@ -360,6 +437,7 @@ int cli_watch(int argc, char **argv)
     if (st.out_polled)
         uv_close((uv_handle_t *)&st.out_poll, NULL);
     uv_close((uv_handle_t *)&st.ack_timer, NULL);
+    uv_close((uv_handle_t *)&st.pause, NULL);
     cli_disconnect(st.client);
     free(st.refusal);
     return code;

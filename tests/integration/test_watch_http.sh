@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mcp watch --url: a server killed and started again on the same port is
+# reached again, in both eras (2026: the subscription opened again; 2025:
+# the ended session replaced, its GET stream reopened), and the next list
+# change is printed; a 2025 server that refuses the GET stream (405) leaves
+# nothing to watch (exit 3, at once).
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+HOSTILE_HTTP="$(dirname "$0")/hostile_http_server.py"
+
+start_server() { # start_server PORT: $server, listening
+    "$MCP" serve --http "127.0.0.1:$1" >/dev/null 2>"$WORK/srv" &
+    server=$!
+    wait_for "$WORK/srv" "listening on http://127.0.0.1:" 10
+}
+trap 'kill $server $watch 2>/dev/null' EXIT
+
+start_server 0
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/srv" | head -n 1)
+URL="http://127.0.0.1:$port/mcp"
+
+for era in 2026-07-28 2025-11-25; do
+    ready="listening for: tools"
+    [ "$era" = 2025-11-25 ] && ready="printing its list changes: tools"
+    "$MCP" watch --protocol "$era" --url "$URL" >"$WORK/out" 2>"$WORK/err" &
+    watch=$!
+    wait_for "$WORK/err" "$ready" 10
+    kill -9 "$server"
+    wait "$server" 2>/dev/null
+    sleep 1.5 # the watch finds it gone, and tries again while it is down
+    start_server "$port"
+    wait_count "$WORK/err" "$ready" 2 20
+    contains "$WORK/err" "reaching it again" "$era: said what it does"
+    kill -USR1 "$server" # mcp serve adds a tool: a list change
+    wait_for "$WORK/out" "tools/list_changed" 10
+    running "$watch" || fail "$era: the watch ended"
+    kill -INT "$watch"
+    wait "$watch"
+    code=$?
+    [ "$code" -eq 130 ] || { cat "$WORK/err"; fail "$era: Ctrl-C: exit $code, expected 130"; }
+    echo "ok: $era: a restarted server is reached again and watched"
+done
+kill "$server"
+
+if command -v python3 >/dev/null 2>&1; then
+    python3 "$HOSTILE_HTTP" legacy >"$WORK/hostile" 2>&1 &
+    server=$!
+    wait_for "$WORK/hostile" "listening " 10
+    hport=$(sed -n 's/^listening \([0-9]*\)/\1/p' "$WORK/hostile" | head -n 1)
+    expect_exit 3 "GET refused" -- timeout 20 "$MCP" watch --url "http://127.0.0.1:$hport/mcp"
+    contains "$WORK/err" "mcp: the server offers no stream for its notifications (its GET answered 405): nothing to watch" "said why"
+    echo "ok: a 2025 server without a GET stream ends the watch"
+fi
