@@ -81,6 +81,7 @@ struct mcp__http_server {
     uv_poll_t mhd_poll;   /* libmicrohttpd's epoll descriptor */
     uv_timer_t mhd_timer; /* its next timeout */
     uv_timer_t kick;      /* runs it after a resume */
+    unsigned zero_runs;   /* runs in a row that asked for another at once */
     int watch_fd;         /* parked sockets, for hang-up */
     uv_poll_t watch_poll;
     uv_timer_t keepalive;
@@ -118,8 +119,20 @@ static void run_mhd(mcp__http_server *s)
     if (mcp__http_server_connections(s) < before)
         kick(s);
     MHD_UNSIGNED_LONG_LONG ms;
-    if (MHD_get_timeout(s->daemon, &ms) == MHD_YES)
+    if (MHD_get_timeout(s->daemon, &ms) == MHD_YES) {
+        /* libmicrohttpd 0.9.75 answers 0 for as long as a TLS connection
+         * sits in the middle of its handshake (it stays on the ready list
+         * though the socket has nothing): a 0 ms timer started from its
+         * own callback never lets libuv 1.44 leave its timer phase, so the
+         * loop froze and no request clock ran (attack round 3, F4). After
+         * two such runs in a row, 1 ms, growing to 10 (the CPU it costs):
+         * the loop turns, the clocks cut. Sockets with bytes still run the
+         * daemon at once through its poll. */
+        s->zero_runs = ms ? 0 : s->zero_runs + 1;
+        if (s->zero_runs > 2)
+            ms = s->zero_runs - 2 < 10 ? s->zero_runs - 2 : 10;
         uv_timer_start(&s->mhd_timer, on_mhd_timer, ms, 0);
+    }
     else
         uv_timer_stop(&s->mhd_timer);
 }

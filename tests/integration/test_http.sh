@@ -489,7 +489,7 @@ if command -v openssl >/dev/null; then
     openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" \
         -days 1 -subj /CN=localhost >/dev/null 2>&1 || fail "openssl could not make a certificate"
     $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem" \
-        --tls-key "$WORK/key.pem" 2>"$WORK/tls" &
+        --tls-key "$WORK/key.pem" --request-timeout 2 2>"$WORK/tls" &
     server=$!
     wait_for "$WORK/tls" "listening on https://127.0.0.1:" 10
     port=$(sed -n 's/.*listening on https:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/tls" | head -n 1)
@@ -502,6 +502,28 @@ if command -v openssl >/dev/null; then
     expect_exit 3 "mcp call over https, the certificate not trusted" -- \
         "$MCP" call echo '{"text":"x"}' --url "$URL"
     contains "$WORK/err" "certificate" "the refusal names the certificate"
+    # Half a ClientHello, then nothing: libmicrohttpd keeps such a
+    # connection ready forever, which froze our loop's clocks; it and an
+    # idle connection opened beside it are cut at the request timeout.
+    python3 - "$port" <<'PY' >"$WORK/tlshalf" || fail "half a handshake: $(cat "$WORK/tlshalf")"
+import socket, sys, time
+port = int(sys.argv[1])
+half = socket.create_connection(("127.0.0.1", port), timeout=20)
+half.sendall(b"\x16\x03\x01\x00\xc8\x01")
+time.sleep(0.5)
+idle = socket.create_connection(("127.0.0.1", port), timeout=20)
+start = time.time()
+for s, what in ((half, "half a handshake"), (idle, "an idle connection beside it")):
+    try:
+        s.recv(100)
+    except OSError:
+        pass
+    took = time.time() - start
+    if took > 8:
+        sys.exit("%s held %.1f s with --request-timeout 2" % (what, took))
+    print("ok: %s cut after %.1f s" % (what, took))
+PY
+    cat "$WORK/tlshalf"
     expect_exit 2 "half a TLS pair is a usage error" -- \
         "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem"
     kill -TERM $server
