@@ -225,6 +225,14 @@ typedef struct mcp_server_http_options {
      * closed. So an idle keep-alive connection lasts this long too.
      * 0: 30. */
     unsigned request_timeout_s;
+    /* Connections from one IP address at once; a further one is closed
+     * as it opens. 0: no limit. Of no use where every client comes from
+     * one address (bound to loopback, behind a proxy). Past three quarters
+     * of max_connections, request_timeout_s is cut to a fifth (at least
+     * 1 s), so a flood of slow connections is renewed five times as
+     * often; a limit per address is what keeps one client from filling
+     * the cap. */
+    unsigned max_connections_per_address;
 } mcp_server_http_options;
 
 /*

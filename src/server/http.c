@@ -527,6 +527,7 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
         .allowed_hosts = o.allowed_hosts,
         .max_body = o.max_body,
         .max_connections = o.max_connections,
+        .max_per_address = o.max_connections_per_address,
         .idle_timeout_s = o.idle_timeout_s,
         .keepalive_ms = o.keepalive_ms,
         .request_timeout_s = o.request_timeout_s,

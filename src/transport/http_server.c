@@ -825,6 +825,14 @@ static void on_deadline(uv_timer_t *t)
 {
     mcp__http_server *s = t->data;
     uint64_t now = mcp__now_ms(), limit = (uint64_t)s->cfg.request_timeout_s * 1000;
+    /* Past three quarters of the cap, a connection still sending its
+     * request (or idle between requests) gets a fifth of the time, at
+     * least a second: slow or idle connections held open to fill the cap
+     * (slowloris) must be renewed five times as often, and an idle
+     * keep-alive frees its place for someone else. */
+    if (mcp__http_server_connections(s) * 4 > (size_t)s->cfg.max_connections * 3 &&
+        limit / 5 >= 1000)
+        limit /= 5;
     bool cut = false;
     for (conn_clock **at = &s->clocks, *k; (k = *at) != NULL;) {
         if (k->closed) {
@@ -872,8 +880,9 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     *socket_context = k;
     if (!uv_is_active((uv_handle_t *)&s->deadline) && !s->closing) {
         /* Checked a few times per timeout: a connection is cut at most a
-         * quarter late. */
-        uint64_t every = (uint64_t)s->cfg.request_timeout_s * 250;
+         * quarter late (a twentieth of the timeout: under pressure, a
+         * quarter of the shorter time). */
+        uint64_t every = (uint64_t)s->cfg.request_timeout_s * 50;
         uv_timer_start(&s->deadline, on_deadline, every, every);
     }
 }
@@ -1017,7 +1026,8 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     s->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-        s, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
+        s, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        s->cfg.max_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
         s->cfg.idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!s->daemon) {

@@ -74,6 +74,7 @@ typedef struct mcp__http_server_config {
     size_t max_body;           /* 0: 4 MiB */
     size_t max_stream_queue;   /* bytes queued on one stream; 0: 16 MiB */
     unsigned max_connections;  /* 0: 1024; beyond it 503 */
+    unsigned max_per_address;  /* connections from one address; 0: any */
     unsigned idle_timeout_s;   /* a connection silent this long is closed
                                   (never one that waits for us); 0: 60 */
     unsigned keepalive_ms;     /* a comment on quiet streams; 0: 15000 */

@@ -481,6 +481,67 @@ modern after_slow tools/call echo "$call_echo"
 status after_slow 200 '"text":"hi"'
 kill -TERM $server
 wait $server || fail "the server with --request-timeout did not end cleanly"
+# Under pressure (past three quarters of the cap) a connection still
+# waiting for its request gets a fifth of the timeout: 1 s of 5 here. Below
+# it, the whole timeout. And one address may be capped.
+$MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --request-timeout 5 --max-connections 8 2>"$WORK/press" &
+server=$!
+wait_for "$WORK/press" "listening on http://127.0.0.1:" 10
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/press" | head -n 1)
+python3 - "$port" <<'PY' >"$WORK/pressure" || fail "pressure: $(cat "$WORK/pressure")"
+import socket, sys, time
+port = int(sys.argv[1])
+def idle(n):
+    socks = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(n)]
+    for s in socks:
+        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    return socks
+def cut_after(s):
+    start = time.time()
+    try:
+        s.recv(100)
+    except OSError:
+        pass
+    return time.time() - start
+socks = idle(5)  # 5 of 8: no pressure
+time.sleep(2.5)
+for s in socks:
+    s.settimeout(0)
+    try:
+        if s.recv(100) == b"":
+            sys.exit("5 of 8 connections: one was cut before 2.5 s (the timeout is 5 s)")
+    except BlockingIOError:
+        pass
+    s.close()
+time.sleep(0.5)
+socks = idle(7)  # 7 of 8: pressure
+worst = max(cut_after(s) for s in socks)
+if worst > 3:
+    sys.exit("7 of 8 connections: held %.1f s, expected about 1" % worst)
+print("ok: under pressure, cut after %.1f s at most" % worst)
+PY
+cat "$WORK/pressure"
+kill -TERM $server
+wait $server || fail "the server with --max-connections did not end cleanly"
+$MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --max-per-address 2 2>"$WORK/peraddr" &
+server=$!
+wait_for "$WORK/peraddr" "listening on http://127.0.0.1:" 10
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/peraddr" | head -n 1)
+python3 - "$port" <<'PY' >"$WORK/peraddr.out" || fail "per address: $(cat "$WORK/peraddr.out")"
+import socket, sys
+port = int(sys.argv[1])
+held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(2)]
+third = socket.create_connection(("127.0.0.1", port), timeout=5)
+if third.recv(10) != b"":
+    sys.exit("a third connection from one address was served")
+print("ok: a third connection from one address is closed at once")
+PY
+cat "$WORK/peraddr.out"
+expect_exit 0 "a call once the held connections are gone" -- \
+    "$MCP" call echo '{"text":"after"}' --url "http://127.0.0.1:$port/mcp"
+kill -TERM $server
+wait $server || fail "the server with --max-per-address did not end cleanly"
+expect_exit 2 "--max-connections 0 is a usage error" -- "$MCP" serve --http 127.0.0.1:0 --max-connections 0
 expect_exit 2 "--request-timeout 0 is a usage error" -- "$MCP" serve --http 127.0.0.1:0 --request-timeout 0
 contains "$WORK/err" "--request-timeout takes seconds" "says what it takes"
 

@@ -202,7 +202,8 @@ static void *signal_waiter(void *arg)
 typedef struct http_args {
     bool conformance;   /* the conformance suite's fixtures, not the demo tools */
     const char *listen; /* [HOST:]PORT, NULL without --http */
-    const char *path, *token, *cert_file, *key_file, *poll, *request_timeout;
+    const char *path, *token, *cert_file, *key_file, *poll, *request_timeout, *per_address,
+        *max_conns;
     const char *origins[17], *hosts[17];
     size_t norigins, nhosts;
     mcp_http_response_mode mode;
@@ -251,6 +252,8 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--tls-key")  ? &a->key_file
                              : !strcmp(o, "--poll-retry") ? &a->poll
                              : !strcmp(o, "--request-timeout") ? &a->request_timeout
+                             : !strcmp(o, "--max-per-address") ? &a->per_address
+                             : !strcmp(o, "--max-connections") ? &a->max_conns
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host");
         bool mode = !strcmp(o, "--response");
@@ -286,8 +289,17 @@ static int parse_args(int argc, char **argv, http_args *a)
                                strtoul(a->request_timeout, NULL, 10) == 0))
         return usage_error("--request-timeout takes seconds (1 to 99999), not '%s'",
                            cli_safe(a->request_timeout));
+    const char *counts[][2] = {{"--max-per-address", a->per_address},
+                               {"--max-connections", a->max_conns}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = counts[i][1];
+        if (v && (strspn(v, "0123456789") != strlen(v) || strlen(v) > 6 ||
+                  strtoul(v, NULL, 10) == 0))
+            return usage_error("%s takes a number of connections (1 to 999999), not '%s'",
+                               counts[i][0], cli_safe(v));
+    }
     if (!a->listen && (a->path || a->token || a->cert_file || a->key_file || a->poll ||
-                       a->request_timeout || a->norigins ||
+                       a->request_timeout || a->per_address || a->max_conns || a->norigins ||
                        a->nhosts || a->mode))
         return usage_error("%s", "HTTP options need --http [HOST:]PORT");
     if (!a->cert_file != !a->key_file)
@@ -382,6 +394,11 @@ static int serve_http(const http_args *a)
                                                           ? (unsigned)strtoul(a->request_timeout,
                                                                               NULL, 10)
                                                           : 0,
+                                 .max_connections =
+                                     a->max_conns ? (unsigned)strtoul(a->max_conns, NULL, 10) : 0,
+                                 .max_connections_per_address =
+                                     a->per_address ? (unsigned)strtoul(a->per_address, NULL, 10)
+                                                    : 0,
                                  .tls_cert_pem = cert,
                                  .tls_key_pem = key,
                                  .authorize = a->token ? check_token : NULL};
