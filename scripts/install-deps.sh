@@ -41,6 +41,8 @@ have pkg-config || need pkg-config
 has_pc libuv || need libuv1-dev
 has_pc libmicrohttpd || need libmicrohttpd-dev
 has_pc libcurl || need libcurl4-openssl-dev
+has_pc libpcre2-8 || need libpcre2-dev
+[ -d /usr/share/json-schema-test-suite/tests/draft7 ] || need json-schema-test-suite
 
 # Tests: cmocka, valgrind, jansson (a test-only JSON oracle).
 has_pc cmocka || need libcmocka-dev

@@ -116,7 +116,12 @@ enum mcp_error {
 
     /* Runtime and transports, -400 .. -499 */
     MCP_ERR_SPAWN = -400, /* the server command could not be started */
-    MCP_ERR_BUSY = -401   /* a queue is full; try again later */
+    MCP_ERR_BUSY = -401,  /* a queue is full; try again later */
+
+    /* JSON Schema, -500 .. -549 */
+    MCP_ERR_SCHEMA = -500,          /* not a valid schema */
+    MCP_ERR_SCHEMA_REMOTE = -501,   /* a $ref to another document */
+    MCP_ERR_SCHEMA_MISMATCH = -502  /* the instance does not satisfy the schema */
 };
 
 /*

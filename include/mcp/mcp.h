@@ -8,6 +8,7 @@
 #include "mcp/json.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/runtime.h"
+#include "mcp/schema.h"
 #include "mcp/server.h"
 #include "mcp/session.h"
 

@@ -38,6 +38,9 @@ const char *mcp_strerror(int code)
     case MCP_ERR_TOO_LARGE: return "response too large";
     case MCP_ERR_SPAWN: return "could not start the server process";
     case MCP_ERR_BUSY: return "queue full";
+    case MCP_ERR_SCHEMA: return "not a valid JSON Schema";
+    case MCP_ERR_SCHEMA_REMOTE: return "the schema refers to another document";
+    case MCP_ERR_SCHEMA_MISMATCH: return "the value does not satisfy its schema";
     default: return "unknown error";
     }
 }

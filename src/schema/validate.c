@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Validating an instance against compiled nodes.
+ *
+ * The first failure is reported with the instance path and keyword; inside
+ * anyOf, oneOf, not and if, failures are expected and stay quiet (the
+ * applicator itself reports). unevaluatedProperties/unevaluatedItems need
+ * to know what the other keywords evaluated: a node that has one tracks
+ * it (a flag per member or item of the instance), passing the record down
+ * through the applicators that evaluate in place, and keeping only what
+ * passing branches evaluated.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hash.h"
+#include "schema/internal.h"
+
+#define MAX_PATH 64 /* segments of the instance path kept for errors */
+
+typedef struct segment {
+    const char *key; /* NULL: an index */
+    size_t len, index;
+} segment;
+
+typedef struct vctx {
+    const mcp_schema *s;
+    mcp_schema_error *err;
+    int rc;         /* MCP_OK, or LIMIT/NOMEM: the answer is unknown */
+    unsigned quiet; /* inside a branch whose failure is not the answer */
+    unsigned depth;
+    segment path[MAX_PATH];
+    unsigned path_len; /* may exceed MAX_PATH: those are not kept */
+} vctx;
+
+typedef struct eval { /* what was evaluated, for unevaluated* */
+    unsigned char *props, *items;
+    size_t nprops, nitems;
+} eval;
+
+/* Errors ---------------------------------------------------------------------- */
+
+static void write_path(const vctx *v, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; i < v->path_len && i < MAX_PATH; i++) {
+        const segment *sg = &v->path[i];
+        if (n + 16 >= cap)
+            break;
+        out[n++] = '/';
+        if (!sg->key) {
+            n += (size_t)snprintf(out + n, cap - n, "%zu", sg->index);
+            continue;
+        }
+        for (size_t k = 0; k < sg->len && n + 8 < cap; k++) {
+            char ch = sg->key[k];
+            if (ch == '~' || ch == '/') { /* RFC 6901 */
+                out[n++] = '~';
+                out[n++] = ch == '~' ? '0' : '1';
+            } else {
+                out[n++] = ch;
+            }
+        }
+        out[n] = '\0';
+    }
+    if (v->path_len > MAX_PATH || n + 16 >= cap) {
+        size_t at = n + 4 < cap ? n : cap - 4;
+        memcpy(out + at, "...", 4);
+    }
+}
+
+static bool report(vctx *v, const char *keyword, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool report(vctx *v, const char *keyword, const char *fmt, ...)
+{
+    if (v->quiet || !v->err || v->err->keyword[0])
+        return false;
+    write_path(v, v->err->instance_path, sizeof v->err->instance_path);
+    snprintf(v->err->keyword, sizeof v->err->keyword, "%s", keyword);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->err->message, sizeof v->err->message, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static void push_key(vctx *v, const char *key, size_t len)
+{
+    if (v->path_len < MAX_PATH)
+        v->path[v->path_len] = (segment){key, len, 0};
+    v->path_len++;
+}
+
+static void push_index(vctx *v, size_t i)
+{
+    if (v->path_len < MAX_PATH)
+        v->path[v->path_len] = (segment){NULL, 0, i};
+    v->path_len++;
+}
+
+/* Evaluation records ------------------------------------------------------------ */
+
+static bool eval_open(vctx *v, eval *e, const mcp_json *inst)
+{
+    memset(e, 0, sizeof *e);
+    mcp_json_type t = mcp_json_typeof(inst);
+    size_t n = t == MCP_JSON_OBJECT ? mcp_json_object_size(inst)
+               : t == MCP_JSON_ARRAY ? mcp_json_array_size(inst)
+                                     : 0;
+    if (!n)
+        return true;
+    unsigned char *flags = calloc(n, 1);
+    if (!flags) {
+        v->rc = MCP_ERR_NOMEM;
+        return false;
+    }
+    if (t == MCP_JSON_OBJECT) {
+        e->props = flags;
+        e->nprops = n;
+    } else {
+        e->items = flags;
+        e->nitems = n;
+    }
+    return true;
+}
+
+static void eval_close(eval *e)
+{
+    free(e->props);
+    free(e->items);
+}
+
+static void eval_merge(eval *into, const eval *from)
+{
+    if (!into)
+        return;
+    for (size_t i = 0; i < into->nprops && i < from->nprops; i++)
+        into->props[i] |= from->props[i];
+    for (size_t i = 0; i < into->nitems && i < from->nitems; i++)
+        into->items[i] |= from->items[i];
+}
+
+static void mark_prop(eval *e, size_t i)
+{
+    if (e && i < e->nprops)
+        e->props[i] = 1;
+}
+
+static void mark_item(eval *e, size_t i)
+{
+    if (e && i < e->nitems)
+        e->items[i] = 1;
+}
+
+/* Keywords --------------------------------------------------------------------- */
+
+static bool check(vctx *v, const node *n, const mcp_json *inst, eval *ev);
+
+static const char *type_name(const mcp_json *inst)
+{
+    switch (mcp_json_typeof(inst)) {
+    case MCP_JSON_NULL: return "null";
+    case MCP_JSON_BOOL: return "a boolean";
+    case MCP_JSON_NUMBER: return "a number";
+    case MCP_JSON_STRING: return "a string";
+    case MCP_JSON_ARRAY: return "an array";
+    case MCP_JSON_OBJECT: return "an object";
+    default: return "absent";
+    }
+}
+
+static unsigned type_bits(const mcp_json *inst, double *num)
+{
+    switch (mcp_json_typeof(inst)) {
+    case MCP_JSON_NULL: return T_NULL;
+    case MCP_JSON_BOOL: return T_BOOLEAN;
+    case MCP_JSON_STRING: return T_STRING;
+    case MCP_JSON_ARRAY: return T_ARRAY;
+    case MCP_JSON_OBJECT: return T_OBJECT;
+    case MCP_JSON_NUMBER:
+        if (mcp_json_get_double(inst, num) != MCP_OK)
+            *num = mcp_json_is_integer_literal(inst) ? (double)INT64_MAX : NAN;
+        /* 1.0 is an integer (draft-06 on). */
+        return T_NUMBER | (isfinite(*num) && *num == floor(*num) ? T_INTEGER : 0);
+    default: return 0;
+    }
+}
+
+static bool check_type(vctx *v, const node *n, const mcp_json *inst, unsigned bits)
+{
+    if (!n->types || (bits & n->types) || ((n->types & T_NUMBER) && (bits & T_INTEGER)))
+        return true;
+    static const char *const names[] = {"null",  "boolean", "object", "array",
+                                        "number", "string", "integer"};
+    char want[96] = "";
+    for (int i = 0; i < 7; i++)
+        if (n->types & (1u << i))
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", want[0] ? " or " : "",
+                     names[i]);
+    return report(v, "type", "must be %s, not %s", want, type_name(inst));
+}
+
+static bool check_number(vctx *v, const node *n, double x)
+{
+    if (n->has_min && x < n->min)
+        return report(v, "minimum", "must be >= %.17g", n->min);
+    if (n->has_max && x > n->max)
+        return report(v, "maximum", "must be <= %.17g", n->max);
+    if (n->has_xmin && x <= n->xmin)
+        return report(v, "exclusiveMinimum", "must be > %.17g", n->xmin);
+    if (n->has_xmax && x >= n->xmax)
+        return report(v, "exclusiveMaximum", "must be < %.17g", n->xmax);
+    if (n->has_multiple) {
+        /* In binary, 0.0075 / 0.0001 is 74.99999999999999: a relative
+         * tolerance far below any decimal a schema writes. */
+        double q = x / n->multiple;
+        if (!isfinite(q) || fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q)))
+            return report(v, "multipleOf", "must be a multiple of %.17g", n->multiple);
+    }
+    return true;
+}
+
+static size_t code_points(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return count;
+}
+
+int mcp__schema_match(const mcp_schema *s, const pcre2_code *re, const char *text, size_t len)
+{
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    if (!md)
+        return -1;
+    int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, s->match_context);
+    pcre2_match_data_free(md);
+    return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
+}
+
+static bool check_string(vctx *v, const node *n, const mcp_json *inst)
+{
+    size_t len;
+    const char *s = mcp_json_string(inst, &len);
+    if (n->min_length >= 0 || n->max_length >= 0) {
+        size_t cp = code_points(s, len);
+        if (n->min_length >= 0 && cp < (uint64_t)n->min_length)
+            return report(v, "minLength", "must have at least %lld characters",
+                          (long long)n->min_length);
+        if (n->max_length >= 0 && cp > (uint64_t)n->max_length)
+            return report(v, "maxLength", "must have at most %lld characters",
+                          (long long)n->max_length);
+    }
+    if (n->pattern) {
+        int m = mcp__schema_match(v->s, n->pattern, s, len);
+        if (m < 0)
+            return report(v, "pattern", "could not be matched against /%.80s/ (too costly)",
+                          n->pattern_source);
+        if (!m)
+            return report(v, "pattern", "must match /%.80s/", n->pattern_source);
+    }
+    return true;
+}
+
+/* A hash that equal values (mcp_json_equal) share: numbers by value,
+ * objects regardless of member order. */
+static uint64_t value_hash(const mcp_json *j, unsigned depth)
+{
+    if (depth > 32)
+        return 0; /* deep values share a bucket: compared in full */
+    double d;
+    size_t n;
+    const char *s;
+    uint64_t h = (uint64_t)mcp_json_typeof(j) * 0x9E3779B97F4A7C15ull;
+    switch (mcp_json_typeof(j)) {
+    case MCP_JSON_BOOL: {
+        bool b = false;
+        mcp_json_get_bool(j, &b);
+        return h + b;
+    }
+    case MCP_JSON_NUMBER:
+        if (mcp_json_get_double(j, &d) != MCP_OK || !isfinite(d))
+            return h;
+        if (d == 0)
+            d = 0; /* -0 */
+        return h ^ mcp__hash_bytes(&d, sizeof d);
+    case MCP_JSON_STRING:
+        s = mcp_json_string(j, &n);
+        return h ^ mcp__hash_bytes(s, n);
+    case MCP_JSON_ARRAY:
+        for (size_t i = 0; i < mcp_json_array_size(j); i++)
+            h = mcp__hash_u64(h ^ value_hash(mcp_json_array_at(j, i), depth + 1));
+        return h;
+    case MCP_JSON_OBJECT: {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < mcp_json_object_size(j); i++) {
+            const char *k;
+            size_t kn;
+            const mcp_json *m = mcp_json_object_at(j, i, &k, &kn);
+            sum += mcp__hash_u64(mcp__hash_bytes(k, kn) ^ value_hash(m, depth + 1));
+        }
+        return h ^ sum;
+    }
+    default: return h;
+    }
+}
+
+typedef struct hashed {
+    uint64_t hash;
+    size_t index;
+} hashed;
+
+static int by_hash(const void *a, const void *b)
+{
+    const hashed *x = a, *y = b;
+    return x->hash < y->hash ? -1 : x->hash > y->hash ? 1 : x->index < y->index ? -1 : 1;
+}
+
+/* Sorted by hash, only values in one bucket are compared: a long array costs
+ * n log n, not n squared. */
+static bool check_unique(vctx *v, const mcp_json *inst)
+{
+    size_t n = mcp_json_array_size(inst);
+    if (n < 2)
+        return true;
+    hashed *h = malloc(n * sizeof *h);
+    if (!h) {
+        v->rc = MCP_ERR_NOMEM;
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        h[i] = (hashed){value_hash(mcp_json_array_at(inst, i), 0), i};
+    qsort(h, n, sizeof *h, by_hash);
+    size_t a = 0, b = 0;
+    bool dup = false;
+    for (size_t i = 0; i < n && !dup; i++)
+        for (size_t k = i + 1; k < n && h[k].hash == h[i].hash && !dup; k++)
+            if (mcp_json_equal(mcp_json_array_at(inst, h[i].index),
+                               mcp_json_array_at(inst, h[k].index))) {
+                dup = true;
+                a = h[i].index < h[k].index ? h[i].index : h[k].index;
+                b = h[i].index < h[k].index ? h[k].index : h[i].index;
+            }
+    free(h);
+    return !dup || report(v, "uniqueItems", "must not repeat items (%zu and %zu are equal)", a, b);
+}
+
+static bool check_array(vctx *v, const node *n, const mcp_json *inst, eval *ev)
+{
+    size_t size = mcp_json_array_size(inst);
+    if (n->min_items >= 0 && size < (uint64_t)n->min_items)
+        return report(v, "minItems", "must have at least %lld items", (long long)n->min_items);
+    if (n->max_items >= 0 && size > (uint64_t)n->max_items)
+        return report(v, "maxItems", "must have at most %lld items", (long long)n->max_items);
+    if (n->unique_items && !check_unique(v, inst))
+        return false;
+    for (size_t i = 0; i < size; i++) {
+        const node *item = i < n->prefix_items.count ? n->prefix_items.items[i] : n->items;
+        if (!item)
+            continue;
+        push_index(v, i);
+        bool ok = check(v, item, mcp_json_array_at(inst, i), NULL);
+        v->path_len--;
+        if (!ok)
+            return false;
+        mark_item(ev, i);
+    }
+    if (n->contains) {
+        int64_t matched = 0;
+        v->quiet++;
+        for (size_t i = 0; i < size && v->rc == MCP_OK; i++)
+            if (check(v, n->contains, mcp_json_array_at(inst, i), NULL)) {
+                matched++;
+                mark_item(ev, i);
+            }
+        v->quiet--;
+        if (v->rc != MCP_OK)
+            return false;
+        if (matched < n->min_contains)
+            return report(v, n->min_contains == 1 ? "contains" : "minContains",
+                          "must contain at least %lld item%s matching the contains schema",
+                          (long long)n->min_contains, n->min_contains == 1 ? "" : "s");
+        if (n->max_contains >= 0 && matched > n->max_contains)
+            return report(v, "maxContains",
+                          "must contain at most %lld items matching the contains schema",
+                          (long long)n->max_contains);
+    }
+    return true;
+}
+
+static const named_node *property_of(const node *n, const char *key, size_t len)
+{
+    for (size_t i = 0; i < n->property_count; i++)
+        if (n->properties[i].len == len && !memcmp(n->properties[i].name, key, len))
+            return &n->properties[i];
+    return NULL;
+}
+
+static bool check_name(vctx *v, const node *names, const char *key, size_t len)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    const mcp_json *k = d ? mcp_json_new_stringn(d, key, len) : NULL;
+    if (!k) {
+        mcp_json_doc_free(d);
+        v->rc = MCP_ERR_NOMEM;
+        return false;
+    }
+    bool ok = check(v, names, k, NULL);
+    mcp_json_doc_free(d);
+    return ok;
+}
+
+static bool check_object(vctx *v, const node *n, const mcp_json *inst, eval *ev)
+{
+    size_t size = mcp_json_object_size(inst);
+    if (n->min_properties >= 0 && size < (uint64_t)n->min_properties)
+        return report(v, "minProperties", "must have at least %lld properties",
+                      (long long)n->min_properties);
+    if (n->max_properties >= 0 && size > (uint64_t)n->max_properties)
+        return report(v, "maxProperties", "must have at most %lld properties",
+                      (long long)n->max_properties);
+    for (size_t i = 0; i < n->required.count; i++)
+        if (!mcp_json_object_getn(inst, n->required.names[i], n->required.lens[i]))
+            return report(v, "required", "must have the property '%.*s'",
+                          (int)(n->required.lens[i] > 100 ? 100 : n->required.lens[i]),
+                          n->required.names[i]);
+    for (size_t d = 0; d < n->dependent_required_count; d++) {
+        const dependent_names *dr = &n->dependent_required[d];
+        if (!mcp_json_object_getn(inst, dr->name, dr->len))
+            continue;
+        for (size_t i = 0; i < dr->required.count; i++)
+            if (!mcp_json_object_getn(inst, dr->required.names[i], dr->required.lens[i]))
+                return report(v, "dependentRequired", "must have '%.*s' since it has '%.*s'",
+                              (int)(dr->required.lens[i] > 100 ? 100 : dr->required.lens[i]),
+                              dr->required.names[i], (int)(dr->len > 100 ? 100 : dr->len),
+                              dr->name);
+    }
+    for (size_t i = 0; i < size; i++) {
+        const char *key;
+        size_t len;
+        const mcp_json *value = mcp_json_object_at(inst, i, &key, &len);
+        bool matched = false, ok = true;
+        push_key(v, key, len);
+        if (n->property_names && !check_name(v, n->property_names, key, len)) {
+            v->path_len--;
+            return false;
+        }
+        const named_node *p = property_of(n, key, len);
+        if (p) {
+            matched = true;
+            ok = check(v, p->schema, value, NULL);
+        }
+        for (size_t k = 0; ok && k < n->pattern_count; k++) {
+            int m = mcp__schema_match(v->s, n->pattern_properties[k].re, key, len);
+            if (m < 0)
+                ok = report(v, "patternProperties", "name could not be matched against /%.80s/",
+                            n->pattern_properties[k].source);
+            else if (m) {
+                matched = true;
+                ok = check(v, n->pattern_properties[k].schema, value, NULL);
+            }
+        }
+        if (ok && !matched && n->additional_properties) {
+            matched = true;
+            if (n->additional_properties->boolean == 0)
+                ok = report(v, "additionalProperties", "is not a property the schema allows");
+            else
+                ok = check(v, n->additional_properties, value, NULL);
+        }
+        v->path_len--;
+        if (!ok)
+            return false;
+        if (matched)
+            mark_prop(ev, i);
+    }
+    for (size_t d = 0; d < n->dependent_schema_count; d++)
+        if (mcp_json_object_getn(inst, n->dependent_schemas[d].name, n->dependent_schemas[d].len) &&
+            !check(v, n->dependent_schemas[d].schema, inst, ev))
+            return false;
+    return true;
+}
+
+/* In-place applicators: their evaluations count when they pass. */
+static bool check_applicators(vctx *v, const node *n, const mcp_json *inst, eval *ev)
+{
+    for (size_t i = 0; i < n->all_of.count; i++)
+        if (!check(v, n->all_of.items[i], inst, ev))
+            return false;
+    if (n->any_of.count) {
+        bool any = false;
+        v->quiet++;
+        for (size_t i = 0; i < n->any_of.count && v->rc == MCP_OK; i++) {
+            eval tmp = {0};
+            if (ev && !eval_open(v, &tmp, inst))
+                break;
+            if (check(v, n->any_of.items[i], inst, ev ? &tmp : NULL)) {
+                any = true;
+                eval_merge(ev, &tmp);
+            }
+            eval_close(&tmp);
+            if (any && !ev)
+                break; /* nothing to collect: one is enough */
+        }
+        v->quiet--;
+        if (v->rc != MCP_OK)
+            return false;
+        if (!any)
+            return report(v, "anyOf", "must match one of the %zu schemas of anyOf",
+                          n->any_of.count);
+    }
+    if (n->one_of.count) {
+        size_t matches = 0, first = 0;
+        v->quiet++;
+        for (size_t i = 0; i < n->one_of.count && v->rc == MCP_OK && matches < 2; i++) {
+            eval tmp = {0};
+            if (ev && !eval_open(v, &tmp, inst))
+                break;
+            if (check(v, n->one_of.items[i], inst, ev ? &tmp : NULL)) {
+                if (!matches++)
+                    first = i;
+                eval_merge(ev, &tmp);
+            }
+            eval_close(&tmp);
+        }
+        v->quiet--;
+        if (v->rc != MCP_OK)
+            return false;
+        if (matches != 1)
+            return matches ? report(v, "oneOf", "must match exactly one schema of oneOf, "
+                                                "but matches schemas %zu and more", first)
+                           : report(v, "oneOf", "must match one of the %zu schemas of oneOf",
+                                    n->one_of.count);
+    }
+    if (n->not_schema) {
+        v->quiet++;
+        bool matched = check(v, n->not_schema, inst, NULL);
+        v->quiet--;
+        if (v->rc != MCP_OK)
+            return false;
+        if (matched)
+            return report(v, "not", "must not match the schema of not");
+    }
+    if (n->if_schema) {
+        eval tmp = {0};
+        if (ev && !eval_open(v, &tmp, inst))
+            return false;
+        v->quiet++;
+        bool cond = check(v, n->if_schema, inst, ev ? &tmp : NULL);
+        v->quiet--;
+        if (cond)
+            eval_merge(ev, &tmp);
+        eval_close(&tmp);
+        if (v->rc != MCP_OK)
+            return false;
+        const node *branch = cond ? n->then_schema : n->else_schema;
+        if (branch && !check(v, branch, inst, ev))
+            return false;
+    }
+    return true;
+}
+
+static bool check_unevaluated(vctx *v, const node *n, const mcp_json *inst, eval *own)
+{
+    if (n->unevaluated_properties && mcp_json_typeof(inst) == MCP_JSON_OBJECT)
+        for (size_t i = 0; i < own->nprops; i++) {
+            if (own->props[i])
+                continue;
+            const char *key;
+            size_t len;
+            const mcp_json *value = mcp_json_object_at(inst, i, &key, &len);
+            push_key(v, key, len);
+            bool ok = n->unevaluated_properties->boolean == 0
+                          ? report(v, "unevaluatedProperties",
+                                   "is not a property the schema evaluates")
+                          : check(v, n->unevaluated_properties, value, NULL);
+            v->path_len--;
+            if (!ok)
+                return false;
+            own->props[i] = 1;
+        }
+    if (n->unevaluated_items && mcp_json_typeof(inst) == MCP_JSON_ARRAY)
+        for (size_t i = 0; i < own->nitems; i++) {
+            if (own->items[i])
+                continue;
+            push_index(v, i);
+            bool ok = n->unevaluated_items->boolean == 0
+                          ? report(v, "unevaluatedItems", "is not an item the schema evaluates")
+                          : check(v, n->unevaluated_items, mcp_json_array_at(inst, i), NULL);
+            v->path_len--;
+            if (!ok)
+                return false;
+            own->items[i] = 1;
+        }
+    return true;
+}
+
+static bool check_keywords(vctx *v, const node *n, const mcp_json *inst, eval *ev)
+{
+    double num = 0;
+    unsigned bits = type_bits(inst, &num);
+    if (!check_type(v, n, inst, bits))
+        return false;
+    if (n->const_value && !mcp_json_equal(n->const_value, inst))
+        return report(v, "const", "must be the schema's constant value");
+    if (n->enum_values) {
+        bool found = false;
+        for (size_t i = 0; i < mcp_json_array_size(n->enum_values) && !found; i++)
+            found = mcp_json_equal(mcp_json_array_at(n->enum_values, i), inst);
+        if (!found)
+            return report(v, "enum", "must be one of the %zu values of enum",
+                          mcp_json_array_size(n->enum_values));
+    }
+    if ((bits & T_NUMBER) && !check_number(v, n, num))
+        return false;
+    if ((bits & T_STRING) && !check_string(v, n, inst))
+        return false;
+    if ((bits & T_ARRAY) && !check_array(v, n, inst, ev))
+        return false;
+    if ((bits & T_OBJECT) && !check_object(v, n, inst, ev))
+        return false;
+    return check_applicators(v, n, inst, ev);
+}
+
+static bool check(vctx *v, const node *n, const mcp_json *inst, eval *ev)
+{
+    if (v->rc != MCP_OK)
+        return false;
+    if (n->boolean == 1)
+        return true;
+    if (n->boolean == 0)
+        return report(v, "false", "no value is allowed here");
+    if (++v->depth > v->s->max_depth) {
+        v->rc = MCP_ERR_LIMIT;
+        v->quiet = 0;
+        report(v, "$ref", "schemas nested deeper than %u while evaluating (a $ref loop?)",
+               v->s->max_depth);
+        v->depth--;
+        return false;
+    }
+    eval own = {0};
+    eval *local = ev;
+    bool ok = true;
+    if (n->annotations) {
+        ok = eval_open(v, &own, inst);
+        local = &own;
+    }
+    if (ok && n->ref)
+        ok = check(v, n->ref, inst, local);
+    if (ok && !n->ref_only)
+        ok = check_keywords(v, n, inst, local);
+    if (ok && n->annotations)
+        ok = check_unevaluated(v, n, inst, &own);
+    if (ok && n->annotations)
+        eval_merge(ev, &own);
+    eval_close(&own);
+    v->depth--;
+    return ok && v->rc == MCP_OK;
+}
+
+int mcp_schema_validate(const mcp_schema *s, const mcp_json *instance, mcp_schema_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!s || !instance)
+        return MCP_ERR_INVALID_ARG;
+    vctx v = {.s = s, .err = err, .rc = MCP_OK};
+    bool ok = check(&v, s->root, instance, NULL);
+    if (v.rc != MCP_OK) {
+        if (err && !err->keyword[0])
+            snprintf(err->message, sizeof err->message, "%s", mcp_strerror(v.rc));
+        return v.rc;
+    }
+    if (!ok && err && !err->keyword[0]) /* a failure no keyword named: cannot be, but say so */
+        snprintf(err->keyword, sizeof err->keyword, "schema");
+    return ok ? MCP_OK : MCP_ERR_SCHEMA_MISMATCH;
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON Schema, what the draft7 suite (test_schema_suite) does not cover:
+ * the 2020-12 keywords (prefixItems, $defs, $anchor, dependentRequired,
+ * dependentSchemas, minContains/maxContains, unevaluatedProperties and
+ * unevaluatedItems through applicators), the error's path and keyword,
+ * refusals of bad schemas, remote references, a $ref loop, ECMA-262 `$`,
+ * and that uniqueItems on a long array is not quadratic.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/mcp.h"
+
+static mcp_json_doc *parse(const char *text)
+{
+    mcp_json_doc *d = NULL;
+    if (mcp_json_parse(text, strlen(text), NULL, NULL, &d, NULL) != MCP_OK)
+        fail_msg("test JSON does not parse: %s", text);
+    return d;
+}
+
+static mcp_schema *compile(const char *text)
+{
+    mcp_json_doc *d = parse(text);
+    mcp_schema *s = NULL;
+    char why[200];
+    int rc = mcp_schema_compile(mcp_json_doc_root(d), NULL, &s, why, sizeof why);
+    mcp_json_doc_free(d); /* the schema keeps its own copy */
+    if (rc != MCP_OK)
+        fail_msg("schema refused (%s): %s", why, text);
+    return s;
+}
+
+/* MCP_OK or the error of validating instance, with err filled. */
+static int run(const mcp_schema *s, const char *instance, mcp_schema_error *err)
+{
+    mcp_json_doc *d = parse(instance);
+    int rc = mcp_schema_validate(s, mcp_json_doc_root(d), err);
+    mcp_json_doc_free(d);
+    return rc;
+}
+
+static void valid(const mcp_schema *s, const char *instance)
+{
+    mcp_schema_error err;
+    int rc = run(s, instance, &err);
+    if (rc != MCP_OK)
+        fail_msg("%s should be valid: %s at '%s': %s", instance, err.keyword, err.instance_path,
+                 err.message);
+}
+
+static void invalid(const mcp_schema *s, const char *instance, const char *path,
+                    const char *keyword)
+{
+    mcp_schema_error err;
+    int rc = run(s, instance, &err);
+    if (rc != MCP_ERR_SCHEMA_MISMATCH)
+        fail_msg("%s should be invalid (%s at '%s'), got %s", instance, keyword, path,
+                 mcp_strerror(rc));
+    assert_string_equal(err.instance_path, path);
+    assert_string_equal(err.keyword, keyword);
+    assert_true(err.message[0] != '\0');
+}
+
+static void prefix_items_and_items_after_them(void **state)
+{
+    mcp_schema *s = compile("{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],"
+                            "\"items\":false}");
+    valid(s, "[\"a\",1]");
+    valid(s, "[\"a\"]");
+    invalid(s, "[\"a\",\"b\"]", "/1", "type");
+    invalid(s, "[\"a\",1,true]", "/2", "false");
+    mcp_schema_free(s);
+}
+
+static void defs_anchor_and_ref_with_siblings(void **state)
+{
+    /* 2020-12: $ref's siblings apply (draft-07 ignored them). */
+    mcp_schema *s = compile("{\"$defs\":{\"pos\":{\"$anchor\":\"positive\",\"minimum\":1}},"
+                            "\"properties\":{\"a\":{\"$ref\":\"#/$defs/pos\",\"maximum\":9},"
+                            "\"b\":{\"$ref\":\"#positive\"}}}");
+    valid(s, "{\"a\":5,\"b\":100}");
+    invalid(s, "{\"a\":0}", "/a", "minimum");
+    invalid(s, "{\"a\":10}", "/a", "maximum");
+    invalid(s, "{\"b\":0}", "/b", "minimum");
+    mcp_schema_free(s);
+}
+
+static void dependent_required_and_dependent_schemas(void **state)
+{
+    mcp_schema *s = compile("{\"dependentRequired\":{\"card\":[\"billing\"]},"
+                            "\"dependentSchemas\":{\"vip\":{\"required\":[\"level\"]}}}");
+    valid(s, "{}");
+    valid(s, "{\"card\":1,\"billing\":2}");
+    invalid(s, "{\"card\":1}", "", "dependentRequired");
+    invalid(s, "{\"vip\":true}", "", "required");
+    mcp_schema_free(s);
+}
+
+static void min_and_max_contains(void **state)
+{
+    mcp_schema *s = compile("{\"contains\":{\"const\":1},\"minContains\":2,\"maxContains\":3}");
+    valid(s, "[1,1,2]");
+    invalid(s, "[1,2]", "", "minContains");
+    invalid(s, "[1,1,1,1]", "", "maxContains");
+    mcp_schema_free(s);
+    s = compile("{\"contains\":{\"const\":1},\"minContains\":0}");
+    valid(s, "[]"); /* 0: contains cannot fail */
+    mcp_schema_free(s);
+}
+
+static void unevaluated_properties_see_through_applicators(void **state)
+{
+    mcp_schema *s = compile(
+        "{\"properties\":{\"kind\":{}},"
+        "\"allOf\":[{\"properties\":{\"a\":{}}}],"
+        "\"anyOf\":[{\"properties\":{\"b\":{\"const\":1}},\"required\":[\"b\"]},{\"required\":[\"c\"],"
+        "\"properties\":{\"c\":{}}}],"
+        "\"if\":{\"properties\":{\"kind\":{\"const\":\"x\"}}},\"then\":{\"properties\":{\"x\":{}}},"
+        "\"unevaluatedProperties\":false}");
+    valid(s, "{\"kind\":\"x\",\"a\":1,\"b\":1,\"x\":0}");
+    valid(s, "{\"c\":1}");
+    /* b failed its anyOf branch: not evaluated, though c's branch passed. */
+    invalid(s, "{\"c\":1,\"b\":2}", "/b", "unevaluatedProperties");
+    /* if failed: then's x not evaluated. */
+    invalid(s, "{\"c\":1,\"kind\":\"y\",\"x\":0}", "/x", "unevaluatedProperties");
+    mcp_schema_free(s);
+    /* Through $ref, and nested: the inner one sees only its own. */
+    s = compile("{\"$defs\":{\"base\":{\"properties\":{\"id\":{}}}},\"$ref\":\"#/$defs/base\","
+                "\"properties\":{\"inner\":{\"unevaluatedProperties\":false}},"
+                "\"unevaluatedProperties\":false}");
+    valid(s, "{\"id\":1,\"inner\":{}}");
+    invalid(s, "{\"id\":1,\"inner\":{\"id\":2}}", "/inner/id", "unevaluatedProperties");
+    invalid(s, "{\"other\":1}", "/other", "unevaluatedProperties");
+    mcp_schema_free(s);
+}
+
+static void unevaluated_items_after_prefix_and_contains(void **state)
+{
+    mcp_schema *s = compile("{\"prefixItems\":[{\"type\":\"string\"}],"
+                            "\"contains\":{\"type\":\"boolean\"},\"unevaluatedItems\":{\"type\":\"null\"}}");
+    valid(s, "[\"a\",true,null,false]");
+    invalid(s, "[\"a\",true,3]", "/2", "type");
+    mcp_schema_free(s);
+    s = compile("{\"oneOf\":[{\"prefixItems\":[true,true]},{\"prefixItems\":[{\"const\":0}]}],"
+                "\"unevaluatedItems\":false}");
+    valid(s, "[1,2]");
+    invalid(s, "[1,2,3]", "/2", "unevaluatedItems");
+    mcp_schema_free(s);
+}
+
+static void the_error_names_path_keyword_and_limit(void **state)
+{
+    mcp_schema *s = compile("{\"type\":\"object\",\"properties\":{\"user\":{\"type\":\"object\","
+                            "\"properties\":{\"age\":{\"type\":\"integer\",\"minimum\":18},"
+                            "\"a/b~c\":{\"type\":\"string\"}},\"required\":[\"age\"]}}}");
+    mcp_schema_error err;
+    assert_int_equal(run(s, "{\"user\":{\"age\":3}}", &err), MCP_ERR_SCHEMA_MISMATCH);
+    assert_string_equal(err.instance_path, "/user/age");
+    assert_string_equal(err.keyword, "minimum");
+    assert_non_null(strstr(err.message, "18"));
+    invalid(s, "{\"user\":{}}", "/user", "required");
+    invalid(s, "{\"user\":{\"age\":18.5}}", "/user/age", "type");
+    invalid(s, "{\"user\":{\"age\":20,\"a/b~c\":1}}", "/user/a~1b~0c", "type"); /* RFC 6901 */
+    invalid(s, "[]", "", "type");
+    valid(s, "{\"user\":{\"age\":18.0}}"); /* 18.0 is an integer */
+    mcp_schema_free(s);
+}
+
+static void bad_schemas_are_refused_with_a_reason(void **state)
+{
+    static const char *const bad[] = {
+        "5", "{\"type\":\"text\"}", "{\"minimum\":\"1\"}", "{\"minLength\":-1}",
+        "{\"required\":[1]}", "{\"pattern\":\"(\"}", "{\"properties\":[]}",
+        "{\"$ref\":\"#/$defs/nothing\"}", "{\"allOf\":[]}", "{\"multipleOf\":0}",
+        "{\"items\":5}", "{\"enum\":3}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mcp_json_doc *d = parse(bad[i]);
+        mcp_schema *s = NULL;
+        char why[200] = "";
+        int rc = mcp_schema_compile(mcp_json_doc_root(d), NULL, &s, why, sizeof why);
+        mcp_json_doc_free(d);
+        if (rc != MCP_ERR_SCHEMA)
+            fail_msg("%s: %s, expected MCP_ERR_SCHEMA", bad[i], mcp_strerror(rc));
+        assert_null(s);
+        assert_true(why[0] != '\0');
+    }
+}
+
+static void a_remote_reference_is_refused_not_fetched(void **state)
+{
+    mcp_json_doc *d = parse("{\"$ref\":\"https://example.com/schema.json\"}");
+    mcp_schema *s = NULL;
+    assert_int_equal(mcp_schema_compile(mcp_json_doc_root(d), NULL, &s, NULL, 0),
+                     MCP_ERR_SCHEMA_REMOTE);
+    mcp_json_doc_free(d);
+    /* The same URI as the document's own $id is no remote. */
+    s = compile("{\"$id\":\"https://example.com/s.json\",\"$defs\":{\"n\":{\"type\":\"null\"}},"
+                "\"properties\":{\"x\":{\"$ref\":\"https://example.com/s.json#/$defs/n\"},"
+                "\"y\":{\"$ref\":\"s.json#/$defs/n\"}}}");
+    valid(s, "{\"x\":null,\"y\":null}");
+    invalid(s, "{\"y\":1}", "/y", "type");
+    mcp_schema_free(s);
+}
+
+static void a_ref_loop_ends_at_the_depth_limit(void **state)
+{
+    mcp_schema *s = compile("{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":{\"$ref\":\"#/$defs/a\"}},"
+                            "\"$ref\":\"#/$defs/a\"}");
+    mcp_schema_error err;
+    assert_int_equal(run(s, "1", &err), MCP_ERR_LIMIT);
+    assert_string_equal(err.keyword, "$ref");
+    mcp_schema_free(s);
+    /* Recursion that consumes the instance is fine. */
+    s = compile("{\"type\":\"object\",\"properties\":{\"next\":{\"$ref\":\"#\"}},"
+                "\"additionalProperties\":false}");
+    valid(s, "{\"next\":{\"next\":{\"next\":{}}}}");
+    invalid(s, "{\"next\":{\"next\":{\"x\":1}}}", "/next/next/x", "additionalProperties");
+    mcp_schema_free(s);
+}
+
+static void patterns_are_ecmascript(void **state)
+{
+    mcp_schema *s = compile("{\"pattern\":\"^[a-z]+$\",\"maxLength\":4}");
+    valid(s, "\"abc\"");
+    invalid(s, "\"abc\\n\"", "", "pattern"); /* $ is the end, not before a final newline */
+    invalid(s, "\"abcde\"", "", "maxLength");
+    mcp_schema_free(s);
+    s = compile("{\"pattern\":\"\\\\u00e9\",\"minLength\":2}");
+    valid(s, "\"\\u00e9t\\u00e9\"");         /* \u escapes; length in characters */
+    invalid(s, "\"\\u00e9\"", "", "minLength"); /* 1 character, 2 bytes */
+    mcp_schema_free(s);
+}
+
+static void unique_items_on_a_long_array_is_not_quadratic(void **state)
+{
+    /* 200,000 distinct numbers and one repeat: n squared would be 2e10. */
+    size_t n = 200000;
+    char *text = malloc(n * 12 + 16);
+    size_t len = 0;
+    text[len++] = '[';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%zu,", i);
+    len += (size_t)sprintf(text + len, "7.0]");
+    mcp_schema *s = compile("{\"uniqueItems\":true}");
+    mcp_schema_error err;
+    assert_int_equal(run(s, text, &err), MCP_ERR_SCHEMA_MISMATCH);
+    assert_string_equal(err.keyword, "uniqueItems");
+    assert_non_null(strstr(err.message, "7 and 200000"));
+    text[len - 5] = ']';
+    text[len - 4] = '\0';
+    valid(s, text);
+    free(text);
+    mcp_schema_free(s);
+}
+
+static void the_dialect_comes_from_schema_or_option(void **state)
+{
+    mcp_schema *s = compile("{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
+                            "\"items\":[{\"type\":\"string\"}],\"additionalItems\":false}");
+    assert_int_equal(mcp_schema_dialect_of(s), MCP_SCHEMA_DIALECT_DRAFT_07);
+    valid(s, "[\"a\"]");
+    invalid(s, "[\"a\",1]", "/1", "false");
+    mcp_schema_free(s);
+    s = compile("{\"minimum\":1}");
+    assert_int_equal(mcp_schema_dialect_of(s), MCP_SCHEMA_DIALECT_2020_12);
+    mcp_schema_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(prefix_items_and_items_after_them),
+        cmocka_unit_test(defs_anchor_and_ref_with_siblings),
+        cmocka_unit_test(dependent_required_and_dependent_schemas),
+        cmocka_unit_test(min_and_max_contains),
+        cmocka_unit_test(unevaluated_properties_see_through_applicators),
+        cmocka_unit_test(unevaluated_items_after_prefix_and_contains),
+        cmocka_unit_test(the_error_names_path_keyword_and_limit),
+        cmocka_unit_test(bad_schemas_are_refused_with_a_reason),
+        cmocka_unit_test(a_remote_reference_is_refused_not_fetched),
+        cmocka_unit_test(a_ref_loop_ends_at_the_depth_limit),
+        cmocka_unit_test(patterns_are_ecmascript),
+        cmocka_unit_test(unique_items_on_a_long_array_is_not_quadratic),
+        cmocka_unit_test(the_dialect_comes_from_schema_or_option),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
