@@ -123,8 +123,20 @@ MCP_EXTERN int mcp_server_new(const mcp_server_options *opts, mcp_server **out);
  * while serving; while serving, clients listening for tool list changes are
  * told. Returns MCP_OK, MCP_ERR_INVALID_ARG (bad size, missing name or
  * handler, a name with characters outside [A-Za-z0-9_.-] or longer than 128,
- * a schema or capability list that is not a JSON object, a duplicate name)
- * or MCP_ERR_NOMEM.
+ * a schema or capability list that is not a JSON object, a duplicate name),
+ * MCP_ERR_SCHEMA (a schema that is no valid JSON Schema: a keyword of the
+ * wrong type, a bad pattern, a $ref to nothing), MCP_ERR_SCHEMA_REMOTE (a
+ * $ref to another document) or MCP_ERR_NOMEM.
+ *
+ * The schemas are compiled here, once (mcp/schema.h: 2020-12 unless their
+ * $schema names draft-07). Every call's arguments are validated against
+ * input_schema before the handler runs; a call that fails never reaches
+ * it, and is answered as its revision says: -32602 under 2025-06-18 (and
+ * 2025-03-26), a tool error (isError, its text naming the failing path and
+ * keyword, so that a model can correct itself) from 2025-11-25 on. With an
+ * output_schema, every successful result must carry structuredContent that
+ * satisfies it: one that does not is answered with -32603 instead (and
+ * logged), and the reply function returns MCP_ERR_SCHEMA_MISMATCH.
  */
 MCP_EXTERN int mcp_server_add_tool(mcp_server *s, const mcp_tool *tool);
 

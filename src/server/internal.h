@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "core/map.h"
+#include "mcp/schema.h"
 #include "mcp/server.h"
 #include "runtime/driver.h"
 #include "runtime/internal.h"
@@ -25,6 +26,7 @@ typedef struct tool {
     atomic_uint refs;
     char *name, *title, *description;
     mcp_json_doc *input_schema, *output_schema, *required_caps;
+    mcp_schema *input_check, *output_check; /* compiled once */
     mcp_tool_fn handler;
     void *user_data;
     unsigned flags;

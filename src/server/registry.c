@@ -58,6 +58,8 @@ void mcp__tool_unref(tool *t)
     free(t->description);
     mcp_json_doc_free(t->input_schema);
     mcp_json_doc_free(t->output_schema);
+    mcp_schema_free(t->input_check);
+    mcp_schema_free(t->output_check);
     mcp_json_doc_free(t->required_caps);
     free(t);
 }
@@ -80,6 +82,12 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out)
                           &t->input_schema);
     if (rc == MCP_OK)
         rc = parse_object(spec.output_schema, &t->output_schema);
+    if (rc == MCP_OK)
+        rc = mcp_schema_compile(mcp_json_doc_root(t->input_schema), NULL, &t->input_check,
+                                NULL, 0);
+    if (rc == MCP_OK && t->output_schema)
+        rc = mcp_schema_compile(mcp_json_doc_root(t->output_schema), NULL, &t->output_check,
+                                NULL, 0);
     if (rc == MCP_OK)
         rc = parse_object(spec.required_client_capabilities, &t->required_caps);
     if (rc == MCP_OK) {

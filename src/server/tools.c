@@ -76,6 +76,33 @@ static int text_result(mcp_buf *b, const char *text, size_t n, bool is_error)
     return text_result_with(b, text, n, error, is_error ? sizeof error - 1 : 0);
 }
 
+/* A tool with an outputSchema must answer with structuredContent that
+ * satisfies it (server/tools.mdx): a result that does not would mislead the
+ * client, so the call is answered with an internal error instead, and the
+ * server's log says why. MCP_OK when the result may go. */
+static int check_output(mcp_call *c, const mcp_json *structured, bool is_error)
+{
+    const mcp_schema *check = c->tool->output_check;
+    if (!check || is_error)
+        return MCP_OK;
+    mcp_schema_error e;
+    int rc = structured ? mcp_schema_validate(check, structured, &e) : MCP_ERR_SCHEMA_MISMATCH;
+    if (rc == MCP_OK)
+        return MCP_OK;
+    char text[700];
+    if (!structured)
+        snprintf(text, sizeof text, "no structuredContent, though the tool declares an "
+                                    "outputSchema");
+    else
+        snprintf(text, sizeof text, "structuredContent%s %s (%s)", e.instance_path, e.message,
+                 e.keyword);
+    mcp__server_log(c->req.conn->server, MCP_LOG_ERROR, "tool '%s' broke its outputSchema: %s",
+                    c->tool->name, text);
+    static const char why[] = "Internal error: the tool's result does not satisfy its outputSchema";
+    mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why, sizeof why - 1);
+    return MCP_ERR_SCHEMA_MISMATCH;
+}
+
 static int end_with_buffer(mcp_call *c, int rc, mcp_buf *b)
 {
     int ret;
@@ -96,6 +123,9 @@ static int end_with_buffer(mcp_call *c, int rc, mcp_buf *b)
 
 int mcp_call_reply_text_n(mcp_call *c, const char *text, size_t len)
 {
+    int oc = check_output(c, NULL, false);
+    if (oc != MCP_OK)
+        return oc;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     return end_with_buffer(c, text ? text_result(&b, text, len, false) : MCP_ERR_INVALID_ARG,
@@ -140,6 +170,10 @@ static int structured_result(mcp_buf *b, const mcp_json *structured)
 
 int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured)
 {
+    int oc = mcp_json_typeof(structured) == MCP_JSON_OBJECT ? check_output(c, structured, false)
+                                                             : MCP_OK;
+    if (oc != MCP_OK)
+        return oc;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     return end_with_buffer(c, structured_result(&b, structured), &b);
@@ -147,6 +181,13 @@ int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured)
 
 int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
 {
+    bool is_error = false;
+    mcp_json_get_bool(mcp_json_object_get(result, "isError"), &is_error);
+    int oc = mcp_json_typeof(result) == MCP_JSON_OBJECT
+                 ? check_output(c, mcp_json_object_get(result, "structuredContent"), is_error)
+                 : MCP_OK;
+    if (oc != MCP_OK)
+        return oc;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     int rc = mcp_json_typeof(result) == MCP_JSON_OBJECT ? mcp_json_write(result, &b)
@@ -278,6 +319,31 @@ static bool declares(const mcp_json *have, const mcp_json *need)
     return true;
 }
 
+/* Arguments that break the tool's inputSchema: the handler never sees them.
+ * From 2025-11-25 on a tool error, which the model reads and can correct
+ * (server/tools.mdx); before, a protocol error. */
+static void refuse_arguments(mcp_call *c, int rc, const mcp_schema_error *e)
+{
+    char text[700];
+    if (rc == MCP_ERR_SCHEMA_MISMATCH || rc == MCP_ERR_LIMIT)
+        snprintf(text, sizeof text, "Invalid arguments for tool %s: %s%s %s (%s)", c->tool->name,
+                 e->instance_path[0] ? "arguments" : "the arguments", e->instance_path,
+                 e->message, e->keyword);
+    else
+        snprintf(text, sizeof text, "Internal error: the arguments could not be validated: %s",
+                 mcp_strerror(rc));
+    bool tool_error = c->req.version && strcmp(c->req.version, "2025-11-25") >= 0;
+    if (rc == MCP_ERR_NOMEM)
+        mcp_call_reply_error(c, MCP_WIRE_INTERNAL_ERROR, text);
+    else if (tool_error)
+        mcp_call_reply_tool_error(c, text);
+    else {
+        char params[760];
+        snprintf(params, sizeof params, "Invalid params: %s", text);
+        mcp_call_reply_error(c, MCP_WIRE_INVALID_PARAMS, params);
+    }
+}
+
 void mcp__tools_call(conn *cn, mcp_handle h, const mcp_message *msg)
 {
     mcp_session *ss = cn->driver.session;
@@ -330,6 +396,12 @@ void mcp__tools_call(conn *cn, mcp_handle h, const mcp_message *msg)
     c->tool = t;
     /* The shared, immutable {} for calls without arguments. */
     c->args = args ? args : mcp_json_doc_root(cn->server->empty_args);
+    mcp_schema_error e;
+    int vr = mcp_schema_validate(t->input_check, c->args, &e);
+    if (vr != MCP_OK) {
+        refuse_arguments(c, vr, &e);
+        return;
+    }
     if (t->flags & MCP_TOOL_BLOCKING) {
         c->req.job.run = run_blocking;
         mcp__pool_submit(cn->server->pool, &c->req.job);

@@ -136,14 +136,39 @@ static void count_log(void *ud, const mcp_log_record *r)
         atomic_fetch_add(&too_long_logged, 1);
 }
 
-static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t max_message);
+/* Tools with schemas: arguments checked before the handler, results after. */
+static atomic_int typed_runs, broken_reply_rc;
+
+static void tool_typed(mcp_call *c, void *ud)
+{
+    atomic_fetch_add(&typed_runs, 1);
+    mcp_call_reply_text(c, "typed ok");
+}
+
+static void tool_breaks_output(mcp_call *c, void *ud)
+{
+    const char *t = "{\"y\":1}";
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse(t, strlen(t), NULL, NULL, &d, NULL), MCP_OK);
+    atomic_store(&broken_reply_rc, mcp_call_reply_structured(c, mcp_json_doc_root(d)));
+    mcp_json_doc_free(d);
+}
+
+static void tool_text_despite_output(mcp_call *c, void *ud)
+{
+    atomic_store(&broken_reply_rc, mcp_call_reply_text(c, "no structure"));
+}
+
+static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t max_message,
+                       const char *version);
 
 static void start(harness *h, uint64_t grace_ms, unsigned workers)
 {
-    start_with(h, grace_ms, workers, 0);
+    start_with(h, grace_ms, workers, 0, "2025-11-25");
 }
 
-static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t max_message)
+static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t max_message,
+                       const char *version)
 {
     memset(h, 0, sizeof *h);
     int sv[2];
@@ -163,16 +188,28 @@ static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t m
         {sizeof(mcp_tool), "stubborn", NULL, NULL, NULL, NULL, tool_stubborn, NULL, MCP_TOOL_BLOCKING, NULL},
         {sizeof(mcp_tool), "structured", NULL, NULL, NULL, "{\"type\":\"object\"}",
          tool_structured, NULL, MCP_TOOL_BLOCKING, NULL},
+        {sizeof(mcp_tool), "typed", NULL, NULL,
+         "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":1}},"
+         "\"required\":[\"n\"]}", NULL, tool_typed, NULL, 0, NULL},
+        {sizeof(mcp_tool), "breaks_output", NULL, NULL, NULL,
+         "{\"type\":\"object\",\"required\":[\"x\"]}", tool_breaks_output, NULL, 0, NULL},
+        {sizeof(mcp_tool), "text_despite_output", NULL, NULL, NULL, "{\"type\":\"object\"}",
+         tool_text_despite_output, NULL, MCP_TOOL_BLOCKING, NULL},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(mcp_server_add_tool(h->server, &tools[i]), MCP_OK);
     atomic_store(&handler_runs, 0);
     atomic_store(&cancels_seen, 0);
+    atomic_store(&typed_runs, 0);
     last_reason[0] = 0;
     pthread_create(&h->thread, NULL, serve_thread, h);
-    send_line(h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
-                 "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-                 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    char init[300];
+    snprintf(init, sizeof init,
+             "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+             "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
+             "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+             version);
+    send_line(h, init);
     free(expect_line(h, "\"id\":0"));
     send_line(h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
 }
@@ -199,7 +236,7 @@ static void tools_list_describes_every_tool(void **state)
     mcp_message *m;
     assert_int_equal(mcp_message_decode(l, strlen(l), NULL, NULL, &m, NULL), MCP_OK);
     const mcp_json *tools = mcp_json_object_get(m->result, "tools");
-    assert_int_equal(mcp_json_array_size(tools), 7);
+    assert_int_equal(mcp_json_array_size(tools), 10);
     assert_non_null(mcp_json_object_get(mcp_json_array_at(tools, 6), "outputSchema"));
     const mcp_json *echo = mcp_json_array_at(tools, 0);
     assert_string_equal(mcp_json_string(mcp_json_object_get(echo, "name"), NULL), "echo");
@@ -407,7 +444,7 @@ static void an_over_long_request_is_answered_and_the_connection_goes_on(void **s
 {
     harness h;
     atomic_store(&too_long_logged, 0);
-    start_with(&h, 0, 2, 512);
+    start_with(&h, 0, 2, 512, "2025-11-25");
     char line[2048];
     int n = snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
                      "\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"");
@@ -433,6 +470,105 @@ static void an_over_long_request_is_answered_and_the_connection_goes_on(void **s
     assert_int_equal(atomic_load(&too_long_logged), 1);
 }
 
+/* The reply to the call with id `id`, parsed; the caller frees both. */
+static mcp_message *answer(harness *h, int id, char **line)
+{
+    char needle[32];
+    snprintf(needle, sizeof needle, "\"id\":%d", id);
+    *line = expect_line(h, needle);
+    mcp_message *m;
+    assert_int_equal(mcp_message_decode(*line, strlen(*line), NULL, NULL, &m, NULL), MCP_OK);
+    return m;
+}
+
+static void call_typed(harness *h, int id, const char *args)
+{
+    char line[300];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
+             "{\"name\":\"typed\",\"arguments\":%s}}", id, args);
+    send_line(h, line);
+}
+
+static void invalid_arguments_are_a_tool_error_from_2025_11_25(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    static const struct {
+        const char *args, *says;
+    } bad[] = {{"{\"n\":0}", "arguments/n must be >= 1 (minimum)"},
+               {"{\"n\":\"2\"}", "arguments/n must be integer, not a string (type)"},
+               {"{}", "the arguments must have the property 'n' (required)"}};
+    for (int i = 0; i < 3; i++) {
+        call_typed(&h, i + 1, bad[i].args);
+        char *l;
+        mcp_message *m = answer(&h, i + 1, &l);
+        assert_int_equal(m->kind, MCP_MESSAGE_RESULT);
+        bool is_error = false;
+        assert_int_equal(mcp_json_get_bool(mcp_json_object_get(m->result, "isError"), &is_error),
+                         MCP_OK);
+        assert_true(is_error);
+        const char *text = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
+                               mcp_json_object_get(m->result, "content"), 0), "text"), NULL);
+        if (!text || !strstr(text, bad[i].says))
+            fail_msg("%s: the text '%s' does not say '%s'", bad[i].args, text, bad[i].says);
+        mcp_message_free(m);
+        free(l);
+    }
+    assert_int_equal(atomic_load(&typed_runs), 0); /* the handler never saw them */
+    call_typed(&h, 9, "{\"n\":1}");
+    free(expect_line(&h, "typed ok"));
+    assert_int_equal(atomic_load(&typed_runs), 1);
+    stop(&h);
+}
+
+static void invalid_arguments_are_invalid_params_under_2025_06_18(void **state)
+{
+    harness h;
+    start_with(&h, 0, 2, 0, "2025-06-18");
+    call_typed(&h, 1, "{\"n\":0.5}");
+    char *l;
+    mcp_message *m = answer(&h, 1, &l);
+    assert_int_equal(m->kind, MCP_MESSAGE_ERROR);
+    assert_int_equal(m->error_code, -32602);
+    assert_non_null(strstr(m->error_message, "arguments/n"));
+    mcp_message_free(m);
+    free(l);
+    /* Not an object: -32602 in every revision (before any schema). */
+    call_typed(&h, 2, "[1]");
+    m = answer(&h, 2, &l);
+    assert_int_equal(m->error_code, -32602);
+    mcp_message_free(m);
+    free(l);
+    assert_int_equal(atomic_load(&typed_runs), 0);
+    stop(&h);
+}
+
+static void a_result_that_breaks_the_output_schema_is_an_internal_error(void **state)
+{
+    harness h;
+    start(&h, 0, 2);
+    const char *const tools[] = {"breaks_output", "text_despite_output"};
+    for (int i = 0; i < 2; i++) {
+        atomic_store(&broken_reply_rc, 1);
+        char line[200];
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+                                    "\"params\":{\"name\":\"%s\"}}", i + 1, tools[i]);
+        send_line(&h, line);
+        char *l;
+        mcp_message *m = answer(&h, i + 1, &l);
+        assert_int_equal(m->kind, MCP_MESSAGE_ERROR);
+        assert_int_equal(m->error_code, -32603);
+        assert_non_null(strstr(m->error_message, "outputSchema"));
+        mcp_message_free(m);
+        free(l);
+        for (int k = 0; k < 2000 && atomic_load(&broken_reply_rc) == 1; k++)
+            usleep(1000);
+        assert_int_equal(atomic_load(&broken_reply_rc), MCP_ERR_SCHEMA_MISMATCH);
+    }
+    stop(&h);
+}
+
 static void tool_registration_is_validated(void **state)
 {
     mcp_server *s;
@@ -446,6 +582,12 @@ static void tool_registration_is_validated(void **state)
     assert_int_equal(mcp_server_add_tool(s, &bad_schema), MCP_ERR_INVALID_ARG);
     mcp_tool no_handler = {sizeof(mcp_tool), "y", NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL};
     assert_int_equal(mcp_server_add_tool(s, &no_handler), MCP_ERR_INVALID_ARG);
+    mcp_tool not_a_schema = {sizeof(mcp_tool), "z", NULL, NULL, "{\"type\":\"text\"}", NULL,
+                             tool_echo, NULL, 0, NULL};
+    assert_int_equal(mcp_server_add_tool(s, &not_a_schema), MCP_ERR_SCHEMA);
+    mcp_tool remote = {sizeof(mcp_tool), "z", NULL, NULL, NULL,
+                       "{\"$ref\":\"https://example.com/out.json\"}", tool_echo, NULL, 0, NULL};
+    assert_int_equal(mcp_server_add_tool(s, &remote), MCP_ERR_SCHEMA_REMOTE);
     mcp_server_free(s);
 }
 
@@ -456,6 +598,9 @@ int main(void)
         cmocka_unit_test(a_call_gets_its_result),
         cmocka_unit_test(structured_content_comes_with_its_text_copy),
         cmocka_unit_test(bad_calls_get_the_right_json_rpc_errors),
+        cmocka_unit_test(invalid_arguments_are_a_tool_error_from_2025_11_25),
+        cmocka_unit_test(invalid_arguments_are_invalid_params_under_2025_06_18),
+        cmocka_unit_test(a_result_that_breaks_the_output_schema_is_an_internal_error),
         cmocka_unit_test(a_cancel_fires_the_token_and_nothing_is_sent_after_it),
         cmocka_unit_test(progress_from_a_worker_reaches_the_wire_in_order),
         cmocka_unit_test(a_reply_from_another_thread_is_delivered),
