@@ -138,6 +138,8 @@ bench: build interop-deps
 	sh bench/bench_http.sh $(BUILD)/mcp $(BUILD)/bench/bare_mhd tests/interop/node_modules/.bin/node \
 	  tests/interop
 	$(BUILD)/bench/bench_http_streams
+	$(BUILD)/bench/bench_schema bench/data/search_documents.schema.json bench/data/tools_call_1k.json \
+	  tests/interop/node_modules/.bin/node tests/interop bench/ajv_validate.mjs
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -230,6 +230,15 @@ static void scan(compiler *c, const mcp_json *j, const char *base, unsigned dept
 
 /* The compile ---------------------------------------------------------------- */
 
+/* properties by length, then bytes: the validator searches them. */
+static int by_length_then_bytes(const void *a, const void *b)
+{
+    const named_node *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return memcmp(x->name, y->name, x->len);
+}
+
 static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned depth);
 
 static bool get_count(compiler *c, const mcp_json *j, const char *kw, int64_t *out)
@@ -388,6 +397,8 @@ static bool compile_maps(compiler *c, node *n, const mcp_json *j, const char *ba
             return false;
         n->property_count++;
     }
+    if (n->property_count > 1)
+        qsort(n->properties, n->property_count, sizeof *n->properties, by_length_then_bytes);
     const mcp_json *pats = mcp_json_object_get(j, "patternProperties");
     size_t nq = mcp_json_object_size(pats);
     n->pattern_properties = zalloc(c, nq * sizeof *n->pattern_properties);

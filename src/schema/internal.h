@@ -105,8 +105,4 @@ struct mcp_schema {
     size_t pattern_count, pattern_cap;
 };
 
-/* Evaluation of a pattern against a string: 1 match, 0 none, -1 too
- * costly or out of memory. Any thread. */
-int mcp__schema_match(const mcp_schema *s, const pcre2_code *re, const char *text, size_t len);
-
 #endif

@@ -34,6 +34,7 @@ typedef struct vctx {
     unsigned depth;
     segment path[MAX_PATH];
     unsigned path_len; /* may exceed MAX_PATH: those are not kept */
+    pcre2_match_data *match; /* one per validation, made at the first pattern */
 } vctx;
 
 typedef struct eval { /* what was evaluated, for unevaluated* */
@@ -174,7 +175,26 @@ static const char *type_name(const mcp_json *inst)
     }
 }
 
-static unsigned type_bits(const mcp_json *inst, double *num)
+/* The number as a double (its text is parsed on each call: only when a
+ * keyword needs it). */
+static double number_of(const mcp_json *inst)
+{
+    double d;
+    int64_t i;
+    if (mcp_json_is_integer_literal(inst) && mcp_json_get_int64(inst, &i) == MCP_OK &&
+        i > -(1ll << 53) && i < (1ll << 53))
+        return (double)i; /* exact, and no strtod */
+    if (mcp_json_get_double(inst, &d) != MCP_OK)
+        d = mcp_json_is_integer_literal(inst) ? (double)INT64_MAX : NAN;
+    return d;
+}
+
+static bool has_number_keywords(const node *n)
+{
+    return n->has_min || n->has_max || n->has_xmin || n->has_xmax || n->has_multiple;
+}
+
+static unsigned type_bits(const node *n, const mcp_json *inst, double *num)
 {
     switch (mcp_json_typeof(inst)) {
     case MCP_JSON_NULL: return T_NULL;
@@ -182,11 +202,14 @@ static unsigned type_bits(const mcp_json *inst, double *num)
     case MCP_JSON_STRING: return T_STRING;
     case MCP_JSON_ARRAY: return T_ARRAY;
     case MCP_JSON_OBJECT: return T_OBJECT;
-    case MCP_JSON_NUMBER:
-        if (mcp_json_get_double(inst, num) != MCP_OK)
-            *num = mcp_json_is_integer_literal(inst) ? (double)INT64_MAX : NAN;
+    case MCP_JSON_NUMBER: {
+        bool literal = mcp_json_is_integer_literal(inst);
+        if (!has_number_keywords(n) && (literal || !(n->types & T_INTEGER)))
+            return T_NUMBER | (literal ? T_INTEGER : 0); /* no need to parse it */
+        *num = number_of(inst);
         /* 1.0 is an integer (draft-06 on). */
         return T_NUMBER | (isfinite(*num) && *num == floor(*num) ? T_INTEGER : 0);
+    }
     default: return 0;
     }
 }
@@ -233,13 +256,13 @@ static size_t code_points(const char *s, size_t n)
     return count;
 }
 
-int mcp__schema_match(const mcp_schema *s, const pcre2_code *re, const char *text, size_t len)
+/* Whether re matches: 1, 0, or -1 (too costly, or no memory). Only
+ * whether: a match data of one pair serves every pattern. */
+static int match(vctx *v, const pcre2_code *re, const char *text, size_t len)
 {
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    if (!md)
+    if (!v->match && !(v->match = pcre2_match_data_create(1, NULL)))
         return -1;
-    int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, s->match_context);
-    pcre2_match_data_free(md);
+    int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, v->match, v->s->match_context);
     return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
@@ -247,7 +270,11 @@ static bool check_string(vctx *v, const node *n, const mcp_json *inst)
 {
     size_t len;
     const char *s = mcp_json_string(inst, &len);
-    if (n->min_length >= 0 || n->max_length >= 0) {
+    /* A character is 1 to 4 bytes: the count is needed only when the byte
+     * length cannot decide. */
+    bool decided = (n->min_length < 0 || (len + 3) / 4 >= (uint64_t)n->min_length) &&
+                   (n->max_length < 0 || len <= (uint64_t)n->max_length);
+    if (!decided) {
         size_t cp = code_points(s, len);
         if (n->min_length >= 0 && cp < (uint64_t)n->min_length)
             return report(v, "minLength", "must have at least %lld characters",
@@ -257,7 +284,7 @@ static bool check_string(vctx *v, const node *n, const mcp_json *inst)
                           (long long)n->max_length);
     }
     if (n->pattern) {
-        int m = mcp__schema_match(v->s, n->pattern, s, len);
+        int m = match(v, n->pattern, s, len);
         if (m < 0)
             return report(v, "pattern", "could not be matched against /%.80s/ (too costly)",
                           n->pattern_source);
@@ -328,6 +355,14 @@ static bool check_unique(vctx *v, const mcp_json *inst)
     size_t n = mcp_json_array_size(inst);
     if (n < 2)
         return true;
+    if (n <= 16) { /* a few: compared directly, without memory */
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = i + 1; k < n; k++)
+                if (mcp_json_equal(mcp_json_array_at(inst, i), mcp_json_array_at(inst, k)))
+                    return report(v, "uniqueItems", "must not repeat items (%zu and %zu are equal)",
+                                  i, k);
+        return true;
+    }
     hashed *h = malloc(n * sizeof *h);
     if (!h) {
         v->rc = MCP_ERR_NOMEM;
@@ -393,11 +428,24 @@ static bool check_array(vctx *v, const node *n, const mcp_json *inst, eval *ev)
     return true;
 }
 
+/* properties are sorted by length, then bytes (compile.c). */
 static const named_node *property_of(const node *n, const char *key, size_t len)
 {
-    for (size_t i = 0; i < n->property_count; i++)
-        if (n->properties[i].len == len && !memcmp(n->properties[i].name, key, len))
-            return &n->properties[i];
+    size_t lo = 0, hi = n->property_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const named_node *p = &n->properties[mid];
+        int c = p->len != len ? (p->len < len ? -1 : 1)
+                : len && p->name[0] != key[0]
+                    ? ((unsigned char)p->name[0] < (unsigned char)key[0] ? -1 : 1)
+                    : memcmp(p->name, key, len);
+        if (!c)
+            return p;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
@@ -456,7 +504,7 @@ static bool check_object(vctx *v, const node *n, const mcp_json *inst, eval *ev)
             ok = check(v, p->schema, value, NULL);
         }
         for (size_t k = 0; ok && k < n->pattern_count; k++) {
-            int m = mcp__schema_match(v->s, n->pattern_properties[k].re, key, len);
+            int m = match(v, n->pattern_properties[k].re, key, len);
             if (m < 0)
                 ok = report(v, "patternProperties", "name could not be matched against /%.80s/",
                             n->pattern_properties[k].source);
@@ -602,7 +650,7 @@ static bool check_unevaluated(vctx *v, const node *n, const mcp_json *inst, eval
 static bool check_keywords(vctx *v, const node *n, const mcp_json *inst, eval *ev)
 {
     double num = 0;
-    unsigned bits = type_bits(inst, &num);
+    unsigned bits = type_bits(n, inst, &num);
     if (!check_type(v, n, inst, bits))
         return false;
     if (n->const_value && !mcp_json_equal(n->const_value, inst))
@@ -615,7 +663,7 @@ static bool check_keywords(vctx *v, const node *n, const mcp_json *inst, eval *e
             return report(v, "enum", "must be one of the %zu values of enum",
                           mcp_json_array_size(n->enum_values));
     }
-    if ((bits & T_NUMBER) && !check_number(v, n, num))
+    if ((bits & T_NUMBER) && has_number_keywords(n) && !check_number(v, n, num))
         return false;
     if ((bits & T_STRING) && !check_string(v, n, inst))
         return false;
@@ -657,7 +705,8 @@ static bool check(vctx *v, const node *n, const mcp_json *inst, eval *ev)
         ok = check_unevaluated(v, n, inst, &own);
     if (ok && n->annotations)
         eval_merge(ev, &own);
-    eval_close(&own);
+    if (n->annotations)
+        eval_close(&own);
     v->depth--;
     return ok && v->rc == MCP_OK;
 }
@@ -670,6 +719,7 @@ int mcp_schema_validate(const mcp_schema *s, const mcp_json *instance, mcp_schem
         return MCP_ERR_INVALID_ARG;
     vctx v = {.s = s, .err = err, .rc = MCP_OK};
     bool ok = check(&v, s->root, instance, NULL);
+    pcre2_match_data_free(v.match);
     if (v.rc != MCP_OK) {
         if (err && !err->keyword[0])
             snprintf(err->message, sizeof err->message, "%s", mcp_strerror(v.rc));
