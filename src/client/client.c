@@ -23,6 +23,8 @@ typedef struct client_call {
     mcp_progress_fn on_progress;
     void *progress_user_data;
     bool tool_call; /* its result is checked as a CallToolResult */
+    bool tool_list; /* its result's outputSchemas are learned */
+    char *tool;     /* tool_call: the tool's name */
 } client_call;
 
 /* Errors and logging ------------------------------------------------------------ */
@@ -474,14 +476,24 @@ static void call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m
     wake_waiters(c);
     const char *problem = cc->tool_call && outcome == MCP_OK && m ? tool_result_problem(m->result)
                                                                   : NULL;
+    char why[400];
     if (problem) {
         mcp__client_set_error(c, "the server's tools/call result is malformed: %s", problem);
         outcome = MCP_ERR_PROTOCOL;
         m = NULL;
+    } else if (cc->tool_call && outcome == MCP_OK && m &&
+               !mcp__output_schemas_check(&c->output_schemas, cc->tool, m->result, why,
+                                          sizeof why)) {
+        mcp__client_set_error(c, "the server's result breaks the tool's outputSchema: %s", why);
+        outcome = MCP_ERR_PROTOCOL;
+        m = NULL;
     }
+    if (cc->tool_list && outcome == MCP_OK && m)
+        mcp__output_schemas_learn(&c->output_schemas, m->result);
     mcp_client_call_result r;
     fill_result(&r, h, outcome, m);
     cc->done(cc->user_data, &r);
+    free(cc->tool);
     free(cc);
 }
 
@@ -512,6 +524,13 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     cc->on_progress = opts.on_progress;
     cc->progress_user_data = opts.progress_user_data;
     cc->tool_call = !strcmp(method, "tools/call");
+    cc->tool_list = !strcmp(method, "tools/list");
+    const char *tool = cc->tool_call ? mcp_json_string(mcp_json_object_get(params, "name"), NULL)
+                                     : NULL;
+    if (tool && !(cc->tool = strdup(tool))) {
+        free(cc);
+        return MCP_ERR_NOMEM;
+    }
     mcp_request_options ro = {.size = sizeof ro,
                               .timeout_ms = opts.timeout_ms,
                               .max_time_ms = opts.max_time_ms,
@@ -524,6 +543,7 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
                                                       cc, &h));
     if (rc != MCP_OK) {
         c->pending--;
+        free(cc->tool);
         free(cc);
         return rc;
     }
@@ -881,6 +901,7 @@ void mcp_client_free(mcp_client *c)
     mcp__client_free_strings(c->env);
     mcp__client_free_strings(c->argv);
     mcp__client_free_strings(c->http_headers);
+    mcp__output_schemas_free(&c->output_schemas);
     free(c->url);
     free(c->ca_file);
     mcp_buf_free(&c->stderr_buf);

@@ -30,6 +30,19 @@ typedef struct mcp__client_link {
 extern const mcp__client_link mcp__client_stdio_link;
 extern const mcp__client_link mcp__client_http_link;
 
+/* output_schemas.c: what the tools listed declared. */
+typedef struct mcp__output_schemas {
+    struct output_schema *items;
+    size_t count, cap;
+} mcp__output_schemas;
+/* Learn the outputSchemas of a tools/list result (a page). */
+void mcp__output_schemas_learn(mcp__output_schemas *o, const mcp_json *result);
+/* Whether a tools/call result of tool satisfies what it declared; why
+ * says what breaks it. */
+bool mcp__output_schemas_check(const mcp__output_schemas *o, const char *tool,
+                               const mcp_json *result, char *why, size_t why_len);
+void mcp__output_schemas_free(mcp__output_schemas *o);
+
 struct mcp_client {
     mcp_client_options opts;
     char *name, *version, *cwd, *protocol;
@@ -45,6 +58,7 @@ struct mcp_client {
     size_t pending;
     int64_t next_request_id; /* the first id of the next session (0: 1) */
     char error[512];
+    mcp__output_schemas output_schemas;
     /* The era found by the first connect, kept for reconnects. */
     mcp_connect_mode era_mode;
     const char *era_version;

@@ -16,6 +16,9 @@
  *   hang      never answers tools/call or tools/list; ignores end of input
  *             and SIGTERM
  *   linger    answers, then ignores end of input and SIGTERM (as stubborn)
+ *   outschema tools/list: good, bad and nostruct, each declaring an
+ *             outputSchema {n: integer, required}; tools/call answers
+ *             good with {"n":1}, bad with {"n":"x"}, nostruct with text only
  * hang and linger log "fake_server pid <pid>" first, so tests can check
  * that the process is gone.
  * It answers server/discover as a legacy server would (-32601) and logs
@@ -108,6 +111,21 @@ int main(int argc, char **argv)
             mcp_buf_append(&b, tail, sizeof tail - 1);
             send_text(b.data);
             mcp_buf_free(&b);
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(mode, "outschema") &&
+                   !strcmp(m->method, "tools/list")) {
+#define OUT "\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"," \
+            "\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}"
+            answer(&m->id, "{\"tools\":[{\"name\":\"good\"," OUT "},{\"name\":\"bad\"," OUT
+                           "},{\"name\":\"nostruct\"," OUT "}]}");
+#undef OUT
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(mode, "outschema") &&
+                   !strcmp(m->method, "tools/call")) {
+            const char *name = mcp_json_string(mcp_json_object_get(m->params, "name"), NULL);
+            answer(&m->id, name && !strcmp(name, "good")
+                               ? "{\"content\":[],\"structuredContent\":{\"n\":1}}"
+                           : name && !strcmp(name, "bad")
+                               ? "{\"content\":[],\"structuredContent\":{\"n\":\"x\"}}"
+                               : "{\"content\":[{\"type\":\"text\",\"text\":\"t\"}]}");
         } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "tools/list") &&
                    (!strcmp(mode, "cursor") || !strcmp(mode, "pages"))) {
             char result[200];

@@ -342,6 +342,32 @@ static void a_command_that_does_not_exist_is_a_spawn_error(void **state)
     mcp_client_free(c);
 }
 
+/* The outputSchemas of the tools listed hold the server to them: a result
+ * that breaks one is a protocol error, not a result. Before the listing,
+ * nothing is known, so nothing is checked. */
+static void a_result_is_checked_against_the_listed_output_schema(void **state)
+{
+    const char *const argv[] = {FAKE_SERVER, "outschema", NULL};
+    mcp_client *c = connect_to(argv, NULL, false);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "bad", "{}", NULL, &r), MCP_OK); /* not listed yet */
+    mcp_client_call_result_release(&r);
+    mcp_json_doc *tools;
+    assert_int_equal(mcp_client_list_tools(c, NULL, &tools, NULL), MCP_OK);
+    mcp_json_doc_free(tools);
+    assert_int_equal(call(c, "good", "{}", NULL, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "bad", "{}", NULL, &r), MCP_ERR_PROTOCOL);
+    assert_non_null(strstr(mcp_client_error(c), "structuredContent/n must be integer"));
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "nostruct", "{}", NULL, &r), MCP_ERR_PROTOCOL);
+    assert_non_null(strstr(mcp_client_error(c), "no structuredContent"));
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "good", "{}", NULL, &r), MCP_OK); /* and the client goes on */
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+}
+
 static void a_failed_connect_leaves_a_client_that_can_connect_again(void **state)
 {
     const char *const missing[] = {"/nonexistent/mcp-server", NULL};
@@ -396,6 +422,7 @@ int main(void)
         cmocka_unit_test(garbage_from_the_server_does_not_break_the_call),
         cmocka_unit_test(a_command_that_does_not_exist_is_a_spawn_error),
         cmocka_unit_test(a_failed_connect_leaves_a_client_that_can_connect_again),
+        cmocka_unit_test(a_result_is_checked_against_the_listed_output_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
