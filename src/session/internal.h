@@ -338,6 +338,11 @@ void mcp__batch_settled(mcp_session *s, mcp__batch *b);
 void mcp__batch_free(mcp_session *s, mcp__batch *b);
 
 /* oversized.c */
+/* Bytes that are not JSON but are shaped as an answer to one of our
+ * requests (an integer id, result or error, no method: invalid UTF-8 in a
+ * string, a raw control character, nesting past the limit): that request
+ * ends with MCP_ERR_PROTOCOL now. false when no request of ours is named. */
+bool mcp__unreadable_answer(mcp_session *s, const char *data, size_t len, const char *why);
 void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *head,
                     size_t head_len, const char *tail, size_t tail_len, size_t limit);
 

@@ -91,3 +91,23 @@ void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *he
     }
     mcp_json_doc_free(doc);
 }
+
+bool mcp__unreadable_answer(mcp_session *s, const char *data, size_t len, const char *why)
+{
+    shape sh = {0};
+    read_shape(&sh, data, len, NULL, 0);
+    if (sh.method || !(sh.result || sh.error) || !sh.id.n)
+        return false;
+    int64_t num;
+    mcp_json_doc *doc = NULL;
+    bool read = mcp_json_parse(sh.id.p, sh.id.n, NULL, &s->mem, &doc, NULL) == MCP_OK &&
+                mcp_json_is_integer_literal(mcp_json_doc_root(doc)) &&
+                mcp_json_get_int64(mcp_json_doc_root(doc), &num) == MCP_OK;
+    mcp_json_doc_free(doc);
+    if (!read)
+        return false;
+    mcp_id id = mcp_id_from_int(num);
+    char text[220];
+    snprintf(text, sizeof text, "not JSON: %s", why);
+    return mcp__outbound_reject(s, &id, text);
+}

@@ -403,6 +403,8 @@ int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
         mcp__dispatch(s, now, route, m);
     else if (rc == MCP_ERR_RPC_BATCH)
         rc = mcp__batch_receive(s, now, route, m, &err);
+    else if (rc == MCP_ERR_RPC_PARSE && mcp__unreadable_answer(s, data, len, err.message))
+        ; /* ended the request it answers: a response is never answered */
     else
         mcp__bad_message(s, route, rc, m, &err);
     s->collecting = outer;

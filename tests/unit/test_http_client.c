@@ -180,9 +180,9 @@ static void an_answer_the_session_cannot_use_ends_the_call_at_once(void **state)
         const char *tool;
         int outcome;
     } cases[] = {
-        {"badutf8", MCP_ERR_REMOTE},     /* not JSON: failed by the transport */
-        {"badutf8sse", MCP_ERR_REMOTE},  /* the same in an event, then the stream ends */
-        {"noversion", MCP_ERR_PROTOCOL}, /* JSON, not JSON-RPC: ended by the session */
+        {"badutf8", MCP_ERR_PROTOCOL},    /* not JSON, shaped as the answer: the session */
+        {"badutf8sse", MCP_ERR_PROTOCOL}, /* the same in an event, then the stream ends */
+        {"noversion", MCP_ERR_PROTOCOL},  /* JSON, not JSON-RPC: ended by the session */
         {"numbertext", MCP_ERR_PROTOCOL} /* no CallToolResult: ended by the client */
     };
     for (int modern = 0; modern < 2; modern++) {

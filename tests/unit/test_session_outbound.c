@@ -113,6 +113,8 @@ static void an_unusable_answer_ends_its_request_at_once_with_protocol(void **sta
         "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":5}",           /* results are objects */
         "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":null}",
         "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":[]}",
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":{\"t\":\"\xff\"}}", /* not UTF-8 */
+        "{\"jsonrpc\":\"2.0\",\"id\":@,\"result\":{\"t\":\"a\tb\"}}", /* raw tab */
     };
     peer p;
     ready_client(&p, NULL);
