@@ -35,7 +35,11 @@ typedef struct mcp_schema_options {
     size_t size;                /* sizeof(mcp_schema_options) */
     mcp_schema_dialect dialect; /* overrides $schema when set */
     unsigned max_depth;         /* nested schema evaluations (a $ref loop
-                                   that consumes nothing ends here); 0: 512 */
+                                   that consumes nothing ends here); 0: 256;
+                                   at most 2048 (about 1 MiB of stack) */
+    uint64_t max_steps;         /* schema evaluations in one validation (an
+                                   anyOf of anyOfs doubles the work per
+                                   level); 0: 1,000,000, about 0.1 s */
 } mcp_schema_options;
 
 /* Why an instance failed: the first failure found. */
@@ -53,8 +57,9 @@ typedef struct mcp_schema_error {
  * wrong type, a bad regular expression, a $ref to nothing), why says
  * which (NUL-terminated, cut to why_len; why may be NULL);
  * MCP_ERR_SCHEMA_REMOTE (a $ref to another document); MCP_ERR_INVALID_ARG
- * (schema or out NULL, options of an unknown size); MCP_ERR_NOMEM. Any
- * thread.
+ * (schema or out NULL, options of an unknown size, an unknown dialect,
+ * max_depth over 2048); MCP_ERR_NOMEM. $dynamicRef and $recursiveRef are
+ * refused (MCP_ERR_SCHEMA) rather than ignored. Any thread.
  */
 MCP_EXTERN int mcp_schema_compile(const mcp_json *schema, const mcp_schema_options *options,
                                   mcp_schema **out, char *why, size_t why_len);
@@ -62,8 +67,10 @@ MCP_EXTERN int mcp_schema_compile(const mcp_json *schema, const mcp_schema_optio
 /*
  * mcp_schema_validate: whether instance satisfies s. MCP_OK; or
  * MCP_ERR_SCHEMA_MISMATCH, with err (may be NULL) filled; MCP_ERR_LIMIT
- * (max_depth reached: a $ref loop, or absurd nesting) and MCP_ERR_NOMEM,
- * also with err filled: the instance is not known to be valid. instance
+ * (max_depth or max_steps reached: a $ref loop, absurd nesting, a schema
+ * whose work grows exponentially; or a pattern whose match went past its
+ * effort bound) and MCP_ERR_NOMEM, also with err filled: the instance is
+ * not known to be valid. Fields of err are valid UTF-8. instance
  * NULL is MCP_ERR_INVALID_ARG. Any thread, concurrently on one schema.
  */
 MCP_EXTERN int mcp_schema_validate(const mcp_schema *s, const mcp_json *instance,

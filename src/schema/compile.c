@@ -17,12 +17,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 #include "core/map.h"
 #include "core/mem.h"
 #include "core/opts.h"
 #include "schema/internal.h"
 
-#define DEFAULT_MAX_DEPTH 512
+#define DEFAULT_MAX_DEPTH 256
+#define MAX_EVAL_DEPTH 2048 /* about 1 MiB of stack */
+#define DEFAULT_MAX_STEPS 1000000
 #define MAX_SCHEMA_DEPTH 128 /* nesting of subschemas in the schema itself */
 #define MAX_URI 2048
 
@@ -59,6 +70,9 @@ static void fail(compiler *c, int rc, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(c->why, c->why_len, fmt, ap);
         va_end(ap);
+        size_t bad;
+        if (mcp_utf8_validate(c->why, strlen(c->why), &bad) != MCP_OK)
+            c->why[bad] = '\0'; /* cut inside a character */
     }
 }
 
@@ -172,6 +186,7 @@ static const char *const map_keywords[] = {"properties", "patternProperties", "$
 
 /* The base URI inside schema j, whose parent's base is base (a string in the
  * arena, or base itself); anchors and resources registered. */
+__attribute__((noinline)) /* its URI buffers stay off the recursion's frames */
 static const char *enter(compiler *c, const mcp_json *j, const char *base)
 {
     if (mcp_json_typeof(j) != MCP_JSON_OBJECT)
@@ -256,10 +271,12 @@ static bool get_count(compiler *c, const mcp_json *j, const char *kw, int64_t *o
     return true;
 }
 
-static bool get_number(compiler *c, const mcp_json *j, const char *kw, bool *has, double *out)
+static bool get_number(compiler *c, const mcp_json *j, const char *kw, bool *has, double *out,
+                       const mcp_json **value)
 {
     const mcp_json *v = mcp_json_object_get(j, kw);
     *has = false;
+    *value = v;
     if (!v)
         return true;
     if (mcp_json_typeof(v) != MCP_JSON_NUMBER || mcp_json_get_double(v, out) != MCP_OK) {
@@ -289,7 +306,11 @@ static pcre2_code *compile_pattern(compiler *c, const char *src, size_t len)
              (size_t)at, (const char *)msg);
         return NULL;
     }
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* faster when it can; fine when not */
+    /* Faster when it can, fine when not. Not under valgrind: the JIT's code
+     * reads past the end of a subject in wide loads, which memcheck reports
+     * as uninitialised (and cannot name a frame of, to suppress). */
+    if (!RUNNING_ON_VALGRIND)
+        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
     mcp_schema *s = c->s; /* freed with the schema */
     if (s->pattern_count == s->pattern_cap) {
         size_t cap = s->pattern_cap ? s->pattern_cap * 2 : 8;
@@ -357,6 +378,10 @@ static bool compile_type(compiler *c, node *n, const mcp_json *t)
                  {"array", T_ARRAY},   {"number", T_NUMBER},   {"string", T_STRING},
                  {"integer", T_INTEGER}};
     size_t count = mcp_json_typeof(t) == MCP_JSON_ARRAY ? mcp_json_array_size(t) : 1;
+    if (!count) {
+        fail(c, MCP_ERR_SCHEMA, "type must name at least one type");
+        return false;
+    }
     for (size_t i = 0; i < count; i++) {
         const mcp_json *v = mcp_json_typeof(t) == MCP_JSON_ARRAY ? mcp_json_array_at(t, i) : t;
         const char *name = mcp_json_string(v, NULL);
@@ -401,6 +426,16 @@ static bool compile_maps(compiler *c, node *n, const mcp_json *j, const char *ba
         qsort(n->properties, n->property_count, sizeof *n->properties, by_length_then_bytes);
     const mcp_json *pats = mcp_json_object_get(j, "patternProperties");
     size_t nq = mcp_json_object_size(pats);
+    static const char *const maps[] = {"patternProperties", "dependentSchemas",
+                                       "dependentRequired", "dependencies", "$defs",
+                                       "definitions"};
+    for (size_t k = 0; k < sizeof maps / sizeof maps[0]; k++) {
+        const mcp_json *m = mcp_json_object_get(j, maps[k]);
+        if (m && mcp_json_typeof(m) != MCP_JSON_OBJECT) {
+            fail(c, MCP_ERR_SCHEMA, "%s must be an object", maps[k]);
+            return false;
+        }
+    }
     n->pattern_properties = zalloc(c, nq * sizeof *n->pattern_properties);
     for (size_t i = 0; i < nq && n->pattern_properties; i++) {
         pattern_node *p = &n->pattern_properties[i];
@@ -485,9 +520,25 @@ static bool compile_arrays(compiler *c, node *n, const mcp_json *j, const char *
     if (n->min_contains < 0)
         n->min_contains = 1;
     bool unique = false;
-    mcp_json_get_bool(mcp_json_object_get(j, "uniqueItems"), &unique);
+    const mcp_json *u = mcp_json_object_get(j, "uniqueItems");
+    if (u && mcp_json_get_bool(u, &unique) != MCP_OK) {
+        fail(c, MCP_ERR_SCHEMA, "uniqueItems must be a boolean");
+        return false;
+    }
     n->unique_items = unique;
     return c->rc == MCP_OK;
+}
+
+/* ref resolved against base, in the arena; NULL on failure (said). */
+__attribute__((noinline)) /* its buffer stays off the recursion's frames */
+static const char *absolute_ref(compiler *c, const char *base, const char *ref)
+{
+    char uri[MAX_URI];
+    if (!resolve_uri(base, ref, uri)) {
+        fail(c, MCP_ERR_SCHEMA, "$ref too long");
+        return NULL;
+    }
+    return copy_text(c, uri, strlen(uri));
 }
 
 static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned depth)
@@ -521,6 +572,14 @@ static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned 
         return n;
     }
     n->boolean = -1;
+    /* Refused rather than ignored: a constraint silently dropped would let
+     * through what the schema's author meant to stop. */
+    static const char *const unsupported[] = {"$dynamicRef", "$recursiveRef"};
+    for (int k = 0; k < 2; k++)
+        if (!c->draft7 && mcp_json_object_get(j, unsupported[k])) {
+            fail(c, MCP_ERR_SCHEMA, "%s is not supported", unsupported[k]);
+            return NULL;
+        }
     base = enter(c, j, base);
     const char *ref = mcp_json_string(mcp_json_object_get(j, "$ref"), NULL);
     if (mcp_json_object_get(j, "$ref") && !ref) {
@@ -528,12 +587,8 @@ static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned 
         return NULL;
     }
     if (ref) {
-        char uri[MAX_URI];
-        if (!resolve_uri(base, ref, uri)) {
-            fail(c, MCP_ERR_SCHEMA, "$ref too long");
+        if (!(n->ref_uri = absolute_ref(c, base, ref)))
             return NULL;
-        }
-        n->ref_uri = copy_text(c, uri, strlen(uri));
         if (c->nrefs == c->cap_refs) {
             size_t cap = c->cap_refs ? c->cap_refs * 2 : 16;
             node **r = realloc(c->refs, cap * sizeof *r);
@@ -559,16 +614,16 @@ static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned 
         fail(c, MCP_ERR_SCHEMA, "enum must be an array");
         return NULL;
     }
-    if (!get_number(c, j, "minimum", &n->has_min, &n->min) ||
-        !get_number(c, j, "maximum", &n->has_max, &n->max) ||
-        !get_number(c, j, "multipleOf", &n->has_multiple, &n->multiple))
+    if (!get_number(c, j, "minimum", &n->has_min, &n->min, &n->min_v) ||
+        !get_number(c, j, "maximum", &n->has_max, &n->max, &n->max_v) ||
+        !get_number(c, j, "multipleOf", &n->has_multiple, &n->multiple, &n->multiple_v))
         return NULL;
     if (n->has_multiple && !(n->multiple > 0)) {
         fail(c, MCP_ERR_SCHEMA, "multipleOf must be greater than 0");
         return NULL;
     }
-    if (!get_number(c, j, "exclusiveMinimum", &n->has_xmin, &n->xmin) ||
-        !get_number(c, j, "exclusiveMaximum", &n->has_xmax, &n->xmax))
+    if (!get_number(c, j, "exclusiveMinimum", &n->has_xmin, &n->xmin, &n->xmin_v) ||
+        !get_number(c, j, "exclusiveMaximum", &n->has_xmax, &n->xmax, &n->xmax_v))
         return NULL;
     if (!get_count(c, j, "minLength", &n->min_length) ||
         !get_count(c, j, "maxLength", &n->max_length) ||
@@ -683,7 +738,10 @@ static mcp_schema_dialect dialect_of(const mcp_json *schema, mcp_schema_dialect 
     if (asked != MCP_SCHEMA_DIALECT_AUTO)
         return asked;
     const char *decl = mcp_json_string(mcp_json_object_get(schema, "$schema"), NULL);
-    if (decl && (strstr(decl, "draft-07") || strstr(decl, "draft-06")))
+    /* Draft-04 and -06 read as draft-07, their nearest: a draft-04
+     * boolean exclusiveMaximum is then refused, not ignored. */
+    if (decl && (strstr(decl, "draft-07") || strstr(decl, "draft-06") ||
+                 strstr(decl, "draft-04") || strstr(decl, "draft-03")))
         return MCP_SCHEMA_DIALECT_DRAFT_07;
     return MCP_SCHEMA_DIALECT_2020_12;
 }
@@ -694,7 +752,8 @@ int mcp_schema_compile(const mcp_json *schema, const mcp_schema_options *options
     mcp_schema_options o;
     if (why && why_len)
         why[0] = '\0';
-    if (!schema || !out || mcp__opts_copy(&o, sizeof o, options) != MCP_OK)
+    if (!schema || !out || mcp__opts_copy(&o, sizeof o, options) != MCP_OK ||
+        o.dialect > MCP_SCHEMA_DIALECT_DRAFT_07 || o.max_depth > MAX_EVAL_DEPTH)
         return MCP_ERR_INVALID_ARG;
     *out = NULL;
     mcp_schema *s = calloc(1, sizeof *s);
@@ -703,6 +762,7 @@ int mcp_schema_compile(const mcp_json *schema, const mcp_schema_options *options
     mcp__arena_init(&s->arena, NULL, 4096);
     s->dialect = dialect_of(schema, o.dialect);
     s->max_depth = o.max_depth ? o.max_depth : DEFAULT_MAX_DEPTH;
+    s->max_steps = o.max_steps ? o.max_steps : DEFAULT_MAX_STEPS;
     compiler c = {.s = s, .draft7 = s->dialect == MCP_SCHEMA_DIALECT_DRAFT_07, .rc = MCP_OK,
                   .why = why, .why_len = why_len};
     mcp__mem_init(&c.mem, NULL);
@@ -716,7 +776,7 @@ int mcp_schema_compile(const mcp_json *schema, const mcp_schema_options *options
     mcp_json_doc_set_root(s->doc, (mcp_json *)copy);
     /* A hostile pattern must not cost seconds per string. */
     pcre2_set_match_limit(s->match_context, 100000);
-    pcre2_set_depth_limit(s->match_context, 1000);
+    pcre2_set_depth_limit(s->match_context, 10000); /* the interpreter's backtracking */
     const char *root_base = "";
     if (mcp_json_typeof(copy) == MCP_JSON_OBJECT) {
         const char *id = mcp_json_string(mcp_json_object_get(copy, "$id"), NULL);

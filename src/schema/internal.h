@@ -66,6 +66,7 @@ struct node {
     const mcp_json *const_value, *enum_values;
     bool has_min, has_max, has_xmin, has_xmax, has_multiple;
     double min, max, xmin, xmax, multiple;
+    const mcp_json *min_v, *max_v, *xmin_v, *xmax_v, *multiple_v; /* exact */
     int64_t min_length, max_length; /* -1: none */
     pcre2_code *pattern;
     const char *pattern_source;
@@ -94,12 +95,19 @@ struct node {
     bool ref_only;           /* draft-07: $ref's siblings are ignored */
 };
 
+/* decimal.c: numbers by their decimal text, exactly. */
+int mcp__decimal_compare(const mcp_json *a, const mcp_json *b); /* -1, 0, 1 */
+uint64_t mcp__decimal_hash(const mcp_json *v);                 /* equal values, equal hash */
+bool mcp__decimal_is_integer(const mcp_json *v);
+int mcp__decimal_multiple(const mcp_json *x, const mcp_json *m); /* 1, 0, -1 undecided */
+
 struct mcp_schema {
     mcp__arena arena;
     mcp_json_doc *doc; /* the copy the nodes point into */
     node *root;
     mcp_schema_dialect dialect;
     unsigned max_depth;
+    uint64_t max_steps;
     pcre2_match_context *match_context;
     pcre2_code **patterns; /* every compiled pattern, to free */
     size_t pattern_count, pattern_cap;

@@ -32,9 +32,12 @@ typedef struct vctx {
     int rc;         /* MCP_OK, or LIMIT/NOMEM: the answer is unknown */
     unsigned quiet; /* inside a branch whose failure is not the answer */
     unsigned depth;
+    uint64_t steps; /* schemas evaluated: bounded by max_steps */
     segment path[MAX_PATH];
     unsigned path_len; /* may exceed MAX_PATH: those are not kept */
     pcre2_match_data *match; /* one per validation, made at the first pattern */
+    pcre2_jit_stack *jit_stack;        /* for long subjects */
+    pcre2_match_context *long_context; /* with it, and a limit for each */
 } vctx;
 
 typedef struct eval { /* what was evaluated, for unevaluated* */
@@ -77,6 +80,16 @@ static void write_path(const vctx *v, char *out, size_t cap)
 static bool report(vctx *v, const char *keyword, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Cut s back to its longest valid UTF-8 prefix: a field cut by its size (a
+ * key or pattern quoted in it) must not end inside a character, or the
+ * error that quotes it could not be sent. */
+static void utf8_clip(char *s)
+{
+    size_t bad;
+    if (mcp_utf8_validate(s, strlen(s), &bad) != MCP_OK)
+        s[bad] = '\0';
+}
+
 static bool report(vctx *v, const char *keyword, const char *fmt, ...)
 {
     if (v->quiet || !v->err || v->err->keyword[0])
@@ -87,6 +100,8 @@ static bool report(vctx *v, const char *keyword, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(v->err->message, sizeof v->err->message, fmt, ap);
     va_end(ap);
+    utf8_clip(v->err->instance_path);
+    utf8_clip(v->err->message);
     return false;
 }
 
@@ -189,12 +204,7 @@ static double number_of(const mcp_json *inst)
     return d;
 }
 
-static bool has_number_keywords(const node *n)
-{
-    return n->has_min || n->has_max || n->has_xmin || n->has_xmax || n->has_multiple;
-}
-
-static unsigned type_bits(const node *n, const mcp_json *inst, double *num)
+static unsigned type_bits(const node *n, const mcp_json *inst)
 {
     switch (mcp_json_typeof(inst)) {
     case MCP_JSON_NULL: return T_NULL;
@@ -202,14 +212,11 @@ static unsigned type_bits(const node *n, const mcp_json *inst, double *num)
     case MCP_JSON_STRING: return T_STRING;
     case MCP_JSON_ARRAY: return T_ARRAY;
     case MCP_JSON_OBJECT: return T_OBJECT;
-    case MCP_JSON_NUMBER: {
-        bool literal = mcp_json_is_integer_literal(inst);
-        if (!has_number_keywords(n) && (literal || !(n->types & T_INTEGER)))
-            return T_NUMBER | (literal ? T_INTEGER : 0); /* no need to parse it */
-        *num = number_of(inst);
-        /* 1.0 is an integer (draft-06 on). */
-        return T_NUMBER | (isfinite(*num) && *num == floor(*num) ? T_INTEGER : 0);
-    }
+    case MCP_JSON_NUMBER:
+        if (mcp_json_is_integer_literal(inst))
+            return T_NUMBER | T_INTEGER;
+        /* 1.0 and 1e2 are integers (draft-06 on): asked only when it matters. */
+        return T_NUMBER | ((n->types & T_INTEGER) && mcp__decimal_is_integer(inst) ? T_INTEGER : 0);
     default: return 0;
     }
 }
@@ -228,21 +235,28 @@ static bool check_type(vctx *v, const node *n, const mcp_json *inst, unsigned bi
     return report(v, "type", "must be %s, not %s", want, type_name(inst));
 }
 
-static bool check_number(vctx *v, const node *n, double x)
+/* The bounds compare decimal texts exactly: a double would let 1e400 pass
+ * a maximum (infinity, or NaN from a failed conversion, compares false) and
+ * 9007199254740993 pass a maximum of ...992. */
+static bool check_number(vctx *v, const node *n, const mcp_json *inst)
 {
-    if (n->has_min && x < n->min)
+    if (n->has_min && mcp__decimal_compare(inst, n->min_v) < 0)
         return report(v, "minimum", "must be >= %.17g", n->min);
-    if (n->has_max && x > n->max)
+    if (n->has_max && mcp__decimal_compare(inst, n->max_v) > 0)
         return report(v, "maximum", "must be <= %.17g", n->max);
-    if (n->has_xmin && x <= n->xmin)
+    if (n->has_xmin && mcp__decimal_compare(inst, n->xmin_v) <= 0)
         return report(v, "exclusiveMinimum", "must be > %.17g", n->xmin);
-    if (n->has_xmax && x >= n->xmax)
+    if (n->has_xmax && mcp__decimal_compare(inst, n->xmax_v) >= 0)
         return report(v, "exclusiveMaximum", "must be < %.17g", n->xmax);
     if (n->has_multiple) {
-        /* In binary, 0.0075 / 0.0001 is 74.99999999999999: a relative
-         * tolerance far below any decimal a schema writes. */
-        double q = x / n->multiple;
-        if (!isfinite(q) || fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q)))
+        int exact = mcp__decimal_multiple(inst, n->multiple_v);
+        if (exact < 0) {
+            /* A divisor of more than 18 digits: in doubles, where a quotient
+             * past 2^50 has no fraction left to tell. */
+            double q = number_of(inst) / n->multiple;
+            exact = isfinite(q) && fabs(q) < 0x1p50 && fabs(q - nearbyint(q)) < 1e-6;
+        }
+        if (!exact)
             return report(v, "multipleOf", "must be a multiple of %.17g", n->multiple);
     }
     return true;
@@ -258,11 +272,42 @@ static size_t code_points(const char *s, size_t n)
 
 /* Whether re matches: 1, 0, or -1 (too costly, or no memory). Only
  * whether: a match data of one pair serves every pattern. */
+/* This validation's own match context (neither it nor a JIT stack may be
+ * shared between threads), with 32 MiB of JIT stack reserved and used as
+ * needed, and a match limit in proportion to the subject. */
+static pcre2_match_context *own_context(vctx *v, size_t len)
+{
+    if (!v->long_context) {
+        v->jit_stack = pcre2_jit_stack_create(64 << 10, 32 << 20, NULL);
+        v->long_context = pcre2_match_context_copy(v->s->match_context);
+        if (!v->jit_stack || !v->long_context)
+            return NULL;
+        pcre2_jit_stack_assign(v->long_context, NULL, v->jit_stack);
+    }
+    uint32_t n = (uint32_t)(len > 40000000 ? 40000000 : len);
+    pcre2_set_match_limit(v->long_context, 100000 + 100 * n);
+    /* Without the JIT, a repeated group backtracks one frame per repeat. */
+    pcre2_set_depth_limit(v->long_context, 10000 + n);
+    pcre2_set_heap_limit(v->long_context, 20480 + n / 4); /* KiB */
+    return v->long_context;
+}
+
+/* A long subject needs steps in proportion even for a linear pattern (the
+ * base64 pattern on 400 KB), and a repeated group more than the JIT's
+ * default 32 KiB of stack (2,000 characters of (?:a|b)*). A catastrophic
+ * pattern still ends at its limit, which ends the validation
+ * (MCP_ERR_LIMIT). */
 static int match(vctx *v, const pcre2_code *re, const char *text, size_t len)
 {
     if (!v->match && !(v->match = pcre2_match_data_create(1, NULL)))
         return -1;
-    int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, v->match, v->s->match_context);
+    pcre2_match_context *context = len > 8192 ? own_context(v, len) : v->s->match_context;
+    if (!context)
+        return -1;
+    int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, v->match, context);
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT && context == v->s->match_context &&
+        (context = own_context(v, len)) != NULL)
+        rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, v->match, context);
     return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
@@ -285,9 +330,12 @@ static bool check_string(vctx *v, const node *n, const mcp_json *inst)
     }
     if (n->pattern) {
         int m = match(v, n->pattern, s, len);
-        if (m < 0)
+        if (m < 0) { /* unknown: neither a match nor none, whatever encloses it */
+            v->rc = MCP_ERR_LIMIT;
+            v->quiet = 0;
             return report(v, "pattern", "could not be matched against /%.80s/ (too costly)",
                           n->pattern_source);
+        }
         if (!m)
             return report(v, "pattern", "must match /%.80s/", n->pattern_source);
     }
@@ -300,7 +348,6 @@ static uint64_t value_hash(const mcp_json *j, unsigned depth)
 {
     if (depth > 32)
         return 0; /* deep values share a bucket: compared in full */
-    double d;
     size_t n;
     const char *s;
     uint64_t h = (uint64_t)mcp_json_typeof(j) * 0x9E3779B97F4A7C15ull;
@@ -311,11 +358,7 @@ static uint64_t value_hash(const mcp_json *j, unsigned depth)
         return h + b;
     }
     case MCP_JSON_NUMBER:
-        if (mcp_json_get_double(j, &d) != MCP_OK || !isfinite(d))
-            return h;
-        if (d == 0)
-            d = 0; /* -0 */
-        return h ^ mcp__hash_bytes(&d, sizeof d);
+        return h ^ mcp__decimal_hash(j); /* 1e400 and 1e401 apart; 1 and 1.0 together */
     case MCP_JSON_STRING:
         s = mcp_json_string(j, &n);
         return h ^ mcp__hash_bytes(s, n);
@@ -505,9 +548,12 @@ static bool check_object(vctx *v, const node *n, const mcp_json *inst, eval *ev)
         }
         for (size_t k = 0; ok && k < n->pattern_count; k++) {
             int m = match(v, n->pattern_properties[k].re, key, len);
-            if (m < 0)
+            if (m < 0) {
+                v->rc = MCP_ERR_LIMIT;
+                v->quiet = 0;
                 ok = report(v, "patternProperties", "name could not be matched against /%.80s/",
                             n->pattern_properties[k].source);
+            }
             else if (m) {
                 matched = true;
                 ok = check(v, n->pattern_properties[k].schema, value, NULL);
@@ -649,8 +695,7 @@ static bool check_unevaluated(vctx *v, const node *n, const mcp_json *inst, eval
 
 static bool check_keywords(vctx *v, const node *n, const mcp_json *inst, eval *ev)
 {
-    double num = 0;
-    unsigned bits = type_bits(n, inst, &num);
+    unsigned bits = type_bits(n, inst);
     if (!check_type(v, n, inst, bits))
         return false;
     if (n->const_value && !mcp_json_equal(n->const_value, inst))
@@ -663,7 +708,7 @@ static bool check_keywords(vctx *v, const node *n, const mcp_json *inst, eval *e
             return report(v, "enum", "must be one of the %zu values of enum",
                           mcp_json_array_size(n->enum_values));
     }
-    if ((bits & T_NUMBER) && has_number_keywords(n) && !check_number(v, n, num))
+    if ((bits & T_NUMBER) && !check_number(v, n, inst))
         return false;
     if ((bits & T_STRING) && !check_string(v, n, inst))
         return false;
@@ -682,6 +727,15 @@ static bool check(vctx *v, const node *n, const mcp_json *inst, eval *ev)
         return true;
     if (n->boolean == 0)
         return report(v, "false", "no value is allowed here");
+    if (++v->steps > v->s->max_steps) {
+        /* anyOf over anyOf over $ref...: the work can double per level of
+         * schema or instance; a bound on it, not on depth, is what holds. */
+        v->rc = MCP_ERR_LIMIT;
+        v->quiet = 0;
+        report(v, "schema", "too costly to evaluate (over %llu schema evaluations)",
+               (unsigned long long)v->s->max_steps);
+        return false;
+    }
     if (++v->depth > v->s->max_depth) {
         v->rc = MCP_ERR_LIMIT;
         v->quiet = 0;
@@ -720,6 +774,8 @@ int mcp_schema_validate(const mcp_schema *s, const mcp_json *instance, mcp_schem
     vctx v = {.s = s, .err = err, .rc = MCP_OK};
     bool ok = check(&v, s->root, instance, NULL);
     pcre2_match_data_free(v.match);
+    pcre2_match_context_free(v.long_context);
+    pcre2_jit_stack_free(v.jit_stack);
     if (v.rc != MCP_OK) {
         if (err && !err->keyword[0])
             snprintf(err->message, sizeof err->message, "%s", mcp_strerror(v.rc));

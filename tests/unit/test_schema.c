@@ -261,6 +261,140 @@ static void unique_items_on_a_long_array_is_not_quadratic(void **state)
     mcp_schema_free(s);
 }
 
+/* Attack round 4: what doubles would get wrong. */
+static void numbers_compare_as_their_decimal_text(void **state)
+{
+    char huge[460] = "-1";
+    memset(huge + 2, '0', 400);
+    huge[402] = '\0';
+    mcp_schema *s = compile("{\"minimum\":0,\"maximum\":100}");
+    invalid(s, "1e400", "", "maximum"); /* infinity, or NaN, passed every bound */
+    invalid(s, "-1e400", "", "minimum");
+    invalid(s, huge, "", "minimum"); /* 400 digits read as +INT64_MAX */
+    valid(s, "1e-400");
+    invalid(s, "-1e-400", "", "minimum");
+    mcp_schema_free(s);
+    s = compile("{\"maximum\":9007199254740992}");
+    invalid(s, "9007199254740993", "", "maximum"); /* one more than 2^53 */
+    mcp_schema_free(s);
+    s = compile("{\"type\":\"integer\",\"multipleOf\":2}");
+    invalid(s, "1000000001", "", "multipleOf"); /* a relative tolerance said yes */
+    valid(s, "1e400");
+    invalid(s, "1.5e1", "", "multipleOf");
+    valid(s, "2.0");
+    mcp_schema_free(s);
+    s = compile("{\"multipleOf\":0.01}");
+    invalid(s, "12345678.901", "", "multipleOf");
+    valid(s, "12345678.9");
+    mcp_schema_free(s);
+    s = compile("{\"multipleOf\":0.0001}");
+    valid(s, "0.0075"); /* 74.99999999999999 in binary */
+    invalid(s, "0.00751", "", "multipleOf");
+    mcp_schema_free(s);
+}
+
+static void exponential_work_ends_at_the_step_budget(void **state)
+{
+    /* $defs d0..d39, each an anyOf of two refs to the next: 2^40 paths. */
+    char schema[8192] = "{\"$ref\":\"#/$defs/d0\",\"$defs\":{";
+    for (int i = 0; i < 40; i++)
+        snprintf(schema + strlen(schema), sizeof schema - strlen(schema),
+                 "\"d%d\":{\"anyOf\":[{\"$ref\":\"#/$defs/d%d\"},{\"$ref\":\"#/$defs/d%d\"}]},",
+                 i, i + 1, i + 1);
+    strcat(schema, "\"d40\":{\"type\":\"string\"}}}");
+    mcp_schema *s = compile(schema);
+    mcp_schema_error err;
+    assert_int_equal(run(s, "1", &err), MCP_ERR_LIMIT); /* never "valid", never forever */
+    assert_non_null(strstr(err.message, "too costly"));
+    valid(s, "\"x\""); /* the first path passes at once */
+    mcp_schema_free(s);
+}
+
+static void unique_numbers_that_doubles_cannot_tell_apart_are_fast(void **state)
+{
+    /* 1e400, 1e401, ...: one double (or none) for all; hashed by value. */
+    size_t n = 50000;
+    char *text = malloc(n * 10 + 8);
+    size_t len = 0;
+    text[len++] = '[';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s1e%zu", i ? "," : "", 400 + i);
+    text[len++] = ']';
+    text[len] = '\0';
+    mcp_schema *s = compile("{\"uniqueItems\":true}");
+    valid(s, text); /* n squared would be 1.25e9 comparisons */
+    strcpy(text + len - 1, ",10e399]"); /* equal to 1e400 */
+    invalid(s, text, "", "uniqueItems");
+    free(text);
+    mcp_schema_free(s);
+}
+
+static void a_pattern_too_costly_is_no_answer_not_a_no_match(void **state)
+{
+    /* (The alternative keeps PCRE2 from seeing at once that no c is there.) */
+    mcp_schema *s = compile("{\"not\":{\"pattern\":\"^(a+)+c|b\"}}");
+    char subject[64] = "\"";
+    memset(subject + 1, 'a', 40);
+    strcpy(subject + 41, "b\"");
+    mcp_schema_error err;
+    assert_int_equal(run(s, subject, &err), MCP_ERR_LIMIT); /* inside not: was "valid" */
+    valid(s, "\"xy\"");
+    invalid(s, "\"xb\"", "", "not");
+    mcp_schema_free(s);
+    /* A linear pattern on a long subject is within its bound. */
+    s = compile("{\"pattern\":\"^(?:[A-Za-z0-9+/]{4})*$\"}");
+    size_t n = 40000; /* the base64 of 30 KB, refused as "too costly" before */
+    char *b64 = malloc(n + 3);
+    b64[0] = '"';
+    memset(b64 + 1, 'Q', n);
+    strcpy(b64 + 1 + n, "\"");
+    valid(s, b64);
+    free(b64);
+    mcp_schema_free(s);
+}
+
+static void messages_are_cut_between_characters(void **state)
+{
+    /* A key of 200 two-byte characters: the path is cut to its field. */
+    char schema[64] = "{\"additionalProperties\":false}";
+    char inst[1024] = "{\"";
+    for (int i = 0; i < 200; i++)
+        strcat(inst, "\u00e9");
+    strcat(inst, "\":1}");
+    mcp_schema *s = compile(schema);
+    mcp_schema_error err;
+    assert_int_equal(run(s, inst, &err), MCP_ERR_SCHEMA_MISMATCH);
+    assert_int_equal(mcp_utf8_validate(err.instance_path, strlen(err.instance_path), NULL),
+                     MCP_OK);
+    assert_true(strlen(err.instance_path) > 100);
+    mcp_schema_free(s);
+}
+
+static void wrongly_typed_or_unsupported_keywords_are_refused(void **state)
+{
+    static const char *const bad[] = {
+        "{\"uniqueItems\":\"true\"}", "{\"patternProperties\":[]}", "{\"dependentSchemas\":\"x\"}",
+        "{\"type\":[]}", "{\"$dynamicRef\":\"#meta\"}", "{\"$defs\":5}",
+        "{\"$schema\":\"http://json-schema.org/draft-04/schema#\",\"exclusiveMaximum\":true}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mcp_json_doc *d = parse(bad[i]);
+        mcp_schema *s = NULL;
+        int rc = mcp_schema_compile(mcp_json_doc_root(d), NULL, &s, NULL, 0);
+        mcp_json_doc_free(d);
+        if (rc != MCP_ERR_SCHEMA)
+            fail_msg("%s: %s, expected MCP_ERR_SCHEMA", bad[i], mcp_strerror(rc));
+    }
+    mcp_json_doc *d = parse("{}");
+    mcp_schema *s = NULL;
+    mcp_schema_options o = {.size = sizeof o, .dialect = (mcp_schema_dialect)99};
+    assert_int_equal(mcp_schema_compile(mcp_json_doc_root(d), &o, &s, NULL, 0),
+                     MCP_ERR_INVALID_ARG);
+    o = (mcp_schema_options){.size = sizeof o, .max_depth = 100000};
+    assert_int_equal(mcp_schema_compile(mcp_json_doc_root(d), &o, &s, NULL, 0),
+                     MCP_ERR_INVALID_ARG);
+    mcp_json_doc_free(d);
+}
+
 static void the_dialect_comes_from_schema_or_option(void **state)
 {
     mcp_schema *s = compile("{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
@@ -290,6 +424,12 @@ int main(void)
         cmocka_unit_test(patterns_are_ecmascript),
         cmocka_unit_test(unique_items_on_a_long_array_is_not_quadratic),
         cmocka_unit_test(the_dialect_comes_from_schema_or_option),
+        cmocka_unit_test(numbers_compare_as_their_decimal_text),
+        cmocka_unit_test(exponential_work_ends_at_the_step_budget),
+        cmocka_unit_test(unique_numbers_that_doubles_cannot_tell_apart_are_fast),
+        cmocka_unit_test(a_pattern_too_costly_is_no_answer_not_a_no_match),
+        cmocka_unit_test(messages_are_cut_between_characters),
+        cmocka_unit_test(wrongly_typed_or_unsupported_keywords_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
