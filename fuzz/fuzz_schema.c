@@ -40,9 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = mcp_schema_compile(mcp_json_doc_root(sd), &o, &s, why, sizeof why);
     mcp_json_doc_free(sd); /* the schema keeps its own copy */
     CHECK(rc == MCP_OK || rc == MCP_ERR_SCHEMA || rc == MCP_ERR_SCHEMA_REMOTE ||
-          rc == MCP_ERR_NOMEM);
+          rc == MCP_ERR_LIMIT || rc == MCP_ERR_NOMEM);
     CHECK((rc == MCP_OK) == (s != NULL));
-    if (rc == MCP_ERR_SCHEMA || rc == MCP_ERR_SCHEMA_REMOTE)
+    if (rc == MCP_ERR_SCHEMA || rc == MCP_ERR_SCHEMA_REMOTE || rc == MCP_ERR_LIMIT)
         CHECK(why[0] != '\0');
     if (s && nul &&
         mcp_json_parse(nul + 1, len - schema_len - 1, NULL, NULL, &id, NULL) == MCP_OK) {

@@ -40,6 +40,9 @@ typedef struct mcp_schema_options {
     uint64_t max_steps;         /* schema evaluations in one validation (an
                                    anyOf of anyOfs doubles the work per
                                    level); 0: 1,000,000, about 0.1 s */
+    size_t max_subschemas;      /* in the schema: past it, MCP_ERR_LIMIT (a
+                                   peer's 4 MB schema must not cost 700 MB);
+                                   0: 20,000 (about 10 MB compiled) */
 } mcp_schema_options;
 
 /* Why an instance failed: the first failure found. */
@@ -58,7 +61,8 @@ typedef struct mcp_schema_error {
  * which (NUL-terminated, cut to why_len; why may be NULL);
  * MCP_ERR_SCHEMA_REMOTE (a $ref to another document); MCP_ERR_INVALID_ARG
  * (schema or out NULL, options of an unknown size, an unknown dialect,
- * max_depth over 2048); MCP_ERR_NOMEM. $dynamicRef and $recursiveRef are
+ * max_depth over 2048); MCP_ERR_LIMIT (more than max_subschemas);
+ * MCP_ERR_NOMEM. $dynamicRef and $recursiveRef are
  * refused (MCP_ERR_SCHEMA) rather than ignored. Any thread.
  */
 MCP_EXTERN int mcp_schema_compile(const mcp_json *schema, const mcp_schema_options *options,

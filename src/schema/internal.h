@@ -108,6 +108,7 @@ struct mcp_schema {
     mcp_schema_dialect dialect;
     unsigned max_depth;
     uint64_t max_steps;
+    size_t max_nodes;
     pcre2_match_context *match_context;
     pcre2_code **patterns; /* every compiled pattern, to free */
     size_t pattern_count, pattern_cap;

@@ -395,6 +395,37 @@ static void wrongly_typed_or_unsupported_keywords_are_refused(void **state)
     mcp_json_doc_free(d);
 }
 
+/* A peer's schema is bounded in what it costs to compile: subschemas are
+ * counted, and anchors found by hash (40,000 took 19 s in a list). */
+static void a_schema_too_large_to_compile_is_a_limit(void **state)
+{
+    size_t n = 30000;
+    char *text = malloc(n * 40 + 64);
+    size_t len = (size_t)sprintf(text, "{\"allOf\":[");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s{}", i ? "," : "");
+    strcpy(text + len, "]}");
+    mcp_json_doc *d = parse(text);
+    mcp_schema *s = NULL;
+    char why[200];
+    assert_int_equal(mcp_schema_compile(mcp_json_doc_root(d), NULL, &s, why, sizeof why),
+                     MCP_ERR_LIMIT);
+    assert_non_null(strstr(why, "subschemas"));
+    mcp_json_doc_free(d);
+    /* 10,000 anchors, each referred to: within the bound, and compiled. */
+    n = 10000;
+    len = (size_t)sprintf(text, "{\"$defs\":{");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s\"d%zu\":{\"$anchor\":\"a%zu\",\"minimum\":%zu}",
+                               i ? "," : "", i, i, i);
+    len += (size_t)sprintf(text + len, "},\"items\":{\"$ref\":\"#a%zu\"}}", n - 1);
+    s = compile(text);
+    valid(s, "[9999,10000]");
+    invalid(s, "[9998]", "/0", "minimum");
+    mcp_schema_free(s);
+    free(text);
+}
+
 static void the_dialect_comes_from_schema_or_option(void **state)
 {
     mcp_schema *s = compile("{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
@@ -430,6 +461,7 @@ int main(void)
         cmocka_unit_test(a_pattern_too_costly_is_no_answer_not_a_no_match),
         cmocka_unit_test(messages_are_cut_between_characters),
         cmocka_unit_test(wrongly_typed_or_unsupported_keywords_are_refused),
+        cmocka_unit_test(a_schema_too_large_to_compile_is_a_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
