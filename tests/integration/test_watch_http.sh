@@ -30,7 +30,9 @@ for era in 2026-07-28 2025-11-25; do
     wait "$server" 2>/dev/null
     sleep 1.5 # the watch finds it gone, and tries again while it is down
     start_server "$port"
-    wait_count "$WORK/err" "$ready" 2 20
+    # (2025: the GET stream, refused while the server is down, retries after
+    # 1, 2, 4 ... s: a loaded machine may see the 404 of the new server late.)
+    wait_count "$WORK/err" "$ready" 2 60
     contains "$WORK/err" "reaching it again" "$era: said what it does"
     kill -USR1 "$server" # mcp serve adds a tool: a list change
     wait_for "$WORK/out" "tools/list_changed" 10
