@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP client transport's insides, shared by http_client.c (transfers,
- * curl on the loop, sending) and http_legacy.c (what only 2025 has). Loop
- * thread only. */
+ * curl on the loop, sending), http_response.c (what came back, and how a
+ * transfer ends), http_legacy.c (what only 2025 has) and http_refresh.c.
+ * Loop thread only. */
 #ifndef MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
 #define MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
 
@@ -138,6 +139,8 @@ void mcp__hc_say(http_client *t, mcp_log_level level, const char *fmt, ...)
 bool mcp__hc_read_shape(const char *p, size_t n, shape *sh);
 /* A member of a JSON object span ({NULL, 0} when absent). */
 mcp__span mcp__hc_member(mcp__span obj, const char *name);
+/* The string a JSON string span holds, NUL-terminated in out (reset first). */
+bool mcp__hc_span_string(mcp__span v, mcp_buf *out);
 /* A message for the sink, delivered once curl has returned. */
 void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len);
 void mcp__hc_queue_answer(http_client *t, const xfer *x, const char *data, size_t len);
@@ -161,6 +164,14 @@ int mcp__hc_post_headers(http_client *t, xfer *x);
 int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced);
 /* What curl finished, then the inbox to the sink. */
 void mcp__hc_after(http_client *t);
+
+/* http_response.c */
+/* curl's CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION (data: the xfer). */
+size_t mcp__hc_on_body(char *p, size_t size, size_t nmemb, void *ud);
+size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud);
+/* curl finished x (code): its answer, a resume, or a made-up error; x is
+ * freed or waits to be sent again. */
+void mcp__hc_transfer_done(http_client *t, xfer *x, CURLcode code);
 
 /* http_legacy.c */
 int mcp__hc_launch_get(http_client *t, xfer *x);

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What came back to the HTTP client transport (see http_client.h): curl's
+ * header and body callbacks (the status, the session id, a JSON body or an
+ * SSE stream decoded as it arrives), the messages found there, and how a
+ * finished transfer ends: its answer passed on, or an error made up in
+ * words that say what failed. Loop thread only; the callbacks only record
+ * (http_client.c delivers once curl has returned).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "transport/http_client_internal.h"
+
+static bool span_equal(mcp__span a, const char *b, size_t bn)
+{
+    return a.p && a.n == bn && memcmp(a.p, b, bn) == 0;
+}
+
+/* What came back ---------------------------------------------------------------------- */
+
+static void warn_tool(void *ud, const char *tool, const char *why)
+{
+    mcp__hc_say(ud, MCP_LOG_WARN, "tool '%s' left out of tools/list: %s", tool, why);
+}
+
+/* One message from x's response (a JSON body or an SSE event's data). */
+static void message_from(xfer *x, const char *p, size_t n)
+{
+    http_client *t = x->t;
+    shape sh;
+    bool shaped = mcp__hc_read_shape(p, n, &sh);
+    bool answer = shaped && x->id && (sh.result.p || sh.error.p) && !sh.method.p &&
+                  span_equal(sh.id, x->id, x->id_len);
+    if (!answer) {
+        mcp__hc_queue(t, NOTE_MESSAGE, p, n);
+        return;
+    }
+    x->answered = true;
+    bool initialize = x->method && !strcmp(x->method, "initialize");
+    if (initialize && sh.result.p) {
+        mcp_buf v;
+        mcp_buf_init(&v, 64, NULL);
+        bool got = mcp__hc_span_string(mcp__hc_member(sh.result, "protocolVersion"), &v);
+        bool take = x->role == X_REQUEST;
+        if (x->role == X_REINIT)
+            take = x->reinit_ok = got && t->lversion && !strcmp(v.data, t->lversion);
+        else if (got) {
+            free(t->lversion);
+            t->lversion = strdup(v.data);
+        }
+        mcp_buf_free(&v);
+        if (take) {
+            free(t->session_id);
+            t->session_id = x->session_header;
+            t->session_gen++;
+            x->session_header = NULL;
+        }
+    }
+    if (x->role == X_REINIT)
+        return; /* ours: acted upon when its transfer ends */
+    if (t->modern && sh.result.p && x->method && !strcmp(x->method, "tools/list")) {
+        mcp_buf out;
+        bool changed = false;
+        if (mcp__tool_headers_learn(t->tools, p, n, &out, &changed, warn_tool, t) == MCP_OK &&
+            changed) {
+            mcp__hc_queue_answer(t, x, out.data, out.len);
+            mcp_buf_free(&out);
+            return;
+        }
+    }
+    mcp__hc_queue_answer(t, x, p, n);
+}
+
+static bool on_event(void *ud, const mcp__sse_event *ev)
+{
+    xfer *x = ud;
+    if (ev->has_id) {
+        char *id = malloc(ev->id_len + 1);
+        if (id) {
+            memcpy(id, ev->id, ev->id_len);
+            id[ev->id_len] = '\0';
+            free(x->last_id);
+            x->last_id = id;
+            x->has_last_id = true;
+        }
+    }
+    x->got_event = true;
+    x->attempts = 0;
+    bool message = !ev->type_len || (ev->type_len == 7 && !memcmp(ev->type, "message", 7));
+    if (message && ev->data_len)
+        message_from(x, ev->data, ev->data_len);
+    return true;
+}
+
+static void on_retry(void *ud, uint64_t ms)
+{
+    xfer *x = ud;
+    x->retry_ms = ms;
+    x->has_retry = true;
+}
+
+static void response_started(xfer *x)
+{
+    http_client *t = x->t;
+    x->started = true;
+    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+    if (x->status)
+        t->unreachable[0] = '\0';
+    char *ct = NULL;
+    curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
+    bool ok = x->status >= 200 && x->status < 300;
+    mcp_buf_init(&x->in, ok ? t->o.max_message : ERROR_BODY_CAP, NULL);
+    x->sse = ok && ct && strncasecmp(ct, "text/event-stream", 17) == 0;
+    if (x->sse) {
+        mcp__sse_callbacks cb = {on_event, on_retry, x};
+        mcp__sse_decoder_init(&x->dec, t->o.max_message, &cb);
+        x->dec_open = true;
+    }
+}
+
+size_t mcp__hc_on_body(char *p, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    if (!x->started)
+        response_started(x);
+    if (x->sse) {
+        int rc = mcp__sse_decoder_feed(&x->dec, p, n);
+        if (rc == MCP_OK)
+            return n;
+        x->oversized = rc == MCP_ERR_LIMIT;
+        x->nomem = rc != MCP_ERR_LIMIT;
+        return 0; /* ends the transfer */
+    }
+    if (x->status >= 200 && x->status < 300) {
+        int rc = mcp_buf_append(&x->in, p, n);
+        if (rc == MCP_OK)
+            return n;
+        x->oversized = rc == MCP_ERR_LIMIT;
+        x->nomem = rc != MCP_ERR_LIMIT;
+        return 0;
+    }
+    size_t room = x->in.limit - x->in.len;
+    mcp_buf_append(&x->in, p, n < room ? n : room);
+    return n;
+}
+
+size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+        n--;
+    if (n > 5 && !strncmp(p, "HTTP/", 5)) {
+        /* A new response (after a 100 Continue, say): its reason phrase. */
+        const char *sp = memchr(p, ' ', n);
+        const char *sp2 = sp ? memchr(sp + 1, ' ', n - (size_t)(sp + 1 - p)) : NULL;
+        size_t rn = sp2 ? n - (size_t)(sp2 + 1 - p) : 0;
+        if (rn >= sizeof x->reason)
+            rn = sizeof x->reason - 1;
+        for (size_t i = 0; i < rn; i++)
+            x->reason[i] = (unsigned char)sp2[1 + i] >= 0x20 && sp2[1 + i] != 0x7f ? sp2[1 + i] : '?';
+        x->reason[rn] = '\0';
+        free(x->session_header);
+        x->session_header = NULL;
+        return size * nmemb;
+    }
+    static const char name[] = "mcp-session-id:";
+    if (n > sizeof name - 1 && !strncasecmp(p, name, sizeof name - 1)) {
+        const char *v = p + sizeof name - 1, *end = p + n;
+        while (v < end && (*v == ' ' || *v == '\t'))
+            v++;
+        while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        bool visible = end > v && end - v <= MAX_SESSION_ID;
+        for (const char *c = v; c < end && visible; c++)
+            visible = *c >= 0x21 && *c <= 0x7e;
+        free(x->session_header);
+        x->session_header = visible ? strndup(v, (size_t)(end - v)) : NULL;
+    }
+    return size * nmemb;
+}
+
+/* Finishing transfers ----------------------------------------------------------------------------- */
+
+/* An error response the server sent with its HTTP error: passed on, with
+ * our request's id when it left it out (an id-less error is allowed). */
+static bool pass_error_body(http_client *t, xfer *x)
+{
+    mcp_json_doc *d = NULL;
+    if (!x->in.len || mcp_json_parse(x->in.data, x->in.len, NULL, NULL, &d, NULL) != MCP_OK)
+        return false;
+    const mcp_json *root = mcp_json_doc_root(d), *err = mcp_json_object_get(root, "error");
+    int64_t code;
+    bool ok = mcp_json_typeof(err) == MCP_JSON_OBJECT &&
+              mcp_json_get_int64(mcp_json_object_get(err, "code"), &code) == MCP_OK &&
+              mcp_json_typeof(mcp_json_object_get(err, "message")) == MCP_JSON_STRING;
+    const mcp_json *id = mcp_json_object_get(root, "id");
+    if (ok && id && mcp_json_typeof(id) != MCP_JSON_NULL) {
+        mcp__hc_queue(t, NOTE_MESSAGE, x->in.data, x->in.len);
+    } else if (ok) {
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+        mcp_buf_append(&b, x->id, x->id_len);
+        mcp_buf_append(&b, ",\"error\":", 9);
+        mcp_json_write(err, &b);
+        if (mcp_buf_append(&b, "}", 1) == MCP_OK)
+            mcp__hc_queue(t, NOTE_MESSAGE, b.data, b.len);
+        mcp_buf_free(&b);
+    }
+    mcp_json_doc_free(d);
+    if (ok)
+        x->answered = true;
+    return ok;
+}
+
+/* The body of an HTTP error, as a short phrase for a message. */
+static const char *body_snippet(xfer *x, char *out, size_t size)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->in.len && n + 1 < size && n < 300; i++) {
+        char ch = x->in.data[i];
+        if (ch == '\n' || ch == '\r' || ch == '\t')
+            ch = ' ';
+        if (ch == ' ' && n && out[n - 1] == ' ')
+            continue;
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static void request_ended(http_client *t, xfer *x, CURLcode code)
+{
+    if (x->role == X_REINIT) {
+        if (code == CURLE_OK && x->status >= 200 && x->status < 300 && !x->sse && x->in.len)
+            message_from(x, x->in.data, x->in.len);
+        char why[160];
+        snprintf(why, sizeof why, "initialize %s (HTTP %ld%s%s)",
+                 x->answered ? "was refused" : "failed", x->status, code != CURLE_OK ? ", " : "",
+                 code != CURLE_OK ? curl_easy_strerror(code) : "");
+        mcp__hc_reinit_ended(t, x, x->reinit_ok ? NULL : why);
+        mcp__hc_xfer_free(x);
+        return;
+    }
+    bool ok_status = x->status >= 200 && x->status < 300;
+    if (x->oversized || x->nomem) {
+        if (!x->answered && x->id) {
+            x->answered = true;
+            if (x->oversized) {
+                char head[128];
+                int n = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"result\":",
+                                 (int)(x->id_len < 64 ? x->id_len : 0), x->id);
+                mcp__hc_queue(t, NOTE_OVERSIZED, head, (size_t)n);
+            } else {
+                x->answered = false;
+                mcp__hc_fail_request(t, x, true, "out of memory for the response");
+            }
+        }
+    } else if (code == CURLE_OK && ok_status) {
+        if (!x->sse && x->in.len)
+            message_from(x, x->in.data, x->in.len);
+        if (!x->answered && x->sse && mcp__hc_can_resume(t, x)) {
+            mcp__hc_resume(t, x);
+            return;
+        }
+        if (x->status == 202)
+            mcp__hc_fail_request(t, x, false, "the server accepted the request without answering it "
+                         "(HTTP 202)");
+        else
+            mcp__hc_fail_request(t, x, true, "the server ended its response without answering "
+                         "(HTTP %ld)", x->status);
+    } else if (code != CURLE_OK) {
+        const char *why = x->errbuf[0] ? x->errbuf : curl_easy_strerror(code);
+        if (!x->status) {
+            snprintf(t->unreachable, sizeof t->unreachable, "%s", why);
+            mcp__hc_fail_request(t, x, true, "cannot reach the server: %s", why);
+        } else if (ok_status && x->sse && !x->answered && mcp__hc_can_resume(t, x)) {
+            mcp__hc_resume(t, x);
+            return;
+        } else {
+            mcp__hc_fail_request(t, x, true, "the connection broke before the response ended "
+                         "(HTTP %ld): %s", x->status, why);
+        }
+    } else if (x->status == 404 && mcp__hc_current_session(t, x) && !t->modern) {
+        mcp__hc_expire(t, x); /* frees x */
+        return;
+    } else if (x->status == 404 && x->with_session && !t->modern) {
+        mcp__hc_fail_request(t, x, false, "the server ended the MCP session: this request "
+                             "was lost; the next one starts a new session");
+    } else if (mcp__hc_refresh_wanted(t, x)) {
+        mcp__hc_refresh_start(t, x); /* x waits for it */
+        return;
+    } else if (!pass_error_body(t, x)) {
+        char snippet[320];
+        body_snippet(x, snippet, sizeof snippet);
+        mcp__hc_fail_request(t, x, false, "HTTP %ld%s%s%s%s", x->status, x->reason[0] ? " " : "",
+                     x->reason, snippet[0] ? ": " : "", snippet);
+    }
+    mcp__hc_xfer_free(x);
+}
+
+static void output_ended(http_client *t, xfer *x, CURLcode code)
+{
+    bool ok = code == CURLE_OK && x->status >= 200 && x->status < 300;
+    if (!ok && x->status == 404 && mcp__hc_current_session(t, x) && !t->modern &&
+        x->role == X_OUTPUT) {
+        mcp__hc_expire(t, x);
+        return;
+    }
+    if (!ok && x->role == X_OUTPUT)
+        mcp__hc_say(t, MCP_LOG_WARN, "the server did not take %s: %s%s%ld %s",
+            x->method ? x->method : "a message", code != CURLE_OK ? x->errbuf : "",
+            code != CURLE_OK ? " " : "HTTP ", x->status, x->reason);
+    if (ok && x->method && !strcmp(x->method, "notifications/initialized"))
+        mcp__hc_start_listen(t, NULL);
+    mcp__hc_xfer_free(x);
+}
+
+void mcp__hc_transfer_done(http_client *t, xfer *x, CURLcode code)
+{
+    if (!x->started)
+        response_started(x); /* a response without a body, or none */
+    if (x->dec_open) {
+        mcp__sse_decoder_finish(&x->dec);
+        /* An id can come in an event without data (a bare priming
+         * event): the decoder knows it, no callback told us. */
+        size_t n;
+        const char *id = mcp__sse_decoder_last_id(&x->dec, &n);
+        char *copy = id && n ? strndup(id, n) : NULL;
+        if (copy) {
+            free(x->last_id);
+            x->last_id = copy;
+            x->has_last_id = true;
+        }
+    }
+    if (x->role == X_REQUEST || x->role == X_REINIT)
+        request_ended(t, x, code);
+    else if (x->role == X_REFRESH)
+        mcp__hc_refresh_ended(t, x, code);
+    else if (x->role == X_LISTEN)
+        mcp__hc_listen_ended(t, x, code);
+    else
+        output_ended(t, x, code);
+}
