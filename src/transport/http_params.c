@@ -60,6 +60,9 @@ void mcp__tool_headers_free(mcp__tool_headers *c)
 
 #define MAX_HEADERS 64
 #define MAX_DEPTH 64
+/* The longest x-mcp-header name: it becomes part of a header of every call
+ * (Mcp-Param-{name}), and no real parameter needs a name this long. */
+#define MAX_NAME 128
 /* The property names leading to one annotated parameter, in all: a path
  * is copied for every annotation, and a hostile schema of long names 60
  * deep would make each page of tools/list cost a hundred times its size. */
@@ -135,6 +138,10 @@ static void annotation(walk *w, const mcp_json *s, const mcp_json *v, bool reach
     }
     if (!name || n == 0 || !mcp__http_token_valid(name, n)) {
         w->why = "x-mcp-header is not a non-empty HTTP token";
+        return;
+    }
+    if (n > MAX_NAME) {
+        w->why = "x-mcp-header is longer than 128 bytes";
         return;
     }
     if (!primitive_type(s)) {

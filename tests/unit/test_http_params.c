@@ -66,6 +66,28 @@ static void the_rules_of_x_mcp_header(void **state)
     assert_non_null(check("{\"type\":\"string\",\"x-mcp-header\":\"Root\"}"));
 }
 
+/* A parameter whose x-mcp-header name is n bytes long. */
+static const char *check_long_name(size_t n)
+{
+    char *text = malloc(n + 100);
+    int k = sprintf(text, "{\"properties\":{\"p\":{\"type\":\"string\",\"x-mcp-header\":\"");
+    memset(text + k, 'H', n);
+    strcpy(text + k + n, "\"}}}");
+    const char *why = check(text);
+    free(text);
+    return why;
+}
+
+/* The name is a header's of every call: a 1 MiB one made 1 MiB headers. */
+static void an_x_mcp_header_name_is_at_most_128_bytes(void **state)
+{
+    assert_null(check_long_name(128));
+    const char *why = check_long_name(129);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "longer than 128 bytes"));
+    assert_non_null(check_long_name((size_t)1 << 20));
+}
+
 static void warn(void *ud, const char *tool, const char *why)
 {
     (*(int *)ud)++;
@@ -123,6 +145,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_rules_of_x_mcp_header),
+        cmocka_unit_test(an_x_mcp_header_name_is_at_most_128_bytes),
         cmocka_unit_test(a_list_loses_its_bad_tools_and_calls_get_their_headers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
