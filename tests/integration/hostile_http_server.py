@@ -36,18 +36,46 @@ listed it (HeaderMismatch, -32020, unless Mcp-Param-Region is there):
   slowfix            refused with -32020; the next tools/list then hangs
                      (logs "list: client went away" when dropped)
 
+Every mode answers these tools/call names the same way (a failure each):
+
+  rst          JSON headers and part of the body, then a reset (RST)
+  rstsse       the same in an event stream
+  mute         closes the connection without answering
+  longheader   a response header line of 200 KB
+  fakesse      Content-Type text/event-streamXYZ on a JSON answer
+  ctrlid       SSE: two progress events with the id "a\x01b" (retry 100),
+               then the connection closes
+  longid       the same with an id of 3000 bytes
+  wide         (modern) listed with x-mcp-header "Wide" on its parameter v
+
+Other modes:
+
+  sid_ctrl, sid_long, sid_space, sid_utf8, sid_empty
+               legacy, but initialize's Mcp-Session-Id is unusable (a
+               control character, 10 KB, a space, UTF-8, empty)
+  redirect     every POST gets 301 to a Location with a password and a
+               control character
+  mute         every POST: the connection closes without an answer
+  nultool      modern, listing the tools "nul\u0000x" and "echo"; a call
+               logs "call name=<the name, repr>"
+
 Logged: "POST <method> session=<id or -> version=<MCP-Protocol-Version or ->"
-(tools/call adds "region=<Mcp-Param-Region or ->"),
-"GET last-event-id=<id or ->", "DELETE session=<id>".
+(tools/call adds "region=<Mcp-Param-Region or ->"), "header <name>=[<value>]"
+for each X-Test-* header, "GET last-event-id=<id or ->", "DELETE
+session=<id>".
 """
 import json
+import socket
 import socketserver
+import struct
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "legacy"
+BAD_SESSION_IDS = {"sid_ctrl": "ab\x01cd", "sid_long": "L" * 10240, "sid_space": "a b",
+                   "sid_utf8": "\u00e9t\u00e9", "sid_empty": ""}
 LOCK = threading.Lock()
 SESSIONS = {}  # id -> alive
 COUNTER = [0]
@@ -145,18 +173,27 @@ class Handler(BaseHTTPRequestHandler):
         log("POST %s session=%s version=%s%s" % (method, sid or "-",
                                                   self.headers.get("MCP-Protocol-Version", "-"),
                                                   extra))
+        for name, value in self.headers.items():
+            if name.lower().startswith("x-test-"):
+                log("header %s=[%s]" % (name, value))
         rid = msg.get("id")
+        if MODE == "redirect":
+            return self.reply(301, b"", "text/plain", headers={
+                "Location": "https://user:secretpw@elsewhere.example/mcp\x01x"})
+        if MODE == "mute":
+            self.close_connection = True
+            return
         if method == "server/discover":
             return self.discover(rid)
         if method == "initialize":
             with LOCK:
                 COUNTER[0] += 1
-                new = "s%d" % COUNTER[0]
+                new = BAD_SESSION_IDS.get(MODE, "s%d" % COUNTER[0])
                 SESSIONS[new] = True
             return self.result(rid, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}},
                                      "serverInfo": {"name": "hostile", "version": "0"}},
                                headers={"Mcp-Session-Id": new})
-        if MODE != "modern" and sid is not None and not SESSIONS.get(sid):
+        if MODE not in ("modern", "nultool") and sid is not None and not SESSIONS.get(sid):
             return self.reply(404, b"session not found", "text/plain")
         if rid is None:
             return self.reply(202)
@@ -164,6 +201,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.call(rid, msg["params"]["name"], msg["params"].get("arguments") or {}, sid)
         if method == "tools/list" and MODE == "modern":
             return self.tools(rid)
+        if method == "tools/list" and MODE == "nultool":
+            return self.result(rid, {"tools": [{"name": n, "inputSchema": {"type": "object"}}
+                                               for n in ("nul\u0000x", "echo")]})
         self.result(rid, {})
 
     def tools(self, rid):
@@ -175,15 +215,17 @@ class Handler(BaseHTTPRequestHandler):
         if LISTS[0] > 1:
             region["x-mcp-header"] = "Region"
         schema = {"type": "object", "properties": {"region": region}}
+        wide = {"type": "object", "properties": {"v": {"type": "string", "x-mcp-header": "Wide"}}}
         self.result(rid, {"tools": [
-            {"name": n, "inputSchema": schema} for n in ("regional", "stubborn", "slowfix")]})
+            {"name": n, "inputSchema": schema} for n in ("regional", "stubborn", "slowfix")] +
+            [{"name": "wide", "inputSchema": wide}]})
 
     def mismatch(self, rid):
         self.json({"jsonrpc": "2.0", "id": rid, "error": {
             "code": -32020, "message": "Header mismatch: Mcp-Param-Region is required"}}, 400)
 
     def discover(self, rid):
-        if MODE == "modern":
+        if MODE in ("modern", "nultool"):
             return self.result(rid, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
                                      "_meta": {"io.modelcontextprotocol/serverInfo":
                                                {"name": "hostile", "version": "0"}}})
@@ -197,7 +239,18 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, b"", "text/plain")
         self.json({"error": "no session"}, 400)
 
+    def reset(self, head):
+        """head, then a reset instead of the rest."""
+        self.wfile.write(head)
+        self.wfile.flush()
+        time.sleep(0.2)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+
     def call(self, rid, name, args, sid):
+        if MODE == "nultool":
+            log("call name=%r" % name)
         if name == "echo":
             return self.text(rid, args.get("text", ""))
         if name == "regional":
@@ -242,6 +295,34 @@ class Handler(BaseHTTPRequestHandler):
             return self.json({"id": rid, "result": {"content": []}})
         if name == "numbertext":
             return self.result(rid, {"content": [{"type": "text", "text": 5}]})
+        if name == "rst":
+            return self.reset(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: 500\r\n\r\n{\"js")
+        if name == "rstsse":
+            return self.reset(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                              b"data: {\"jsonrpc\":\"2.0\",\"id\":")
+        if name == "mute":
+            self.close_connection = True
+            return
+        if name == "longheader":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * 200000 + b"\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            self.close_connection = True
+            return
+        if name == "fakesse":
+            body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {
+                "content": [{"type": "text", "text": "plain json"}]}}).encode()
+            return self.reply(200, body, "text/event-streamXYZ")
+        if name in ("ctrlid", "longid"):
+            eid = "a\x01b" if name == "ctrlid" else "I" * 3000
+            self.sse_start()
+            for step in (1, 2):
+                self.event(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                                       "params": {"progressToken": args.get("token", rid),
+                                                  "progress": step}}), eid=eid, retry=100)
+            return
+        if name == "wide":
+            return self.text(rid, "wide")
         if name == "cut":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
