@@ -207,7 +207,11 @@ void mcp__client_run_until(mcp_client *c, mcp__until_fn done, void *arg, uint64_
         if (deadline != UINT64_MAX) {
             if (now >= deadline)
                 break;
-            uv_timer_start(&c->wake_timer, wake, deadline - now, 0);
+            /* Repeating: if it fires in the timers uv_run runs before it
+             * polls (a slow moment, valgrind), a one-shot timer would leave
+             * that poll without a timeout, blocked until some I/O came (a
+             * server ignoring SIGTERM sends none: CI hung 15 minutes). */
+            uv_timer_start(&c->wake_timer, wake, deadline - now, deadline - now);
         }
         if (uv_run(&c->loop, UV_RUN_ONCE) == 0 && !done(c, arg))
             break; /* nothing left that could change anything */
