@@ -73,15 +73,23 @@ static mcp_json_doc *list_tools(scenario_run *r)
     return tools;
 }
 
-static const mcp_json *find_tool(const mcp_json *tools, const char *name)
+/* Names are compared and sent as JSON strings, whole: a name with a NUL
+ * in it ("nul\u0000x") is not the name "nul". */
+static const mcp_json *find_tool_n(const mcp_json *tools, const char *want, size_t n)
 {
     for (size_t i = 0; i < mcp_json_array_size(tools); i++) {
         const mcp_json *t = mcp_json_array_at(tools, i);
-        const char *n = mcp_json_string(mcp_json_object_get(t, "name"), NULL);
-        if (n && !strcmp(n, name))
+        size_t tn;
+        const char *s = mcp_json_string(mcp_json_object_get(t, "name"), &tn);
+        if (s && tn == n && !memcmp(s, want, n))
             return t;
     }
     return NULL;
+}
+
+static const mcp_json *find_tool(const mcp_json *tools, const char *name)
+{
+    return find_tool_n(tools, name, strlen(name));
 }
 
 /* Send a request and say how it ended; a result that is a tool error counts
@@ -94,8 +102,9 @@ static bool request(scenario_run *r, const char *method, const mcp_json *params,
     mcp_client_call_result res;
     int rc = mcp_client_request(r->c, method, params, &co, &res);
     char what[160];
-    const char *name = mcp_json_string(mcp_json_object_get(params, "name"), NULL);
-    snprintf(what, sizeof what, "%s%s%s", method, name ? " " : "", name ? cli_safe(name) : "");
+    size_t nn;
+    const char *name = mcp_json_string(mcp_json_object_get(params, "name"), &nn);
+    snprintf(what, sizeof what, "%s%s%s", method, name ? " " : "", name ? cli_safe_n(name, nn) : "");
     bool ok = rc == MCP_OK && !res.is_error;
     if (rc == MCP_ERR_REMOTE) {
         fprintf(stderr, "mcp conformance-client: %s: error %lld: %s\n", what,
@@ -119,11 +128,11 @@ static bool request(scenario_run *r, const char *method, const mcp_json *params,
 
 /* tools/call name with arguments; the text of its first content block is
  * printed on stdout (the suite keeps it in stdout.txt). */
-static bool call_tool(scenario_run *r, const char *name, const mcp_json *arguments)
+static bool call_tool_n(scenario_run *r, const char *name, size_t nn, const mcp_json *arguments)
 {
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *params = mcp_json_new_object(d);
-    mcp_json_object_set(d, params, "name", mcp_json_new_string(d, name));
+    mcp_json_object_set(d, params, "name", mcp_json_new_stringn(d, name, nn));
     mcp_json_object_set(d, params, "arguments",
                         arguments ? mcp_json_copy(d, arguments) : mcp_json_new_object(d));
     if (mcp_json_doc_error(d) != MCP_OK) {
@@ -139,9 +148,15 @@ static bool call_tool(scenario_run *r, const char *name, const mcp_json *argumen
     const mcp_json *first = mcp_json_array_at(mcp_json_object_get(res.result, "content"), 0);
     size_t n;
     const char *text = mcp_json_string(mcp_json_object_get(first, "text"), &n);
-    printf("%s: %s\n", cli_safe(name), text ? cli_safe_n(text, n) : "(no text)");
+    printf("%s: ", cli_safe_n(name, nn));
+    printf("%s\n", text ? cli_safe_n(text, n) : "(no text)");
     mcp_client_call_result_release(&res);
     return true;
+}
+
+static bool call_tool(scenario_run *r, const char *name, const mcp_json *arguments)
+{
+    return call_tool_n(r, name, strlen(name), arguments);
 }
 
 /* Arguments that fit a tool's inputSchema: each declared property with a
@@ -185,13 +200,14 @@ static void call_every_tool(scenario_run *r, const mcp_json *tools)
 {
     for (size_t i = 0; i < mcp_json_array_size(tools); i++) {
         const mcp_json *t = mcp_json_array_at(tools, i);
-        const char *name = mcp_json_string(mcp_json_object_get(t, "name"), NULL);
+        size_t nn;
+        const char *name = mcp_json_string(mcp_json_object_get(t, "name"), &nn);
         mcp_json_doc *d = mcp_json_doc_new(NULL);
         mcp_json *args = sample_arguments(d, t);
         if (!name || mcp_json_doc_error(d) != MCP_OK)
             fail(r, EXIT_CONNECTION, name ? "out of memory" : "a listed tool has no name");
         else
-            call_tool(r, name, args);
+            call_tool_n(r, name, nn, args);
         mcp_json_doc_free(d);
     }
 }
@@ -289,13 +305,14 @@ static void play_custom_headers(scenario_run *r)
     mcp_json_doc *tools = list_tools(r);
     for (size_t i = 0; tools && i < mcp_json_array_size(calls); i++) {
         const mcp_json *one = mcp_json_array_at(calls, i);
-        const char *name = mcp_json_string(mcp_json_object_get(one, "name"), NULL);
+        size_t nn;
+        const char *name = mcp_json_string(mcp_json_object_get(one, "name"), &nn);
         if (!name)
             fail(r, EXIT_USAGE, "a toolCalls entry of MCP_CONFORMANCE_CONTEXT has no name");
-        else if (!find_tool(mcp_json_doc_root(tools), name))
+        else if (!find_tool_n(mcp_json_doc_root(tools), name, nn))
             fail(r, EXIT_TOOL_ERROR, "a tool of MCP_CONFORMANCE_CONTEXT is not listed");
         else
-            call_tool(r, name, mcp_json_object_get(one, "arguments"));
+            call_tool_n(r, name, nn, mcp_json_object_get(one, "arguments"));
     }
     mcp_json_doc_free(tools);
     mcp_json_doc_free(d);
