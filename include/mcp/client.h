@@ -118,12 +118,16 @@ typedef struct mcp_http_client_options {
      * (Authorization, ...), NULL-terminated; copied. NULL: none. A name the
      * transport writes itself (Content-Type, Accept, Mcp-Session-Id,
      * MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*,
-     * Last-Event-ID, ...) or a value with a control character other than
-     * tab is refused. */
+     * Last-Event-ID, Accept-Encoding (the response would not be decoded),
+     * ...) or a value with a control character other than tab is refused;
+     * "Name:" sends the header with an empty value. Messages name a
+     * refused header, never repeat its value. */
     const char *const *headers;
     /* TLS: the server's certificate and name are checked against the
      * system's CAs unless ca_file names a PEM bundle to use instead (copied;
-     * NULL: the system's). tls_no_verify skips both checks (testing only). */
+     * read when the client connects, so one that cannot be read is refused
+     * then; NULL: the system's). tls_no_verify skips both checks (testing
+     * only). */
     const char *ca_file;
     bool tls_no_verify;
     /* How long one TCP (and TLS) connection may take to open; 0: 10 s. */
@@ -161,13 +165,21 @@ typedef struct mcp_http_client_options {
  * is gone. 2026-07-28: no session; a cancel or a timeout closes the
  * request's stream; a tools/call the server refuses with HeaderMismatch
  * (-32020: the tool's x-mcp-header parameters changed since it was listed)
- * lists the tools again and is sent once more, whose answer is the call's. HTTP failures end calls as MCP_CLIENT_HTTP_ERROR says.
+ * lists the tools again and is sent once more, whose answer is the call's.
+ * HTTP failures end calls as MCP_CLIENT_HTTP_ERROR says. Redirects are not
+ * followed (the error names the Location). A session id the server gives
+ * that could not be sent back as it is (not visible ASCII, empty, over
+ * 1024 bytes) fails initialize; an SSE event id that could not be (control
+ * characters, edge spaces, over 1024 bytes) makes its stream not
+ * resumable, rather than resumed at a wrong place. URLs in messages and
+ * logs show "***" for a password.
  *
  * Returns MCP_OK; MCP_ERR_IO (no HTTP answer at all: the server cannot be
  * reached, the name does not resolve, TLS failed), MCP_ERR_REMOTE (the
  * server refused: an HTTP or JSON-RPC error, mcp_client_error() has it),
  * MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL, MCP_ERR_TOO_LARGE, MCP_ERR_INVALID_ARG
- * (url NULL or not http(s), a bad options size or header, or a
+ * (nothing was sent: url NULL, not http(s) or not a URL curl can use, a bad
+ * options size or header, a ca_file that cannot be read, or a
  * protocol_version this library does not speak), MCP_ERR_NOMEM or
  * MCP_ERR_STATE (already connected, or closed). After a failure the client
  * is as new. mcp_client_reconnect connects to the same URL again.

@@ -9,6 +9,8 @@
  * forgotten and the server probed again (an upgraded server).
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +116,9 @@ static void on_log(void *ud, const mcp_log_record *r)
 
 static void write_failed(mcp_client *c, const char *why)
 {
-    mcp__client_set_error(c, "cannot send to %s: %s", c->url, why);
+    char shown[256];
+    mcp__client_set_error(c, "cannot send to %s: %s", mcp__http_url_shown(c->url, shown, sizeof shown),
+                          why);
 }
 
 static void transport_down(mcp_client *c, bool input, const char *why)
@@ -177,7 +181,9 @@ static int start_once(mcp_client *c)
         const char *unreachable = mcp__http_client_unreachable(inner);
         if (unreachable) {
             /* No HTTP answer at all: say so, not "the server refused". */
-            mcp__client_set_error(c, "cannot reach %s: %s", c->url, unreachable);
+            char shown[256];
+            mcp__client_set_error(c, "cannot reach %s: %s",
+                                  mcp__http_url_shown(c->url, shown, sizeof shown), unreachable);
             if (rc == MCP_ERR_REMOTE)
                 rc = MCP_ERR_IO;
         }
@@ -215,35 +221,58 @@ static bool reserved_header(const char *name, size_t n)
     static const char *const names[] = {"content-type", "accept", "mcp-session-id",
                                         "mcp-protocol-version", "mcp-method", "mcp-name",
                                         "last-event-id", "content-length", "host",
-                                        "transfer-encoding", "expect"};
+                                        "transfer-encoding", "expect",
+                                        /* curl would not decode what it asks for */
+                                        "accept-encoding"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == n && !strncasecmp(names[i], name, n))
             return true;
     return n >= 10 && !strncasecmp(name, "mcp-param-", 10);
 }
 
-static bool header_ok(const char *h)
+/* Why h cannot be sent as a caller's header, or NULL when it can. */
+static const char *header_problem(const char *h)
 {
     const char *colon = strchr(h, ':');
-    if (!colon || colon == h || !mcp__http_token_valid(h, (size_t)(colon - h)) ||
-        reserved_header(h, (size_t)(colon - h)))
-        return false;
+    if (!colon || colon == h)
+        return "not 'Name: value'";
+    if (!mcp__http_token_valid(h, (size_t)(colon - h)))
+        return "the name is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)";
+    if (reserved_header(h, (size_t)(colon - h)))
+        return "the transport writes this header itself";
     for (const char *p = colon + 1; *p; p++)
         if ((unsigned char)*p < 0x20 ? *p != '\t' : *p == 0x7f)
-            return false; /* CR and LF above all: no header of ours may be forged */
-    return true;
+            return "a control character in the value"; /* CR, LF: no header may be forged */
+    return NULL;
 }
 
-static bool url_ok(const char *url)
+/* Why url cannot be used (written to why), or true. */
+static bool url_usable(const char *url, char *why, size_t size)
 {
-    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
+    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
+        snprintf(why, size, "not an http:// or https:// URL");
         return false;
+    }
     for (const char *p = url; *p; p++)
-        if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+        if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
+            snprintf(why, size, "a %s at byte %zu of the URL (encode it: %%20 for a space)",
+                     *p == ' ' ? "space" : "control character", (size_t)(p - url));
             return false;
-    char *origin = origin_of(url);
-    free(origin);
-    return origin != NULL;
+        }
+    CURLU *u = curl_url();
+    if (!u) {
+        snprintf(why, size, "out of memory");
+        return false;
+    }
+    CURLUcode rc = curl_url_set(u, CURLUPART_URL, url, 0);
+    char *host = NULL;
+    if (rc == CURLUE_OK)
+        rc = curl_url_get(u, CURLUPART_HOST, &host, 0);
+    if (rc != CURLUE_OK)
+        snprintf(why, size, "not a usable URL: %s", curl_url_strerror(rc));
+    curl_free(host);
+    curl_url_cleanup(u);
+    return rc == CURLUE_OK;
 }
 
 int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_client_options *opts)
@@ -258,17 +287,36 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
         mcp__client_set_error(c, "bad arguments: a URL and options of a known size");
         return MCP_ERR_INVALID_ARG;
     }
-    if (!url_ok(url)) {
-        mcp__client_set_error(c, "not an http:// or https:// URL");
+    char why[160], shown[256];
+    if (!url_usable(url, why, sizeof why)) {
+        mcp__client_set_error(c, "%s: '%s'", why, mcp__http_url_shown(url, shown, sizeof shown));
         return MCP_ERR_INVALID_ARG;
     }
-    for (const char *const *h = o.headers; h && *h; h++)
-        if (!header_ok(*h)) {
-            mcp__client_set_error(c, "not a header line the client may send: 'Name: value', "
-                                     "a token name that is not one of the transport's own, "
-                                     "no control characters");
+    for (const char *const *h = o.headers; h && *h; h++) {
+        const char *problem = header_problem(*h);
+        if (problem) {
+            /* The name only, and only when it is a token: the value may
+             * be a secret, and a name that is not a token may be anything. */
+            const char *colon = strchr(*h, ':');
+            size_t n = colon ? (size_t)(colon - *h) : 0;
+            if (n && n <= 64 && mcp__http_token_valid(*h, n))
+                mcp__client_set_error(c, "cannot send the header %.*s: %s", (int)n, *h, problem);
+            else
+                mcp__client_set_error(c, "cannot send a header line: %s", problem);
             return MCP_ERR_INVALID_ARG;
         }
+    }
+    /* A CA file that cannot be read would only show up as a TLS failure
+     * ("cannot reach"), and only for https. */
+    if (o.ca_file) {
+        FILE *f = fopen(o.ca_file, "r");
+        if (!f) {
+            mcp__client_set_error(c, "cannot read the CA file %.200s: %s", o.ca_file,
+                                  strerror(errno));
+            return MCP_ERR_INVALID_ARG;
+        }
+        fclose(f);
+    }
     char *u = strdup(url), *ca = o.ca_file ? strdup(o.ca_file) : NULL;
     char **headers = o.headers ? mcp__client_copy_strings(o.headers) : NULL;
     if (!u || (o.ca_file && !ca) || (o.headers && !headers)) {

@@ -100,41 +100,23 @@ bool mcp__hc_span_string(mcp__span v, mcp_buf *out)
 
 /* The inbox ---------------------------------------------------------------------- */
 
-static note *queue(http_client *t, note_kind kind, const char *data, size_t len,
-                   const char *id, size_t id_len)
+void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len)
 {
-    note *m = malloc(sizeof *m + len + 1 + id_len);
+    note *m = malloc(sizeof *m + len + 1);
     if (!m) {
         mcp__hc_say(t, MCP_LOG_ERROR, "out of memory: a message from the server was dropped");
-        return NULL;
+        return;
     }
     m->next = NULL;
     m->kind = kind;
     m->len = len;
-    m->id_len = id_len;
-    m->status = 0;
     memcpy(m->data, data, len);
     m->data[len] = '\0';
-    if (id_len)
-        memcpy(m->data + len + 1, id, id_len);
     if (t->in_tail)
         t->in_tail->next = m;
     else
         t->in_head = m;
     t->in_tail = m;
-    return m;
-}
-
-void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len)
-{
-    queue(t, kind, data, len, NULL, 0);
-}
-
-void mcp__hc_queue_answer(http_client *t, const xfer *x, const char *data, size_t len)
-{
-    note *m = queue(t, NOTE_ANSWER, data, len, x->id, x->id_len);
-    if (m)
-        m->status = x->status;
 }
 
 static void free_notes(note **head, note **tail)
@@ -145,9 +127,6 @@ static void free_notes(note **head, note **tail)
     }
     *head = *tail = NULL;
 }
-
-static void made_up_error(http_client *t, const char *id, size_t id_len, long status,
-                          bool transport, const char *text);
 
 static void drain(http_client *t)
 {
@@ -161,13 +140,10 @@ static void drain(http_client *t)
             t->in_tail = NULL;
         const mcp__transport_sink *k = &t->base.sink;
         if (m->kind != NOTE_OVERSIZED) {
-            if (t->o.trace)
+            /* The trace is the wire: an error made up here was not on it. */
+            if (t->o.trace && m->kind == NOTE_MESSAGE)
                 t->o.trace(t->o.trace_ud, false, m->data, m->len);
-            int rc = k->message(k->ud, 0, m->data, m->len);
-            if (rc == MCP_ERR_RPC_PARSE && m->kind == NOTE_ANSWER && !t->closing)
-                made_up_error(t, m->data + m->len + 1, m->id_len, m->status, false,
-                              "the server's answer could not be read as JSON (see the "
-                              "warning before)");
+            k->message(k->ud, 0, m->data, m->len);
         } else {
             k->oversized(k->ud, 0, m->data, m->len, NULL, 0, t->o.max_message);
         }
@@ -176,9 +152,8 @@ static void drain(http_client *t)
     t->delivering = false;
 }
 
-/* A response made up for a request the server did not answer (or answered
- * with bytes the session could not read): the session ends the call with it
- * as with any error response. */
+/* A response made up for a request the server did not answer: the session
+ * ends the call with it as with any error response. */
 static void made_up_error(http_client *t, const char *id, size_t id_len, long status,
                           bool transport, const char *text)
 {
@@ -200,7 +175,7 @@ static void made_up_error(http_client *t, const char *id, size_t id_len, long st
         mcp_json_write_string(text, n, &b);
     }
     if (mcp_buf_append(&b, "}}}", 3) == MCP_OK)
-        mcp__hc_queue(t, NOTE_MESSAGE, b.data, b.len);
+        mcp__hc_queue(t, NOTE_MADE_UP, b.data, b.len);
     else
         mcp__hc_say(t, MCP_LOG_ERROR, "out of memory: an HTTP failure could not be reported");
     mcp_buf_free(&b);
@@ -236,6 +211,9 @@ void mcp__hc_detach(xfer *x)
     mcp_buf_free(&x->in);
     free(x->session_header);
     x->session_header = NULL;
+    x->session_bad = NULL;
+    free(x->location);
+    x->location = NULL;
 }
 
 void mcp__hc_xfer_free(xfer *x)
@@ -475,11 +453,18 @@ static void on_poll(uv_poll_t *p, int status, int events)
 {
     sock_ctx *sc = (sock_ctx *)p;
     http_client *t = sc->t;
-    int flags = status < 0 ? CURL_CSELECT_ERR
+    /* libuv reports a socket error (a reset) as UV_EBADF and stops the
+     * handle; CURL_CSELECT_ERR would make curl say "select/poll returned
+     * error". Telling it the socket is ready lets its recv or connect
+     * check find the real cause ("Connection reset by peer"). */
+    int flags = status < 0 ? CURL_CSELECT_IN | CURL_CSELECT_OUT
                            : ((events & UV_READABLE ? CURL_CSELECT_IN : 0) |
                               (events & UV_WRITABLE ? CURL_CSELECT_OUT : 0));
     int running;
     curl_multi_socket_action(t->multi, sc->fd, flags, &running);
+    /* Still wanted by curl after an error: watch it again (libuv stopped it). */
+    if (status < 0 && !uv_is_closing((uv_handle_t *)&sc->poll))
+        uv_poll_start(&sc->poll, sc->events, on_poll);
     mcp__hc_after(t);
 }
 
@@ -511,6 +496,7 @@ static int on_socket(CURL *e, curl_socket_t s, int what, void *userp, void *sock
         curl_multi_assign(t->multi, s, sc);
     }
     int ev = (what & CURL_POLL_IN ? UV_READABLE : 0) | (what & CURL_POLL_OUT ? UV_WRITABLE : 0);
+    sc->events = ev;
     uv_poll_start(&sc->poll, ev, on_poll);
     return 0;
 }
@@ -803,7 +789,7 @@ mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_opt
     t->headers = calloc(nh + 1, sizeof *t->headers);
     bool ok = t->url && (!o->ca_file || t->ca_file) && t->headers;
     for (size_t i = 0; ok && i < nh; i++)
-        ok = (t->headers[i] = strdup(o->headers[i])) != NULL;
+        ok = (t->headers[i] = mcp__http_header_for_curl(o->headers[i])) != NULL;
     t->tools = ok ? mcp__tool_headers_new() : NULL;
     t->multi = t->tools ? curl_multi_init() : NULL;
     if (!t->multi) {

@@ -27,6 +27,8 @@
 #define LISTEN_MAX_ATTEMPTS 10
 #define LISTEN_MAX_DELAY_MS 60000
 #define MAX_SESSION_ID 1024
+/* The longest SSE event id kept for Last-Event-ID. */
+#define MAX_EVENT_ID 1024
 
 typedef enum {
     X_REQUEST, /* a request's POST, or a GET resuming its stream */
@@ -57,12 +59,15 @@ typedef struct xfer {
     long status;
     char reason[64];
     char *session_header;
+    const char *session_bad; /* why the Mcp-Session-Id header is unusable */
+    char *location;          /* a redirect's Location, as sent (capped) */
     mcp_buf in;
     mcp__sse_decoder dec;
     bool dec_open;
     /* The stream, across resumes. */
     char *last_id;
     bool has_last_id, has_retry, answered, got_event, waiting, reinit_ok;
+    bool unusable_id; /* the last event id could not be sent back */
     uint64_t retry_ms, due;
     int attempts;
     /* A tools/call refused for its headers: its tools/list (refresh), and
@@ -74,23 +79,21 @@ typedef struct xfer {
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
-/* NOTE_ANSWER: a message that answers the request whose id follows the
- * message's bytes (after its NUL): if the session cannot even parse it, the
- * request is failed at once instead of waiting for its timeout. */
-typedef enum { NOTE_MESSAGE, NOTE_OVERSIZED, NOTE_ANSWER } note_kind;
+/* NOTE_MADE_UP: an error response the transport wrote for a request the
+ * server did not answer (not traced: it was never on the wire). */
+typedef enum { NOTE_MESSAGE, NOTE_OVERSIZED, NOTE_MADE_UP } note_kind;
 
 typedef struct note {
     struct note *next;
     note_kind kind;
     size_t len;
-    size_t id_len; /* NOTE_ANSWER */
-    long status;   /* NOTE_ANSWER: the HTTP status it came with */
     char data[];
 } note;
 
 typedef struct sock_ctx {
     uv_poll_t poll;
     curl_socket_t fd;
+    int events; /* the UV_READABLE|UV_WRITABLE curl last asked for */
     http_client *t;
     struct sock_ctx *next, *prev;
 } sock_ctx;
@@ -143,7 +146,6 @@ mcp__span mcp__hc_member(mcp__span obj, const char *name);
 bool mcp__hc_span_string(mcp__span v, mcp_buf *out);
 /* A message for the sink, delivered once curl has returned. */
 void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len);
-void mcp__hc_queue_answer(http_client *t, const xfer *x, const char *data, size_t len);
 /* End x's request with an error response made up here (once). transport:
  * the network or a broken stream failed, not the server's answer. */
 void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *fmt, ...)

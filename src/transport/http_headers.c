@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "transport/http_headers.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/base64.h"
@@ -95,4 +96,59 @@ bool mcp__http_token_valid(const char *s, size_t n)
             return false;
     }
     return true;
+}
+
+char *mcp__http_header_for_curl(const char *line)
+{
+    const char *colon = strchr(line, ':');
+    const char *v = colon ? colon + 1 : NULL;
+    while (v && (*v == ' ' || *v == '\t'))
+        v++;
+    if (!v || *v)
+        return strdup(line);
+    size_t n = (size_t)(colon - line);
+    char *out = malloc(n + 2);
+    if (out) {
+        memcpy(out, line, n);
+        memcpy(out + n, ";", 2);
+    }
+    return out;
+}
+
+const char *mcp__http_url_shown(const char *url, char *out, size_t size)
+{
+    /* The password sits between the userinfo's first ':' and the last '@'
+     * of the authority (RFC 3986: the authority ends at '/', '?' or '#'). */
+    const char *auth = strstr(url, "://");
+    auth = auth ? auth + 3 : url;
+    size_t alen = strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *p = auth; p < auth + alen; p++)
+        if (*p == '@')
+            at = p;
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    /* Room is kept for "..." (3) and the NUL. */
+    size_t n = 0, room = size - 4;
+    const char *p = url;
+    for (; *p; p++) {
+        if (colon && p == colon + 1) {
+            if (n + 3 > room)
+                break;
+            memcpy(out + n, "***", 3);
+            n += 3;
+            p = at - 1; /* the '@' next */
+            colon = NULL;
+            continue;
+        }
+        if (n + 1 > room)
+            break;
+        unsigned char c = (unsigned char)*p;
+        out[n++] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+    }
+    if (*p) {
+        memcpy(out + n, "...", 3);
+        n += 3;
+    }
+    out[n] = '\0';
+    return out;
 }

@@ -39,4 +39,14 @@ bool mcp__http_param_text(const mcp_json *v, const char **text, size_t *len, boo
 /* True when s is an HTTP field-name token (RFC 9110 `1*tchar`). */
 bool mcp__http_token_valid(const char *s, size_t n);
 
+/* The header line curl is given for a caller's "Name: value": the same,
+ * or "Name;" when the value is empty (curl reads "Name:" as "remove the
+ * header Name" and would send nothing). Malloc'd; NULL: out of memory. */
+char *mcp__http_header_for_curl(const char *line);
+
+/* url as it may be shown in a message or a log: a password in it replaced
+ * by "***", control characters and non-ASCII bytes by '?', cut with "..."
+ * to fit size (at least 4). Returns out. */
+const char *mcp__http_url_shown(const char *url, char *out, size_t size);
+
 #endif

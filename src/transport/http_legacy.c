@@ -23,7 +23,7 @@ int mcp__hc_launch_get(http_client *t, xfer *x)
     if (rc == MCP_OK)
         rc = mcp__hc_legacy_headers(t, x);
     if (rc == MCP_OK && x->has_last_id)
-        rc = mcp__hc_add_headerf(x, "Last-Event-ID: %.*s", MAX_SESSION_ID, x->last_id);
+        rc = mcp__hc_add_headerf(x, "Last-Event-ID: %s", x->last_id);
     return rc == MCP_OK ? mcp__hc_launch(t, x, true) : rc;
 }
 

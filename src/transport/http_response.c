@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "transport/http_client_internal.h"
+#include "transport/http_headers.h"
 
 static bool span_equal(mcp__span a, const char *b, size_t bn)
 {
@@ -38,8 +39,16 @@ static void message_from(xfer *x, const char *p, size_t n)
         mcp__hc_queue(t, NOTE_MESSAGE, p, n);
         return;
     }
-    x->answered = true;
     bool initialize = x->method && !strcmp(x->method, "initialize");
+    if (initialize && sh.result.p && x->session_bad) {
+        if (x->role == X_REINIT)
+            x->answered = true; /* not reinit_ok: the renewal fails */
+        else
+            mcp__hc_fail_request(t, x, true, "the server's Mcp-Session-Id cannot be sent back "
+                                 "(%s): no session can be used", x->session_bad);
+        return;
+    }
+    x->answered = true;
     if (initialize && sh.result.p) {
         mcp_buf v;
         mcp_buf_init(&v, 64, NULL);
@@ -66,27 +75,37 @@ static void message_from(xfer *x, const char *p, size_t n)
         bool changed = false;
         if (mcp__tool_headers_learn(t->tools, p, n, &out, &changed, warn_tool, t) == MCP_OK &&
             changed) {
-            mcp__hc_queue_answer(t, x, out.data, out.len);
+            mcp__hc_queue(t, NOTE_MESSAGE, out.data, out.len);
             mcp_buf_free(&out);
             return;
         }
     }
-    mcp__hc_queue_answer(t, x, p, n);
+    mcp__hc_queue(t, NOTE_MESSAGE, p, n);
+}
+
+/* The stream's last event id becomes id: one that cannot travel back in a
+ * Last-Event-ID header as it is (a control character, which curl or a
+ * proxy would drop or refuse, an edge space HTTP trims, or longer than
+ * MAX_EVENT_ID) is not sent cut or changed, which would resume the wrong
+ * place: the stream just cannot be resumed, and its end says why. An
+ * empty id is the SSE way to forget the last one. */
+static void take_event_id(xfer *x, const char *id, size_t n)
+{
+    bool usable = n > 0 && n <= MAX_EVENT_ID && id[0] != ' ' && id[n - 1] != ' ';
+    for (size_t i = 0; i < n && usable; i++)
+        usable = (unsigned char)id[i] >= 0x20 && (unsigned char)id[i] < 0x7f;
+    char *copy = usable ? strndup(id, n) : NULL;
+    free(x->last_id);
+    x->last_id = copy;
+    x->has_last_id = copy != NULL;
+    x->unusable_id = n > 0 && !usable;
 }
 
 static bool on_event(void *ud, const mcp__sse_event *ev)
 {
     xfer *x = ud;
-    if (ev->has_id) {
-        char *id = malloc(ev->id_len + 1);
-        if (id) {
-            memcpy(id, ev->id, ev->id_len);
-            id[ev->id_len] = '\0';
-            free(x->last_id);
-            x->last_id = id;
-            x->has_last_id = true;
-        }
-    }
+    if (ev->has_id)
+        take_event_id(x, ev->id, ev->id_len);
     x->got_event = true;
     x->attempts = 0;
     bool message = !ev->type_len || (ev->type_len == 7 && !memcmp(ev->type, "message", 7));
@@ -113,7 +132,10 @@ static void response_started(xfer *x)
     curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
     bool ok = x->status >= 200 && x->status < 300;
     mcp_buf_init(&x->in, ok ? t->o.max_message : ERROR_BODY_CAP, NULL);
-    x->sse = ok && ct && strncasecmp(ct, "text/event-stream", 17) == 0;
+    /* The media type exactly (parameters may follow): text/event-streamX
+     * is not a stream. */
+    x->sse = ok && ct && strncasecmp(ct, "text/event-stream", 17) == 0 &&
+             (!ct[17] || ct[17] == ';' || ct[17] == ' ' || ct[17] == '\t');
     if (x->sse) {
         mcp__sse_callbacks cb = {on_event, on_retry, x};
         mcp__sse_decoder_init(&x->dec, t->o.max_message, &cb);
@@ -166,6 +188,9 @@ size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
         x->reason[rn] = '\0';
         free(x->session_header);
         x->session_header = NULL;
+        x->session_bad = NULL;
+        free(x->location);
+        x->location = NULL;
         return size * nmemb;
     }
     static const char name[] = "mcp-session-id:";
@@ -175,11 +200,24 @@ size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
             v++;
         while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
             end--;
-        bool visible = end > v && end - v <= MAX_SESSION_ID;
-        for (const char *c = v; c < end && visible; c++)
-            visible = *c >= 0x21 && *c <= 0x7e;
+        /* The id is echoed on every request: one that could not be sent
+         * back as it is (visible ASCII only, the spec says) fails the
+         * initialize rather than leave a session nobody can address. */
+        x->session_bad = end == v ? "it is empty" : end - v > MAX_SESSION_ID ? "over 1024 bytes" : NULL;
+        for (const char *c = v; c < end && !x->session_bad; c++)
+            if (*c < 0x21 || *c > 0x7e)
+                x->session_bad = *c == ' ' || *c == '\t' ? "a space in it"
+                                 : (unsigned char)*c >= 0x80 ? "a byte that is not ASCII"
+                                                              : "a control character in it";
         free(x->session_header);
-        x->session_header = visible ? strndup(v, (size_t)(end - v)) : NULL;
+        x->session_header = x->session_bad ? NULL : strndup(v, (size_t)(end - v));
+    } else if (n > 9 && !strncasecmp(p, "location:", 9)) {
+        const char *v = p + 9;
+        while (v < p + n && (*v == ' ' || *v == '\t'))
+            v++;
+        size_t len = (size_t)(p + n - v);
+        free(x->location);
+        x->location = strndup(v, len < 2048 ? len : 2048);
     }
     return size * nmemb;
 }
@@ -234,6 +272,34 @@ static const char *body_snippet(xfer *x, char *out, size_t size)
     return out;
 }
 
+/* Why curl ended x with code, in words; *reached: the server was reached
+ * (it may have answered nothing, or something curl could not take). */
+static const char *curl_failure(const xfer *x, CURLcode code, bool *reached)
+{
+    *reached = x->status != 0;
+    switch (code) {
+    case CURLE_GOT_NOTHING:
+        *reached = true;
+        return "the server closed the connection without answering";
+    case CURLE_OUT_OF_MEMORY:
+        /* What curl says when a header line passes its 100 KB limit. */
+        *reached = true;
+        return "the response could not be taken: a header line over curl's 100 KB limit, "
+               "or out of memory";
+    default:
+        return x->errbuf[0] ? x->errbuf : curl_easy_strerror(code);
+    }
+}
+
+/* Why a broken stream of x cannot be resumed, when that is the reason. */
+static const char *not_resumable(const xfer *x)
+{
+    return x->sse && !x->answered && x->unusable_id && !x->t->modern
+               ? "; it cannot be resumed: the server's event id cannot be sent back in "
+                 "Last-Event-ID (a control character, an edge space, or over 1024 bytes)"
+               : "";
+}
+
 static void request_ended(http_client *t, xfer *x, CURLcode code)
 {
     if (x->role == X_REINIT) {
@@ -273,18 +339,21 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
                          "(HTTP 202)");
         else
             mcp__hc_fail_request(t, x, true, "the server ended its response without answering "
-                         "(HTTP %ld)", x->status);
+                         "(HTTP %ld)%s", x->status, not_resumable(x));
     } else if (code != CURLE_OK) {
-        const char *why = x->errbuf[0] ? x->errbuf : curl_easy_strerror(code);
-        if (!x->status) {
+        bool reached;
+        const char *why = curl_failure(x, code, &reached);
+        if (!reached) {
             snprintf(t->unreachable, sizeof t->unreachable, "%s", why);
             mcp__hc_fail_request(t, x, true, "cannot reach the server: %s", why);
         } else if (ok_status && x->sse && !x->answered && mcp__hc_can_resume(t, x)) {
             mcp__hc_resume(t, x);
             return;
+        } else if (!x->status || code == CURLE_OUT_OF_MEMORY) {
+            mcp__hc_fail_request(t, x, true, "%s", why);
         } else {
             mcp__hc_fail_request(t, x, true, "the connection broke before the response ended "
-                         "(HTTP %ld): %s", x->status, why);
+                         "(HTTP %ld): %s%s", x->status, why, not_resumable(x));
         }
     } else if (x->status == 404 && mcp__hc_current_session(t, x) && !t->modern) {
         mcp__hc_expire(t, x); /* frees x */
@@ -295,6 +364,12 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
     } else if (mcp__hc_refresh_wanted(t, x)) {
         mcp__hc_refresh_start(t, x); /* x waits for it */
         return;
+    } else if (x->status >= 300 && x->status < 400 && x->location) {
+        char shown[256];
+        mcp__hc_fail_request(t, x, false, "HTTP %ld%s%s: the server sends the request to %s "
+                             "(redirects are not followed: give that URL if it is trusted)",
+                             x->status, x->reason[0] ? " " : "", x->reason,
+                             mcp__http_url_shown(x->location, shown, sizeof shown));
     } else if (!pass_error_body(t, x)) {
         char snippet[320];
         body_snippet(x, snippet, sizeof snippet);
@@ -331,12 +406,8 @@ void mcp__hc_transfer_done(http_client *t, xfer *x, CURLcode code)
          * event): the decoder knows it, no callback told us. */
         size_t n;
         const char *id = mcp__sse_decoder_last_id(&x->dec, &n);
-        char *copy = id && n ? strndup(id, n) : NULL;
-        if (copy) {
-            free(x->last_id);
-            x->last_id = copy;
-            x->has_last_id = true;
-        }
+        if (id && n)
+            take_event_id(x, id, n);
     }
     if (x->role == X_REQUEST || x->role == X_REINIT)
         request_ended(t, x, code);

@@ -230,6 +230,22 @@ expect_exit 2 "a --resource URI that is not UTF-8" -- \
     "$MCP" watch --resource "$(printf 'file:///\376')" -- sh -c ': >"$0"' "$WORK/started"
 contains "$WORK/err" "is not valid UTF-8" "says why"
 [ ! -e "$WORK/started" ] || fail "the server was started for a URI that is not UTF-8"
+# What the user gave for HTTP is checked before anything is sent: usage
+# errors (2), each said precisely, a password never repeated.
+expect_exit 2 "a URL with a port out of range" -- "$MCP" call echo '{}' --url 'http://127.0.0.1:99999/mcp'
+contains "$WORK/err" "between 0 and 65535" "says why"
+expect_exit 2 "a URL with a space" -- "$MCP" call echo '{}' --url 'http://a:hunter2@x y/'
+contains "$WORK/err" "a space at byte 18 of the URL" "says where"
+lacks "$WORK/err" "hunter2" "the password is not repeated"
+expect_exit 2 "a header the transport owns" -- "$MCP" call echo '{}' --url http://127.0.0.1:9/ \
+    --header 'Accept-Encoding: gzip'
+contains "$WORK/err" "cannot send the header Accept-Encoding" "names it"
+expect_exit 2 "a CA file that cannot be read" -- "$MCP" call echo '{}' --url https://127.0.0.1:9/ \
+    --ca-file "$WORK/no-such.pem"
+contains "$WORK/err" "cannot read the CA file" "says so"
+expect_exit 3 "an unreachable URL with a password" -- "$MCP" call echo '{}' --url 'http://me:hunter2@127.0.0.1:9/'
+contains "$WORK/err" "cannot reach http://me:***@127.0.0.1:9/" "the URL shown"
+lacks "$WORK/err" "hunter2" "without the password"
 # A 2025 server that exits on the server/discover probe: the hint.
 if command -v python3 >/dev/null 2>&1; then
     HOSTILE="$(dirname "$0")/hostile_server.py"
@@ -241,4 +257,15 @@ if command -v python3 >/dev/null 2>&1; then
     # write fail first, and what it said would never be read.)
     expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp; read x'
     lacks "$WORK/err" "skips the probe" "no hint for a server that said something"
+    # The conformance client calls a tool by its whole name: "nul\u0000x"
+    # is not "nul" (attack round 3, F8.16).
+    python3 "$(dirname "$0")/hostile_http_server.py" nultool >"$WORK/nul.port" 2>"$WORK/nul.log" &
+    nulpid=$!
+    for _ in $(seq 100); do grep -q listening "$WORK/nul.port" && break; sleep 0.1; done
+    expect_exit 0 "conformance-client with a NUL in a tool name" -- env \
+        MCP_CONFORMANCE_SCENARIO=http-standard-headers "$MCP" conformance-client \
+        "http://127.0.0.1:$(awk '{print $2}' "$WORK/nul.port")/mcp"
+    kill $nulpid
+    contains "$WORK/nul.log" "call name='nul\\x00x'" "the whole name was sent"
+    lacks "$WORK/nul.log" "call name='nul'" "not the name cut at the NUL"
 fi

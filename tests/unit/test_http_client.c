@@ -322,6 +322,100 @@ static void the_era_is_remembered_per_origin(void **state)
     http_peer_stop(&p);
 }
 
+/* A failed call, its message checked, then a call that works: the client
+ * is not left broken. */
+static void fails_then_works(mcp_client *c, const char *tool, const char *says)
+{
+    mcp_client_call_result r;
+    assert_int_equal(call(c, tool, 20000, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    if (!r.error_message || !strstr(r.error_message, says))
+        fail_msg("%s: '%s' does not say '%s'", tool, r.error_message ? r.error_message : "",
+                 says);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+}
+
+/* Attack round 3, F8: each failure in words that say what happened. */
+static void each_broken_answer_is_told_for_what_it_is(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    /* A reset: the socket's own error, not "select/poll returned error". */
+    fails_then_works(c, "rst", "Connection reset by peer");
+    fails_then_works(c, "rstsse", "Connection reset by peer");
+    /* Connected, then closed unanswered: not "cannot reach". */
+    fails_then_works(c, "mute", "closed the connection without answering");
+    fails_then_works(c, "longheader", "header line over curl's 100 KB limit");
+    /* An event id that cannot go back in Last-Event-ID: not resumed with a
+     * cut or changed id (the stream would resume at the wrong place). */
+    fails_then_works(c, "ctrlid", "cannot be resumed: the server's event id");
+    fails_then_works(c, "longid", "cannot be resumed: the server's event id");
+    assert_int_equal(http_peer_count(&p, "GET last-event-id=a"), 0);
+    assert_int_equal(http_peer_count(&p, "GET last-event-id=I"), 0);
+    /* text/event-streamXYZ is no event stream: the JSON body is the answer. */
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "fakesse", 0, &r), MCP_OK);
+    assert_string_equal(text_of(&r), "plain json");
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void an_unusable_session_id_fails_the_connect(void **state)
+{
+    static const char *const modes[][2] = {{"sid_ctrl", "a control character"},
+                                           {"sid_long", "over 1024 bytes"},
+                                           {"sid_space", "a space"},
+                                           {"sid_utf8", "not ASCII"},
+                                           {"sid_empty", "empty"}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        http_peer p;
+        start(&p, modes[i][0]);
+        mcp_client *c = client(0);
+        assert_int_not_equal(mcp_client_connect_http(c, p.url, NULL), MCP_OK);
+        const char *e = mcp_client_error(c);
+        if (!strstr(e, "Mcp-Session-Id cannot be sent back") || !strstr(e, modes[i][1]))
+            fail_msg("%s: %s", modes[i][0], e);
+        /* No session was used: nothing after initialize went out. */
+        assert_int_equal(http_peer_count(&p, "POST notifications/initialized"), 0);
+        mcp_client_free(c);
+        http_peer_stop(&p);
+    }
+}
+
+static void a_redirect_is_told_with_its_location_and_no_password(void **state)
+{
+    http_peer p;
+    start(&p, "redirect");
+    mcp_client *c = client(0);
+    assert_int_not_equal(mcp_client_connect_http(c, p.url, NULL), MCP_OK);
+    const char *e = mcp_client_error(c);
+    if (!strstr(e, "HTTP 301") || !strstr(e, "https://user:***@elsewhere.example/mcp?x") ||
+        strstr(e, "secretpw"))
+        fail_msg("%s", e);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static void an_empty_header_value_is_sent_empty(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    const char *const headers[] = {"X-Test-Empty:", "X-Test-Blank:   ", "X-Test-Full: v", NULL};
+    mcp_http_client_options o = {.size = sizeof o, .headers = headers};
+    mcp_client *c = client(0);
+    if (mcp_client_connect_http(c, p.url, &o) != MCP_OK)
+        fail_msg("connect: %s", mcp_client_error(c));
+    assert_true(http_peer_says(&p, c, "header X-Test-Empty=[]", 2000));
+    assert_true(http_peer_says(&p, c, "header X-Test-Blank=[]", 2000));
+    assert_true(http_peer_says(&p, c, "header X-Test-Full=[v]", 2000));
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 static void bad_urls_and_headers_are_refused(void **state)
 {
     mcp_client *c = client(0);
@@ -333,6 +427,44 @@ static void bad_urls_and_headers_are_refused(void **state)
     const char *const own[] = {"mcp-method: tools/call", NULL};
     o.headers = own;
     assert_int_equal(mcp_client_connect_http(c, "http://127.0.0.1:9/", &o), MCP_ERR_INVALID_ARG);
+    assert_non_null(strstr(mcp_client_error(c), "mcp-method: the transport writes this header"));
+    /* curl would not decode what it was asked to accept. */
+    const char *const encoding[] = {"Accept-Encoding: gzip", NULL};
+    o.headers = encoding;
+    assert_int_equal(mcp_client_connect_http(c, "http://127.0.0.1:9/", &o), MCP_ERR_INVALID_ARG);
+    /* The secret of a header is never repeated in a message. */
+    const char *const secret[] = {"Authorization: Bearer s3cret\x01", NULL};
+    o.headers = secret;
+    assert_int_equal(mcp_client_connect_http(c, "http://127.0.0.1:9/", &o), MCP_ERR_INVALID_ARG);
+    assert_null(strstr(mcp_client_error(c), "s3cret"));
+    assert_non_null(strstr(mcp_client_error(c), "Authorization: a control character"));
+    /* Each URL problem said precisely. */
+    static const char *const urls[][2] = {
+        {"http://a b/", "a space at byte 8"},
+        {"http://x/\x01", "a control character at byte 9"},
+        {"http://127.0.0.1:99999/", "between 0 and 65535"},
+        {"http://[::1/", "IPv6"},
+        {"ftp://u:pw@x/", "not an http:// or https:// URL: 'ftp://u:***@x/'"}};
+    for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
+        assert_int_equal(mcp_client_connect_http(c, urls[i][0], NULL), MCP_ERR_INVALID_ARG);
+        if (!strstr(mcp_client_error(c), urls[i][1]))
+            fail_msg("%s: %s", urls[i][0], mcp_client_error(c));
+    }
+    /* A CA file that cannot be read is refused before any connection. */
+    mcp_http_client_options ca = {.size = sizeof ca, .ca_file = "/nonexistent/ca.pem"};
+    assert_int_equal(mcp_client_connect_http(c, "https://127.0.0.1:9/", &ca), MCP_ERR_INVALID_ARG);
+    assert_non_null(strstr(mcp_client_error(c), "cannot read the CA file /nonexistent/ca.pem"));
+    mcp_client_free(c);
+}
+
+static void an_unreachable_url_is_shown_without_its_password(void **state)
+{
+    mcp_client *c = client(0);
+    assert_int_equal(mcp_client_connect_http(c, "http://me:hunter2@127.0.0.1:9/mcp", NULL),
+                     MCP_ERR_IO);
+    const char *e = mcp_client_error(c);
+    if (!strstr(e, "cannot reach http://me:***@127.0.0.1:9/mcp") || strstr(e, "hunter2"))
+        fail_msg("%s", e);
     mcp_client_free(c);
 }
 
@@ -354,6 +486,11 @@ int main(void)
         cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
         cmocka_unit_test(the_era_is_remembered_per_origin),
         cmocka_unit_test(bad_urls_and_headers_are_refused),
+        cmocka_unit_test(an_unreachable_url_is_shown_without_its_password),
+        cmocka_unit_test(each_broken_answer_is_told_for_what_it_is),
+        cmocka_unit_test(an_unusable_session_id_fails_the_connect),
+        cmocka_unit_test(a_redirect_is_told_with_its_location_and_no_password),
+        cmocka_unit_test(an_empty_header_value_is_sent_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/base64.h"
@@ -139,6 +140,40 @@ static void header_names_are_tokens(void **state)
     assert_false(mcp__http_token_valid("a\r\n", 3));
 }
 
+static void urls_are_shown_without_passwords_or_controls(void **state)
+{
+    char out[64];
+    static const char *const cases[][2] = {
+        {"http://u:pw@h/p", "http://u:***@h/p"},
+        {"http://u:@h/", "http://u:***@h/"},
+        {"http://u@h/", "http://u@h/"},              /* no password: nothing hidden */
+        {"http://h/a@b:c", "http://h/a@b:c"},        /* an @ in the path is no userinfo */
+        {"http://a:b@c@h/", "http://a:***@h/"},      /* the last @ ends the userinfo */
+        {"http://h/\x01\xc3\xa9", "http://h/???"}, /* controls and non-ASCII */
+        {"", ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(mcp__http_url_shown(cases[i][0], out, sizeof out), cases[i][1]);
+    /* Cut to fit, and says so; the password is never half shown. */
+    assert_string_equal(mcp__http_url_shown("http://host.example/abcdefgh", out, 16),
+                        "http://host....");
+    assert_string_equal(mcp__http_url_shown("http://u:secret@h/", out, 12), "http://u...");
+    assert_string_equal(mcp__http_url_shown("http://x/", out, 4), "...");
+}
+
+static void an_empty_header_value_becomes_curls_semicolon_form(void **state)
+{
+    static const char *const cases[][2] = {{"X-A:", "X-A;"},
+                                           {"X-A: \t ", "X-A;"},
+                                           {"X-A: v", "X-A: v"},
+                                           {"X-A:v ", "X-A:v "}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *h = mcp__http_header_for_curl(cases[i][0]);
+        assert_non_null(h);
+        assert_string_equal(h, cases[i][1]);
+        free(h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +183,8 @@ int main(void)
         cmocka_unit_test(base64_round_trips_every_length),
         cmocka_unit_test(base64_appends_nothing_past_the_cap),
         cmocka_unit_test(header_names_are_tokens),
+        cmocka_unit_test(urls_are_shown_without_passwords_or_controls),
+        cmocka_unit_test(an_empty_header_value_becomes_curls_semicolon_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

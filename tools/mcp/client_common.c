@@ -305,6 +305,10 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
                   "     --protocol 2025-11-25 (or 2025-06-18) skips the probe\n",
                   stderr);
         cli_disconnect(c);
+        /* Refused before anything was sent: the URL, a header or the CA
+         * file the user gave. */
+        if (rc == MCP_ERR_INVALID_ARG)
+            return EXIT_USAGE;
         return rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION;
     }
     *out = c;
