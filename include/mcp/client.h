@@ -3,7 +3,8 @@
  * libmcp client: connect to a server command over stdio or to a Streamable
  * HTTP endpoint, find its protocol era (2026-07-28, or 2025-06-18/2025-11-25
  * through initialize), list and call tools with timeouts, progress and
- * cancellation, listen for changes, close. Every call works the same over
+ * cancellation, list and read resources, get prompts, complete arguments,
+ * listen for changes, close. Every call works the same over
  * both; where HTTP differs, the function says so.
  *
  * Threads. A client belongs to the thread that created it (its loop
@@ -75,7 +76,12 @@ typedef struct mcp_client_options {
     /* AUTO: how long a silent server gets to answer the probe; 0: 3 s. */
     uint64_t probe_timeout_ms;
     /* Notifications the client does not consume itself (a legacy server's
-     * list_changed, log messages): loop thread, borrowed for the call. */
+     * list_changed, notifications/resources/updated for a resource
+     * subscribed to with mcp_client_subscribe_resource, log messages):
+     * loop thread, borrowed for the call. Nothing is checked but that the
+     * message is a notification: params.uri of resources/updated is the
+     * server's word. (2026-07-28 brings them on a subscription instead:
+     * mcp_client_listen.) */
     void (*on_notification)(void *user_data, const mcp_message *msg);
     void *notification_user_data;
 } mcp_client_options;
@@ -314,7 +320,7 @@ typedef struct mcp_cache_hint {
     mcp_cache_scope scope;
 } mcp_cache_hint;
 
-/* The most pages mcp_client_list_tools follows. */
+/* The most pages a list (mcp_client_list_tools, _resources, ...) follows. */
 #define MCP_CLIENT_MAX_PAGES 1000
 
 /*
@@ -323,13 +329,158 @@ typedef struct mcp_cache_hint {
  * opts applies to each page (NULL: defaults); hint (may be NULL) gets the
  * caching hints. Blocks. Returns MCP_OK and *tools (free with
  * mcp_json_doc_free); the failing page's outcome; MCP_ERR_PROTOCOL when a
- * page has no tools array or the server sends a cursor again (it would
+ * page has no tools array, a tool has no name string, nextCursor is
+ * neither a string nor null, or the server sends a cursor again (it would
  * never end); MCP_ERR_LIMIT past MCP_CLIENT_MAX_PAGES pages;
  * MCP_ERR_INVALID_ARG (tools NULL) or MCP_ERR_NOMEM. *tools is set only on
- * success. mcp_client_error() says which.
+ * success. mcp_client_error() says which (naming the item, for a bad
+ * one). An empty string is a cursor like any other, not the end.
  */
 MCP_EXTERN int mcp_client_list_tools(mcp_client *c, const mcp_client_call_options *opts,
                                      mcp_json_doc **tools, mcp_cache_hint *hint);
+
+/* ------------------------------------------------------------------------ */
+/* Resources, prompts, completion                                           */
+
+/*
+ * mcp_client_list_resources, mcp_client_list_resource_templates,
+ * mcp_client_list_prompts: every Resource (resources/list), ResourceTemplate
+ * (resources/templates/list) or Prompt (prompts/list) the server lists, all
+ * pages, as mcp_client_list_tools does, into *out: a new document whose
+ * root is the array of them (free with mcp_json_doc_free). Each item is
+ * checked: a Resource has "uri" and "name" strings, a ResourceTemplate
+ * "uriTemplate" and "name", a Prompt "name", and its "arguments", when
+ * present, are objects with a "name" string and a boolean "required" if
+ * any; "title", "description" and "mimeType" are strings where present.
+ * An item that breaks this is MCP_ERR_PROTOCOL, mcp_client_error() naming
+ * it ("resources[3] (\"x\") has no \"uri\" (a string)"). Blocks; loop thread.
+ * Returns as mcp_client_list_tools (MCP_ERR_INVALID_ARG: out NULL); a
+ * server without the capability answers MCP_ERR_REMOTE (method not found).
+ */
+MCP_EXTERN int mcp_client_list_resources(mcp_client *c, const mcp_client_call_options *opts,
+                                         mcp_json_doc **out, mcp_cache_hint *hint);
+MCP_EXTERN int mcp_client_list_resource_templates(mcp_client *c,
+                                                  const mcp_client_call_options *opts,
+                                                  mcp_json_doc **out, mcp_cache_hint *hint);
+MCP_EXTERN int mcp_client_list_prompts(mcp_client *c, const mcp_client_call_options *opts,
+                                       mcp_json_doc **out, mcp_cache_hint *hint);
+
+/*
+ * mcp_client_read_resource: resources/read of uri (UTF-8, NUL-terminated;
+ * copied into the request). Blocks; loop thread. Fills *result as
+ * mcp_client_call_tool does (release it with
+ * mcp_client_call_result_release): on MCP_OK result->result is the
+ * ReadResourceResult, whose "contents" array has been checked: each item
+ * an object with a "uri" string and either a "text" string or a "blob"
+ * string that is canonical padded base64 (mcp_resource_blob_decode gives
+ * its bytes), "mimeType" a string where present. Returns the outcome (see
+ * "Endings"; a result that breaks the shape is MCP_ERR_PROTOCOL, saying
+ * which item), MCP_ERR_INVALID_ARG (uri or result NULL, uri not UTF-8;
+ * nothing sent), or the errors of mcp_client_call_tool_async. A resource
+ * the server does not have is MCP_ERR_REMOTE, code -32002 (2025) or -32602
+ * (2026-07-28), as the server says.
+ */
+MCP_EXTERN int mcp_client_read_resource(mcp_client *c, const char *uri,
+                                        const mcp_client_call_options *opts,
+                                        mcp_client_call_result *result);
+
+/*
+ * mcp_resource_blob_decode: append the bytes of a resource contents item's
+ * "blob" (an item of a ReadResourceResult's "contents", or an embedded
+ * resource's "resource") to out. Returns MCP_OK; MCP_ERR_INVALID_ARG (item
+ * NULL, no "blob" string, or not canonical padded base64) or
+ * MCP_ERR_LIMIT / MCP_ERR_NOMEM (out's cap; nothing appended on any
+ * error). No client needed; any thread.
+ */
+MCP_EXTERN int mcp_resource_blob_decode(const mcp_json *item, mcp_buf *out);
+
+/*
+ * mcp_client_get_prompt: prompts/get of the prompt `name` with `arguments`
+ * (NULL, or an object whose every value is a string, as the spec requires;
+ * borrowed for the call). Blocks; loop thread. Fills *result as
+ * mcp_client_call_tool does; on MCP_OK result->result is the
+ * GetPromptResult, checked: "messages" an array of objects with role
+ * "user" or "assistant" and a "content" object with a "type" string (and
+ * a "text" string when the type is "text"); "description" a string where
+ * present. Returns the outcome (see "Endings"; a result of another shape
+ * is MCP_ERR_PROTOCOL), MCP_ERR_INVALID_ARG (name or result NULL,
+ * arguments not an object or with a value that is not a string, text not
+ * UTF-8; nothing sent, mcp_client_error() names the argument), or the
+ * errors of mcp_client_call_tool_async. A missing required argument or an
+ * unknown prompt is the server's MCP_ERR_REMOTE (-32602).
+ */
+MCP_EXTERN int mcp_client_get_prompt(mcp_client *c, const char *name, const mcp_json *arguments,
+                                     const mcp_client_call_options *opts,
+                                     mcp_client_call_result *result);
+
+/* What a completion completes an argument of. */
+typedef enum mcp_complete_ref {
+    MCP_COMPLETE_PROMPT = 1,            /* ref/prompt: a prompt, by name */
+    MCP_COMPLETE_RESOURCE_TEMPLATE = 2  /* ref/resource: a resource template, by
+                                           its URI template (or a URI) */
+} mcp_complete_ref;
+
+/* The most values a completion may carry (server/utilities/completion). */
+#define MCP_COMPLETION_MAX_VALUES 100
+
+/* A completion's answer. Points into the call's response: valid until the
+ * mcp_client_call_result it came with is released. */
+typedef struct mcp_completion {
+    const mcp_json *values; /* array of strings, at most
+                               MCP_COMPLETION_MAX_VALUES, in the server's
+                               order (most relevant first) */
+    size_t count;           /* mcp_json_array_size(values) */
+    bool has_total;         /* the server said how many there are */
+    uint64_t total;
+    bool has_more;          /* the server said there are more than these */
+} mcp_completion;
+
+/*
+ * mcp_client_complete: completion/complete: suggestions for the argument
+ * `argument` of the prompt named ref (kind MCP_COMPLETE_PROMPT) or of the
+ * resource template ref (MCP_COMPLETE_RESOURCE_TEMPLATE), whose value so
+ * far is `value` (may be ""). context_arguments (may be NULL) are the
+ * arguments already chosen, an object of strings (borrowed). All strings
+ * NUL-terminated UTF-8. Blocks; loop thread. Fills *result as
+ * mcp_client_call_tool does, and on MCP_OK *completion (may be NULL),
+ * pointing into result->response. The result is checked: "completion" an
+ * object whose "values" is an array of at most MCP_COMPLETION_MAX_VALUES
+ * strings, "total" a non-negative integer and "hasMore" a boolean where
+ * present; more values is MCP_ERR_PROTOCOL (never cut silently), as is
+ * any other shape. Returns the outcome (see "Endings"),
+ * MCP_ERR_INVALID_ARG (kind unknown, ref, argument, value or result NULL,
+ * context_arguments not an object of strings, text not UTF-8; nothing
+ * sent), or the errors of mcp_client_call_tool_async. A server without
+ * the completions capability answers MCP_ERR_REMOTE (-32601).
+ */
+MCP_EXTERN int mcp_client_complete(mcp_client *c, mcp_complete_ref kind, const char *ref,
+                                   const char *argument, const char *value,
+                                   const mcp_json *context_arguments,
+                                   const mcp_client_call_options *opts,
+                                   mcp_client_call_result *result,
+                                   mcp_completion *completion);
+
+/*
+ * mcp_client_subscribe_resource, mcp_client_unsubscribe_resource:
+ * resources/subscribe and resources/unsubscribe of uri (2025 revisions
+ * only). After a subscribe the server sends notifications/resources/updated
+ * ({"uri": ...}) when the resource changes, delivered to
+ * mcp_client_options.on_notification (over 2025 HTTP, on the session's GET
+ * stream: mcp_client_server_stream says whether there is one). The server
+ * keeps the subscription for its session: a new session (a reconnect,
+ * or an HTTP session the server ended) has none. Blocks; loop thread.
+ * Returns MCP_OK; the call's ending (see "Endings"; the server's refusal,
+ * when it did not declare resources.subscribe for instance, is
+ * MCP_ERR_REMOTE with mcp_client_error() saying it); MCP_ERR_STATE under
+ * 2026-07-28, where the method does not exist (listen with
+ * mcp_client_listen, the URIs in mcp_listen_filter.resource_uris), or when
+ * not connected; MCP_ERR_INVALID_ARG (uri NULL or not UTF-8) or the errors
+ * of mcp_client_call_tool_async.
+ */
+MCP_EXTERN int mcp_client_subscribe_resource(mcp_client *c, const char *uri,
+                                             const mcp_client_call_options *opts);
+MCP_EXTERN int mcp_client_unsubscribe_resource(mcp_client *c, const char *uri,
+                                               const mcp_client_call_options *opts);
 
 /*
  * mcp_client_cancel: cancel call (or subscription) h with `reason` (copied;

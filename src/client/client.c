@@ -2,9 +2,10 @@
 /*
  * The client: a session in client role on the driver, over whatever
  * transport carries it, on a libuv loop the caller drives (synchronous
- * calls, mcp_client_run). Calls, subscriptions, waiting, pagination and
- * cancelling live here; the server process (spawning it, its stderr, its
- * exit, stopping it) lives in stdio.c.
+ * calls, mcp_client_run). Calls, subscriptions, waiting and cancelling
+ * live here; what the results of each method must look like, and the
+ * lists, resources, prompts and completion, in features.c; the server
+ * process (spawning it, its stderr, its exit, stopping it) in stdio.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ typedef struct client_call {
     void *user_data;
     mcp_progress_fn on_progress;
     void *progress_user_data;
-    bool tool_call; /* its result is checked as a CallToolResult */
+    const mcp__result_check *check; /* the shape its result must have, or NULL */
+    bool tool_call; /* its result is checked against the tool's outputSchema */
     bool tool_list; /* its result's outputSchemas are learned */
     char *tool;     /* tool_call: the tool's name */
 } client_call;
@@ -447,42 +449,16 @@ static void fill_result(mcp_client_call_result *r, mcp_handle h, int outcome,
     }
 }
 
-/* What makes a tools/call result unusable, or NULL. A missing content is
- * taken as empty, as other clients do; anything present must have its type. */
-static const char *tool_result_problem(const mcp_json *result)
-{
-    const mcp_json *content = mcp_json_object_get(result, "content");
-    if (content && mcp_json_typeof(content) != MCP_JSON_ARRAY)
-        return "\"content\" is not an array";
-    for (size_t i = 0; i < mcp_json_array_size(content); i++) {
-        const mcp_json *item = mcp_json_array_at(content, i);
-        const char *type = mcp_json_string(mcp_json_object_get(item, "type"), NULL);
-        if (!type)
-            return "a content block has no \"type\" string";
-        const mcp_json *text = mcp_json_object_get(item, "text");
-        if (!strcmp(type, "text") && mcp_json_typeof(text) != MCP_JSON_STRING)
-            return "a text content block has no \"text\" string";
-    }
-    const mcp_json *is_error = mcp_json_object_get(result, "isError");
-    if (is_error && mcp_json_typeof(is_error) != MCP_JSON_BOOL)
-        return "\"isError\" is not a boolean";
-    const mcp_json *structured = mcp_json_object_get(result, "structuredContent");
-    if (structured && mcp_json_typeof(structured) != MCP_JSON_OBJECT)
-        return "\"structuredContent\" is not an object";
-    return NULL;
-}
-
 static void call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
     client_call *cc = ud;
     mcp_client *c = cc->client;
     c->pending--;
     wake_waiters(c);
-    const char *problem = cc->tool_call && outcome == MCP_OK && m ? tool_result_problem(m->result)
-                                                                  : NULL;
     char why[400];
-    if (problem) {
-        mcp__client_set_error(c, "the server's tools/call result is malformed: %s", problem);
+    if (cc->check && outcome == MCP_OK && m && !cc->check->fn(m->result, why, sizeof why)) {
+        mcp__client_set_error(c, "the server's %s result is malformed: %s", cc->check->method,
+                              why);
         outcome = MCP_ERR_PROTOCOL;
         m = NULL;
     } else if (cc->tool_call && outcome == MCP_OK && m &&
@@ -527,6 +503,7 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     cc->user_data = ud;
     cc->on_progress = opts.on_progress;
     cc->progress_user_data = opts.progress_user_data;
+    cc->check = mcp__client_result_check(method);
     cc->tool_call = !strcmp(method, "tools/call");
     cc->tool_list = !strcmp(method, "tools/list");
     const char *tool = cc->tool_call ? mcp_json_string(mcp_json_object_get(params, "name"), NULL)
@@ -636,126 +613,6 @@ void mcp_client_call_result_release(mcp_client_call_result *r)
         return;
     mcp_message_free(r->response);
     memset(r, 0, sizeof *r);
-}
-
-/* Pages ------------------------------------------------------------------------------------------- */
-
-/* The page's caching hints, folded into *hint: the smallest freshness, and
- * the scope of the first page (a server must keep it for every page). */
-static void fold_hint(mcp_cache_hint *hint, const mcp_json *result, bool first)
-{
-    int64_t ttl;
-    size_t n;
-    const char *scope = mcp_json_string(mcp_json_object_get(result, "cacheScope"), &n);
-    bool has = mcp_json_get_int64(mcp_json_object_get(result, "ttlMs"), &ttl) == MCP_OK;
-    if (!has) {
-        hint->present = false;
-        return;
-    }
-    uint64_t t = ttl < 0 ? 0 : (uint64_t)ttl; /* negative: treat as 0 */
-    if (first) {
-        hint->present = true;
-        hint->ttl_ms = t;
-        hint->scope = scope && n == 7 && !memcmp(scope, "private", 7) ? MCP_CACHE_PRIVATE
-                                                                      : MCP_CACHE_PUBLIC;
-    } else if (hint->present && t < hint->ttl_ms) {
-        hint->ttl_ms = t;
-    }
-}
-
-static bool seen_cursor(char **seen, size_t n, const char *cursor)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(seen[i], cursor) == 0)
-            return true;
-    return false;
-}
-
-int mcp_client_list_tools(mcp_client *c, const mcp_client_call_options *opts,
-                          mcp_json_doc **tools, mcp_cache_hint *hint)
-{
-    if (!tools)
-        return MCP_ERR_INVALID_ARG;
-    *tools = NULL;
-    mcp_cache_hint h = {0};
-    mcp_json_doc *out = mcp_json_doc_new(NULL);
-    char **seen = calloc(MCP_CLIENT_MAX_PAGES, sizeof *seen);
-    if (!out || !seen) {
-        mcp_json_doc_free(out);
-        free(seen);
-        return MCP_ERR_NOMEM;
-    }
-    mcp_json *list = mcp_json_new_array(out);
-    mcp_json_doc_set_root(out, list);
-    const char *cursor = NULL;
-    size_t pages = 0;
-    int rc = MCP_OK;
-    for (;;) {
-        if (pages == MCP_CLIENT_MAX_PAGES) {
-            mcp__client_set_error(c, "tools/list: the server listed more than %d pages",
-                                  MCP_CLIENT_MAX_PAGES);
-            rc = MCP_ERR_LIMIT;
-            break;
-        }
-        mcp_json_doc *pd = NULL;
-        mcp_json *params = NULL;
-        if (cursor) {
-            pd = mcp_json_doc_new(NULL);
-            params = pd ? mcp_json_new_object(pd) : NULL;
-            mcp_json_object_set(pd, params, "cursor", mcp_json_new_string(pd, cursor));
-        }
-        mcp_client_call_result r;
-        rc = mcp_client_request(c, "tools/list", params, opts, &r);
-        mcp_json_doc_free(pd);
-        if (rc != MCP_OK) {
-            if (rc == MCP_ERR_REMOTE)
-                mcp__client_set_error(c, "tools/list failed: %s", r.error_message);
-            mcp_client_call_result_release(&r);
-            break;
-        }
-        const mcp_json *page_tools = mcp_json_object_get(r.result, "tools");
-        for (size_t i = 0; i < mcp_json_array_size(page_tools); i++)
-            mcp_json_array_append(out, list, mcp_json_copy(out, mcp_json_array_at(page_tools, i)));
-        fold_hint(&h, r.result, pages == 0);
-        const char *next = mcp_json_string(mcp_json_object_get(r.result, "nextCursor"), NULL);
-        bool has_array = mcp_json_typeof(page_tools) == MCP_JSON_ARRAY;
-        bool again = next && seen_cursor(seen, pages, next);
-        char *copy = next && !again ? strdup(next) : NULL;
-        mcp_client_call_result_release(&r); /* page_tools and next pointed into it */
-        if (!has_array) {
-            mcp__client_set_error(c, "tools/list: the result has no tools array");
-            rc = MCP_ERR_PROTOCOL;
-            break;
-        }
-        if (again) {
-            mcp__client_set_error(c, "tools/list: the server sent a cursor it had sent "
-                                     "before; the list would never end");
-            rc = MCP_ERR_PROTOCOL;
-            break;
-        }
-        if (next && !copy) {
-            rc = MCP_ERR_NOMEM;
-            break;
-        }
-        pages++;
-        if (!copy)
-            break;
-        seen[pages - 1] = copy;
-        cursor = copy;
-    }
-    for (size_t i = 0; i < MCP_CLIENT_MAX_PAGES && seen[i]; i++)
-        free(seen[i]);
-    free(seen);
-    if (rc == MCP_OK)
-        rc = mcp_json_doc_error(out);
-    if (rc != MCP_OK) {
-        mcp_json_doc_free(out);
-        return rc;
-    }
-    if (hint)
-        *hint = h;
-    *tools = out;
-    return MCP_OK;
 }
 
 /* Subscriptions ---------------------------------------------------------------------------------- */

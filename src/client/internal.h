@@ -43,6 +43,18 @@ bool mcp__output_schemas_check(const mcp__output_schemas *o, const char *tool,
                                const mcp_json *result, char *why, size_t why_len);
 void mcp__output_schemas_free(mcp__output_schemas *o);
 
+/* features.c: the shape the results of a method must have (the spec's
+ * schema, as far as a client relies on it). */
+typedef struct mcp__result_check {
+    const char *method;
+    /* true when result has that shape; else false, with why saying what
+     * breaks it (naming the item, for a list). */
+    bool (*fn)(const mcp_json *result, char *why, size_t why_len);
+} mcp__result_check;
+/* The check of method's results; NULL for a method whose results the
+ * client passes on unread. */
+const mcp__result_check *mcp__client_result_check(const char *method);
+
 struct mcp_client {
     mcp_client_options opts;
     char *name, *version, *cwd, *protocol;

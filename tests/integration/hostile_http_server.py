@@ -204,7 +204,9 @@ class Handler(BaseHTTPRequestHandler):
         if method == "tools/list" and MODE == "nultool":
             return self.result(rid, {"tools": [{"name": n, "inputSchema": {"type": "object"}}
                                                for n in ("nul\u0000x", "echo")]})
-        self.result(rid, {})
+        # Other lists empty, but with the array a client may insist on.
+        key = {"resources/list": "resources", "prompts/list": "prompts"}.get(method)
+        self.result(rid, {key: []} if key else {})
 
     def tools(self, rid):
         LISTS[0] += 1

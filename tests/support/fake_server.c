@@ -19,6 +19,18 @@
  *   outschema tools/list: good, bad and nostruct, each declaring an
  *             outputSchema {n: integer, required}; tools/call answers
  *             good with {"n":1}, bad with {"n":"x"}, nostruct with text only
+ *   malformed resources/list: a resource without uri; templates/list: a
+ *             template whose uriTemplate is a number; prompts/list: a
+ *             prompt with an argument without a name; resources/read: a
+ *             blob that is not base64; prompts/get: a message whose role
+ *             is "system"
+ *   emptycursor  resources/list: the first page's nextCursor is "" (a
+ *             cursor like any other), the second page has none
+ * In every mode (cursor and pages included, for each list method):
+ *   completion/complete  answers as many values as its argument's value
+ *             says ("101": 101 values; not a number: one value)
+ *   resources/subscribe  answers {}, then sends
+ *             notifications/resources/updated for the URI
  * hang and linger log "fake_server pid <pid>" first, so tests can check
  * that the process is gone.
  * It answers server/discover as a legacy server would (-32601) and logs
@@ -67,6 +79,80 @@ static void huge(const mcp_id *id, bool id_last)
     free(text);
 }
 
+static void answer(const mcp_id *id, const char *result);
+
+/* The result key and one item of each list method, or false. */
+static bool list_item(const char *method, int page, const char **key, char *item, size_t n)
+{
+    if (!strcmp(method, "tools/list")) {
+        *key = "tools";
+        snprintf(item, n, "{\"name\":\"t%d\",\"inputSchema\":{\"type\":\"object\"}}", page);
+    } else if (!strcmp(method, "resources/list")) {
+        *key = "resources";
+        snprintf(item, n, "{\"uri\":\"file:///r%d\",\"name\":\"r%d\"}", page, page);
+    } else if (!strcmp(method, "resources/templates/list")) {
+        *key = "resourceTemplates";
+        snprintf(item, n, "{\"uriTemplate\":\"file:///t%d/{x}\",\"name\":\"t%d\"}", page, page);
+    } else if (!strcmp(method, "prompts/list")) {
+        *key = "prompts";
+        snprintf(item, n, "{\"name\":\"p%d\"}", page);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* completion/complete: as many values as the argument's value says. */
+static void complete(const mcp_message *m)
+{
+    const mcp_json *arg = mcp_json_object_get(m->params, "argument");
+    const char *v = mcp_json_string(mcp_json_object_get(arg, "value"), NULL);
+    int count = v && atoi(v) > 0 ? atoi(v) : 1;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    const char head[] = "{\"completion\":{\"values\":[", tail[] = "],\"hasMore\":true}}";
+    mcp_buf_append(&b, head, sizeof head - 1);
+    for (int i = 0; i < count; i++) {
+        char one[32];
+        int k = snprintf(one, sizeof one, "%s\"v%d\"", i ? "," : "", i);
+        mcp_buf_append(&b, one, (size_t)k);
+    }
+    mcp_buf_append(&b, tail, sizeof tail - 1);
+    answer(&m->id, b.data);
+    mcp_buf_free(&b);
+}
+
+static void subscribed(const mcp_message *m)
+{
+    answer(&m->id, "{}");
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    const char head[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\","
+                        "\"params\":{\"uri\":";
+    mcp_buf_append(&b, head, sizeof head - 1);
+    mcp_json_write(mcp_json_object_get(m->params, "uri"), &b);
+    mcp_buf_append(&b, "}}", 2);
+    send_text(b.data);
+    mcp_buf_free(&b);
+}
+
+static const char *malformed(const char *method)
+{
+    static const char *const answers[][2] = {
+        {"resources/list", "{\"resources\":[{\"uri\":\"file:///a\",\"name\":\"a\"},"
+                           "{\"name\":\"nouri\"}]}"},
+        {"resources/templates/list", "{\"resourceTemplates\":[{\"uriTemplate\":5,\"name\":\"t\"}]}"},
+        {"prompts/list", "{\"prompts\":[{\"name\":\"p\",\"arguments\":[{\"required\":true}]}]}"},
+        {"resources/read", "{\"contents\":[{\"uri\":\"file:///b\",\"blob\":\"not base64!\"}]}"},
+        {"prompts/get", "{\"messages\":[{\"role\":\"system\",\"content\":{\"type\":\"text\","
+                        "\"text\":\"x\"}}]}"},
+    };
+    for (size_t i = 0; i < sizeof answers / sizeof answers[0]; i++)
+        if (!strcmp(method, answers[i][0]))
+            return answers[i][1];
+    return NULL;
+}
+
 static void answer(const mcp_id *id, const char *result)
 {
     mcp_buf b;
@@ -90,6 +176,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "fake_server pid %ld\n", (long)getpid());
     char line[65536];
     int page = 0;
+    const char *key;
+    char item[200];
     while (fgets(line, sizeof line, stdin)) {
         size_t n = strcspn(line, "\r\n");
         line[n] = 0;
@@ -126,13 +214,25 @@ int main(int argc, char **argv)
                            : name && !strcmp(name, "bad")
                                ? "{\"content\":[],\"structuredContent\":{\"n\":\"x\"}}"
                                : "{\"content\":[{\"type\":\"text\",\"text\":\"t\"}]}");
-        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "tools/list") &&
-                   (!strcmp(mode, "cursor") || !strcmp(mode, "pages"))) {
-            char result[200];
-            snprintf(result, sizeof result,
-                     "{\"tools\":[{\"name\":\"t%d\",\"inputSchema\":{\"type\":\"object\"}}],"
-                     "\"nextCursor\":\"c%d\"}",
-                     page, !strcmp(mode, "cursor") ? 1 : page);
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(mode, "malformed") &&
+                   malformed(m->method)) {
+            answer(&m->id, malformed(m->method));
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(mode, "emptycursor") &&
+                   !strcmp(m->method, "resources/list")) {
+            answer(&m->id, mcp_json_object_get(m->params, "cursor")
+                               ? "{\"resources\":[{\"uri\":\"file:///2\",\"name\":\"2\"}]}"
+                               : "{\"resources\":[{\"uri\":\"file:///1\",\"name\":\"1\"}],"
+                                 "\"nextCursor\":\"\"}");
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "completion/complete")) {
+            complete(m);
+        } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "resources/subscribe")) {
+            subscribed(m);
+        } else if (m->kind == MCP_MESSAGE_REQUEST &&
+                   (!strcmp(mode, "cursor") || !strcmp(mode, "pages")) &&
+                   list_item(m->method, page, &key, item, sizeof item)) {
+            char result[300];
+            snprintf(result, sizeof result, "{\"%s\":[%s],\"nextCursor\":\"c%d\"}", key, item,
+                     !strcmp(mode, "cursor") ? 1 : page);
             page++;
             answer(&m->id, result);
         } else if (m->kind == MCP_MESSAGE_REQUEST) {
