@@ -25,7 +25,7 @@ int mcp__buf_reserve(mcp_buf *buf, size_t extra)
     size_t n = buf->alloc ? buf->alloc : 256;
     while (n < need)
         n = n > SIZE_MAX / 2 ? need : n * 2;
-    if (n > buf->limit + 1)
+    if (n - 1 > buf->limit) /* not n > limit + 1: a limit of SIZE_MAX would wrap to 0 */
         n = buf->limit + 1;
     char *p = mcp__realloc(&buf->mem, buf->data, n);
     if (!p)

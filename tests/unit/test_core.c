@@ -30,6 +30,22 @@ static void buffer_append_stops_at_the_cap(void **state)
     assert_null(b.data);
 }
 
+/* SIZE_MAX is a limit like any other: the buffer grows as it needs. */
+static void buffer_with_the_largest_limit_grows(void **state)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, SIZE_MAX, NULL);
+    char chunk[300];
+    memset(chunk, 'x', sizeof chunk);
+    assert_int_equal(mcp_buf_append(&b, chunk, sizeof chunk), MCP_OK);
+    assert_int_equal(mcp_buf_append(&b, chunk, sizeof chunk), MCP_OK);
+    assert_int_equal(b.len, 600);
+    assert_true(b.alloc > 600);
+    assert_int_equal(b.data[599], 'x');
+    assert_int_equal(b.data[600], '\0');
+    mcp_buf_free(&b);
+}
+
 static void buffer_reports_allocation_failure_and_keeps_content(void **state)
 {
     failmalloc fm;
@@ -295,6 +311,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buffer_append_stops_at_the_cap),
+        cmocka_unit_test(buffer_with_the_largest_limit_grows),
         cmocka_unit_test(buffer_reports_allocation_failure_and_keeps_content),
         cmocka_unit_test(arena_allocations_are_aligned_and_released_at_once),
         cmocka_unit_test(arena_grows_the_last_allocation_in_place),
