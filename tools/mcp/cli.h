@@ -28,6 +28,12 @@ int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
 int cli_watch(int argc, char **argv);
 int cli_conformance_client(int argc, char **argv);
+int cli_resources(int argc, char **argv);
+int cli_templates(int argc, char **argv);
+int cli_read(int argc, char **argv);
+int cli_prompts(int argc, char **argv);
+int cli_prompt(int argc, char **argv);
+int cli_complete(int argc, char **argv);
 
 /* Register the conformance suite's server fixtures (mcp serve
  * --conformance) on s: MCP_OK, or the failure (printed). */
@@ -106,6 +112,41 @@ void cli_catch_signals(mcp_client *c, uv_signal_t *sigint, uv_signal_t *sigterm,
  * reconnect (a new process), and with NULL once the client is freed (the
  * process is gone and its id may be reused). Loop thread. */
 void cli_note_server(mcp_client *c);
+
+/* A command that connects, asks and prints (mcp tools, resources, read,
+ * ...): the options every client command takes, --json and --help are
+ * parsed for it, then its own. */
+typedef struct cli_command {
+    const char *name; /* as typed after mcp, for --help and messages */
+    int max_args;     /* positional arguments it takes (at most 4) */
+    /* Its own options (NULL: none), as cli_client_option: 1 consumed
+     * (*i advanced past a value), 0 not one of its, -1 a usage error
+     * (printed). */
+    int (*option)(void *state, int argc, char **argv, int *i);
+    /* Check the n positional arguments before any server is started (NULL:
+     * none): true, or false after printing the problem (exit 2). */
+    bool (*check)(void *state, int n, char **args);
+    /* Ask and print, each request with co: the exit code. */
+    int (*run)(void *state, mcp_client *c, const mcp_client_call_options *co,
+               const cli_client_args *a);
+} cli_command;
+
+/* Parse, check, connect (a signal from then on exits at once, killing a
+ * started server), run, report stdout's failure, disconnect: the exit
+ * code. */
+int cli_run_command(const cli_command *cmd, void *state, int argc, char **argv);
+
+/* Print why a request of `method` failed with rc (r, when the call gave a
+ * result, for the JSON-RPC error), and return the exit code: 4 for a
+ * timeout, else 3. */
+int cli_request_failed(mcp_client *c, const char *method, int rc,
+                       const mcp_client_call_result *r);
+
+/* A list's caching hints, when it had any, on stderr. */
+void cli_print_cache_hint(mcp_client *c, const mcp_cache_hint *hint);
+
+/* v as compact JSON and a newline on stdout. */
+void cli_print_json(const mcp_json *v);
 
 /* The usage text of a command, for --help and errors. */
 void cli_usage(const char *command, bool to_stdout);

@@ -343,3 +343,96 @@ void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len
     }
     mcp_buf_free(&b);
 }
+
+void cli_print_json(const mcp_json *v)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    if (mcp_json_write(v, &b) == MCP_OK)
+        printf("%.*s\n", (int)b.len, b.data);
+    else
+        fputs("mcp: out of memory writing the JSON\n", stderr);
+    mcp_buf_free(&b);
+}
+
+void cli_print_cache_hint(mcp_client *c, const mcp_cache_hint *hint)
+{
+    if (hint->present)
+        fprintf(stderr, "(%s, cacheable for %llu ms, %s)\n", mcp_client_protocol_version(c),
+                (unsigned long long)hint->ttl_ms,
+                hint->scope == MCP_CACHE_PRIVATE ? "private" : "public");
+}
+
+int cli_request_failed(mcp_client *c, const char *method, int rc,
+                       const mcp_client_call_result *r)
+{
+    if (rc == MCP_ERR_TIMED_OUT || rc == MCP_ERR_MAX_TIME) {
+        fprintf(stderr, "mcp: %s %s\n", method,
+                rc == MCP_ERR_TIMED_OUT ? "timed out" : "exceeded the maximum time");
+        return EXIT_TIMEOUT;
+    }
+    if (rc == MCP_ERR_REMOTE && r && r->response)
+        fprintf(stderr, "mcp: %s failed: %s (JSON-RPC error %lld)\n", method,
+                cli_safe_n(r->response->error_message, r->response->error_message_len),
+                (long long)r->error_code);
+    else
+        fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
+                                                             : mcp_strerror(rc));
+    return EXIT_CONNECTION;
+}
+
+int cli_run_command(const cli_command *cmd, void *state, int argc, char **argv)
+{
+    cli_client_args a = {.timeout = -1, .max_time = -1, .cancel_after = -1,
+                         .start_ms = mcp_monotonic_ms()};
+    char *args[4];
+    int n = 0, i = 0;
+    bool ok = true;
+    for (; ok && i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *s = argv[i];
+        int used = cli_client_option(argc, argv, &i, &a);
+        if (used == 0 && cmd->option)
+            used = cmd->option(state, argc, argv, &i);
+        if (used) {
+            ok = used > 0;
+        } else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            cli_usage(cmd->name, true);
+            return 0;
+        } else if (!strcmp(s, "--json")) {
+            a.json = true;
+        } else if (s[0] == '-' && s[1] == '-') {
+            fprintf(stderr, "mcp: unknown option '%s'\n", cli_safe(s));
+            ok = false;
+        } else if (n < cmd->max_args) {
+            args[n++] = argv[i];
+        } else {
+            fprintf(stderr, "mcp: unexpected argument '%s' (the server command goes after --)\n",
+                    cli_safe(s));
+            ok = false;
+        }
+    }
+    /* What the user gave is checked before any server is started. */
+    if (!ok || (cmd->check && !cmd->check(state, n, args)) || !cli_server_target(argc, argv, i, &a)) {
+        fprintf(stderr, "try 'mcp %s --help'\n", cmd->name);
+        return EXIT_USAGE;
+    }
+    mcp_client *c;
+    mcp_client_options o = {0};
+    int code = cli_connect(&a, &o, &c);
+    if (code)
+        return code;
+    /* Nothing worth cancelling: a Ctrl-C or SIGTERM ends it at once, the
+     * server with it. */
+    cli_exit_at_once(c, NULL, NULL);
+    uint64_t idle, left;
+    if (cli_budget(&a, &idle, &left)) {
+        mcp_client_call_options co = {.size = sizeof co, .timeout_ms = idle, .max_time_ms = left};
+        code = cmd->run(state, c, &co, &a);
+    } else {
+        code = cli_request_failed(c, cmd->name, MCP_ERR_MAX_TIME, NULL);
+    }
+    if (!cli_output_ok() && code == 0) /* said before the server is stopped */
+        code = EXIT_OUTPUT;
+    cli_disconnect(c);
+    return code;
+}

@@ -70,6 +70,47 @@ static const struct {
      "The result's text is written byte for byte into a file or pipe; on a terminal its\n"
      "control characters but newline and tab are shown escaped (\\x1b), as everything\n"
      "else from the server always is (messages, names, descriptions, URIs, traces).\n"},
+    {"resources",
+     "usage: mcp resources [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
+     "                     (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
+     "\n"
+     "List the server's resources (every page): URI, name, description. Ctrl-C (or\n"
+     "SIGTERM) ends it at once, killing a started server.\n"},
+    {"templates",
+     "usage: mcp templates [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
+     "                     (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
+     "\n"
+     "List the server's resource templates (every page): URI template, name, description.\n"},
+    {"read",
+     "usage: mcp read [--json] [--timeout S] [--max-time S] [--protocol P] [--trace] URI\n"
+     "                (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
+     "\n"
+     "Read the resource at URI. Into a file or pipe its contents are written byte for\n"
+     "byte: text as it is, binary (a blob) decoded. On a terminal, text has its control\n"
+     "characters but newline and tab shown escaped, and binary contents are summarised\n"
+     "in one line (size and type). --json prints the whole result instead.\n"},
+    {"prompts",
+     "usage: mcp prompts [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
+     "                   (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
+     "\n"
+     "List the server's prompts (every page), each with its arguments.\n"},
+    {"prompt",
+     "usage: mcp prompt [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
+     "                  NAME [ARGS_JSON]\n"
+     "                  (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
+     "\n"
+     "Get the prompt NAME with ARGS_JSON, a JSON object whose values are strings\n"
+     "(default {}), and print its messages: each role in brackets, then its text (as\n"
+     "mcp call prints a result) or a line naming other content.\n"},
+    {"complete",
+     "usage: mcp complete [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
+     "                    (--prompt NAME | --template URI) [--context JSON] ARG VALUE\n"
+     "                    (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
+     "\n"
+     "Ask for completions of the argument ARG of the prompt NAME or of the resource\n"
+     "template URI, typed so far as VALUE (may be ''), one per line (at most 100; the\n"
+     "total and whether there are more on stderr). --context gives the arguments\n"
+     "already chosen, a JSON object of strings.\n"},
     {"conformance-client",
      "usage: mcp conformance-client [--trace] URL\n"
      "\n"
@@ -175,6 +216,15 @@ static int run(int argc, char **argv)
             return cli_call(argc - 2, argv + 2);
         if (!strcmp(c, "watch"))
             return cli_watch(argc - 2, argv + 2);
+        static const struct {
+            const char *name;
+            int (*run)(int, char **);
+        } features[] = {{"resources", cli_resources}, {"templates", cli_templates},
+                        {"read", cli_read},           {"prompts", cli_prompts},
+                        {"prompt", cli_prompt},       {"complete", cli_complete}};
+        for (size_t i = 0; i < sizeof features / sizeof features[0]; i++)
+            if (!strcmp(c, features[i].name))
+                return features[i].run(argc - 2, argv + 2);
         if (!strcmp(c, "conformance-client"))
             return cli_conformance_client(argc - 2, argv + 2);
     }
