@@ -17,6 +17,7 @@
 //                          later: the client must resume with Last-Event-ID
 //   end_session {}         answers, then ends the session: the next request
 //                          carrying its id gets 404
+// and the resources, prompts and completion of ts_features.mjs.
 //
 // stderr, one line each, prefixed "ts http: ": "POST <method> version=<MCP-
 // Protocol-Version or -> session=<yes|no>", "GET last-event-id=<id or ->",
@@ -28,6 +29,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { z } from "zod";
+import { addFeatures } from "./ts_features.mjs";
 
 const mode = process.argv[2] === "sse" ? "sse" : "json";
 const say = (m) => process.stderr.write(`ts http: ${m}\n`);
@@ -81,6 +83,7 @@ function buildServer(getTransport) {
     }, 50);
     return { content: [{ type: "text", text: "ending the session" }] };
   });
+  addFeatures(server, say);
   return server;
 }
 

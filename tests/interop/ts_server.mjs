@@ -5,9 +5,11 @@
 //   late      ignores the abort and answers anyway, bypassing the SDK's own
 //             suppression, the way a misbehaving server would
 //   progress  reports `steps` progress notifications, then answers
+// and the resources, prompts and completion of ts_features.mjs.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
+import { addFeatures } from "./ts_features.mjs";
 
 const log = (m) => process.stderr.write(`ts-server: ${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -52,5 +54,6 @@ server.registerTool("progress", {
   return { content: [{ type: "text", text: `progressed ${steps}` }] };
 });
 
+addFeatures(server, log);
 await server.connect(new StdioServerTransport());
 log("ready");
