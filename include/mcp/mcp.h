@@ -11,5 +11,6 @@
 #include "mcp/schema.h"
 #include "mcp/server.h"
 #include "mcp/session.h"
+#include "mcp/uri_template.h"
 
 #endif
