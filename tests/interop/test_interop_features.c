@@ -18,22 +18,8 @@
 
 #include "http_peer.h"
 #include "mcp/mcp.h"
+#include "updates.h"
 #include "stderr_wait.h"
-
-typedef struct heard {
-    int updates;
-    char uri[128];
-} heard;
-
-static void on_notification(void *ud, const mcp_message *m)
-{
-    heard *h = ud;
-    if (!mcp_message_method_is(m, "notifications/resources/updated"))
-        return;
-    h->updates++;
-    const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), NULL);
-    snprintf(h->uri, sizeof h->uri, "%s", uri ? uri : "(none)");
-}
 
 static const char *script(const char *name)
 {
@@ -44,10 +30,10 @@ static const char *script(const char *name)
     return path;
 }
 
-static mcp_client *new_client(heard *h, const char *version)
+static mcp_client *new_client(resource_updates *h, const char *version)
 {
     mcp_client_options o = {.size = sizeof o, .capture_stderr = true, .close_grace_ms = 2000,
-                            .on_notification = on_notification, .notification_user_data = h,
+                            .on_notification = resource_updates_hook, .notification_user_data = h,
                             .connect_mode = version ? MCP_CONNECT_LEGACY : MCP_CONNECT_AUTO,
                             .protocol_version = version};
     mcp_client *c;
@@ -55,7 +41,7 @@ static mcp_client *new_client(heard *h, const char *version)
     return c;
 }
 
-static mcp_client *over_stdio(heard *h, const char *version)
+static mcp_client *over_stdio(resource_updates *h, const char *version)
 {
     const char *node = getenv("MCP_INTEROP_NODE");
     assert_non_null(node);
@@ -213,15 +199,15 @@ static void completions(mcp_client *c)
 
 /* Subscribe: the server's notification reaches on_notification; then
  * unsubscribe, which the server logs (through log_says). */
-static void subscriptions(mcp_client *c, heard *h, bool (*log_says)(void *, const char *),
+static void subscriptions(mcp_client *c, resource_updates *h, bool (*log_says)(void *, const char *),
                           void *log)
 {
-    h->updates = 0;
+    h->count = 0;
     assert_int_equal(mcp_client_subscribe_resource(c, "file:///greeting.txt", NULL), MCP_OK);
     assert_true(log_says(log, "subscribed file:///greeting.txt"));
-    for (int i = 0; i < 200 && h->updates == 0; i++)
+    for (int i = 0; i < 200 && h->count == 0; i++)
         mcp_client_run_once(c, true);
-    assert_int_equal(h->updates, 1);
+    assert_int_equal(h->count, 1);
     assert_string_equal(h->uri, "file:///greeting.txt");
     assert_int_equal(mcp_client_unsubscribe_resource(c, "file:///greeting.txt", NULL), MCP_OK);
     assert_true(log_says(log, "unsubscribed file:///greeting.txt"));
@@ -236,7 +222,7 @@ static void everything_over_stdio(void **state)
 {
     static const char *const versions[] = {NULL, "2025-06-18"};
     for (size_t v = 0; v < 2; v++) {
-        heard h = {0};
+        resource_updates h = {0};
         mcp_client *c = over_stdio(&h, versions[v]);
         assert_string_equal(mcp_client_protocol_version(c),
                             versions[v] ? versions[v] : "2025-11-25");
@@ -267,7 +253,7 @@ static void everything_over_http(void **state)
     const char *const argv[] = {node, script("ts_http_server.mjs"), "json", NULL};
     http_peer p;
     assert_true(http_peer_start(&p, argv));
-    heard h = {0};
+    resource_updates h = {0};
     mcp_client *c = new_client(&h, NULL);
     if (mcp_client_connect_http(c, p.url, NULL) != MCP_OK)
         fail_msg("connect: %s", mcp_client_error(c));

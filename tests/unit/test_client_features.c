@@ -17,28 +17,14 @@
 #include <string.h>
 
 #include "mcp/mcp.h"
+#include "updates.h"
 #include "stderr_wait.h"
 
-typedef struct heard {
-    int updates;
-    char uri[128];
-} heard;
-
-static void on_notification(void *ud, const mcp_message *m)
-{
-    heard *h = ud;
-    if (!mcp_message_method_is(m, "notifications/resources/updated"))
-        return;
-    h->updates++;
-    const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), NULL);
-    snprintf(h->uri, sizeof h->uri, "%s", uri ? uri : "(none)");
-}
-
-static mcp_client *fake(const char *mode, heard *h)
+static mcp_client *fake(const char *mode, resource_updates *h)
 {
     const char *const argv[] = {FAKE_SERVER, mode, NULL};
     mcp_client_options o = {.size = sizeof o, .capture_stderr = true, .close_grace_ms = 300,
-                            .on_notification = on_notification, .notification_user_data = h};
+                            .on_notification = resource_updates_hook, .notification_user_data = h};
     mcp_client *c = NULL;
     if (mcp_client_new(&o, &c) != MCP_OK || mcp_client_connect_stdio(c, argv) != MCP_OK)
         fail_msg("cannot connect to fake_server %s: %s", mode, c ? mcp_client_error(c) : "");
@@ -230,12 +216,12 @@ static void arguments_that_are_not_strings_are_refused_before_sending(void **sta
 
 static void updates_of_a_subscribed_resource_reach_on_notification(void **state)
 {
-    heard h = {0};
+    resource_updates h = {0};
     mcp_client *c = fake("late", &h);
     assert_int_equal(mcp_client_subscribe_resource(c, "file:///watched", NULL), MCP_OK);
-    for (int i = 0; i < 500 && h.updates == 0; i++)
+    for (int i = 0; i < 500 && h.count == 0; i++)
         mcp_client_run_once(c, true);
-    assert_int_equal(h.updates, 1);
+    assert_int_equal(h.count, 1);
     assert_string_equal(h.uri, "file:///watched");
     assert_int_equal(mcp_client_unsubscribe_resource(c, "file:///watched", NULL), MCP_OK);
     assert_true(server_stderr_says(c, "\"method\":\"resources/unsubscribe\"", 5000));
