@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # mcp resources, templates, read, prompts, prompt and complete against the
-# official TypeScript SDK v1 (tests/interop/ts_features.mjs, served by
-# ts_server.mjs over stdio and ts_http_server.mjs over HTTP), and against
-# fake_server where a server must misbehave.
+# official TypeScript SDK (tests/interop/ts_features.mjs, served by v1's
+# ts_server.mjs over stdio and ts_http_server.mjs over HTTP, and by v2's
+# ts2_server.mjs under 2026-07-28), and against fake_server where a server
+# must misbehave.
 # $1: the mcp binary; $2: fake_server; $3: node; $4: tests/interop.
 # $MCP_WRAP runs each mcp under a checker (valgrind: see tests/CMakeLists.txt).
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +60,17 @@ for v in 2025-06-18 2025-11-25; do
     expect_exit 0 "read with --protocol $v" -- $MCP_WRAP "$MCP" read --protocol $v file:///docs/x -- "$NODE" "$TS"
     [ "$(cat "$WORK/out")" = "doc x" ] || fail "--protocol $v: $(cat "$WORK/out")"
 done
+
+# 2026-07-28 (the v2 SDK): the same, and the lists' caching hints.
+TS2="$INTEROP/ts2_server.mjs"
+expect_exit 0 "resources under 2026-07-28" -- $MCP_WRAP "$MCP" resources -- "$NODE" "$TS2"
+contains "$WORK/out" "file:///logo.bin" "listed under 2026-07-28"
+contains "$WORK/err" "(2026-07-28, cacheable for" "with caching hints"
+expect_exit 0 "read under 2026-07-28" -- $MCP_WRAP "$MCP" read file:///greeting.txt -- "$NODE" "$TS2"
+printf 'Hello, world!\nsecond line \303\251\n' >"$WORK/want"
+cmp "$WORK/out" "$WORK/want" || fail "the text under 2026-07-28: $(od -c "$WORK/out")"
+expect_exit 0 "complete under 2026-07-28" -- $MCP_WRAP "$MCP" complete --prompt review language py -- "$NODE" "$TS2"
+[ "$(cat "$WORK/out")" = python ] || fail "completion under 2026-07-28: $(cat "$WORK/out")"
 
 # On a terminal: the blob summarised, the text made safe.
 if command -v script >/dev/null 2>&1; then

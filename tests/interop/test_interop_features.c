@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libmcp's client against the resources, prompts and completion of the
- * official TypeScript SDK v1 (ts_features.mjs): over stdio (ts_server.mjs,
+ * official TypeScript SDK (ts_features.mjs): v1 over stdio (ts_server.mjs,
  * 2025-11-25 and 2025-06-18) and over Streamable HTTP (ts_http_server.mjs,
- * 2025-11-25 with a session and a GET stream). MCP_INTEROP_NODE names node,
- * MCP_INTEROP_DIR the directory of the scripts.
+ * 2025-11-25 with a session and a GET stream), and v2 under 2026-07-28 over
+ * stdio (ts2_server.mjs), where resources/subscribe is no more.
+ * MCP_INTEROP_NODE names node, MCP_INTEROP_DIR the directory of the
+ * scripts.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,11 +43,11 @@ static mcp_client *new_client(resource_updates *h, const char *version)
     return c;
 }
 
-static mcp_client *over_stdio(resource_updates *h, const char *version)
+static mcp_client *over_stdio(resource_updates *h, const char *name, const char *version)
 {
     const char *node = getenv("MCP_INTEROP_NODE");
     assert_non_null(node);
-    const char *const argv[] = {node, script("ts_server.mjs"), NULL};
+    const char *const argv[] = {node, script(name), NULL};
     mcp_client *c = new_client(h, version);
     if (mcp_client_connect_stdio(c, argv) != MCP_OK)
         fail_msg("cannot start the TypeScript server: %s\n%s", mcp_client_error(c),
@@ -66,7 +68,8 @@ static const char *str(const mcp_json *v, const char *key)
     return s ? s : "(absent)";
 }
 
-static void lists(mcp_client *c)
+/* modern: 2026-07-28, whose lists carry caching hints. */
+static void lists(mcp_client *c, bool modern)
 {
     mcp_json_doc *d;
     mcp_cache_hint hint;
@@ -76,7 +79,7 @@ static void lists(mcp_client *c)
     assert_string_equal(str(mcp_json_array_at(l, 0), "uri"), "file:///greeting.txt");
     assert_string_equal(str(mcp_json_array_at(l, 0), "title"), "Greeting");
     assert_string_equal(str(mcp_json_array_at(l, 1), "name"), "logo");
-    assert_false(hint.present);
+    assert_int_equal(hint.present, modern);
     mcp_json_doc_free(d);
 
     assert_int_equal(mcp_client_list_resource_templates(c, NULL, &d, NULL), MCP_OK);
@@ -127,7 +130,7 @@ static void reads(mcp_client *c)
     assert_int_equal(mcp_client_read_resource(c, "file:///nope", NULL, &r), MCP_ERR_REMOTE);
     assert_int_equal(r.error_code, MCP_WIRE_INVALID_PARAMS);
     assert_non_null(strstr(mcp_client_error(c), "resources/read failed: "));
-    assert_non_null(strstr(mcp_client_error(c), "file:///nope not found"));
+    assert_non_null(strstr(mcp_client_error(c), "file:///nope")); /* as each SDK words it */
     mcp_client_call_result_release(&r);
 }
 
@@ -223,16 +226,31 @@ static void everything_over_stdio(void **state)
     static const char *const versions[] = {NULL, "2025-06-18"};
     for (size_t v = 0; v < 2; v++) {
         resource_updates h = {0};
-        mcp_client *c = over_stdio(&h, versions[v]);
+        mcp_client *c = over_stdio(&h, "ts_server.mjs", versions[v]);
         assert_string_equal(mcp_client_protocol_version(c),
                             versions[v] ? versions[v] : "2025-11-25");
-        lists(c);
+        lists(c, false);
         reads(c);
         prompts(c);
         completions(c);
         subscriptions(c, &h, stdio_says, c);
         mcp_client_free(c);
     }
+}
+
+static void everything_under_2026_with_the_v2_sdk(void **state)
+{
+    resource_updates h = {0};
+    mcp_client *c = over_stdio(&h, "ts2_server.mjs", NULL);
+    assert_string_equal(mcp_client_protocol_version(c), "2026-07-28");
+    lists(c, true);
+    reads(c);
+    prompts(c);
+    completions(c);
+    assert_int_equal(mcp_client_subscribe_resource(c, "file:///greeting.txt", NULL),
+                     MCP_ERR_STATE);
+    assert_non_null(strstr(mcp_client_error(c), "mcp_client_listen"));
+    mcp_client_free(c);
 }
 
 typedef struct http_log {
@@ -258,7 +276,7 @@ static void everything_over_http(void **state)
     if (mcp_client_connect_http(c, p.url, NULL) != MCP_OK)
         fail_msg("connect: %s", mcp_client_error(c));
     assert_string_equal(mcp_client_protocol_version(c), "2025-11-25");
-    lists(c);
+    lists(c, false);
     reads(c);
     prompts(c);
     completions(c);
@@ -280,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(everything_over_stdio),
         cmocka_unit_test(everything_over_http),
+        cmocka_unit_test(everything_under_2026_with_the_v2_sdk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 //   sleep {seconds}             waits, honouring the abort signal
 //   count {n, delay_ms}         progress 1..n (when a progressToken is sent), then "counted to n"
 //   add_tool {name}             registers tool `name` (it echoes), so tools/list_changed goes to listeners
+// and the resources, prompts and completion of ts_features.mjs.
 //
 // stderr, one line each, prefixed "ts2 server: ":
 //   every notifications/cancelled it receives, with its reason (including the
@@ -23,9 +24,10 @@
 // On SIGTERM it closes through serveStdio's handle, which first answers every
 // open subscriptions/listen with its graceful-close result; on stdin EOF it exits.
 import { appendFileSync } from "node:fs";
-import { McpServer } from "@modelcontextprotocol/server";
+import { completable, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
+import { addFeatures } from "./ts_features.mjs";
 
 const say = (m) => process.stderr.write(`ts2 server: ${m}\n`);
 const traceOn = process.env.TS2_TRACE === "1";
@@ -135,6 +137,7 @@ function buildServer({ era }) {
     return { content: [{ type: "text", text: `added ${name}` }] };
   });
 
+  addFeatures(server, say, { ResourceTemplate, completable, optionalInside: true });
   return server;
 }
 

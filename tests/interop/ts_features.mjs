@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Resources, a resource template, prompts and completion on a TypeScript SDK
-// v1 McpServer, for libmcp's client (and the mcp command) to be tested
-// against: added to ts_server.mjs (stdio) and ts_http_server.mjs (HTTP).
+// McpServer, for libmcp's client (and the mcp command) to be tested
+// against: added to ts_server.mjs (v1, stdio) and ts_http_server.mjs (v1,
+// HTTP), and to ts2_server.mjs (v2, stdio, both eras). `sdk` brings the
+// SDK's own ResourceTemplate and completable (and optionalInside, v2), and
+// (v1, where 2025's resources/subscribe exists) its SubscribeRequestSchema
+// and UnsubscribeRequestSchema.
 //
 //   file:///greeting.txt   text/plain "Hello, world!\nsecond line é\n"
 //   file:///logo.bin       a blob: the bytes 00 ff 10 89 50 4e 47 0a 00
@@ -12,18 +16,21 @@
 //                          \n<code>"; language completes from perl, php,
 //                          python; style from pep8 and black when the
 //                          context's language is python, else plain
-//   resources/subscribe    logs "subscribed <uri>" and, 50 ms later, sends
+//   resources/subscribe    (v1) logs "subscribed <uri>" and, 50 ms later, sends
 //                          notifications/resources/updated for it;
 //                          resources/unsubscribe logs "unsubscribed <uri>"
-import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 export const LOGO = Buffer.from([0x00, 0xff, 0x10, 0x89, 0x50, 0x4e, 0x47, 0x0a, 0x00]);
 const starting = (list) => (value) => list.filter((v) => v.startsWith(value ?? ""));
 
-export function addFeatures(server, log) {
+export function addFeatures(server, log, sdk) {
+  const { ResourceTemplate, completable } = sdk;
+  // An optional argument that completes: v1 finds completable() around
+  // .optional(), v2 looks inside .optional() for it (optionalInside).
+  const optional = (complete) => sdk.optionalInside
+    ? completable(z.string(), complete).optional()
+    : completable(z.string().optional(), complete);
   server.registerResource("greeting", "file:///greeting.txt",
     { title: "Greeting", description: "A text resource.", mimeType: "text/plain" },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain",
@@ -43,8 +50,8 @@ export function addFeatures(server, log) {
     description: "Asks for a code review.",
     argsSchema: {
       code: z.string().describe("The code to review"),
-      language: completable(z.string().optional(), starting(["perl", "php", "python"])),
-      style: completable(z.string().optional(), (value, context) =>
+      language: optional(starting(["perl", "php", "python"])),
+      style: optional((value, context) =>
         context?.arguments?.language === "python" ? ["pep8", "black"] : ["plain"]),
     },
   }, async ({ code, language }) => ({
@@ -52,14 +59,16 @@ export function addFeatures(server, log) {
     messages: [{ role: "user",
                  content: { type: "text", text: `Review this ${language ?? "code"}:\n${code}` } }],
   }));
+  if (!sdk.SubscribeRequestSchema)
+    return;
   server.server.registerCapabilities({ resources: { subscribe: true } });
-  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.server.setRequestHandler(sdk.SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     log(`subscribed ${uri}`);
     setTimeout(() => server.server.sendResourceUpdated({ uri }).catch(() => {}), 50);
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.server.setRequestHandler(sdk.UnsubscribeRequestSchema, async (request) => {
     log(`unsubscribed ${request.params.uri}`);
     return {};
   });

@@ -30,6 +30,11 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { z } from "zod";
 import { addFeatures } from "./ts_features.mjs";
+import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const v1 = { ResourceTemplate, completable, SubscribeRequestSchema, UnsubscribeRequestSchema };
 
 const mode = process.argv[2] === "sse" ? "sse" : "json";
 const say = (m) => process.stderr.write(`ts http: ${m}\n`);
@@ -83,7 +88,7 @@ function buildServer(getTransport) {
     }, 50);
     return { content: [{ type: "text", text: "ending the session" }] };
   });
-  addFeatures(server, say);
+  addFeatures(server, say, v1);
   return server;
 }
 

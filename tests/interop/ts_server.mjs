@@ -10,6 +10,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
 import { addFeatures } from "./ts_features.mjs";
+import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const v1 = { ResourceTemplate, completable, SubscribeRequestSchema, UnsubscribeRequestSchema };
 
 const log = (m) => process.stderr.write(`ts-server: ${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -54,6 +59,6 @@ server.registerTool("progress", {
   return { content: [{ type: "text", text: `progressed ${steps}` }] };
 });
 
-addFeatures(server, log);
+addFeatures(server, log, v1);
 await server.connect(new StdioServerTransport());
 log("ready");
