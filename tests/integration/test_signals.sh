@@ -9,6 +9,10 @@ MCP=$1
 FAKE=$2
 HOSTILE="$(dirname "$0")/hostile_server.py"
 
+# Each mcp started in the background writes a new $WORK/err, removed first:
+# the shell may not have truncated it yet when wait_for reads it, and the
+# last run's lines would match (a signal then came before mcp was ready).
+
 # pid_in FILE NAME: the pid the server logged ("NAME pid N").
 pid_in() {
     sed -n "s/^$2 pid \([0-9]*\)$/\1/p" "$1" | tail -n 1
@@ -36,6 +40,7 @@ exited() {
 for sig in INT TERM; do
     want=130
     [ $sig = TERM ] && want=143
+    rm -f "$WORK/err"
     "$MCP" call --timeout 100 echo '{}' -- "$FAKE" hang >"$WORK/out" 2>"$WORK/err" &
     mcp=$!
     wait_for "$WORK/err" '"method":"tools/call"' 10
@@ -50,6 +55,7 @@ done
 
 # One signal while connecting (a server that never answers): nothing to
 # cancel yet, so mcp exits at once.
+rm -f "$WORK/err"
 "$MCP" call --timeout 100 echo '{}' -- sh -c 'trap "" TERM; echo "stubborn pid $$" >&2; exec sleep 1000' \
     >"$WORK/out" 2>"$WORK/err" &
 mcp=$!
@@ -62,6 +68,7 @@ gone "$server" "call, SIGTERM while connecting"
 
 # One signal while the server is being stopped after the call (end of its
 # input, wait, SIGTERM, wait, SIGKILL: seconds with this server).
+rm -f "$WORK/err"
 "$MCP" call echo '{}' -- "$FAKE" linger >"$WORK/out" 2>"$WORK/err" &
 mcp=$!
 wait_for "$WORK/out" "late answer" 10
@@ -72,6 +79,7 @@ exited "$mcp" 130 "call, SIGINT while stopping the server"
 gone "$server" "call, SIGINT while stopping the server"
 
 # mcp tools: nothing to cancel; a signal ends it at once.
+rm -f "$WORK/err"
 "$MCP" tools --timeout 100 -- "$FAKE" hang >"$WORK/out" 2>"$WORK/err" &
 mcp=$!
 wait_for "$WORK/err" '"method":"tools/list"' 10
@@ -81,6 +89,7 @@ exited "$mcp" 130 "tools, SIGINT"
 gone "$server" "tools, SIGINT"
 
 # mcp watch, a legacy server: the second signal while it stops the server.
+rm -f "$WORK/err"
 "$MCP" watch -- "$FAKE" hang >"$WORK/out" 2>"$WORK/err" &
 mcp=$!
 wait_for "$WORK/err" "printing its list changes" 10
@@ -93,6 +102,7 @@ gone "$server" "watch, two SIGINT"
 
 # mcp watch after a restart: the new server is the one killed.
 if command -v python3 >/dev/null 2>&1; then
+    rm -f "$WORK/err"
     "$MCP" watch -- python3 "$HOSTILE" stubborn >"$WORK/out" 2>"$WORK/err" &
     mcp=$!
     wait_for "$WORK/err" "listening for:" 10
