@@ -49,23 +49,35 @@ static int value_of(unsigned char c)
     return -1;
 }
 
-int mcp__base64_decode(mcp_buf *out, const char *text, size_t len)
+static size_t padding_of(const char *text, size_t len)
+{
+    return len && text[len - 1] == '=' ? (len >= 2 && text[len - 2] == '=' ? 2 : 1) : 0;
+}
+
+bool mcp__base64_valid(const char *text, size_t len)
 {
     if (len % 4)
-        return MCP_ERR_INVALID_ARG;
-    size_t pad = len && text[len - 1] == '=' ? (len >= 2 && text[len - 2] == '=' ? 2 : 1) : 0;
-    size_t need = len / 4 * 3 - pad;
-    /* Validate everything before touching the buffer: nothing appended on
-     * error. */
+        return false;
+    size_t pad = padding_of(text, len);
     for (size_t i = 0; i < len - pad; i++)
         if (value_of((unsigned char)text[i]) < 0)
-            return MCP_ERR_INVALID_ARG;
+            return false;
     if (pad) {
         /* The bits the padding leaves unused must be zero (canonical form). */
         int last = value_of((unsigned char)text[len - pad - 1]);
         if ((pad == 1 && (last & 3)) || (pad == 2 && (last & 15)))
-            return MCP_ERR_INVALID_ARG;
+            return false;
     }
+    return true;
+}
+
+int mcp__base64_decode(mcp_buf *out, const char *text, size_t len)
+{
+    /* Validated before touching the buffer: nothing appended on error. */
+    if (!mcp__base64_valid(text, len))
+        return MCP_ERR_INVALID_ARG;
+    size_t pad = padding_of(text, len);
+    size_t need = len / 4 * 3 - pad;
     int rc = mcp__buf_reserve(out, need);
     if (rc != MCP_OK)
         return rc;
