@@ -445,6 +445,11 @@ typedef struct mcp_request_options {
      * and above on this request (io.modelcontextprotocol/logLevel). */
     bool want_logs;
     mcp_logging_level log_level;
+    /* Server, 2025 revisions: the request in flight this one is made for (a
+     * tool call asking for sampling, say), or 0. It goes on that request's
+     * route (over HTTP, the call's own event stream), as does its cancel;
+     * the application cancels it when that request ends. */
+    mcp_handle related;
 } mcp_request_options;
 
 /*
@@ -455,7 +460,8 @@ typedef struct mcp_request_options {
  * be NULL. opts NULL means defaults. *out receives the handle (which is
  * also the request's integer JSON-RPC id).
  * Returns MCP_OK; MCP_ERR_STATE (not connected; for a server, no legacy
- * client to send to), MCP_ERR_INVALID_ARG (bad params or method; initialize,
+ * client to send to), MCP_ERR_NOT_FOUND (the related request is no longer
+ * in flight), MCP_ERR_INVALID_ARG (bad params or method; initialize,
  * server/discover and subscriptions/listen have functions of their own;
  * ping does not exist in 2026-07-28), MCP_ERR_LIMIT (message too large),
  * MCP_ERR_CLOSED (the connection failed while sending) or MCP_ERR_NOMEM; on

@@ -114,6 +114,7 @@ typedef struct outbound {
     mcp_progress_mode progress;
     bool got_progress;
     double last_progress;
+    uint64_t route; /* where it and its cancel go: 0, or a related request's */
     uint64_t start;
     uint64_t idle_ms, max_ms;
     uint64_t idle_deadline, max_deadline;

@@ -239,6 +239,15 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
         mcp__free(&s->mem, e);
         return MCP_ERR_NOMEM;
     }
+    if (o.related) {
+        const inbound *in = mcp__inbound_lookup(s, o.related);
+        if (!in) {
+            mcp__free(&s->mem, e->method);
+            mcp__free(&s->mem, e);
+            return MCP_ERR_NOT_FOUND;
+        }
+        e->route = in->route;
+    }
     e->id = s->next_id;
     e->kind = (uint8_t)sp->kind;
     e->cancellable = sp->cancellable;
@@ -282,7 +291,7 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
     heap_push(&s->timers, e);
     /* Registered before it is sent: a response can only find it. */
     e->sending = true;
-    mcp__emit(s, 0, b);
+    mcp__emit(s, e->route, b);
     mcp__scratch_done(s, b, &local);
     e->sending = false;
     if (e->ended) {
@@ -370,7 +379,7 @@ static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *r
     }
     mcp__jw_object_end(&w);
     if (mcp__jw_envelope_end(&w) == MCP_OK)
-        mcp__emit(s, 0, b);
+        mcp__emit(s, o->route, b);
     mcp__scratch_done(s, b, &local);
 }
 
