@@ -80,9 +80,9 @@ int main(void)
     mcp_server *s;
     if (mcp_server_new(&o, &s) != MCP_OK)
         return 1;
-    mcp_tool tools[] = {{sizeof(mcp_tool), "wait_cancel", NULL, NULL, NULL, NULL, wait_cancel, NULL, 0, NULL},
-                        {sizeof(mcp_tool), "hold", NULL, NULL, NULL, NULL, hold, NULL, 0, NULL},
-                        {sizeof(mcp_tool), "rss", NULL, NULL, NULL, NULL, rss, NULL, 0, NULL}};
+    mcp_tool tools[] = {{.size = sizeof(mcp_tool), .name = "wait_cancel", .handler = wait_cancel},
+                        {.size = sizeof(mcp_tool), .name = "hold", .handler = hold},
+                        {.size = sizeof(mcp_tool), .name = "rss", .handler = rss}};
     for (int i = 0; i < 3; i++)
         mcp_server_add_tool(s, &tools[i]);
     mcp_server_serve_stdio(s);

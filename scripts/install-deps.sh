@@ -42,6 +42,7 @@ has_pc libuv || need libuv1-dev
 has_pc libmicrohttpd || need libmicrohttpd-dev
 has_pc libcurl || need libcurl4-openssl-dev
 has_pc libpcre2-8 || need libpcre2-dev
+has_pc libcrypto || need libssl-dev
 [ -d /usr/share/json-schema-test-suite/tests/draft7 ] || need json-schema-test-suite
 
 # Tests: cmocka, valgrind, jansson (a test-only JSON oracle).

@@ -113,6 +113,8 @@ enum mcp_error {
     MCP_ERR_PROTOCOL = -305,  /* the peer broke the protocol */
     MCP_ERR_CANCELLED = -306, /* the peer cancelled this request */
     MCP_ERR_TOO_LARGE = -307, /* the peer's answer exceeded the message size cap */
+    MCP_ERR_INPUT_REQUIRED = -308, /* 2026-07-28: the client must answer first (the
+                                      call ends asking; its retry brings the answer) */
 
     /* Runtime and transports, -400 .. -499 */
     MCP_ERR_SPAWN = -400, /* the server command could not be started */

@@ -70,7 +70,105 @@ typedef struct mcp_tool {
      * declare them is refused: -32021 with data.requiredCapabilities under
      * 2026-07-28, -32602 under a legacy revision. */
     const char *required_client_capabilities;
+    /* Listed as they are (JSON text, or NULL): annotations (an object:
+     * readOnlyHint, destructiveHint, ...), icons (an array of Icon
+     * objects), meta (the item's _meta object). */
+    const char *annotations, *icons, *meta;
 } mcp_tool;
+
+/*
+ * Resources, resource templates and prompts. Each is registered like a
+ * tool (copied; any thread; a change while serving publishes a new
+ * snapshot and the list_changed of its kind), listed in registration
+ * order, and served by a handler that gets an mcp_call and ends it with a
+ * reply function, like a tool's (MCP_TOOL_BLOCKING in flags runs it on a
+ * worker thread). In the handler, mcp_call_method() says which request it
+ * answers and mcp_call_arguments() holds its input:
+ *
+ * - resources/read of a resource: {}; mcp_call_uri() is its URI.
+ * - resources/read through a template: the template's variables as the
+ *   URI gave them, decoded: {"id":"42"}, a list variable ({/path*}) as an
+ *   array of strings.
+ * - prompts/get: the arguments, an object of strings (checked: every
+ *   required argument is present, every value a string, no undeclared
+ *   argument).
+ * - completion/complete: the request's params, {"ref":..., "argument":
+ *   {"name":..., "value":...}, "context":{"arguments":{...}}}; answered
+ *   with mcp_call_reply_completion.
+ */
+typedef struct mcp_resource {
+    size_t size;             /* sizeof(mcp_resource) */
+    const char *uri;         /* required: UTF-8, 1 to 8192 bytes, with a scheme */
+    const char *name;        /* required: UTF-8 */
+    const char *title;       /* optional, as the rest */
+    const char *description;
+    const char *mime_type;
+    const char *annotations, *icons, *meta; /* JSON text, as a tool's */
+    bool size_known;          /* size_bytes is listed as "size" */
+    uint64_t size_bytes;
+    mcp_tool_fn read;         /* required: answers resources/read */
+    void *user_data;
+    unsigned flags;           /* MCP_TOOL_BLOCKING */
+} mcp_resource;
+
+typedef struct mcp_resource_template {
+    size_t size;              /* sizeof(mcp_resource_template) */
+    const char *uri_template; /* required: RFC 6570 (mcp/uri_template.h) */
+    const char *name;         /* required */
+    const char *title;
+    const char *description;
+    const char *mime_type;
+    const char *annotations, *icons, *meta;
+    mcp_tool_fn read;         /* required: reads any URI the template matches */
+    mcp_tool_fn complete;     /* optional: completes the template's variables */
+    void *user_data;
+    unsigned flags;
+} mcp_resource_template;
+
+typedef struct mcp_prompt_argument {
+    const char *name;         /* required */
+    const char *title;
+    const char *description;
+    bool required;
+} mcp_prompt_argument;
+
+typedef struct mcp_prompt {
+    size_t size;              /* sizeof(mcp_prompt) */
+    const char *name;         /* required: UTF-8, 1 to 128 bytes */
+    const char *title;
+    const char *description;
+    const mcp_prompt_argument *arguments; /* argument_count of them (copied) */
+    size_t argument_count;
+    const char *icons, *meta;
+    mcp_tool_fn get;          /* required: answers prompts/get */
+    mcp_tool_fn complete;     /* optional: completes its arguments */
+    void *user_data;
+    unsigned flags;
+} mcp_prompt;
+
+/*
+ * mcp_server_add_resource, _add_resource_template, _add_prompt: register
+ * (copied). Any thread, before or while serving. MCP_OK; MCP_ERR_INVALID_ARG
+ * (bad size; a required field missing; a string that is not UTF-8; a URI
+ * without a scheme or over 8192 bytes; a template that does not parse, the
+ * reason logged; annotations, icons or meta that are not JSON of the right
+ * type; a prompt argument without a name or named twice; a URI, template
+ * or prompt name already registered); MCP_ERR_NOMEM.
+ *
+ * A read is matched first against the resources (the URI exactly), then
+ * against the templates in registration order. A URI that matches nothing
+ * is answered "Resource not found" with data {"uri"}: -32002 under the
+ * 2025 revisions, -32602 under 2026-07-28 (server/resources.mdx of each).
+ */
+MCP_EXTERN int mcp_server_add_resource(mcp_server *s, const mcp_resource *r);
+MCP_EXTERN int mcp_server_add_resource_template(mcp_server *s, const mcp_resource_template *t);
+MCP_EXTERN int mcp_server_add_prompt(mcp_server *s, const mcp_prompt *p);
+
+/* Unregister by URI (a resource), URI template (a template) or name (a
+ * prompt); requests in flight keep it until they end. Any thread. MCP_OK
+ * or MCP_ERR_NOT_FOUND. */
+MCP_EXTERN int mcp_server_remove_resource(mcp_server *s, const char *uri_or_template);
+MCP_EXTERN int mcp_server_remove_prompt(mcp_server *s, const char *name);
 
 typedef struct mcp_server_options {
     size_t size;              /* sizeof(mcp_server_options) */
@@ -101,14 +199,30 @@ typedef struct mcp_server_options {
      * bytes (no newline; not NUL-terminated), borrowed for the call. */
     void (*trace)(void *user_data, bool outgoing, const char *line, size_t len);
     void *trace_user_data;
-    /* What subscriptions (2026-07-28) and legacy list_changed can carry
-     * (enum mcp_listen_kinds); 0 means MCP_LISTEN_TOOLS. Prompts and
-     * resources are published by the application (mcp_server_publish). */
+    /* What subscriptions (2026-07-28), legacy list_changed and legacy
+     * resources/subscribe can carry (enum mcp_listen_kinds), declared in
+     * the capabilities; 0 means all four. List changes are published by
+     * the registry itself; resource updates by the application
+     * (mcp_server_publish). */
     unsigned listen_kinds;
-    /* Caching hints (2026-07-28) of server/discover and tools/list: how long
-     * a client may keep them (0: not at all) and who may share them. */
+    /* Caching hints (2026-07-28) of server/discover, the lists and
+     * resources/read results that carry none of their own: how long a
+     * client may keep them (0: not at all) and who may share them. */
     uint64_t cache_ttl_ms;
     mcp_cache_scope cache_scope;
+    /* The key of requestState's HMAC (2026-07-28 input-required results),
+     * request_state_key_len bytes (at least 32; copied). Every instance
+     * behind one address must share it, so that any of them takes another's
+     * state. NULL: random, for this process only. */
+    const void *request_state_key;
+    size_t request_state_key_len;
+    /* How long a requestState is honoured; 0: 10 minutes. */
+    uint64_t request_state_ttl_ms;
+    /* Items per page of tools/list, resources/list,
+     * resources/templates/list and prompts/list; 0: 100. A cursor names
+     * the next item, not a position: a page read after the list changed
+     * neither repeats nor skips what stayed. */
+    size_t page_size;
 } mcp_server_options;
 
 /* mcp_server_new: MCP_OK and *out (free with mcp_server_free),
@@ -294,8 +408,17 @@ MCP_EXTERN void mcp_server_free(mcp_server *s);
 /* ------------------------------------------------------------------------ */
 /* Inside a call (any thread, until the call is ended)                      */
 
-/* The tool's name; borrowed from the call. */
+/* The tool's or prompt's name, or the resource's URI (a template's read:
+ * its template); borrowed from the call. */
 MCP_EXTERN const char *mcp_call_tool_name(const mcp_call *c);
+
+/* The request the call answers: "tools/call", "resources/read",
+ * "prompts/get" or "completion/complete"; a string literal. */
+MCP_EXTERN const char *mcp_call_method(const mcp_call *c);
+
+/* resources/read: the URI asked for (UTF-8); borrowed from the call. NULL
+ * for the other methods. */
+MCP_EXTERN const char *mcp_call_uri(const mcp_call *c);
 
 /* The arguments object ({} when the client sent none); borrowed from the
  * call. Read with the mcp_json_* readers. */
@@ -374,6 +497,95 @@ MCP_EXTERN int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured
 MCP_EXTERN int mcp_call_reply_result(mcp_call *c, const mcp_json *result);
 MCP_EXTERN int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message);
 MCP_EXTERN int mcp_call_finish(mcp_call *c);
+
+/*
+ * Answers of the other requests, ending the call as above.
+ * - reply_result (above) takes each one's whole result object, checked for
+ *   its shape: resources/read {"contents":[...]} (each with uri and text
+ *   or blob), prompts/get {"messages":[...]}, completion/complete
+ *   {"completion":{"values":[...]}}; a result of the wrong shape is
+ *   answered -32603 and MCP_ERR_INVALID_ARG returned. Under 2026-07-28 a
+ *   resources/read result without ttlMs gets the server's caching hints.
+ * - reply_resource_text: one text content for the URI read (text_len
+ *   bytes, UTF-8); mime_type may be NULL.
+ * - reply_resource_blob: one binary content, sent as Base64.
+ * - reply_resource_not_found: the revision's not-found error for the URI
+ *   read (a template matched, but nothing is there).
+ * - reply_completion: up to 100 values (more are cut, and hasMore set);
+ *   total: how many there are in all, or -1 when unknown.
+ * Each returns MCP_ERR_STATE, ending nothing, when the call is not the
+ * request it answers (reply_completion in a tool call, say).
+ */
+MCP_EXTERN int mcp_call_reply_resource_text(mcp_call *c, const char *mime_type, const char *text,
+                                            size_t text_len);
+MCP_EXTERN int mcp_call_reply_resource_blob(mcp_call *c, const char *mime_type, const void *data,
+                                            size_t len);
+MCP_EXTERN int mcp_call_reply_resource_not_found(mcp_call *c);
+MCP_EXTERN int mcp_call_reply_completion(mcp_call *c, const char *const *values, size_t count,
+                                         int64_t total, bool has_more);
+
+/* ------------------------------------------------------------------------ */
+/* Asking the client, inside a call                                          */
+
+/* The client's answer to mcp_call_ask. */
+typedef struct mcp_ask_answer {
+    mcp_json_doc *result; /* MCP_OK: the result object (the root); owned */
+    int64_t error_code;   /* MCP_ERR_REMOTE: the client's JSON-RPC error */
+    char *error_message;  /* MCP_ERR_REMOTE: owned, NUL-terminated */
+} mcp_ask_answer;
+
+/*
+ * mcp_call_ask: ask the client something the call needs, and wait for the
+ * answer: method is "sampling/createMessage", "elicitation/create" or
+ * "roots/list", params that request's params (an object, borrowed; NULL
+ * for roots/list). timeout_ms: how long the answer may take (0: no limit;
+ * the call's own cancel still ends the wait: a person filling a form may
+ * take long). key names the question under 2026-07-28 (the key of
+ * inputRequests, 1 to 64 bytes of [A-Za-z0-9_.-]; NULL: "q1", "q2", ... in
+ * the order asked); unused under 2025. Blocks: call it from a blocking
+ * handler (MCP_TOOL_BLOCKING) or any thread but the loop thread. The
+ * handler's code is the same in both eras:
+ *
+ *   rc = mcp_call_ask(c, "name", "elicitation/create", params, 0, &a);
+ *   if (rc == MCP_ERR_INPUT_REQUIRED || rc == MCP_ERR_CANCELLED)
+ *       return (void)mcp_call_finish(c);
+ *
+ * Under the 2025 revisions it is a request of the server's, sent on the
+ * call's route (over HTTP, on the call's own event stream). When the call
+ * is cancelled meanwhile (the client's cancel, the session's end, a stop)
+ * the request is cancelled on the wire too, with the call's reason, so the
+ * client's handler sees its own cancel, and this returns
+ * MCP_ERR_CANCELLED. A timeout cancels the request the same way.
+ *
+ * Under 2026-07-28 (basic/patterns/mrtr.mdx) the server sends no request:
+ * an answer the client already gave (in the request's inputResponses, or
+ * an earlier round's, carried in requestState) is returned at once; else
+ * the question is noted and MCP_ERR_INPUT_REQUIRED returned. Ask the
+ * call's other questions too, then end it with mcp_call_finish: the client
+ * gets an InputRequiredResult with every question noted and a requestState
+ * (the answers so far, which request they belong to and an expiry, under
+ * an HMAC-SHA256 of the server's key), answers, and retries; the handler
+ * then runs again from the start and finds the answers. So a handler must
+ * be repeatable up to its last question: resources/read, prompts/get and
+ * tools/call may ask. A requestState that fails its check (tampered,
+ * expired, another request's) is refused with -32602 before the handler
+ * runs.
+ *
+ * Returns MCP_OK (answer->result set), MCP_ERR_REMOTE (answer->error_*
+ * set), MCP_ERR_INPUT_REQUIRED, MCP_ERR_CANCELLED, MCP_ERR_TIMED_OUT,
+ * MCP_ERR_CLOSED (the connection ended), MCP_ERR_STATE (the client did not
+ * declare the capability the method needs: sampling, elicitation (with url
+ * for an elicitation of mode "url") or roots; called on the loop thread;
+ * or in completion/complete), MCP_ERR_INVALID_ARG (another method; params
+ * not an object; a bad key) or MCP_ERR_NOMEM. answer is zeroed first;
+ * release it with mcp_ask_answer_release whatever the outcome. Not after
+ * the call was ended; one thread per call at a time.
+ */
+MCP_EXTERN int mcp_call_ask(mcp_call *c, const char *key, const char *method,
+                            const mcp_json *params, uint64_t timeout_ms, mcp_ask_answer *answer);
+
+/* Free what an answer holds and zero it. NULL is a no-op. */
+MCP_EXTERN void mcp_ask_answer_release(mcp_ask_answer *answer);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@ void mcp__conn_unref(conn *c)
     if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
     mcp__map_free(&c->requests, &c->server->mem);
+    mcp__subscriptions_free(c);
     free(c);
 }
 
@@ -31,8 +32,20 @@ static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
     conn *c = ud;
     if (mcp_message_method_is(msg, "tools/call")) {
         mcp__tools_call(c, h, msg);
-    } else if (mcp_message_method_is(msg, "tools/list")) {
-        mcp__tools_list(c, h, msg);
+    } else if (mcp_message_method_is(msg, "tools/list") ||
+               mcp_message_method_is(msg, "resources/list") ||
+               mcp_message_method_is(msg, "resources/templates/list") ||
+               mcp_message_method_is(msg, "prompts/list")) {
+        mcp__list_reply(c, h, msg);
+    } else if (mcp_message_method_is(msg, "resources/read")) {
+        mcp__resources_read(c, h, msg);
+    } else if (mcp_message_method_is(msg, "prompts/get")) {
+        mcp__prompts_get(c, h, msg);
+    } else if (mcp_message_method_is(msg, "completion/complete")) {
+        mcp__completion_complete(c, h, msg);
+    } else if (mcp_message_method_is(msg, "resources/subscribe") ||
+               mcp_message_method_is(msg, "resources/unsubscribe")) {
+        mcp__resources_subscribe(c, h, msg, mcp_message_method_is(msg, "resources/subscribe"));
     } else {
         char text[160];
         mcp_buf shown;

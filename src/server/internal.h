@@ -8,8 +8,10 @@
 #include <uv.h>
 
 #include "core/map.h"
+#include "json/writer.h"
 #include "mcp/schema.h"
 #include "mcp/server.h"
+#include "mcp/uri_template.h"
 #include "runtime/driver.h"
 #include "runtime/internal.h"
 #include "runtime/log.h"
@@ -22,8 +24,17 @@ typedef struct http_listener http_listener;
 
 /* A registered tool: immutable once built, shared by the snapshots that
  * list it and the calls that run it. */
+/* What every listed item has: its place in registration order (seq, the
+ * key a cursor names) and its list item, serialized once. */
+typedef struct listed {
+    uint64_t seq;
+    char *item;
+    size_t item_len;
+} listed;
+
 typedef struct tool {
     atomic_uint refs;
+    listed l;
     char *name, *title, *description;
     mcp_json_doc *input_schema, *output_schema, *required_caps;
     mcp_schema *input_check, *output_check; /* compiled once */
@@ -32,29 +43,74 @@ typedef struct tool {
     unsigned flags;
 } tool;
 
+/* catalog.c: resources, resource templates and prompts. */
+typedef enum { ENTRY_RESOURCE, ENTRY_TEMPLATE, ENTRY_PROMPT } entry_kind;
+
+typedef struct entry {
+    atomic_uint refs;
+    listed l;
+    entry_kind kind;
+    char *key; /* the URI, the URI template or the prompt's name */
+    mcp_uri_template *tmpl;        /* ENTRY_TEMPLATE */
+    char **arg_names;              /* ENTRY_PROMPT: as declared */
+    bool *arg_required;
+    size_t nargs;
+    mcp_tool_fn handler, complete; /* read or get; completion (optional) */
+    void *user_data;
+    unsigned flags;
+} entry;
+
+/* The lists: registration order, ascending seq. */
+enum { LIST_TOOLS, LIST_RESOURCES, LIST_TEMPLATES, LIST_PROMPTS, LIST_KINDS };
+
+typedef struct item_list {
+    void **v; /* tool * for LIST_TOOLS, entry * for the others */
+    size_t n, cap;
+} item_list;
+
 /* What the server offers at one moment: an immutable snapshot, shared
  * read-only by every connection and kept by each request that started
- * with it. The tools/list answers are serialized once per snapshot. */
+ * with it. Each list's first page is serialized once per snapshot. */
 typedef struct registry {
     atomic_uint refs;
-    tool **tools;
-    size_t ntools;
-    char *list_legacy; /* the tools/list result of a legacy revision */
-    size_t list_legacy_len;
-    char *list_modern; /* of 2026-07-28: with the caching hints */
-    size_t list_modern_len;
+    item_list lists[LIST_KINDS];
+    size_t page_size;
+    uint64_t ttl_ms;
+    mcp_cache_scope scope;
+    char *first[LIST_KINDS][2]; /* the first page, legacy and 2026-07-28 */
+    size_t first_len[LIST_KINDS][2];
 } registry;
 
-int mcp__tool_new(const mcp_tool *spec, tool **out);
+int mcp__tool_new(const mcp_tool *spec, tool **out, uint64_t seq);
 void mcp__tool_unref(tool *t);
+int mcp__resource_new(const mcp_resource *spec, entry **out, uint64_t seq);
+int mcp__template_new(const mcp_resource_template *spec, entry **out, uint64_t seq,
+                      char *why, size_t why_len);
+int mcp__prompt_new(const mcp_prompt *spec, entry **out, uint64_t seq);
+void mcp__entry_unref(entry *e);
+/* Write the members "annotations" (an object), "icons" (an array) and
+ * "_meta" (an object) from their JSON texts (each may be NULL).
+ * MCP_ERR_INVALID_ARG when one is not JSON of its type. */
+int mcp__catalog_extras(mcp__jw *w, const char *annotations, const char *icons,
+                        const char *meta);
+/* Release a list item of list kind k (a tool or an entry). */
+void mcp__item_unref(int k, void *item);
+/* The key an item of list k is found by (a tool's name, an entry's key). */
+const char *mcp__item_key(int k, const void *item);
 
-/* A snapshot of n tools (each gains a reference), serialized. NULL when
- * out of memory. */
-registry *mcp__registry_build(tool *const *tools, size_t n, uint64_t ttl_ms,
-                              mcp_cache_scope scope);
+/* A snapshot of the lists (each item gains a reference), its first pages
+ * serialized. NULL when out of memory. */
+registry *mcp__registry_build(const item_list lists[LIST_KINDS], size_t page_size,
+                              uint64_t ttl_ms, mcp_cache_scope scope);
 void mcp__registry_ref(registry *r);
 void mcp__registry_unref(registry *r);
 const tool *mcp__registry_find(const registry *r, const char *name, size_t len);
+const entry *mcp__registry_entry(const registry *r, int k, const char *key, size_t len);
+/* Answer a list request (tools/list, resources/list, ...) of kind k from
+ * r: its first page, or the page its cursor names; -32602 for a cursor
+ * this server never gave. */
+void mcp__registry_reply_list(const registry *r, int k, mcp_session *ss, mcp_handle h,
+                              const mcp_message *msg);
 
 /* request.c ---------------------------------------------------------------- */
 
@@ -77,10 +133,13 @@ typedef struct mcp__request {
     const char *version; /* the revision it is served under (a literal) */
     mcp_cancel_token *token;
     bool settled;      /* loop thread: answered or cancelled */
+    struct ask *asks;  /* loop thread: its requests to the client in flight */
     void (*destroy)(struct mcp__request *r); /* frees what embeds it */
 } mcp__request;
 
-typedef enum { ANSWER_RESULT, ANSWER_ERROR, ANSWER_NONE } answer_kind;
+/* ANSWER_NOT_FOUND: "Resource not found" for the request's params.uri, with
+ * the code given (the revision's). */
+typedef enum { ANSWER_RESULT, ANSWER_ERROR, ANSWER_NONE, ANSWER_NOT_FOUND } answer_kind;
 
 /* Loop thread: register r (refs 2) with its connection. MCP_OK or
  * MCP_ERR_NOMEM (r untouched). */
@@ -103,8 +162,81 @@ void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason);
 
 /* tools.c ------------------------------------------------------------------ */
 
-void mcp__tools_list(conn *c, mcp_handle h, const mcp_message *msg);
+/* What a call answers: a tool's call or one of the other handled requests. */
+typedef enum { CALL_TOOL, CALL_READ, CALL_PROMPT, CALL_COMPLETE } call_kind;
+
+struct mcp_call {
+    mcp__request req; /* first: a request pointer is a call pointer */
+    call_kind kind;
+    const tool *tool;   /* CALL_TOOL; kept alive by req.snapshot, as entry */
+    const entry *entry; /* the resource, template or prompt */
+    const char *subject; /* the tool's or prompt's name, the entry's key */
+    const char *uri;    /* CALL_READ: borrowed from req.msg */
+    mcp_tool_fn handler;
+    void *user_data;
+    unsigned flags;
+    const mcp_json *args;
+    mcp_json_doc *own_args; /* a template read's variables */
+    /* 2026-07-28 questions: the answers known (an object by key), the
+     * questions noted this round (inputRequests), how many were asked. */
+    mcp_json_doc *answers, *asked;
+    unsigned asks_made;
+    double last_progress;
+    bool sent_progress;
+};
+
+void mcp__list_reply(conn *c, mcp_handle h, const mcp_message *msg);
 void mcp__tools_call(conn *c, mcp_handle h, const mcp_message *msg);
+/* Loop thread: a call of request h (snap: referenced, taken over either
+ * way). NULL when out of memory: h answered -32603 then. */
+mcp_call *mcp__call_new(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
+                        call_kind kind);
+/* Run c's handler: now (loop thread) or on the pool (MCP_TOOL_BLOCKING). */
+void mcp__call_run(mcp_call *c);
+/* End c with the result text (len bytes of a JSON object) or the -32603
+ * that says why it could not be made (rc). */
+int mcp__call_end_buffer(mcp_call *c, int rc, mcp_buf *b);
+/* Whether c answers a request of the 2026-07-28 revision. */
+bool mcp__call_modern(const mcp_call *c);
+
+/* input_required.c (2026-07-28, basic/patterns/mrtr.mdx) ----------------------- */
+
+#define MCP__STATE_KEY_MIN 32
+/* The server's requestState key: a copy of key, or random. */
+int mcp__state_key_init(mcp_server *s, const void *key, size_t len);
+/* Before a 2026-07-28 call's handler runs: its answers so far (a verified
+ * requestState's, then inputResponses). False when the state fails its
+ * check: the call is answered -32602 then. */
+bool mcp__mrtr_begin(mcp_call *c);
+/* An ask under 2026-07-28: the answer given, or the question noted
+ * (MCP_ERR_INPUT_REQUIRED). */
+int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
+                  mcp_ask_answer *answer);
+/* The call ends without a result while questions are noted: MCP_OK and
+ * the InputRequiredResult sent; MCP_ERR_NOT_FOUND when none were. */
+int mcp__mrtr_finish(mcp_call *c);
+/* Whether the client declared what method needs (caps: its capabilities). */
+bool mcp__ask_declared(const mcp_json *caps, const char *method, const mcp_json *params);
+
+/* ask.c --------------------------------------------------------------------- */
+
+/* Loop thread: r settles: its requests to the client in flight are
+ * cancelled on the wire with reason, their askers told (cancelled). */
+void mcp__asks_cancel(mcp__request *r, const char *reason);
+
+/* resources.c, prompts.c ---------------------------------------------------- */
+
+void mcp__resources_read(conn *c, mcp_handle h, const mcp_message *msg);
+/* Answer h "Resource not found" for uri, with the code of its revision. */
+int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri);
+void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on);
+/* Loop thread: tell c's legacy session that uri changed, if it subscribed. */
+void mcp__resources_updated(conn *c, const char *uri);
+void mcp__subscriptions_free(conn *c);
+void mcp__prompts_get(conn *c, mcp_handle h, const mcp_message *msg);
+void mcp__completion_complete(conn *c, mcp_handle h, const mcp_message *msg);
+/* The shape a reply_result of c's kind must have; NULL when it has it. */
+const char *mcp__result_problem(const mcp_call *c, const mcp_json *result);
 
 /* conn.c ------------------------------------------------------------------- */
 
@@ -114,6 +246,8 @@ struct conn {
     mcp__driver driver;
     conn *next, *prev; /* the server's connections */
     mcp__map requests; /* handle -> mcp__request, loop thread */
+    char **subscriptions; /* legacy resources/subscribe URIs, loop thread */
+    size_t nsubscriptions;
     atomic_uint refs;  /* the server's, and one per request */
     bool down;         /* the transport went: draining, then released */
     bool released;
@@ -143,9 +277,9 @@ struct mcp_server {
     mcp__stderr_logger default_logger;
     mcp_json_doc *caps;      /* our capabilities */
 
-    pthread_mutex_t mu;      /* guards tools, ntools and current */
-    tool **tools;            /* as registered */
-    size_t ntools, tools_cap;
+    pthread_mutex_t mu;      /* guards lists, next_seq and current */
+    item_list lists[LIST_KINDS]; /* as registered */
+    uint64_t next_seq;
     registry *current;       /* the snapshot served now (NULL: build it) */
 
     atomic_bool loop_open;   /* the loop and the poster exist */
@@ -165,6 +299,8 @@ struct mcp_server {
                        were left unwritten (mcp_server_serve_fds reports it) */
     uint64_t stop_deadline;
     mcp_json_doc *empty_args; /* {} for calls without arguments */
+    unsigned char *state_key; /* requestState's HMAC key */
+    size_t state_key_len;
 };
 
 /* http.c: Loop thread: end every 2025 session and close the listener. */

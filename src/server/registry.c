@@ -6,6 +6,7 @@
  * replaces it when the tools change, while requests that started with the
  * old one keep it until they end.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,10 +50,49 @@ static int parse_object(const char *text, mcp_json_doc **out)
     return MCP_OK;
 }
 
+/* The tool as tools/list shows it. */
+static int tool_item(tool *t, const mcp_tool *spec)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "name");
+    mcp__jw_string(&w, spec->name);
+    if (spec->title) {
+        mcp__jw_key(&w, "title");
+        mcp__jw_string(&w, spec->title);
+    }
+    if (spec->description) {
+        mcp__jw_key(&w, "description");
+        mcp__jw_string(&w, spec->description);
+    }
+    mcp__jw_key(&w, "inputSchema");
+    mcp__jw_value(&w, mcp_json_doc_root(t->input_schema));
+    if (t->output_schema) {
+        mcp__jw_key(&w, "outputSchema");
+        mcp__jw_value(&w, mcp_json_doc_root(t->output_schema));
+    }
+    int rc = mcp__catalog_extras(&w, spec->annotations, spec->icons, spec->meta);
+    mcp__jw_object_end(&w);
+    int frc = mcp__jw_finish(&w);
+    if (rc == MCP_OK)
+        rc = frc;
+    if (rc != MCP_OK) {
+        mcp_buf_free(&b);
+        return rc;
+    }
+    t->l.item = b.data;
+    t->l.item_len = b.len;
+    return MCP_OK;
+}
+
 void mcp__tool_unref(tool *t)
 {
     if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
+    free(t->l.item);
     free(t->name);
     free(t->title);
     free(t->description);
@@ -64,7 +104,7 @@ void mcp__tool_unref(tool *t)
     free(t);
 }
 
-int mcp__tool_new(const mcp_tool *spec_in, tool **out)
+int mcp__tool_new(const mcp_tool *spec_in, tool **out, uint64_t seq)
 {
     *out = NULL;
     mcp_tool spec;
@@ -90,6 +130,8 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out)
                                 NULL, 0);
     if (rc == MCP_OK)
         rc = parse_object(spec.required_client_capabilities, &t->required_caps);
+    if (rc == MCP_OK)
+        rc = tool_item(t, &spec);
     if (rc == MCP_OK) {
         t->name = strdup(spec.name);
         t->title = dup_opt(spec.title);
@@ -101,6 +143,7 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out)
         mcp__tool_unref(t);
         return rc;
     }
+    t->l.seq = seq;
     t->handler = spec.handler;
     t->user_data = spec.user_data;
     t->flags = spec.flags;
@@ -108,74 +151,142 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out)
     return MCP_OK;
 }
 
-/* {"tools":[...]} and, for 2026-07-28, the caching hints. */
-static int serialize(registry *r, bool modern, uint64_t ttl_ms, mcp_cache_scope scope,
-                     char **text, size_t *len)
+/* Lists and pages ------------------------------------------------------------------- */
+
+static const struct {
+    const char *key;    /* the result's array */
+    char cursor;        /* the cursor's mark: a cursor of one list is no other's */
+} lists_info[LIST_KINDS] = {{"tools", 't'}, {"resources", 'r'}, {"resourceTemplates", 'u'},
+                            {"prompts", 'p'}};
+
+static const listed *listed_of(int k, const void *item)
 {
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    mcp__jw w;
-    mcp__jw_begin(&w, &b);
-    mcp__jw_object(&w);
-    mcp__jw_key(&w, "tools");
-    mcp__jw_array(&w);
-    for (size_t i = 0; i < r->ntools; i++) {
-        const tool *t = r->tools[i];
-        mcp__jw_object(&w);
-        mcp__jw_key(&w, "name");
-        mcp__jw_string(&w, t->name);
-        if (t->title) {
-            mcp__jw_key(&w, "title");
-            mcp__jw_string(&w, t->title);
-        }
-        if (t->description) {
-            mcp__jw_key(&w, "description");
-            mcp__jw_string(&w, t->description);
-        }
-        mcp__jw_key(&w, "inputSchema");
-        mcp__jw_value(&w, mcp_json_doc_root(t->input_schema));
-        if (t->output_schema) {
-            mcp__jw_key(&w, "outputSchema");
-            mcp__jw_value(&w, mcp_json_doc_root(t->output_schema));
-        }
-        mcp__jw_object_end(&w);
-    }
-    mcp__jw_array_end(&w);
-    if (modern) {
-        mcp__jw_key(&w, "ttlMs");
-        mcp__jw_int(&w, ttl_ms > INT64_MAX ? INT64_MAX : (int64_t)ttl_ms);
-        mcp__jw_key(&w, "cacheScope");
-        mcp__jw_string(&w, scope == MCP_CACHE_PRIVATE ? "private" : "public");
-    }
-    mcp__jw_object_end(&w);
-    int rc = mcp__jw_finish(&w);
-    if (rc != MCP_OK) {
-        mcp_buf_free(&b);
-        return rc;
-    }
-    *text = b.data; /* the buffer's allocation is plain malloc */
-    *len = b.len;
-    return MCP_OK;
+    return k == LIST_TOOLS ? &((const tool *)item)->l : &((const entry *)item)->l;
 }
 
-registry *mcp__registry_build(tool *const *tools, size_t n, uint64_t ttl_ms,
-                              mcp_cache_scope scope)
+/* The page of list k from index `from`: {"<key>":[...],"nextCursor":...}
+ * and, for 2026-07-28, the caching hints. */
+static int write_page(const registry *r, int k, size_t from, bool modern, mcp_buf *b)
+{
+    const item_list *l = &r->lists[k];
+    size_t end = l->n - from > r->page_size ? from + r->page_size : l->n;
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, lists_info[k].key);
+    mcp__jw_array(&w);
+    for (size_t i = from; i < end; i++) {
+        const listed *it = listed_of(k, l->v[i]);
+        mcp__jw_raw(&w, it->item, it->item_len);
+    }
+    mcp__jw_array_end(&w);
+    if (end < l->n) {
+        char cursor[32];
+        snprintf(cursor, sizeof cursor, "%c.%llu", lists_info[k].cursor,
+                 (unsigned long long)listed_of(k, l->v[end])->seq);
+        mcp__jw_key(&w, "nextCursor");
+        mcp__jw_string(&w, cursor);
+    }
+    if (modern) {
+        mcp__jw_key(&w, "ttlMs");
+        mcp__jw_int(&w, r->ttl_ms > INT64_MAX ? INT64_MAX : (int64_t)r->ttl_ms);
+        mcp__jw_key(&w, "cacheScope");
+        mcp__jw_string(&w, r->scope == MCP_CACHE_PRIVATE ? "private" : "public");
+    }
+    mcp__jw_object_end(&w);
+    return mcp__jw_finish(&w);
+}
+
+/* The index a cursor of list k names: the first item registered at or
+ * after the one it named (which may have gone since). False for a string
+ * this server never gave: "<mark>.<decimal>", no sign, no leading zero. */
+static bool cursor_index(const registry *r, int k, const char *c, size_t n, size_t *index)
+{
+    if (n < 3 || n > 22 || c[0] != lists_info[k].cursor || c[1] != '.' ||
+        (c[2] == '0' && n > 3))
+        return false;
+    uint64_t seq = 0;
+    for (size_t i = 2; i < n; i++) {
+        if (c[i] < '0' || c[i] > '9' || seq > (UINT64_MAX - 9) / 10)
+            return false;
+        seq = seq * 10 + (uint64_t)(c[i] - '0');
+    }
+    /* Registration order is seq order: the first at or after it. */
+    const item_list *l = &r->lists[k];
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (listed_of(k, l->v[mid])->seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *index = lo;
+    return true;
+}
+
+void mcp__registry_reply_list(const registry *r, int k, mcp_session *ss, mcp_handle h,
+                              const mcp_message *msg)
+{
+    bool modern = mcp_protocol_modern(mcp_session_inbound_version(ss, h));
+    const mcp_json *cursor = mcp_json_object_get(msg->params, "cursor");
+    if (!cursor || mcp_json_typeof(cursor) == MCP_JSON_NULL) {
+        mcp_session_reply_raw(ss, h, r->first[k][modern], r->first_len[k][modern]);
+        return;
+    }
+    size_t n, from;
+    const char *c = mcp_json_string(cursor, &n);
+    if (!c || !cursor_index(r, k, c, n, &from)) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: the cursor is not one this server gave for this "
+                                "list (list again without one)",
+                                NULL);
+        return;
+    }
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    if (write_page(r, k, from, modern, &b) == MCP_OK)
+        mcp_session_reply_raw(ss, h, b.data, b.len);
+    else
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+    mcp_buf_free(&b);
+}
+
+registry *mcp__registry_build(const item_list lists[LIST_KINDS], size_t page_size,
+                              uint64_t ttl_ms, mcp_cache_scope scope)
 {
     registry *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     atomic_init(&r->refs, 1);
-    r->tools = n ? calloc(n, sizeof *r->tools) : NULL;
-    if (n && !r->tools) {
-        free(r);
-        return NULL;
+    r->page_size = page_size;
+    r->ttl_ms = ttl_ms;
+    r->scope = scope;
+    bool ok = true;
+    for (int k = 0; k < LIST_KINDS && ok; k++) {
+        size_t n = lists[k].n;
+        r->lists[k].v = n ? calloc(n, sizeof *r->lists[k].v) : NULL;
+        ok = !n || r->lists[k].v;
+        for (size_t i = 0; ok && i < n; i++) {
+            void *it = lists[k].v[i];
+            if (k == LIST_TOOLS)
+                atomic_fetch_add(&((tool *)it)->refs, 1);
+            else
+                atomic_fetch_add(&((entry *)it)->refs, 1);
+            r->lists[k].v[r->lists[k].n++] = it;
+        }
+        for (int m = 0; ok && m < 2; m++) {
+            mcp_buf b;
+            mcp_buf_init(&b, 0, NULL);
+            ok = write_page(r, k, 0, m, &b) == MCP_OK;
+            r->first[k][m] = b.data; /* the buffer's allocation is plain malloc */
+            r->first_len[k][m] = b.len;
+            if (!ok)
+                mcp_buf_free(&b);
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        atomic_fetch_add(&tools[i]->refs, 1);
-        r->tools[r->ntools++] = tools[i];
-    }
-    if (serialize(r, false, ttl_ms, scope, &r->list_legacy, &r->list_legacy_len) != MCP_OK ||
-        serialize(r, true, ttl_ms, scope, &r->list_modern, &r->list_modern_len) != MCP_OK) {
+    if (!ok) {
         mcp__registry_unref(r);
         return NULL;
     }
@@ -191,18 +302,47 @@ void mcp__registry_unref(registry *r)
 {
     if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
         return;
-    for (size_t i = 0; i < r->ntools; i++)
-        mcp__tool_unref(r->tools[i]);
-    free(r->tools);
-    free(r->list_legacy);
-    free(r->list_modern);
+    for (int k = 0; k < LIST_KINDS; k++) {
+        for (size_t i = 0; i < r->lists[k].n; i++)
+            mcp__item_unref(k, r->lists[k].v[i]);
+        free(r->lists[k].v);
+        free(r->first[k][0]);
+        free(r->first[k][1]);
+    }
     free(r);
+}
+
+void mcp__item_unref(int k, void *item)
+{
+    if (k == LIST_TOOLS)
+        mcp__tool_unref(item);
+    else
+        mcp__entry_unref(item);
+}
+
+const char *mcp__item_key(int k, const void *item)
+{
+    return k == LIST_TOOLS ? ((const tool *)item)->name : ((const entry *)item)->key;
 }
 
 const tool *mcp__registry_find(const registry *r, const char *name, size_t len)
 {
-    for (size_t i = 0; i < r->ntools; i++)
-        if (strlen(r->tools[i]->name) == len && memcmp(r->tools[i]->name, name, len) == 0)
-            return r->tools[i];
+    const item_list *l = &r->lists[LIST_TOOLS];
+    for (size_t i = 0; i < l->n; i++) {
+        const tool *t = l->v[i];
+        if (strlen(t->name) == len && memcmp(t->name, name, len) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+const entry *mcp__registry_entry(const registry *r, int k, const char *key, size_t len)
+{
+    const item_list *l = &r->lists[k];
+    for (size_t i = 0; i < l->n; i++) {
+        const entry *e = l->v[i];
+        if (strlen(e->key) == len && memcmp(e->key, key, len) == 0)
+            return e;
+    }
     return NULL;
 }

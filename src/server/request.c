@@ -51,6 +51,7 @@ int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message
     r->version = mcp_session_inbound_version(c->driver.session, h);
     r->token = token;
     r->settled = false;
+    r->asks = NULL;
     mcp__conn_ref(c);
     atomic_fetch_add(&c->server->live, 1);
     return MCP_OK;
@@ -63,6 +64,8 @@ void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason)
         return;
     r->settled = true; /* before the token fires: a reply from a cleanup is dropped */
     mcp__token_cancel(r->token, reason);
+    /* What it asked the client goes with it, on the wire too. */
+    mcp__asks_cancel(r, reason ? reason : "cancelled");
     mcp__request_unref(r);
 }
 
@@ -91,12 +94,15 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
      * which must then find nothing of this request to cancel. */
     mcp__map_take(&c->requests, r->handle);
     r->settled = true;
+    mcp__asks_cancel(r, NULL); /* answered while asking on another thread */
     mcp_session *ss = c->driver.session;
     int rc;
     if (kind == ANSWER_RESULT)
         rc = mcp_session_reply_raw(ss, r->handle, text, len);
     else if (kind == ANSWER_ERROR)
         rc = mcp_session_reply_error(ss, r->handle, code, text, NULL);
+    else if (kind == ANSWER_NOT_FOUND)
+        rc = mcp__reply_not_found(ss, r->handle, mcp_json_object_get(r->msg->params, "uri"));
     else
         rc = mcp_session_reply_error(ss, r->handle, MCP_WIRE_INTERNAL_ERROR,
                                      "Internal error: the handler ended without a result", NULL);

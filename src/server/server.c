@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The server: its registry of tools, its connections, and the loop that
- * serves them all on the run call's thread.
+ * The server: its connections, and the loop that serves them all on the
+ * run call's thread (what it offers is offers.c's).
  *
  * The end of a run: once every connection has ended (end of input, a
  * failed output, mcp_server_stop) and drained, the run returns. Handlers
@@ -63,18 +63,16 @@ static int build_capabilities(mcp_server *s)
     mcp_json_object_set(d, tools, "listChanged", mcp_json_new_bool(d, k & MCP_LISTEN_TOOLS));
     mcp_json_object_set(d, caps, "tools", tools);
     mcp_json_object_set(d, caps, "logging", mcp_json_new_object(d));
-    if (k & MCP_LISTEN_PROMPTS) {
-        mcp_json *p = mcp_json_new_object(d);
-        mcp_json_object_set(d, p, "listChanged", mcp_json_new_bool(d, true));
-        mcp_json_object_set(d, caps, "prompts", p);
-    }
-    if (k & (MCP_LISTEN_RESOURCES | MCP_LISTEN_RESOURCE_UPDATES)) {
-        mcp_json *r = mcp_json_new_object(d);
-        mcp_json_object_set(d, r, "listChanged", mcp_json_new_bool(d, k & MCP_LISTEN_RESOURCES));
-        mcp_json_object_set(d, r, "subscribe",
-                            mcp_json_new_bool(d, k & MCP_LISTEN_RESOURCE_UPDATES));
-        mcp_json_object_set(d, caps, "resources", r);
-    }
+    mcp_json_object_set(d, caps, "completions", mcp_json_new_object(d));
+    /* Prompts and resources may be registered at any time, so they are
+     * always offered (an empty list until then). */
+    mcp_json *p = mcp_json_new_object(d);
+    mcp_json_object_set(d, p, "listChanged", mcp_json_new_bool(d, k & MCP_LISTEN_PROMPTS));
+    mcp_json_object_set(d, caps, "prompts", p);
+    mcp_json *r = mcp_json_new_object(d);
+    mcp_json_object_set(d, r, "listChanged", mcp_json_new_bool(d, k & MCP_LISTEN_RESOURCES));
+    mcp_json_object_set(d, r, "subscribe", mcp_json_new_bool(d, k & MCP_LISTEN_RESOURCE_UPDATES));
+    mcp_json_object_set(d, caps, "resources", r);
     mcp_json_doc_set_root(d, caps);
     s->caps = d;
     return mcp_json_doc_error(d);
@@ -88,7 +86,9 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         (o.name && mcp_utf8_validate(o.name, strlen(o.name), NULL)) ||
         (o.version && mcp_utf8_validate(o.version, strlen(o.version), NULL)) ||
         (o.instructions && mcp_utf8_validate(o.instructions, strlen(o.instructions), NULL)) ||
-        o.max_in_flight > MCP__MAX_INBOUND)
+        o.max_in_flight > MCP__MAX_INBOUND ||
+        (o.request_state_key && o.request_state_key_len < MCP__STATE_KEY_MIN) ||
+        (!o.request_state_key && o.request_state_key_len))
         return MCP_ERR_INVALID_ARG;
     mcp_server *s = calloc(1, sizeof *s);
     if (!s)
@@ -100,7 +100,16 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     atomic_init(&s->live, 0);
     atomic_init(&s->stop_asked, false);
     if (!s->opts.listen_kinds)
-        s->opts.listen_kinds = MCP_LISTEN_TOOLS;
+        s->opts.listen_kinds = MCP_LISTEN_TOOLS | MCP_LISTEN_PROMPTS | MCP_LISTEN_RESOURCES |
+                               MCP_LISTEN_RESOURCE_UPDATES;
+    if (!s->opts.page_size)
+        s->opts.page_size = 100;
+    if (!s->opts.request_state_ttl_ms)
+        s->opts.request_state_ttl_ms = 600000;
+    if (mcp__state_key_init(s, o.request_state_key, o.request_state_key_len) != MCP_OK) {
+        mcp_server_free(s);
+        return MCP_ERR_NOMEM;
+    }
     if (!s->opts.shutdown_grace_ms)
         s->opts.shutdown_grace_ms = 2000;
     s->name = strdup(o.name ? o.name : "libmcp");
@@ -140,126 +149,20 @@ void mcp_server_free(mcp_server *s)
     if (s->abandoned_pool)
         mcp__pool_join(s->abandoned_pool); /* its last handler has returned */
     mcp__poster_destroy(&s->poster);
-    for (size_t i = 0; i < s->ntools; i++)
-        mcp__tool_unref(s->tools[i]);
-    free(s->tools);
+    for (int k = 0; k < LIST_KINDS; k++) {
+        for (size_t i = 0; i < s->lists[k].n; i++)
+            mcp__item_unref(k, s->lists[k].v[i]);
+        free(s->lists[k].v);
+    }
     mcp__registry_unref(s->current);
     mcp_json_doc_free(s->caps);
     mcp_json_doc_free(s->empty_args);
+    free(s->state_key);
     pthread_mutex_destroy(&s->mu);
     free(s->name);
     free(s->version);
     free(s->instructions);
     free(s);
-}
-
-/* The registry ------------------------------------------------------------------- */
-
-/* Under s->mu: a new snapshot of the registered tools. */
-static int rebuild(mcp_server *s)
-{
-    registry *r = mcp__registry_build(s->tools, s->ntools, s->opts.cache_ttl_ms,
-                                      s->opts.cache_scope);
-    if (!r)
-        return MCP_ERR_NOMEM;
-    mcp__registry_unref(s->current);
-    s->current = r;
-    return MCP_OK;
-}
-
-registry *mcp__server_snapshot(mcp_server *s)
-{
-    pthread_mutex_lock(&s->mu);
-    if (!s->current)
-        rebuild(s);
-    registry *r = s->current;
-    if (r)
-        mcp__registry_ref(r);
-    pthread_mutex_unlock(&s->mu);
-    return r;
-}
-
-static size_t find_index(const mcp_server *s, const char *name)
-{
-    for (size_t i = 0; i < s->ntools; i++)
-        if (strcmp(s->tools[i]->name, name) == 0)
-            return i;
-    return SIZE_MAX;
-}
-
-/* The registry changed: a new snapshot (now if serving, else when the first
- * request asks), and the news for those who listen. */
-static int changed(mcp_server *s)
-{
-    int rc = MCP_OK;
-    if (s->current) {
-        registry *old = s->current;
-        s->current = NULL;
-        rc = rebuild(s);
-        if (rc != MCP_OK)
-            s->current = old;
-        else
-            mcp__registry_unref(old);
-    }
-    return rc;
-}
-
-int mcp_server_add_tool(mcp_server *s, const mcp_tool *spec)
-{
-    tool *t;
-    int rc = mcp__tool_new(spec, &t);
-    if (rc != MCP_OK)
-        return rc;
-    pthread_mutex_lock(&s->mu);
-    if (find_index(s, t->name) != SIZE_MAX) {
-        rc = MCP_ERR_INVALID_ARG;
-    } else if (s->ntools == s->tools_cap) {
-        size_t cap = s->tools_cap ? s->tools_cap * 2 : 8;
-        tool **n = realloc(s->tools, cap * sizeof *n);
-        if (!n) {
-            rc = MCP_ERR_NOMEM;
-        } else {
-            s->tools = n;
-            s->tools_cap = cap;
-        }
-    }
-    if (rc == MCP_OK) {
-        s->tools[s->ntools++] = t;
-        rc = changed(s);
-        if (rc != MCP_OK)
-            s->ntools--; /* the served snapshot stays as it was */
-    }
-    pthread_mutex_unlock(&s->mu);
-    if (rc != MCP_OK) {
-        mcp__tool_unref(t);
-        return rc;
-    }
-    mcp_server_publish(s, MCP_LISTEN_TOOLS, NULL);
-    return MCP_OK;
-}
-
-int mcp_server_remove_tool(mcp_server *s, const char *name)
-{
-    if (!name)
-        return MCP_ERR_NOT_FOUND;
-    pthread_mutex_lock(&s->mu);
-    size_t i = find_index(s, name);
-    tool *t = NULL;
-    if (i != SIZE_MAX) {
-        t = s->tools[i];
-        memmove(&s->tools[i], &s->tools[i + 1], (s->ntools - i - 1) * sizeof *s->tools);
-        s->ntools--;
-        if (changed(s) != MCP_OK) {
-            /* No memory for the new snapshot: the old one, with the tool,
-             * is served until the next change. */
-        }
-    }
-    pthread_mutex_unlock(&s->mu);
-    if (!t)
-        return MCP_ERR_NOT_FOUND;
-    mcp__tool_unref(t);
-    mcp_server_publish(s, MCP_LISTEN_TOOLS, NULL);
-    return MCP_OK;
 }
 
 /* Publishing from any thread ------------------------------------------------------- */
@@ -274,8 +177,11 @@ typedef struct publish_post {
 static void publish_now(mcp_server *s, unsigned kind, const char *uri)
 {
     for (conn *c = s->conns; c; c = c->next)
-        if (!c->down)
+        if (!c->down) {
             mcp_session_publish(c->driver.session, kind, uri);
+            if (kind == MCP_LISTEN_RESOURCE_UPDATES)
+                mcp__resources_updated(c, uri); /* a 2025 resources/subscribe */
+        }
 }
 
 static void publish_posted(mcp__post *post)
@@ -419,7 +325,7 @@ int mcp_server_run(mcp_server *s)
     s->running = true;
     s->stopping = false;
     pthread_mutex_lock(&s->mu);
-    size_t ntools = s->ntools;
+    size_t ntools = s->lists[LIST_TOOLS].n;
     pthread_mutex_unlock(&s->mu);
     mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s), pid %ld", ntools, (long)getpid());
     if (atomic_load(&s->stop_asked))

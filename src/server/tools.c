@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/list and tools/call: the call contexts (an inbound request plus
- * its tool and arguments) and the ways a handler answers.
+ * The lists, tools/call, and the call contexts of every handled request
+ * (an inbound request plus its tool, resource or prompt and its input)
+ * with the ways a handler answers.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -11,34 +12,22 @@
 
 #include "server/internal.h"
 
-struct mcp_call {
-    mcp__request req; /* first: a request pointer is a call pointer */
-    const tool *tool; /* kept alive by req.snapshot */
-    const mcp_json *args;
-    double last_progress;
-    bool sent_progress;
-};
-
 /* tools/list ------------------------------------------------------------------ */
 
-void mcp__tools_list(conn *c, mcp_handle h, const mcp_message *msg)
+void mcp__list_reply(conn *c, mcp_handle h, const mcp_message *msg)
 {
     mcp_session *ss = c->driver.session;
-    /* One page: a cursor can only be one we never issued. */
-    if (mcp_json_object_get(msg->params, "cursor")) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                "Invalid params: unknown cursor", NULL);
-        return;
-    }
     registry *r = mcp__server_snapshot(c->server);
     if (!r) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
                                 NULL);
         return;
     }
-    bool modern = mcp_protocol_modern(mcp_session_inbound_version(ss, h));
-    mcp_session_reply_raw(ss, h, modern ? r->list_modern : r->list_legacy,
-                          modern ? r->list_modern_len : r->list_legacy_len);
+    int k = mcp_message_method_is(msg, "tools/list")       ? LIST_TOOLS
+            : mcp_message_method_is(msg, "resources/list") ? LIST_RESOURCES
+            : mcp_message_method_is(msg, "prompts/list")   ? LIST_PROMPTS
+                                                           : LIST_TEMPLATES;
+    mcp__registry_reply_list(r, k, ss, h, msg);
     mcp__registry_unref(r);
 }
 
@@ -82,7 +71,7 @@ static int text_result(mcp_buf *b, const char *text, size_t n, bool is_error)
  * server's log says why. MCP_OK when the result may go. */
 static int check_output(mcp_call *c, const mcp_json *structured, bool is_error)
 {
-    const mcp_schema *check = c->tool->output_check;
+    const mcp_schema *check = c->tool ? c->tool->output_check : NULL;
     if (!check || is_error)
         return MCP_OK;
     mcp_schema_error e;
@@ -103,7 +92,7 @@ static int check_output(mcp_call *c, const mcp_json *structured, bool is_error)
     return MCP_ERR_SCHEMA_MISMATCH;
 }
 
-static int end_with_buffer(mcp_call *c, int rc, mcp_buf *b)
+int mcp__call_end_buffer(mcp_call *c, int rc, mcp_buf *b)
 {
     int ret;
     if (rc == MCP_OK) {
@@ -123,12 +112,14 @@ static int end_with_buffer(mcp_call *c, int rc, mcp_buf *b)
 
 int mcp_call_reply_text_n(mcp_call *c, const char *text, size_t len)
 {
+    if (c->kind != CALL_TOOL)
+        return MCP_ERR_STATE;
     int oc = check_output(c, NULL, false);
     if (oc != MCP_OK)
         return oc;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    return end_with_buffer(c, text ? text_result(&b, text, len, false) : MCP_ERR_INVALID_ARG,
+    return mcp__call_end_buffer(c, text ? text_result(&b, text, len, false) : MCP_ERR_INVALID_ARG,
                            &b);
 }
 
@@ -139,9 +130,11 @@ int mcp_call_reply_text(mcp_call *c, const char *text)
 
 int mcp_call_reply_tool_error(mcp_call *c, const char *text)
 {
+    if (c->kind != CALL_TOOL)
+        return MCP_ERR_STATE;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    return end_with_buffer(c, text ? text_result(&b, text, strlen(text), true)
+    return mcp__call_end_buffer(c, text ? text_result(&b, text, strlen(text), true)
                                    : MCP_ERR_INVALID_ARG,
                            &b);
 }
@@ -170,17 +163,30 @@ static int structured_result(mcp_buf *b, const mcp_json *structured)
 
 int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured)
 {
+    if (c->kind != CALL_TOOL)
+        return MCP_ERR_STATE;
     int oc = mcp_json_typeof(structured) == MCP_JSON_OBJECT ? check_output(c, structured, false)
                                                              : MCP_OK;
     if (oc != MCP_OK)
         return oc;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    return end_with_buffer(c, structured_result(&b, structured), &b);
+    return mcp__call_end_buffer(c, structured_result(&b, structured), &b);
 }
 
 int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
 {
+    if (c->kind != CALL_TOOL) {
+        const char *problem = mcp__result_problem(c, result);
+        if (problem) {
+            mcp__server_log(c->req.conn->server, MCP_LOG_ERROR, "%s of '%s': %s",
+                            mcp_call_method(c), c->subject, problem);
+            static const char why[] = "Internal error: the handler produced an invalid result";
+            int rc = mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why,
+                                      sizeof why - 1);
+            return rc == MCP_OK ? MCP_ERR_INVALID_ARG : rc;
+        }
+    }
     bool is_error = false;
     mcp_json_get_bool(mcp_json_object_get(result, "isError"), &is_error);
     int oc = mcp_json_typeof(result) == MCP_JSON_OBJECT
@@ -192,7 +198,21 @@ int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
     mcp_buf_init(&b, 0, NULL);
     int rc = mcp_json_typeof(result) == MCP_JSON_OBJECT ? mcp_json_write(result, &b)
                                                          : MCP_ERR_INVALID_ARG;
-    return end_with_buffer(c, rc, &b);
+    /* 2026-07-28 (server/utilities/caching.mdx): a read carries caching
+     * hints; the server's when the handler gave none. */
+    if (rc == MCP_OK && c->kind == CALL_READ && mcp__call_modern(c) &&
+        !mcp_json_object_get(result, "ttlMs")) {
+        const mcp_server *s = c->req.conn->server;
+        char hints[96];
+        int n = snprintf(hints, sizeof hints, "%s\"ttlMs\":%llu,\"cacheScope\":\"%s\"}",
+                         mcp_json_object_size(result) ? "," : "",
+                         (unsigned long long)(s->opts.cache_ttl_ms > INT64_MAX ? INT64_MAX
+                                                                             : s->opts.cache_ttl_ms),
+                         s->opts.cache_scope == MCP_CACHE_PRIVATE ? "private" : "public");
+        b.len--; /* the closing brace */
+        rc = mcp_buf_append(&b, hints, (size_t)n);
+    }
+    return mcp__call_end_buffer(c, rc, &b);
 }
 
 int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message)
@@ -208,6 +228,12 @@ int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message)
 
 int mcp_call_finish(mcp_call *c)
 {
+    /* Ended asking (2026-07-28): the questions go out as its answer. */
+    if (c->asked && !mcp_cancel_token_is_cancelled(c->req.token)) {
+        int rc = mcp__mrtr_finish(c);
+        if (rc != MCP_ERR_NOT_FOUND)
+            return rc;
+    }
     return mcp__request_end(&c->req, ANSWER_NONE, 0, NULL, 0);
 }
 
@@ -242,14 +268,31 @@ int mcp_call_send_log(mcp_call *c, mcp_logging_level level, const char *text)
     if (!text || !mcp_logging_level_name(level) ||
         mcp_utf8_validate(text, strlen(text), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
-    return mcp__request_log(&c->req, level, c->tool->name, text);
+    return mcp__request_log(&c->req, level, c->subject, text);
 }
 
 /* Accessors ---------------------------------------------------------------------- */
 
 const char *mcp_call_tool_name(const mcp_call *c)
 {
-    return c->tool->name;
+    return c->subject;
+}
+
+const char *mcp_call_method(const mcp_call *c)
+{
+    static const char *const methods[] = {"tools/call", "resources/read", "prompts/get",
+                                          "completion/complete"};
+    return methods[c->kind];
+}
+
+const char *mcp_call_uri(const mcp_call *c)
+{
+    return c->uri;
+}
+
+bool mcp__call_modern(const mcp_call *c)
+{
+    return mcp_protocol_modern(c->req.version);
 }
 
 const mcp_json *mcp_call_arguments(const mcp_call *c)
@@ -279,13 +322,17 @@ void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    mcp__server_log(c->req.conn->server, level, "%s: %s", c->tool->name, text);
+    mcp__server_log(c->req.conn->server, level, "%s: %s", c->subject, text);
 }
 
 /* Starting ----------------------------------------------------------------------- */
 
 static void destroy_call(mcp__request *r)
 {
+    mcp_call *c = (mcp_call *)r;
+    mcp_json_doc_free(c->own_args);
+    mcp_json_doc_free(c->answers);
+    mcp_json_doc_free(c->asked);
     free(r);
 }
 
@@ -298,7 +345,7 @@ static void run_blocking(mcp__job *job)
      * last of the others, and we still look at it afterwards. */
     mcp__request_ref(&c->req);
     if (!mcp_cancel_token_is_cancelled(c->req.token))
-        c->tool->handler(c, c->tool->user_data);
+        c->handler(c, c->user_data);
     if (!atomic_load(&c->req.ended))
         mcp_call_finish(c);
     mcp__request_unref(&c->req);
@@ -384,28 +431,52 @@ void mcp__tools_call(conn *cn, mcp_handle h, const mcp_message *msg)
         mcp__registry_unref(snap);
         return;
     }
-    mcp_call *c = calloc(1, sizeof *c);
-    if (!c || mcp__request_start(&c->req, cn, h, msg, snap) != MCP_OK) {
-        free(c);
-        mcp__registry_unref(snap);
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
+    mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_TOOL);
+    if (!c)
         return;
-    }
-    c->req.destroy = destroy_call;
     c->tool = t;
-    /* The shared, immutable {} for calls without arguments. */
-    c->args = args ? args : mcp_json_doc_root(cn->server->empty_args);
+    c->subject = t->name;
+    c->handler = t->handler;
+    c->user_data = t->user_data;
+    c->flags = t->flags;
+    if (args)
+        c->args = args;
     mcp_schema_error e;
     int vr = mcp_schema_validate(t->input_check, c->args, &e);
     if (vr != MCP_OK) {
         refuse_arguments(c, vr, &e);
         return;
     }
-    if (t->flags & MCP_TOOL_BLOCKING) {
+    mcp__call_run(c);
+}
+
+mcp_call *mcp__call_new(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
+                        call_kind kind)
+{
+    mcp_call *c = calloc(1, sizeof *c);
+    if (!c || mcp__request_start(&c->req, cn, h, msg, snap) != MCP_OK) {
+        free(c);
+        mcp__registry_unref(snap);
+        mcp_session_reply_error(cn->driver.session, h, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: out of memory", NULL);
+        return NULL;
+    }
+    c->req.destroy = destroy_call;
+    c->kind = kind;
+    /* The shared, immutable {} for calls without arguments. */
+    c->args = mcp_json_doc_root(cn->server->empty_args);
+    return c;
+}
+
+void mcp__call_run(mcp_call *c)
+{
+    /* The answers a 2026-07-28 retry brings, checked before anything runs. */
+    if (c->kind != CALL_COMPLETE && mcp__call_modern(c) && !mcp__mrtr_begin(c))
+        return;
+    if (c->flags & MCP_TOOL_BLOCKING) {
         c->req.job.run = run_blocking;
-        mcp__pool_submit(cn->server->pool, &c->req.job);
+        mcp__pool_submit(c->req.conn->server->pool, &c->req.job);
     } else {
-        t->handler(c, t->user_data);
+        c->handler(c, c->user_data);
     }
 }

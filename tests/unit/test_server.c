@@ -180,21 +180,49 @@ static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t m
                             .log = count_log, .max_message = max_message};
     assert_int_equal(mcp_server_new(&o, &h->server), MCP_OK);
     const mcp_tool tools[] = {
-        {sizeof(mcp_tool), "echo", NULL, "echo", NULL, NULL, tool_echo, NULL, 0, NULL},
-        {sizeof(mcp_tool), "wait", NULL, "waits for cancel", NULL, NULL, tool_wait, NULL, MCP_TOOL_BLOCKING, NULL},
-        {sizeof(mcp_tool), "progress", NULL, NULL, NULL, NULL, tool_progress, NULL, MCP_TOOL_BLOCKING, NULL},
-        {sizeof(mcp_tool), "async", NULL, NULL, NULL, NULL, tool_async, NULL, 0, NULL},
-        {sizeof(mcp_tool), "forgets", NULL, NULL, NULL, NULL, tool_forgets, NULL, MCP_TOOL_BLOCKING, NULL},
-        {sizeof(mcp_tool), "stubborn", NULL, NULL, NULL, NULL, tool_stubborn, NULL, MCP_TOOL_BLOCKING, NULL},
-        {sizeof(mcp_tool), "structured", NULL, NULL, NULL, "{\"type\":\"object\"}",
-         tool_structured, NULL, MCP_TOOL_BLOCKING, NULL},
-        {sizeof(mcp_tool), "typed", NULL, NULL,
-         "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":1}},"
-         "\"required\":[\"n\"]}", NULL, tool_typed, NULL, 0, NULL},
-        {sizeof(mcp_tool), "breaks_output", NULL, NULL, NULL,
-         "{\"type\":\"object\",\"required\":[\"x\"]}", tool_breaks_output, NULL, 0, NULL},
-        {sizeof(mcp_tool), "text_despite_output", NULL, NULL, NULL, "{\"type\":\"object\"}",
-         tool_text_despite_output, NULL, MCP_TOOL_BLOCKING, NULL},
+        {.size = sizeof(mcp_tool),
+         .name = "echo",
+         .description = "echo",
+         .handler = tool_echo},
+        {.size = sizeof(mcp_tool),
+         .name = "wait",
+         .description = "waits for cancel",
+         .handler = tool_wait,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "progress",
+         .handler = tool_progress,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "async",
+         .handler = tool_async},
+        {.size = sizeof(mcp_tool),
+         .name = "forgets",
+         .handler = tool_forgets,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "stubborn",
+         .handler = tool_stubborn,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "structured",
+         .output_schema = "{\"type\":\"object\"}",
+         .handler = tool_structured,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "typed",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":1}},"
+         "\"required\":[\"n\"]}",
+         .handler = tool_typed},
+        {.size = sizeof(mcp_tool),
+         .name = "breaks_output",
+         .output_schema = "{\"type\":\"object\",\"required\":[\"x\"]}",
+         .handler = tool_breaks_output},
+        {.size = sizeof(mcp_tool),
+         .name = "text_despite_output",
+         .output_schema = "{\"type\":\"object\"}",
+         .handler = tool_text_despite_output,
+         .flags = MCP_TOOL_BLOCKING},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(mcp_server_add_tool(h->server, &tools[i]), MCP_OK);
@@ -308,7 +336,7 @@ static void bad_calls_get_the_right_json_rpc_errors(void **state)
     l = expect_line(&h, "\"id\":3");
     assert_non_null(strstr(l, "-32602"));
     free(l);
-    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/list\"}");
+    send_line(&h, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/unknown\"}");
     l = expect_line(&h, "\"id\":4");
     assert_non_null(strstr(l, "-32601"));
     free(l);
@@ -573,20 +601,32 @@ static void tool_registration_is_validated(void **state)
 {
     mcp_server *s;
     assert_int_equal(mcp_server_new(NULL, &s), MCP_OK);
-    mcp_tool t = {sizeof(mcp_tool), "ok.name-1_x", NULL, NULL, NULL, NULL, tool_echo, NULL, 0, NULL};
+    mcp_tool t = {.size = sizeof(mcp_tool),
+                  .name = "ok.name-1_x",
+                  .handler = tool_echo};
     assert_int_equal(mcp_server_add_tool(s, &t), MCP_OK);
     assert_int_equal(mcp_server_add_tool(s, &t), MCP_ERR_INVALID_ARG); /* duplicate */
-    mcp_tool bad_name = {sizeof(mcp_tool), "has space", NULL, NULL, NULL, NULL, tool_echo, NULL, 0, NULL};
+    mcp_tool bad_name = {.size = sizeof(mcp_tool),
+                         .name = "has space",
+                         .handler = tool_echo};
     assert_int_equal(mcp_server_add_tool(s, &bad_name), MCP_ERR_INVALID_ARG);
-    mcp_tool bad_schema = {sizeof(mcp_tool), "x", NULL, NULL, "[1]", NULL, tool_echo, NULL, 0, NULL};
+    mcp_tool bad_schema = {.size = sizeof(mcp_tool),
+                           .name = "x",
+                           .input_schema = "[1]",
+                           .handler = tool_echo};
     assert_int_equal(mcp_server_add_tool(s, &bad_schema), MCP_ERR_INVALID_ARG);
-    mcp_tool no_handler = {sizeof(mcp_tool), "y", NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+    mcp_tool no_handler = {.size = sizeof(mcp_tool),
+                           .name = "y"};
     assert_int_equal(mcp_server_add_tool(s, &no_handler), MCP_ERR_INVALID_ARG);
-    mcp_tool not_a_schema = {sizeof(mcp_tool), "z", NULL, NULL, "{\"type\":\"text\"}", NULL,
-                             tool_echo, NULL, 0, NULL};
+    mcp_tool not_a_schema = {.size = sizeof(mcp_tool),
+                             .name = "z",
+                             .input_schema = "{\"type\":\"text\"}",
+                             .handler = tool_echo};
     assert_int_equal(mcp_server_add_tool(s, &not_a_schema), MCP_ERR_SCHEMA);
-    mcp_tool remote = {sizeof(mcp_tool), "z", NULL, NULL, NULL,
-                       "{\"$ref\":\"https://example.com/out.json\"}", tool_echo, NULL, 0, NULL};
+    mcp_tool remote = {.size = sizeof(mcp_tool),
+                       .name = "z",
+                       .output_schema = "{\"$ref\":\"https://example.com/out.json\"}",
+                       .handler = tool_echo};
     assert_int_equal(mcp_server_add_tool(s, &remote), MCP_ERR_SCHEMA_REMOTE);
     mcp_server_free(s);
 }

@@ -4,7 +4,8 @@
  * tools that show the lifecycle: echo (instant), sleep (returns early when
  * cancelled), count (progress and log messages, cancellable between steps),
  * fail (a tool error) and add_tool (changes the tool list while serving:
- * subscribers hear tools/list_changed). With --conformance, the fixtures of
+ * subscribers hear tools/list_changed), a few resources, a resource template
+ * and a prompt with completion. With --conformance, the fixtures of
  * the official conformance suite instead (conformance_server.c).
  */
 #include <errno.h>
@@ -420,29 +421,42 @@ static int serve_http(const http_args *a)
 static int add_demo_tools(void)
 {
     const mcp_tool tools[] = {
-        {sizeof(mcp_tool), "echo", "Echo", "Returns the text it is given.",
-         "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
-         NULL, tool_echo, NULL, 0, NULL},
-        {sizeof(mcp_tool), "sleep", "Sleep",
-         "Sleeps for the given seconds; returns early when cancelled.",
-         "{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0}},"
+        {.size = sizeof(mcp_tool),
+         .name = "echo",
+         .title = "Echo",
+         .description = "Returns the text it is given.",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
+         .handler = tool_echo},
+        {.size = sizeof(mcp_tool),
+         .name = "sleep",
+         .title = "Sleep",
+         .description = "Sleeps for the given seconds; returns early when cancelled.",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0}},"
          "\"required\":[\"seconds\"]}",
-         NULL, tool_sleep, NULL, MCP_TOOL_BLOCKING, NULL},
-        {sizeof(mcp_tool), "count", "Count",
-         "Counts to n, one step every delay_ms, reporting progress.",
-         "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":0},"
+         .handler = tool_sleep,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "count",
+         .title = "Count",
+         .description = "Counts to n, one step every delay_ms, reporting progress.",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":0},"
          "\"delay_ms\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"n\",\"delay_ms\"]}",
-         NULL, tool_count, NULL, MCP_TOOL_BLOCKING, NULL},
-        {sizeof(mcp_tool), "fail", "Fail",
-         "Always fails, with the given message (an isError result).",
-         "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}}}", NULL,
-         tool_fail, NULL, 0, NULL},
-        {sizeof(mcp_tool), "add_tool", "Add a tool",
-         "Adds a tool with the given name while serving: clients listening for tool list "
+         .handler = tool_count,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "fail",
+         .title = "Fail",
+         .description = "Always fails, with the given message (an isError result).",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}}}",
+         .handler = tool_fail},
+        {.size = sizeof(mcp_tool),
+         .name = "add_tool",
+         .title = "Add a tool",
+         .description = "Adds a tool with the given name while serving: clients listening for tool list "
          "changes are told.",
-         "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
          "\"required\":[\"name\"]}",
-         NULL, tool_add, NULL, 0, NULL},
+         .handler = tool_add},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
         int rc = mcp_server_add_tool(the_server, &tools[i]);
@@ -452,6 +466,106 @@ static int add_demo_tools(void)
         }
     }
     return MCP_OK;
+}
+
+/* Demo resources and a prompt -------------------------------------------------------- */
+
+static const char demo_readme[] =
+    "mcp serve: a demo server.\n"
+    "Tools: echo, sleep, count, fail, add_tool.\n"
+    "Resources: demo://readme (this text), demo://logo (a few bytes of PNG),\n"
+    "demo://echo/{text} (any text, read back).\n"
+    "Prompt: greet (name, and a style completed from formal, casual, pirate).\n";
+
+static void read_readme(mcp_call *call, void *ud)
+{
+    mcp_call_reply_resource_text(call, "text/plain", demo_readme, sizeof demo_readme - 1);
+}
+
+static void read_logo(mcp_call *call, void *ud)
+{
+    static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    mcp_call_reply_resource_blob(call, "image/png", png, sizeof png);
+}
+
+static void read_echo(mcp_call *call, void *ud)
+{
+    size_t n;
+    const char *text = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "text"), &n);
+    mcp_call_reply_resource_text(call, "text/plain", text ? text : "", text ? n : 0);
+}
+
+static const char *const greet_styles[] = {"formal", "casual", "pirate"};
+
+static void get_greet(mcp_call *call, void *ud)
+{
+    const mcp_json *args = mcp_call_arguments(call);
+    const char *name = mcp_json_string(mcp_json_object_get(args, "name"), NULL);
+    const char *style = mcp_json_string(mcp_json_object_get(args, "style"), NULL);
+    const char *how = !style || !strcmp(style, "casual") ? "Say hi to"
+                      : !strcmp(style, "pirate")          ? "Hail, the pirate way,"
+                                                          : "Greet formally";
+    char text[512];
+    snprintf(text, sizeof text, "%s %s.", how, name);
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *result = mcp_json_new_object(d);
+    mcp_json *messages = mcp_json_new_array(d);
+    mcp_json *message = mcp_json_new_object(d);
+    mcp_json *content = mcp_json_new_object(d);
+    mcp_json_object_set(d, content, "type", mcp_json_new_string(d, "text"));
+    mcp_json_object_set(d, content, "text", mcp_json_new_string(d, text));
+    mcp_json_object_set(d, message, "role", mcp_json_new_string(d, "user"));
+    mcp_json_object_set(d, message, "content", content);
+    mcp_json_array_append(d, messages, message);
+    mcp_json_object_set(d, result, "messages", messages);
+    if (mcp_json_doc_error(d) == MCP_OK)
+        mcp_call_reply_result(call, result);
+    else
+        mcp_call_reply_error(call, -32603, "Internal error: out of memory");
+    mcp_json_doc_free(d);
+}
+
+static void complete_greet(mcp_call *call, void *ud)
+{
+    const mcp_json *arg = mcp_json_object_get(mcp_call_arguments(call), "argument");
+    const char *name = mcp_json_string(mcp_json_object_get(arg, "name"), NULL);
+    const char *value = mcp_json_string(mcp_json_object_get(arg, "value"), NULL);
+    const char *out[3];
+    size_t n = 0;
+    for (size_t i = 0; !strcmp(name, "style") && i < 3; i++)
+        if (!strncmp(greet_styles[i], value, strlen(value)))
+            out[n++] = greet_styles[i];
+    mcp_call_reply_completion(call, out, n, (int64_t)n, false);
+}
+
+static int add_demo_offers(void)
+{
+    const mcp_resource resources[] = {
+        {.size = sizeof(mcp_resource), .uri = "demo://readme", .name = "readme",
+         .title = "What this server offers", .mime_type = "text/plain", .size_known = true,
+         .size_bytes = sizeof demo_readme - 1, .read = read_readme},
+        {.size = sizeof(mcp_resource), .uri = "demo://logo", .name = "logo",
+         .mime_type = "image/png", .read = read_logo},
+    };
+    int rc = MCP_OK;
+    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MCP_OK; i++)
+        rc = mcp_server_add_resource(the_server, &resources[i]);
+    const mcp_resource_template echo = {.size = sizeof echo, .uri_template = "demo://echo/{text}",
+                                        .name = "echo", .title = "Any text, read back",
+                                        .mime_type = "text/plain", .read = read_echo};
+    if (rc == MCP_OK)
+        rc = mcp_server_add_resource_template(the_server, &echo);
+    const mcp_prompt_argument args[] = {
+        {.name = "name", .description = "Who to greet", .required = true},
+        {.name = "style", .description = "formal, casual or pirate"}};
+    const mcp_prompt greet = {.size = sizeof greet, .name = "greet", .title = "Greet someone",
+                              .arguments = args, .argument_count = 2, .get = get_greet,
+                              .complete = complete_greet};
+    if (rc == MCP_OK)
+        rc = mcp_server_add_prompt(the_server, &greet);
+    if (rc != MCP_OK)
+        fprintf(stderr, "mcp serve: cannot register the demo resources: %s\n", mcp_strerror(rc));
+    return rc;
 }
 
 int cli_serve(int argc, char **argv)
@@ -466,7 +580,8 @@ int cli_serve(int argc, char **argv)
         .version = mcp_version(),
         .instructions = args.conformance
                             ? "The fixtures of the MCP conformance suite's server scenarios."
-                            : "A demo server: echo, sleep, count, fail and add_tool."};
+                            : "A demo server: the tools echo, sleep, count, fail and add_tool; "
+                              "resources (demo://readme) and a prompt (greet)."};
     const char *trace = getenv("MCP_TRACE");
     if (trace && *trace && strcmp(trace, "0") != 0)
         o.trace = trace_stderr;
@@ -474,7 +589,8 @@ int cli_serve(int argc, char **argv)
         fputs("mcp serve: out of memory\n", stderr);
         return EXIT_CONNECTION;
     }
-    if ((args.conformance ? cli_conformance_tools(the_server) : add_demo_tools()) != MCP_OK) {
+    if ((args.conformance ? cli_conformance_tools(the_server)
+                          : add_demo_tools() || add_demo_offers()) != MCP_OK) {
         mcp_server_free(the_server);
         return EXIT_CONNECTION;
     }

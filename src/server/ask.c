@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A handler asking the client (sampling, elicitation, roots) in the middle
+ * of its call, under the 2025 revisions: a request of the server's on the
+ * call's route, which lives exactly as long as the call. The handler's
+ * thread waits; the loop sends, hears the answer, and cancels the request
+ * on the wire when the call settles first (the client's cancel, a session
+ * end, a stop), so the client's own handler is told too. The official
+ * servers leave such a request running when the call is cancelled.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/internal.h"
+
+typedef struct ask {
+    mcp__post post; /* first: posted to the loop to be sent */
+    atomic_uint refs; /* the asker's and the loop's */
+    mcp__request *req; /* a reference, dropped with the loop's */
+    char *method;
+    char *params; /* JSON text, or NULL */
+    uint64_t timeout_ms;
+    mcp_handle handle; /* loop thread: the request once sent */
+    struct ask *next;  /* loop thread: the call's asks in flight */
+    const char *cancel_reason; /* loop: why the call cancelled it */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    int outcome;
+    mcp_ask_answer answer;
+} ask;
+
+static void ask_unref(ask *a)
+{
+    if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->cv);
+    free(a->method);
+    free(a->params);
+    mcp_ask_answer_release(&a->answer);
+    free(a);
+}
+
+/* Loop thread: the answer (or the ending) reaches the asker; the loop's
+ * reference goes. */
+static void finish(ask *a, int outcome)
+{
+    mcp__request *r = a->req;
+    pthread_mutex_lock(&a->mu);
+    a->outcome = outcome;
+    a->done = true;
+    pthread_cond_signal(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    mcp__request_unref(r);
+    ask_unref(a);
+}
+
+static void unlink_ask(ask *a)
+{
+    for (ask **p = &a->req->asks; *p; p = &(*p)->next)
+        if (*p == a) {
+            *p = a->next;
+            return;
+        }
+}
+
+static void on_answer(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    ask *a = ud;
+    unlink_ask(a);
+    if (outcome == MCP_OK && m && m->result) {
+        mcp_json_doc *d = mcp_json_doc_new(NULL);
+        mcp_json *copy = d ? mcp_json_copy(d, m->result) : NULL;
+        if (copy)
+            mcp_json_doc_set_root(d, copy);
+        if (!copy || mcp_json_doc_error(d) != MCP_OK) {
+            mcp_json_doc_free(d);
+            outcome = MCP_ERR_NOMEM;
+        } else {
+            a->answer.result = d;
+        }
+    } else if (outcome == MCP_ERR_REMOTE && m) {
+        a->answer.error_code = m->error_code;
+        a->answer.error_message = strndup(m->error_message ? m->error_message : "",
+                                          m->error_message_len);
+        if (!a->answer.error_message)
+            outcome = MCP_ERR_NOMEM;
+    } else if (outcome == MCP_ERR_ABORTED) {
+        /* We cancelled it: because the call was (its reason), or because
+         * the wait timed out. */
+        outcome = a->cancel_reason ? MCP_ERR_CANCELLED : MCP_ERR_TIMED_OUT;
+    } else if (outcome == MCP_ERR_MAX_TIME) {
+        outcome = MCP_ERR_TIMED_OUT;
+    }
+    finish(a, outcome);
+}
+
+/* The capability a client must have declared for the method. */
+bool mcp__ask_declared(const mcp_json *caps, const char *method, const mcp_json *params)
+{
+    if (!strcmp(method, "sampling/createMessage"))
+        return mcp_json_object_get(caps, "sampling") != NULL;
+    if (!strcmp(method, "roots/list"))
+        return mcp_json_object_get(caps, "roots") != NULL;
+    const mcp_json *e = mcp_json_object_get(caps, "elicitation");
+    const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
+    if (!e)
+        return false;
+    /* An empty elicitation capability means form mode (client/elicitation.mdx). */
+    if (mode && !strcmp(mode, "url"))
+        return mcp_json_object_get(e, "url") != NULL;
+    return mcp_json_object_size(e) == 0 || mcp_json_object_get(e, "form") != NULL;
+}
+
+/* Loop thread: send the asked request for its call, unless the call has
+ * settled meanwhile. */
+static void send_posted(mcp__post *post)
+{
+    ask *a = (ask *)post;
+    mcp__request *r = a->req;
+    if (r->settled) {
+        finish(a, MCP_ERR_CANCELLED);
+        return;
+    }
+    conn *c = r->conn;
+    mcp_json_doc *d = NULL;
+    if (a->params && mcp_json_parse(a->params, strlen(a->params), NULL, NULL, &d, NULL) != MCP_OK) {
+        finish(a, MCP_ERR_NOMEM);
+        return;
+    }
+    if (!mcp__ask_declared(mcp_session_inbound_client_capabilities(c->driver.session, r->handle), a->method,
+                  d ? mcp_json_doc_root(d) : NULL)) {
+        mcp_json_doc_free(d);
+        finish(a, MCP_ERR_STATE);
+        return;
+    }
+    mcp_request_options o = {.size = sizeof o,
+                             .timeout_ms = a->timeout_ms ? a->timeout_ms : MCP_NO_TIMEOUT,
+                             .max_time_ms = a->timeout_ms ? a->timeout_ms : MCP_NO_TIMEOUT,
+                             .progress = MCP_PROGRESS_NONE,
+                             .related = r->handle};
+    /* In the list before it is sent: the send may fail and close the
+     * connection, whose ending then finds it (and calls back). */
+    a->next = r->asks;
+    r->asks = a;
+    mcp_handle h = 0;
+    int rc = mcp_session_request(c->driver.session, mcp__now_ms(), a->method,
+                                 d ? mcp_json_doc_root(d) : NULL, &o, on_answer, NULL, a, &h);
+    mcp_json_doc_free(d);
+    if (rc != MCP_OK) {
+        /* The callback was never called. */
+        unlink_ask(a);
+        finish(a, rc == MCP_ERR_NOT_FOUND ? MCP_ERR_CANCELLED : rc);
+        return;
+    }
+    a->handle = h;
+    mcp__driver_rearm(&c->driver);
+}
+
+void mcp__asks_cancel(mcp__request *r, const char *reason)
+{
+    mcp_session *ss = r->conn->driver.session;
+    while (r->asks) {
+        ask *a = r->asks;
+        a->cancel_reason = reason ? reason : "the call ended";
+        /* Ends it at once (on_answer unlinks it), unless the connection
+         * closed under us, which ended it already. */
+        if (mcp_session_cancel(ss, mcp__now_ms(), a->handle, a->cancel_reason) != MCP_OK &&
+            r->asks == a) {
+            unlink_ask(a);
+            finish(a, MCP_ERR_CLOSED);
+        }
+    }
+}
+
+/* A key of inputRequests: 1 to 64 of [A-Za-z0-9_.-]. */
+static bool key_ok(const char *key)
+{
+    size_t n = strlen(key);
+    if (!n || n > 64)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = key[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '-' || ch == '.'))
+            return false;
+    }
+    return true;
+}
+
+int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
+                 uint64_t timeout_ms, mcp_ask_answer *answer)
+{
+    if (answer)
+        memset(answer, 0, sizeof *answer);
+    if (!answer || !method ||
+        (strcmp(method, "sampling/createMessage") && strcmp(method, "elicitation/create") &&
+         strcmp(method, "roots/list")) ||
+        (params && mcp_json_typeof(params) != MCP_JSON_OBJECT) || (key && !key_ok(key)))
+        return MCP_ERR_INVALID_ARG;
+    mcp__request *r = &c->req;
+    mcp_server *s = r->conn->server;
+    if (mcp__on_loop_thread(&s->poster) || c->kind == CALL_COMPLETE)
+        return MCP_ERR_STATE;
+    if (mcp_cancel_token_is_cancelled(r->token))
+        return MCP_ERR_CANCELLED;
+    if (mcp__call_modern(c))
+        return mcp__mrtr_ask(c, key, method, params, answer);
+    ask *a = calloc(1, sizeof *a);
+    if (!a)
+        return MCP_ERR_NOMEM;
+    mcp_buf text;
+    mcp_buf_init(&text, 0, NULL);
+    int rc = params ? mcp_json_write(params, &text) : MCP_OK;
+    a->method = strdup(method);
+    a->params = text.data;
+    if (rc != MCP_OK || !a->method || (params && !a->params)) {
+        free(a->method);
+        mcp_buf_free(&text);
+        free(a);
+        return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc != MCP_OK ? rc : MCP_ERR_NOMEM;
+    }
+    atomic_init(&a->refs, 2);
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    a->timeout_ms = timeout_ms;
+    a->req = r;
+    mcp__request_ref(r);
+    a->post.run = send_posted;
+    if (!mcp__server_post(s, &a->post)) {
+        /* The loop is gone: nothing can be asked any more. */
+        mcp__request_unref(r);
+        ask_unref(a);
+        ask_unref(a);
+        return MCP_ERR_CLOSED;
+    }
+    pthread_mutex_lock(&a->mu);
+    while (!a->done)
+        pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_unlock(&a->mu);
+    rc = a->outcome;
+    *answer = a->answer;
+    memset(&a->answer, 0, sizeof a->answer);
+    ask_unref(a);
+    return rc;
+}
+
+void mcp_ask_answer_release(mcp_ask_answer *answer)
+{
+    if (!answer)
+        return;
+    mcp_json_doc_free(answer->result);
+    free(answer->error_message);
+    memset(answer, 0, sizeof *answer);
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 2026-07-28 multi round-trip requests (basic/patterns/mrtr.mdx): the server
+ * never asks the client directly; a handler's question ends its call with
+ * an InputRequiredResult, and the client's retry brings the answer. The
+ * handler runs again from the start and finds its answers: those of this
+ * round in inputResponses, those of earlier rounds in requestState, which
+ * the client echoes unchanged.
+ *
+ * requestState is attacker-controlled input (the spec says so): it carries
+ * the answers so far, an expiry, and a digest of the request it belongs to
+ * (method, name or URI, arguments), as base64(payload) "." base64(HMAC-SHA256
+ * of the payload under the server's key). State that fails the check is
+ * refused before the handler runs: a client cannot forge earlier answers,
+ * replay them past the expiry, or carry them to another request.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "core/base64.h"
+#include "server/internal.h"
+
+#define DIGEST_LEN 32
+
+int mcp__state_key_init(mcp_server *s, const void *key, size_t len)
+{
+    s->state_key_len = key ? len : 32;
+    s->state_key = malloc(s->state_key_len);
+    if (!s->state_key)
+        return MCP_ERR_NOMEM;
+    if (key) {
+        memcpy(s->state_key, key, len);
+        return MCP_OK;
+    }
+    size_t got = 0;
+    while (got < s->state_key_len) {
+        ssize_t n = getrandom(s->state_key + got, s->state_key_len - got, 0);
+        if (n <= 0)
+            return MCP_ERR_IO;
+        got += (size_t)n;
+    }
+    return MCP_OK;
+}
+
+static uint64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static const mcp_json *client_caps(const mcp_call *c)
+{
+    return mcp_json_object_get(mcp_json_object_get(c->req.msg->params, "_meta"),
+                               "io.modelcontextprotocol/clientCapabilities");
+}
+
+/* The request the state belongs to, as hex: SHA-256 of the method, the
+ * name or URI, and the arguments as sent. */
+static int request_digest(const mcp_call *c, char hex[2 * DIGEST_LEN + 1])
+{
+    const mcp_json *params = c->req.msg->params;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    int rc = mcp_buf_append(&b, c->req.msg->method, c->req.msg->method_len + 1);
+    size_t n;
+    const char *subject = mcp_json_string(mcp_json_object_get(params, c->kind == CALL_READ ? "uri"
+                                                                                         : "name"),
+                                          &n);
+    if (rc == MCP_OK && subject)
+        rc = mcp_buf_append(&b, subject, n + 1);
+    const mcp_json *args = mcp_json_object_get(params, "arguments");
+    if (rc == MCP_OK && args)
+        rc = mcp_json_write(args, &b);
+    unsigned char md[DIGEST_LEN];
+    unsigned mdn = 0;
+    if (rc == MCP_OK && !EVP_Digest(b.data, b.len, md, &mdn, EVP_sha256(), NULL))
+        rc = MCP_ERR_NOMEM;
+    mcp_buf_free(&b);
+    for (unsigned i = 0; rc == MCP_OK && i < DIGEST_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    return rc;
+}
+
+static bool mac(const mcp_server *s, const char *data, size_t n, unsigned char out[DIGEST_LEN])
+{
+    unsigned len = 0;
+    return HMAC(EVP_sha256(), s->state_key, (int)s->state_key_len, (const unsigned char *)data, n,
+                out, &len) != NULL &&
+           len == DIGEST_LEN;
+}
+
+/* The answers of a state this server sealed for this request, or why not. */
+static const char *open_state(mcp_call *c, const char *state, size_t n, mcp_json_doc **out)
+{
+    *out = NULL;
+    const mcp_server *s = c->req.conn->server;
+    const char *dot = memchr(state, '.', n); /* never in Base64 */
+    if (!dot)
+        return "requestState is not one this server gave";
+    mcp_buf payload, tag;
+    mcp_buf_init(&payload, n, NULL);
+    mcp_buf_init(&tag, 64, NULL);
+    unsigned char want[DIGEST_LEN];
+    const char *why = NULL;
+    if (mcp__base64_decode(&payload, state, (size_t)(dot - state)) != MCP_OK ||
+        mcp__base64_decode(&tag, dot + 1, n - (size_t)(dot - state) - 1) != MCP_OK ||
+        tag.len != DIGEST_LEN || !mac(s, payload.data, payload.len, want) ||
+        CRYPTO_memcmp(want, tag.data, DIGEST_LEN) != 0)
+        why = "requestState failed its integrity check";
+    mcp_json_doc *d = NULL;
+    if (!why && mcp_json_parse(payload.data, payload.len, NULL, NULL, &d, NULL) != MCP_OK)
+        why = "requestState failed its integrity check";
+    const mcp_json *root = d ? mcp_json_doc_root(d) : NULL;
+    int64_t expiry = 0;
+    char digest[2 * DIGEST_LEN + 1];
+    const char *sealed_for = mcp_json_string(mcp_json_object_get(root, "d"), NULL);
+    if (!why && (mcp_json_get_int64(mcp_json_object_get(root, "x"), &expiry) != MCP_OK ||
+                 mcp_json_typeof(mcp_json_object_get(root, "a")) != MCP_JSON_OBJECT || !sealed_for))
+        why = "requestState failed its integrity check";
+    else if (!why && (uint64_t)expiry < wall_ms())
+        why = "requestState has expired: send the request again without it";
+    else if (!why && (request_digest(c, digest) != MCP_OK || strcmp(digest, sealed_for) != 0))
+        why = "requestState belongs to another request";
+    mcp_buf_free(&payload);
+    mcp_buf_free(&tag);
+    if (why)
+        mcp_json_doc_free(d);
+    else
+        *out = d;
+    return why;
+}
+
+bool mcp__mrtr_begin(mcp_call *c)
+{
+    const mcp_json *params = c->req.msg->params;
+    const mcp_json *state = mcp_json_object_get(params, "requestState");
+    const mcp_json *responses = mcp_json_object_get(params, "inputResponses");
+    const char *why = NULL;
+    if (state && mcp_json_typeof(state) != MCP_JSON_STRING)
+        why = "requestState must be a string";
+    else if (responses && mcp_json_typeof(responses) != MCP_JSON_OBJECT)
+        why = "inputResponses must be an object";
+    mcp_json_doc *sealed = NULL;
+    size_t n;
+    const char *text = mcp_json_string(state, &n);
+    if (!why && text)
+        why = open_state(c, text, n, &sealed);
+    if (!why && (sealed || responses)) {
+        mcp_json_doc *d = mcp_json_doc_new(NULL);
+        mcp_json *answers = d ? mcp_json_new_object(d) : NULL;
+        const mcp_json *from[2] = {sealed ? mcp_json_object_get(mcp_json_doc_root(sealed), "a")
+                                          : NULL,
+                                   responses};
+        /* This round's answers after the earlier ones: a key answered again
+         * takes the new answer. An answer must be an object (a result). */
+        for (int k = 0; answers && k < 2; k++)
+            for (size_t i = 0; i < mcp_json_object_size(from[k]); i++) {
+                const char *key;
+                size_t kn;
+                const mcp_json *v = mcp_json_object_at(from[k], i, &key, &kn);
+                if (mcp_json_typeof(v) == MCP_JSON_OBJECT)
+                    mcp_json_object_setn(d, answers, key, kn, mcp_json_copy(d, v));
+            }
+        if (answers)
+            mcp_json_doc_set_root(d, answers);
+        if (!answers || mcp_json_doc_error(d) != MCP_OK) {
+            mcp_json_doc_free(d);
+            why = "out of memory";
+        } else {
+            c->answers = d;
+        }
+    }
+    mcp_json_doc_free(sealed);
+    if (!why)
+        return true;
+    char text_why[200];
+    snprintf(text_why, sizeof text_why, "Invalid params: %s", why);
+    mcp_call_reply_error(c, MCP_WIRE_INVALID_PARAMS, text_why);
+    return false;
+}
+
+int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
+                  mcp_ask_answer *answer)
+{
+    char automatic[16];
+    c->asks_made++;
+    if (!key) {
+        snprintf(automatic, sizeof automatic, "q%u", c->asks_made);
+        key = automatic;
+    }
+    const mcp_json *given = c->answers ? mcp_json_object_get(mcp_json_doc_root(c->answers), key)
+                                       : NULL;
+    if (given) {
+        mcp_json_doc *d = mcp_json_doc_new(NULL);
+        mcp_json *copy = d ? mcp_json_copy(d, given) : NULL;
+        if (copy)
+            mcp_json_doc_set_root(d, copy);
+        if (!copy || mcp_json_doc_error(d) != MCP_OK) {
+            mcp_json_doc_free(d);
+            return MCP_ERR_NOMEM;
+        }
+        answer->result = d;
+        return MCP_OK;
+    }
+    /* The spec: no question the client did not declare it can answer. */
+    if (!mcp__ask_declared(client_caps(c), method, params))
+        return MCP_ERR_STATE;
+    if (!c->asked) {
+        c->asked = mcp_json_doc_new(NULL);
+        if (c->asked)
+            mcp_json_doc_set_root(c->asked, mcp_json_new_object(c->asked));
+    }
+    mcp_json_doc *d = c->asked;
+    if (!d)
+        return MCP_ERR_NOMEM;
+    mcp_json *q = mcp_json_new_object(d);
+    mcp_json_object_set(d, q, "method", mcp_json_new_string(d, method));
+    mcp_json_object_set(d, q, "params", params ? mcp_json_copy(d, params) : mcp_json_new_object(d));
+    mcp_json_object_set(d, (mcp_json *)mcp_json_doc_root(d), key, q);
+    return mcp_json_doc_error(d) == MCP_OK ? MCP_ERR_INPUT_REQUIRED : MCP_ERR_NOMEM;
+}
+
+/* base64(payload) "." base64(HMAC(payload)), appended to out as a JSON
+ * string's content is appended by the caller. */
+static int seal(mcp_call *c, mcp_buf *out)
+{
+    const mcp_server *s = c->req.conn->server;
+    char digest[2 * DIGEST_LEN + 1];
+    int rc = request_digest(c, digest);
+    mcp_buf payload;
+    mcp_buf_init(&payload, 0, NULL);
+    if (rc == MCP_OK) {
+        char head[160];
+        int n = snprintf(head, sizeof head, "{\"v\":1,\"x\":%llu,\"d\":\"%s\",\"a\":",
+                         (unsigned long long)(wall_ms() + s->opts.request_state_ttl_ms), digest);
+        rc = mcp_buf_append(&payload, head, (size_t)n);
+    }
+    if (rc == MCP_OK)
+        rc = c->answers ? mcp_json_write(mcp_json_doc_root(c->answers), &payload)
+                        : mcp_buf_append(&payload, "{}", 2);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&payload, "}", 1);
+    unsigned char tag[DIGEST_LEN];
+    if (rc == MCP_OK && !mac(s, payload.data, payload.len, tag))
+        rc = MCP_ERR_NOMEM;
+    if (rc == MCP_OK)
+        rc = mcp__base64_encode(out, payload.data, payload.len);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(out, ".", 1);
+    if (rc == MCP_OK)
+        rc = mcp__base64_encode(out, tag, sizeof tag);
+    mcp_buf_free(&payload);
+    return rc;
+}
+
+int mcp__mrtr_finish(mcp_call *c)
+{
+    if (!c->asked || !mcp_json_object_size(mcp_json_doc_root(c->asked)))
+        return MCP_ERR_NOT_FOUND;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    static const char head[] = "{\"resultType\":\"input_required\",\"inputRequests\":";
+    int rc = mcp_buf_append(&b, head, sizeof head - 1);
+    if (rc == MCP_OK)
+        rc = mcp_json_write(mcp_json_doc_root(c->asked), &b);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&b, ",\"requestState\":\"", 17);
+    if (rc == MCP_OK)
+        rc = seal(c, &b); /* Base64 and '.': nothing to escape */
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&b, "\"}", 2);
+    return mcp__call_end_buffer(c, rc, &b);
+}

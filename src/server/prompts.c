@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prompts/get (the arguments checked against the prompt's declaration
+ * before its handler runs) and completion/complete (for a prompt's
+ * argument or a resource template's variable, by their handlers).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/internal.h"
+
+/* The most values one completion carries (server/utilities/completion.mdx). */
+#define MAX_COMPLETION_VALUES 100
+
+/* A name as it may be shown in a message: JSON-escaped, cut. */
+static void shown(char *out, size_t size, const char *s, size_t n)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 300, NULL);
+    if (mcp_json_write_string(s, n > 128 ? 128 : n, &b) != MCP_OK)
+        mcp_buf_append(&b, "?", 1);
+    snprintf(out, size, "%s", b.data ? b.data : "?");
+    mcp_buf_free(&b);
+}
+
+/* Why args do not fit prompt e (written to why), or NULL: an object of
+ * strings, every required argument there, none it does not declare. */
+static bool arguments_fit(const entry *e, const mcp_json *args, char *why, size_t size)
+{
+    char name[300];
+    for (size_t i = 0; i < mcp_json_object_size(args); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(args, i, &k, &kn);
+        size_t j = 0;
+        while (j < e->nargs && !(strlen(e->arg_names[j]) == kn && !memcmp(e->arg_names[j], k, kn)))
+            j++;
+        shown(name, sizeof name, k, kn);
+        if (j == e->nargs) {
+            snprintf(why, size, "Invalid params: prompt %s has no argument %s", e->key, name);
+            return false;
+        }
+        if (mcp_json_typeof(v) != MCP_JSON_STRING) {
+            snprintf(why, size, "Invalid params: argument %s of prompt %s must be a string",
+                     name, e->key);
+            return false;
+        }
+    }
+    for (size_t j = 0; j < e->nargs; j++)
+        if (e->arg_required[j] && !mcp_json_object_get(args, e->arg_names[j])) {
+            snprintf(why, size, "Invalid params: prompt %s needs the argument %s", e->key,
+                     e->arg_names[j]);
+            return false;
+        }
+    return true;
+}
+
+void mcp__prompts_get(conn *cn, mcp_handle h, const mcp_message *msg)
+{
+    mcp_session *ss = cn->driver.session;
+    size_t n;
+    const char *name = mcp_json_string(mcp_json_object_get(msg->params, "name"), &n);
+    const mcp_json *args = mcp_json_object_get(msg->params, "arguments");
+    if (!name) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: prompts/get needs params.name, a string", NULL);
+        return;
+    }
+    if (args && mcp_json_typeof(args) != MCP_JSON_OBJECT) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: prompts/get params.arguments must be an object",
+                                NULL);
+        return;
+    }
+    registry *snap = mcp__server_snapshot(cn->server);
+    const entry *e = snap ? mcp__registry_entry(snap, LIST_PROMPTS, name, n) : NULL;
+    char why[600];
+    if (!e) {
+        char s[300];
+        shown(s, sizeof s, name, n);
+        snprintf(why, sizeof why, "Invalid params: unknown prompt %s", s);
+    }
+    if (!e || !arguments_fit(e, args, why, sizeof why)) {
+        mcp_session_reply_error(ss, h, snap ? MCP_WIRE_INVALID_PARAMS : MCP_WIRE_INTERNAL_ERROR,
+                                snap ? why : "Internal error: out of memory", NULL);
+        mcp__registry_unref(snap);
+        return;
+    }
+    mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_PROMPT);
+    if (!c)
+        return;
+    c->entry = e;
+    c->subject = e->key;
+    c->handler = e->handler;
+    c->user_data = e->user_data;
+    c->flags = e->flags;
+    if (args)
+        c->args = args;
+    mcp__call_run(c);
+}
+
+/* completion/complete ---------------------------------------------------------------- */
+
+/* Whether template e has a variable of that name. */
+static bool has_variable(const entry *e, const char *name, size_t n)
+{
+    size_t count = mcp_uri_template_variable_count(e->tmpl);
+    for (size_t i = 0; i < count; i++) {
+        size_t vn;
+        const char *v = mcp_uri_template_variable_name(e->tmpl, i, &vn);
+        if (vn == n && !memcmp(v, name, n))
+            return true;
+    }
+    return false;
+}
+
+static bool has_argument(const entry *e, const char *name, size_t n)
+{
+    for (size_t i = 0; i < e->nargs; i++)
+        if (strlen(e->arg_names[i]) == n && !memcmp(e->arg_names[i], name, n))
+            return true;
+    return false;
+}
+
+void mcp__completion_complete(conn *cn, mcp_handle h, const mcp_message *msg)
+{
+    mcp_session *ss = cn->driver.session;
+    const mcp_json *ref = mcp_json_object_get(msg->params, "ref");
+    const mcp_json *argument = mcp_json_object_get(msg->params, "argument");
+    const char *type = mcp_json_string(mcp_json_object_get(ref, "type"), NULL);
+    bool prompt = type && !strcmp(type, "ref/prompt");
+    bool resource = type && !strcmp(type, "ref/resource");
+    size_t kn, an;
+    const char *key = mcp_json_string(mcp_json_object_get(ref, prompt ? "name" : "uri"), &kn);
+    const char *arg = mcp_json_string(mcp_json_object_get(argument, "name"), &an);
+    const mcp_json *context = mcp_json_object_get(msg->params, "context");
+    const char *bad = !prompt && !resource ? "params.ref.type must be ref/prompt or ref/resource"
+                      : !key ? (prompt ? "params.ref.name must be a string"
+                                       : "params.ref.uri must be a string")
+                      : !arg ? "params.argument.name must be a string"
+                      : !mcp_json_string(mcp_json_object_get(argument, "value"), NULL)
+                          ? "params.argument.value must be a string"
+                      : context && mcp_json_typeof(mcp_json_object_get(context, "arguments")) !=
+                                       MCP_JSON_OBJECT
+                          ? "params.context.arguments must be an object"
+                          : NULL;
+    char why[600];
+    if (bad) {
+        snprintf(why, sizeof why, "Invalid params: %s", bad);
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, why, NULL);
+        return;
+    }
+    registry *snap = mcp__server_snapshot(cn->server);
+    const entry *e =
+        snap ? mcp__registry_entry(snap, prompt ? LIST_PROMPTS : LIST_TEMPLATES, key, kn) : NULL;
+    char s[300], a[300];
+    shown(s, sizeof s, key, kn);
+    shown(a, sizeof a, arg, an);
+    if (!e)
+        snprintf(why, sizeof why, "Invalid params: unknown %s %s",
+                 prompt ? "prompt" : "resource template", s);
+    else if (prompt ? !has_argument(e, arg, an) : !has_variable(e, arg, an))
+        snprintf(why, sizeof why, "Invalid params: %s %.200s has no %s %.200s",
+                 prompt ? "prompt" : "resource template", s, prompt ? "argument" : "variable", a);
+    else
+        why[0] = '\0';
+    if (why[0] || !snap) {
+        mcp_session_reply_error(ss, h, snap ? MCP_WIRE_INVALID_PARAMS : MCP_WIRE_INTERNAL_ERROR,
+                                snap ? why : "Internal error: out of memory", NULL);
+        mcp__registry_unref(snap);
+        return;
+    }
+    if (!e->complete) {
+        /* Nothing to suggest: an empty completion, not an error. */
+        mcp__registry_unref(snap);
+        mcp_session_reply_raw(ss, h, "{\"completion\":{\"values\":[],\"hasMore\":false}}", 45);
+        return;
+    }
+    mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_COMPLETE);
+    if (!c)
+        return;
+    c->entry = e;
+    c->subject = e->key;
+    c->handler = e->complete;
+    c->user_data = e->user_data;
+    c->flags = e->flags;
+    c->args = msg->params;
+    mcp__call_run(c);
+}
+
+int mcp_call_reply_completion(mcp_call *c, const char *const *values, size_t count,
+                              int64_t total, bool has_more)
+{
+    if (c->kind != CALL_COMPLETE)
+        return MCP_ERR_STATE;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "completion");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "values");
+    mcp__jw_array(&w);
+    int rc = count && !values ? MCP_ERR_INVALID_ARG : MCP_OK;
+    size_t n = count > MAX_COMPLETION_VALUES ? MAX_COMPLETION_VALUES : count;
+    for (size_t i = 0; i < n && rc == MCP_OK; i++) {
+        if (!values[i] || mcp_utf8_validate(values[i], strlen(values[i]), NULL) != MCP_OK)
+            rc = MCP_ERR_INVALID_ARG;
+        else
+            mcp__jw_string(&w, values[i]);
+    }
+    mcp__jw_array_end(&w);
+    if (total >= 0) {
+        mcp__jw_key(&w, "total");
+        mcp__jw_int(&w, total);
+    }
+    mcp__jw_key(&w, "hasMore");
+    mcp__jw_bool(&w, has_more || count > n);
+    mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    int frc = mcp__jw_finish(&w);
+    return mcp__call_end_buffer(c, rc == MCP_OK ? frc : rc, &b);
+}

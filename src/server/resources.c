@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resources/read (a resource by its URI, else the first template that
+ * matches it), the revision's not-found error, the shape of the answers
+ * handlers give, and the 2025 resources/subscribe: a connection's URIs,
+ * told of updates the application publishes. (2026-07-28 has no
+ * subscribe: its listens carry the same updates, session/listen.c.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base64.h"
+#include "server/internal.h"
+
+/* The longest URI read or subscribed to, and how many subscriptions one
+ * connection may hold: a client cannot make the server keep more. */
+#define MAX_READ_URI 65536
+#define MAX_SUBSCRIPTIONS 4096
+
+/* -32002 before 2026-07-28, -32602 since (server/resources.mdx of each). */
+static int64_t not_found_code(const char *version)
+{
+    return mcp_protocol_modern(version) ? MCP_WIRE_INVALID_PARAMS : -32002;
+}
+
+int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *data = d ? mcp_json_new_object(d) : NULL;
+    if (data)
+        mcp_json_object_set(d, data, "uri", mcp_json_copy(d, uri));
+    int rc = mcp_session_reply_error(ss, h, not_found_code(mcp_session_inbound_version(ss, h)),
+                                     "Resource not found",
+                                     d && !mcp_json_doc_error(d) ? data : NULL);
+    mcp_json_doc_free(d);
+    return rc;
+}
+
+/* params.uri: a string of UTF-8 without NUL, at most MAX_READ_URI bytes;
+ * else h is answered -32602 and NULL returned. */
+static const char *uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg, size_t *n)
+{
+    const char *uri = mcp_json_string(mcp_json_object_get(msg->params, "uri"), n);
+    const char *why = !uri                    ? "Invalid params: params.uri must be a string"
+                      : !*n                   ? "Invalid params: params.uri is empty"
+                      : *n > MAX_READ_URI     ? "Invalid params: params.uri is over 64 KiB"
+                      : strlen(uri) != *n     ? "Invalid params: params.uri has a NUL character"
+                                              : NULL;
+    if (why) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, why, NULL);
+        return NULL;
+    }
+    return uri;
+}
+
+/* resources/read ------------------------------------------------------------------- */
+
+void mcp__resources_read(conn *cn, mcp_handle h, const mcp_message *msg)
+{
+    mcp_session *ss = cn->driver.session;
+    size_t n;
+    const char *uri = uri_param(ss, h, msg, &n);
+    if (!uri)
+        return;
+    registry *snap = mcp__server_snapshot(cn->server);
+    if (!snap) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+        return;
+    }
+    const entry *e = mcp__registry_entry(snap, LIST_RESOURCES, uri, n);
+    mcp_json_doc *vars = NULL;
+    const item_list *tl = &snap->lists[LIST_TEMPLATES];
+    for (size_t i = 0; !e && i < tl->n; i++) {
+        const entry *t = tl->v[i];
+        /* Not matching, or matching with a value that is not UTF-8: the
+         * next template may take it. */
+        int rc = mcp_uri_template_match(t->tmpl, uri, n, &vars);
+        if (rc == MCP_OK)
+            e = t;
+        else if (rc == MCP_ERR_NOMEM)
+            break;
+    }
+    if (!e) {
+        mcp__registry_unref(snap);
+        mcp__reply_not_found(ss, h, mcp_json_object_get(msg->params, "uri"));
+        return;
+    }
+    mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_READ);
+    if (!c) {
+        mcp_json_doc_free(vars);
+        return;
+    }
+    c->entry = e;
+    c->subject = e->key;
+    c->uri = uri;
+    c->handler = e->handler;
+    c->user_data = e->user_data;
+    c->flags = e->flags;
+    if (vars) {
+        c->own_args = vars;
+        c->args = mcp_json_doc_root(vars);
+    }
+    mcp__call_run(c);
+}
+
+/* One content of the URI read: {"contents":[{"uri","mimeType",<key>}]},
+ * the value already JSON (a string) in v. */
+static int one_content(mcp_call *c, const char *mime_type, const char *key, const char *v,
+                       size_t vn, mcp_buf *b)
+{
+    if (mime_type && mcp_utf8_validate(mime_type, strlen(mime_type), NULL) != MCP_OK)
+        return MCP_ERR_INVALID_ARG;
+    int rc = mcp_buf_append(b, "{\"contents\":[{\"uri\":", 20);
+    if (rc == MCP_OK)
+        rc = mcp_json_write_string(c->uri, strlen(c->uri), b);
+    if (rc == MCP_OK && mime_type) {
+        rc = mcp_buf_append(b, ",\"mimeType\":", 12);
+        if (rc == MCP_OK)
+            rc = mcp_json_write_string(mime_type, strlen(mime_type), b);
+    }
+    if (rc == MCP_OK) {
+        char head[16];
+        int hn = snprintf(head, sizeof head, ",\"%s\":", key);
+        rc = mcp_buf_append(b, head, (size_t)hn);
+    }
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(b, v, vn);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(b, "}]", 2);
+    if (rc == MCP_OK && mcp__call_modern(c)) {
+        const mcp_server *s = c->req.conn->server;
+        char hints[96];
+        int hn = snprintf(hints, sizeof hints, ",\"ttlMs\":%llu,\"cacheScope\":\"%s\"",
+                          (unsigned long long)(s->opts.cache_ttl_ms > INT64_MAX
+                                                   ? INT64_MAX
+                                                   : s->opts.cache_ttl_ms),
+                          s->opts.cache_scope == MCP_CACHE_PRIVATE ? "private" : "public");
+        rc = mcp_buf_append(b, hints, (size_t)hn);
+    }
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(b, "}", 1);
+    return rc;
+}
+
+int mcp_call_reply_resource_text(mcp_call *c, const char *mime_type, const char *text,
+                                 size_t text_len)
+{
+    if (c->kind != CALL_READ)
+        return MCP_ERR_STATE;
+    mcp_buf v, b;
+    mcp_buf_init(&v, 0, NULL);
+    mcp_buf_init(&b, 0, NULL);
+    int rc = !text || mcp_utf8_validate(text, text_len, NULL) != MCP_OK
+                 ? MCP_ERR_INVALID_ARG
+                 : mcp_json_write_string(text, text_len, &v);
+    if (rc == MCP_OK)
+        rc = one_content(c, mime_type, "text", v.data, v.len, &b);
+    mcp_buf_free(&v);
+    return mcp__call_end_buffer(c, rc, &b);
+}
+
+int mcp_call_reply_resource_blob(mcp_call *c, const char *mime_type, const void *data, size_t len)
+{
+    if (c->kind != CALL_READ)
+        return MCP_ERR_STATE;
+    mcp_buf v, b;
+    mcp_buf_init(&v, 0, NULL);
+    mcp_buf_init(&b, 0, NULL);
+    int rc = !data && len ? MCP_ERR_INVALID_ARG : mcp_buf_append(&v, "\"", 1);
+    if (rc == MCP_OK)
+        rc = mcp__base64_encode(&v, data, len);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&v, "\"", 1);
+    if (rc == MCP_OK)
+        rc = one_content(c, mime_type, "blob", v.data, v.len, &b);
+    mcp_buf_free(&v);
+    return mcp__call_end_buffer(c, rc, &b);
+}
+
+int mcp_call_reply_resource_not_found(mcp_call *c)
+{
+    if (c->kind != CALL_READ)
+        return MCP_ERR_STATE;
+    return mcp__request_end(&c->req, ANSWER_NOT_FOUND, 0, NULL, 0);
+}
+
+/* The shapes of answers ------------------------------------------------------------- */
+
+static const char *contents_problem(const mcp_json *result)
+{
+    const mcp_json *contents = mcp_json_object_get(result, "contents");
+    if (mcp_json_typeof(contents) != MCP_JSON_ARRAY)
+        return "no contents array";
+    for (size_t i = 0; i < mcp_json_array_size(contents); i++) {
+        const mcp_json *one = mcp_json_array_at(contents, i);
+        if (!mcp_json_string(mcp_json_object_get(one, "uri"), NULL))
+            return "a content without a uri";
+        const char *blob = mcp_json_string(mcp_json_object_get(one, "blob"), NULL);
+        if (!mcp_json_string(mcp_json_object_get(one, "text"), NULL) && !blob)
+            return "a content with neither text nor blob";
+        size_t bn;
+        blob = mcp_json_string(mcp_json_object_get(one, "blob"), &bn);
+        if (blob && !mcp__base64_valid(blob, bn))
+            return "a blob that is not Base64";
+    }
+    return NULL;
+}
+
+static const char *messages_problem(const mcp_json *result)
+{
+    const mcp_json *messages = mcp_json_object_get(result, "messages");
+    if (mcp_json_typeof(messages) != MCP_JSON_ARRAY)
+        return "no messages array";
+    for (size_t i = 0; i < mcp_json_array_size(messages); i++) {
+        const mcp_json *m = mcp_json_array_at(messages, i);
+        const char *role = mcp_json_string(mcp_json_object_get(m, "role"), NULL);
+        if (!role || (strcmp(role, "user") && strcmp(role, "assistant")))
+            return "a message whose role is not user or assistant";
+        const mcp_json *content = mcp_json_object_get(m, "content");
+        if (!mcp_json_string(mcp_json_object_get(content, "type"), NULL))
+            return "a message without a content of a type";
+    }
+    return NULL;
+}
+
+static const char *completion_problem(const mcp_json *result)
+{
+    const mcp_json *values = mcp_json_object_get(mcp_json_object_get(result, "completion"),
+                                                 "values");
+    if (mcp_json_typeof(values) != MCP_JSON_ARRAY)
+        return "no completion.values array";
+    if (mcp_json_array_size(values) > 100)
+        return "more than 100 completion values";
+    for (size_t i = 0; i < mcp_json_array_size(values); i++)
+        if (!mcp_json_string(mcp_json_array_at(values, i), NULL))
+            return "a completion value that is not a string";
+    return NULL;
+}
+
+const char *mcp__result_problem(const mcp_call *c, const mcp_json *result)
+{
+    if (mcp_json_typeof(result) != MCP_JSON_OBJECT)
+        return "the result is not an object";
+    switch (c->kind) {
+    case CALL_READ:
+        return contents_problem(result);
+    case CALL_PROMPT:
+        return messages_problem(result);
+    case CALL_COMPLETE:
+        return completion_problem(result);
+    default:
+        return NULL;
+    }
+}
+
+/* resources/subscribe (2025) ----------------------------------------------------------- */
+
+static size_t subscription_index(const conn *c, const char *uri)
+{
+    for (size_t i = 0; i < c->nsubscriptions; i++)
+        if (!strcmp(c->subscriptions[i], uri))
+            return i;
+    return SIZE_MAX;
+}
+
+void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
+{
+    mcp_session *ss = c->driver.session;
+    if (!(c->server->opts.listen_kinds & MCP_LISTEN_RESOURCE_UPDATES)) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND,
+                                "Method not found: this server offers no resource subscriptions",
+                                NULL);
+        return;
+    }
+    size_t n;
+    const char *uri = uri_param(ss, h, msg, &n);
+    if (!uri)
+        return;
+    size_t i = subscription_index(c, uri);
+    if (on && i == SIZE_MAX) {
+        if (c->nsubscriptions == MAX_SUBSCRIPTIONS) {
+            mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                    "Invalid params: too many subscriptions (4096): unsubscribe "
+                                    "from some first",
+                                    NULL);
+            return;
+        }
+        char **v = realloc(c->subscriptions, (c->nsubscriptions + 1) * sizeof *v);
+        char *copy = strdup(uri);
+        if (v)
+            c->subscriptions = v;
+        if (!v || !copy) {
+            free(copy);
+            mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
+                                    "Internal error: out of memory", NULL);
+            return;
+        }
+        c->subscriptions[c->nsubscriptions++] = copy;
+    } else if (!on && i != SIZE_MAX) {
+        free(c->subscriptions[i]);
+        c->subscriptions[i] = c->subscriptions[--c->nsubscriptions];
+    }
+    mcp_session_reply_raw(ss, h, "{}", 2);
+}
+
+void mcp__resources_updated(conn *c, const char *uri)
+{
+    if (subscription_index(c, uri) == SIZE_MAX)
+        return;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *params = d ? mcp_json_new_object(d) : NULL;
+    if (params)
+        mcp_json_object_set(d, params, "uri", mcp_json_new_string(d, uri));
+    if (params && !mcp_json_doc_error(d))
+        mcp_session_notify(c->driver.session, "notifications/resources/updated", params);
+    else
+        mcp__server_log(c->server, MCP_LOG_ERROR, "out of memory: an update of %s was not sent",
+                        uri);
+    mcp_json_doc_free(d);
+}
+
+void mcp__subscriptions_free(conn *c)
+{
+    for (size_t i = 0; i < c->nsubscriptions; i++)
+        free(c->subscriptions[i]);
+    free(c->subscriptions);
+    c->subscriptions = NULL;
+    c->nsubscriptions = 0;
+}
