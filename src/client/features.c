@@ -161,13 +161,9 @@ static bool text_or_blob(const mcp_json *item, const char *label, char *why, siz
         snprintf(why, why_len, "%s has neither \"text\" nor \"blob\"", label);
         return false;
     }
-    if (!blob)
-        return true;
-    mcp_buf bytes;
-    mcp_buf_init(&bytes, SIZE_MAX, NULL);
-    int rc = mcp_resource_blob_decode(item, &bytes);
-    mcp_buf_free(&bytes);
-    if (rc == MCP_ERR_INVALID_ARG) {
+    size_t n;
+    const char *b64 = mcp_json_string(blob, &n);
+    if (b64 && !mcp__base64_valid(b64, n)) {
         snprintf(why, why_len, "%s has a \"blob\" that is not base64", label);
         return false;
     }
