@@ -3,9 +3,10 @@
  * mcp serve --conformance: the fixtures the server scenarios of the official
  * conformance suite (@modelcontextprotocol/conformance, pinned in
  * tests/interop) call by name, with the inputs and outputs those scenarios
- * and the suite's reference server use. Only what a tools-only server can
- * offer: the scenarios that need sampling, elicitation, resources, prompts,
- * completion, tasks or OAuth are expected failures
+ * and the suite's reference server use: the tools here, the resources,
+ * resource template and prompts in conformance_offers.c. The scenarios that
+ * need sampling, elicitation, input-required results, tasks, the skills
+ * extension or OAuth are expected failures
  * (tests/interop/conformance-expected-failures.txt) until the library has
  * them. Built on the public API alone, as any application would be.
  *
@@ -18,10 +19,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "conformance.h"
 
 /* A 1x1 PNG and a tiny WAV, as in the reference server. */
-#define PNG_1X1                                                                                    \
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+#define PNG_1X1 CONFORMANCE_PNG_1X1
 #define WAV_TINY "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 
 /* Reply with a result given as JSON text (a fixture's constant). */
@@ -332,5 +333,5 @@ int cli_conformance_tools(mcp_server *s)
             return rc;
         }
     }
-    return MCP_OK;
+    return cli_conformance_offers(s);
 }
