@@ -17,6 +17,8 @@
  *   next trip ("%2541" gives "%41", then "A"; "%25A9" gives "%A9", then a
  *   lone UTF-8 continuation byte that matches nothing): such values are
  *   not followed.
+ * - For a URI of up to 64 bytes, a brute-force search over every split
+ *   agrees with the answer (match or not).
  * - When the part after the NUL is a JSON object, expanding with it
  *   returns only the documented codes.
  */
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "mcp/mcp.h"
+#include "uri_template/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -65,6 +68,131 @@ static void check_values(const mcp_uri_template *t, const mcp_json *root)
             CHECK(good_string(v));
         }
     }
+}
+
+/* An oracle for short URIs: every split tried, each atom checked against
+ * the rules as written in the header, not as the sweeps compute them. */
+typedef struct oracle {
+    const mcp_uri_template *t;
+    const unsigned char *N;
+    size_t n;
+    signed char *memo; /* (atoms + 1) x (n + 1): -1 unknown */
+} oracle;
+
+static bool o_cont(const oracle *o, size_t j)
+{
+    return j < o->n && (o->N[j] & 0xC0) == 0x80;
+}
+
+static bool o_unit(const oracle *o, size_t j, uint8_t cls, char extra)
+{
+    unsigned c = o->N[j];
+    if (c == '%' || c >= 0x80 || mcp__ut_unreserved(c) || (extra && c == (unsigned char)extra))
+        return true;
+    return cls == CL_UR && mcp__ut_reserved(c);
+}
+
+/* [s, e) as whole units of the class, at most max characters (0: any). */
+static bool o_run(const oracle *o, size_t s, size_t e, uint8_t cls, char extra, unsigned max,
+                  unsigned *chars)
+{
+    *chars = 0;
+    size_t j = s;
+    while (j < e) {
+        if (!o_unit(o, j, cls, extra))
+            return false;
+        *chars += !o_cont(o, j);
+        j += o->N[j] == '%' ? 3 : 1;
+    }
+    return j == e && (!max || *chars <= max);
+}
+
+static bool o_atom(const oracle *o, const ut_atom *a, size_t s, size_t e)
+{
+    const char *pool = o->t->pool;
+    unsigned chars;
+    if (a->kind == A_LIT)
+        return e - s == a->lit.len && memcmp(o->N + s, pool + a->lit.off, a->lit.len) == 0;
+    if (o_cont(o, e))
+        return false;
+    if (a->kind == A_VAR)
+        return !o_cont(o, s) && o_run(o, s, e, a->cls, a->sep, a->maxchars, &chars) &&
+               (chars || !a->nonempty);
+    if (a->kind == A_EQVAL)
+        return s == e || (o->N[s] == '=' && !o_cont(o, s + 1) &&
+                          o_run(o, s + 1, e, CL_U, 0, a->maxchars, &chars));
+    size_t L = a->lit.len; /* A_NLIST: name[=value] items */
+    for (size_t i = s;;) {
+        size_t end = i;
+        while (end < e && o->N[end] != (unsigned char)a->sep)
+            end++;
+        if (end - i < L || memcmp(o->N + i, pool + a->lit.off, L) != 0)
+            return false;
+        if (i + L < end &&
+            (o->N[i + L] != '=' || !o_run(o, i + L + 1, end, CL_U, 0, 0, &chars)))
+            return false;
+        if (end == e)
+            return true;
+        i = end + 1;
+    }
+}
+
+static bool o_tail(const oracle *o, size_t s)
+{
+    const mcp_uri_template *t = o->t;
+    if (s == o->n)
+        return true;
+    if (!t->ntail || (o->N[s] != '?' && o->N[s] != '&'))
+        return false;
+    bool seen[256] = {false};
+    for (size_t q = s + 1;;) {
+        size_t end = q, eq;
+        while (end < o->n && o->N[end] != '&')
+            end++;
+        for (eq = q; eq < end && o->N[eq] != '='; eq++)
+            ;
+        uint32_t k = 0;
+        while (k < t->ntail && (t->tail[k].name.len != eq - q ||
+                                memcmp(o->N + q, t->pool + t->tail[k].name.off, eq - q)))
+            k++;
+        unsigned chars;
+        if (eq == q || k == t->ntail || (seen[k] && !t->tail[k].explode) ||
+            (eq < end && !o_run(o, eq + 1, end, CL_U, 0, t->tail[k].maxchars, &chars)))
+            return false;
+        seen[k] = true;
+        if (end == o->n)
+            return true;
+        q = end + 1;
+    }
+}
+
+static bool o_reach(oracle *o, uint32_t i, size_t s)
+{
+    signed char *m = &o->memo[i * (o->n + 1) + s];
+    if (*m < 0) {
+        bool ok = false;
+        if (i == o->t->natoms)
+            ok = o_tail(o, s);
+        for (size_t e = s; !ok && i < o->t->natoms && e <= o->n; e++)
+            ok = o_atom(o, &o->t->atoms[i], s, e) && o_reach(o, i + 1, e);
+        *m = ok;
+    }
+    return *m;
+}
+
+static bool oracle_matches(const mcp_uri_template *t, const char *uri, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (uri[i] == '%' &&
+            (i + 2 >= len || !isxdigit((unsigned char)uri[i + 1]) ||
+             !isxdigit((unsigned char)uri[i + 2])))
+            return false;
+    unsigned char norm[64];
+    oracle o = {.t = t, .N = norm, .n = mcp__ut_normalize(uri, len, (char *)norm)};
+    signed char memo[41 * 65];
+    memset(memo, -1, sizeof memo);
+    o.memo = memo;
+    return o_reach(&o, 0, 0);
 }
 
 /* Match, twice, with the invariants of every answer. */
@@ -191,8 +319,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *uri = nul + 1;
         size_t ulen = size - tlen - 1;
         mcp_json_doc *v1 = NULL;
-        if (match(t, uri, ulen, &v1) == MCP_OK && !repeated)
+        rc = match(t, uri, ulen, &v1);
+        if (rc == MCP_OK && !repeated)
             round_trip(t, v1, has_operator(text, tlen, '+') || has_operator(text, tlen, '#'));
+        /* A value that is not UTF-8 is found once the URI matched. */
+        if (!repeated && ulen <= 64 && t->natoms <= 40 &&
+            mcp_utf8_validate(uri, ulen, NULL) == MCP_OK)
+            CHECK(oracle_matches(t, uri, ulen) == (rc == MCP_OK || rc == MCP_ERR_UTF8));
         mcp_json_doc_free(v1);
 
         mcp_json_doc *vars = NULL;
