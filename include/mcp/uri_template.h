@@ -153,7 +153,10 @@ MCP_EXTERN const char *mcp_uri_template_variable_name(const mcp_uri_template *t,
  * order of mcp_uri_template_variable_name; its value a string, or an array
  * of strings for an exploded variable. An optional query variable that is
  * absent is not a member. Feeding the root to mcp_uri_template_expand
- * gives a URI that t matches again.
+ * gives a URI that t matches again, except in two cases: a variable named
+ * twice, and a value of a + or # variable that decodes to '%' and two hex
+ * digits, which expansion passes through as a triplet (RFC 6570 3.2.3) so
+ * that it decodes once more ("%2541" gives "%41", then "A").
  * Returns MCP_OK; MCP_ERR_NOT_FOUND (the URI does not match: the usual
  * answer when trying the templates of a server in turn); MCP_ERR_UTF8 (the
  * URI is not valid UTF-8, or it matches but a value decodes to invalid
