@@ -447,8 +447,10 @@ typedef struct mcp_request_options {
     mcp_logging_level log_level;
     /* Server, 2025 revisions: the request in flight this one is made for (a
      * tool call asking for sampling, say), or 0. It goes on that request's
-     * route (over HTTP, the call's own event stream), as does its cancel;
-     * the application cancels it when that request ends. */
+     * route (over HTTP, the call's own event stream), as does its cancel
+     * while that request is in flight (after, the general route: an HTTP
+     * stream ends with its request); the application cancels it when that
+     * request ends. */
     mcp_handle related;
 } mcp_request_options;
 

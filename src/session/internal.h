@@ -115,6 +115,7 @@ typedef struct outbound {
     bool got_progress;
     double last_progress;
     uint64_t route; /* where it and its cancel go: 0, or a related request's */
+    mcp_handle related; /* that request, while it is in flight */
     uint64_t start;
     uint64_t idle_ms, max_ms;
     uint64_t idle_deadline, max_deadline;

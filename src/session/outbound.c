@@ -247,6 +247,7 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
             return MCP_ERR_NOT_FOUND;
         }
         e->route = in->route;
+        e->related = o.related;
     }
     e->id = s->next_id;
     e->kind = (uint8_t)sp->kind;
@@ -378,8 +379,12 @@ static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *r
         mcp__jw_string(&w, reason);
     }
     mcp__jw_object_end(&w);
+    /* The request it was made for may have ended first (its cancel is
+     * why this one goes): its route is closing then (an HTTP stream ends
+     * with its request), so the cancel takes the general one. */
+    uint64_t route = o->related && mcp__inbound_lookup(s, o->related) ? o->route : 0;
     if (mcp__jw_envelope_end(&w) == MCP_OK)
-        mcp__emit(s, o->route, b);
+        mcp__emit(s, route, b);
     mcp__scratch_done(s, b, &local);
 }
 
