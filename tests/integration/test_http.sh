@@ -287,6 +287,27 @@ wait_for "$WORK/srv" 'reason="mine"' 5
 wait "$sleeper"
 [ ! -s "$WORK/a_sleep.body" ] || fail "a cancelled call gets no answer"
 
+# A tool asking the client (sampling) under 2025: the request goes on the
+# call's own event stream, its answer is posted like any response, and the
+# call's result follows on the same stream.
+initS='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"curl","version":"1"}}}'
+post init_s "$initS"
+S=$(sid_of init_s)
+post s_inited '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $S" -H "$V"
+post s_call '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"abc"}}}' \
+    -H "Mcp-Session-Id: $S" -H "$V" --max-time 20 -N &
+asker=$!
+wait_for "$WORK/s_call.body" 'sampling/createMessage' 5
+contains "$WORK/s_call.headers" 'text/event-stream' "the call's answer became an event stream"
+sid_req=$(sed -n 's/.*"id":\([0-9][0-9]*\),"method":"sampling\/createMessage".*/\1/p' "$WORK/s_call.body" | head -1)
+[ -n "$sid_req" ] || fail "the sampling request has an id: $(cat "$WORK/s_call.body")"
+post s_answer "{\"jsonrpc\":\"2.0\",\"id\":$sid_req,\"result\":{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"in short\"},\"model\":\"m\"}}" \
+    -H "Mcp-Session-Id: $S" -H "$V"
+status s_answer 202
+wait "$asker"
+contains "$WORK/s_call.body" '"id":5,"result":{"content":[{"type":"text","text":"in short"}]' \
+    "the call's result followed on its stream"
+
 # Batches: only a 2025-03-26 session has them; one array answers the
 # requests of a batch, once the last settles; a cancelled member is left
 # out, and a batch whose every request was cancelled ends without an answer.

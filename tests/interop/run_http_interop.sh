@@ -11,6 +11,9 @@
 #              stream is closed after its priming event, so the client must
 #              resume with Last-Event-ID
 #   v2         ts2_http_client.mjs (SDK v2, 2026-07-28, stateless)
+#   v1-ask     ts_ask_client.mjs (SDK v1, 2025-11-25) answering what our
+#              tools ask (elicitation, sampling, roots), and the cancel of
+#              a call cancelling the sampling it waits on
 #
 # Starts the server (MCP_LOG_LEVEL=info, stderr to a log), runs the script,
 # then asserts on both: the script passed and printed as many "ok" lines as
@@ -22,8 +25,8 @@
 # keeps the work directory.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-MCP=${1:?usage: run_http_interop.sh MCP v1-auto|v1-sse|v1-resume|v2}
-CASE=${2:?usage: run_http_interop.sh MCP v1-auto|v1-sse|v1-resume|v2}
+MCP=${1:?usage: run_http_interop.sh MCP v1-auto|v1-sse|v1-resume|v2|v1-ask}
+CASE=${2:?usage: run_http_interop.sh MCP v1-auto|v1-sse|v1-resume|v2|v1-ask}
 NODE=$HERE/node_modules/.bin/node
 
 # The case: the server's options, the script and its mode, and how many
@@ -33,6 +36,7 @@ v1-auto) OPTS='' SCRIPT=ts_http_client.mjs MODE=auto CHECKS=29 ;;
 v1-sse) OPTS="--response sse" SCRIPT=ts_http_client.mjs MODE=sse CHECKS=29 ;;
 v1-resume) OPTS="--poll-retry 300" SCRIPT=ts_http_client.mjs MODE=resume CHECKS=16 ;;
 v2) OPTS='' SCRIPT=ts2_http_client.mjs MODE='' CHECKS=21 ;;
+v1-ask) OPTS='' SCRIPT=ts_ask_client.mjs MODE='' CHECKS=10 ;;
 *)
     echo "run_http_interop: unknown case $CASE" >&2
     exit 2
@@ -128,6 +132,12 @@ info() { sed -n "s/^info: $1 //p" "$OUT" | head -1; }
 # server that logs nothing.
 expect "^mcp serve: info: serving Streamable HTTP on $URL\$" "logging at info level"
 case $CASE in
+v1-ask)
+    expect 'cancel received: id=[0-9]+ method=tools/call direction=inbound reason="user pressed stop"' \
+        "the client's cancel of its call arrived"
+    expect 'cancel sent: id=[0-9]+ method=sampling/createMessage direction=outbound reason="user pressed stop"' \
+        "our cancel of the sampling that call waited on went out, with the same reason"
+    ;;
 v1-auto | v1-sse)
     reason='aborted by the ts http client'
     id=$(info 'aborted request id')

@@ -4,7 +4,8 @@
  * tools that show the lifecycle: echo (instant), sleep (returns early when
  * cancelled), count (progress and log messages, cancellable between steps),
  * fail (a tool error) and add_tool (changes the tool list while serving:
- * subscribers hear tools/list_changed), a few resources, a resource template
+ * subscribers hear tools/list_changed), confirm, summarize and roots (each
+ * asks the client: elicitation, sampling, roots), a few resources, a resource template
  * and a prompt with completion. With --conformance, the fixtures of
  * the official conformance suite instead (conformance_server.c).
  */
@@ -418,6 +419,116 @@ static int serve_http(const http_args *a)
     return mcp_server_run(the_server) == MCP_OK ? 0 : EXIT_CONNECTION;
 }
 
+/* Tools that ask the client ------------------------------------------------------ */
+
+/* After an ask that did not answer: end the call as the outcome says.
+ * True when the call is ended. */
+static bool ask_ended(mcp_call *call, int rc, const mcp_ask_answer *a)
+{
+    if (rc == MCP_OK)
+        return false;
+    if (rc == MCP_ERR_INPUT_REQUIRED || rc == MCP_ERR_CANCELLED) {
+        mcp_call_finish(call); /* 2026: the questions go out; cancelled: nothing */
+        return true;
+    }
+    char why[300];
+    if (rc == MCP_ERR_REMOTE)
+        snprintf(why, sizeof why, "%s: the client refused: %s", mcp_call_tool_name(call),
+                 a->error_message);
+    else
+        snprintf(why, sizeof why, "%s: cannot ask the client: %s", mcp_call_tool_name(call),
+                 rc == MCP_ERR_STATE ? "it did not declare that it can answer" : mcp_strerror(rc));
+    mcp_call_reply_tool_error(call, why);
+    return true;
+}
+
+/* confirm {question}: asks the user (elicitation, a form with one boolean). */
+static void tool_confirm(mcp_call *call, void *ud)
+{
+    const char *q = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "question"), NULL);
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *params = mcp_json_new_object(d);
+    mcp_json_object_set(d, params, "message", mcp_json_new_string(d, q ? q : "Go ahead?"));
+    static const char schema[] = "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":"
+                                 "\"boolean\",\"title\":\"Go ahead\"}},\"required\":[\"ok\"]}";
+    mcp_json_doc *sd = NULL;
+    mcp_json_parse(schema, sizeof schema - 1, NULL, NULL, &sd, NULL);
+    mcp_json_object_set(d, params, "requestedSchema", sd ? mcp_json_copy(d, mcp_json_doc_root(sd)) : NULL);
+    mcp_json_doc_free(sd);
+    mcp_ask_answer a;
+    int rc = mcp_json_doc_error(d) == MCP_OK
+                 ? mcp_call_ask(call, "confirm", "elicitation/create", params, 0, &a)
+                 : MCP_ERR_NOMEM;
+    mcp_json_doc_free(d);
+    if (!ask_ended(call, rc, &a)) {
+        const mcp_json *r = mcp_json_doc_root(a.result);
+        const char *action = mcp_json_string(mcp_json_object_get(r, "action"), NULL);
+        bool ok = false;
+        mcp_json_get_bool(mcp_json_object_get(mcp_json_object_get(r, "content"), "ok"), &ok);
+        mcp_call_reply_text(call, !action                      ? "no answer"
+                                  : strcmp(action, "accept")   ? action
+                                  : ok                         ? "confirmed"
+                                                               : "not confirmed");
+    }
+    mcp_ask_answer_release(&a);
+}
+
+/* summarize {text}: asks the client's model (sampling). */
+static void tool_summarize(mcp_call *call, void *ud)
+{
+    const char *text = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "text"), NULL);
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *params = mcp_json_new_object(d);
+    mcp_json *messages = mcp_json_new_array(d);
+    mcp_json *m = mcp_json_new_object(d);
+    mcp_json *content = mcp_json_new_object(d);
+    mcp_json_object_set(d, content, "type", mcp_json_new_string(d, "text"));
+    mcp_json_object_set(d, content, "text", mcp_json_new_string(d, text ? text : ""));
+    mcp_json_object_set(d, m, "role", mcp_json_new_string(d, "user"));
+    mcp_json_object_set(d, m, "content", content);
+    mcp_json_array_append(d, messages, m);
+    mcp_json_object_set(d, params, "messages", messages);
+    mcp_json_object_set(d, params, "systemPrompt", mcp_json_new_string(d, "Summarize in one line."));
+    mcp_json_object_set(d, params, "maxTokens", mcp_json_new_int(d, 100));
+    mcp_ask_answer a;
+    int rc = mcp_json_doc_error(d) == MCP_OK
+                 ? mcp_call_ask(call, "summary", "sampling/createMessage", params, 0, &a)
+                 : MCP_ERR_NOMEM;
+    mcp_json_doc_free(d);
+    if (!ask_ended(call, rc, &a)) {
+        const mcp_json *c = mcp_json_object_get(mcp_json_doc_root(a.result), "content");
+        size_t n;
+        const char *said = mcp_json_string(mcp_json_object_get(c, "text"), &n);
+        if (said)
+            mcp_call_reply_text_n(call, said, n);
+        else
+            mcp_call_reply_tool_error(call, "summarize: the model's answer has no text");
+    }
+    mcp_ask_answer_release(&a);
+}
+
+/* roots: the client's roots, one URI a line. */
+static void tool_roots(mcp_call *call, void *ud)
+{
+    mcp_ask_answer a;
+    int rc = mcp_call_ask(call, "roots", "roots/list", NULL, 0, &a);
+    if (!ask_ended(call, rc, &a)) {
+        const mcp_json *roots = mcp_json_object_get(mcp_json_doc_root(a.result), "roots");
+        mcp_buf b;
+        mcp_buf_init(&b, 1 << 20, NULL);
+        for (size_t i = 0; i < mcp_json_array_size(roots); i++) {
+            size_t n;
+            const char *uri = mcp_json_string(mcp_json_object_get(mcp_json_array_at(roots, i), "uri"),
+                                              &n);
+            if (uri && mcp_buf_append(&b, uri, n) == MCP_OK)
+                mcp_buf_append(&b, "\n", 1);
+        }
+        mcp_call_reply_text_n(call, b.data ? b.data : "", b.len);
+        mcp_buf_free(&b);
+    }
+    mcp_ask_answer_release(&a);
+}
+
 static int add_demo_tools(void)
 {
     const mcp_tool tools[] = {
@@ -457,6 +568,28 @@ static int add_demo_tools(void)
          .input_schema = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
          "\"required\":[\"name\"]}",
          .handler = tool_add},
+        {.size = sizeof(mcp_tool),
+         .name = "confirm",
+         .title = "Confirm",
+         .description = "Asks the user to confirm (elicitation): confirmed, not confirmed, "
+                        "decline or cancel.",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}}}",
+         .handler = tool_confirm,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "summarize",
+         .title = "Summarize",
+         .description = "Asks the client's model for a one-line summary of the text (sampling).",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},"
+                         "\"required\":[\"text\"]}",
+         .handler = tool_summarize,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "roots",
+         .title = "Roots",
+         .description = "Lists the client's roots (roots/list).",
+         .handler = tool_roots,
+         .flags = MCP_TOOL_BLOCKING},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
         int rc = mcp_server_add_tool(the_server, &tools[i]);
@@ -580,7 +713,8 @@ int cli_serve(int argc, char **argv)
         .version = mcp_version(),
         .instructions = args.conformance
                             ? "The fixtures of the MCP conformance suite's server scenarios."
-                            : "A demo server: the tools echo, sleep, count, fail and add_tool; "
+                            : "A demo server: the tools echo, sleep, count, fail, add_tool, "
+                              "confirm, summarize and roots; "
                               "resources (demo://readme) and a prompt (greet)."};
     const char *trace = getenv("MCP_TRACE");
     if (trace && *trace && strcmp(trace, "0") != 0)
