@@ -30,7 +30,8 @@
             "\"io.modelcontextprotocol/clientCapabilities\":{}"
 #define INIT                                                                              \
     "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
-    "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+    "\"2025-11-25\",\"capabilities\":{\"sampling\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":" \
+    "\"1\"}}}"
 #define INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
 
 /* Tools --------------------------------------------------------------------------- */
@@ -69,6 +70,25 @@ static void tool_logs(mcp_call *c, void *ud)
     mcp_call_reply_text(c, "logged");
 }
 
+/* Asks the client for a sampling and waits (a blocking tool). */
+static void tool_asks(mcp_call *c, void *ud)
+{
+    atomic_fetch_add(&running, 1);
+    mcp_ask_answer a;
+    int rc = mcp_call_ask(c, NULL, "sampling/createMessage", NULL, 0, &a);
+    if (rc == MCP_OK)
+        mcp_call_reply_text(c, "answered");
+    else
+        mcp_call_finish(c);
+    mcp_ask_answer_release(&a);
+    atomic_fetch_add(&ended, 1);
+}
+
+static void read_note(mcp_call *c, void *ud)
+{
+    mcp_call_reply_resource_text(c, NULL, "note", 4);
+}
+
 static void tool_big(mcp_call *c, void *ud)
 {
     static char text[20000];
@@ -91,9 +111,14 @@ static mcp_server *new_server(size_t max_output)
         {.size = sizeof(mcp_tool), .name = "big", .handler = tool_big},
         {.size = sizeof(mcp_tool), .name = "needs_elicitation", .handler = tool_logs,
          .required_client_capabilities = "{\"elicitation\":{}}"},
+        {.size = sizeof(mcp_tool), .name = "asks", .handler = tool_asks,
+         .flags = MCP_TOOL_BLOCKING},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(mcp_server_add_tool(s, &tools[i]), MCP_OK);
+    const mcp_resource_template t = {.size = sizeof t, .uri_template = "note://{id}", .name = "note",
+                                     .read = read_note};
+    assert_int_equal(mcp_server_add_resource_template(s, &t), MCP_OK);
     atomic_store(&running, 0);
     atomic_store(&ended, 0);
     atomic_store(&cancelled, 0);
@@ -309,6 +334,13 @@ static void conversation(wire *w)
         "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"big\","
         "\"_meta\":{" ENV "}}}",
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5}}",
+        /* A tool asking: its sampling request written, then (its call
+         * cancelled) that request's cancel. */
+        "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"asks\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\",\"params\":{\"uri\":\"note://1\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"resources/templates/list\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"resources/read\",\"params\":{\"uri\":\"x:1\"}}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":8}}",
         "not json",
     };
     /* The server may end the connection early (a failed send, the output
