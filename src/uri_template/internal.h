@@ -113,12 +113,16 @@ static inline bool mcp__ut_alnum(unsigned c)
     return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
 }
 
-static inline bool mcp__ut_unreserved(unsigned c)
+/* Matching tests these once per byte and atom: bit masks, not strchr. */
+static inline bool mcp__ut_unreserved(unsigned c) /* ALPHA DIGIT - . _ ~ */
 {
-    return mcp__ut_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+    return c < 64 ? (0x03ff600000000000ull >> c) & 1 : c < 128 ? (0x47fffffe87fffffeull >> (c - 64)) & 1 : 0;
 }
 
-bool mcp__ut_reserved(unsigned c);
+static inline bool mcp__ut_reserved(unsigned c) /* : / ? # [ ] @ ! $ & ' ( ) * + , ; = */
+{
+    return c < 64 ? (0xac009fda00000000ull >> c) & 1 : c < 128 ? (0x28000001ull >> (c - 64)) & 1 : 0;
+}
 
 /*
  * The comparison form of URI text (header: RFC 3986 6.2.2): a

@@ -131,11 +131,23 @@ static void run_forward(const matcher *m, const word *from, word *to, uint8_t cl
         if (!cont_at(m, j) && ((active && chars) || (start && !nonempty)))
             set_bit(to, j);
         if (start) {
+            if (maxchars || !active) /* without a prefix the count is only "some" */
+                chars = 0;
             active = true;
-            chars = 0;
         }
         if (j == m->n)
             break;
+        if (active && chars && !maxchars) {
+            /* Every boundary to the end of the run is an end, whatever
+             * starts lie inside it: the bulk of the work, in a tight loop. */
+            while (j < m->n && in_class(m, j, cls, extra)) {
+                j += unit_len(m, j);
+                if (!cont_at(m, j))
+                    set_bit(to, j);
+            }
+            if (j == m->n)
+                break;
+        }
         size_t u = unit_len(m, j);
         if (active) {
             if (!in_class(m, j, cls, extra))

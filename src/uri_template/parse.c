@@ -27,11 +27,6 @@ const ut_op_info mcp__ut_ops[8] = {
     [OP_AMP] = {'&', '&', true, "=", false},
 };
 
-bool mcp__ut_reserved(unsigned c)
-{
-    return c != 0 && strchr(":/?#[]@!$&'()*+,;=", (int)c) != NULL;
-}
-
 size_t mcp__ut_normalize(const char *in, size_t len, char *out)
 {
     static const char upper[] = "0123456789ABCDEF";
