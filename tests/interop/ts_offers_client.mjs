@@ -3,8 +3,8 @@
 // tools: v1 (2025-11-25) and v2 (2026-07-28) list resources, templates and
 // prompts, read a text resource, a blob and a templated URI, get a prompt,
 // complete its argument, and see the not-found error of their revision; v1
-// also subscribes and unsubscribes (updates are test_server_offers' and
-// interop_ts_features'). Usage: node ts_offers_client.mjs /path/to/mcp
+// also sees that subscriptions are not declared (updates are
+// test_server_offers' and interop_ts_features'). Usage: node ts_offers_client.mjs /path/to/mcp
 import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as Stdio1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as Client2 } from "@modelcontextprotocol/client";
@@ -56,11 +56,13 @@ async function exercise(client, era) {
   const client = new Client1({ name: "ts-offers-client", version: "1.0.0" });
   await client.connect(new Stdio1({ command: mcp, args: ["serve"], stderr: "inherit" }));
   await exercise(client, "v1");
-  // The SDK rejects an error answer (the script then fails): both must be {}.
-  const sub = await client.subscribeResource({ uri: "demo://readme" });
-  const unsub = await client.unsubscribeResource({ uri: "demo://readme" });
-  check(JSON.stringify(sub) === "{}" && JSON.stringify(unsub) === "{}",
-    "v1: resources/subscribe and unsubscribe answer {}");
+  // The demo's resources never change: it declares no subscriptions, and
+  // refuses one as a method it does not have.
+  check(client.getServerCapabilities()?.resources?.subscribe === false,
+    "v1: the demo declares no resource subscriptions");
+  let refused = null;
+  try { await client.subscribeResource({ uri: "demo://readme" }); } catch (e) { refused = e; }
+  check(refused?.code === -32601, `v1: resources/subscribe is -32601 there (got ${refused?.code})`);
   await client.close();
 }
 {

@@ -715,7 +715,11 @@ int cli_serve(int argc, char **argv)
                             ? "The fixtures of the MCP conformance suite's server scenarios."
                             : "A demo server: the tools echo, sleep, count, fail, add_tool, "
                               "confirm, summarize and roots; "
-                              "resources (demo://readme) and a prompt (greet)."};
+                              "resources (demo://readme) and a prompt (greet).",
+        /* The demo's tools change (add_tool), its prompts and resources
+         * never: only what can change is declared. The fixtures declare
+         * everything the suite checks. */
+        .listen_kinds = args.conformance ? 0 : MCP_LISTEN_TOOLS};
     const char *trace = getenv("MCP_TRACE");
     if (trace && *trace && strcmp(trace, "0") != 0)
         o.trace = trace_stderr;
