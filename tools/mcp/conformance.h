@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the two halves of mcp serve --conformance share: the tools
- * (conformance_server.c) and the resources, templates and prompts
- * (conformance_offers.c).
+ * What the parts of mcp serve --conformance share: the tools
+ * (conformance_server.c), the resources, templates and prompts
+ * (conformance_offers.c) and the tools and prompt that ask the client
+ * (conformance_asks.c).
  */
 #ifndef MCP_CLI_CONFORMANCE_H
 #define MCP_CLI_CONFORMANCE_H
@@ -17,5 +18,10 @@
 /* Register the resources, the resource template, the prompts and the tool
  * that updates the watched resource: MCP_OK, or the failure (printed). */
 int cli_conformance_offers(mcp_server *s);
+
+/* Register the tools and the prompt that ask the client (sampling,
+ * elicitation, roots; input-required results under 2026-07-28): MCP_OK,
+ * or the failure (printed). */
+int cli_conformance_asks(mcp_server *s);
 
 #endif

@@ -4,9 +4,10 @@
  * conformance suite (@modelcontextprotocol/conformance, pinned in
  * tests/interop) call by name, with the inputs and outputs those scenarios
  * and the suite's reference server use: the tools here, the resources,
- * resource template and prompts in conformance_offers.c. The scenarios that
- * need sampling, elicitation, input-required results, tasks, the skills
- * extension or OAuth are expected failures
+ * resource template and prompts in conformance_offers.c, the tools and the
+ * prompt that ask the client (sampling, elicitation, roots, input-required
+ * results) in conformance_asks.c. The scenarios that need tasks, the
+ * skills extension or OAuth are expected failures
  * (tests/interop/conformance-expected-failures.txt) until the library has
  * them. Built on the public API alone, as any application would be.
  *
@@ -333,5 +334,6 @@ int cli_conformance_tools(mcp_server *s)
             return rc;
         }
     }
-    return cli_conformance_offers(s);
+    int rc = cli_conformance_offers(s);
+    return rc == MCP_OK ? cli_conformance_asks(s) : rc;
 }
