@@ -17,13 +17,17 @@
  *
  * Endings. Every call ends exactly once with one outcome: MCP_OK (a
  * result, possibly with isError), MCP_ERR_REMOTE (a JSON-RPC error from the
- * server), MCP_ERR_ABORTED (mcp_client_cancel), MCP_ERR_TIMED_OUT (no
- * answer or progress within the idle timeout), MCP_ERR_MAX_TIME (the total
- * limit), MCP_ERR_CLOSED (the server went away), MCP_ERR_TOO_LARGE (the
- * answer exceeded max_message) or MCP_ERR_PROTOCOL (an answer this client
- * cannot use). An abort or a timeout puts notifications/cancelled with the
- * reason on the wire (on 2026-07-28 HTTP: closes the request's stream
- * instead, and nothing is posted); writing it never blocks.
+ * server), MCP_ERR_ABORTED (mcp_client_cancel; under 2026-07-28 also an
+ * application that answered a question of the call with an error, see
+ * "Questions from the server"), MCP_ERR_TIMED_OUT (no answer or progress
+ * within the idle timeout), MCP_ERR_MAX_TIME (the total limit),
+ * MCP_ERR_CLOSED (the server went away), MCP_ERR_TOO_LARGE (the answer
+ * exceeded max_message) or MCP_ERR_PROTOCOL (an answer this client cannot
+ * use). An abort or a timeout puts notifications/cancelled with the reason
+ * on the wire (on 2026-07-28 HTTP: closes the request's stream instead, and
+ * nothing is posted); writing it never blocks. Under 2026-07-28 a call may
+ * take several rounds (an InputRequiredResult, answered, then the request
+ * again): it is still one call, with one handle, one ending and one budget.
  */
 #ifndef MCP_CLIENT_H
 #define MCP_CLIENT_H
@@ -33,6 +37,7 @@
 
 #include "mcp/json.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/runtime.h"
 #include "mcp/session.h"
 
 #ifdef __cplusplus
@@ -40,6 +45,16 @@ extern "C" {
 #endif
 
 typedef struct mcp_client mcp_client;
+
+/* A question of the server's for the application (sampling, elicitation,
+ * roots): see "Questions from the server" below. */
+typedef struct mcp_question mcp_question;
+
+/* A handler of questions: called on the loop thread with q, which the
+ * application now holds and must end exactly once, at once or later, from
+ * any thread (mcp_question_answer, _answer_error or _decline). It must not
+ * block the loop: a person's answer or a model's is given from elsewhere. */
+typedef void (*mcp_question_fn)(void *user_data, mcp_question *q);
 
 typedef struct mcp_client_options {
     size_t size;         /* sizeof(mcp_client_options) */
@@ -84,12 +99,33 @@ typedef struct mcp_client_options {
      * mcp_client_listen.) */
     void (*on_notification)(void *user_data, const mcp_message *msg);
     void *notification_user_data;
+    /* What the client answers when the server asks ("Questions from the
+     * server" below). Each one set declares its capability, in initialize
+     * (2025) and in every request's clientCapabilities (2026-07-28); a
+     * question for one not set is refused (2025: -32601, or -32602 for an
+     * elicitation mode not declared; 2026-07-28: the call ends with
+     * MCP_ERR_PROTOCOL). user_data are kept until mcp_client_free. */
+    mcp_question_fn on_sampling;    /* sampling/createMessage: "sampling" */
+    void *sampling_user_data;
+    mcp_question_fn on_elicitation; /* elicitation/create: "elicitation" with
+                                       "form", and "url" too when elicitation_url */
+    void *elicitation_user_data;
+    bool elicitation_url;           /* the handler also takes URL mode */
+    /* roots/list: "roots" (listChanged: true). Either a handler, or a fixed
+     * list the library answers with itself: roots, an array of Root objects
+     * ({"uri": "file://...", "name": ...}), copied and checked by
+     * mcp_client_new; changed with mcp_client_roots_changed. The handler
+     * wins when both are given. */
+    mcp_question_fn on_roots;
+    void *roots_user_data;
+    const mcp_json *roots;
 } mcp_client_options;
 
 /* mcp_client_new: MCP_OK and *out (free with mcp_client_free),
  * MCP_ERR_INVALID_ARG (bad options size, name or version not UTF-8,
  * connect_mode out of range, protocol_version given with MCP_CONNECT_AUTO
- * or of the other era) or MCP_ERR_NOMEM. No I/O, except that a closed
+ * or of the other era, elicitation_url without on_elicitation, roots not
+ * an array of Root objects with file:// URIs) or MCP_ERR_NOMEM. No I/O, except that a closed
  * stdin, stdout or stderr is reserved (/dev/null, opened so that using it
  * still fails) before the loop is made: no descriptor of the client's may
  * take its number. opts may be NULL; strings are copied; the user_data of
@@ -250,7 +286,8 @@ MCP_EXTERN mcp_client_stream_state mcp_client_server_stream(const mcp_client *c)
 
 typedef struct mcp_client_call_result {
     int outcome;          /* see "Endings" above */
-    mcp_handle handle;    /* also the request's JSON-RPC id */
+    mcp_handle handle;    /* also the request's JSON-RPC id (of its first
+                             round, for a 2026-07-28 call sent again) */
     bool is_error;        /* outcome MCP_OK and result.isError is true */
     const mcp_json *result;      /* outcome MCP_OK: the result object */
     int64_t error_code;          /* outcome MCP_ERR_REMOTE */
@@ -485,7 +522,10 @@ MCP_EXTERN int mcp_client_unsubscribe_resource(mcp_client *c, const char *uri,
 /*
  * mcp_client_cancel: cancel call (or subscription) h with `reason` (copied;
  * NULL: none). Sends notifications/cancelled and ends it with
- * MCP_ERR_ABORTED. Any thread; from another thread the cancel is queued for
+ * MCP_ERR_ABORTED. A 2026-07-28 call past its first round is cancelled in
+ * the round it is in: its request in flight (under its own id), or, while
+ * the server's questions are being answered, nothing is sent: the
+ * questions' tokens fire with reason and the call ends at once. Any thread; from another thread the cancel is queued for
  * the loop thread and takes effect there (nothing happens if h has ended
  * by then), and must not run concurrently with mcp_client_free. Never
  * blocks. Returns MCP_OK, MCP_ERR_NOT_FOUND (on the loop thread: it already
@@ -511,6 +551,145 @@ MCP_EXTERN size_t mcp_client_pending(const mcp_client *c);
  */
 MCP_EXTERN int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter,
                                  mcp_listen_fn cb, void *user_data, mcp_handle *handle);
+
+/* ------------------------------------------------------------------------ */
+/* Questions from the server (sampling, elicitation, roots)                  */
+/*
+ * A server may ask the client for a model's answer (sampling/createMessage),
+ * for the user's input (elicitation/create) or for the client's roots
+ * (roots/list) while it handles a call. The application answers through the
+ * handlers of mcp_client_options, which declare the capabilities; each
+ * question reaches its handler as an mcp_question, the same in both eras:
+ *
+ * - 2025 revisions: the server sends a request. Its answer (or error) goes
+ *   back as the response. When the server cancels that request
+ *   (notifications/cancelled), or the connection ends, the question's token
+ *   fires with the reason, and an answer given afterwards is dropped:
+ *   nothing is sent for a cancelled question.
+ * - 2026-07-28 (basic/patterns/mrtr.mdx): a tools/call, resources/read or
+ *   prompts/get answered with an InputRequiredResult is not over: the
+ *   library checks every question it carries (a method this client did not
+ *   declare, an elicitation mode not declared, a form whose requestedSchema
+ *   is not a schema: the call ends with MCP_ERR_PROTOCOL before any handler
+ *   runs), hands each to its handler (the question's key is the key of
+ *   inputRequests), gathers the answers and sends the request again with a
+ *   new id, the same params plus inputResponses and the requestState echoed
+ *   byte for byte (left out when the server gave none). At most
+ *   MCP_CLIENT_MAX_INPUT_ROUNDS such rounds: one more InputRequiredResult
+ *   ends the call with MCP_ERR_PROTOCOL. An answer with an error cannot be
+ *   sent in this era: it ends the call with MCP_ERR_ABORTED (nothing is on
+ *   the wire meanwhile), mcp_client_error() naming the question and the
+ *   error. The call's budget covers every round and the time the handlers
+ *   take: the idle timeout runs from the InputRequiredResult while they
+ *   answer (as it runs under 2025 while the server waits for an answer),
+ *   the total limit from the start; mcp_client_cancel works at any point.
+ *   Either ending, a timeout, a cancel or the connection's end, fires the
+ *   tokens of the questions still open.
+ *
+ * Elicitation answers: an "accept" of a form gets its content (an empty
+ * object when none is given) completed with the defaults of requestedSchema
+ * (SEP-1034, 2025-11-25: each top-level property absent from the content
+ * that has a "default" gets it), then checked against requestedSchema
+ * (mcp/schema.h) before anything is sent; an answer that fails is refused
+ * (MCP_ERR_SCHEMA_MISMATCH) and the question stays open for another
+ * answer.
+ *
+ * Threads: handlers run on the loop thread. The question is the
+ * application's until it ends it with one of mcp_question_answer,
+ * mcp_question_answer_error or mcp_question_decline (each returning
+ * MCP_OK or MCP_ERR_CANCELLED frees it); those, and the accessors, may be
+ * called from any thread, one at a time for one question, and also after
+ * mcp_client_free (the answer is then dropped), but not concurrently with
+ * mcp_client_close or mcp_client_free. The answer reaches the server from
+ * the loop, while the client's thread is inside a client call.
+ */
+
+/* The most InputRequiredResults one call may get (2026-07-28): a server
+ * re-asking a form after a poor answer is served, one asking for ever is
+ * stopped. */
+#define MCP_CLIENT_MAX_INPUT_ROUNDS 10
+
+/* The method: "sampling/createMessage", "elicitation/create" or
+ * "roots/list" (a literal). Any thread while q is held. */
+MCP_EXTERN const char *mcp_question_method(const mcp_question *q);
+
+/* The request's params as the server sent them (under 2026-07-28: those of
+ * the inputRequests entry), an object ({} when there were none). Borrowed
+ * from q: valid until q is ended. Any thread while q is held. */
+MCP_EXTERN const mcp_json *mcp_question_params(const mcp_question *q);
+
+/* Under 2026-07-28 the question's key in inputRequests (len bytes, any
+ * bytes; NUL-terminated too), else NULL. Borrowed from q. len may be NULL.
+ * Any thread while q is held. */
+MCP_EXTERN const char *mcp_question_key(const mcp_question *q, size_t *len);
+
+/* Whether an elicitation is in URL mode (params.mode "url"); false for a
+ * form (mode "form" or absent) and for other methods. Any thread. */
+MCP_EXTERN bool mcp_question_url_mode(const mcp_question *q);
+
+/* The question's cancel token: fires (loop thread) when the question is
+ * withdrawn: the server cancelled it (its reason), the call it belongs to
+ * ended (2026-07-28: the caller's cancel, a timeout, another question's
+ * error: "the call ended"), or the connection ended ("connection closed").
+ * Borrowed from q, valid until q is ended. Any thread while q is held. */
+MCP_EXTERN mcp_cancel_token *mcp_question_token(mcp_question *q);
+
+/*
+ * mcp_question_answer: answer q with result (an object, borrowed for the
+ * call: copied), which must have the shape of the method's result:
+ * - elicitation/create: "action" "accept", "decline" or "cancel"; for an
+ *   accepted form, "content" an object of strings, numbers, booleans and
+ *   arrays of strings (absent: {}), completed with the defaults and checked
+ *   against requestedSchema as said above; for URL mode, no "content".
+ * - sampling/createMessage: "role" "assistant" or "user", "content" an
+ *   object or an array of objects, "model" a string.
+ * - roots/list: "roots" an array of objects whose "uri" is a file:// URI
+ *   string and "name", where present, a string.
+ * Any thread. Returns MCP_OK (q is ended and freed: the answer is on its
+ * way); MCP_ERR_CANCELLED (q had been withdrawn, see mcp_question_token:
+ * nothing is sent; q is ended and freed); and, with q still open for
+ * another answer and why (may be NULL; cut to why_len, NUL-terminated)
+ * saying what is wrong: MCP_ERR_INVALID_ARG (q or result NULL, a result of
+ * another shape), MCP_ERR_SCHEMA_MISMATCH (the form's content breaks
+ * requestedSchema; why names the property and the rule), MCP_ERR_LIMIT
+ * (checking the content went past the schema validator's bounds) or
+ * MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_question_answer(mcp_question *q, const mcp_json *result, char *why,
+                                   size_t why_len);
+
+/*
+ * mcp_question_answer_error: answer q with a JSON-RPC error: code and
+ * message (UTF-8, copied; NULL: "Internal error"). Under 2025 it is the
+ * response; under 2026-07-28 it ends q's call with MCP_ERR_ABORTED (see
+ * above). Any thread. Returns MCP_OK or MCP_ERR_CANCELLED, q ended and
+ * freed either way; MCP_ERR_INVALID_ARG (q NULL, message not UTF-8) with q
+ * still open. Needs no memory: an answer that cannot copy the message
+ * sends "Internal error".
+ */
+MCP_EXTERN int mcp_question_answer_error(mcp_question *q, int64_t code, const char *message);
+
+/*
+ * mcp_question_decline: the user said no: an elicitation is answered
+ * {"action": "decline"}; sampling and roots, which have no such answer,
+ * with error -1 "The user declined" (the code client/sampling.mdx gives
+ * for a rejected sampling; under 2026-07-28 this ends the call, as an
+ * error does). Any thread. Returns as mcp_question_answer_error.
+ */
+MCP_EXTERN int mcp_question_decline(mcp_question *q);
+
+/*
+ * mcp_client_roots_changed: the roots changed. roots (may be NULL: the
+ * handler answers, or the fixed list stays) replaces the fixed list of
+ * mcp_client_options.roots (copied, checked as there). Under 2025, when
+ * connected, notifications/roots/list_changed is sent; under 2026-07-28
+ * nothing is (the server asks each time it needs them). Loop thread.
+ * Returns MCP_OK; MCP_ERR_STATE (the client offers no roots: neither
+ * on_roots nor roots was given), MCP_ERR_INVALID_ARG (roots not an array
+ * of Root objects), MCP_ERR_CLOSED (the server has gone; the list is
+ * replaced all the same) or MCP_ERR_NOMEM (nothing changed).
+ */
+MCP_EXTERN int mcp_client_roots_changed(mcp_client *c, const mcp_json *roots);
 
 /* ------------------------------------------------------------------------ */
 /* Driving                                                                   */

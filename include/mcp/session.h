@@ -459,7 +459,11 @@ typedef struct mcp_request_options {
  * borrowed for the call; a progress token is added to its _meta unless the
  * mode is MCP_PROGRESS_NONE, and on a 2026-07-28 connection the request
  * envelope too. cb is required and is called exactly once; progress_cb may
- * be NULL. opts NULL means defaults. *out receives the handle (which is
+ * be NULL. Under 2026-07-28 a result whose resultType is "input_required"
+ * ends the request with MCP_OK for tools/call, resources/read and
+ * prompts/get (the caller answers and sends it again:
+ * basic/patterns/mrtr.mdx), with MCP_ERR_PROTOCOL for any other method.
+ * opts NULL means defaults. *out receives the handle (which is
  * also the request's integer JSON-RPC id).
  * Returns MCP_OK; MCP_ERR_STATE (not connected; for a server, no legacy
  * client to send to), MCP_ERR_NOT_FOUND (the related request is no longer

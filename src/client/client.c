@@ -4,7 +4,8 @@
  * transport carries it, on a libuv loop the caller drives (synchronous
  * calls, mcp_client_run). Calls, subscriptions, waiting and cancelling
  * live here; what the results of each method must look like, and the
- * lists, resources, prompts and completion, in features.c; the server
+ * lists, resources, prompts and completion, in features.c; the server's
+ * questions and the rounds of a 2026-07-28 call in handlers.c; the server
  * process (spawning it, its stderr, its exit, stopping it) in stdio.c.
  */
 #include <stdarg.h>
@@ -16,18 +17,6 @@
 #include "core/opts.h"
 
 #define STDERR_CAP ((size_t)1 << 20)
-
-typedef struct client_call {
-    mcp_client *client;
-    mcp_client_call_done_fn done;
-    void *user_data;
-    mcp_progress_fn on_progress;
-    void *progress_user_data;
-    const mcp__result_check *check; /* the shape its result must have, or NULL */
-    bool tool_call; /* its result is checked against the tool's outputSchema */
-    bool tool_list; /* its result's outputSchemas are learned */
-    char *tool;     /* tool_call: the tool's name */
-} client_call;
 
 /* Errors and logging ------------------------------------------------------------ */
 
@@ -47,7 +36,7 @@ static bool gone(const mcp_client *c)
 /* Why a call cannot start: MCP_ERR_CLOSED once the server went away (the
  * error says how: it died, closed its output, a write failed), with
  * MCP_ERR_STATE kept for a client that never connected or was closed. */
-static int not_ready(mcp_client *c)
+int mcp__client_not_ready(mcp_client *c)
 {
     if (c->state == CL_READY && gone(c)) {
         if (!c->error[0])
@@ -66,7 +55,7 @@ static int not_ready(mcp_client *c)
 /* A send that failed inside a session call: the driver tells the client
  * only once the caller is out of the way (runtime/driver.c), but the call
  * that saw MCP_ERR_CLOSED must already be able to say why. */
-static int note_send_failure(mcp_client *c, int rc)
+int mcp__client_note_send_failure(mcp_client *c, int rc)
 {
     if (rc != MCP_OK && !c->error[0] && c->driver_open && c->driver.failure)
         c->link->write_failed(c, c->driver.failure);
@@ -141,9 +130,21 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
     c->protocol = o.protocol_version ? strdup(o.protocol_version) : NULL;
     c->env = mcp__client_copy_strings(o.env);
     mcp_buf_init(&c->stderr_buf, STDERR_CAP, NULL);
+    int qrc = mcp__questions_init(c, &o);
+    if (qrc == MCP_ERR_INVALID_ARG) {
+        free(c->name);
+        free(c->version);
+        free(c->cwd);
+        free(c->protocol);
+        mcp__client_free_strings(c->env);
+        mcp__poster_destroy(&c->poster);
+        free(c);
+        return MCP_ERR_INVALID_ARG;
+    }
     mcp__reserve_std_fds();
     if (!c->name || !c->version || (o.cwd && !c->cwd) || (o.env && !c->env) ||
-        (o.protocol_version && !c->protocol) || uv_loop_init(&c->loop) != 0) {
+        (o.protocol_version && !c->protocol) || qrc != MCP_OK || uv_loop_init(&c->loop) != 0) {
+        mcp__questions_free(c);
         free(c->name);
         free(c->version);
         free(c->cwd);
@@ -165,7 +166,8 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
         mcp__log_level_from_env(c->opts.log_level ? c->opts.log_level : MCP_LOG_WARN);
     uv_timer_init(&c->loop, &c->wake_timer);
     uv_timer_init(&c->loop, &c->eof_timer);
-    c->wake_timer.data = c->eof_timer.data = c;
+    uv_timer_init(&c->loop, &c->answer_timer);
+    c->wake_timer.data = c->eof_timer.data = c->answer_timer.data = c;
     if (mcp__poster_open(&c->poster, &c->loop) != MCP_OK) {
         c->state = CL_CLOSED;
         mcp_client_free(c);
@@ -225,11 +227,14 @@ void mcp__client_run_until(mcp_client *c, mcp__until_fn done, void *arg, uint64_
 
 static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
 {
-    mcp_client *c = ud;
-    /* Sampling, elicitation and roots are not offered (no capability was
-     * declared): a legacy server should not ask. */
-    mcp_session_reply_error(c->driver.session, h, MCP_WIRE_METHOD_NOT_FOUND,
-                            "Method not found: this client offers no requests", NULL);
+    /* Sampling, elicitation and roots: to the application's handlers
+     * (handlers.c), or refused when it offers none. */
+    mcp__questions_request(ud, h, msg);
+}
+
+static void on_cancel(void *ud, mcp_handle h, const char *reason)
+{
+    mcp__questions_cancelled(ud, h, reason);
 }
 
 static void on_notification(void *ud, const mcp_message *msg)
@@ -256,6 +261,10 @@ void mcp__client_end(mcp_client *c)
     uv_timer_stop(&c->eof_timer);
     if (c->driver_open)
         mcp__driver_end(&c->driver, "connection ended");
+    /* The calls waiting for the application's answers have no request on
+     * the wire for the session to end: they end here, and every question
+     * still open is withdrawn. */
+    mcp__questions_end_all(c, "connection closed");
 }
 
 typedef struct release_wait {
@@ -363,8 +372,9 @@ int mcp__client_open(mcp_client *c, mcp__transport *t)
                               .timeout_ms = c->opts.timeout_ms,
                               .max_time_ms = c->opts.max_time_ms,
                               .max_message = c->opts.max_message,
-                              .first_request_id = c->next_request_id};
-    mcp__driver_events ev = {on_request, NULL, on_notification, NULL, on_log,
+                              .first_request_id = c->next_request_id,
+                              .capabilities = mcp_json_doc_root(c->caps)};
+    mcp__driver_events ev = {on_request, on_cancel, on_notification, NULL, on_log,
                              on_transport_down, c};
     int rc = mcp__driver_init(&c->driver, &c->loop, &so, &ev);
     if (rc != MCP_OK) {
@@ -393,7 +403,7 @@ int mcp__client_connect(mcp_client *c)
          * ended by the close (or never will be). */
         rc = w.done ? w.outcome : MCP_ERR_CLOSED;
     }
-    note_send_failure(c, rc);
+    mcp__client_note_send_failure(c, rc);
     if (rc == MCP_ERR_CLOSED && !c->error[0])
         mcp__client_set_error(c, "the server closed the connection while connecting");
     if (rc != MCP_OK) {
@@ -449,9 +459,18 @@ static void fill_result(mcp_client_call_result *r, mcp_handle h, int outcome,
     }
 }
 
-static void call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
-    client_call *cc = ud;
+    mcp__call *cc = ud;
+    if (!cc->handle)
+        cc->handle = h; /* the first round's: the call's handle for good */
+    if (cc->rounds && mcp__rounds_ended(cc, h, outcome, m))
+        return; /* another round, or ended there */
+    mcp__call_finish(cc, outcome, m);
+}
+
+void mcp__call_finish(mcp__call *cc, int outcome, const mcp_message *m)
+{
     mcp_client *c = cc->client;
     c->pending--;
     wake_waiters(c);
@@ -471,18 +490,21 @@ static void call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m
     if (cc->tool_list && outcome == MCP_OK && m)
         mcp__output_schemas_learn(&c->output_schemas, m->result);
     mcp_client_call_result r;
-    fill_result(&r, h, outcome, m);
+    fill_result(&r, cc->handle, outcome, m);
     cc->done(cc->user_data, &r);
+    mcp__rounds_free(cc->rounds);
     free(cc->tool);
     free(cc);
 }
 
-static void call_progress(void *ud, mcp_handle h, double progress, double total,
-                          const char *message)
+void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
+                        const char *message)
 {
-    client_call *cc = ud;
+    mcp__call *cc = ud;
+    /* Every round's progress is the call's: under its handle. */
     if (cc->on_progress)
-        cc->on_progress(cc->progress_user_data, h, progress, total, message);
+        cc->on_progress(cc->progress_user_data, cc->handle ? cc->handle : h, progress, total,
+                        message);
 }
 
 static int request_async(mcp_client *c, const char *method, const mcp_json *params,
@@ -492,10 +514,10 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     mcp_client_call_options opts;
     if (mcp__opts_copy(&opts, sizeof opts, opts_in) != MCP_OK || !done)
         return MCP_ERR_INVALID_ARG;
-    int ready = not_ready(c);
+    int ready = mcp__client_not_ready(c);
     if (ready != MCP_OK)
         return ready;
-    client_call *cc = calloc(1, sizeof *cc);
+    mcp__call *cc = calloc(1, sizeof *cc);
     if (!cc)
         return MCP_ERR_NOMEM;
     cc->client = c;
@@ -512,6 +534,17 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
         free(cc);
         return MCP_ERR_NOMEM;
     }
+    /* 2026-07-28: these three may be answered with an InputRequiredResult
+     * (basic/patterns/mrtr.mdx); the request is then sent again, so its
+     * params and budget are kept. */
+    if (mcp_session_modern(c->driver.session) &&
+        (!strcmp(method, "tools/call") || !strcmp(method, "resources/read") ||
+         !strcmp(method, "prompts/get")) &&
+        !(cc->rounds = mcp__rounds_new(c, method, params, &opts))) {
+        free(cc->tool);
+        free(cc);
+        return MCP_ERR_NOMEM;
+    }
     mcp_request_options ro = {.size = sizeof ro,
                               .timeout_ms = opts.timeout_ms,
                               .max_time_ms = opts.max_time_ms,
@@ -519,11 +552,12 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     /* Counted first: the call may end before the send returns. */
     c->pending++;
     mcp_handle h;
-    int rc = note_send_failure(c, mcp_session_request(c->driver.session, mcp__now_ms(), method,
-                                                      params, &ro, call_ended, call_progress,
-                                                      cc, &h));
+    int rc = mcp__client_note_send_failure(
+        c, mcp_session_request(c->driver.session, mcp__now_ms(), method, params, &ro,
+                               mcp__call_ended, mcp__call_progress, cc, &h));
     if (rc != MCP_OK) {
         c->pending--;
+        mcp__rounds_free(cc->rounds);
         free(cc->tool);
         free(cc);
         return rc;
@@ -620,10 +654,10 @@ void mcp_client_call_result_release(mcp_client_call_result *r)
 int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter, mcp_listen_fn cb,
                       void *user_data, mcp_handle *handle)
 {
-    int ready = not_ready(c);
+    int ready = mcp__client_not_ready(c);
     if (ready != MCP_OK)
         return ready;
-    int rc = note_send_failure(c, mcp_session_listen(c->driver.session, mcp__now_ms(), filter,
+    int rc = mcp__client_note_send_failure(c, mcp_session_listen(c->driver.session, mcp__now_ms(), filter,
                                                      cb, user_data, handle));
     mcp__driver_rearm(&c->driver);
     return rc;
@@ -642,10 +676,12 @@ static void cancel_posted(mcp__post *post)
 {
     cancel_post *p = (cancel_post *)post;
     mcp_client *c = p->client;
-    if (c->driver_open) {
+    if (mcp__rounds_cancel(c, p->handle, p->reason)) {
+        /* a call past its first round */
+    } else if (c->driver_open) {
         mcp_session_cancel(c->driver.session, mcp__now_ms(), p->handle, p->reason);
         mcp__driver_rearm(&c->driver);
-        note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
+        mcp__client_note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
     }
     free(p->reason);
     free(p);
@@ -660,11 +696,15 @@ int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason)
     if (reason && mcp_utf8_validate(reason, strlen(reason), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
     if (mcp__on_loop_thread(&c->poster)) {
+        /* A 2026-07-28 call past its first round: its request in flight has
+         * another id, or it has none while its questions are answered. */
+        if (mcp__rounds_cancel(c, h, reason))
+            return MCP_OK;
         if (!c->driver_open)
             return MCP_ERR_STATE;
         int rc = mcp_session_cancel(c->driver.session, mcp__now_ms(), h, reason);
         mcp__driver_rearm(&c->driver);
-        note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
+        mcp__client_note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
         return rc;
     }
     cancel_post *p = calloc(1, sizeof *p);
@@ -700,7 +740,7 @@ int mcp_client_run(mcp_client *c)
     if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
     mcp__client_run_until(c, nothing_pending, NULL, UINT64_MAX);
-    return note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
+    return mcp__client_note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
 }
 
 int mcp_client_run_once(mcp_client *c, bool wait)
@@ -709,7 +749,7 @@ int mcp_client_run_once(mcp_client *c, bool wait)
         return MCP_ERR_STATE;
     flush_output(c);
     uv_run(&c->loop, wait ? UV_RUN_ONCE : UV_RUN_NOWAIT);
-    return note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
+    return mcp__client_note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
 }
 
 static bool flushed(mcp_client *c, void *arg)
@@ -723,7 +763,7 @@ int mcp_client_flush(mcp_client *c)
     if (c->state == CL_CLOSED)
         return MCP_ERR_STATE;
     mcp__client_run_until(c, flushed, NULL, UINT64_MAX);
-    return note_send_failure(c, flushed(c, NULL) && !gone(c) ? MCP_OK : MCP_ERR_IO);
+    return mcp__client_note_send_failure(c, flushed(c, NULL) && !gone(c) ? MCP_OK : MCP_ERR_IO);
 }
 
 struct uv_loop_s *mcp_client_loop(mcp_client *c)
@@ -744,6 +784,7 @@ void mcp_client_close(mcp_client *c)
     mcp__client_release_driver(c);
     uv_close((uv_handle_t *)&c->wake_timer, NULL);
     uv_close((uv_handle_t *)&c->eof_timer, NULL);
+    uv_close((uv_handle_t *)&c->answer_timer, NULL);
     mcp__poster_close(&c->poster);
     uv_run(&c->loop, UV_RUN_DEFAULT);
     uv_loop_close(&c->loop);
@@ -763,6 +804,7 @@ void mcp_client_free(mcp_client *c)
     mcp__client_free_strings(c->argv);
     mcp__client_free_strings(c->http_headers);
     mcp__output_schemas_free(&c->output_schemas);
+    mcp__questions_free(c);
     free(c->url);
     free(c->ca_file);
     mcp_buf_free(&c->stderr_buf);

@@ -55,6 +55,23 @@ typedef struct mcp__result_check {
  * client passes on unread. */
 const mcp__result_check *mcp__client_result_check(const char *method);
 
+/* A call in flight (client.c), possibly over several 2026-07-28 rounds
+ * (handlers.c). Loop thread. */
+typedef struct mcp__rounds mcp__rounds;
+typedef struct mcp__call {
+    mcp_client *client;
+    mcp_client_call_done_fn done;
+    void *user_data;
+    mcp_progress_fn on_progress;
+    void *progress_user_data;
+    const mcp__result_check *check; /* the shape its result must have, or NULL */
+    bool tool_call; /* its result is checked against the tool's outputSchema */
+    bool tool_list; /* its result's outputSchemas are learned */
+    char *tool;     /* tool_call: the tool's name */
+    mcp_handle handle; /* the call's handle: its first request's (0 until known) */
+    mcp__rounds *rounds; /* a 2026-07-28 call that may get an InputRequiredResult */
+} mcp__call;
+
 struct mcp_client {
     mcp_client_options opts;
     char *name, *version, *cwd, *protocol;
@@ -96,6 +113,13 @@ struct mcp_client {
     bool tls_no_verify;
     uint64_t http_connect_timeout_ms;
     mcp__transport *http; /* the HTTP transport under any test wrapper */
+
+    /* handlers.c: the server's questions */
+    mcp_json_doc *caps;   /* the capabilities declared (root: an object) */
+    mcp_json_doc *roots;  /* the fixed roots (root: an array), or NULL */
+    mcp_question *questions;  /* open questions, newest first */
+    mcp__call *round_calls;   /* 2026-07-28 calls past their first round */
+    uv_timer_t answer_timer;  /* the limits of calls whose questions are open */
 };
 
 /* client.c */
@@ -121,5 +145,51 @@ void mcp__client_release_driver(mcp_client *c);
 /* End the connection, stop the server (link->stop), keeping the error
  * that ended it: the client is as new, ready to start again. */
 void mcp__client_teardown(mcp_client *c);
+/* Why a call cannot start now (MCP_ERR_CLOSED, _STATE, with the error
+ * set), or MCP_OK. */
+int mcp__client_not_ready(mcp_client *c);
+/* rc, after setting the error for a send that failed under it. */
+int mcp__client_note_send_failure(mcp_client *c, int rc);
+/* The session's callbacks of a call's request (every round's). */
+void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m);
+void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
+                        const char *message);
+/* End the call: its checks, its done callback, its memory. m may be NULL. */
+void mcp__call_finish(mcp__call *cc, int outcome, const mcp_message *m);
+
+/* stdio.c: connect over in_fd (what the server writes) and out_fd (what it
+ * reads), which the transport takes over (closes): a server in this
+ * process, for the tests. Returns as mcp_client_connect_stdio. */
+int mcp__client_connect_fds(mcp_client *c, int in_fd, int out_fd);
+
+/* handlers.c */
+/* The capabilities the options declare, and the fixed roots: MCP_OK,
+ * MCP_ERR_INVALID_ARG or MCP_ERR_NOMEM (nothing kept). */
+int mcp__questions_init(mcp_client *c, const mcp_client_options *o);
+/* At mcp_client_free: the question lists are empty by then. */
+void mcp__questions_free(mcp_client *c);
+/* The server's request h (2025): to a handler, answered from the fixed
+ * roots, or refused. */
+void mcp__questions_request(mcp_client *c, mcp_handle h, const mcp_message *msg);
+/* The server's request h was cancelled (by it, or by the connection's end). */
+void mcp__questions_cancelled(mcp_client *c, mcp_handle h, const char *reason);
+/* The connection ended: calls between rounds end with MCP_ERR_CLOSED and
+ * every question still open is withdrawn with reason. */
+void mcp__questions_end_all(mcp_client *c, const char *reason);
+/* The rounds of a call of method with params (borrowed) and its options,
+ * or NULL when out of memory. */
+mcp__rounds *mcp__rounds_new(mcp_client *c, const char *method, const mcp_json *params,
+                             const mcp_client_call_options *o);
+void mcp__rounds_free(mcp__rounds *r);
+/* Whether result is an InputRequiredResult. */
+bool mcp__is_input_required(const mcp_json *result);
+/* A round's request ended (h its handle): false when the caller finishes
+ * the call with (outcome, m); true when the rounds took it over (the call
+ * goes on, or was ended). */
+bool mcp__rounds_ended(mcp__call *cc, mcp_handle h, int outcome, const mcp_message *m);
+/* mcp_client_cancel of h when h is a call past its first round: true
+ * (cancelled: the request in flight, or the questions being answered);
+ * false when h is not one. */
+bool mcp__rounds_cancel(mcp_client *c, mcp_handle h, const char *reason);
 
 #endif

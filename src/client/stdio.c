@@ -150,6 +150,42 @@ int mcp_client_connect_stdio(mcp_client *c, const char *const *argv)
     return rc;
 }
 
+int mcp__client_connect_fds(mcp_client *c, int in_fd, int out_fd)
+{
+    if (c->state != CL_NEW)
+        return MCP_ERR_STATE;
+    /* The stdio link without a child: stopping ends our output and closes,
+     * and the end of input ends the conversation at once. Not started
+     * again by mcp_client_reconnect: there is no command. */
+    c->link = &mcp__client_stdio_link;
+    c->era_mode = c->opts.connect_mode;
+    c->era_version = NULL;
+    c->error[0] = '\0';
+    c->child_exited = false;
+    c->input_ended = false;
+    mcp__ignore_sigpipe();
+    mcp__ndjson_options no = {.max_line = c->opts.max_message,
+                              .max_queued = c->opts.max_output,
+                              .trace = c->opts.trace ? on_trace : NULL,
+                              .trace_ud = c};
+    mcp__transport *t = mcp__ndjson_new(&c->loop, &no);
+    if (!t)
+        return MCP_ERR_NOMEM;
+    int rc = mcp__client_open(c, t);
+    if (rc != MCP_OK)
+        return rc;
+    if (mcp__ndjson_open_fds(t, in_fd, out_fd) != MCP_OK) {
+        mcp__client_set_error(c, "cannot use descriptors %d and %d", in_fd, out_fd);
+        mcp__client_end(c);
+        mcp__client_release_driver(c);
+        return MCP_ERR_IO;
+    }
+    rc = mcp__client_connect(c);
+    if (rc != MCP_OK)
+        mcp__client_teardown(c);
+    return rc;
+}
+
 /* Stopping the process -------------------------------------------------------------- */
 
 static bool child_gone(mcp_client *c, void *arg)

@@ -436,7 +436,10 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
 /* Received -------------------------------------------------------------------------- */
 
 /* A 2026-07-28 result must say what it is: absent means "complete" (an older
- * server); "complete" is what we handle; anything else we cannot use. */
+ * server); "complete" is what we handle; "input_required" is handed to the
+ * caller for the three methods that may carry it (basic/patterns/mrtr.mdx:
+ * the client answers and sends the request again); anything else we
+ * cannot use. */
 static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *msg)
 {
     if (mcp_json_typeof(msg->result) != MCP_JSON_OBJECT) {
@@ -453,11 +456,16 @@ static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *
     const char *type = mcp_json_string(t, &n);
     if (!t || (type && n == 8 && memcmp(type, "complete", 8) == 0))
         return MCP_OK;
+    if (type && n == 14 && !memcmp(type, "input_required", 14) &&
+        (!strcmp(o->method, "tools/call") || !strcmp(o->method, "resources/read") ||
+         !strcmp(o->method, "prompts/get")))
+        return MCP_OK;
     mcp_id id = mcp_id_from_int(o->id);
     mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL, -1,
              "unusable result: resultType %.*s%s", type ? (int)(n > 40 ? 40 : n) : 9,
              type ? type : "not text", type && n == 14 && !memcmp(type, "input_required", 14)
-                                            ? " (multi round-trip requests are not supported)"
+                                            ? " (mrtr.mdx allows it only for tools/call, "
+                                              "resources/read and prompts/get)"
                                             : "");
     return MCP_ERR_PROTOCOL;
 }

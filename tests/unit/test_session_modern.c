@@ -686,13 +686,21 @@ static void result_types_are_checked_in_2026(void **state)
     connect_client(&p, MCP_CONNECT_MODERN, &outcome);
     answer(&p, peer_next(&p), DISCOVER_OK);
     assert_int_equal(outcome, MCP_OK);
+    /* input_required goes to the caller only for the methods that may
+     * carry it (mrtr.mdx): tools/call, resources/read, prompts/get. */
     const char *results[] = {"{}", "{\"resultType\":\"complete\"}",
                              "{\"resultType\":\"input_required\"}", "{\"resultType\":7}",
-                             "{\"resultType\":\"other\"}"};
-    const int want[] = {MCP_OK, MCP_OK, MCP_ERR_PROTOCOL, MCP_ERR_PROTOCOL, MCP_ERR_PROTOCOL};
-    for (int i = 0; i < 5; i++) {
+                             "{\"resultType\":\"other\"}",
+                             "{\"resultType\":\"input_required\"}",
+                             "{\"resultType\":\"input_required\"}",
+                             "{\"resultType\":\"input_required\"}"};
+    const char *methods[] = {"tools/call", "tools/call", "tools/call", "tools/call",
+                             "tools/call", "tools/list", "resources/read", "prompts/get"};
+    const int want[] = {MCP_OK, MCP_OK, MCP_OK, MCP_ERR_PROTOCOL, MCP_ERR_PROTOCOL,
+                        MCP_ERR_PROTOCOL, MCP_OK, MCP_OK};
+    for (int i = 0; i < 8; i++) {
         mcp_handle h;
-        peer_request(&p, "tools/call", NULL, NULL, &h);
+        peer_request(&p, methods[i], NULL, NULL, &h);
         answer(&p, peer_next(&p), results[i]);
         int k = peer_response_index(&p, h);
         assert_true(k >= 0 && p.outcomes[k] == want[i]);
