@@ -8,6 +8,11 @@
  * server's stdin, wait, TERM, KILL), still printing what arrives when
  * tracing. A second signal exits at once, killing the server (SIGKILL): a
  * server that ignores the end of its input and SIGTERM is not left behind.
+ *
+ * The server's questions during the call (a form to fill in, a model's
+ * answer) are answered by ask.c: on a terminal the user fills the form in;
+ * elsewhere it is declined; sampling goes to --sampling-command, or is
+ * declined. Ctrl-C while a question is open cancels the call as always.
  */
 #include <math.h>
 #include <signal.h>
@@ -32,6 +37,8 @@ typedef struct call_state {
     bool bar_drawn;
     uv_signal_t sigint, sigterm;
     uv_timer_t cancel_timer;
+    cli_asker asker;
+    char *server_name; /* the server's, made safe, for the questions' messages */
 } call_state;
 
 static void clear_bar(call_state *st)
@@ -46,7 +53,8 @@ static void on_progress(void *ud, mcp_handle h, double progress, double total,
                         const char *message)
 {
     call_state *st = ud;
-    if (!st->bar)
+    /* Not over a question being asked on the terminal. */
+    if (!st->bar || atomic_load(&st->asker.open) > 0)
         return;
     char line[200];
     if (!isnan(total) && total > 0) {
@@ -63,6 +71,11 @@ static void on_progress(void *ud, mcp_handle h, double progress, double total,
     }
     fprintf(stderr, "\r\033[K%s", line);
     st->bar_drawn = true;
+}
+
+static void before_asking(void *ud)
+{
+    clear_bar(ud);
 }
 
 static void on_done(void *ud, const mcp_client_call_result *r)
@@ -165,7 +178,13 @@ static int report(call_state *st)
                 cli_safe(st->tool));
         return EXIT_CONNECTION;
     case MCP_ERR_ABORTED:
-        return EXIT_CANCELLED;
+        /* Not the user's cancel (that is reported before): under 2026-07-28
+         * a question answered with an error (a declined sampling) ends the
+         * call here, as the tool would have under 2025. */
+        fprintf(stderr, "mcp: %s: %s\n", cli_safe(st->tool),
+                mcp_client_error(st->client)[0] ? cli_safe(mcp_client_error(st->client))
+                                                : mcp_strerror(r->outcome));
+        return EXIT_TOOL_ERROR;
     default:
         fprintf(stderr, "mcp: %s: %s\n", cli_safe(st->tool),
                 mcp_client_error(st->client)[0] ? cli_safe(mcp_client_error(st->client))
@@ -175,7 +194,7 @@ static int report(call_state *st)
 }
 
 static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
-                  const char **args_json, uint64_t *cancel_ms, int *code)
+                  const char **args_json, uint64_t *cancel_ms, const char **sampling, int *code)
 {
     int i = 0, npos = 0;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -195,6 +214,16 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
             const char *v = cli_option_value(argc, argv, i, "a number of seconds (like 2 or 0.5)");
             if (!v || !cli_parse_seconds(s, v, true, cancel_ms, &a->cancel_after))
                 return false;
+            i++;
+        } else if (!strcmp(s, "--sampling-command")) {
+            const char *v = cli_option_value(argc, argv, i, "a command (run with sh -c)");
+            if (!v)
+                return false;
+            if (!*v) {
+                fputs("mcp: --sampling-command needs a command, not ''\n", stderr);
+                return false;
+            }
+            *sampling = v;
             i++;
         } else if (s[0] == '-' && s[1] == '-') {
             fprintf(stderr, "mcp: unknown option '%s'\n", cli_safe(s));
@@ -230,10 +259,10 @@ int cli_call(int argc, char **argv)
 {
     cli_client_args a = {.timeout = -1, .max_time = -1, .cancel_after = -1,
                          .start_ms = mcp_monotonic_ms()};
-    const char *tool = NULL, *args_json = NULL;
+    const char *tool = NULL, *args_json = NULL, *sampling = NULL;
     uint64_t cancel_ms = 0;
     int code = EXIT_USAGE;
-    if (!parse(argc, argv, &a, &tool, &args_json, &cancel_ms, &code)) {
+    if (!parse(argc, argv, &a, &tool, &args_json, &cancel_ms, &sampling, &code)) {
         if (code)
             fputs("try 'mcp call --help'\n", stderr);
         return code;
@@ -256,12 +285,26 @@ int cli_call(int argc, char **argv)
     st.args = &a;
     st.tool = tool;
     st.bar = isatty(STDERR_FILENO) && !a.trace;
+    char *safe_tool = strdup(cli_safe(tool)); /* for the question threads */
+    st.asker.tool = safe_tool ? safe_tool : "the tool";
+    st.asker.sampling_command = sampling;
+    st.asker.before_asking = before_asking;
+    st.asker.user_data = &st;
     mcp_client_options o = {0};
+    cli_asker_setup(&st.asker, &o);
     code = cli_connect(&a, &o, &st.client);
     if (code) {
+        free(safe_tool);
         mcp_json_doc_free(args);
         return code;
     }
+    /* The questions' messages name the server as it named itself. */
+    const char *name = mcp_json_string(
+        mcp_json_object_get(mcp_client_server_implementation(st.client), "name"), NULL);
+    if (name && (st.server_name = malloc(strlen(cli_safe(name)) + 3)))
+        sprintf(st.server_name, "\"%s\"", cli_safe(name));
+    if (st.server_name)
+        st.asker.server = st.server_name;
     uv_loop_t *loop = mcp_client_loop(st.client);
     cli_catch_signals(st.client, &st.sigint, &st.sigterm, &st, on_signal);
     uv_timer_init(loop, &st.cancel_timer);
@@ -309,5 +352,13 @@ int cli_call(int argc, char **argv)
     uv_close((uv_handle_t *)&st.cancel_timer, NULL);
     cli_disconnect(st.client);
     mcp_client_call_result_release(&st.result);
+    /* A question thread may still be between its answer and its end (the
+     * answer went out, or was dropped with the connection): it uses none
+     * of these once the client is freed but the asker's counter, which
+     * lives in st: give it the moment it needs. */
+    for (int i = 0; i < 100 && atomic_load(&st.asker.open) > 0; i++)
+        usleep(10000);
+    free(st.server_name);
+    free(safe_tool);
     return code;
 }

@@ -3,6 +3,7 @@
 #ifndef MCP_CLI_H
 #define MCP_CLI_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,25 @@ int cli_read(int argc, char **argv);
 int cli_prompts(int argc, char **argv);
 int cli_prompt(int argc, char **argv);
 int cli_complete(int argc, char **argv);
+
+/* How mcp call answers the server's questions (ask.c): a form on a
+ * terminal, declined elsewhere; sampling through --sampling-command, or
+ * declined. Every message goes to stderr, made safe. */
+typedef struct cli_asker {
+    const char *tool;             /* the tool called, for messages */
+    const char *sampling_command; /* --sampling-command, or NULL */
+    const char *server;           /* how messages name the server (safe text) */
+    bool interactive;             /* stdin and stderr are terminals */
+    atomic_int open;              /* questions being answered */
+    /* Loop thread, before a question takes the terminal (the progress bar
+     * goes); NULL: nothing. */
+    void (*before_asking)(void *user_data);
+    void *user_data;
+} cli_asker;
+
+/* Set a's defaults and o's handlers (their user data: a, kept until the
+ * client is freed). Loop thread. */
+void cli_asker_setup(cli_asker *a, mcp_client_options *o);
 
 /* Register the conformance suite's server fixtures (mcp serve
  * --conformance) on s: MCP_OK, or the failure (printed). */

@@ -58,7 +58,7 @@ static const struct {
      "killing a started server.\n"},
     {"call",
      "usage: mcp call [--timeout S] [--max-time S] [--cancel-after S] [--protocol P]\n"
-     "                [--json] [--trace] TOOL [ARGS_JSON]\n"
+     "                [--json] [--trace] [--sampling-command CMD] TOOL [ARGS_JSON]\n"
      "                (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
      "\n"
      "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server, or on the\n"
@@ -69,7 +69,19 @@ static const struct {
      "started server.\n"
      "The result's text is written byte for byte into a file or pipe; on a terminal its\n"
      "control characters but newline and tab are shown escaped (\\x1b), as everything\n"
-     "else from the server always is (messages, names, descriptions, URIs, traces).\n"},
+     "else from the server always is (messages, names, descriptions, URIs, traces).\n"
+     "\n"
+     "The tool may ask questions (both protocol eras). A form (elicitation) is filled\n"
+     "in on the terminal when stdin and stderr are one: each field is asked with its\n"
+     "title and description and checked against its type, choices and limits, then\n"
+     "the answer is accepted, edited, declined or cancelled; with no terminal it is\n"
+     "declined, and stderr says so. A model's answer (sampling) is declined, saying\n"
+     "so, unless --sampling-command CMD is given: `sh -c CMD` then reads the request\n"
+     "on its stdin, one line of JSON {\"method\":\"sampling/createMessage\",\"params\":\n"
+     "{...}}, and its stdout is the answer: a CreateMessageResult object, or plain\n"
+     "text taken as the model's reply; a non-zero exit answers an error. The time a\n"
+     "question takes counts toward --timeout. Ctrl-C while a question is open\n"
+     "cancels the call.\n"},
     {"resources",
      "usage: mcp resources [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
      "                     (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
@@ -147,6 +159,7 @@ static const char common_options[] =
     "                    subscription's acknowledgment\n"
     "  --max-time S      give up after S seconds in all, connecting included (1800)\n"
     "  --cancel-after S  (call) cancel the call after S seconds, as Ctrl-C would\n"
+    "  --sampling-command CMD  (call) answer the server's sampling requests with CMD\n"
     "  --protocol P      2025-06-18, 2025-11-25, 2026-07-28 or auto (default: probe\n"
     "                    with server/discover, fall back to initialize)\n"
     "  --json            print results as JSON\n"

@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp call answering the server's questions.
+ *
+ * Elicitation (a form): on a terminal (stdin and stderr both), the user
+ * fills it in, one property at a time, each checked against its own schema
+ * as it is typed (the rule that fails is shown and the property asked
+ * again), then reviews it and accepts, edits, declines or cancels; the
+ * library checks the whole against requestedSchema before it is sent.
+ * Elsewhere (a script, a pipe) nobody can answer: declined, and said so on
+ * stderr.
+ *
+ * Sampling (a model's answer): declined, and said so, unless the user gave
+ * --sampling-command CMD: then `sh -c CMD` gets the request on its stdin,
+ * one line of JSON {"method":"sampling/createMessage","params":{...}}, and
+ * its stdout is the answer: a CreateMessageResult object, or any other text
+ * (the model's reply, as a text message). A failing command (non-zero exit)
+ * answers an error. It runs in a process group of its own, killed (TERM,
+ * then KILL) when the question is withdrawn.
+ *
+ * Each question is answered on a thread of its own (the loop, which carries
+ * Ctrl-C, keeps running): the form polls the terminal and the question's
+ * cancel token together, so a question the server withdraws (a cancelled
+ * call, a timeout, the connection's end) stops being asked at once. Forms
+ * take the terminal one at a time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "text.h"
+
+extern char **environ;
+
+/* The terminal: one form (or message) at a time. */
+static pthread_mutex_t terminal = PTHREAD_MUTEX_INITIALIZER;
+
+/* s made safe for the terminal (cli_sanitize: any thread), in b. */
+static const char *safe(mcp_buf *b, const char *s, size_t n)
+{
+    b->len = 0;
+    cli_sanitize(b, s ? s : "", s ? n : 0, false);
+    if (mcp_buf_append(b, "", 1) != MCP_OK || !b->data)
+        return "";
+    return b->data;
+}
+
+static const char *safe_str(mcp_buf *b, const mcp_json *v)
+{
+    size_t n = 0;
+    const char *s = mcp_json_string(v, &n);
+    return safe(b, s, n);
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&terminal);
+    vfprintf(stderr, fmt, ap);
+    pthread_mutex_unlock(&terminal);
+    va_end(ap);
+}
+
+/* Reading the terminal, or learning that the question was withdrawn --------------------- */
+
+typedef enum { LINE_OK, LINE_EOF, LINE_WITHDRAWN } line_status;
+
+typedef struct reader {
+    mcp_question *q;
+    int token_fd;
+    char buf[4096];
+    size_t len;
+} reader;
+
+/* The next line of stdin (without its newline) into line (NUL-terminated,
+ * cut to n - 1), unless the question is withdrawn first or stdin ends. */
+static line_status read_line(reader *r, char *line, size_t n)
+{
+    for (;;) {
+        char *nl = memchr(r->buf, '\n', r->len);
+        if (nl || r->len == sizeof r->buf) {
+            size_t k = nl ? (size_t)(nl - r->buf) : r->len;
+            size_t keep = k < n - 1 ? k : n - 1;
+            memcpy(line, r->buf, keep);
+            line[keep] = '\0';
+            size_t used = nl ? k + 1 : k;
+            memmove(r->buf, r->buf + used, r->len - used);
+            r->len -= used;
+            return LINE_OK;
+        }
+        struct pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {r->token_fd, POLLIN, 0}};
+        int np = r->token_fd >= 0 ? 2 : 1;
+        if (mcp_cancel_token_is_cancelled(mcp_question_token(r->q)))
+            return LINE_WITHDRAWN;
+        int got = poll(p, (nfds_t)np, r->token_fd >= 0 ? -1 : 200);
+        if (got < 0 && errno != EINTR)
+            return LINE_EOF;
+        if (np == 2 && (p[1].revents & POLLIN))
+            return LINE_WITHDRAWN;
+        if (got <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
+        ssize_t k = read(STDIN_FILENO, r->buf + r->len, sizeof r->buf - r->len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (r->len) { /* a last line without newline */
+                r->buf[r->len] = '\n';
+                r->len++;
+                continue;
+            }
+            return LINE_EOF;
+        }
+        r->len += (size_t)k;
+    }
+}
+
+/* The form ----------------------------------------------------------------------------- */
+
+/* Whether mcp can ask for the property: a string (maybe an enum), a number,
+ * an integer, a boolean, or an array of enum strings (a multi-select). */
+static bool askable(const mcp_json *p)
+{
+    const char *type = mcp_json_string(mcp_json_object_get(p, "type"), NULL);
+    if (!type)
+        return false;
+    if (!strcmp(type, "string") || !strcmp(type, "number") || !strcmp(type, "integer") ||
+        !strcmp(type, "boolean"))
+        return true;
+    const mcp_json *items = mcp_json_object_get(p, "items");
+    return !strcmp(type, "array") &&
+           (mcp_json_object_get(items, "enum") || mcp_json_object_get(items, "anyOf"));
+}
+
+/* The choices of an enum property, for the prompt: "a, b, c" or
+ * "#f00 (Red), ..." for titled ones. */
+static void choices(mcp_buf *out, const mcp_json *p)
+{
+    const mcp_json *items = mcp_json_object_get(p, "items");
+    const mcp_json *list = mcp_json_object_get(p, "enum");
+    const mcp_json *titled = mcp_json_object_get(p, "oneOf");
+    if (!list && !titled) {
+        list = mcp_json_object_get(items, "enum");
+        titled = mcp_json_object_get(items, "anyOf");
+    }
+    mcp_buf tmp;
+    mcp_buf_init(&tmp, 0, NULL);
+    size_t n = list ? mcp_json_array_size(list) : mcp_json_array_size(titled);
+    for (size_t i = 0; i < n; i++) {
+        const mcp_json *o = list ? mcp_json_array_at(list, i)
+                                 : mcp_json_object_get(mcp_json_array_at(titled, i), "const");
+        const mcp_json *t = list ? NULL : mcp_json_object_get(mcp_json_array_at(titled, i), "title");
+        if (i)
+            mcp_buf_append(out, ", ", 2);
+        const char *s = safe_str(&tmp, o);
+        mcp_buf_append(out, s, strlen(s));
+        if (t) {
+            s = safe_str(&tmp, t);
+            mcp_buf_append(out, " (", 2);
+            mcp_buf_append(out, s, strlen(s));
+            mcp_buf_append(out, ")", 1);
+        }
+    }
+    mcp_buf_free(&tmp);
+}
+
+/* What the user typed as a value of p's type, into d; NULL when it cannot
+ * be one (why says so). */
+static mcp_json *typed(mcp_json_doc *d, const mcp_json *p, const char *text, const char **why)
+{
+    const char *type = mcp_json_string(mcp_json_object_get(p, "type"), NULL);
+    if (!strcmp(type, "string"))
+        return mcp_json_new_string(d, text);
+    if (!strcmp(type, "boolean")) {
+        if (!strcmp(text, "y") || !strcmp(text, "yes") || !strcmp(text, "true"))
+            return mcp_json_new_bool(d, true);
+        if (!strcmp(text, "n") || !strcmp(text, "no") || !strcmp(text, "false"))
+            return mcp_json_new_bool(d, false);
+        *why = "answer y or n";
+        return NULL;
+    }
+    if (!strcmp(type, "number") || !strcmp(type, "integer")) {
+        mcp_json_doc *num = NULL;
+        mcp_json *v = NULL;
+        if (mcp_json_parse(text, strlen(text), NULL, NULL, &num, NULL) == MCP_OK &&
+            mcp_json_typeof(mcp_json_doc_root(num)) == MCP_JSON_NUMBER)
+            v = mcp_json_copy(d, mcp_json_doc_root(num));
+        mcp_json_doc_free(num);
+        if (!v)
+            *why = "type a number, like 42 or 2.5";
+        return v;
+    }
+    /* A multi-select: values separated by commas. */
+    mcp_json *a = mcp_json_new_array(d);
+    const char *s = text;
+    while (a && *s) {
+        const char *comma = strchr(s, ',');
+        size_t n = comma ? (size_t)(comma - s) : strlen(s);
+        size_t b = 0;
+        while (b < n && s[b] == ' ')
+            b++;
+        while (n > b && s[n - 1] == ' ')
+            n--;
+        if (n > b)
+            mcp_json_array_append(d, a, mcp_json_new_stringn(d, s + b, n - b));
+        s += comma ? (size_t)(comma - s) + 1 : strlen(s);
+    }
+    return a;
+}
+
+typedef enum { FORM_ANSWERED, FORM_EOF, FORM_WITHDRAWN } form_status;
+
+/* Ask for the property key (schema p) until a value fits it, or none is
+ * given (an optional property: *out stays NULL). */
+static form_status ask_property(reader *r, const char *key, size_t kn, const mcp_json *p,
+                                bool required, const mcp_json *previous, mcp_json_doc *d,
+                                mcp_json **out)
+{
+    mcp_buf label, tmp, hint;
+    mcp_buf_init(&label, 0, NULL);
+    mcp_buf_init(&tmp, 0, NULL);
+    mcp_buf_init(&hint, 0, NULL);
+    const mcp_json *title = mcp_json_object_get(p, "title");
+    const char *t = title ? safe_str(&tmp, title) : safe(&tmp, key, kn);
+    mcp_buf_append(&label, t, strlen(t));
+    const mcp_json *desc = mcp_json_object_get(p, "description");
+    if (desc) {
+        t = safe_str(&tmp, desc);
+        mcp_buf_append(&label, " (", 2);
+        mcp_buf_append(&label, t, strlen(t));
+        mcp_buf_append(&label, ")", 1);
+    }
+    mcp_buf_append(&label, "", 1);
+    const char *type = mcp_json_string(mcp_json_object_get(p, "type"), NULL);
+    if (!strcmp(type, "boolean"))
+        mcp_buf_append(&hint, "y/n", 3);
+    else if (mcp_json_object_get(p, "enum") || mcp_json_object_get(p, "oneOf") ||
+             !strcmp(type, "array")) {
+        mcp_buf_append(&hint, !strcmp(type, "array") ? "any of: " : "one of: ", 8);
+        choices(&hint, p);
+    } else {
+        mcp_buf_append(&hint, type, strlen(type));
+    }
+    const mcp_json *shown = previous ? previous : mcp_json_object_get(p, "default");
+    mcp_buf def;
+    mcp_buf_init(&def, 0, NULL);
+    if (shown) {
+        mcp_buf_init(&tmp, 0, NULL);
+        mcp_json_write(shown, &tmp);
+        t = safe(&def, tmp.data, tmp.len);
+        mcp_buf_free(&tmp);
+    }
+    mcp_buf_append(&hint, "", 1);
+    /* The property alone, compiled, judges each value typed: its type,
+     * enum, minimum, maximum, lengths, pattern, as the server wrote them. */
+    mcp_schema *one = NULL;
+    mcp_schema_compile(p, NULL, &one, NULL, 0);
+    form_status st = FORM_ANSWERED;
+    *out = NULL;
+    for (;;) {
+        fprintf(stderr, "  %s%s [%s]%s%s%s: ", label.data, required ? " *" : "", hint.data,
+                shown ? " (Enter: " : "", shown ? (def.data ? def.data : "") : "",
+                shown ? ")" : "");
+        char line[2048];
+        line_status ls = read_line(r, line, sizeof line);
+        if (ls != LINE_OK) {
+            st = ls == LINE_EOF ? FORM_EOF : FORM_WITHDRAWN;
+            break;
+        }
+        if (!line[0]) {
+            if (shown) {
+                *out = mcp_json_copy(d, shown);
+                break;
+            }
+            if (!required)
+                break;
+            fputs("    a value is required\n", stderr);
+            continue;
+        }
+        if (mcp_utf8_validate(line, strlen(line), NULL) != MCP_OK) {
+            fputs("    that is not valid UTF-8\n", stderr);
+            continue;
+        }
+        const char *why = NULL;
+        mcp_json *v = typed(d, p, line, &why);
+        mcp_schema_error err;
+        if (!v) {
+            fprintf(stderr, "    %s\n", why ? why : "out of memory");
+        } else if (one && mcp_schema_validate(one, v, &err) != MCP_OK) {
+            fprintf(stderr, "    %s (%s)\n", err.message, err.keyword);
+        } else {
+            *out = v;
+            break;
+        }
+    }
+    mcp_schema_free(one);
+    mcp_buf_free(&label);
+    mcp_buf_free(&tmp);
+    mcp_buf_free(&hint);
+    mcp_buf_free(&def);
+    return st;
+}
+
+static bool is_required(const mcp_json *schema, const char *key, size_t kn)
+{
+    const mcp_json *req = mcp_json_object_get(schema, "required");
+    for (size_t i = 0; i < mcp_json_array_size(req); i++) {
+        size_t n;
+        const char *s = mcp_json_string(mcp_json_array_at(req, i), &n);
+        if (s && n == kn && !memcmp(s, key, kn))
+            return true;
+    }
+    return false;
+}
+
+/* {"action": action} with content when given. */
+static int answer_action(mcp_question *q, const char *action, const mcp_json *content,
+                         char *why, size_t n)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *r = d ? mcp_json_new_object(d) : NULL;
+    if (r) {
+        mcp_json_object_set(d, r, "action", mcp_json_new_string(d, action));
+        if (content)
+            mcp_json_object_set(d, r, "content", mcp_json_copy(d, content));
+    }
+    int rc = r && mcp_json_doc_error(d) == MCP_OK ? mcp_question_answer(q, r, why, n)
+                                                  : mcp_question_answer_error(q, -32603, NULL);
+    mcp_json_doc_free(d);
+    return rc;
+}
+
+static void fill_form(mcp_question *q, cli_asker *a)
+{
+    const mcp_json *params = mcp_question_params(q);
+    const mcp_json *schema = mcp_json_object_get(params, "requestedSchema");
+    const mcp_json *props = mcp_json_object_get(schema, "properties");
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    reader r = {.q = q, .token_fd = mcp_cancel_token_fd(mcp_question_token(q))};
+    pthread_mutex_lock(&terminal);
+    fprintf(stderr, "\n%s asks (%s):\n  %s\n", a->server, a->tool,
+            safe_str(&b, mcp_json_object_get(params, "message")));
+    fputs("  (* required; Ctrl-D cancels; Ctrl-C cancels the call)\n", stderr);
+    mcp_json_doc *d = NULL;
+    form_status st = FORM_ANSWERED;
+    bool done = false;
+    while (!done) {
+        mcp_json_doc *prev = d;
+        d = mcp_json_doc_new(NULL);
+        mcp_json *content = d ? mcp_json_new_object(d) : NULL;
+        if (!content)
+            break;
+        mcp_json_doc_set_root(d, content);
+        for (size_t i = 0; st == FORM_ANSWERED && i < mcp_json_object_size(props); i++) {
+            const char *key;
+            size_t kn;
+            const mcp_json *p = mcp_json_object_at(props, i, &key, &kn);
+            mcp_json *v = NULL;
+            st = ask_property(&r, key, kn, p, is_required(schema, key, kn),
+                              prev ? mcp_json_object_getn(mcp_json_doc_root(prev), key, kn) : NULL,
+                              d, &v);
+            if (v)
+                mcp_json_object_setn(d, content, key, kn, v);
+        }
+        mcp_json_doc_free(prev);
+        if (st != FORM_ANSWERED)
+            break;
+        b.len = 0;
+        mcp_json_write(content, &b);
+        mcp_buf shown;
+        mcp_buf_init(&shown, 0, NULL);
+        fprintf(stderr, "  answer: %s\n", safe(&shown, b.data, b.len));
+        mcp_buf_free(&shown);
+        for (;;) {
+            fputs("  send it? [a]ccept, [e]dit, [d]ecline, [c]ancel: ", stderr);
+            char line[64];
+            line_status ls = read_line(&r, line, sizeof line);
+            if (ls != LINE_OK) {
+                st = ls == LINE_EOF ? FORM_EOF : FORM_WITHDRAWN;
+                done = true;
+                break;
+            }
+            char why[300];
+            int rc;
+            if (line[0] == 'a') {
+                rc = answer_action(q, "accept", content, why, sizeof why);
+                if (rc == MCP_OK || rc == MCP_ERR_CANCELLED) {
+                    q = NULL;
+                    done = true;
+                } else {
+                    /* The library's own check of the whole form. */
+                    fprintf(stderr, "    not sent: %s\n", why);
+                }
+                break;
+            }
+            if (line[0] == 'e')
+                break;
+            if (line[0] == 'd' || line[0] == 'c') {
+                if (line[0] == 'd')
+                    mcp_question_decline(q);
+                else
+                    answer_action(q, "cancel", NULL, NULL, 0);
+                q = NULL;
+                done = true;
+                break;
+            }
+        }
+    }
+    if (q && st == FORM_WITHDRAWN) {
+        const char *reason = mcp_cancel_token_reason(mcp_question_token(q));
+        fprintf(stderr, "\n  (withdrawn%s%s)\n", reason ? ": " : "",
+                reason ? safe(&b, reason, strlen(reason)) : "");
+        mcp_question_decline(q); /* dropped: frees it */
+    } else if (q) {
+        fputs("\n  (cancelled)\n", stderr);
+        answer_action(q, "cancel", NULL, NULL, 0);
+    }
+    pthread_mutex_unlock(&terminal);
+    mcp_json_doc_free(d);
+    mcp_buf_free(&b);
+}
+
+/* The sampling command ------------------------------------------------------------------- */
+
+#define COMMAND_OUTPUT_CAP ((size_t)4 << 20)
+
+/* Run the command with input on its stdin; its stdout into out. Returns
+ * its exit status (128 + signal), or -1 when it could not run (errno), or
+ * -2 when the question was withdrawn (it was killed). */
+/* A pipe whose ends the server process (spawned later, on a reconnect)
+ * does not inherit. */
+static int cloexec_pipe(int fds[2])
+{
+    if (pipe(fds) != 0)
+        return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+static int run_command(const char *command, const char *input, size_t in_len, mcp_buf *out,
+                       mcp_cancel_token *token)
+{
+    int in[2], outp[2];
+    if (cloexec_pipe(in) != 0)
+        return -1;
+    if (cloexec_pipe(outp) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, outp[1], STDOUT_FILENO);
+    posix_spawnattr_init(&at);
+    /* Its own process group: a Ctrl-C at the terminal is ours (it cancels
+     * the call), and a withdrawn question kills the whole group. SIGPIPE
+     * and the rest back to their defaults. */
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &defaults);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+    char *argv[] = {"sh", "-c", (char *)command, NULL};
+    pid_t pid;
+    int err = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(in[0]);
+    close(outp[1]);
+    if (err) {
+        close(in[1]);
+        close(outp[0]);
+        errno = err;
+        return -1;
+    }
+    int tfd = mcp_cancel_token_fd(token);
+    size_t sent = 0;
+    int wfd = in[1];
+    bool withdrawn = false;
+    char chunk[8192];
+    for (;;) {
+        struct pollfd p[3] = {{outp[0], POLLIN, 0}, {tfd, POLLIN, 0}, {wfd, POLLOUT, 0}};
+        if (mcp_cancel_token_is_cancelled(token)) {
+            withdrawn = true;
+            break;
+        }
+        int np = wfd >= 0 ? 3 : 2;
+        if (poll(p, (nfds_t)np, tfd >= 0 ? -1 : 200) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents & POLLIN) {
+            withdrawn = true;
+            break;
+        }
+        if (wfd >= 0 && (p[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t k = write(wfd, input + sent, in_len - sent);
+            if (k > 0)
+                sent += (size_t)k;
+            if (k < 0 || sent == in_len) { /* all of it, or it does not read: EOF */
+                close(wfd);
+                wfd = -1;
+            }
+        }
+        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t k = read(outp[0], chunk, sizeof chunk);
+            if (k <= 0)
+                break; /* end of its output */
+            if (out->len + (size_t)k <= COMMAND_OUTPUT_CAP)
+                mcp_buf_append(out, chunk, (size_t)k);
+        }
+    }
+    if (wfd >= 0)
+        close(wfd);
+    close(outp[0]);
+    if (withdrawn) {
+        kill(-pid, SIGTERM);
+        for (int i = 0; i < 200; i++) { /* 2 s */
+            if (waitpid(pid, NULL, WNOHANG) == pid)
+                return -2;
+            usleep(10000);
+        }
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -2;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void sample(mcp_question *q, cli_asker *a)
+{
+    mcp_buf req, out, b;
+    mcp_buf_init(&req, 0, NULL);
+    mcp_buf_init(&out, 0, NULL);
+    mcp_buf_init(&b, 0, NULL);
+    mcp_buf_append(&req, "{\"method\":\"sampling/createMessage\",\"params\":", 45);
+    mcp_json_write(mcp_question_params(q), &req);
+    mcp_buf_append(&req, "}\n", 2);
+    int status = run_command(a->sampling_command, req.data ? req.data : "", req.len, &out,
+                             mcp_question_token(q));
+    char why[400];
+    if (status == -2) {
+        mcp_question_decline(q); /* withdrawn: dropped */
+    } else if (status != 0) {
+        if (status == -1)
+            snprintf(why, sizeof why, "the sampling command could not run: %s", strerror(errno));
+        else
+            snprintf(why, sizeof why, "the sampling command failed (exit status %d)", status);
+        say("mcp: %s\n", why);
+        mcp_question_answer_error(q, -32603, why);
+    } else {
+        /* Its answer: a result object, or text, the model's reply. */
+        while (out.len && (out.data[out.len - 1] == '\n' || out.data[out.len - 1] == '\r'))
+            out.len--;
+        mcp_json_doc *d = NULL;
+        int rc = MCP_ERR_INVALID_ARG;
+        if (out.len && mcp_json_parse(out.data, out.len, NULL, NULL, &d, NULL) == MCP_OK &&
+            mcp_json_typeof(mcp_json_doc_root(d)) == MCP_JSON_OBJECT) {
+            rc = mcp_question_answer(q, mcp_json_doc_root(d), why, sizeof why);
+        } else if (out.len && mcp_utf8_validate(out.data, out.len, NULL) == MCP_OK) {
+            mcp_json_doc_free(d);
+            d = mcp_json_doc_new(NULL);
+            mcp_json *r = d ? mcp_json_new_object(d) : NULL;
+            mcp_json *c = d ? mcp_json_new_object(d) : NULL;
+            if (r && c) {
+                mcp_json_object_set(d, c, "type", mcp_json_new_string(d, "text"));
+                mcp_json_object_set(d, c, "text", mcp_json_new_stringn(d, out.data, out.len));
+                mcp_json_object_set(d, r, "role", mcp_json_new_string(d, "assistant"));
+                mcp_json_object_set(d, r, "content", c);
+                mcp_json_object_set(d, r, "model", mcp_json_new_string(d, "mcp --sampling-command"));
+                mcp_json_object_set(d, r, "stopReason", mcp_json_new_string(d, "endTurn"));
+            }
+            rc = r && c && mcp_json_doc_error(d) == MCP_OK
+                     ? mcp_question_answer(q, r, why, sizeof why)
+                     : MCP_ERR_NOMEM;
+        } else {
+            snprintf(why, sizeof why, "%s", out.len ? "its output is not UTF-8" : "it printed nothing");
+        }
+        mcp_json_doc_free(d);
+        if (rc != MCP_OK && rc != MCP_ERR_CANCELLED) {
+            char text[500];
+            snprintf(text, sizeof text, "the sampling command's answer cannot be used: %s", why);
+            say("mcp: %s\n", safe(&b, text, strlen(text)));
+            mcp_question_answer_error(q, -32603, text);
+        }
+    }
+    mcp_buf_free(&req);
+    mcp_buf_free(&out);
+    mcp_buf_free(&b);
+}
+
+/* Handlers (loop thread) ------------------------------------------------------------------- */
+
+typedef struct job {
+    mcp_question *q;
+    cli_asker *a;
+    void (*run)(mcp_question *q, cli_asker *a);
+} job;
+
+static void *job_thread(void *arg)
+{
+    job *j = arg;
+    j->run(j->q, j->a);
+    atomic_fetch_sub(&j->a->open, 1);
+    free(j);
+    return NULL;
+}
+
+static void start_job(mcp_question *q, cli_asker *a, void (*run)(mcp_question *, cli_asker *))
+{
+    job *j = malloc(sizeof *j);
+    pthread_t t;
+    if (j) {
+        *j = (job){q, a, run};
+        atomic_fetch_add(&a->open, 1);
+        if (a->before_asking)
+            a->before_asking(a->user_data);
+        if (pthread_create(&t, NULL, job_thread, j) == 0) {
+            pthread_detach(t);
+            return;
+        }
+        atomic_fetch_sub(&a->open, 1);
+        free(j);
+    }
+    mcp_question_answer_error(q, -32603, "Internal error: out of memory");
+}
+
+/* Whether every property of the form is one mcp can ask for. */
+static bool form_askable(const mcp_json *params, mcp_buf *why)
+{
+    const mcp_json *props = mcp_json_object_get(mcp_json_object_get(params, "requestedSchema"),
+                                                "properties");
+    for (size_t i = 0; i < mcp_json_object_size(props); i++) {
+        const char *key;
+        size_t kn;
+        if (!askable(mcp_json_object_at(props, i, &key, &kn))) {
+            const char *s = safe(why, key, kn);
+            (void)s;
+            return false;
+        }
+    }
+    return true;
+}
+
+static void on_elicitation(void *ud, mcp_question *q)
+{
+    cli_asker *a = ud;
+    mcp_buf b, k;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_buf_init(&k, 0, NULL);
+    const char *message = safe_str(&b, mcp_json_object_get(mcp_question_params(q), "message"));
+    if (!a->interactive) {
+        say("mcp: %s asks (%s): %s\n"
+            "mcp: declined: nobody can answer, stdin or stderr is not a terminal\n",
+            a->server, a->tool, message);
+        mcp_question_decline(q);
+    } else if (!form_askable(mcp_question_params(q), &k)) {
+        say("mcp: %s asks (%s): %s\n"
+            "mcp: declined: the form's property \"%s\" is not one mcp can ask for\n",
+            a->server, a->tool, message, k.data ? k.data : "");
+        mcp_question_decline(q);
+    } else {
+        start_job(q, a, fill_form);
+    }
+    mcp_buf_free(&b);
+    mcp_buf_free(&k);
+}
+
+static void on_sampling(void *ud, mcp_question *q)
+{
+    cli_asker *a = ud;
+    if (!a->sampling_command) {
+        say("mcp: %s asks (%s) for a model's answer (sampling)\n"
+            "mcp: declined: no model here; --sampling-command CMD names a command that answers\n",
+            a->server, a->tool);
+        mcp_question_decline(q);
+        return;
+    }
+    start_job(q, a, sample);
+}
+
+void cli_asker_setup(cli_asker *a, mcp_client_options *o)
+{
+    atomic_init(&a->open, 0);
+    a->interactive = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+    if (!a->server)
+        a->server = "the server";
+    o->on_elicitation = on_elicitation;
+    o->elicitation_user_data = a;
+    o->on_sampling = on_sampling;
+    o->sampling_user_data = a;
+}
