@@ -437,6 +437,41 @@ static void registration_refuses_what_it_cannot_serve(void **state)
     mcp_server_free(s);
 }
 
+static void tool_noop(mcp_call *c, void *ud)
+{
+    mcp_call_reply_text(c, "ok");
+}
+
+/* A tool's title, annotations, icons and _meta are listed as given; ones
+ * that are not JSON of their type are refused at registration. */
+static void tools_list_their_annotations_icons_and_meta(void **state)
+{
+    mcp_server *s = new_server(0);
+    mcp_tool t = {.size = sizeof t, .name = "lookup", .title = "Look up", .handler = tool_noop,
+                  .annotations = "{\"readOnlyHint\":true,\"openWorldHint\":false}",
+                  .icons = "[{\"src\":\"https://example.com/i.png\",\"mimeType\":\"image/png\"}]",
+                  .meta = "{\"example.com/x\":1}"};
+    assert_int_equal(mcp_server_add_tool(s, &t), MCP_OK);
+    mcp_tool bad = t;
+    bad.name = "bad1";
+    bad.annotations = "[]";
+    assert_int_equal(mcp_server_add_tool(s, &bad), MCP_ERR_INVALID_ARG);
+    bad.annotations = NULL;
+    bad.icons = "{}";
+    assert_int_equal(mcp_server_add_tool(s, &bad), MCP_ERR_INVALID_ARG);
+    bad.icons = NULL;
+    bad.meta = "not json";
+    assert_int_equal(mcp_server_add_tool(s, &bad), MCP_ERR_INVALID_ARG);
+    harness h;
+    start(&h, s, "2025-11-25");
+    harness_expect_in(harness_req(&h, 1, "tools/list", ""),
+                      "{\"name\":\"lookup\",\"title\":\"Look up\",\"inputSchema\":{\"type\":"
+                      "\"object\"},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false},"
+                      "\"icons\":[{\"src\":\"https://example.com/i.png\",\"mimeType\":\"image/png\"}],"
+                      "\"_meta\":{\"example.com/x\":1}}");
+    harness_stop(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +483,7 @@ int main(void)
         cmocka_unit_test(lists_page_and_cursors_survive_changes),
         cmocka_unit_test(a_2025_subscription_hears_its_resources_updates),
         cmocka_unit_test(registration_refuses_what_it_cannot_serve),
+        cmocka_unit_test(tools_list_their_annotations_icons_and_meta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
