@@ -571,13 +571,24 @@ typedef struct mcp_ask_answer {
  * expired, another request's) is refused with -32602 before the handler
  * runs.
  *
+ * The answer is checked before it is returned, in both eras: a sampling
+ * answer must be a CreateMessageResult (role, content, model), a roots
+ * answer a ListRootsResult, an elicitation answer must have an action of
+ * accept, decline or cancel, and an accepted form (mode "form") content
+ * that satisfies params.requestedSchema (client/elicitation.mdx: servers
+ * SHOULD validate): else MCP_ERR_PROTOCOL or MCP_ERR_SCHEMA_MISMATCH, with
+ * answer->error_message saying what was wrong. Under 2026-07-28 the next
+ * requestState keeps only the answers the handler took.
+ *
  * Returns MCP_OK (answer->result set), MCP_ERR_REMOTE (answer->error_*
+ * set), MCP_ERR_PROTOCOL or MCP_ERR_SCHEMA_MISMATCH (answer->error_message
  * set), MCP_ERR_INPUT_REQUIRED, MCP_ERR_CANCELLED, MCP_ERR_TIMED_OUT,
  * MCP_ERR_CLOSED (the connection ended), MCP_ERR_STATE (the client did not
  * declare the capability the method needs: sampling, elicitation (with url
  * for an elicitation of mode "url") or roots; called on the loop thread;
  * or in completion/complete), MCP_ERR_INVALID_ARG (another method; params
- * not an object; a bad key) or MCP_ERR_NOMEM. answer is zeroed first;
+ * not an object; a bad key; a requestedSchema that is no valid schema) or
+ * MCP_ERR_NOMEM. answer is zeroed first;
  * release it with mcp_ask_answer_release whatever the outcome. Not after
  * the call was ended; one thread per call at a time.
  */

@@ -175,6 +175,90 @@ void mcp__asks_cancel(mcp__request *r, const char *reason)
     }
 }
 
+/* The answer must be the result its method defines; an accepted form must
+ * satisfy the requested schema (client/elicitation.mdx: servers SHOULD
+ * validate what they receive). MCP_OK, or the code with why. */
+static int check_answer(const char *method, const mcp_json *params, const mcp_schema *form,
+                        const mcp_json *result, char *why, size_t n)
+{
+    if (!strcmp(method, "sampling/createMessage")) {
+        const char *role = mcp_json_string(mcp_json_object_get(result, "role"), NULL);
+        mcp_json_type ct = mcp_json_typeof(mcp_json_object_get(result, "content"));
+        if (!role || (strcmp(role, "assistant") && strcmp(role, "user")) ||
+            (ct != MCP_JSON_OBJECT && ct != MCP_JSON_ARRAY) ||
+            !mcp_json_string(mcp_json_object_get(result, "model"), NULL)) {
+            snprintf(why, n, "the client's answer is not a CreateMessageResult (a role, a "
+                             "content and a model)");
+            return MCP_ERR_PROTOCOL;
+        }
+        return MCP_OK;
+    }
+    if (!strcmp(method, "roots/list")) {
+        const mcp_json *roots = mcp_json_object_get(result, "roots");
+        bool ok = mcp_json_typeof(roots) == MCP_JSON_ARRAY;
+        for (size_t i = 0; ok && i < mcp_json_array_size(roots); i++)
+            ok = mcp_json_string(mcp_json_object_get(mcp_json_array_at(roots, i), "uri"), NULL);
+        if (!ok) {
+            snprintf(why, n, "the client's answer is not a ListRootsResult (roots, each with a uri)");
+            return MCP_ERR_PROTOCOL;
+        }
+        return MCP_OK;
+    }
+    const char *action = mcp_json_string(mcp_json_object_get(result, "action"), NULL);
+    if (!action || (strcmp(action, "accept") && strcmp(action, "decline") && strcmp(action, "cancel"))) {
+        snprintf(why, n, "the client's answer has no action of accept, decline or cancel");
+        return MCP_ERR_PROTOCOL;
+    }
+    const mcp_json *content = mcp_json_object_get(result, "content");
+    const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
+    bool url = mode && !strcmp(mode, "url");
+    if (strcmp(action, "accept") || url)
+        return MCP_OK;
+    if (mcp_json_typeof(content) != MCP_JSON_OBJECT) {
+        snprintf(why, n, "the client accepted the form without its content");
+        return MCP_ERR_PROTOCOL;
+    }
+    mcp_schema_error e;
+    if (form && mcp_schema_validate(form, content, &e) != MCP_OK) {
+        snprintf(why, n, "the form the client accepted breaks the requested schema: content%.200s "
+                         "%.200s (%.31s)",
+                 e.instance_path, e.message, e.keyword);
+        return MCP_ERR_SCHEMA_MISMATCH;
+    }
+    return MCP_OK;
+}
+
+/* The answer of an ask, checked: on a problem the result goes, and
+ * error_message says why. */
+static int settle(int rc, const char *method, const mcp_json *params, const mcp_schema *form,
+                  mcp_ask_answer *answer)
+{
+    if (rc != MCP_OK)
+        return rc;
+    char why[600];
+    rc = check_answer(method, params, form, mcp_json_doc_root(answer->result), why, sizeof why);
+    if (rc != MCP_OK) {
+        mcp_json_doc_free(answer->result);
+        answer->result = NULL;
+        answer->error_message = strdup(why);
+        if (!answer->error_message)
+            rc = MCP_ERR_NOMEM;
+    }
+    return rc;
+}
+
+/* The requested schema of a form elicitation, compiled; MCP_OK with *form
+ * NULL when there is none to check. */
+static int form_schema(const char *method, const mcp_json *params, mcp_schema **form)
+{
+    *form = NULL;
+    const mcp_json *schema = mcp_json_object_get(params, "requestedSchema");
+    if (strcmp(method, "elicitation/create") || !schema)
+        return MCP_OK;
+    int rc = mcp_schema_compile(schema, NULL, form, NULL, 0);
+    return rc == MCP_ERR_NOMEM ? rc : rc != MCP_OK ? MCP_ERR_INVALID_ARG : MCP_OK;
+}
+
 /* A key of inputRequests: 1 to 64 of [A-Za-z0-9_.-]. */
 static bool key_ok(const char *key)
 {
@@ -206,8 +290,16 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         return MCP_ERR_STATE;
     if (mcp_cancel_token_is_cancelled(r->token))
         return MCP_ERR_CANCELLED;
-    if (mcp__call_modern(c))
-        return mcp__mrtr_ask(c, key, method, params, answer);
+    mcp_schema *form;
+    int frc = form_schema(method, params, &form);
+    if (frc != MCP_OK)
+        return frc;
+    if (mcp__call_modern(c)) {
+        frc = settle(mcp__mrtr_ask(c, key, method, params, answer), method, params,
+                              form, answer);
+        mcp_schema_free(form);
+        return frc;
+    }
     ask *a = calloc(1, sizeof *a);
     if (!a)
         return MCP_ERR_NOMEM;
@@ -220,6 +312,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         free(a->method);
         mcp_buf_free(&text);
         free(a);
+        mcp_schema_free(form);
         return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc != MCP_OK ? rc : MCP_ERR_NOMEM;
     }
     atomic_init(&a->refs, 2);
@@ -234,6 +327,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         mcp__request_unref(r);
         ask_unref(a);
         ask_unref(a);
+        mcp_schema_free(form);
         return MCP_ERR_CLOSED;
     }
     pthread_mutex_lock(&a->mu);
@@ -244,6 +338,8 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     *answer = a->answer;
     memset(&a->answer, 0, sizeof a->answer);
     ask_unref(a);
+    rc = settle(rc, method, params, form, answer);
+    mcp_schema_free(form);
     return rc;
 }
 

@@ -5,7 +5,8 @@
  * an InputRequiredResult, and the client's retry brings the answer. The
  * handler runs again from the start and finds its answers: those of this
  * round in inputResponses, those of earlier rounds in requestState, which
- * the client echoes unchanged.
+ * the client echoes unchanged. The state carries only the answers the
+ * handler took.
  *
  * requestState is attacker-controlled input (the spec says so): it carries
  * the answers so far, an expiry, and a digest of the request it belongs to
@@ -199,11 +200,22 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
     const mcp_json *given = c->answers ? mcp_json_object_get(mcp_json_doc_root(c->answers), key)
                                        : NULL;
     if (given) {
+        /* Kept for the next rounds: only what the handler asked for, so a
+         * client cannot fill the state with answers nobody wanted. */
+        if (!c->taken) {
+            c->taken = mcp_json_doc_new(NULL);
+            if (c->taken)
+                mcp_json_doc_set_root(c->taken, mcp_json_new_object(c->taken));
+        }
+        if (c->taken)
+            mcp_json_object_set(c->taken, (mcp_json *)mcp_json_doc_root(c->taken), key,
+                                mcp_json_copy(c->taken, given));
         mcp_json_doc *d = mcp_json_doc_new(NULL);
         mcp_json *copy = d ? mcp_json_copy(d, given) : NULL;
         if (copy)
             mcp_json_doc_set_root(d, copy);
-        if (!copy || mcp_json_doc_error(d) != MCP_OK) {
+        if (!c->taken || mcp_json_doc_error(c->taken) != MCP_OK || !copy ||
+            mcp_json_doc_error(d) != MCP_OK) {
             mcp_json_doc_free(d);
             return MCP_ERR_NOMEM;
         }
@@ -244,8 +256,8 @@ static int seal(mcp_call *c, mcp_buf *out)
         rc = mcp_buf_append(&payload, head, (size_t)n);
     }
     if (rc == MCP_OK)
-        rc = c->answers ? mcp_json_write(mcp_json_doc_root(c->answers), &payload)
-                        : mcp_buf_append(&payload, "{}", 2);
+        rc = c->taken ? mcp_json_write(mcp_json_doc_root(c->taken), &payload)
+                      : mcp_buf_append(&payload, "{}", 2);
     if (rc == MCP_OK)
         rc = mcp_buf_append(&payload, "}", 1);
     unsigned char tag[DIGEST_LEN];

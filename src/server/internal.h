@@ -177,9 +177,10 @@ struct mcp_call {
     unsigned flags;
     const mcp_json *args;
     mcp_json_doc *own_args; /* a template read's variables */
-    /* 2026-07-28 questions: the answers known (an object by key), the
-     * questions noted this round (inputRequests), how many were asked. */
-    mcp_json_doc *answers, *asked;
+    /* 2026-07-28 questions: the answers known (an object by key), those
+     * the handler took (what the next requestState carries), the questions
+     * noted this round (inputRequests), how many were asked. */
+    mcp_json_doc *answers, *taken, *asked;
     unsigned asks_made;
     double last_progress;
     bool sent_progress;
@@ -217,6 +218,7 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
 int mcp__mrtr_finish(mcp_call *c);
 /* Whether the client declared what method needs (caps: its capabilities). */
 bool mcp__ask_declared(const mcp_json *caps, const char *method, const mcp_json *params);
+
 
 /* ask.c --------------------------------------------------------------------- */
 

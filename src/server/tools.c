@@ -332,6 +332,7 @@ static void destroy_call(mcp__request *r)
     mcp_call *c = (mcp_call *)r;
     mcp_json_doc_free(c->own_args);
     mcp_json_doc_free(c->answers);
+    mcp_json_doc_free(c->taken);
     mcp_json_doc_free(c->asked);
     free(r);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base64.h"
 #include "serve_harness.h"
 
 static atomic_int ask_outcome;
@@ -116,7 +117,9 @@ static void tool_steps(mcp_call *c, void *ud)
         mcp_call_reply_tool_error(c, mcp_strerror(rc1 != MCP_OK ? rc1 : rc2));
     } else {
         char text[200];
-        snprintf(text, sizeof text, "%s likes %s", accepted(&a1, "name"), accepted(&a2, "name"));
+        const char *who = accepted(&a1, "name"), *what = accepted(&a2, "name");
+        snprintf(text, sizeof text, "%s likes %s", who ? who : "(declined)",
+                 what ? what : "(declined)");
         mcp_call_reply_text(c, text);
     }
     mcp_ask_answer_release(&a1);
@@ -370,6 +373,72 @@ static void questions_of_one_round_go_together_and_answers_need_no_state(void **
     harness_stop(&h);
 }
 
+/* What the client answers is checked before the handler sees it: the
+ * shape of each result, and an accepted form against its schema. */
+static void answers_are_checked_before_the_handler_sees_them(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", "{\"elicitation\":{}}", NULL);
+    static const char *const bad[][2] = {
+        {"{\"content\":{\"name\":\"x\"}}", "no action of accept, decline or cancel"},
+        {"{\"action\":\"accept\"}", "accepted the form without its content"},
+        {"{\"action\":\"accept\",\"content\":{\"name\":5}}",
+         "breaks the requested schema: content/name must be string (type)"}};
+    for (int i = 0; i < 3; i++) {
+        harness_send_req(&h, 10 + i, "tools/call", "\"name\":\"steps\"");
+        long long id = server_request(&h, "elicitation/create", NULL);
+        char answer[300];
+        snprintf(answer, sizeof answer, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":%s}", id,
+                 bad[i][0]);
+        wire_send(&h.w, answer);
+        char want[32];
+        snprintf(want, sizeof want, "\"id\":%d,", 10 + i);
+        char *r = wire_expect(&h.w, want);
+        if (!strstr(r, "\"isError\":true"))
+            fail_msg("%s: %s", bad[i][0], r);
+        free(r);
+        assert_int_equal(atomic_load(&ask_outcome), i < 2 ? MCP_ERR_PROTOCOL : MCP_ERR_SCHEMA_MISMATCH);
+    }
+    /* A decline needs no content: both questions declined, the call ends. */
+    harness_send_req(&h, 20, "tools/call", "\"name\":\"steps\"");
+    for (int q = 0; q < 2; q++) {
+        long long id = server_request(&h, "elicitation/create", NULL);
+        char answer[200];
+        snprintf(answer, sizeof answer,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"decline\"}}", id);
+        wire_send(&h.w, answer);
+    }
+    harness_expect_in(wire_expect(&h.w, "\"id\":20,"), "(declined) likes (declined)");
+    assert_int_equal(atomic_load(&ask_outcome), MCP_OK);
+    harness_stop(&h);
+}
+
+/* 2026: a state carries only the answers the handler took: one sent for a
+ * question not asked yet is not kept for later rounds. */
+static void a_state_keeps_only_the_answers_taken(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), NULL, NULL, NULL);
+    char *r = steps(&h, 1, ELICIT, "\"inputResponses\":{" NAMED("step2", "early") "},");
+    assert_non_null(strstr(r, "\"inputRequests\":{\"step1\""));
+    char *st = state_of(r);
+    free(r);
+    char *dot = strchr(st, '.');
+    assert_non_null(dot);
+    mcp_buf payload;
+    mcp_buf_init(&payload, 0, NULL);
+    assert_int_equal(mcp__base64_decode(&payload, st, (size_t)(dot - st)), MCP_OK);
+    if (strstr(payload.data, "step2") || !strstr(payload.data, "\"a\":{}"))
+        fail_msg("the state keeps what nobody took: %s", payload.data);
+    mcp_buf_free(&payload);
+    free(st);
+    /* An answer of the wrong shape: refused, not handed over. */
+    harness_expect_in(steps(&h, 2, ELICIT, "\"inputResponses\":{\"step1\":{\"foo\":1}},"),
+                      "\"isError\":true");
+    assert_int_equal(atomic_load(&ask_outcome), MCP_ERR_PROTOCOL);
+    harness_stop(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +449,8 @@ int main(void)
         cmocka_unit_test(the_connections_end_ends_the_ask),
         cmocka_unit_test(a_2026_question_ends_the_call_and_the_retry_brings_the_answer),
         cmocka_unit_test(questions_of_one_round_go_together_and_answers_need_no_state),
+        cmocka_unit_test(answers_are_checked_before_the_handler_sees_them),
+        cmocka_unit_test(a_state_keeps_only_the_answers_taken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
