@@ -123,6 +123,25 @@ static bool has_argument(const entry *e, const char *name, size_t n)
     return false;
 }
 
+/* context (CompleteRequestParams): absent, null, or an object whose
+ * optional arguments is an object of strings. */
+static bool context_ok(const mcp_json *context)
+{
+    if (!context || mcp_json_typeof(context) == MCP_JSON_NULL)
+        return true;
+    if (mcp_json_typeof(context) != MCP_JSON_OBJECT)
+        return false;
+    const mcp_json *args = mcp_json_object_get(context, "arguments");
+    if (!args)
+        return true;
+    if (mcp_json_typeof(args) != MCP_JSON_OBJECT)
+        return false;
+    for (size_t i = 0; i < mcp_json_object_size(args); i++)
+        if (mcp_json_typeof(mcp_json_object_at(args, i, NULL, NULL)) != MCP_JSON_STRING)
+            return false;
+    return true;
+}
+
 void mcp__completion_complete(conn *cn, mcp_handle h, const mcp_message *msg)
 {
     mcp_session *ss = cn->driver.session;
@@ -141,9 +160,7 @@ void mcp__completion_complete(conn *cn, mcp_handle h, const mcp_message *msg)
                       : !arg ? "params.argument.name must be a string"
                       : !mcp_json_string(mcp_json_object_get(argument, "value"), NULL)
                           ? "params.argument.value must be a string"
-                      : context && mcp_json_typeof(mcp_json_object_get(context, "arguments")) !=
-                                       MCP_JSON_OBJECT
-                          ? "params.context.arguments must be an object"
+                      : !context_ok(context) ? "params.context.arguments must be an object of strings"
                           : NULL;
     char why[600];
     if (bad) {
@@ -174,7 +191,8 @@ void mcp__completion_complete(conn *cn, mcp_handle h, const mcp_message *msg)
     if (!e->complete) {
         /* Nothing to suggest: an empty completion, not an error. */
         mcp__registry_unref(snap);
-        mcp_session_reply_raw(ss, h, "{\"completion\":{\"values\":[],\"hasMore\":false}}", 45);
+        static const char empty[] = "{\"completion\":{\"values\":[],\"hasMore\":false}}";
+        mcp_session_reply_raw(ss, h, empty, sizeof empty - 1);
         return;
     }
     mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_COMPLETE);

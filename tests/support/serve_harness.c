@@ -59,7 +59,7 @@ void harness_stop(harness *h)
 
 void harness_send_req(harness *h, int id, const char *method, const char *params)
 {
-    char line[8192];
+    char line[16384];
     snprintf(line, sizeof line,
              "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s%s}}", id, method,
              params, params[0] && h->modern ? "," : "",

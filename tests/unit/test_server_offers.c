@@ -294,11 +294,25 @@ static void completion_serves_prompt_arguments_and_template_variables(void **sta
     assert_non_null(strstr(l, "\"v99\"],\"total\":150,\"hasMore\":true"));
     assert_null(strstr(l, "\"v100\""));
     free(l);
-    /* Nothing to complete with: empty, not an error. */
-    harness_expect_in(harness_req(&h, 5, "completion/complete",
-                  "\"ref\":{\"type\":\"ref/resource\",\"uri\":\"files:///{+path}\"},"
-                  "\"argument\":{\"name\":\"path\",\"value\":\"a\"}"),
-              "{\"completion\":{\"values\":[],\"hasMore\":false}}");
+    /* Nothing to complete with: empty, not an error; the whole line, so a
+     * stray byte after it shows (a NUL was sent there once). */
+    l = harness_req(&h, 5, "completion/complete",
+                    "\"ref\":{\"type\":\"ref/resource\",\"uri\":\"files:///{+path}\"},"
+                    "\"argument\":{\"name\":\"path\",\"value\":\"a\"}");
+    assert_string_equal(l, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"completion\":{\"values\":[],"
+                           "\"hasMore\":false}}}");
+    free(l);
+    /* context is optional, and so are its arguments; they are strings. */
+    harness_expect_in(harness_req(&h, 30, "completion/complete",
+                                  "\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
+                                  "\"argument\":{\"name\":\"language\",\"value\":\"go\"},"
+                                  "\"context\":{}"),
+                      "\"values\":[\"go\"]");
+    harness_expect_in(harness_req(&h, 31, "completion/complete",
+                                  "\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
+                                  "\"argument\":{\"name\":\"language\",\"value\":\"go\"},"
+                                  "\"context\":{\"arguments\":{\"name\":5}}"),
+                      "params.context.arguments must be an object of strings");
     harness_expect_in(harness_req(&h, 6, "completion/complete",
                   "\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
                   "\"argument\":{\"name\":\"nope\",\"value\":\"\"}"),
@@ -399,6 +413,23 @@ static void a_2025_subscription_hears_its_resources_updates(void **state)
     assert_non_null(strstr(n, "\"id\":3"));
     free(n);
     harness_expect_in(harness_req(&h, 4, "resources/subscribe", "\"uri\":5"), "\"code\":-32602");
+    /* At most 1024 of at most 8 KiB each: a client cannot make us keep more. */
+    char big[8300];
+    memset(big, 'a', sizeof big);
+    memcpy(big, "\"uri\":\"x:", 9);
+    big[sizeof big - 2] = '"';
+    big[sizeof big - 1] = '\0';
+    harness_expect_in(harness_req(&h, 6, "resources/subscribe", big), "at most 8192 bytes");
+    for (int i = 0; i < 1024; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "\"uri\":\"x:%d\"", i);
+        harness_expect_in(harness_req(&h, 100 + i, "resources/subscribe", one), "\"result\":{}");
+    }
+    harness_expect_in(harness_req(&h, 2000, "resources/subscribe", "\"uri\":\"x:again\""),
+                      "too many subscriptions (1024)");
+    /* One already held is no new one. */
+    harness_expect_in(harness_req(&h, 2001, "resources/subscribe", "\"uri\":\"x:5\""),
+                      "\"result\":{}");
     /* Registering publishes the list change. */
     const mcp_prompt p = {.size = sizeof p, .name = "later", .get = get_greet};
     assert_int_equal(mcp_server_add_prompt(s, &p), MCP_OK);
