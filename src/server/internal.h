@@ -217,7 +217,8 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
  * the InputRequiredResult sent; MCP_ERR_NOT_FOUND when none were. */
 int mcp__mrtr_finish(mcp_call *c);
 /* Whether the client declared what method needs (caps: its capabilities). */
-bool mcp__ask_declared(const mcp_json *caps, const char *method, const mcp_json *params);
+bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
+                       const mcp_json *params);
 
 
 /* ask.c --------------------------------------------------------------------- */
@@ -248,7 +249,8 @@ struct conn {
     mcp__driver driver;
     conn *next, *prev; /* the server's connections */
     mcp__map requests; /* handle -> mcp__request, loop thread */
-    char **subscriptions; /* legacy resources/subscribe URIs, loop thread */
+    struct subscription **subscriptions; /* legacy resources/subscribe (resources.c),
+                                            loop thread */
     size_t nsubscriptions;
     atomic_uint refs;  /* the server's, and one per request */
     bool down;         /* the transport went: draining, then released */

@@ -11,12 +11,15 @@
 #include <string.h>
 
 #include "core/base64.h"
+#include "core/hash.h"
 #include "server/internal.h"
 
-/* The longest URI read or subscribed to, and how many subscriptions one
- * connection may hold: a client cannot make the server keep more. */
+/* The longest URI read, the longest subscribed to (what a resource may be
+ * registered with) and how many subscriptions one connection may hold: a
+ * client cannot make the server keep more than 8 MiB. */
 #define MAX_READ_URI 65536
-#define MAX_SUBSCRIPTIONS 4096
+#define MAX_SUBSCRIBED_URI 8192
+#define MAX_SUBSCRIPTIONS 1024
 
 /* -32002 before 2026-07-28, -32602 since (server/resources.mdx of each). */
 static int64_t not_found_code(const char *version)
@@ -257,11 +260,22 @@ const char *mcp__result_problem(const mcp_call *c, const mcp_json *result)
 
 /* resources/subscribe (2025) ----------------------------------------------------------- */
 
-static size_t subscription_index(const conn *c, const char *uri)
+/* A subscription's URI follows its hash and length in one block, so the
+ * scan compares hashes (a keyed hash: a client cannot make them collide)
+ * and touches a URI only on a match. */
+typedef struct subscription {
+    uint64_t hash;
+    size_t len;
+    char uri[];
+} subscription;
+
+static size_t subscription_index(const conn *c, const char *uri, size_t n, uint64_t hash)
 {
-    for (size_t i = 0; i < c->nsubscriptions; i++)
-        if (!strcmp(c->subscriptions[i], uri))
+    for (size_t i = 0; i < c->nsubscriptions; i++) {
+        const subscription *s = c->subscriptions[i];
+        if (s->hash == hash && s->len == n && !memcmp(s->uri, uri, n))
             return i;
+    }
     return SIZE_MAX;
 }
 
@@ -278,26 +292,35 @@ void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, boo
     const char *uri = uri_param(ss, h, msg, &n);
     if (!uri)
         return;
-    size_t i = subscription_index(c, uri);
+    if (n > MAX_SUBSCRIBED_URI) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: a subscribed URI is at most 8192 bytes", NULL);
+        return;
+    }
+    uint64_t hash = mcp__hash_bytes(uri, n);
+    size_t i = subscription_index(c, uri, n, hash);
     if (on && i == SIZE_MAX) {
         if (c->nsubscriptions == MAX_SUBSCRIPTIONS) {
             mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                    "Invalid params: too many subscriptions (4096): unsubscribe "
+                                    "Invalid params: too many subscriptions (1024): unsubscribe "
                                     "from some first",
                                     NULL);
             return;
         }
-        char **v = realloc(c->subscriptions, (c->nsubscriptions + 1) * sizeof *v);
-        char *copy = strdup(uri);
+        subscription **v = realloc(c->subscriptions, (c->nsubscriptions + 1) * sizeof *v);
+        subscription *s = malloc(sizeof *s + n + 1);
         if (v)
             c->subscriptions = v;
-        if (!v || !copy) {
-            free(copy);
+        if (!v || !s) {
+            free(s);
             mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
                                     "Internal error: out of memory", NULL);
             return;
         }
-        c->subscriptions[c->nsubscriptions++] = copy;
+        s->hash = hash;
+        s->len = n;
+        memcpy(s->uri, uri, n + 1);
+        c->subscriptions[c->nsubscriptions++] = s;
     } else if (!on && i != SIZE_MAX) {
         free(c->subscriptions[i]);
         c->subscriptions[i] = c->subscriptions[--c->nsubscriptions];
@@ -307,7 +330,8 @@ void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, boo
 
 void mcp__resources_updated(conn *c, const char *uri)
 {
-    if (subscription_index(c, uri) == SIZE_MAX)
+    size_t n = strlen(uri);
+    if (!c->nsubscriptions || subscription_index(c, uri, n, mcp__hash_bytes(uri, n)) == SIZE_MAX)
         return;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *params = d ? mcp_json_new_object(d) : NULL;
