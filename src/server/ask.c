@@ -98,8 +98,13 @@ static void on_answer(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 }
 
 /* The capability a client must have declared for the method. */
-bool mcp__ask_declared(const mcp_json *caps, const char *method, const mcp_json *params)
+bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
+                       const mcp_json *params)
 {
+    /* Elicitation came with 2025-06-18: an older client has no such method,
+     * whatever its capabilities say. (The revisions compare as dates.) */
+    if (!strcmp(method, "elicitation/create") && version && strcmp(version, "2025-06-18") < 0)
+        return false;
     if (!strcmp(method, "sampling/createMessage"))
         return mcp_json_object_get(caps, "sampling") != NULL;
     if (!strcmp(method, "roots/list"))
@@ -130,7 +135,8 @@ static void send_posted(mcp__post *post)
         finish(a, MCP_ERR_NOMEM);
         return;
     }
-    if (!mcp__ask_declared(mcp_session_inbound_client_capabilities(c->driver.session, r->handle), a->method,
+    if (!mcp__ask_declared(mcp_session_inbound_client_capabilities(c->driver.session, r->handle),
+                           r->version, a->method,
                   d ? mcp_json_doc_root(d) : NULL)) {
         mcp_json_doc_free(d);
         finish(a, MCP_ERR_STATE);

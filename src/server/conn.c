@@ -146,6 +146,32 @@ static void sweep_cb(uv_timer_t *t)
         uv_stop(&s->loop);
 }
 
+/* What the calls asked the client is cancelled on the wire while the
+ * session can still write (its closing ends them silently): the client's
+ * forms and samplings are told. Handles first: a write may fail and close
+ * the session, whose cancels then change the table. */
+static void cancel_asks(conn *c, const char *why)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < c->requests.size; i++) {
+        const mcp__request *r = c->requests.slots[i].value;
+        n += r && r->asks;
+    }
+    mcp_handle *hs = n ? malloc(n * sizeof *hs) : NULL;
+    size_t k = 0;
+    for (uint32_t i = 0; hs && i < c->requests.size; i++) {
+        const mcp__request *r = c->requests.slots[i].value;
+        if (r && r->asks && k < n)
+            hs[k++] = r->handle;
+    }
+    for (size_t i = 0; i < k; i++) {
+        mcp__request *r = mcp__map_get(&c->requests, hs[i]);
+        if (r)
+            mcp__asks_cancel(r, why);
+    }
+    free(hs);
+}
+
 void mcp__conn_end(conn *c, const char *why)
 {
     if (c->down)
@@ -154,6 +180,7 @@ void mcp__conn_end(conn *c, const char *why)
     c->last_progress = mcp__now_ms();
     c->drain_deadline = c->last_progress + c->server->opts.shutdown_grace_ms;
     c->last_unwritten = SIZE_MAX;
+    cancel_asks(c, why);
     mcp__driver_end(&c->driver, why);
     mcp_server *s = c->server;
     if (!uv_is_active((uv_handle_t *)&s->sweep_timer))

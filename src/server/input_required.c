@@ -223,7 +223,7 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
         return MCP_OK;
     }
     /* The spec: no question the client did not declare it can answer. */
-    if (!mcp__ask_declared(client_caps(c), method, params))
+    if (!mcp__ask_declared(client_caps(c), c->req.version, method, params))
         return MCP_ERR_STATE;
     if (!c->asked) {
         c->asked = mcp_json_doc_new(NULL);

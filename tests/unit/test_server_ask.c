@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/base64.h"
@@ -266,16 +267,32 @@ static void an_undeclared_capability_is_not_asked(void **state)
                       "ask failed: operation not valid in the current state");
     assert_int_equal(atomic_load(&ask_outcome), MCP_ERR_STATE);
     harness_stop(&h);
+    /* Elicitation came with 2025-06-18: a 2025-03-26 client is never asked,
+     * whatever capabilities it claims. */
+    harness_start(&h, new_server(), "2025-03-26", "{\"elicitation\":{}}", NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/call", "\"name\":\"steps\""), "\"isError\":true");
+    assert_int_equal(atomic_load(&ask_outcome), MCP_ERR_STATE);
+    harness_stop(&h);
 }
 
-/* The client goes away while the call waits for it: the ask ends, the
- * handler returns, the server too. */
+/* The client's input ends while the call waits for it: the ask is
+ * cancelled on the wire (the client still reads: its handler hears of it),
+ * the handler returns, the server too. */
 static void the_connections_end_ends_the_ask(void **state)
 {
     harness h;
     harness_start(&h, new_server(), "2025-11-25", CAPS, NULL);
     harness_send_req(&h, 1, "tools/call", "\"name\":\"sample\"");
-    free(wire_expect(&h.w, "sampling/createMessage"));
+    long long id = server_request(&h, "sampling/createMessage", NULL);
+    shutdown(h.w.fd, SHUT_WR);
+    char want[64];
+    snprintf(want, sizeof want, "\"requestId\":%lld,\"reason\":", id);
+    bool told = false;
+    for (char *l; (l = wire_read(&h.w, 5000));) {
+        told = told || (strstr(l, "notifications/cancelled") && strstr(l, want));
+        free(l);
+    }
+    assert_true(told);
     harness_stop(&h);
     assert_int_equal(atomic_load(&asks_done), 1);
     int rc = atomic_load(&ask_outcome);
