@@ -14,6 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,11 +152,20 @@ static void tool_add(mcp_call *call, void *ud)
         mcp_call_reply_tool_error(call, "add_tool: the name must not contain NUL characters");
         return;
     }
+    /* Any client may call it: the demo keeps at most this many. */
+    static atomic_int added;
+    if (atomic_fetch_add(&added, 1) >= 100) {
+        atomic_fetch_sub(&added, 1);
+        mcp_call_reply_tool_error(call, "add_tool: the demo adds at most 100 tools");
+        return;
+    }
     mcp_tool t = {.size = sizeof t,
                   .name = name,
                   .description = "A tool added while serving, by add_tool.",
                   .handler = tool_added};
     int rc = mcp_server_add_tool(the_server, &t);
+    if (rc != MCP_OK)
+        atomic_fetch_sub(&added, 1);
     if (rc != MCP_OK) {
         char why[200];
         snprintf(why, sizeof why, "add_tool: cannot add '%.100s': %s", name,
@@ -633,29 +643,36 @@ static const char *const greet_styles[] = {"formal", "casual", "pirate"};
 static void get_greet(mcp_call *call, void *ud)
 {
     const mcp_json *args = mcp_call_arguments(call);
-    const char *name = mcp_json_string(mcp_json_object_get(args, "name"), NULL);
+    size_t n;
+    const char *name = mcp_json_string(mcp_json_object_get(args, "name"), &n);
     const char *style = mcp_json_string(mcp_json_object_get(args, "style"), NULL);
-    const char *how = !style || !strcmp(style, "casual") ? "Say hi to"
-                      : !strcmp(style, "pirate")          ? "Hail, the pirate way,"
-                                                          : "Greet formally";
-    char text[512];
-    snprintf(text, sizeof text, "%s %s.", how, name);
+    const char *how = !style || !strcmp(style, "casual") ? "Say hi to "
+                      : !strcmp(style, "pirate")          ? "Hail, the pirate way, "
+                                                          : "Greet formally ";
+    /* The whole name, whatever its length, NUL characters included. */
+    mcp_buf text;
+    mcp_buf_init(&text, 0, NULL);
+    mcp_buf_append(&text, how, strlen(how));
+    mcp_buf_append(&text, name, n);
+    mcp_buf_append(&text, ".", 1);
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *result = mcp_json_new_object(d);
     mcp_json *messages = mcp_json_new_array(d);
     mcp_json *message = mcp_json_new_object(d);
     mcp_json *content = mcp_json_new_object(d);
     mcp_json_object_set(d, content, "type", mcp_json_new_string(d, "text"));
-    mcp_json_object_set(d, content, "text", mcp_json_new_string(d, text));
+    mcp_json_object_set(d, content, "text",
+                        text.data ? mcp_json_new_stringn(d, text.data, text.len) : NULL);
     mcp_json_object_set(d, message, "role", mcp_json_new_string(d, "user"));
     mcp_json_object_set(d, message, "content", content);
     mcp_json_array_append(d, messages, message);
     mcp_json_object_set(d, result, "messages", messages);
-    if (mcp_json_doc_error(d) == MCP_OK)
+    if (text.data && mcp_json_doc_error(d) == MCP_OK)
         mcp_call_reply_result(call, result);
     else
         mcp_call_reply_error(call, -32603, "Internal error: out of memory");
     mcp_json_doc_free(d);
+    mcp_buf_free(&text);
 }
 
 static void complete_greet(mcp_call *call, void *ud)
