@@ -4,6 +4,13 @@
  * than libuv's threadpool: its size is process-global and shared with file
  * I/O, and a handler that sleeps for minutes must not starve the loop's own
  * work. Jobs are intrusive (no allocation per submit).
+ *
+ * A handler waiting on the client (an ask: a person filling a form may take
+ * an hour) is not working: while it waits, it does not count against the
+ * pool. When jobs queue and no worker is free but some are waiting so, an
+ * extra thread runs the queue (at most MCP__POOL_MAX_EXTRA of them), and
+ * exits once the queue is empty: one client that never answers cannot
+ * starve every other client's blocking tools.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -13,20 +20,78 @@
 struct mcp__pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    pthread_cond_t extras_done; /* extras reached 0 */
     mcp__job *head, *tail;
     bool stopping;
     unsigned nthreads;
+    unsigned idle;    /* workers waiting for a job */
+    unsigned waiting; /* threads inside mcp__pool_wait_begin/end */
+    unsigned extras;  /* extra threads running */
     atomic_size_t busy;
     pthread_t threads[];
 };
+
+static void *extra_worker(void *arg);
+
+/* Under p->mu: a job waits, no worker is free, and some are held by
+ * waits: one more thread, if the cap allows. */
+static void compensate(mcp__pool *p)
+{
+    if (!p->head || p->idle || !p->waiting || p->extras >= MCP__POOL_MAX_EXTRA || p->stopping)
+        return;
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, extra_worker, p) == 0)
+        p->extras++;
+    pthread_attr_destroy(&a);
+}
+
+/* An extra thread: runs what is queued, then exits. */
+static void *extra_worker(void *arg)
+{
+    mcp__pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (mcp__job *job; (job = p->head);) {
+        p->head = job->next;
+        if (!p->head)
+            p->tail = NULL;
+        pthread_mutex_unlock(&p->mu);
+        job->run(job);
+        atomic_fetch_sub(&p->busy, 1);
+        pthread_mutex_lock(&p->mu);
+    }
+    if (--p->extras == 0)
+        pthread_cond_broadcast(&p->extras_done);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+void mcp__pool_wait_begin(mcp__pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->waiting++;
+    compensate(p);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void mcp__pool_wait_end(mcp__pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->waiting--;
+    pthread_mutex_unlock(&p->mu);
+}
 
 static void *worker(void *arg)
 {
     mcp__pool *p = arg;
     for (;;) {
         pthread_mutex_lock(&p->mu);
+        p->idle++;
         while (!p->head && !p->stopping)
             pthread_cond_wait(&p->cv, &p->mu);
+        p->idle--;
         mcp__job *job = p->head;
         if (!job) {
             pthread_mutex_unlock(&p->mu);
@@ -50,6 +115,7 @@ mcp__pool *mcp__pool_new(unsigned threads)
         return NULL;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    pthread_cond_init(&p->extras_done, NULL);
     atomic_init(&p->busy, 0);
     for (unsigned i = 0; i < threads; i++) {
         if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
@@ -74,6 +140,7 @@ void mcp__pool_submit(mcp__pool *p, mcp__job *job)
         p->head = job;
     p->tail = job;
     pthread_cond_signal(&p->cv);
+    compensate(p);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -89,8 +156,13 @@ void mcp__pool_join(mcp__pool *p)
 {
     for (unsigned i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
+    pthread_mutex_lock(&p->mu);
+    while (p->extras)
+        pthread_cond_wait(&p->extras_done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
+    pthread_cond_destroy(&p->extras_done);
     free(p);
 }
 

@@ -336,10 +336,15 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         mcp_schema_free(form);
         return MCP_ERR_CLOSED;
     }
+    /* Waiting on the client is no work: the pool runs others meanwhile. */
+    if (c->pool)
+        mcp__pool_wait_begin(c->pool);
     pthread_mutex_lock(&a->mu);
     while (!a->done)
         pthread_cond_wait(&a->cv, &a->mu);
     pthread_mutex_unlock(&a->mu);
+    if (c->pool)
+        mcp__pool_wait_end(c->pool);
     rc = a->outcome;
     *answer = a->answer;
     memset(&a->answer, 0, sizeof a->answer);

@@ -175,6 +175,7 @@ struct mcp_call {
     mcp_tool_fn handler;
     void *user_data;
     unsigned flags;
+    mcp__pool *pool; /* the pool a blocking handler runs on (it outlives the call) */
     const mcp_json *args;
     mcp_json_doc *own_args; /* a template read's variables */
     /* 2026-07-28 questions: the answers known (an object by key), those

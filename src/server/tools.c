@@ -475,6 +475,7 @@ void mcp__call_run(mcp_call *c)
     if (c->kind != CALL_COMPLETE && mcp__call_modern(c) && !mcp__mrtr_begin(c))
         return;
     if (c->flags & MCP_TOOL_BLOCKING) {
+        c->pool = c->req.conn->server->pool;
         c->req.job.run = run_blocking;
         mcp__pool_submit(c->req.conn->server->pool, &c->req.job);
     } else {

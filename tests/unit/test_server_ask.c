@@ -127,9 +127,15 @@ static void tool_steps(mcp_call *c, void *ud)
     mcp_ask_answer_release(&a2);
 }
 
-static mcp_server *new_server(void)
+static void tool_quick(mcp_call *c, void *ud)
 {
-    mcp_server_options o = {.size = sizeof o, .name = "ask", .log_level = MCP_LOG_ERROR};
+    mcp_call_reply_text(c, "quick");
+}
+
+static mcp_server *new_server_with(unsigned workers)
+{
+    mcp_server_options o = {.size = sizeof o, .name = "ask", .log_level = MCP_LOG_ERROR,
+                            .worker_threads = workers};
     mcp_server *s;
     assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
     const mcp_tool tools[] = {
@@ -140,12 +146,19 @@ static mcp_server *new_server(void)
         {.size = sizeof(mcp_tool), .name = "inline", .handler = tool_inline},
         {.size = sizeof(mcp_tool), .name = "steps", .handler = tool_steps,
          .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool), .name = "quick", .handler = tool_quick,
+         .flags = MCP_TOOL_BLOCKING},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(mcp_server_add_tool(s, &tools[i]), MCP_OK);
     atomic_store(&asks_done, 0);
     atomic_store(&ask_outcome, 1);
     return s;
+}
+
+static mcp_server *new_server(void)
+{
+    return new_server_with(0);
 }
 
 #define CAPS "{\"sampling\":{},\"roots\":{}}"
@@ -456,6 +469,21 @@ static void a_state_keeps_only_the_answers_taken(void **state)
     harness_stop(&h);
 }
 
+/* Every worker held by an ask nobody answers (a client that never does):
+ * the other blocking calls still run, on extra threads. */
+static void asks_waiting_do_not_starve_other_calls(void **state)
+{
+    harness h;
+    harness_start(&h, new_server_with(2), "2025-11-25", CAPS, NULL);
+    for (int i = 0; i < 3; i++) {
+        harness_send_req(&h, 1 + i, "tools/call", "\"name\":\"sample\"");
+        free(wire_expect(&h.w, "sampling/createMessage"));
+    }
+    harness_expect_in(harness_req(&h, 9, "tools/call", "\"name\":\"quick\""), "\"text\":\"quick\"");
+    harness_stop(&h); /* the asks end with the connection */
+    assert_int_equal(atomic_load(&asks_done), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +496,7 @@ int main(void)
         cmocka_unit_test(questions_of_one_round_go_together_and_answers_need_no_state),
         cmocka_unit_test(answers_are_checked_before_the_handler_sees_them),
         cmocka_unit_test(a_state_keeps_only_the_answers_taken),
+        cmocka_unit_test(asks_waiting_do_not_starve_other_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
