@@ -198,10 +198,13 @@ typedef struct mcp_http_client_options {
  * the server gives is sent with every request, a GET stream carries what
  * the server sends on its own (a 405 means it offers none), a stream that
  * breaks is resumed with Last-Event-ID after the server's retry, and
- * mcp_client_close ends the session with DELETE. When the server ends the
- * session (HTTP 404 to a request carrying its id), every call in flight
- * ends with MCP_ERR_REMOTE ("the server ended the MCP session ...", code
- * MCP_CLIENT_HTTP_ERROR) and the next call first starts a new session (the
+ * mcp_client_close ends the session with DELETE. The connect returns once
+ * the server has answered the GET too (at most 2 s more): a request the
+ * server sends on that stream right away (a tool's elicitation that names
+ * no request of ours) would find no stream and be lost. When the server
+ * ends the session (HTTP 404 to a request carrying its id), every call in
+ * flight ends with MCP_ERR_REMOTE ("the server ended the MCP session ...",
+ * code MCP_CLIENT_HTTP_ERROR) and the next call first starts a new session (the
  * same initialize, then notifications/initialized), transparently; state
  * the server kept for the old session (resources/subscribe, the log level)
  * is gone. 2026-07-28: no session; a cancel or a timeout closes the

@@ -832,6 +832,13 @@ mcp_client_stream_state mcp__http_client_stream_state(const mcp__transport *bt)
     return t->listen_given_up ? MCP_CLIENT_STREAM_FAILED : MCP_CLIENT_STREAM_OPEN;
 }
 
+bool mcp__http_client_listen_settled(const mcp__transport *bt)
+{
+    const http_client *t = (const http_client *)bt;
+    return t->modern || !t->session_id || t->expired || t->closing || t->listen_off ||
+           t->listen_given_up || t->listen_answered;
+}
+
 bool mcp__http_client_has_session(const mcp__transport *bt)
 {
     return ((const http_client *)bt)->session_id != NULL;

@@ -76,6 +76,13 @@ const char *mcp__http_client_unreachable(const mcp__transport *t);
 /* The GET stream's state (mcp_client_server_stream). */
 mcp_client_stream_state mcp__http_client_stream_state(const mcp__transport *t);
 
+/* 2025: whether the server has answered the session's GET stream (or
+ * refused it, or there is none to wait for: 2026-07-28, no session, the
+ * transport closing). Until then a request the server makes outside any
+ * response stream (a tool's elicitation the TypeScript SDK sends without a
+ * related request) has nowhere to go, and servers drop it. */
+bool mcp__http_client_listen_settled(const mcp__transport *t);
+
 /* Whether a 2025 session id is held (DELETE on end_output). */
 bool mcp__http_client_has_session(const mcp__transport *t);
 

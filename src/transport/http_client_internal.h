@@ -127,6 +127,9 @@ struct http_client {
     bool listen_off; /* the server offers no GET stream (405) */
     int listen_attempts;
     bool listen_given_up; /* LISTEN_MAX_ATTEMPTS failures in a row */
+    /* The server has answered a GET of ours (its headers, or a failure):
+     * from then on it has a stream to send its own requests on. */
+    bool listen_answered;
     mcp__tool_headers *tools;
     char unreachable[CURL_ERROR_SIZE];
 };

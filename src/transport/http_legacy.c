@@ -113,6 +113,7 @@ void mcp__hc_start_listen(http_client *t, xfer *reuse)
 
 void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code)
 {
+    t->listen_answered = true;
     if (t->ending || t->input_stopped) {
         mcp__hc_xfer_free(x); /* the session is being ended: its stream with it */
         return;

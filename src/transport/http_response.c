@@ -176,6 +176,8 @@ size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
     size_t n = size * nmemb;
     while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
         n--;
+    if (n == 0 && x->role == X_LISTEN)
+        x->t->listen_answered = true; /* the end of its headers */
     if (n > 5 && !strncmp(p, "HTTP/", 5)) {
         /* A new response (after a 100 Continue, say): its reason phrase. */
         const char *sp = memchr(p, ' ', n);

@@ -393,6 +393,15 @@ int cli_watch(int argc, char **argv)
         code = EXIT_CONNECTION;
     }
     while (!code && !st.stop_code) {
+        /* A connect waits for the server's answer to the GET stream (see
+         * mcp_client_connect_http): a refusal may be known before anything
+         * else happens, and nothing else may ever come to end the wait. */
+        mcp_client_stream_state ss = mcp_client_server_stream(st.client);
+        if (ss == MCP_CLIENT_STREAM_REFUSED || ss == MCP_CLIENT_STREAM_FAILED) {
+            bool gone_too = false;
+            code = legacy_stream_gone(&st, &gone_too);
+            break;
+        }
         int run = mcp_client_run_once(st.client, true);
         if (st.stop_code)
             break;
