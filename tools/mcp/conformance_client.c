@@ -11,9 +11,14 @@
  * Each scenario does what an application would (connect, list, call) through
  * the public client API alone: the headers, the era fallback, the resume of a
  * broken stream and the tool filtering being checked are the library's, not
- * this file's. A scenario this client cannot play yet (sampling, elicitation,
- * OAuth, ...) is refused with exit status 2 and says why, so the suite counts
+ * this file's. A scenario this client cannot play yet (OAuth, the skills
+ * extension) is refused with exit status 2 and says why, so the suite counts
  * it as failed (tests/interop/conformance-expected-failures.txt lists those).
+ * The server's questions are answered through the library's handlers, as an
+ * application would: an elicitation is accepted with nothing filled in, so
+ * what reaches the mock is the form's defaults, which the library adds
+ * (SEP-1034); under 2026-07-28 the library carries input-required results
+ * (the retry with requestState) itself.
  *
  * Exit status: 0 when the scenario ran through and every answer was what the
  * scenario's mock serves; 1 when an answer was wrong (a tool error, a
@@ -212,6 +217,27 @@ static void call_every_tool(scenario_run *r, const mcp_json *tools)
     }
 }
 
+/* The user accepts every form as it is: the library fills in the defaults
+ * (and checks the form) before the answer goes out. */
+static void accept_as_is(void *ud, mcp_question *q)
+{
+    (void)ud;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *r = d ? mcp_json_new_object(d) : NULL;
+    if (r)
+        mcp_json_object_set(d, r, "action", mcp_json_new_string(d, "accept"));
+    char why[300];
+    int rc = r && mcp_json_doc_error(d) == MCP_OK ? mcp_question_answer(q, r, why, sizeof why)
+                                                  : MCP_ERR_NOMEM;
+    if (rc != MCP_OK && rc != MCP_ERR_CANCELLED) {
+        /* The form needs what nobody filled in: said, and declined. */
+        fprintf(stderr, "mcp conformance-client: cannot accept the form as it is: %s\n",
+                rc == MCP_ERR_NOMEM ? "out of memory" : cli_safe(why));
+        mcp_question_decline(q);
+    }
+    mcp_json_doc_free(d);
+}
+
 /* Scenarios ---------------------------------------------------------------------------------- */
 
 /* Connecting is the scenario: the probe or initialize, then
@@ -361,19 +387,46 @@ static void play_schema_preservation(scenario_run *r)
     mcp_json_doc_free(tools);
 }
 
+/* The mock's tool asks for a form whose every field has a default and
+ * none is required: accepted as it is, the answer carries the defaults. */
+static void play_elicitation_defaults(scenario_run *r)
+{
+    mcp_json_doc *tools = list_tools(r);
+    if (tools && !find_tool(mcp_json_doc_root(tools), "test_client_elicitation_defaults"))
+        fail(r, EXIT_TOOL_ERROR, "the server lists no test_client_elicitation_defaults tool");
+    else if (tools)
+        call_tool(r, "test_client_elicitation_defaults", NULL);
+    mcp_json_doc_free(tools);
+}
+
+/* Input-required results (2026-07-28): each tool, in the order listed:
+ * one whose state must come back exactly, one without state (none must),
+ * one called between rounds (it must carry neither), one whose result
+ * has no resultType (complete). */
+static void play_request_state(scenario_run *r)
+{
+    mcp_json_doc *tools = list_tools(r);
+    if (tools)
+        call_every_tool(r, mcp_json_doc_root(tools));
+    mcp_json_doc_free(tools);
+}
+
 static const struct {
     const char *name;
     void (*play)(scenario_run *r);
+    bool elicitation; /* declares elicitation (answered by accept_as_is) */
 } scenarios[] = {
-    {"initialize", play_initialize},
-    {"tools_call", play_tools_call},
-    {"sse-retry", play_sse_retry},
-    {"request-metadata", play_request_metadata},
-    {"http-standard-headers", play_standard_headers},
-    {"http-custom-headers", play_custom_headers},
-    {"http-invalid-tool-headers", play_invalid_tool_headers},
-    {"json-schema-ref-no-deref", play_ref_no_deref},
-    {"json-schema-2020-12-preservation", play_schema_preservation},
+    {"initialize", play_initialize, false},
+    {"tools_call", play_tools_call, false},
+    {"sse-retry", play_sse_retry, false},
+    {"request-metadata", play_request_metadata, false},
+    {"http-standard-headers", play_standard_headers, false},
+    {"http-custom-headers", play_custom_headers, false},
+    {"http-invalid-tool-headers", play_invalid_tool_headers, false},
+    {"json-schema-ref-no-deref", play_ref_no_deref, false},
+    {"json-schema-2020-12-preservation", play_schema_preservation, false},
+    {"elicitation-sep1034-client-defaults", play_elicitation_defaults, true},
+    {"sep-2322-client-request-state", play_request_state, true},
 };
 
 /* What the scenarios this client does not play need. */
@@ -381,10 +434,6 @@ static const char *missing_for(const char *scenario)
 {
     if (!strncmp(scenario, "auth/", 5))
         return "OAuth (authorization flows)";
-    if (strstr(scenario, "elicitation"))
-        return "an elicitation handler";
-    if (!strncmp(scenario, "sep-2322", 8))
-        return "input-required results (the 2026-07-28 retry loop)";
     if (!strncmp(scenario, "sep-2640", 8))
         return "the skills extension";
     return NULL;
@@ -422,9 +471,12 @@ int cli_conformance_client(int argc, char **argv)
         return EXIT_USAGE;
     }
     void (*play)(scenario_run *) = NULL;
+    bool elicitation = false;
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
-        if (!strcmp(scenario, scenarios[i].name))
+        if (!strcmp(scenario, scenarios[i].name)) {
             play = scenarios[i].play;
+            elicitation = scenarios[i].elicitation;
+        }
     if (!play) {
         const char *missing = missing_for(scenario);
         fprintf(stderr, "mcp conformance-client: scenario '%s' %s%s\n", cli_safe(scenario),
@@ -453,6 +505,8 @@ int cli_conformance_client(int argc, char **argv)
     a.url = url;
     scenario_run r = {.args = &a};
     mcp_client_options o = {0};
+    if (elicitation)
+        o.on_elicitation = accept_as_is;
     int code = cli_connect(&a, &o, &r.c);
     if (code)
         return code;
