@@ -48,6 +48,7 @@ typedef struct uri_entry { /* a resource or an anchor */
 typedef struct compiler {
     mcp_schema *s;
     bool draft7;
+    bool plain; /* without the fast paths (internal.h) */
     int rc;
     char *why;
     size_t why_len;
@@ -260,6 +261,26 @@ static int by_length_then_bytes(const void *a, const void *b)
 }
 
 static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned depth);
+typedef struct groups groups;
+static bool compile_keywords(compiler *c, node *n, groups *g, const mcp_json *j, const char *base,
+                             unsigned depth);
+
+/* A copy of n bytes in the schema's arena (NULL: out of memory, said). */
+static void *keep(compiler *c, const void *p, size_t n)
+{
+    void *q = zalloc(c, n);
+    if (q)
+        memcpy(q, p, n);
+    return q;
+}
+
+struct groups { /* a node's keywords while they are compiled */
+    number_rules number;
+    string_rules string;
+    array_rules array;
+    object_rules object;
+    applicators apply;
+};
 
 static bool get_count(compiler *c, const mcp_json *j, const char *kw, int64_t *out)
 {
@@ -276,23 +297,30 @@ static bool get_count(compiler *c, const mcp_json *j, const char *kw, int64_t *o
     return true;
 }
 
-static bool get_number(compiler *c, const mcp_json *j, const char *kw, bool *has, double *out,
-                       const mcp_json **value)
+/* A bound read once: as its decimal, and as an int64 when it is an
+ * integer that fits (then an integer instance compares in one
+ * instruction). */
+static bool get_bound(compiler *c, const mcp_json *j, const char *kw, unsigned bit,
+                      number_rules *r, bound *b)
 {
     const mcp_json *v = mcp_json_object_get(j, kw);
-    *has = false;
-    *value = v;
     if (!v)
         return true;
-    if (mcp_json_typeof(v) != MCP_JSON_NUMBER || mcp_json_get_double(v, out) != MCP_OK) {
+    if (mcp_json_typeof(v) != MCP_JSON_NUMBER || mcp_json_get_double(v, &b->d) != MCP_OK) {
         fail(c, MCP_ERR_SCHEMA, "%s must be a number", kw);
         return false;
     }
-    *has = true;
+    b->value = v;
+    mcp__decimal_read(v, &b->dec);
+    b->exact = !c->plain && mcp_json_get_int64(v, &b->i) == MCP_OK;
+    r->has |= bit;
     return true;
 }
 
-static pcre2_code *compile_pattern(compiler *c, const char *src, size_t len)
+/* PCRE2 compiles every pattern, so that the same ones are refused with the
+ * same reasons; one that pattern.c can run is then run there instead. */
+static bool compile_pattern(compiler *c, const char *src, size_t len, pcre2_code **out,
+                            const mcp__pattern **fast)
 {
     int code;
     PCRE2_SIZE at;
@@ -309,7 +337,13 @@ static pcre2_code *compile_pattern(compiler *c, const char *src, size_t len)
         pcre2_get_error_message(code, msg, sizeof msg);
         fail(c, MCP_ERR_SCHEMA, "pattern /%.*s/ at %zu: %s", (int)(len > 60 ? 60 : len), src,
              (size_t)at, (const char *)msg);
-        return NULL;
+        return false;
+    }
+    *fast = c->plain ? NULL : mcp__pattern_compile(&c->s->arena, src, len);
+    if (*fast) {
+        pcre2_code_free(re);
+        *out = NULL;
+        return true;
     }
     /* Faster when it can, fine when not. Not under valgrind: the JIT's code
      * reads past the end of a subject in wide loads, which memcheck reports
@@ -323,13 +357,14 @@ static pcre2_code *compile_pattern(compiler *c, const char *src, size_t len)
         if (!p) {
             pcre2_code_free(re);
             fail(c, MCP_ERR_NOMEM, "out of memory");
-            return NULL;
+            return false;
         }
         s->patterns = p;
         s->pattern_cap = cap;
     }
     s->patterns[s->pattern_count++] = re;
-    return re;
+    *out = re;
+    return true;
 }
 
 static bool compile_list(compiler *c, const mcp_json *j, const char *kw, const char *base,
@@ -410,7 +445,58 @@ static node *sub(compiler *c, const mcp_json *j, const char *kw, const char *bas
     return v ? compile(c, v, base, depth + 1) : NULL;
 }
 
-static bool compile_maps(compiler *c, node *n, const mcp_json *j, const char *base,
+/* properties by hash, when no bucket would hold more than PROP_BUCKET of
+ * them with up to 8 buckets a property; else by binary search. */
+static void index_properties(compiler *c, object_rules *o)
+{
+    size_t buckets = 1;
+    while (buckets < o->property_count)
+        buckets *= 2;
+    for (size_t tries = 0; tries < 4 && !c->plain && o->property_count > 1; tries++, buckets *= 2) {
+        if (buckets > UINT32_MAX / PROP_BUCKET)
+            return;
+        prop_slot *slots = zalloc(c, buckets * PROP_BUCKET * sizeof *slots);
+        if (!slots)
+            return;
+        size_t i;
+        for (i = 0; i < o->property_count; i++) {
+            uint32_t h = mcp__name_hash(o->properties[i].name, o->properties[i].len);
+            prop_slot *b = &slots[(h & (buckets - 1)) * PROP_BUCKET];
+            size_t k = 0;
+            while (k < PROP_BUCKET && b[k].index)
+                k++;
+            if (k == PROP_BUCKET)
+                break; /* crowded: try more buckets */
+            b[k] = (prop_slot){h, (uint32_t)i + 1};
+        }
+        if (i == o->property_count) {
+            o->slots = slots;
+            o->bucket_mask = (uint32_t)(buckets - 1);
+            return;
+        }
+    }
+}
+
+/* Which property each required name is: a validator that looked up every
+ * member's property then knows which are there without looking again.
+ * Only for up to 64 properties (a bit each). */
+static bool required_properties(compiler *c, object_rules *o)
+{
+    if (c->plain || !o->required.count || !o->property_count || o->property_count > 64)
+        return true;
+    o->required_property = zalloc(c, o->required.count * sizeof *o->required_property);
+    if (!o->required_property)
+        return false;
+    for (size_t i = 0; i < o->required.count; i++) {
+        named_node key = {.name = o->required.names[i], .len = o->required.lens[i]};
+        const named_node *p = bsearch(&key, o->properties, o->property_count,
+                                      sizeof *o->properties, by_length_then_bytes);
+        o->required_property[i] = p ? (int32_t)(p - o->properties) : -1;
+    }
+    return true;
+}
+
+static bool compile_maps(compiler *c, object_rules *o, const mcp_json *j, const char *base,
                          unsigned depth)
 {
     const mcp_json *props = mcp_json_object_get(j, "properties");
@@ -419,16 +505,18 @@ static bool compile_maps(compiler *c, node *n, const mcp_json *j, const char *ba
         fail(c, MCP_ERR_SCHEMA, "properties must be an object");
         return false;
     }
-    n->properties = zalloc(c, np * sizeof *n->properties);
-    for (size_t i = 0; i < np && n->properties; i++) {
-        named_node *p = &n->properties[i];
+    o->properties = zalloc(c, np * sizeof *o->properties);
+    for (size_t i = 0; i < np && o->properties; i++) {
+        named_node *p = &o->properties[i];
         const mcp_json *v = mcp_json_object_at(props, i, &p->name, &p->len);
         if (!(p->schema = compile(c, v, base, depth + 1)))
             return false;
-        n->property_count++;
+        o->property_count++;
     }
-    if (n->property_count > 1)
-        qsort(n->properties, n->property_count, sizeof *n->properties, by_length_then_bytes);
+    if (o->property_count > 1)
+        qsort(o->properties, o->property_count, sizeof *o->properties, by_length_then_bytes);
+    if (c->rc == MCP_OK)
+        index_properties(c, o);
     const mcp_json *pats = mcp_json_object_get(j, "patternProperties");
     size_t nq = mcp_json_object_size(pats);
     static const char *const maps[] = {"patternProperties", "dependentSchemas",
@@ -441,48 +529,48 @@ static bool compile_maps(compiler *c, node *n, const mcp_json *j, const char *ba
             return false;
         }
     }
-    n->pattern_properties = zalloc(c, nq * sizeof *n->pattern_properties);
-    for (size_t i = 0; i < nq && n->pattern_properties; i++) {
-        pattern_node *p = &n->pattern_properties[i];
+    o->pattern_properties = zalloc(c, nq * sizeof *o->pattern_properties);
+    for (size_t i = 0; i < nq && o->pattern_properties; i++) {
+        pattern_node *p = &o->pattern_properties[i];
         size_t len;
         const mcp_json *v = mcp_json_object_at(pats, i, &p->source, &len);
-        if (!(p->re = compile_pattern(c, p->source, len)) ||
+        if (!compile_pattern(c, p->source, len, &p->re, &p->fast) ||
             !(p->schema = compile(c, v, base, depth + 1)))
             return false;
-        n->pattern_count++;
+        o->pattern_count++;
     }
     /* dependentSchemas/dependentRequired (2020-12), dependencies (draft-07:
      * either, per member). */
     const mcp_json *ds = mcp_json_object_get(j, c->draft7 ? "dependencies" : "dependentSchemas");
     const mcp_json *dr = mcp_json_object_get(j, c->draft7 ? "dependencies" : "dependentRequired");
     size_t nds = mcp_json_object_size(ds), ndr = mcp_json_object_size(dr);
-    n->dependent_schemas = zalloc(c, nds * sizeof *n->dependent_schemas);
-    n->dependent_required = zalloc(c, ndr * sizeof *n->dependent_required);
-    for (size_t i = 0; i < nds && n->dependent_schemas; i++) {
+    o->dependent_schemas = zalloc(c, nds * sizeof *o->dependent_schemas);
+    o->dependent_required = zalloc(c, ndr * sizeof *o->dependent_required);
+    for (size_t i = 0; i < nds && o->dependent_schemas; i++) {
         const char *name;
         size_t len;
         const mcp_json *v = mcp_json_object_at(ds, i, &name, &len);
         if (c->draft7 && mcp_json_typeof(v) == MCP_JSON_ARRAY)
             continue;
-        named_node *d = &n->dependent_schemas[n->dependent_schema_count];
+        named_node *d = &o->dependent_schemas[o->dependent_schema_count];
         d->name = name;
         d->len = len;
         if (!(d->schema = compile(c, v, base, depth + 1)))
             return false;
-        n->dependent_schema_count++;
+        o->dependent_schema_count++;
     }
-    for (size_t i = 0; i < ndr && n->dependent_required; i++) {
+    for (size_t i = 0; i < ndr && o->dependent_required; i++) {
         const char *name;
         size_t len;
         const mcp_json *v = mcp_json_object_at(dr, i, &name, &len);
         if (c->draft7 && mcp_json_typeof(v) != MCP_JSON_ARRAY)
             continue;
-        dependent_names *d = &n->dependent_required[n->dependent_required_count];
+        dependent_names *d = &o->dependent_required[o->dependent_required_count];
         d->name = name;
         d->len = len;
         if (!compile_names(c, v, "dependentRequired's values", &d->required))
             return false;
-        n->dependent_required_count++;
+        o->dependent_required_count++;
     }
     /* Definitions are compiled so that pointers to them find a node. */
     static const char *const defs[] = {"$defs", "definitions"};
@@ -495,42 +583,42 @@ static bool compile_maps(compiler *c, node *n, const mcp_json *j, const char *ba
     return c->rc == MCP_OK;
 }
 
-static bool compile_arrays(compiler *c, node *n, const mcp_json *j, const char *base,
-                           unsigned depth)
+static bool compile_arrays(compiler *c, node *n, array_rules *a, const mcp_json *j,
+                           const char *base, unsigned depth)
 {
     const mcp_json *items = mcp_json_object_get(j, "items");
     if (c->draft7) {
         if (mcp_json_typeof(items) == MCP_JSON_ARRAY) {
-            if (!compile_list(c, j, "items", base, depth, &n->prefix_items))
+            if (!compile_list(c, j, "items", base, depth, &a->prefix_items))
                 return false;
-            n->items = sub(c, j, "additionalItems", base, depth);
+            a->items = sub(c, j, "additionalItems", base, depth);
         } else {
-            n->items = sub(c, j, "items", base, depth);
+            a->items = sub(c, j, "items", base, depth);
         }
     } else {
-        if (!compile_list(c, j, "prefixItems", base, depth, &n->prefix_items))
+        if (!compile_list(c, j, "prefixItems", base, depth, &a->prefix_items))
             return false;
-        n->items = sub(c, j, "items", base, depth);
+        a->items = sub(c, j, "items", base, depth);
         n->unevaluated_items = sub(c, j, "unevaluatedItems", base, depth);
     }
-    n->contains = sub(c, j, "contains", base, depth);
-    if (!get_count(c, j, "minItems", &n->min_items) ||
-        !get_count(c, j, "maxItems", &n->max_items))
+    a->contains = sub(c, j, "contains", base, depth);
+    if (!get_count(c, j, "minItems", &a->min_items) ||
+        !get_count(c, j, "maxItems", &a->max_items))
         return false;
-    n->min_contains = 1;
-    n->max_contains = -1;
-    if (!c->draft7 && (!get_count(c, j, "minContains", &n->min_contains) ||
-                       !get_count(c, j, "maxContains", &n->max_contains)))
+    a->min_contains = 1;
+    a->max_contains = -1;
+    if (!c->draft7 && (!get_count(c, j, "minContains", &a->min_contains) ||
+                       !get_count(c, j, "maxContains", &a->max_contains)))
         return false;
-    if (n->min_contains < 0)
-        n->min_contains = 1;
+    if (a->min_contains < 0)
+        a->min_contains = 1;
     bool unique = false;
     const mcp_json *u = mcp_json_object_get(j, "uniqueItems");
     if (u && mcp_json_get_bool(u, &unique) != MCP_OK) {
         fail(c, MCP_ERR_SCHEMA, "uniqueItems must be a boolean");
         return false;
     }
-    n->unique_items = unique;
+    a->unique_items = unique;
     return c->rc == MCP_OK;
 }
 
@@ -574,8 +662,6 @@ static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned 
         return NULL;
     }
     n->json = j;
-    n->min_length = n->max_length = n->min_items = n->max_items = -1;
-    n->min_properties = n->max_properties = n->max_contains = -1;
     if (jt == MCP_JSON_BOOL) {
         bool b = false;
         mcp_json_get_bool(j, &b);
@@ -613,63 +699,112 @@ static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned 
         c->refs[c->nrefs++] = n;
         if (c->draft7) { /* its siblings are ignored */
             n->ref_only = true;
+            n->more = ~0u;
             return c->rc == MCP_OK ? n : NULL;
         }
     }
+    groups *g = calloc(1, sizeof *g); /* 800 bytes: off the recursion's frames */
+    if (!g) {
+        fail(c, MCP_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    bool ok = compile_keywords(c, n, g, j, base, depth);
+    free(g);
+    return ok ? n : NULL;
+}
+
+/* The keywords of the object schema j, other than $ref, into n. */
+static bool compile_keywords(compiler *c, node *n, groups *g, const mcp_json *j, const char *base,
+                             unsigned depth)
+{
+    number_rules *num = &g->number;
+    string_rules *str = &g->string;
+    array_rules *arr = &g->array;
+    object_rules *obj = &g->object;
+    applicators *app = &g->apply;
+    str->min_length = str->max_length = arr->min_items = arr->max_items = -1;
+    obj->min_properties = obj->max_properties = arr->max_contains = -1;
     const mcp_json *t = mcp_json_object_get(j, "type");
     if (t && !compile_type(c, n, t))
-        return NULL;
+        return false;
     n->const_value = mcp_json_object_get(j, "const");
     n->enum_values = mcp_json_object_get(j, "enum");
     if (n->enum_values && mcp_json_typeof(n->enum_values) != MCP_JSON_ARRAY) {
         fail(c, MCP_ERR_SCHEMA, "enum must be an array");
-        return NULL;
+        return false;
     }
-    if (!get_number(c, j, "minimum", &n->has_min, &n->min, &n->min_v) ||
-        !get_number(c, j, "maximum", &n->has_max, &n->max, &n->max_v) ||
-        !get_number(c, j, "multipleOf", &n->has_multiple, &n->multiple, &n->multiple_v))
-        return NULL;
-    if (n->has_multiple && !(n->multiple > 0)) {
+    if (!get_bound(c, j, "minimum", N_MIN, num, &num->min) ||
+        !get_bound(c, j, "maximum", N_MAX, num, &num->max) ||
+        !get_bound(c, j, "multipleOf", N_MULTIPLE, num, &num->multiple))
+        return false;
+    if ((num->has & N_MULTIPLE) && !(num->multiple.d > 0)) {
         fail(c, MCP_ERR_SCHEMA, "multipleOf must be greater than 0");
-        return NULL;
+        return false;
     }
-    if (!get_number(c, j, "exclusiveMinimum", &n->has_xmin, &n->xmin, &n->xmin_v) ||
-        !get_number(c, j, "exclusiveMaximum", &n->has_xmax, &n->xmax, &n->xmax_v))
-        return NULL;
-    if (!get_count(c, j, "minLength", &n->min_length) ||
-        !get_count(c, j, "maxLength", &n->max_length) ||
-        !get_count(c, j, "minProperties", &n->min_properties) ||
-        !get_count(c, j, "maxProperties", &n->max_properties))
-        return NULL;
+    if (!get_bound(c, j, "exclusiveMinimum", N_XMIN, num, &num->xmin) ||
+        !get_bound(c, j, "exclusiveMaximum", N_XMAX, num, &num->xmax))
+        return false;
+    if (!get_count(c, j, "minLength", &str->min_length) ||
+        !get_count(c, j, "maxLength", &str->max_length) ||
+        !get_count(c, j, "minProperties", &obj->min_properties) ||
+        !get_count(c, j, "maxProperties", &obj->max_properties))
+        return false;
     const mcp_json *pattern = mcp_json_object_get(j, "pattern");
     if (pattern) {
         size_t len;
-        if (!(n->pattern_source = mcp_json_string(pattern, &len))) {
+        if (!(str->pattern_source = mcp_json_string(pattern, &len))) {
             fail(c, MCP_ERR_SCHEMA, "pattern must be a string");
-            return NULL;
+            return false;
         }
-        if (!(n->pattern = compile_pattern(c, n->pattern_source, len)))
-            return NULL;
+        if (!compile_pattern(c, str->pattern_source, len, &str->pattern, &str->fast))
+            return false;
     }
     const mcp_json *required = mcp_json_object_get(j, "required");
-    if (required && !compile_names(c, required, "required", &n->required))
-        return NULL;
-    if (!compile_maps(c, n, j, base, depth) || !compile_arrays(c, n, j, base, depth))
-        return NULL;
-    n->additional_properties = sub(c, j, "additionalProperties", base, depth);
-    n->property_names = sub(c, j, "propertyNames", base, depth);
+    if (required && !compile_names(c, required, "required", &obj->required))
+        return false;
+    if (!compile_maps(c, obj, j, base, depth) || !compile_arrays(c, n, arr, j, base, depth) ||
+        !required_properties(c, obj))
+        return false;
+    obj->additional_properties = sub(c, j, "additionalProperties", base, depth);
+    obj->property_names = sub(c, j, "propertyNames", base, depth);
     if (!c->draft7)
         n->unevaluated_properties = sub(c, j, "unevaluatedProperties", base, depth);
-    if (!compile_list(c, j, "allOf", base, depth, &n->all_of) ||
-        !compile_list(c, j, "anyOf", base, depth, &n->any_of) ||
-        !compile_list(c, j, "oneOf", base, depth, &n->one_of))
-        return NULL;
-    n->not_schema = sub(c, j, "not", base, depth);
-    n->if_schema = sub(c, j, "if", base, depth);
-    n->then_schema = sub(c, j, "then", base, depth);
-    n->else_schema = sub(c, j, "else", base, depth);
+    if (!compile_list(c, j, "allOf", base, depth, &app->all_of) ||
+        !compile_list(c, j, "anyOf", base, depth, &app->any_of) ||
+        !compile_list(c, j, "oneOf", base, depth, &app->one_of))
+        return false;
+    app->not_schema = sub(c, j, "not", base, depth);
+    app->if_schema = sub(c, j, "if", base, depth);
+    app->then_schema = sub(c, j, "then", base, depth);
+    app->else_schema = sub(c, j, "else", base, depth);
     n->annotations = n->unevaluated_properties || n->unevaluated_items;
-    return c->rc == MCP_OK ? n : NULL;
+    if (c->rc != MCP_OK)
+        return false;
+    /* Only the groups with a keyword are kept: the validator looks at no
+     * other, and a node takes the memory of those it has. */
+    if (num->has)
+        n->number = keep(c, num, sizeof *num);
+    if (str->min_length >= 0 || str->max_length >= 0 || str->pattern_source)
+        n->string = keep(c, str, sizeof *str);
+    if (arr->prefix_items.count || arr->items || arr->contains || arr->min_items >= 0 ||
+        arr->max_items >= 0 || arr->unique_items)
+        n->array = keep(c, arr, sizeof *arr);
+    if (obj->min_properties >= 0 || obj->max_properties >= 0 || obj->required.count ||
+        obj->property_count || obj->pattern_count || obj->additional_properties ||
+        obj->property_names || obj->dependent_required_count || obj->dependent_schema_count)
+        n->object = keep(c, obj, sizeof *obj);
+    if (app->all_of.count || app->any_of.count || app->one_of.count || app->not_schema ||
+        app->if_schema)
+        n->apply = keep(c, app, sizeof *app);
+    if (c->rc != MCP_OK)
+        return false;
+    n->leaf = !(n->ref_uri || n->annotations || n->apply || n->const_value || n->enum_values);
+    if (!n->leaf)
+        n->more = ~0u;
+    else
+        n->more = (n->number ? 1u << MCP_JSON_NUMBER : 0) | (n->string ? 1u << MCP_JSON_STRING : 0) |
+                  (n->array ? 1u << MCP_JSON_ARRAY : 0) | (n->object ? 1u << MCP_JSON_OBJECT : 0);
+    return true;
 }
 
 /* The link ------------------------------------------------------------------- */
@@ -760,6 +895,12 @@ static mcp_schema_dialect dialect_of(const mcp_json *schema, mcp_schema_dialect 
 int mcp_schema_compile(const mcp_json *schema, const mcp_schema_options *options,
                        mcp_schema **out, char *why, size_t why_len)
 {
+    return mcp__schema_compile(schema, options, false, out, why, why_len);
+}
+
+int mcp__schema_compile(const mcp_json *schema, const mcp_schema_options *options, bool plain,
+                        mcp_schema **out, char *why, size_t why_len)
+{
     mcp_schema_options o;
     if (why && why_len)
         why[0] = '\0';
@@ -775,8 +916,8 @@ int mcp_schema_compile(const mcp_json *schema, const mcp_schema_options *options
     s->max_depth = o.max_depth ? o.max_depth : DEFAULT_MAX_DEPTH;
     s->max_steps = o.max_steps ? o.max_steps : DEFAULT_MAX_STEPS;
     s->max_nodes = o.max_subschemas ? o.max_subschemas : DEFAULT_MAX_NODES;
-    compiler c = {.s = s, .draft7 = s->dialect == MCP_SCHEMA_DIALECT_DRAFT_07, .rc = MCP_OK,
-                  .why = why, .why_len = why_len};
+    compiler c = {.s = s, .draft7 = s->dialect == MCP_SCHEMA_DIALECT_DRAFT_07, .plain = plain,
+                  .rc = MCP_OK, .why = why, .why_len = why_len};
     mcp__mem_init(&c.mem, NULL);
     s->doc = mcp_json_doc_new(NULL);
     s->match_context = pcre2_match_context_create(NULL);

@@ -9,19 +9,13 @@
 #include <string.h>
 
 #include "core/hash.h"
+#include "json/value.h"
 #include "schema/internal.h"
 
 /* A JSON number: value = 0.d1d2d3... x 10^point, digits without leading or
  * trailing zeros (none: the value is 0). The digits are read from the text,
- * skipping its '.'. */
-typedef struct decimal {
-    bool negative;
-    const char *text;
-    size_t len;
-    size_t first, last; /* offsets of the first and last significant digit */
-    size_t count;       /* significant digits */
-    int64_t point;      /* saturated */
-} decimal;
+ * skipping its '.' (mcp__decimal, internal.h). */
+typedef mcp__decimal decimal;
 
 static int64_t sat_add(int64_t a, int64_t b)
 {
@@ -32,24 +26,47 @@ static int64_t sat_add(int64_t a, int64_t b)
     return a + b;
 }
 
-static void read_decimal(const mcp_json *v, decimal *d)
+/* One pass over the text: the bounds of a tool's numbers are checked on
+ * every call, this is most of the work of an exact comparison. */
+void mcp__decimal_read(const mcp_json *v, decimal *d)
 {
-    size_t len;
-    const char *t = mcp_json_number_text(v, &len);
+    const char *t = v->u.s;
+    size_t len = v->len;
     memset(d, 0, sizeof *d);
     d->text = t;
-    d->len = len;
-    size_t i = 0;
-    if (i < len && t[i] == '-') {
+    size_t k = 0;
+    if (k < len && t[k] == '-') {
         d->negative = true;
-        i++;
+        k++;
     }
-    size_t mant_end = i;
-    while (mant_end < len && t[mant_end] != 'e' && t[mant_end] != 'E')
-        mant_end++;
+    /* Digits before the '.' each count toward the point, zeros before the
+     * first significant digit against it. */
+    int64_t int_digits = 0, lead = 0;
+    size_t digits = 0; /* from the first significant one */
+    bool dot = false;
+    for (; k < len; k++) {
+        char ch = t[k];
+        if (ch == '.') {
+            dot = true;
+            continue;
+        }
+        if (ch == 'e' || ch == 'E')
+            break;
+        int_digits += !dot;
+        if (ch != '0') {
+            if (!digits)
+                d->first = (uint32_t)k;
+            d->last = (uint32_t)k;
+            d->count = (uint32_t)++digits;
+        } else if (digits) {
+            digits++;
+        } else {
+            lead++;
+        }
+    }
     int64_t exp = 0;
-    if (mant_end < len) {
-        size_t k = mant_end + 1;
+    if (k < len) {
+        k++;
         bool eneg = k < len && t[k] == '-';
         if (k < len && (t[k] == '-' || t[k] == '+'))
             k++;
@@ -58,35 +75,10 @@ static void read_decimal(const mcp_json *v, decimal *d)
         if (eneg)
             exp = -exp;
     }
-    /* Digits before the '.': each counts toward the point. */
-    int64_t int_digits = 0;
-    bool seen = false;
-    for (size_t k = i; k < mant_end; k++) {
-        if (t[k] == '.') {
-            seen = true;
-            continue;
-        }
-        if (!seen)
-            int_digits++;
-        if (t[k] != '0') {
-            if (!d->count)
-                d->first = k;
-            d->last = k;
-            d->count = 1; /* recounted below */
-        }
-    }
     if (!d->count) {
         d->negative = false; /* -0 is 0 */
         return;
     }
-    /* Leading zeros before the first significant digit shift the point. */
-    int64_t lead = 0;
-    for (size_t k = i; k < d->first; k++)
-        if (t[k] != '.')
-            lead++;
-    d->count = 0;
-    for (size_t k = d->first; k <= d->last; k++)
-        d->count += t[k] != '.';
     d->point = sat_add(int_digits - lead, exp);
 }
 
@@ -122,21 +114,47 @@ static int compare_magnitude(const decimal *a, const decimal *b)
     }
 }
 
-int mcp__decimal_compare(const mcp_json *a, const mcp_json *b)
+/* A number of the usual form (no exponent, at most 18 digits before its
+ * '.'), without reading it as a decimal: its integer part and where its
+ * fraction puts it from there (0: none; 1 above, -1 below, for a negative
+ * number). Against an integer b, these decide: a fraction cannot reach
+ * the next integer. False for another form. */
+bool mcp__decimal_whole(const mcp_json *v, int64_t *whole, int *fraction)
 {
-    decimal x, y;
-    read_decimal(a, &x);
-    read_decimal(b, &y);
-    if (x.negative != y.negative)
-        return x.negative ? -1 : 1;
-    int m = compare_magnitude(&x, &y);
-    return x.negative ? -m : m;
+    const char *t = v->u.s;
+    size_t len = v->len, k = 0;
+    bool negative = len && t[0] == '-';
+    k += negative;
+    int64_t i = 0;
+    size_t start = k;
+    for (; k < len && t[k] >= '0' && t[k] <= '9'; k++) {
+        if (k - start == 18)
+            return false;
+        i = i * 10 + (t[k] - '0');
+    }
+    bool nonzero = false;
+    if (k < len && t[k] == '.')
+        for (k++; k < len && t[k] >= '0' && t[k] <= '9'; k++)
+            nonzero |= t[k] != '0';
+    if (k < len)
+        return false; /* an exponent */
+    *whole = negative ? -i : i;
+    *fraction = !nonzero ? 0 : negative ? -1 : 1;
+    return true;
+}
+
+int mcp__decimal_cmp(const decimal *x, const decimal *y)
+{
+    if (x->negative != y->negative)
+        return x->negative ? -1 : 1;
+    int m = compare_magnitude(x, y);
+    return x->negative ? -m : m;
 }
 
 uint64_t mcp__decimal_hash(const mcp_json *v)
 {
     decimal d;
-    read_decimal(v, &d);
+    mcp__decimal_read(v, &d);
     uint64_t h = mcp__hash_u64((uint64_t)d.point ^ (d.negative ? 0x8000000000000000ull : 0));
     cursor c = {&d, d.first};
     for (int digit; d.count && (digit = next_digit(&c)) >= 0;)
@@ -144,11 +162,9 @@ uint64_t mcp__decimal_hash(const mcp_json *v)
     return h;
 }
 
-int mcp__decimal_multiple(const mcp_json *x, const mcp_json *m)
+int mcp__decimal_multiple(const decimal *x, const decimal *m)
 {
-    decimal a, b;
-    read_decimal(x, &a);
-    read_decimal(m, &b);
+    decimal a = *x, b = *m;
     if (!a.count)
         return 1; /* 0 is a multiple of anything */
     if (!b.count || b.count > 18)
@@ -181,6 +197,6 @@ int mcp__decimal_multiple(const mcp_json *x, const mcp_json *m)
 bool mcp__decimal_is_integer(const mcp_json *v)
 {
     decimal d;
-    read_decimal(v, &d);
+    mcp__decimal_read(v, &d);
     return !d.count || d.point >= (int64_t)d.count;
 }
