@@ -5,7 +5,10 @@
  * dependentSchemas, minContains/maxContains, unevaluatedProperties and
  * unevaluatedItems through applicators), the error's path and keyword,
  * refusals of bad schemas, remote references, a $ref loop, ECMA-262 `$`,
- * and that uniqueItems on a long array is not quadratic.
+ * and that uniqueItems on a long array is not quadratic. And that what
+ * makes validation fast changes no answer: patterns run without PCRE2
+ * agree with it, a schema compiled without the fast paths answers alike,
+ * and the step and depth bounds count exactly what they did.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "mcp/mcp.h"
+#include "schema/internal.h"
 
 static mcp_json_doc *parse(const char *text)
 {
@@ -439,6 +443,243 @@ static void the_dialect_comes_from_schema_or_option(void **state)
     mcp_schema_free(s);
 }
 
+
+/* The same schema compiled with and without the fast paths (patterns
+ * outside PCRE2, properties by hash, integer and whole-part comparisons)
+ * gives the same answer and the same error for each instance. */
+static void same_as_plain(const char *schema, const char *const *instances, size_t n)
+{
+    mcp_json_doc *d = parse(schema);
+    mcp_schema *fast = NULL, *plain = NULL;
+    assert_int_equal(mcp__schema_compile(mcp_json_doc_root(d), NULL, false, &fast, NULL, 0), MCP_OK);
+    assert_int_equal(mcp__schema_compile(mcp_json_doc_root(d), NULL, true, &plain, NULL, 0), MCP_OK);
+    mcp_json_doc_free(d);
+    for (size_t i = 0; i < n; i++) {
+        mcp_schema_error a, b;
+        int ra = run(fast, instances[i], &a), rb = run(plain, instances[i], &b);
+        if (ra != rb || memcmp(&a, &b, sizeof a) != 0)
+            fail_msg("%s on %s: %s %s '%s' (fast) vs %s %s '%s' (plain)", schema, instances[i],
+                     mcp_strerror(ra), a.keyword, a.instance_path, mcp_strerror(rb), b.keyword,
+                     b.instance_path);
+    }
+    mcp_schema_free(fast);
+    mcp_schema_free(plain);
+}
+
+static void fast_paths_answer_as_the_plain_ones(void **state)
+{
+    static const char *const numbers[] = {
+        "0", "1", "0.5", "0.75", "-0.5", "-0", "-0.0", "1.0", "1.5", "2", "100", "100.0000001",
+        "99.9999999", "1e2", "1E-2", "-1e400", "1e400", "9223372036854775807",
+        "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+        "123456789012345678.5", "1234567890123456789.5", "0.0001", "0.00015", "7", "-7", "21",
+        "-21", "4.2e1", "\"7\""};
+    same_as_plain("{\"minimum\":0,\"maximum\":100}", numbers, sizeof numbers / sizeof *numbers);
+    same_as_plain("{\"exclusiveMinimum\":-1,\"exclusiveMaximum\":1}", numbers,
+                  sizeof numbers / sizeof *numbers);
+    same_as_plain("{\"minimum\":0.5,\"maximum\":99.99999995}", numbers,
+                  sizeof numbers / sizeof *numbers);
+    same_as_plain("{\"maximum\":9223372036854775807,\"minimum\":-9223372036854775808}", numbers,
+                  sizeof numbers / sizeof *numbers);
+    same_as_plain("{\"multipleOf\":7}", numbers, sizeof numbers / sizeof *numbers);
+    same_as_plain("{\"multipleOf\":0.0001}", numbers, sizeof numbers / sizeof *numbers);
+    same_as_plain("{\"type\":\"integer\",\"multipleOf\":1e2}", numbers,
+                  sizeof numbers / sizeof *numbers);
+    static const char *const strings[] = {
+        "\"finance\"", "\"Finance\"", "\"\"", "\"de-DE\"", "\"de-de\"", "\"2025-09-10\"",
+        "\"2025-9-10\"", "\"https://x\"", "\"http://x\"", "\"a\\nb\"", "\"abc\\n\"",
+        "\"\\u00e9t\\u00e9\"", "\"caf\\u00e9\"", "\"a\\u0000b\"", "\"x-y_z.1\"", "\"a-\"", "\"-\"",
+        "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\""};
+    static const char *const patterns[] = {
+        "^[a-z]+$", "^[a-z]{2}-[A-Z]{2}$", "^https://", "^\\\\d{4}-\\\\d{2}-\\\\d{2}$", "[a-c]",
+        "^$", "", "^[\\\\w.-]*$", "b$", "^[a-z]{0,3}x?[a-f]*$", "^[ -~]{1,70}$", "a{2,}",
+        "^[^a]$", "^(a|b)+$", "^\\\\s*$", "^.$", "\\\\u00e9", "^[a-z]+?$", "^\\\\S+$"};
+    for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
+        char schema[200];
+        snprintf(schema, sizeof schema, "{\"pattern\":\"%s\"}", patterns[i]);
+        same_as_plain(schema, strings, sizeof strings / sizeof *strings);
+        snprintf(schema, sizeof schema, "{\"patternProperties\":{\"%s\":false}}", patterns[i]);
+        char objects[sizeof strings / sizeof *strings][120];
+        const char *list[sizeof strings / sizeof *strings];
+        for (size_t k = 0; k < sizeof strings / sizeof *strings; k++) {
+            snprintf(objects[k], sizeof objects[k], "{%s:1}", strings[k]);
+            list[k] = objects[k];
+        }
+        same_as_plain(schema, list, sizeof list / sizeof *list);
+    }
+    static const char *const objects[] = {
+        "{\"query\":\"q\",\"limit\":5}", "{\"limit\":5}", "{\"query\":1}",
+        "{\"query\":\"q\",\"extra\":true}", "{\"query\":\"q\",\"p7\":1,\"p8\":\"x\"}",
+        "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"query\":\"\"}",
+        "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"limit\":1}",
+        "{\"query\":\"q\",\"\":0}", "[]", "null"};
+    same_as_plain("{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},"
+                  "\"limit\":{\"type\":\"integer\",\"maximum\":10},\"p7\":{},\"p8\":{\"const\":\"x\"},"
+                  "\"a\":true,\"b\":true,\"c\":true,\"d\":true,\"e\":true,\"f\":true,\"g\":true,"
+                  "\"h\":true,\"i\":{\"minimum\":9}},\"required\":[\"query\"],"
+                  "\"additionalProperties\":false}",
+                  objects, sizeof objects / sizeof *objects);
+}
+
+/* 300 properties, and 100 whose names a hash of their ends cannot tell
+ * apart (the index then gives way to the binary search). */
+static void many_properties_are_found_by_name(void **state)
+{
+    char *schema = malloc(40000), *inst = malloc(20000);
+    for (int crowded = 0; crowded < 2; crowded++) {
+        size_t n = (size_t)sprintf(schema, "{\"properties\":{");
+        for (int i = 0; i < 300; i++)
+            n += (size_t)sprintf(schema + n, "%s\"%s%d%s\":{\"const\":%d}", i ? "," : "",
+                                 crowded ? "long-common-beginning-" : "p", i,
+                                 crowded ? "-and-the-same-long-end" : "", i);
+        strcpy(schema + n, "},\"additionalProperties\":false}");
+        mcp_schema *s = compile(schema);
+        n = (size_t)sprintf(inst, "{");
+        for (int i = 0; i < 300; i += 7)
+            n += (size_t)sprintf(inst + n, "%s\"%s%d%s\":%d", i ? "," : "",
+                                 crowded ? "long-common-beginning-" : "p", i,
+                                 crowded ? "-and-the-same-long-end" : "", i);
+        strcpy(inst + n, "}");
+        valid(s, inst);
+        strcpy(inst + n, ",\"p300\":300}");
+        invalid(s, inst, "/p300", "additionalProperties");
+        mcp_schema_free(s);
+        const char *const one[] = {inst};
+        same_as_plain(schema, one, 1);
+    }
+    free(schema);
+    free(inst);
+}
+
+/* Which patterns run without PCRE2, and that they answer as PCRE2 does. */
+static void simple_patterns_agree_with_pcre2(void **state)
+{
+    static const char *const simple[] = {
+        "^[a-z]+$", "^[a-z]{2}-[A-Z]{2}$", "^https://", "\\d{4}", "^[-\\w.+]{1,64}$", "a*b?c+$",
+        "", "^$", "x{0}y{0,}z{1,3}", "[\\-\\]\\\\]", "^[+-,]$", "\\.\\/\\(\\)"};
+    static const char *const not_simple[] = {
+        "(a)", "a|b", ".", "[^a]", "\\s", "\\S", "\\W", "\\D", "\\b", "\\u00e9", "\\x41", "a*?",
+        "a++", "[[:alpha:]]", "[a-\\d]", "[\\d-z]", "[a-b-c]", "a{,3}", "\\1", "^a^", "a$b", "\u00e9",
+        "a{1,300}", "[]a]", "\\v", "(?i)a", "[+--]"};
+    static const char *const subjects[] = {
+        "", "a", "abc", "ABC", "ab-CD", "https://x", "2025", "x.y+z", "-", "]", "\\", "abcc",
+        "\u00e9", "a\u00e9b", "./()", "zzz", "\n", "a\nb", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"};
+    mcp__arena arena;
+    mcp__arena_init(&arena, NULL, 4096);
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    for (size_t i = 0; i < sizeof simple / sizeof *simple + sizeof not_simple / sizeof *not_simple;
+         i++) {
+        bool is_simple = i < sizeof simple / sizeof *simple;
+        const char *p = is_simple ? simple[i] : not_simple[i - sizeof simple / sizeof *simple];
+        const mcp__pattern *fast = mcp__pattern_compile(&arena, p, strlen(p));
+        if ((fast != NULL) != is_simple)
+            fail_msg("/%s/ should %sbe run without PCRE2", p, is_simple ? "" : "not ");
+        if (!fast)
+            continue;
+        int code;
+        PCRE2_SIZE at;
+        pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+        pcre2_set_compile_extra_options(cc, PCRE2_EXTRA_ALT_BSUX);
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)p, strlen(p),
+                                       PCRE2_UTF | PCRE2_ALT_BSUX | PCRE2_DOLLAR_ENDONLY, &code,
+                                       &at, cc);
+        pcre2_compile_context_free(cc);
+        assert_non_null(re);
+        for (size_t k = 0; k < sizeof subjects / sizeof *subjects; k++) {
+            bool want = pcre2_match(re, (PCRE2_SPTR)subjects[k], strlen(subjects[k]), 0, 0, md,
+                                    NULL) >= 0;
+            if (mcp__pattern_match(fast, subjects[k], strlen(subjects[k])) != want)
+                fail_msg("/%s/ on \"%s\": PCRE2 says %d", p, subjects[k], want);
+        }
+        pcre2_code_free(re);
+    }
+    pcre2_match_data_free(md);
+    mcp__arena_release(&arena);
+    /* A pattern PCRE2 would give up on has an answer here. */
+    mcp_schema *s = compile("{\"pattern\":\"^a*a*a*a*a*a*a*a*a*a*a*a*$\"}");
+    char subject[4100] = "\"";
+    memset(subject + 1, 'a', 4000);
+    strcpy(subject + 4001, "b\"");
+    invalid(s, subject, "", "pattern");
+    mcp_schema_free(s);
+}
+
+/* The bounds count what they counted before the fast paths: a schema
+ * evaluated (not true or false), and a level for each schema that
+ * evaluates others. 7 steps here: the root, a, b, d, its $ref and the two
+ * items (c is true); depth 4: root, d, its $ref, an item. */
+static void steps_and_depth_are_counted_exactly(void **state)
+{
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},"
+                         "\"b\":{\"type\":\"integer\",\"minimum\":0},\"c\":true,"
+                         "\"d\":{\"$ref\":\"#/$defs/x\"}},"
+                         "\"$defs\":{\"x\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}";
+    const char *inst = "{\"a\":\"x\",\"b\":1,\"c\":5,\"d\":[\"p\",\"q\"]}";
+    mcp_json_doc *d = parse(schema);
+    for (int k = 0; k < 4; k++) {
+        mcp_schema_options o = {.size = sizeof o};
+        if (k < 2)
+            o.max_steps = 7 - (uint64_t)k;
+        else
+            o.max_depth = 4 - (unsigned)(k - 2);
+        mcp_schema *s = NULL;
+        assert_int_equal(mcp_schema_compile(mcp_json_doc_root(d), &o, &s, NULL, 0), MCP_OK);
+        mcp_schema_error err;
+        assert_int_equal(run(s, inst, &err), k % 2 ? MCP_ERR_LIMIT : MCP_OK);
+        mcp_schema_free(s);
+    }
+    mcp_json_doc_free(d);
+}
+
+/* The path of a failure is written only when there is one: through
+ * members and items, past a branch of anyOf that failed first, and cut
+ * with "..." past 64 levels. */
+static void the_path_is_that_of_the_failure(void **state)
+{
+    mcp_schema *s = compile("{\"properties\":{\"a\":{\"anyOf\":[{\"items\":{\"properties\":"
+                            "{\"b\":{\"type\":\"string\"}}}},{\"type\":\"array\"}]},"
+                            "\"c\":{\"items\":{\"properties\":{\"d/e\":{\"maximum\":1}}}}}}");
+    invalid(s, "{\"a\":[{\"b\":1}],\"c\":[{},{\"d/e\":2}]}", "/c/1/d~1e", "maximum");
+    mcp_schema_free(s);
+    s = compile("{\"items\":{\"$ref\":\"#\"},\"type\":\"array\",\"maxItems\":1}");
+    char deep[400];
+    memset(deep, '[', 70);
+    memcpy(deep + 70, "1,2", 3);
+    memset(deep + 73, ']', 70);
+    deep[143] = '\0';
+    mcp_schema_error err;
+    assert_int_equal(run(s, deep, &err), MCP_ERR_SCHEMA_MISMATCH);
+    assert_string_equal(err.keyword, "maxItems");
+    assert_int_equal(strlen(err.instance_path), 64 * 2 + 3);
+    assert_non_null(strstr(err.instance_path, "/0/0/0..."));
+    mcp_schema_free(s);
+    /* propertyNames names the member, and needs no memory of its own */
+    s = compile("{\"propertyNames\":{\"maxLength\":3}}");
+    valid(s, "{\"abc\":1}");
+    invalid(s, "{\"abc\":1,\"abcd\":2}", "/abcd", "maxLength");
+    mcp_schema_free(s);
+}
+
+/* unevaluatedProperties over more members than fit the record kept
+ * without allocating (128). */
+static void unevaluated_over_many_members(void **state)
+{
+    char *inst = malloc(8000);
+    size_t n = (size_t)sprintf(inst, "{");
+    for (int i = 0; i < 300; i++)
+        n += (size_t)sprintf(inst + n, "%s\"k%d\":%d", i ? "," : "", i, i);
+    strcpy(inst + n, "}");
+    mcp_schema *s = compile("{\"anyOf\":[{\"patternProperties\":{\"^k[0-9]$\":true}},"
+                            "{\"patternProperties\":{\"^k[0-9]{3}$\":true}}],"
+                            "\"properties\":{\"k42\":true},\"unevaluatedProperties\":false}");
+    invalid(s, inst, "/k10", "unevaluatedProperties");
+    mcp_schema_free(s);
+    s = compile("{\"allOf\":[{\"patternProperties\":{\"^k\":true}}],\"unevaluatedProperties\":false}");
+    valid(s, inst);
+    mcp_schema_free(s);
+    free(inst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +703,12 @@ int main(void)
         cmocka_unit_test(messages_are_cut_between_characters),
         cmocka_unit_test(wrongly_typed_or_unsupported_keywords_are_refused),
         cmocka_unit_test(a_schema_too_large_to_compile_is_a_limit),
+        cmocka_unit_test(fast_paths_answer_as_the_plain_ones),
+        cmocka_unit_test(many_properties_are_found_by_name),
+        cmocka_unit_test(simple_patterns_agree_with_pcre2),
+        cmocka_unit_test(steps_and_depth_are_counted_exactly),
+        cmocka_unit_test(the_path_is_that_of_the_failure),
+        cmocka_unit_test(unevaluated_over_many_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
