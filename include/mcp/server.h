@@ -583,7 +583,10 @@ typedef struct mcp_ask_answer {
  * Returns MCP_OK (answer->result set), MCP_ERR_REMOTE (answer->error_*
  * set), MCP_ERR_PROTOCOL or MCP_ERR_SCHEMA_MISMATCH (answer->error_message
  * set), MCP_ERR_INPUT_REQUIRED, MCP_ERR_CANCELLED, MCP_ERR_TIMED_OUT,
- * MCP_ERR_CLOSED (the connection ended), MCP_ERR_STATE (the client did not
+ * MCP_ERR_CLOSED (the connection ended), MCP_ERR_BUSY (nothing asked: 64
+ * calls of this connection, or 240 of the whole server, wait on their
+ * clients already; a waiting call does not hold a worker thread, an extra
+ * one stands in), MCP_ERR_STATE (the client did not
  * declare the capability the method needs: sampling, elicitation (with url
  * for an elicitation of mode "url") or roots; called on the loop thread;
  * or in completion/complete), MCP_ERR_INVALID_ARG (another method; params

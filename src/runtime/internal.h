@@ -43,12 +43,17 @@ void mcp__pool_stop(mcp__pool *p);
 void mcp__pool_join(mcp__pool *p);
 /* Jobs queued or running. Any thread. */
 size_t mcp__pool_busy(mcp__pool *p);
-/* The most extra threads a pool starts while workers wait (see pool.c). */
+/* The most extra threads a pool starts while workers wait (see pool.c),
+ * and the most waits at once: fewer, so that extras remain for the jobs
+ * queued meanwhile. */
 #define MCP__POOL_MAX_EXTRA 256u
+#define MCP__POOL_MAX_WAITING 240u
 /* A job's thread is about to wait for something outside the pool (the
  * client), for long maybe, and then is done waiting: while it waits, a job
- * that finds no free worker gets an extra thread. Any thread; paired. */
-void mcp__pool_wait_begin(mcp__pool *p);
+ * that finds no free worker gets an extra thread. false (and no wait
+ * counted: do not wait then) when MCP__POOL_MAX_WAITING threads wait
+ * already. Any thread; each true begin paired with an end. */
+bool mcp__pool_wait_begin(mcp__pool *p);
 void mcp__pool_wait_end(mcp__pool *p);
 
 /* Posting to the loop thread -------------------------------------------------- */

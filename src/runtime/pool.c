@@ -68,12 +68,17 @@ static void *extra_worker(void *arg)
     return NULL;
 }
 
-void mcp__pool_wait_begin(mcp__pool *p)
+bool mcp__pool_wait_begin(mcp__pool *p)
 {
     pthread_mutex_lock(&p->mu);
-    p->waiting++;
-    compensate(p);
+    /* Room is kept: waits beyond it would leave queued jobs no thread. */
+    bool ok = p->waiting < MCP__POOL_MAX_WAITING;
+    if (ok) {
+        p->waiting++;
+        compensate(p);
+    }
     pthread_mutex_unlock(&p->mu);
+    return ok;
 }
 
 void mcp__pool_wait_end(mcp__pool *p)

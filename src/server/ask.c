@@ -14,6 +14,9 @@
 
 #include "server/internal.h"
 
+/* How many of one connection's calls may wait on its client at once. */
+#define MAX_ASKS_PER_CONN 64
+
 typedef struct ask {
     mcp__post post; /* first: posted to the loop to be sent */
     atomic_uint refs; /* the asker's and the loop's */
@@ -24,6 +27,7 @@ typedef struct ask {
     mcp_handle handle; /* loop thread: the request once sent */
     struct ask *next;  /* loop thread: the call's asks in flight */
     const char *cancel_reason; /* loop: why the call cancelled it */
+    bool finished;             /* loop: finish ran (it runs once) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool done;
@@ -47,6 +51,11 @@ static void ask_unref(ask *a)
  * reference goes. */
 static void finish(ask *a, int outcome)
 {
+    /* Once: a send that fails closes the session, whose ending may reach
+     * this ask (asks_cancel) before the send returns its error. */
+    if (a->finished)
+        return;
+    a->finished = true;
     mcp__request *r = a->req;
     pthread_mutex_lock(&a->mu);
     a->outcome = outcome;
@@ -321,6 +330,18 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         mcp_schema_free(form);
         return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc != MCP_OK ? rc : MCP_ERR_NOMEM;
     }
+    /* Waiting on the client is no work: the pool runs others meanwhile,
+     * within bounds: one client may keep MAX_ASKS_PER_CONN calls waiting,
+     * all clients together what the pool can stand in for. */
+    if (atomic_fetch_add(&r->conn->asks_waiting, 1) >= MAX_ASKS_PER_CONN ||
+        (c->pool && !mcp__pool_wait_begin(c->pool))) {
+        atomic_fetch_sub(&r->conn->asks_waiting, 1);
+        free(a->method);
+        mcp_buf_free(&text);
+        free(a);
+        mcp_schema_free(form);
+        return MCP_ERR_BUSY;
+    }
     atomic_init(&a->refs, 2);
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
@@ -334,17 +355,18 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         ask_unref(a);
         ask_unref(a);
         mcp_schema_free(form);
+        if (c->pool)
+            mcp__pool_wait_end(c->pool);
+        atomic_fetch_sub(&r->conn->asks_waiting, 1);
         return MCP_ERR_CLOSED;
     }
-    /* Waiting on the client is no work: the pool runs others meanwhile. */
-    if (c->pool)
-        mcp__pool_wait_begin(c->pool);
     pthread_mutex_lock(&a->mu);
     while (!a->done)
         pthread_cond_wait(&a->cv, &a->mu);
     pthread_mutex_unlock(&a->mu);
     if (c->pool)
         mcp__pool_wait_end(c->pool);
+    atomic_fetch_sub(&r->conn->asks_waiting, 1);
     rc = a->outcome;
     *answer = a->answer;
     memset(&a->answer, 0, sizeof a->answer);

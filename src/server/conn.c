@@ -107,6 +107,7 @@ int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
         return MCP_ERR_NOMEM;
     c->server = s;
     atomic_init(&c->refs, 1); /* the server's */
+    atomic_init(&c->asks_waiting, 0);
     mcp_session_options so = {
         .size = sizeof so,
         .role = MCP_ROLE_SERVER,

@@ -250,6 +250,7 @@ struct conn {
     mcp__driver driver;
     conn *next, *prev; /* the server's connections */
     mcp__map requests; /* handle -> mcp__request, loop thread */
+    atomic_uint asks_waiting; /* its calls waiting on the client (ask.c) */
     struct subscription **subscriptions; /* legacy resources/subscribe (resources.c),
                                             loop thread */
     size_t nsubscriptions;

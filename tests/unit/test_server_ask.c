@@ -484,6 +484,22 @@ static void asks_waiting_do_not_starve_other_calls(void **state)
     assert_int_equal(atomic_load(&asks_done), 3);
 }
 
+/* One client may keep 64 calls waiting on it; the next is not asked. */
+static void one_client_keeps_at_most_64_calls_waiting(void **state)
+{
+    harness h;
+    harness_start(&h, new_server_with(2), "2025-11-25", CAPS, NULL);
+    for (int i = 0; i < 64; i++) {
+        harness_send_req(&h, 100 + i, "tools/call", "\"name\":\"sample\"");
+        free(wire_expect(&h.w, "sampling/createMessage"));
+    }
+    harness_expect_in(harness_req(&h, 200, "tools/call", "\"name\":\"sample\""),
+                      "\"isError\":true");
+    assert_int_equal(atomic_load(&ask_outcome), MCP_ERR_BUSY);
+    harness_stop(&h);
+    assert_int_equal(atomic_load(&asks_done), 65);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +513,7 @@ int main(void)
         cmocka_unit_test(answers_are_checked_before_the_handler_sees_them),
         cmocka_unit_test(a_state_keeps_only_the_answers_taken),
         cmocka_unit_test(asks_waiting_do_not_starve_other_calls),
+        cmocka_unit_test(one_client_keeps_at_most_64_calls_waiting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

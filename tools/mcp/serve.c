@@ -447,7 +447,9 @@ static bool ask_ended(mcp_call *call, int rc, const mcp_ask_answer *a)
                  a->error_message);
     else
         snprintf(why, sizeof why, "%s: cannot ask the client: %s", mcp_call_tool_name(call),
-                 rc == MCP_ERR_STATE ? "it did not declare that it can answer" : mcp_strerror(rc));
+                 rc == MCP_ERR_STATE ? "it did not declare that it can answer (or its protocol "
+                                       "revision has no such request)"
+                                     : mcp_strerror(rc));
     mcp_call_reply_tool_error(call, why);
     return true;
 }
