@@ -353,10 +353,11 @@ int cli_call(int argc, char **argv)
     cli_disconnect(st.client);
     mcp_client_call_result_release(&st.result);
     /* A question thread may still be between its answer and its end (the
-     * answer went out, or was dropped with the connection): it uses none
-     * of these once the client is freed but the asker's counter, which
-     * lives in st: give it the moment it needs. */
-    for (int i = 0; i < 100 && atomic_load(&st.asker.open) > 0; i++)
+     * answer went out, or was dropped with the connection; a sampling
+     * command being stopped: TERM, then KILL after 2 s): it uses none of
+     * these once the client is freed but the asker's counter, which lives
+     * in st: give it the time it needs, so no command outlives us. */
+    for (int i = 0; i < 300 && atomic_load(&st.asker.open) > 0; i++)
         usleep(10000);
     free(st.server_name);
     free(safe_tool);
