@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mcp call answering the server's questions (mcp serve's confirm, an
+# elicitation, and summarize, a sampling), in both eras: declined with a
+# message when nobody can answer (no terminal, no --sampling-command);
+# --sampling-command answering with text or a result, failing, killed when
+# the call is cancelled; a form filled in on a terminal (pty_run.py), a bad
+# value asked again, Ctrl-C cancelling the call while it is open.
+# $1: the mcp binary. $MCP_WRAP runs each mcp call under a checker.
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+PTY="$(dirname "$0")/pty_run.py"
+
+for v in 2025-11-25 2026-07-28; do
+    # No terminal: the form is declined, and said so.
+    expect_exit 0 "form without a terminal ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        confirm '{"question":"Deploy?"}' -- "$MCP" serve </dev/null
+    contains "$WORK/out" "decline" "the tool got the decline ($v)"
+    contains "$WORK/err" 'mcp: "mcp serve" asks (confirm): Deploy?' "the question is shown ($v)"
+    contains "$WORK/err" "declined: nobody can answer, stdin or stderr is not a terminal" \
+        "the decline is explained ($v)"
+
+    # Sampling without a command: declined, naming the option.
+    expect_exit 1 "sampling without a command ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        summarize '{"text":"a long text"}' -- "$MCP" serve </dev/null
+    contains "$WORK/err" "asks (summarize) for a model's answer (sampling)" "sampling shown ($v)"
+    contains "$WORK/err" "declined: no model here; --sampling-command CMD names a command" \
+        "the option is named ($v)"
+    if [ $v = 2026-07-28 ]; then
+        contains "$WORK/err" 'the call was abandoned: the question "summary" (sampling/createMessage) was answered with error -1: The user declined' \
+            "2026-07-28 cannot send the error: the call ends"
+    else
+        contains "$WORK/out" "The user declined" "the tool got the error (2025)"
+    fi
+
+    # A command answering with text: it got the request, one line of JSON.
+    expect_exit 0 "sampling command, text ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        --sampling-command 'read -r line; case "$line" in "{\"method\":\"sampling/createMessage\",\"params\":{"*"a long text"*) echo "short text";; *) echo "unexpected: $line";; esac' \
+        summarize '{"text":"a long text"}' -- "$MCP" serve </dev/null
+    [ "$(cat "$WORK/out")" = "short text" ] || { cat "$WORK/out"; fail "the command's text is the answer ($v)"; }
+
+    # ... with a CreateMessageResult.
+    expect_exit 0 "sampling command, a result ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        --sampling-command 'cat >/dev/null; echo "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"from JSON\"},\"model\":\"m\"}"' \
+        summarize '{"text":"t"}' -- "$MCP" serve </dev/null
+    [ "$(cat "$WORK/out")" = "from JSON" ] || { cat "$WORK/out"; fail "the command's result is the answer ($v)"; }
+
+    # ... failing, or answering what is not a result.
+    expect_exit 1 "sampling command failing ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        --sampling-command 'exit 3' summarize '{"text":"t"}' -- "$MCP" serve </dev/null
+    contains "$WORK/err" "mcp: the sampling command failed (exit status 3)" "the failure is said ($v)"
+    expect_exit 1 "sampling command, not a result ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        --sampling-command 'echo "{\"text\":\"no role\"}"' summarize '{"text":"t"}' -- "$MCP" serve </dev/null
+    contains "$WORK/err" "the sampling command's answer cannot be used: a sampling answer needs \"role\"" \
+        "a result of another shape is refused ($v)"
+
+    # The call cancelled while the command runs: the command is killed.
+    rm -f "$WORK/pid"
+    expect_exit 130 "sampling command, call cancelled ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        --cancel-after 1 --sampling-command "echo \$\$ > '$WORK/pid'; exec sleep 30" \
+        summarize '{"text":"t"}' -- "$MCP" serve </dev/null
+    [ -s "$WORK/pid" ] || fail "the sampling command ran ($v)"
+    pid=$(cat "$WORK/pid")
+    i=0
+    while running "$pid"; do
+        i=$((i + 1))
+        [ $i -le 60 ] || fail "the sampling command $pid was left running ($v)"
+        sleep 0.05
+    done
+    echo "ok: the sampling command was killed ($v)"
+done
+
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skipped: the terminal half (no python3)"
+    exit 0
+fi
+for v in 2025-11-25 2026-07-28; do
+    # On a terminal: a bad value is asked again, then the form is accepted.
+    expect_exit 0 "form on a terminal ($v)" -- python3 "$PTY" \
+        '[["Go ahead * [y/n]", "maybe\n"], ["answer y or n", "y\n"], ["send it?", "a\n"]]' \
+        -- $MCP_WRAP "$MCP" call --protocol $v confirm '{"question":"Deploy?"}' -- "$MCP" serve
+    contains "$WORK/out" '"mcp serve" asks (confirm):' "the form is introduced ($v)"
+    contains "$WORK/out" "Deploy?" "the message is shown ($v)"
+    contains "$WORK/out" 'answer: {"ok":true}' "the answer is reviewed ($v)"
+    contains "$WORK/out" "confirmed" "the tool got it ($v)"
+    lacks "$WORK/out" "pty_run: never saw" "every prompt came ($v)"
+    # Declined on the review.
+    expect_exit 0 "form declined on a terminal ($v)" -- python3 "$PTY" \
+        '[["[y/n]", "n\n"], ["send it?", "d\n"]]' \
+        -- $MCP_WRAP "$MCP" call --protocol $v confirm -- "$MCP" serve
+    contains "$WORK/out" "decline" "the tool got the decline ($v)"
+    # Ctrl-C while the form is open cancels the call; the form stops.
+    expect_exit 130 "Ctrl-C in the form ($v)" -- python3 "$PTY" '[["[y/n]", "\u0003"]]' \
+        -- $MCP_WRAP "$MCP" call --protocol $v confirm -- "$MCP" serve
+    contains "$WORK/out" "cancelling confirm" "the call is cancelled ($v)"
+    contains "$WORK/out" "(withdrawn: cancelled by user)" "the form says why it stopped ($v)"
+done
