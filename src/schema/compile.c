@@ -477,6 +477,29 @@ static void index_properties(compiler *c, object_rules *o)
     }
 }
 
+/* next_declared and first_declared (internal.h). */
+static void declared_order(compiler *c, object_rules *o)
+{
+    size_t n = o->property_count;
+    if (c->plain || n < 2)
+        return;
+    uint32_t *at = malloc(n * sizeof *at); /* declared place -> sorted index */
+    o->next_declared = zalloc(c, n * sizeof *o->next_declared);
+    if (!at || !o->next_declared) {
+        free(at);
+        o->next_declared = NULL;
+        return; /* not tried: the answer is the same */
+    }
+    for (size_t i = 0; i < n; i++)
+        at[o->properties[i].declared] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = o->properties[i].declared;
+        o->next_declared[i] = d + 1 < n ? at[d + 1] : (uint32_t)n;
+    }
+    o->first_declared = at[0];
+    free(at);
+}
+
 /* Which property each required name is: a validator that looked up every
  * member's property then knows which are there without looking again.
  * Only for up to 64 properties (a bit each). */
@@ -509,14 +532,17 @@ static bool compile_maps(compiler *c, object_rules *o, const mcp_json *j, const 
     for (size_t i = 0; i < np && o->properties; i++) {
         named_node *p = &o->properties[i];
         const mcp_json *v = mcp_json_object_at(props, i, &p->name, &p->len);
+        p->declared = (uint32_t)i;
         if (!(p->schema = compile(c, v, base, depth + 1)))
             return false;
         o->property_count++;
     }
     if (o->property_count > 1)
         qsort(o->properties, o->property_count, sizeof *o->properties, by_length_then_bytes);
-    if (c->rc == MCP_OK)
+    if (c->rc == MCP_OK) {
         index_properties(c, o);
+        declared_order(c, o);
+    }
     const mcp_json *pats = mcp_json_object_get(j, "patternProperties");
     size_t nq = mcp_json_object_size(pats);
     static const char *const maps[] = {"patternProperties", "dependentSchemas",
@@ -798,12 +824,15 @@ static bool compile_keywords(compiler *c, node *n, groups *g, const mcp_json *j,
         n->apply = keep(c, app, sizeof *app);
     if (c->rc != MCP_OK)
         return false;
-    n->leaf = !(n->ref_uri || n->annotations || n->apply || n->const_value || n->enum_values);
-    if (!n->leaf)
+    unsigned has = (n->number ? 1u << MCP_JSON_NUMBER : 0) |
+                   (n->string ? 1u << MCP_JSON_STRING : 0) |
+                   (n->array ? 1u << MCP_JSON_ARRAY : 0) | (n->object ? 1u << MCP_JSON_OBJECT : 0);
+    if (n->ref_uri || n->annotations || n->apply || n->const_value || n->enum_values) {
         n->more = ~0u;
-    else
-        n->more = (n->number ? 1u << MCP_JSON_NUMBER : 0) | (n->string ? 1u << MCP_JSON_STRING : 0) |
-                  (n->array ? 1u << MCP_JSON_ARRAY : 0) | (n->object ? 1u << MCP_JSON_OBJECT : 0);
+    } else {
+        n->more = has;
+        n->direct = has;
+    }
     return true;
 }
 

@@ -71,6 +71,7 @@ typedef struct named_node { /* properties, dependentSchemas */
     const char *name;
     size_t len;
     node *schema;
+    uint32_t declared; /* its place in the schema's object */
 } named_node;
 
 typedef struct pattern_node { /* patternProperties */
@@ -153,6 +154,13 @@ typedef struct object_rules {
     size_t property_count;
     prop_slot *slots;       /* NULL: search properties */
     uint32_t bucket_mask;
+    /* Members come in the order the schema declares its properties, most
+     * often (the instance made from the schema): the property declared
+     * after the one a member was is tried first for the next member.
+     * next_declared[i] is the index of the property declared after
+     * properties[i] (property_count after the last); NULL: not tried. */
+    uint32_t *next_declared;
+    uint32_t first_declared;
     pattern_node *pattern_properties;
     size_t pattern_count;
     node *additional_properties, *property_names;
@@ -175,8 +183,9 @@ struct node {
     unsigned types;       /* 0: any */
     unsigned more;        /* bit t (an mcp_json_type): an instance of type t
                              needs more than the type keyword checked */
-    bool leaf;            /* none of $ref, applicators, unevaluated*,
-                             const, enum: what is more is one group */
+    unsigned direct;      /* bit t: for an instance of type t, only the
+                             type and that type's group of keywords (no
+                             $ref, applicators, unevaluated*, const, enum) */
     const mcp_json *const_value, *enum_values;
     node *ref;            /* resolved */
     const char *ref_uri;  /* absolute, to resolve once all is compiled */

@@ -58,6 +58,10 @@ struct mcp__pattern {
     unsigned prefix;
     uint64_t after_prefix;
     bool tail;
+    /* The first `literal` positions of the prefix hold one byte each
+     * (^https://): compared as bytes. */
+    unsigned literal;
+    char bytes[16];
 };
 
 /* Parsing ------------------------------------------------------------------ */
@@ -341,6 +345,14 @@ const mcp__pattern *mcp__pattern_compile(mcp__arena *arena, const char *src, siz
             if (re->words == 1) {
                 while (re->prefix < re->count && b->kinds[re->prefix] == ONE)
                     re->prefix++;
+                while (anchored_start && re->literal < re->prefix && re->literal < 16 &&
+                       (b->sets[re->literal][0] | b->sets[re->literal][1]) != 0) {
+                    const uint64_t *set = b->sets[re->literal];
+                    unsigned w = set[0] ? 0 : 1;
+                    if (set[w] & (set[w] - 1) || set[w ^ 1])
+                        break; /* more than one byte */
+                    re->bytes[re->literal++] = (char)(w * 64 + (unsigned)__builtin_ctzll(set[w]));
+                }
                 bit_set(&re->after_prefix, re->prefix);
                 closure(re, &re->after_prefix);
                 re->tail = anchored_end && re->count && b->kinds[re->count - 1] == STAR &&
@@ -380,9 +392,9 @@ static bool match1(const mcp__pattern *p, const unsigned char *s, size_t len)
     uint64_t state = p->start[0], accept = 1ull << p->count;
     size_t i = 0;
     if (p->anchored_start) {
-        if (len < p->prefix)
+        if (len < p->prefix || memcmp(s, p->bytes, p->literal) != 0)
             return false;
-        for (; i < p->prefix; i++)
+        for (i = p->literal; i < p->prefix; i++)
             if (!(holders(p, s[i]) >> i & 1))
                 return false;
         state = p->after_prefix;

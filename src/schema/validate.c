@@ -184,7 +184,8 @@ static bool marked(const eval *e, size_t i)
 
 /* Keywords --------------------------------------------------------------------- */
 
-static inline bool check(vctx *v, const node *n, const mcp_json *inst, eval *ev);
+static inline __attribute__((always_inline)) bool check(vctx *v, const node *n,
+                                                        const mcp_json *inst, eval *ev);
 
 static const char *type_name(const mcp_json *inst)
 {
@@ -422,7 +423,7 @@ static inline __attribute__((always_inline)) bool check_string(vctx *v, const st
                           (long long)r->max_length);
     }
     if (r->pattern_source) {
-        int m = match(v, r->fast, r->pattern, s, len);
+        int m = r->fast ? mcp__pattern_match(r->fast, s, len) : match(v, NULL, r->pattern, s, len);
         if (m < 0) { /* unknown: neither a match nor none, whatever encloses it */
             v->rc = MCP_ERR_LIMIT;
             v->quiet = 0;
@@ -603,13 +604,36 @@ property_of(const object_rules *r, const char *key, size_t len)
     return NULL;
 }
 
+/* The property of the member key: first the one *guess says (declared
+ * after the last found: object_rules.next_declared), else by name. */
+static inline __attribute__((always_inline)) const named_node *
+lookup(const object_rules *r, const char *key, size_t len, uint32_t *guess)
+{
+    const named_node *p;
+    if (r->next_declared) {
+        uint32_t g = *guess;
+        if (g < r->property_count) {
+            p = &r->properties[g];
+            if (p->len == len && same_bytes(p->name, key, len)) {
+                *guess = r->next_declared[g];
+                return p;
+            }
+        }
+        p = property_of(r, key, len);
+        if (p)
+            *guess = r->next_declared[p - r->properties];
+        return p;
+    }
+    return r->property_count ? property_of(r, key, len) : NULL;
+}
+
 /* Whether the object has the member: by its hash index when it has one
  * (more than 8 members), else by a look at each from *from on (and then
  * from the start): names asked for in the order the object has them
  * (required names often are) are found at the first look. */
-__attribute__((noinline)) static bool find_member_anywhere(const mcp_json *inst,
-                                                           const char *key, size_t len,
-                                                           size_t *from)
+static inline __attribute__((always_inline)) bool find_member(const mcp_json *inst,
+                                                              const char *key, size_t len,
+                                                              size_t *from)
 {
     if (inst->index_size)
         return mcp__object_find(inst, key, len) >= 0;
@@ -622,16 +646,6 @@ __attribute__((noinline)) static bool find_member_anywhere(const mcp_json *inst,
             return true;
         }
     return false;
-}
-
-static inline bool find_member(const mcp_json *inst, const char *key, size_t len, size_t *from)
-{
-    const struct mcp_json_member *m = inst->u.members + *from;
-    if (!inst->index_size && *from < inst->len && m->key_len == len && same_bytes(m->key, key, len)) {
-        ++*from;
-        return true;
-    }
-    return find_member_anywhere(inst, key, len, from);
 }
 
 static bool has_member(const mcp_json *inst, const char *key, size_t len)
@@ -673,11 +687,10 @@ static bool check_members(vctx *v, const object_rules *r, const mcp_json *inst,
 {
     const struct mcp_json_member *members = inst->u.members;
     const node *additional = r->additional_properties;
+    uint32_t guess = r->first_declared;
     for (size_t i = 0; i < inst->len; i++) {
         const struct mcp_json_member *m = &members[i];
-        const named_node *p = found            ? found[i]
-                              : r->property_count ? property_of(r, m->key, m->key_len)
-                                                  : NULL;
+        const named_node *p = found ? found[i] : lookup(r, m->key, m->key_len, &guess);
         const node *schema = p ? p->schema : additional;
         if (!schema)
             continue;
@@ -713,9 +726,10 @@ __attribute__((noinline)) static bool check_object(vctx *v, const object_rules *
      * cost more, most of all in a oneOf branch that fails at its first.) */
     const named_node *found_here[FOUND_MAX], *const *found = NULL;
     uint64_t present = 0;
+    uint32_t guess = r->first_declared;
     if (r->required_property && inst->index_size && size <= FOUND_MAX) {
         for (size_t i = 0; i < size; i++) {
-            const named_node *p = property_of(r, members[i].key, members[i].key_len);
+            const named_node *p = lookup(r, members[i].key, members[i].key_len, &guess);
             found_here[i] = p;
             if (p)
                 present |= 1ull << (p - r->properties);
@@ -754,10 +768,7 @@ __attribute__((noinline)) static bool check_object(vctx *v, const object_rules *
             v->path_len++;
             if (r->property_names)
                 ok = check_name(v, r->property_names, key, len);
-            const named_node *p = !ok                ? NULL
-                                  : found            ? found[i]
-                                  : r->property_count ? property_of(r, key, len)
-                                                      : NULL;
+            const named_node *p = !ok ? NULL : found ? found[i] : lookup(r, key, len, &guess);
             if (p) {
                 matched = true;
                 ok = check(v, p->schema, value, NULL);
@@ -919,8 +930,8 @@ static bool check_unevaluated(vctx *v, const node *n, const mcp_json *inst, eval
 
 /* The keywords of n other than $ref and the applicators: type, const,
  * enum, and the group for the instance's type (the only one looked at). */
-static inline __attribute__((always_inline)) bool check_own(vctx *v, const node *n,
-                                                            const mcp_json *inst, eval *ev)
+static inline __attribute__((always_inline)) bool check_value(vctx *v, const node *n,
+                                                              const mcp_json *inst)
 {
     if (!check_type(v, n, inst))
         return false;
@@ -935,6 +946,14 @@ static inline __attribute__((always_inline)) bool check_own(vctx *v, const node 
             return report(v, "enum", "must be one of the %zu values of enum",
                           (size_t)values->len);
     }
+    return true;
+}
+
+static inline __attribute__((always_inline)) bool check_own(vctx *v, const node *n,
+                                                            const mcp_json *inst, eval *ev)
+{
+    if (!check_value(v, n, inst))
+        return false;
     switch (inst->type) {
     case MCP_JSON_NUMBER: return !n->number || check_number(v, n->number, inst);
     case MCP_JSON_STRING: return !n->string || check_string(v, n->string, inst);
@@ -985,7 +1004,7 @@ __attribute__((noinline)) static bool check_more(vctx *v, const node *n, const m
     return ok && v->rc == MCP_OK;
 }
 
-/* A leaf's string or number (check()). */
+/* A leaf's string or number, when it has no const or enum (check()). */
 __attribute__((noinline)) static bool check_string_leaf(vctx *v, const string_rules *r,
                                                         const mcp_json *inst)
 {
@@ -1033,11 +1052,21 @@ static inline bool check(vctx *v, const node *n, const mcp_json *inst, eval *ev)
     unsigned t = inst->type;
     if (!(n->more >> t & 1))
         return check_type(v, n, inst);
-    if (n->leaf && t == MCP_JSON_STRING) /* evaluates nothing further: no depth */
-        return check_type(v, n, inst) && check_string_leaf(v, n->string, inst);
-    if (n->leaf && t == MCP_JSON_NUMBER)
-        return check_type(v, n, inst) && check_number_leaf(v, n->number, inst);
-    return check_more(v, n, inst, ev);
+    if (!(n->direct >> t & 1))
+        return check_more(v, n, inst, ev);
+    if (!check_type(v, n, inst))
+        return false;
+    switch (t) { /* a string or number evaluates nothing more: no depth */
+    case MCP_JSON_STRING: return check_string_leaf(v, n->string, inst);
+    case MCP_JSON_NUMBER: return check_number_leaf(v, n->number, inst);
+    default: {
+        v->depth++; /* what its members or items are checked against */
+        bool ok = t == MCP_JSON_OBJECT ? check_object(v, n->object, inst, ev)
+                                       : check_array(v, n->array, inst, ev);
+        v->depth--;
+        return ok && v->rc == MCP_OK;
+    }
+    }
 }
 
 int mcp_schema_validate(const mcp_schema *s, const mcp_json *instance, mcp_schema_error *err)
