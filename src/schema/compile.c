@@ -808,16 +808,30 @@ static bool compile_keywords(compiler *c, node *n, groups *g, const mcp_json *j,
         return false;
     /* Only the groups with a keyword are kept: the validator looks at no
      * other, and a node takes the memory of those it has. */
+    num->ints = !c->plain && !(num->has & ~(N_MIN | N_MAX)) &&
+                (!(num->has & N_MIN) || num->min.exact) && (!(num->has & N_MAX) || num->max.exact);
     if (num->has)
         n->number = keep(c, num, sizeof *num);
+    str->min_bytes = UINT64_MAX; /* no length passes at once: the rules decide */
+    str->max_bytes = 0;
+    if (!c->plain && !str->pattern_source) {
+        /* 4 bytes at most a character: min_length characters need at
+         * least 4 * min_length bytes to be sure of; max_length characters
+         * fit max_length bytes */
+        str->min_bytes = str->min_length < 0 ? 0
+                         : (uint64_t)str->min_length > UINT64_MAX / 4 ? UINT64_MAX
+                                                                      : 4 * (uint64_t)str->min_length;
+        str->max_bytes = str->max_length < 0 ? UINT64_MAX : (uint64_t)str->max_length;
+    }
     if (str->min_length >= 0 || str->max_length >= 0 || str->pattern_source)
         n->string = keep(c, str, sizeof *str);
     if (arr->prefix_items.count || arr->items || arr->contains || arr->min_items >= 0 ||
         arr->max_items >= 0 || arr->unique_items)
         n->array = keep(c, arr, sizeof *arr);
-    if (obj->min_properties >= 0 || obj->max_properties >= 0 || obj->required.count ||
-        obj->property_count || obj->pattern_count || obj->additional_properties ||
-        obj->property_names || obj->dependent_required_count || obj->dependent_schema_count)
+    obj->has = (obj->min_properties >= 0 || obj->max_properties >= 0 ? O_COUNT : 0) |
+               (obj->dependent_required_count || obj->dependent_schema_count ? O_DEPENDENT : 0) |
+               (obj->property_names || obj->pattern_count ? O_NAMES : 0);
+    if (obj->has || obj->required.count || obj->property_count || obj->additional_properties)
         n->object = keep(c, obj, sizeof *obj);
     if (app->all_of.count || app->any_of.count || app->one_of.count || app->not_schema ||
         app->if_schema)
@@ -827,6 +841,7 @@ static bool compile_keywords(compiler *c, node *n, groups *g, const mcp_json *j,
     unsigned has = (n->number ? 1u << MCP_JSON_NUMBER : 0) |
                    (n->string ? 1u << MCP_JSON_STRING : 0) |
                    (n->array ? 1u << MCP_JSON_ARRAY : 0) | (n->object ? 1u << MCP_JSON_OBJECT : 0);
+    n->own = n->types || n->const_value || n->enum_values || has;
     if (n->ref_uri || n->annotations || n->apply || n->const_value || n->enum_values) {
         n->more = ~0u;
     } else {

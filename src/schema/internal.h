@@ -118,11 +118,16 @@ enum { /* number_rules.has */
 
 typedef struct number_rules {
     unsigned has;
+    bool ints; /* only minimum and maximum, both exact: an int64 instance
+                  is checked with two comparisons where it is met */
     bound min, max, xmin, xmax, multiple;
 } number_rules;
 
 typedef struct string_rules {
     int64_t min_length, max_length; /* -1: none */
+    uint64_t min_bytes, max_bytes;  /* without a pattern: a length in bytes
+                                       within these passes at once (a
+                                       character is 1 to 4 bytes) */
     pcre2_code *pattern;
     const mcp__pattern *fast; /* instead of pattern */
     const char *pattern_source;
@@ -145,7 +150,14 @@ typedef struct prop_slot {
     uint32_t hash, index;
 } prop_slot;
 
+enum { /* object_rules.has: what most objects' schemas do not have */
+    O_COUNT = 1 << 0,     /* minProperties, maxProperties */
+    O_DEPENDENT = 1 << 1, /* dependentRequired, dependentSchemas */
+    O_NAMES = 1 << 2      /* propertyNames, patternProperties */
+};
+
 typedef struct object_rules {
+    unsigned has;
     int64_t min_properties, max_properties; /* -1: none */
     name_list required;
     int32_t *required_property; /* per required name, its index in
@@ -183,6 +195,7 @@ struct node {
     unsigned types;       /* 0: any */
     unsigned more;        /* bit t (an mcp_json_type): an instance of type t
                              needs more than the type keyword checked */
+    bool own;             /* type, const, enum or a group */
     unsigned direct;      /* bit t: for an instance of type t, only the
                              type and that type's group of keywords (no
                              $ref, applicators, unevaluated*, const, enum) */

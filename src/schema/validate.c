@@ -713,12 +713,14 @@ __attribute__((noinline)) static bool check_object(vctx *v, const object_rules *
 {
     size_t size = inst->len;
     const struct mcp_json_member *members = inst->u.members;
-    if (r->min_properties >= 0 && size < (uint64_t)r->min_properties)
-        return report(v, "minProperties", "must have at least %lld properties",
-                      (long long)r->min_properties);
-    if (r->max_properties >= 0 && size > (uint64_t)r->max_properties)
-        return report(v, "maxProperties", "must have at most %lld properties",
-                      (long long)r->max_properties);
+    if (r->has & O_COUNT) {
+        if (r->min_properties >= 0 && size < (uint64_t)r->min_properties)
+            return report(v, "minProperties", "must have at least %lld properties",
+                          (long long)r->min_properties);
+        if (r->max_properties >= 0 && size > (uint64_t)r->max_properties)
+            return report(v, "maxProperties", "must have at most %lld properties",
+                          (long long)r->max_properties);
+    }
     /* An object of more than 8 members is asked for a name by hashing it:
      * with required properties, every member's property is looked up
      * first instead, and a required one is there when its bit is. (A
@@ -745,7 +747,7 @@ __attribute__((noinline)) static bool check_object(vctx *v, const object_rules *
                           (int)(r->required.lens[i] > 100 ? 100 : r->required.lens[i]),
                           r->required.names[i]);
     }
-    for (size_t d = 0; d < r->dependent_required_count; d++) {
+    for (size_t d = 0; (r->has & O_DEPENDENT) && d < r->dependent_required_count; d++) {
         const dependent_names *dr = &r->dependent_required[d];
         if (!has_member(inst, dr->name, dr->len))
             continue;
@@ -756,7 +758,7 @@ __attribute__((noinline)) static bool check_object(vctx *v, const object_rules *
                               dr->required.names[i], (int)(dr->len > 100 ? 100 : dr->len),
                               dr->name);
     }
-    if (!r->property_names && !r->pattern_count) {
+    if (!(r->has & O_NAMES)) {
         if (!check_members(v, r, inst, found, ev))
             return false;
     } else {
@@ -800,7 +802,7 @@ __attribute__((noinline)) static bool check_object(vctx *v, const object_rules *
                 mark(ev, i);
         }
     }
-    for (size_t d = 0; d < r->dependent_schema_count; d++)
+    for (size_t d = 0; (r->has & O_DEPENDENT) && d < r->dependent_schema_count; d++)
         if (has_member(inst, r->dependent_schemas[d].name, r->dependent_schemas[d].len) &&
             !check(v, r->dependent_schemas[d].schema, inst, ev))
             return false;
@@ -998,8 +1000,8 @@ __attribute__((noinline)) static bool check_more(vctx *v, const node *n, const m
         ok = check_tracked(v, n, inst, ev);
     else
         ok = (!n->ref || check(v, n->ref, inst, ev)) &&
-             (n->ref_only ||
-              (check_own(v, n, inst, ev) && (!n->apply || check_applicators(v, n->apply, inst, ev))));
+             (n->ref_only || ((!n->own || check_own(v, n, inst, ev)) &&
+                              (!n->apply || check_applicators(v, n->apply, inst, ev))));
     v->depth--;
     return ok && v->rc == MCP_OK;
 }
@@ -1057,8 +1059,20 @@ static inline bool check(vctx *v, const node *n, const mcp_json *inst, eval *ev)
     if (!check_type(v, n, inst))
         return false;
     switch (t) { /* a string or number evaluates nothing more: no depth */
-    case MCP_JSON_STRING: return check_string_leaf(v, n->string, inst);
-    case MCP_JSON_NUMBER: return check_number_leaf(v, n->number, inst);
+    case MCP_JSON_STRING: {
+        /* its length in bytes decides (no pattern), or else a call */
+        const string_rules *r = n->string;
+        return (inst->len >= r->min_bytes && inst->len <= r->max_bytes) ||
+               check_string_leaf(v, r, inst);
+    }
+    case MCP_JSON_NUMBER: {
+        /* an integer between integer bounds, or else a call */
+        const number_rules *r = n->number;
+        return (r->ints && (inst->flags & NUM_HAS_I64) &&
+                (!(r->has & N_MIN) || inst->x.i >= r->min.i) &&
+                (!(r->has & N_MAX) || inst->x.i <= r->max.i)) ||
+               check_number_leaf(v, r, inst);
+    }
     default: {
         v->depth++; /* what its members or items are checked against */
         bool ok = t == MCP_JSON_OBJECT ? check_object(v, n->object, inst, ev)

@@ -521,6 +521,39 @@ static void fast_paths_answer_as_the_plain_ones(void **state)
                   objects, sizeof objects / sizeof *objects);
 }
 
+/* What the fast paths decide by themselves, at their edges: a string's
+ * length in bytes, an integer between integer bounds. */
+static void fast_paths_at_their_edges(void **state)
+{
+    mcp_schema *s = compile("{\"properties\":{\"p\":{\"pattern\":\"^[a-z]+$\"},"
+                            "\"min\":{\"minLength\":2},\"max\":{\"maxLength\":2},"
+                            "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3},"
+                            "\"x\":{\"maximum\":3}}}");
+    invalid(s, "{\"p\":\"\"}", "/p", "pattern");
+    valid(s, "{\"p\":\"a\"}");
+    invalid(s, "{\"min\":\"\"}", "/min", "minLength");
+    invalid(s, "{\"min\":\"\\u00e9\"}", "/min", "minLength"); /* 2 bytes, 1 character */
+    valid(s, "{\"min\":\"ab\"}");
+    valid(s, "{\"min\":\"\\u00e9\\u00e9\"}");
+    invalid(s, "{\"max\":\"abc\"}", "/max", "maxLength");
+    invalid(s, "{\"max\":\"\\u00e9\\u00e9\\u00e9\"}", "/max", "maxLength");
+    valid(s, "{\"max\":\"\\u00e9\\u00e9\"}"); /* 4 bytes, 2 characters */
+    valid(s, "{\"max\":\"\"}");
+    invalid(s, "{\"n\":0}", "/n", "minimum");
+    invalid(s, "{\"n\":4}", "/n", "maximum");
+    invalid(s, "{\"n\":-9223372036854775808}", "/n", "minimum");
+    invalid(s, "{\"n\":3.5}", "/n", "type");
+    valid(s, "{\"n\":1}");
+    valid(s, "{\"n\":3.0}");
+    valid(s, "{\"n\":30e-1}");
+    invalid(s, "{\"n\":4e0}", "/n", "maximum");
+    invalid(s, "{\"x\":3.5}", "/x", "maximum");
+    invalid(s, "{\"x\":3.0000000000000000001}", "/x", "maximum");
+    valid(s, "{\"x\":-1e400}");
+    valid(s, "{\"x\":2.9999999999999999999}");
+    mcp_schema_free(s);
+}
+
 /* 300 properties, and 100 whose names a hash of their ends cannot tell
  * apart (the index then gives way to the binary search). */
 static void many_properties_are_found_by_name(void **state)
@@ -704,6 +737,7 @@ int main(void)
         cmocka_unit_test(wrongly_typed_or_unsupported_keywords_are_refused),
         cmocka_unit_test(a_schema_too_large_to_compile_is_a_limit),
         cmocka_unit_test(fast_paths_answer_as_the_plain_ones),
+        cmocka_unit_test(fast_paths_at_their_edges),
         cmocka_unit_test(many_properties_are_found_by_name),
         cmocka_unit_test(simple_patterns_agree_with_pcre2),
         cmocka_unit_test(steps_and_depth_are_counted_exactly),
