@@ -360,13 +360,20 @@ static void connect_pair(pair *p, bool modern, mcp_client_options o)
     p->modern = modern;
 }
 
-static void close_pair(pair *p)
+/* The server's serve_fds returns want, or MCP_OK. */
+static void close_pair_allowing(pair *p, int want)
 {
     mcp_client_free(p->client); /* the server sees the end of its input */
     pthread_join(p->server.thread, NULL);
-    assert_int_equal(p->server.rc, MCP_OK);
+    if (p->server.rc != MCP_OK)
+        assert_int_equal(p->server.rc, want);
     close(p->server.fd);
     mcp_server_free(p->server.server);
+}
+
+static void close_pair(pair *p)
+{
+    close_pair_allowing(p, MCP_OK);
 }
 
 /* Call tool; the outcome; *text (may be NULL) the first text of the result
@@ -779,7 +786,10 @@ static void connection_end(bool modern)
     start(&p, "form", NULL, &pc, NULL);
     drive(&p, held, NULL);
     mcp_question *q = h.held;
-    close_pair(&p);
+    /* Under 2025 the server, at the end of its input, cancels its question
+     * on the wire: the client has closed its end by then, so that write
+     * may fail (MCP_ERR_IO). */
+    close_pair_allowing(&p, modern ? MCP_OK : MCP_ERR_IO);
     assert_true(pc.done);
     assert_int_equal(pc.outcome, MCP_ERR_CLOSED);
     assert_true(mcp_cancel_token_is_cancelled(mcp_question_token(q)));

@@ -63,6 +63,9 @@ static const char *safe_str(mcp_buf *b, const mcp_json *v)
     return safe(b, s, n);
 }
 
+/* A message from a question's thread: after the form that has the
+ * terminal, if one has. Never on the loop thread, which must not wait for
+ * a form (it carries Ctrl-C): there tell() writes at once. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
@@ -71,6 +74,15 @@ static void say(const char *fmt, ...)
     pthread_mutex_lock(&terminal);
     vfprintf(stderr, fmt, ap);
     pthread_mutex_unlock(&terminal);
+    va_end(ap);
+}
+
+static void tell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tell(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
     va_end(ap);
 }
 
@@ -570,8 +582,8 @@ static void sample(mcp_question *q, cli_asker *a)
             snprintf(why, sizeof why, "the sampling command could not run: %s", strerror(errno));
         else
             snprintf(why, sizeof why, "the sampling command failed (exit status %d)", status);
+        mcp_question_answer_error(q, -32603, why); /* first: not after a form */
         say("mcp: %s\n", why);
-        mcp_question_answer_error(q, -32603, why);
     } else {
         /* Its answer: a result object, or text, the model's reply. */
         while (out.len && (out.data[out.len - 1] == '\n' || out.data[out.len - 1] == '\r'))
@@ -604,8 +616,8 @@ static void sample(mcp_question *q, cli_asker *a)
         if (rc != MCP_OK && rc != MCP_ERR_CANCELLED) {
             char text[500];
             snprintf(text, sizeof text, "the sampling command's answer cannot be used: %s", why);
-            say("mcp: %s\n", safe(&b, text, strlen(text)));
             mcp_question_answer_error(q, -32603, text);
+            say("mcp: %s\n", safe(&b, text, strlen(text)));
         }
     }
     mcp_buf_free(&req);
@@ -674,12 +686,12 @@ static void on_elicitation(void *ud, mcp_question *q)
     mcp_buf_init(&k, 0, NULL);
     const char *message = safe_str(&b, mcp_json_object_get(mcp_question_params(q), "message"));
     if (!a->interactive) {
-        say("mcp: %s asks (%s): %s\n"
+        tell("mcp: %s asks (%s): %s\n"
             "mcp: declined: nobody can answer, stdin or stderr is not a terminal\n",
             a->server, a->tool, message);
         mcp_question_decline(q);
     } else if (!form_askable(mcp_question_params(q), &k)) {
-        say("mcp: %s asks (%s): %s\n"
+        tell("mcp: %s asks (%s): %s\n"
             "mcp: declined: the form's property \"%s\" is not one mcp can ask for\n",
             a->server, a->tool, message, k.data ? k.data : "");
         mcp_question_decline(q);
@@ -694,7 +706,7 @@ static void on_sampling(void *ud, mcp_question *q)
 {
     cli_asker *a = ud;
     if (!a->sampling_command) {
-        say("mcp: %s asks (%s) for a model's answer (sampling)\n"
+        tell("mcp: %s asks (%s) for a model's answer (sampling)\n"
             "mcp: declined: no model here; --sampling-command CMD names a command that answers\n",
             a->server, a->tool);
         mcp_question_decline(q);
