@@ -724,7 +724,7 @@ static node *compile(compiler *c, const mcp_json *j, const char *base, unsigned 
         }
         c->refs[c->nrefs++] = n;
         if (c->draft7) { /* its siblings are ignored */
-            n->ref_only = true;
+            n->ref_only = n->pure_ref = true;
             n->more = ~0u;
             return c->rc == MCP_OK ? n : NULL;
         }
@@ -842,6 +842,10 @@ static bool compile_keywords(compiler *c, node *n, groups *g, const mcp_json *j,
                    (n->string ? 1u << MCP_JSON_STRING : 0) |
                    (n->array ? 1u << MCP_JSON_ARRAY : 0) | (n->object ? 1u << MCP_JSON_OBJECT : 0);
     n->own = n->types || n->const_value || n->enum_values || has;
+    n->pure_ref = n->ref_uri && !n->types && !n->const_value && !n->enum_values && !has &&
+                  !n->annotations && !n->apply;
+    n->const_only = n->const_value && !n->types && !n->enum_values && !has && !n->ref_uri &&
+                    !n->annotations && !n->apply;
     if (n->ref_uri || n->annotations || n->apply || n->const_value || n->enum_values) {
         n->more = ~0u;
     } else {

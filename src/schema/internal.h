@@ -196,6 +196,8 @@ struct node {
     unsigned more;        /* bit t (an mcp_json_type): an instance of type t
                              needs more than the type keyword checked */
     bool own;             /* type, const, enum or a group */
+    bool const_only;      /* const and no other keyword */
+    bool pure_ref;        /* $ref and no other keyword (draft-07: any $ref) */
     unsigned direct;      /* bit t: for an instance of type t, only the
                              type and that type's group of keywords (no
                              $ref, applicators, unevaluated*, const, enum) */

@@ -995,8 +995,13 @@ __attribute__((noinline)) static bool check_more(vctx *v, const node *n, const m
                                                  eval *ev)
 {
     bool ok;
+    if (n->const_only) /* the discriminator of a oneOf's branches, most often */
+        return same_value(n->const_value, inst) ||
+               report(v, "const", "must be the schema's constant value");
     v->depth++;
-    if (n->annotations)
+    if (n->pure_ref)
+        ok = check(v, n->ref, inst, ev);
+    else if (n->annotations)
         ok = check_tracked(v, n, inst, ev);
     else
         ok = (!n->ref || check(v, n->ref, inst, ev)) &&
@@ -1101,9 +1106,12 @@ int mcp_schema_validate(const mcp_schema *s, const mcp_json *instance, mcp_schem
     v.jit_stack = NULL;
     v.long_context = NULL;
     bool ok = check(&v, s->root, instance, NULL);
-    pcre2_match_data_free(v.match);
-    pcre2_match_context_free(v.long_context);
-    pcre2_jit_stack_free(v.jit_stack);
+    if (v.match) /* made only for a pattern PCRE2 runs */
+        pcre2_match_data_free(v.match);
+    if (v.long_context || v.jit_stack) {
+        pcre2_match_context_free(v.long_context);
+        pcre2_jit_stack_free(v.jit_stack);
+    }
     if (err && err->keyword[0]) {
         write_path(&v, err->instance_path, sizeof err->instance_path);
         utf8_clip(err->instance_path);
