@@ -6,9 +6,20 @@
  * anyOf, oneOf, not and if, failures are expected and stay quiet (the
  * applicator itself reports). unevaluatedProperties/unevaluatedItems need
  * to know what the other keywords evaluated: a node that has one tracks
- * it (a flag per member or item of the instance), passing the record down
+ * it (a bit per member or item of the instance), passing the record down
  * through the applicators that evaluate in place, and keeping only what
  * passing branches evaluated.
+ *
+ * Most of the time goes to a tool's arguments: objects of members whose
+ * schemas have a type and a keyword or two. So check(), inlined where a
+ * schema is met, decides such a schema by itself (its type alone, an
+ * integer between integer bounds, a string whose length in bytes decides)
+ * or with one call for its type's group of keywords (internal.h);
+ * check_more() takes the rest ($ref, applicators, const, enum,
+ * unevaluated*). A validation allocates nothing unless a pattern runs in
+ * PCRE2, uniqueItems meets more than 16 items, or unevaluated* more than
+ * 128 members or items. Every schema evaluated counts a step and every
+ * level a depth, as they always did.
  */
 #include <math.h>
 #include <stdarg.h>
