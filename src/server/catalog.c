@@ -91,7 +91,11 @@ void mcp__entry_unref(entry *e)
     free(e);
 }
 
-static entry *entry_alloc(entry_kind kind, const char *key, uint64_t seq)
+/* An entry with its handlers, and its list item begun in b (an object,
+ * written with w). NULL when out of memory. */
+static entry *entry_begin(entry_kind kind, const char *key, uint64_t seq, mcp_tool_fn handler,
+                          mcp_tool_fn complete, void *user_data, unsigned flags, mcp__jw *w,
+                          mcp_buf *b)
 {
     entry *e = calloc(1, sizeof *e);
     if (!e)
@@ -104,6 +108,13 @@ static entry *entry_alloc(entry_kind kind, const char *key, uint64_t seq)
         free(e);
         return NULL;
     }
+    e->handler = handler;
+    e->complete = complete;
+    e->user_data = user_data;
+    e->flags = flags;
+    mcp_buf_init(b, 0, NULL);
+    mcp__jw_begin(w, b);
+    mcp__jw_object(w);
     return e;
 }
 
@@ -133,17 +144,12 @@ int mcp__resource_new(const mcp_resource *spec_in, entry **out, uint64_t seq)
         !utf8_or_null(spec.title) || !utf8_or_null(spec.description) ||
         !utf8_or_null(spec.mime_type))
         return MCP_ERR_INVALID_ARG;
-    entry *e = entry_alloc(ENTRY_RESOURCE, spec.uri, seq);
+    mcp_buf b;
+    mcp__jw w;
+    entry *e = entry_begin(ENTRY_RESOURCE, spec.uri, seq, spec.read, NULL, spec.user_data,
+                           spec.flags, &w, &b);
     if (!e)
         return MCP_ERR_NOMEM;
-    e->handler = spec.read;
-    e->user_data = spec.user_data;
-    e->flags = spec.flags;
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    mcp__jw w;
-    mcp__jw_begin(&w, &b);
-    mcp__jw_object(&w);
     static const char *const keys[] = {"uri", "name", "title", "description", "mimeType"};
     const char *const values[] = {spec.uri, spec.name, spec.title, spec.description,
                                   spec.mime_type};
@@ -167,24 +173,19 @@ int mcp__template_new(const mcp_resource_template *spec_in, entry **out, uint64_
         !utf8_or_null(spec.name) || !utf8_or_null(spec.title) ||
         !utf8_or_null(spec.description) || !utf8_or_null(spec.mime_type))
         return MCP_ERR_INVALID_ARG;
-    entry *e = entry_alloc(ENTRY_TEMPLATE, spec.uri_template, seq);
+    mcp_buf b;
+    mcp__jw w;
+    entry *e = entry_begin(ENTRY_TEMPLATE, spec.uri_template, seq, spec.read, spec.complete,
+                           spec.user_data, spec.flags, &w, &b);
     if (!e)
         return MCP_ERR_NOMEM;
     int rc = mcp_uri_template_parse(spec.uri_template, strlen(spec.uri_template), NULL, NULL,
                                     &e->tmpl, why, why_len);
     if (rc != MCP_OK) {
+        mcp_buf_free(&b);
         mcp__entry_unref(e);
         return rc == MCP_ERR_NOMEM ? rc : MCP_ERR_INVALID_ARG;
     }
-    e->handler = spec.read;
-    e->complete = spec.complete;
-    e->user_data = spec.user_data;
-    e->flags = spec.flags;
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    mcp__jw w;
-    mcp__jw_begin(&w, &b);
-    mcp__jw_object(&w);
     static const char *const keys[] = {"uriTemplate", "name", "title", "description", "mimeType"};
     const char *const values[] = {spec.uri_template, spec.name, spec.title, spec.description,
                                   spec.mime_type};
@@ -218,33 +219,26 @@ int mcp__prompt_new(const mcp_prompt *spec_in, entry **out, uint64_t seq)
             if (!strcmp(spec.arguments[j].name, a->name))
                 return MCP_ERR_INVALID_ARG;
     }
-    entry *e = entry_alloc(ENTRY_PROMPT, spec.name, seq);
+    mcp_buf b;
+    mcp__jw w;
+    entry *e = entry_begin(ENTRY_PROMPT, spec.name, seq, spec.get, spec.complete, spec.user_data,
+                           spec.flags, &w, &b);
     if (!e)
         return MCP_ERR_NOMEM;
-    e->handler = spec.get;
-    e->complete = spec.complete;
-    e->user_data = spec.user_data;
-    e->flags = spec.flags;
     size_t n = spec.argument_count;
     e->arg_names = n ? calloc(n, sizeof *e->arg_names) : NULL;
     e->arg_required = n ? calloc(n, sizeof *e->arg_required) : NULL;
-    if (n && (!e->arg_names || !e->arg_required)) {
+    bool ok = !n || (e->arg_names && e->arg_required);
+    for (; ok && e->nargs < n; e->nargs++) {
+        e->arg_names[e->nargs] = strdup(spec.arguments[e->nargs].name);
+        e->arg_required[e->nargs] = spec.arguments[e->nargs].required;
+        ok = e->arg_names[e->nargs] != NULL;
+    }
+    if (!ok) {
+        mcp_buf_free(&b);
         mcp__entry_unref(e);
         return MCP_ERR_NOMEM;
     }
-    for (; e->nargs < n; e->nargs++) {
-        e->arg_names[e->nargs] = strdup(spec.arguments[e->nargs].name);
-        e->arg_required[e->nargs] = spec.arguments[e->nargs].required;
-        if (!e->arg_names[e->nargs]) {
-            mcp__entry_unref(e);
-            return MCP_ERR_NOMEM;
-        }
-    }
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    mcp__jw w;
-    mcp__jw_begin(&w, &b);
-    mcp__jw_object(&w);
     static const char *const keys[] = {"name", "title", "description"};
     const char *const values[] = {spec.name, spec.title, spec.description};
     texts(&w, keys, values, 3);

@@ -239,6 +239,10 @@ void mcp__resources_updated(conn *c, const char *uri);
 void mcp__subscriptions_free(conn *c);
 void mcp__prompts_get(conn *c, mcp_handle h, const mcp_message *msg);
 void mcp__completion_complete(conn *c, mcp_handle h, const mcp_message *msg);
+/* Append a 2026-07-28 read's caching hints, the server's (comma: a member
+ * comes before them): "ttlMs":N,"cacheScope":"...". MCP_OK or the buffer's
+ * error. */
+int mcp__read_hints(const mcp_call *c, bool comma, mcp_buf *b);
 /* The shape a reply_result of c's kind must have; NULL when it has it. */
 const char *mcp__result_problem(const mcp_call *c, const mcp_json *result);
 

@@ -108,6 +108,18 @@ void mcp__resources_read(conn *cn, mcp_handle h, const mcp_message *msg)
     mcp__call_run(c);
 }
 
+int mcp__read_hints(const mcp_call *c, bool comma, mcp_buf *b)
+{
+    const mcp_server *s = c->req.conn->server;
+    char hints[96];
+    int n = snprintf(hints, sizeof hints, "%s\"ttlMs\":%llu,\"cacheScope\":\"%s\"",
+                     comma ? "," : "",
+                     (unsigned long long)(s->opts.cache_ttl_ms > INT64_MAX ? INT64_MAX
+                                                                         : s->opts.cache_ttl_ms),
+                     s->opts.cache_scope == MCP_CACHE_PRIVATE ? "private" : "public");
+    return mcp_buf_append(b, hints, (size_t)n);
+}
+
 /* One content of the URI read: {"contents":[{"uri","mimeType",<key>}]},
  * the value already JSON (a string) in v. */
 static int one_content(mcp_call *c, const char *mime_type, const char *key, const char *v,
@@ -132,16 +144,8 @@ static int one_content(mcp_call *c, const char *mime_type, const char *key, cons
         rc = mcp_buf_append(b, v, vn);
     if (rc == MCP_OK)
         rc = mcp_buf_append(b, "}]", 2);
-    if (rc == MCP_OK && mcp__call_modern(c)) {
-        const mcp_server *s = c->req.conn->server;
-        char hints[96];
-        int hn = snprintf(hints, sizeof hints, ",\"ttlMs\":%llu,\"cacheScope\":\"%s\"",
-                          (unsigned long long)(s->opts.cache_ttl_ms > INT64_MAX
-                                                   ? INT64_MAX
-                                                   : s->opts.cache_ttl_ms),
-                          s->opts.cache_scope == MCP_CACHE_PRIVATE ? "private" : "public");
-        rc = mcp_buf_append(b, hints, (size_t)hn);
-    }
+    if (rc == MCP_OK && mcp__call_modern(c))
+        rc = mcp__read_hints(c, true, b);
     if (rc == MCP_OK)
         rc = mcp_buf_append(b, "}", 1);
     return rc;

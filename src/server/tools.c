@@ -202,15 +202,10 @@ int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
      * hints; the server's when the handler gave none. */
     if (rc == MCP_OK && c->kind == CALL_READ && mcp__call_modern(c) &&
         !mcp_json_object_get(result, "ttlMs")) {
-        const mcp_server *s = c->req.conn->server;
-        char hints[96];
-        int n = snprintf(hints, sizeof hints, "%s\"ttlMs\":%llu,\"cacheScope\":\"%s\"}",
-                         mcp_json_object_size(result) ? "," : "",
-                         (unsigned long long)(s->opts.cache_ttl_ms > INT64_MAX ? INT64_MAX
-                                                                             : s->opts.cache_ttl_ms),
-                         s->opts.cache_scope == MCP_CACHE_PRIVATE ? "private" : "public");
         b.len--; /* the closing brace */
-        rc = mcp_buf_append(&b, hints, (size_t)n);
+        rc = mcp__read_hints(c, mcp_json_object_size(result) > 0, &b);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(&b, "}", 1);
     }
     return mcp__call_end_buffer(c, rc, &b);
 }
