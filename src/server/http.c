@@ -600,5 +600,5 @@ void mcp__http_listener_stop(http_listener *l)
     uv_timer_stop(&l->expiry);
     /* Exchanges still open are told now; their peers end with their
      * connections. */
-    mcp__http_server_close(l->http, http_closed, l);
+    mcp__http_server_close(l->http, l->server->opts.shutdown_grace_ms, http_closed, l);
 }

@@ -381,6 +381,10 @@ void mcp__route_end_unanswered(hroute *r)
          * cancelled request must get no response: an event stream that
          * ends empty is both. */
         mcp__http_sse_end(r->x);
+    } else if (r->x && r->streaming && r->peer->legacy) {
+        /* What the call's stream carries already (its asks' cancels among
+         * them) is still the client's: the stream ends after it. */
+        mcp__http_sse_end(r->x);
     } else if (r->x) {
         mcp__http_abort(r->x); /* what was queued goes too */
     }

@@ -86,6 +86,8 @@ struct mcp__http_server {
     uv_poll_t watch_poll;
     uv_timer_t keepalive;
     uv_timer_t deadline;  /* cuts requests slower than request_timeout_s */
+    uv_timer_t drain;     /* a closing server's wait for its streams' last bytes */
+    uint64_t drain_until;
     conn_clock *clocks;
     mcp__http_exchange *exchanges;
     mcp__http_exchange *in_access; /* the exchange whose access call runs */
@@ -1046,9 +1048,10 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     uv_timer_init(loop, &s->kick);
     uv_timer_init(loop, &s->keepalive);
     uv_timer_init(loop, &s->deadline);
+    uv_timer_init(loop, &s->drain);
     s->mhd_poll.data = s->watch_poll.data = s->mhd_timer.data = s->kick.data =
-        s->keepalive.data = s->deadline.data = s;
-    s->open_handles = 6;
+        s->keepalive.data = s->deadline.data = s->drain.data = s;
+    s->open_handles = 7;
     uv_poll_start(&s->mhd_poll, UV_READABLE, on_mhd_poll);
     uv_poll_start(&s->watch_poll, UV_READABLE, on_watch);
     uv_timer_start(&s->keepalive, on_keepalive, s->cfg.keepalive_ms, s->cfg.keepalive_ms);
@@ -1069,23 +1072,15 @@ size_t mcp__http_server_connections(const mcp__http_server *s)
     return di ? di->num_connections : 0;
 }
 
-void mcp__http_server_close(mcp__http_server *s, void (*done)(void *ud), void *ud)
+/* The daemon goes once nothing is left to write, or at the grace's end:
+ * what the owner wrote last (a stream's cancels, its closing chunk) reaches
+ * clients that still read, and a client that reads nothing holds the stop
+ * no longer than the grace. */
+static void finish_close(mcp__http_server *s)
 {
-    if (!s || s->closing)
-        return;
-    s->closing = true;
-    s->done = done;
-    s->done_ud = ud;
-    /* Stopping the daemon with parked connections is an API violation:
-     * every exchange is let go first, and the owner hears of each now. */
-    for (mcp__http_exchange *x = s->exchanges; x; x = x->next) {
-        notify(x, MCP__HTTP_SHUTDOWN);
-        x->sse_ended = true;
-        unpark(x);
-    }
+    uv_close((uv_handle_t *)&s->drain, handle_closed);
     /* Off the loop before libmicrohttpd closes its descriptor. */
     uv_close((uv_handle_t *)&s->mhd_poll, handle_closed);
-    MHD_run(s->daemon);
     MHD_stop_daemon(s->daemon); /* completes (and frees) every exchange */
     s->daemon = NULL;
     uv_close((uv_handle_t *)&s->watch_poll, handle_closed);
@@ -1093,4 +1088,33 @@ void mcp__http_server_close(mcp__http_server *s, void (*done)(void *ud), void *u
     uv_close((uv_handle_t *)&s->kick, handle_closed);
     uv_close((uv_handle_t *)&s->keepalive, handle_closed);
     uv_close((uv_handle_t *)&s->deadline, handle_closed);
+}
+
+static void on_drain(uv_timer_t *t)
+{
+    mcp__http_server *s = t->data;
+    if (!s->exchanges || mcp__now_ms() >= s->drain_until)
+        finish_close(s);
+}
+
+void mcp__http_server_close(mcp__http_server *s, uint64_t grace_ms, void (*done)(void *ud),
+                            void *ud)
+{
+    if (!s || s->closing)
+        return;
+    s->closing = true;
+    s->done = done;
+    s->done_ud = ud;
+    /* Every exchange is let go: a stream ends after what is queued on it,
+     * a request still waiting for its answer is closed; the owner hears of
+     * each now (it writes nothing more). */
+    for (mcp__http_exchange *x = s->exchanges; x; x = x->next) {
+        notify(x, MCP__HTTP_SHUTDOWN);
+        x->sse_ended = true;
+        unpark(x);
+    }
+    uv_timer_stop(&s->keepalive);
+    run_mhd(s);
+    s->drain_until = mcp__now_ms() + grace_ms;
+    uv_timer_start(&s->drain, on_drain, 0, 5);
 }

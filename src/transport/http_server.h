@@ -92,9 +92,12 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
                           const mcp__http_handler *h, mcp__http_server **out);
 uint16_t mcp__http_server_port(const mcp__http_server *s);
 size_t mcp__http_server_connections(const mcp__http_server *s);
-/* Stop accepting and end every exchange (each told MCP__HTTP_SHUTDOWN);
- * done(ud) runs from the loop once everything is released. */
-void mcp__http_server_close(mcp__http_server *s, void (*done)(void *ud), void *ud);
+/* End every exchange (each told MCP__HTTP_SHUTDOWN at once; a stream ends
+ * after what is queued on it) and refuse new requests (503); the daemon
+ * stops once every exchange is done, or after grace_ms. done(ud) runs from
+ * the loop once everything is released. */
+void mcp__http_server_close(mcp__http_server *s, uint64_t grace_ms, void (*done)(void *ud),
+                            void *ud);
 
 /* The exchange ------------------------------------------------------------- */
 

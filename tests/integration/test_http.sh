@@ -437,11 +437,22 @@ post term_stream '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name
 c2=$!
 req term_get -N -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $A" -H "$V" --max-time 20 "$URL" &
 c3=$!
+# A 2025 call waiting on the client's answer: the stop cancels its question
+# on the call's stream, which ends after it with its last chunk (curl says
+# 18 for a chunked stream cut short).
+post term_ask '{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"abc"}}}' \
+    -H "Mcp-Session-Id: $S" -H "$V" --max-time 20 -N &
+c4=$!
+wait_for "$WORK/term_ask.body" 'sampling/createMessage' 5
 sleep 1
 kill -TERM $server
 wait $server
 rc=$?
 wait $c1 $c2 $c3
+wait $c4 || fail "the asking call's stream was cut (curl exit $?): $(cat "$WORK/term_ask.body")"
+ask_id=$(sed -n 's/.*"id":\([0-9][0-9]*\),"method":"sampling\/createMessage".*/\1/p' "$WORK/term_ask.body" | head -1)
+contains "$WORK/term_ask.body" "\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":$ask_id,\"reason\":\"server shutting down\"}" \
+    "the stop cancelled the question on the call's stream"
 contains "$WORK/srv" 'count: cancelled at step' "the streaming call was cancelled"
 [ "$(grep -c 'sleep: cancelled after' "$WORK/srv")" -ge 2 ] || fail "the running call was cancelled"
 [ "$rc" = 0 ] || { cat "$WORK/srv"; fail "SIGTERM: exit $rc"; }
