@@ -342,7 +342,12 @@ typedef struct mcp_server_http_options {
     const char *tls_cert_pem, *tls_key_pem;
     /* Optional: the Authorization header's value (NULL when absent) ->
      * true to serve the request, false for 401 with
-     * `WWW-Authenticate: Bearer`. Loop thread. */
+     * `WWW-Authenticate: Bearer`. Loop thread. Whether or not it is set, a
+     * 2026-07-28 requestState is bound to the Authorization value of the
+     * request it was given on: presented with another (or none) it is
+     * refused (-32602) before the handler runs, so one user cannot replay
+     * another's answers. A client whose credential changes between rounds
+     * starts the call again without the state. */
     bool (*authorize)(void *user_data, const char *authorization);
     void *authorize_user_data;
     /* A request's headers and body must all arrive within this many

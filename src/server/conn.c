@@ -22,6 +22,7 @@ void mcp__conn_unref(conn *c)
         return;
     mcp__map_free(&c->requests, &c->server->mem);
     mcp__subscriptions_free(c);
+    free(c->credential);
     free(c);
 }
 

@@ -411,11 +411,17 @@ static void on_stateless(http_listener *l, mcp__http_exchange *x, const mcp_mess
         respond_error(x, 400, &m->id, MCP_WIRE_HEADER_MISMATCH, why);
         return;
     }
-    hpeer *p = peer_open(l, false);
+    /* The credential the request came with: its requestState is bound
+     * to it (input_required.c). */
+    const char *authorization = mcp__http_exchange_header(x, "Authorization");
+    char *credential = authorization ? strdup(authorization) : NULL;
+    hpeer *p = authorization && !credential ? NULL : peer_open(l, false);
     if (!p) {
+        free(credential);
         respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
         return;
     }
+    p->conn->credential = credential;
     feed(p, x, m, false);
 }
 

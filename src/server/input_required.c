@@ -10,10 +10,15 @@
  *
  * requestState is attacker-controlled input (the spec says so): it carries
  * the answers so far, an expiry, and a digest of the request it belongs to
- * (method, name or URI, arguments), as base64(payload) "." base64(HMAC-SHA256
- * of the payload under the server's key). State that fails the check is
- * refused before the handler runs: a client cannot forge earlier answers,
- * replay them past the expiry, or carry them to another request.
+ * (method, name or URI, arguments) and, over HTTP, of the credential it
+ * came with (the Authorization value: the library knows no principal
+ * beyond it), as base64(payload) "." base64(HMAC-SHA256 of the payload
+ * under the server's key). State that fails the check is refused before
+ * the handler runs: a client cannot forge earlier answers, replay them past
+ * the expiry, carry them to another request or hand them to another
+ * user. Answers a client gives before being asked (inputResponses without
+ * a state, or keys not asked) are used when the handler asks for them and
+ * ignored otherwise (mrtr.mdx: unrecognized information is ignored).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +103,29 @@ static bool mac(const mcp_server *s, const char *data, size_t n, unsigned char o
            len == DIGEST_LEN;
 }
 
+/* Who the state is for: keyed with the server's key, so the state (which
+ * the client reads) tells nothing about the credential. Empty without one
+ * (stdio, HTTP without Authorization). The credential is the client's
+ * text: after "p\n" it can never pass for a payload (which begins with
+ * '{'), else a client could have its Authorization value MACed for it. */
+static bool principal_of(const mcp_call *c, char hex[2 * DIGEST_LEN + 1])
+{
+    const char *credential = c->req.conn->credential;
+    hex[0] = '\0';
+    if (!credential)
+        return true;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    unsigned char tag[DIGEST_LEN];
+    bool ok = mcp_buf_append(&b, "p\n", 2) == MCP_OK &&
+              mcp_buf_append(&b, credential, strlen(credential)) == MCP_OK &&
+              mac(c->req.conn->server, b.data, b.len, tag);
+    mcp_buf_free(&b);
+    for (unsigned i = 0; ok && i < DIGEST_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", tag[i]);
+    return ok;
+}
+
 /* The answers of a state this server sealed for this request, or why not. */
 static const char *open_state(mcp_call *c, const char *state, size_t n, mcp_json_doc **out)
 {
@@ -130,6 +158,9 @@ static const char *open_state(mcp_call *c, const char *state, size_t n, mcp_json
         why = "requestState has expired: send the request again without it";
     else if (!why && (request_digest(c, digest) != MCP_OK || strcmp(digest, sealed_for) != 0))
         why = "requestState belongs to another request";
+    const char *sealed_to = mcp_json_string(mcp_json_object_get(root, "p"), NULL);
+    if (!why && (!principal_of(c, digest) || strcmp(digest, sealed_to ? sealed_to : "") != 0))
+        why = "requestState was given for other credentials (Authorization)";
     mcp_buf_free(&payload);
     mcp_buf_free(&tag);
     if (why)
@@ -245,14 +276,17 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
 static int seal(mcp_call *c, mcp_buf *out)
 {
     const mcp_server *s = c->req.conn->server;
-    char digest[2 * DIGEST_LEN + 1];
+    char digest[2 * DIGEST_LEN + 1], principal[2 * DIGEST_LEN + 1];
     int rc = request_digest(c, digest);
+    if (rc == MCP_OK && !principal_of(c, principal))
+        rc = MCP_ERR_NOMEM;
     mcp_buf payload;
     mcp_buf_init(&payload, 0, NULL);
     if (rc == MCP_OK) {
-        char head[160];
-        int n = snprintf(head, sizeof head, "{\"v\":1,\"x\":%llu,\"d\":\"%s\",\"a\":",
-                         (unsigned long long)(wall_ms() + s->opts.request_state_ttl_ms), digest);
+        char head[240];
+        int n = snprintf(head, sizeof head, "{\"v\":1,\"x\":%llu,\"d\":\"%s\",%s%s%s\"a\":",
+                         (unsigned long long)(wall_ms() + s->opts.request_state_ttl_ms), digest,
+                         principal[0] ? "\"p\":\"" : "", principal, principal[0] ? "\"," : "");
         rc = mcp_buf_append(&payload, head, (size_t)n);
     }
     if (rc == MCP_OK)

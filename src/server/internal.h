@@ -262,6 +262,8 @@ struct conn {
     bool down;         /* the transport went: draining, then released */
     bool released;
     uint64_t drain_deadline; /* for its handlers */
+    char *credential;  /* a 2026-07-28 HTTP request's Authorization value
+                          (owned), to which its requestState is bound */
     /* The output drains as long as the client reads: given up after the
      * grace without progress. */
     size_t last_unwritten;

@@ -9,7 +9,7 @@ MCP=$1
 command -v curl >/dev/null || fail "curl is needed"
 
 # $MCP_WRAP runs the server under a checker (valgrind: see tests/CMakeLists.txt).
-MCP_LOG_LEVEL=debug $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --token secret >"$WORK/out" 2>"$WORK/srv" &
+MCP_LOG_LEVEL=debug $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --token secret --token other >"$WORK/out" 2>"$WORK/srv" &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
 wait_for "$WORK/srv" "listening on http://127.0.0.1:" 10
@@ -239,6 +239,24 @@ $call_echo"
 contains "$WORK/absolute" "HTTP/1.1 200" "the absolute form of the target names the endpoint"
 AUTH='bearer secret' modern scheme tools/call echo "$call_echo"
 status scheme 200 '"text":"hi"'
+AUTH='Bearer other' modern second tools/call echo "$call_echo"
+status second 200 '"text":"hi"'
+AUTH='Bearer secre' modern prefix tools/call echo "$call_echo"
+status prefix 401
+
+# A 2026-07-28 requestState is bound to the credential it was given for
+# (mrtr.mdx: state presented by another principal is refused), checked
+# before the handler runs; with the same one the retry completes.
+META_E='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}'
+modern ir1 tools/call confirm '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm","arguments":{},'"$META_E"'}}'
+status ir1 200 '"resultType":"input_required"'
+state=$(sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p' "$WORK/ir1.body")
+[ -n "$state" ] || fail "an input_required result carries a requestState: $(cat "$WORK/ir1.body")"
+retry='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{},"inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}},"requestState":"'$state'",'"$META_E"'}}'
+AUTH='Bearer other' modern ir_other tools/call confirm "$retry"
+status ir_other 400 '"code":-32602,"message":"Invalid params: requestState was given for other credentials (Authorization)"'
+modern ir_same tools/call confirm "$retry"
+status ir_same 200 '"text":"confirmed"'
 
 # 2025: a session.
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'

@@ -214,21 +214,35 @@ static void *signal_waiter(void *arg)
 typedef struct http_args {
     bool conformance;   /* the conformance suite's fixtures, not the demo tools */
     const char *listen; /* [HOST:]PORT, NULL without --http */
-    const char *path, *token, *cert_file, *key_file, *poll, *request_timeout, *per_address,
-        *max_conns;
-    const char *origins[17], *hosts[17];
-    size_t norigins, nhosts;
+    const char *path, *cert_file, *key_file, *poll, *request_timeout, *per_address, *max_conns;
+    const char *origins[17], *hosts[17], *tokens[17];
+    size_t norigins, nhosts, ntokens;
     mcp_http_response_mode mode;
 } http_args;
 
-static const char *the_token;
+/* Whether a and b are equal, in a time that depends only on their
+ * lengths: how far a guess matches does not show in the answer's delay. */
+static bool same_secret(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    if (n != strlen(b))
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
 
 static bool check_token(void *ud, const char *authorization)
 {
-    (void)ud;
+    const http_args *a = ud;
     /* The scheme is case-insensitive (RFC 9110, 11.1); the token is not. */
-    return authorization && strncasecmp(authorization, "Bearer ", 7) == 0 &&
-           strcmp(authorization + 7, the_token) == 0;
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0)
+        return false;
+    bool ok = false;
+    for (size_t i = 0; i < a->ntokens; i++)
+        ok |= same_secret(authorization + 7, a->tokens[i]);
+    return ok;
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -259,7 +273,6 @@ static int parse_args(int argc, char **argv, http_args *a)
         }
         const char **value = !strcmp(o, "--http")       ? &a->listen
                              : !strcmp(o, "--path")     ? &a->path
-                             : !strcmp(o, "--token")    ? &a->token
                              : !strcmp(o, "--tls-cert") ? &a->cert_file
                              : !strcmp(o, "--tls-key")  ? &a->key_file
                              : !strcmp(o, "--poll-retry") ? &a->poll
@@ -267,7 +280,8 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--max-per-address") ? &a->per_address
                              : !strcmp(o, "--max-connections") ? &a->max_conns
                                                         : NULL;
-        bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host");
+        bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
+                    !strcmp(o, "--token");
         bool mode = !strcmp(o, "--response");
         if (!value && !list && !mode)
             return usage_error("unexpected argument '%s'", cli_safe(o));
@@ -286,11 +300,13 @@ static int parse_args(int argc, char **argv, http_args *a)
             else
                 return usage_error("--response takes auto, json or sse, not '%s'", cli_safe(v));
         } else {
-            bool origin = !strcmp(o, "--allow-origin");
-            size_t *n = origin ? &a->norigins : &a->nhosts;
+            bool origin = !strcmp(o, "--allow-origin"), token = !strcmp(o, "--token");
+            size_t *n = origin ? &a->norigins : token ? &a->ntokens : &a->nhosts;
             if (*n == 16)
                 return usage_error("at most 16 of %s", o);
-            (origin ? a->origins : a->hosts)[(*n)++] = v;
+            (origin ? a->origins : token ? a->tokens : a->hosts)[(*n)++] = v;
+            if (token && (!*v || strpbrk(v, " \t\r\n")))
+                return usage_error("%s", "--token takes a non-empty token without blanks");
         }
     }
     if (a->poll && (strspn(a->poll, "0123456789") != strlen(a->poll) || strlen(a->poll) > 9))
@@ -310,14 +326,12 @@ static int parse_args(int argc, char **argv, http_args *a)
             return usage_error("%s takes a number of connections (1 to 999999), not '%s'",
                                counts[i][0], cli_safe(v));
     }
-    if (!a->listen && (a->path || a->token || a->cert_file || a->key_file || a->poll ||
+    if (!a->listen && (a->path || a->ntokens || a->cert_file || a->key_file || a->poll ||
                        a->request_timeout || a->per_address || a->max_conns || a->norigins ||
                        a->nhosts || a->mode))
         return usage_error("%s", "HTTP options need --http [HOST:]PORT");
     if (!a->cert_file != !a->key_file)
         return usage_error("%s", "--tls-cert and --tls-key go together");
-    if (a->token && (!*a->token || strpbrk(a->token, " \t\r\n")))
-        return usage_error("%s", "--token takes a non-empty token without blanks");
     if (a->path && a->path[0] != '/')
         return usage_error("--path must start with '/', not '%s'", cli_safe(a->path));
     return 0;
@@ -388,9 +402,8 @@ static int serve_http(const http_args *a)
         free(key);
         return EXIT_USAGE;
     }
-    the_token = a->token;
     bool loopback = !host[0] || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
-    if (!loopback && !a->token)
+    if (!loopback && !a->ntokens)
         fprintf(stderr, "mcp serve: warning: serving %s without --token: anyone who reaches "
                         "it may call its tools\n",
                 cli_safe(host));
@@ -413,7 +426,8 @@ static int serve_http(const http_args *a)
                                                     : 0,
                                  .tls_cert_pem = cert,
                                  .tls_key_pem = key,
-                                 .authorize = a->token ? check_token : NULL};
+                                 .authorize = a->ntokens ? check_token : NULL,
+                                 .authorize_user_data = (void *)a};
     int rc = mcp_server_listen_http(the_server, &h);
     free(cert);
     free(key);
