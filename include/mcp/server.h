@@ -270,6 +270,22 @@ MCP_EXTERN int mcp_server_remove_tool(mcp_server *s, const char *name);
 MCP_EXTERN int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri);
 
 /*
+ * mcp_server_elicitation_complete: the interaction at the URL of a URL
+ * mode elicitation is over (2025-11-25, client/elicitation.mdx): the
+ * client that was given elicitation_id, in an elicitation/create of
+ * mcp_call_ask or a -32042 of mcp_call_reply_error_data, gets
+ * notifications/elicitation/complete once, even after the call ended; a
+ * client may retry the call that failed with -32042 then. Each connection
+ * keeps its last 64 such ids; an id no connected client holds (unknown,
+ * completed already, forgotten, its client gone, or of a revision without
+ * ids) is ignored, logged at debug. elicitation_id is copied. Any thread;
+ * delivered from the loop thread. MCP_OK (queued, or nobody serving),
+ * MCP_ERR_INVALID_ARG (NULL, empty, over 256 bytes or not UTF-8) or
+ * MCP_ERR_NOMEM.
+ */
+MCP_EXTERN int mcp_server_elicitation_complete(mcp_server *s, const char *elicitation_id);
+
+/*
  * mcp_server_serve_stdio: serve on stdin/stdout until stdin ends (or
  * mcp_server_stop). stdout carries only protocol messages; logs go to
  * stderr. At end of input every call in flight is cancelled with reason
@@ -492,6 +508,12 @@ MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, 
  *   serialized copy the spec asks for beside it (object borrowed)
  * - reply_result: a complete CallToolResult object, borrowed for the call
  * - reply_error: a JSON-RPC error response (protocol errors)
+ * - reply_error_data: the same with data (any JSON value, borrowed for the
+ *   call; NULL: none). MCP_WIRE_URL_ELICITATION_REQUIRED (-32042, only
+ *   under 2025-11-25) must carry {"elicitations": [...]}, each a whole URL
+ *   mode elicitation (mode "url", message, url, elicitationId): the call
+ *   ends -32603 and MCP_ERR_INVALID_ARG is returned otherwise. Their ids
+ *   are then the client's to be told of (mcp_server_elicitation_complete)
  * - finish: end without an answer: for a cancelled call; otherwise the
  *   client gets -32603 "Internal error: the handler ended without a result"
  */
@@ -501,6 +523,8 @@ MCP_EXTERN int mcp_call_reply_tool_error(mcp_call *c, const char *text);
 MCP_EXTERN int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured);
 MCP_EXTERN int mcp_call_reply_result(mcp_call *c, const mcp_json *result);
 MCP_EXTERN int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message);
+MCP_EXTERN int mcp_call_reply_error_data(mcp_call *c, int64_t code, const char *message,
+                                         const mcp_json *data);
 MCP_EXTERN int mcp_call_finish(mcp_call *c);
 
 /*
@@ -593,10 +617,15 @@ typedef struct mcp_ask_answer {
  * clients already; a waiting call does not hold a worker thread, an extra
  * one stands in), MCP_ERR_STATE (the client did not
  * declare the capability the method needs: sampling, elicitation (with url
- * for an elicitation of mode "url") or roots; called on the loop thread;
- * or in completion/complete), MCP_ERR_INVALID_ARG (another method; params
- * not an object; a bad key; a requestedSchema that is no valid schema) or
- * MCP_ERR_NOMEM. answer is zeroed first;
+ * for an elicitation of mode "url") or roots; elicitation of a client older
+ * than 2025-06-18, URL mode of one older than 2025-11-25; called on the
+ * loop thread; or in completion/complete), MCP_ERR_INVALID_ARG (another
+ * method; params not an object; a bad key; a requestedSchema that is no
+ * valid schema; a mode other than form or url; URL mode without a message,
+ * an absolute url (no spaces or controls) and, under 2025-11-25, an
+ * elicitationId of 1 to 256 bytes) or MCP_ERR_NOMEM. A URL mode
+ * elicitationId is kept for mcp_server_elicitation_complete. answer is
+ * zeroed first;
  * release it with mcp_ask_answer_release whatever the outcome. Not after
  * the call was ended; one thread per call at a time.
  */

@@ -114,16 +114,20 @@ bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *me
      * whatever its capabilities say. (The revisions compare as dates.) */
     if (!strcmp(method, "elicitation/create") && version && strcmp(version, "2025-06-18") < 0)
         return false;
+    const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
+    bool url = mode && !strcmp(mode, "url");
+    /* And its URL mode with 2025-11-25. */
+    if (url && version && strcmp(version, "2025-11-25") < 0)
+        return false;
     if (!strcmp(method, "sampling/createMessage"))
         return mcp_json_object_get(caps, "sampling") != NULL;
     if (!strcmp(method, "roots/list"))
         return mcp_json_object_get(caps, "roots") != NULL;
     const mcp_json *e = mcp_json_object_get(caps, "elicitation");
-    const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
     if (!e)
         return false;
     /* An empty elicitation capability means form mode (client/elicitation.mdx). */
-    if (mode && !strcmp(mode, "url"))
+    if (url)
         return mcp_json_object_get(e, "url") != NULL;
     return mcp_json_object_size(e) == 0 || mcp_json_object_get(e, "form") != NULL;
 }
@@ -160,6 +164,8 @@ static void send_posted(mcp__post *post)
      * connection, whose ending then finds it (and calls back). */
     a->next = r->asks;
     r->asks = a;
+    if (!strcmp(a->method, "elicitation/create"))
+        mcp__url_elicitation_note(c, r->version, d ? mcp_json_doc_root(d) : NULL);
     mcp_handle h = 0;
     int rc = mcp_session_request(c->driver.session, mcp__now_ms(), a->method,
                                  d ? mcp_json_doc_root(d) : NULL, &o, on_answer, NULL, a, &h);
@@ -264,11 +270,22 @@ static int settle(int rc, const char *method, const mcp_json *params, const mcp_
 
 /* The requested schema of a form elicitation, compiled; MCP_OK with *form
  * NULL when there is none to check. */
-static int form_schema(const char *method, const mcp_json *params, mcp_schema **form)
+/* An elicitation's params: a URL mode one must be whole (the client shows
+ * its URL to a person), a form's schema compiles (for checking the answer). */
+static int form_schema(const char *method, const mcp_json *params, const char *version,
+                       mcp_schema **form)
 {
     *form = NULL;
+    if (strcmp(method, "elicitation/create"))
+        return MCP_OK;
+    const mcp_json *mode = mcp_json_object_get(params, "mode");
+    const char *m = mcp_json_string(mode, NULL);
+    if (mode && (!m || (strcmp(m, "form") && strcmp(m, "url"))))
+        return MCP_ERR_INVALID_ARG;
+    if (m && !strcmp(m, "url"))
+        return mcp__url_elicitation_check(params, version) ? MCP_ERR_INVALID_ARG : MCP_OK;
     const mcp_json *schema = mcp_json_object_get(params, "requestedSchema");
-    if (strcmp(method, "elicitation/create") || !schema)
+    if (!schema)
         return MCP_OK;
     int rc = mcp_schema_compile(schema, NULL, form, NULL, 0);
     return rc == MCP_ERR_NOMEM ? rc : rc != MCP_OK ? MCP_ERR_INVALID_ARG : MCP_OK;
@@ -306,7 +323,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     if (mcp_cancel_token_is_cancelled(r->token))
         return MCP_ERR_CANCELLED;
     mcp_schema *form;
-    int frc = form_schema(method, params, &form);
+    int frc = form_schema(method, params, r->version, &form);
     if (frc != MCP_OK)
         return frc;
     if (mcp__call_modern(c)) {

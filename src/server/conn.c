@@ -23,6 +23,7 @@ void mcp__conn_unref(conn *c)
     mcp__map_free(&c->requests, &c->server->mem);
     mcp__subscriptions_free(c);
     free(c->credential);
+    mcp__url_elicitations_free(c);
     free(c);
 }
 

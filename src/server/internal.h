@@ -139,7 +139,14 @@ typedef struct mcp__request {
 
 /* ANSWER_NOT_FOUND: "Resource not found" for the request's params.uri, with
  * the code given (the revision's). */
-typedef enum { ANSWER_RESULT, ANSWER_ERROR, ANSWER_NONE, ANSWER_NOT_FOUND } answer_kind;
+/* ANSWER_ERROR_DATA: the text is {"message":...,"data":...}. */
+typedef enum {
+    ANSWER_RESULT,
+    ANSWER_ERROR,
+    ANSWER_ERROR_DATA,
+    ANSWER_NONE,
+    ANSWER_NOT_FOUND
+} answer_kind;
 
 /* Loop thread: register r (refs 2) with its connection. MCP_OK or
  * MCP_ERR_NOMEM (r untouched). */
@@ -222,6 +229,20 @@ bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *me
                        const mcp_json *params);
 
 
+/* url_elicitation.c ------------------------------------------------------------- */
+
+/* Why params of a URL-mode elicitation/create are not valid under version,
+ * or NULL. */
+const char *mcp__url_elicitation_check(const mcp_json *params, const char *version);
+/* Loop thread: c's client was given this URL elicitation (2025-11-25: its
+ * elicitationId is kept for mcp_server_elicitation_complete). */
+void mcp__url_elicitation_note(conn *c, const char *version, const mcp_json *params);
+/* Why data is not that of a -32042 under version, or NULL. */
+const char *mcp__url_required_check(const char *version, const mcp_json *data);
+/* Loop thread: c's client was told to complete data's elicitations. */
+void mcp__url_required_note(conn *c, const char *version, const mcp_json *data);
+void mcp__url_elicitations_free(conn *c);
+
 /* ask.c --------------------------------------------------------------------- */
 
 /* Loop thread: r settles: its requests to the client in flight are
@@ -264,6 +285,9 @@ struct conn {
     uint64_t drain_deadline; /* for its handlers */
     char *credential;  /* a 2026-07-28 HTTP request's Authorization value
                           (owned), to which its requestState is bound */
+    char *url_ids[64]; /* URL elicitations its client was given, oldest
+                          first (url_elicitation.c), loop thread */
+    unsigned n_url_ids;
     /* The output drains as long as the client reads: given up after the
      * grace without progress. */
     size_t last_unwritten;

@@ -80,6 +80,25 @@ typedef struct answer {
     size_t len;
 } answer;
 
+/* An error with data, made by mcp_call_reply_error_data: what a -32042
+ * names is remembered for its completion. */
+static int reply_error_data(conn *c, mcp__request *r, int64_t code, const char *text, size_t len)
+{
+    mcp_json_doc *d = NULL;
+    if (mcp_json_parse(text, len, NULL, NULL, &d, NULL) != MCP_OK)
+        return mcp_session_reply_error(c->driver.session, r->handle, MCP_WIRE_INTERNAL_ERROR,
+                                       "Internal error: out of memory", NULL);
+    const mcp_json *root = mcp_json_doc_root(d);
+    const mcp_json *data = mcp_json_object_get(root, "data");
+    if (code == MCP_WIRE_URL_ELICITATION_REQUIRED)
+        mcp__url_required_note(c, r->version, data);
+    int rc = mcp_session_reply_error(c->driver.session, r->handle, code,
+                                     mcp_json_string(mcp_json_object_get(root, "message"), NULL),
+                                     data);
+    mcp_json_doc_free(d);
+    return rc;
+}
+
 /* Loop thread: send the answer unless the request was settled meanwhile. */
 static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char *text,
                     size_t len)
@@ -101,6 +120,8 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
         rc = mcp_session_reply_raw(ss, r->handle, text, len);
     else if (kind == ANSWER_ERROR)
         rc = mcp_session_reply_error(ss, r->handle, code, text, NULL);
+    else if (kind == ANSWER_ERROR_DATA)
+        rc = reply_error_data(c, r, code, text, len);
     else if (kind == ANSWER_NOT_FOUND)
         rc = mcp__reply_not_found(ss, r->handle, mcp_json_object_get(r->msg->params, "uri"));
     else

@@ -221,6 +221,53 @@ int mcp_call_reply_error(mcp_call *c, int64_t code, const char *message)
     return mcp__request_end(&c->req, ANSWER_ERROR, code, message, strlen(message));
 }
 
+int mcp_call_reply_error_data(mcp_call *c, int64_t code, const char *message,
+                              const mcp_json *data)
+{
+    if (!data)
+        return mcp_call_reply_error(c, code, message);
+    const char *why = NULL;
+    if (!message || mcp_utf8_validate(message, strlen(message), NULL) != MCP_OK)
+        why = "invalid error message";
+    else if (code == MCP_WIRE_URL_ELICITATION_REQUIRED)
+        why = mcp__url_required_check(c->req.version, data);
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    int rc = MCP_OK;
+    if (!why) {
+        rc = mcp_buf_append(&b, "{\"message\":", 11);
+        if (rc == MCP_OK)
+            rc = mcp_json_write_string(message, strlen(message), &b);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(&b, ",\"data\":", 8);
+        if (rc == MCP_OK)
+            rc = mcp_json_write(data, &b);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(&b, "}", 1);
+        if (rc == MCP_ERR_UTF8 || rc == MCP_ERR_INVALID_ARG)
+            why = "data cannot be written as JSON";
+    }
+    if (why) {
+        mcp_buf_free(&b);
+        char text[240];
+        snprintf(text, sizeof text, "Internal error: %s", why);
+        mcp__server_log(c->req.conn->server, MCP_LOG_ERROR, "a %s handler's error: %s",
+                        c->req.msg->method, why);
+        rc = mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, strlen(text));
+        return rc == MCP_OK ? MCP_ERR_INVALID_ARG : rc;
+    }
+    if (rc != MCP_OK) {
+        mcp_buf_free(&b);
+        static const char oom[] = "Internal error: out of memory";
+        int erc = mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, oom,
+                                   sizeof oom - 1);
+        return erc == MCP_OK ? rc : erc;
+    }
+    rc = mcp__request_end(&c->req, ANSWER_ERROR_DATA, code, b.data, b.len);
+    mcp_buf_free(&b);
+    return rc;
+}
+
 int mcp_call_finish(mcp_call *c)
 {
     /* Ended asking (2026-07-28): the questions go out as its answer. */
