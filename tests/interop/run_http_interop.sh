@@ -36,7 +36,7 @@ v1-auto) OPTS='' SCRIPT=ts_http_client.mjs MODE=auto CHECKS=29 ;;
 v1-sse) OPTS="--response sse" SCRIPT=ts_http_client.mjs MODE=sse CHECKS=29 ;;
 v1-resume) OPTS="--poll-retry 300" SCRIPT=ts_http_client.mjs MODE=resume CHECKS=16 ;;
 v2) OPTS='' SCRIPT=ts2_http_client.mjs MODE='' CHECKS=21 ;;
-v1-ask) OPTS='' SCRIPT=ts_ask_client.mjs MODE='' CHECKS=10 ;;
+v1-ask) OPTS='' SCRIPT=ts_ask_client.mjs MODE='' CHECKS=13 ;;
 *)
     echo "run_http_interop: unknown case $CASE" >&2
     exit 2

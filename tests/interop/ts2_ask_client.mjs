@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The official TypeScript SDK v2 client (2026-07-28) against `mcp serve`'s
-// tools that ask (confirm: elicitation, summarize: sampling, roots): our
+// tools that ask (confirm: elicitation, connect: elicitation in URL mode,
+// summarize: sampling, roots): our
 // server answers with input_required results, the SDK fulfils them through
 // its handlers and retries with inputResponses and our requestState, and
 // the second round completes; a question the client did not declare is
@@ -20,10 +21,14 @@ setTimeout(() => { console.log("not ok - the script did not finish in 60 s"); pr
 async function connect(capabilities) {
   const client = new Client({ name: "ts2-ask-client", version: "1.0.0" },
     { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  const seen = { elicit: 0, sampling: 0, roots: 0 };
+  const seen = { elicit: 0, url: [], sampling: 0, roots: 0 };
   // The SDK allows a handler only for a declared capability.
   if (capabilities.elicitation)
-    client.setRequestHandler("elicitation/create", async () => {
+    client.setRequestHandler("elicitation/create", async (req) => {
+      if (req.params.mode === "url") {
+        seen.url.push(req.params);
+        return { action: "accept" };
+      }
       seen.elicit++;
       return { action: "accept", content: { ok: true } };
     });
@@ -49,7 +54,8 @@ async function connect(capabilities) {
 
 const text = (r) => r.content?.[0]?.text;
 {
-  const { client, seen, wire } = await connect({ elicitation: {}, sampling: {}, roots: {} });
+  const { client, seen, wire } = await connect({ elicitation: { form: {}, url: {} }, sampling: {},
+                                                roots: {} });
   check(client.getNegotiatedProtocolVersion() === "2026-07-28", "connected under 2026-07-28");
   check(text(await client.callTool({ name: "confirm", arguments: {} })) === "confirmed",
     "confirm: input_required, fulfilled by the SDK's elicitation handler, then complete");
@@ -60,6 +66,10 @@ const text = (r) => r.content?.[0]?.text;
     "the retry carried our requestState and the answer under our key, with a new id");
   check(text(await client.callTool({ name: "summarize", arguments: { text: "abc" } })) === "short: abc",
     "summarize: sampling through input_required");
+  check(text(await client.callTool({ name: "connect", arguments: { url: "https://example.com/c" } })) ===
+    "connected" && seen.url.length === 1 && seen.url[0].url === "https://example.com/c" &&
+    seen.url[0].elicitationId === undefined,
+    "connect: a URL mode elicitation through input_required (no elicitationId in 2026-07-28)");
   check(text(await client.callTool({ name: "roots" })) === "file:///srv\n", "roots through input_required");
   await client.close();
 }

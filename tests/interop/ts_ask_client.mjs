@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The official TypeScript SDK v1 client (2025-11-25) answering what `mcp
 // serve`'s tools ask it, over stdio or Streamable HTTP: elicitation
-// (confirm), sampling (summarize), roots (roots); and the chain of cancels:
+// (confirm: a form; connect: URL mode, then the server's
+// notifications/elicitation/complete), sampling (summarize), roots (roots);
+// and the chain of cancels:
 // the client aborts its tools/call while our tool waits for its sampling,
 // and our server cancels that sampling request on the wire, so the SDK
 // aborts its own handler with our reason.
@@ -13,6 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema,
+  ElicitationCompleteNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 const target = process.argv[2];
@@ -32,12 +35,19 @@ setTimeout(() => { console.log("not ok - the script did not finish in 60 s"); pr
   60000).unref();
 
 const client = new Client({ name: "ts-ask-client", version: "1.0.0" },
-  { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
-const seen = { elicit: [], sampling: [], aborted: null };
+  { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} } });
+const seen = { elicit: [], url: [], completed: [], sampling: [], aborted: null };
 let holdSampling = false;
 client.setRequestHandler(ElicitRequestSchema, async (req) => {
+  if (req.params.mode === "url") {
+    seen.url.push(req.params);
+    return { action: "accept" };
+  }
   seen.elicit.push(req.params);
   return { action: "accept", content: { ok: true } };
+});
+client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+  seen.completed.push(n.params.elicitationId);
 });
 client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
   seen.sampling.push(req.params);
@@ -68,6 +78,13 @@ check(text(await client.callTool({ name: "confirm", arguments: { question: "Ship
 check(seen.elicit[0]?.message === "Ship it?" &&
   seen.elicit[0]?.requestedSchema?.properties?.ok?.type === "boolean",
   "the elicitation carried the message and the requested schema");
+check(text(await client.callTool({ name: "connect", arguments: { url: "https://example.com/c" } })) ===
+  "connected", "connect: our URL mode elicitation accepted by the SDK's handler");
+check(seen.url[0]?.url === "https://example.com/c" && typeof seen.url[0]?.elicitationId === "string" &&
+  seen.url[0].elicitationId.length > 0, "it carried the URL and an elicitationId");
+check(await waitFor(() => seen.completed.length === 1, 5000) &&
+  seen.completed[0] === seen.url[0]?.elicitationId,
+  `the SDK heard notifications/elicitation/complete for that id (${seen.completed})`);
 check(text(await client.callTool({ name: "summarize", arguments: { text: "a long text" } })) ===
   "short", "summarize: our sampling answered by the SDK's handler");
 check(seen.sampling[0]?.messages?.[0]?.content?.text === "a long text" &&

@@ -4,8 +4,8 @@
  * tools that show the lifecycle: echo (instant), sleep (returns early when
  * cancelled), count (progress and log messages, cancellable between steps),
  * fail (a tool error) and add_tool (changes the tool list while serving:
- * subscribers hear tools/list_changed), confirm, summarize and roots (each
- * asks the client: elicitation, sampling, roots), a few resources, a resource template
+ * subscribers hear tools/list_changed), confirm, connect, summarize and roots (each
+ * asks the client: a form, a URL, sampling, roots), a few resources, a resource template
  * and a prompt with completion. With --conformance, the fixtures of
  * the official conformance suite instead (conformance_server.c).
  */
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "text.h"
@@ -499,6 +500,45 @@ static void tool_confirm(mcp_call *call, void *ud)
     mcp_ask_answer_release(&a);
 }
 
+/* connect {url}: sends the user to a page (URL mode elicitation, from
+ * 2025-11-25). A demo has no page to be done at: once the user accepts,
+ * the interaction is said complete at once (2025-11-25: the client gets
+ * notifications/elicitation/complete), as a service would when its page
+ * is done. */
+static void tool_connect(mcp_call *call, void *ud)
+{
+    static atomic_uint made;
+    const char *url = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "url"), NULL);
+    char id[64];
+    snprintf(id, sizeof id, "demo-%ld-%u", (long)getpid(), atomic_fetch_add(&made, 1) + 1);
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *params = mcp_json_new_object(d);
+    mcp_json_object_set(d, params, "mode", mcp_json_new_string(d, "url"));
+    mcp_json_object_set(d, params, "message",
+                        mcp_json_new_string(d, "Open this page to connect your account."));
+    mcp_json_object_set(d, params, "url",
+                        mcp_json_new_string(d, url ? url : "https://example.com/connect"));
+    bool ids = !strcmp(mcp_call_protocol_version(call), "2025-11-25");
+    if (ids)
+        mcp_json_object_set(d, params, "elicitationId", mcp_json_new_string(d, id));
+    mcp_ask_answer a;
+    int rc = mcp_json_doc_error(d) == MCP_OK
+                 ? mcp_call_ask(call, "connect", "elicitation/create", params, 0, &a)
+                 : MCP_ERR_NOMEM;
+    mcp_json_doc_free(d);
+    if (rc == MCP_ERR_INVALID_ARG) {
+        mcp_call_reply_tool_error(call, "connect: url must be an absolute URL without spaces");
+    } else if (!ask_ended(call, rc, &a)) {
+        const char *action =
+            mcp_json_string(mcp_json_object_get(mcp_json_doc_root(a.result), "action"), NULL);
+        bool accepted = action && !strcmp(action, "accept");
+        if (accepted && ids)
+            mcp_server_elicitation_complete(the_server, id);
+        mcp_call_reply_text(call, accepted ? "connected" : action ? action : "no answer");
+    }
+    mcp_ask_answer_release(&a);
+}
+
 /* summarize {text}: asks the client's model (sampling). */
 static void tool_summarize(mcp_call *call, void *ud)
 {
@@ -601,6 +641,14 @@ static int add_demo_tools(void)
                         "decline or cancel.",
          .input_schema = "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}}}",
          .handler = tool_confirm,
+         .flags = MCP_TOOL_BLOCKING},
+        {.size = sizeof(mcp_tool),
+         .name = "connect",
+         .title = "Connect",
+         .description = "Sends the user to a page (URL mode elicitation): connected, decline or "
+                        "cancel. A demo: the page is not checked.",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}}",
+         .handler = tool_connect,
          .flags = MCP_TOOL_BLOCKING},
         {.size = sizeof(mcp_tool),
          .name = "summarize",
@@ -747,7 +795,7 @@ int cli_serve(int argc, char **argv)
         .instructions = args.conformance
                             ? "The fixtures of the MCP conformance suite's server scenarios."
                             : "A demo server: the tools echo, sleep, count, fail, add_tool, "
-                              "confirm, summarize and roots; "
+                              "confirm, connect, summarize and roots; "
                               "resources (demo://readme) and a prompt (greet).",
         /* The demo's tools change (add_tool), its prompts and resources
          * never: only what can change is declared. The fixtures declare
