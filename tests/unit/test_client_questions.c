@@ -14,7 +14,7 @@
  * connection's end: the token fires, the late answer is not sent), the
  * bound on rounds.
  *
- * Against a server the test plays itself on the wire (script): what cannot
+ * Against a server the test plays itself on the wire (scripted.h): what cannot
  * be had from a well-behaved one: the capabilities declared in both eras,
  * a question for a capability not declared, a malformed InputRequiredResult,
  * requestState echoed byte for byte or left out, the retry's new id, roots
@@ -35,6 +35,7 @@
 
 #include "client/internal.h"
 #include "mcp/mcp.h"
+#include "scripted.h"
 #include "wire.h"
 
 static mcp_json_doc *json(const char *text)
@@ -820,89 +821,21 @@ static void the_rounds_are_bounded(void **state)
 
 /* On the wire: a server played by the test ------------------------------------------------ */
 
-typedef struct scripted {
-    mcp_client *client;
-    wire w;
-} scripted;
-
-/* Drive the client until the server side reads a line containing needle. */
-static char *next_line(scripted *s, const char *needle)
-{
-    uint64_t end = mcp_monotonic_ms() + 10000;
-    for (;;) {
-        mcp_client_run_once(s->client, false);
-        char *l = wire_read(&s->w, 5);
-        if (l && strstr(l, needle))
-            return l;
-        free(l);
-        if (mcp_monotonic_ms() > end)
-            fail_msg("no line with %s", needle);
-    }
-}
-
-/* Nothing with needle written by the client within ms. */
-static void no_line(scripted *s, const char *needle, int ms)
-{
-    uint64_t end = mcp_monotonic_ms() + (uint64_t)ms;
-    while (mcp_monotonic_ms() < end) {
-        mcp_client_run_once(s->client, false);
-        char *l = wire_read(&s->w, 5);
-        if (l && strstr(l, needle))
-            fail_msg("unexpected: %s", l);
-        free(l);
-    }
-}
-
-/* Connect, the test playing the server; *hello gets the client's first
- * request (discover or initialize; caller frees). The handshake's answer
- * is written before the connect starts: the request (id 1) is registered
- * before the client reads anything. */
-static void script(scripted *s, bool modern, mcp_client_options o, char **hello)
-{
-    int sv[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    memset(s, 0, sizeof *s);
-    s->w.fd = sv[1];
-    o.connect_mode = modern ? MCP_CONNECT_MODERN : MCP_CONNECT_LEGACY;
-    o.protocol_version = era_name(modern);
-    assert_int_equal(mcp_client_new(&o, &s->client), MCP_OK);
-    if (modern)
-        wire_send(&s->w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\","
-                         "\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
-                         "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"s\","
-                         "\"version\":\"1\"}}}}");
-    else
-        wire_send(&s->w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":"
-                         "\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
-                         "{\"name\":\"s\",\"version\":\"1\"}}}");
-    if (mcp__client_connect_fds(s->client, sv[0], dup(sv[0])) != MCP_OK)
-        fail_msg("connect: %s", mcp_client_error(s->client));
-    *hello = wire_expect(&s->w, modern ? "server/discover" : "initialize");
-    if (!modern)
-        free(wire_expect(&s->w, "notifications/initialized"));
-}
-
-static void unscript(scripted *s)
-{
-    mcp_client_free(s->client);
-    close(s->w.fd);
-}
-
 static void capabilities_are_declared_in_both_eras(void **state)
 {
     scripted s;
     char *hello;
     mcp_client_options o = handler_options();
     o.elicitation_url = true;
-    script(&s, false, o, &hello);
+    scripted_open(&s, era_name(false), o, &hello);
     says(hello, "\"capabilities\":{\"sampling\":{},\"elicitation\":{\"form\":{},\"url\":{}},"
                 "\"roots\":{\"listChanged\":true}}");
     free(hello);
-    unscript(&s);
+    scripted_close(&s);
     o.on_sampling = NULL;
     o.elicitation_url = false;
     o.on_roots = NULL;
-    script(&s, true, o, &hello);
+    scripted_open(&s, era_name(true), o, &hello);
     says(hello, "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{\"form\":{}}}");
     free(hello);
     /* Every request carries them. */
@@ -910,16 +843,16 @@ static void capabilities_are_declared_in_both_eras(void **state)
     memset(&pc, 0, sizeof pc);
     assert_int_equal(mcp_client_call_tool_async(s.client, "t", NULL, NULL, call_done, &pc, NULL),
                      MCP_OK);
-    char *l = next_line(&s, "tools/call");
+    char *l = scripted_next_line(&s, "tools/call");
     says(l, "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{\"form\":{}}}");
     free(l);
-    unscript(&s);
+    scripted_close(&s);
     /* None offered: none declared, as before. */
     mcp_client_options none = {.size = sizeof none};
-    script(&s, false, none, &hello);
+    scripted_open(&s, era_name(false), none, &hello);
     says(hello, "\"capabilities\":{}");
     free(hello);
-    unscript(&s);
+    scripted_close(&s);
     /* Options the library refuses. */
     mcp_client *c;
     mcp_client_options bad = {.size = sizeof bad, .elicitation_url = true};
@@ -937,7 +870,7 @@ static void refused_questions_in_2025(void **state)
     char *hello;
     mcp_client_options o = {.size = sizeof o, .on_elicitation = on_question,
                             .elicitation_user_data = &h, .log_level = MCP_LOG_ERROR};
-    script(&s, false, o, &hello);
+    scripted_open(&s, era_name(false), o, &hello);
     free(hello);
     reset(ANSWER);
     static const struct {
@@ -970,7 +903,7 @@ static void refused_questions_in_2025(void **state)
         wire_send(&s.w, cases[i].request);
         char want[16];
         snprintf(want, sizeof want, "\"id\":\"%c\"", 'a' + (int)i);
-        char *l = next_line(&s, want);
+        char *l = scripted_next_line(&s, want);
         says(l, cases[i].answer);
         free(l);
     }
@@ -978,13 +911,13 @@ static void refused_questions_in_2025(void **state)
     /* One it takes: answered on the wire, with the defaults. */
     wire_send(&s.w, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":"
                     "{\"message\":\"m\",\"requestedSchema\":" FORM_SCHEMA "}}");
-    char *l = next_line(&s, "\"id\":9");
+    char *l = scripted_next_line(&s, "\"id\":9");
     assert_string_equal(l, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"action\":\"accept\","
                            "\"content\":{\"ok\":true,\"name\":\"Ann\",\"age\":30}}}");
     free(l);
     /* Roots offered by nobody: roots_changed says so. */
     assert_int_equal(mcp_client_roots_changed(s.client, NULL), MCP_ERR_STATE);
-    unscript(&s);
+    scripted_close(&s);
 }
 
 /* Send an InputRequiredResult for the request in line (its id). */
@@ -1036,7 +969,7 @@ static void unusable_input_required_results(void **state)
     char *hello;
     mcp_client_options o = {.size = sizeof o, .on_elicitation = on_question,
                             .elicitation_user_data = &h, .log_level = MCP_LOG_ERROR};
-    script(&s, true, o, &hello);
+    scripted_open(&s, era_name(true), o, &hello);
     free(hello);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         reset(HOLD);
@@ -1044,7 +977,7 @@ static void unusable_input_required_results(void **state)
         memset(&pc, 0, sizeof pc);
         assert_int_equal(
             mcp_client_call_tool_async(s.client, "t", NULL, NULL, call_done, &pc, NULL), MCP_OK);
-        char *l = next_line(&s, "tools/call");
+        char *l = scripted_next_line(&s, "tools/call");
         answer_line(&s, id_of(l), cases[i].result);
         free(l);
         while (!pc.done)
@@ -1055,8 +988,8 @@ static void unusable_input_required_results(void **state)
         assert_null(h.held);
     }
     /* Nothing was sent again. */
-    no_line(&s, "tools/call", 50);
-    unscript(&s);
+    scripted_no_line(&s, "tools/call", 50);
+    scripted_close(&s);
 }
 
 /* The retry: a new id, the caller's params, the answers under the server's
@@ -1068,7 +1001,7 @@ static void the_retry_echoes_the_state(void **state)
     char *hello;
     mcp_client_options o = {.size = sizeof o, .on_elicitation = on_question,
                             .elicitation_user_data = &h, .log_level = MCP_LOG_ERROR};
-    script(&s, true, o, &hello);
+    scripted_open(&s, era_name(true), o, &hello);
     free(hello);
     reset(HOLD);
     pending_call pc;
@@ -1079,7 +1012,7 @@ static void the_retry_echoes_the_state(void **state)
                                                 call_done, &pc, &hd),
                      MCP_OK);
     mcp_json_doc_free(args);
-    char *l = next_line(&s, "tools/call");
+    char *l = scripted_next_line(&s, "tools/call");
     long long first = id_of(l);
     free(l);
     /* A state with escapes and non-ASCII, to be sent back exactly. */
@@ -1097,14 +1030,14 @@ static void the_retry_echoes_the_state(void **state)
     memset(&other, 0, sizeof other);
     assert_int_equal(
         mcp_client_call_tool_async(s.client, "u", NULL, NULL, call_done, &other, NULL), MCP_OK);
-    l = next_line(&s, "\"name\":\"u\"");
+    l = scripted_next_line(&s, "\"name\":\"u\"");
     assert_null(strstr(l, "inputResponses"));
     assert_null(strstr(l, "requestState"));
     answer_line(&s, id_of(l), "{\"content\":[]}");
     free(l);
     assert_int_equal(answer_with(h.held, "{\"action\":\"decline\"}", NULL, 0), MCP_OK);
     h.held = NULL;
-    l = next_line(&s, "\"name\":\"t\"");
+    l = scripted_next_line(&s, "\"name\":\"t\"");
     long long second = id_of(l);
     assert_true(second != first);
     /* The same string (é is written as UTF-8, as any string). */
@@ -1116,7 +1049,7 @@ static void the_retry_echoes_the_state(void **state)
      * inputResponses. */
     answer_line(&s, second, "{\"resultType\":\"input_required\",\"requestState\":\"two\"}");
     free(l);
-    l = next_line(&s, "\"name\":\"t\"");
+    l = scripted_next_line(&s, "\"name\":\"t\"");
     long long third = id_of(l);
     assert_true(third != second);
     says(l, "\"requestState\":\"two\"");
@@ -1132,7 +1065,7 @@ static void the_retry_echoes_the_state(void **state)
         mcp_client_run_once(s.client, false);
     assert_int_equal(answer_with(h.held, "{\"action\":\"cancel\"}", NULL, 0), MCP_OK);
     h.held = NULL;
-    l = next_line(&s, "\"name\":\"t\"");
+    l = scripted_next_line(&s, "\"name\":\"t\"");
     says(l, "\"inputResponses\":{\"q\":{\"action\":\"cancel\"}}");
     assert_null(strstr(l, "requestState"));
     /* A result without resultType is complete. */
@@ -1147,21 +1080,21 @@ static void the_retry_echoes_the_state(void **state)
     memset(&pc, 0, sizeof pc);
     assert_int_equal(mcp_client_call_tool_async(s.client, "t", NULL, NULL, call_done, &pc, &hd),
                      MCP_OK);
-    l = next_line(&s, "tools/call");
+    l = scripted_next_line(&s, "tools/call");
     answer_line(&s, id_of(l), "{\"resultType\":\"input_required\",\"requestState\":\"x\"}");
     free(l);
-    l = next_line(&s, "\"requestState\":\"x\"");
+    l = scripted_next_line(&s, "\"requestState\":\"x\"");
     long long round2 = id_of(l);
     free(l);
     assert_int_equal(mcp_client_cancel(s.client, hd, "stop"), MCP_OK);
     char want[80];
     snprintf(want, sizeof want, "\"requestId\":%lld,\"reason\":\"stop\"", round2);
-    l = next_line(&s, "notifications/cancelled");
+    l = scripted_next_line(&s, "notifications/cancelled");
     says(l, want);
     free(l);
     assert_true(pc.done);
     assert_int_equal(pc.outcome, MCP_ERR_ABORTED);
-    unscript(&s);
+    scripted_close(&s);
 }
 
 static void roots_changes_are_told_in_2025_only(void **state)
@@ -1171,13 +1104,13 @@ static void roots_changes_are_told_in_2025_only(void **state)
     for (int modern = 0; modern < 2; modern++) {
         scripted s;
         char *hello;
-        script(&s, modern, o, &hello);
+        scripted_open(&s, era_name(modern), o, &hello);
         free(hello);
         assert_int_equal(mcp_client_roots_changed(s.client, NULL), MCP_OK);
         if (modern) {
-            no_line(&s, "roots/list_changed", 100);
+            scripted_no_line(&s, "roots/list_changed", 100);
         } else {
-            char *l = next_line(&s, "roots/list_changed");
+            char *l = scripted_next_line(&s, "roots/list_changed");
             assert_string_equal(l, "{\"jsonrpc\":\"2.0\",\"method\":"
                                    "\"notifications/roots/list_changed\"}");
             free(l);
@@ -1186,7 +1119,7 @@ static void roots_changes_are_told_in_2025_only(void **state)
         assert_int_equal(mcp_client_roots_changed(s.client, mcp_json_doc_root(bad)),
                          MCP_ERR_INVALID_ARG);
         mcp_json_doc_free(bad);
-        unscript(&s);
+        scripted_close(&s);
     }
     mcp_json_doc_free(roots);
 }
