@@ -96,7 +96,8 @@ typedef struct mcp_client_options {
      * loop thread, borrowed for the call. Nothing is checked but that the
      * message is a notification: params.uri of resources/updated is the
      * server's word. (2026-07-28 brings them on a subscription instead:
-     * mcp_client_listen.) */
+     * mcp_client_listen.) notifications/elicitation/complete is the
+     * library's, never passed here: see on_elicitation_complete. */
     void (*on_notification)(void *user_data, const mcp_message *msg);
     void *notification_user_data;
     /* What the client answers when the server asks ("Questions from the
@@ -119,7 +120,34 @@ typedef struct mcp_client_options {
     mcp_question_fn on_roots;
     void *roots_user_data;
     const mcp_json *roots;
+    /* notifications/elicitation/complete (2025-11-25): the server says the
+     * out-of-band interaction of a URL-mode elicitation is over (the user
+     * finished in the browser). Called on the loop thread, elicitation_id
+     * (NUL-terminated) borrowed for the call, once for each id the client
+     * is waiting for, which is then forgotten. The client waits for the
+     * elicitationId of each URL-mode elicitation/create the application
+     * answered "accept" (once the answer is sent), and for each one listed
+     * in data.elicitations (entries with "mode" "url") of a
+     * URLElicitationRequiredError (-32042) that ended a call. Any other
+     * id (unknown, declined, already completed or forgotten) and a
+     * notification without an elicitationId string are ignored, logged at
+     * debug (client/elicitation.mdx: the client MUST ignore them). At most
+     * MCP_CLIENT_MAX_OPEN_ELICITATIONS ids are waited for: one more
+     * forgets the oldest. An id over MCP_CLIENT_MAX_ELICITATION_ID bytes or
+     * with a NUL character is not waited for. Ids outlive
+     * mcp_client_reconnect (the interaction is in the browser, not on the
+     * connection). NULL: no id is kept, every such notification ignored.
+     * 2026-07-28 has neither the notification nor the ids (the server
+     * finds out on the retry): nothing is kept. user_data is kept until
+     * mcp_client_free. */
+    void (*on_elicitation_complete)(void *user_data, const char *elicitation_id);
+    void *elicitation_complete_user_data;
 } mcp_client_options;
+
+/* The most elicitationIds a client waits to hear are complete, and the
+ * longest it keeps (see on_elicitation_complete). */
+#define MCP_CLIENT_MAX_OPEN_ELICITATIONS 64
+#define MCP_CLIENT_MAX_ELICITATION_ID 1024
 
 /* mcp_client_new: MCP_OK and *out (free with mcp_client_free),
  * MCP_ERR_INVALID_ARG (bad options size, name or version not UTF-8,
@@ -296,7 +324,15 @@ typedef struct mcp_client_call_result {
     int64_t error_code;          /* outcome MCP_ERR_REMOTE */
     const char *error_message;   /* outcome MCP_ERR_REMOTE */
     mcp_message *response; /* the response (NULL for local endings); the
-                              fields above point into it */
+                              fields above point into it. The error's
+                              data, when it has any, is
+                              response->error_data: for
+                              MCP_WIRE_URL_ELICITATION_REQUIRED (-32042,
+                              2025-11-25) data.elicitations, the URL-mode
+                              elicitations (mode, message, url,
+                              elicitationId) to complete before calling
+                              again, as the server sent them (unchecked:
+                              mcp_elicitation_url_host checks a url) */
 } mcp_client_call_result;
 
 /* Release a result filled by a synchronous call (drops its response). */
@@ -627,8 +663,35 @@ MCP_EXTERN const mcp_json *mcp_question_params(const mcp_question *q);
 MCP_EXTERN const char *mcp_question_key(const mcp_question *q, size_t *len);
 
 /* Whether an elicitation is in URL mode (params.mode "url"); false for a
- * form (mode "form" or absent) and for other methods. Any thread. */
+ * form (mode "form" or absent) and for other methods. Any thread.
+ *
+ * A URL-mode elicitation reaches the handler only when
+ * mcp_client_options.elicitation_url is set, the revision is 2025-11-25 or
+ * later, params.message is a string, params.url a URL that
+ * mcp_elicitation_url_host takes and, under 2025-11-25, params.elicitationId
+ * a string; else it is refused as any question the client cannot take
+ * (2025: -32602; 2026-07-28: the call ends with MCP_ERR_PROTOCOL). The
+ * client never opens or fetches the URL: showing it whole, its host apart,
+ * and asking the user's consent before anyone opens it is the
+ * application's (client/elicitation.mdx, Safe URL Handling). */
 MCP_EXTERN bool mcp_question_url_mode(const mcp_question *q);
+
+/*
+ * mcp_elicitation_url_host: the host of url (len bytes), for showing it
+ * apart from the rest (Safe URL Handling: highlight the domain, against a
+ * look-alike such as https://example.com@evil.test/ or
+ * https://example.com.evil.test/): the authority's host, after any
+ * user information ("user@") and without the port; an IP literal keeps its
+ * brackets. Returns MCP_OK with *host (pointing into url: borrowed) and
+ * *host_len; MCP_ERR_INVALID_ARG when url (or host or host_len) is NULL or
+ * url is not scheme://authority... with a scheme (a letter, then
+ * letters, digits, + - .), a host that is not empty, a port of digits
+ * only, and no space or ASCII control character anywhere. Bytes from 0x80
+ * up are taken as they are: an internationalised name (or a Punycode one,
+ * xn--) is the caller's to warn about. No client needed; any thread.
+ */
+MCP_EXTERN int mcp_elicitation_url_host(const char *url, size_t len, const char **host,
+                                        size_t *host_len);
 
 /* The question's cancel token: fires (loop thread) when the question is
  * withdrawn: the server cancelled it (its reason), the call it belongs to

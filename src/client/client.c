@@ -240,6 +240,8 @@ static void on_cancel(void *ud, mcp_handle h, const char *reason)
 static void on_notification(void *ud, const mcp_message *msg)
 {
     mcp_client *c = ud;
+    if (mcp__client_url_notification(c, msg))
+        return;
     if (c->opts.on_notification)
         c->opts.on_notification(c->opts.notification_user_data, msg);
 }
@@ -489,6 +491,8 @@ void mcp__call_finish(mcp__call *cc, int outcome, const mcp_message *m)
     }
     if (cc->tool_list && outcome == MCP_OK && m)
         mcp__output_schemas_learn(&c->output_schemas, m->result);
+    if (outcome == MCP_ERR_REMOTE)
+        mcp__client_url_required(c, m);
     mcp_client_call_result r;
     fill_result(&r, cc->handle, outcome, m);
     cc->done(cc->user_data, &r);
@@ -805,6 +809,7 @@ void mcp_client_free(mcp_client *c)
     mcp__client_free_strings(c->http_headers);
     mcp__output_schemas_free(&c->output_schemas);
     mcp__questions_free(c);
+    mcp__client_url_free(c);
     free(c->url);
     free(c->ca_file);
     mcp_buf_free(&c->stderr_buf);

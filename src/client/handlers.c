@@ -176,9 +176,7 @@ static const char *refusal(const mcp_client *c, question_kind k, const mcp_json 
     /* The spec's code for a mode not declared. */
     if (!c->opts.elicitation_url)
         return "this client does not take URL-mode elicitation";
-    if (mcp_json_typeof(mcp_json_object_get(params, "url")) != MCP_JSON_STRING)
-        return "params.url must be a string";
-    return NULL;
+    return mcp__client_url_problem(c, params, why, n);
 }
 
 /* Questions ---------------------------------------------------------------------------------------- */
@@ -938,12 +936,17 @@ static void answer_posted(mcp__post *post)
         } else if (c->driver_open) {
             /* The session drops it (MCP_ERR_NOT_FOUND) if the server's
              * cancel settled the request first. */
-            if (q->result)
-                mcp_session_reply(c->driver.session, q->inbound, mcp_json_doc_root(q->result));
-            else
+            if (q->result) {
+                int rc = mcp_session_reply(c->driver.session, q->inbound,
+                                           mcp_json_doc_root(q->result));
+                if (rc == MCP_OK && q->url) /* an accept: its completion is awaited */
+                    mcp__client_url_answered(c, mcp_question_params(q),
+                                                  mcp_json_doc_root(q->result));
+            } else {
                 mcp_session_reply_error(c->driver.session, q->inbound, q->error_code,
                                         q->error_message ? q->error_message : "Internal error",
                                         NULL);
+            }
             mcp__driver_rearm(&c->driver);
         }
         question_unref(q); /* the loop's */

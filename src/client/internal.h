@@ -120,6 +120,14 @@ struct mcp_client {
     mcp_question *questions;  /* open questions, newest first */
     mcp__call *round_calls;   /* 2026-07-28 calls past their first round */
     uv_timer_t answer_timer;  /* the limits of calls whose questions are open */
+
+    /* url_elicitation.c: the elicitationIds the server may say are
+     * complete, oldest first. */
+    struct mcp__open_elicitation {
+        char *id; /* NUL-terminated (ids with a NUL are not kept) */
+        size_t len;
+    } elicitations[MCP_CLIENT_MAX_OPEN_ELICITATIONS];
+    size_t elicitation_count;
 };
 
 /* client.c */
@@ -191,5 +199,24 @@ bool mcp__rounds_ended(mcp__call *cc, mcp_handle h, int outcome, const mcp_messa
  * (cancelled: the request in flight, or the questions being answered);
  * false when h is not one. */
 bool mcp__rounds_cancel(mcp_client *c, mcp_handle h, const char *reason);
+
+/* url_elicitation.c: URL-mode elicitation (client/elicitation.mdx) */
+/* Why the params of a URL-mode elicitation/create cannot go to the
+ * application under the session's revision (a literal, or why: n bytes),
+ * or NULL. */
+const char *mcp__client_url_problem(const mcp_client *c, const mcp_json *params, char *why,
+                                         size_t n);
+/* The application's answer (result) to the 2025 URL-mode elicitation with
+ * params is on its way: an accept makes its elicitationId one the server
+ * may complete. */
+void mcp__client_url_answered(mcp_client *c, const mcp_json *params, const mcp_json *result);
+/* A call ended with the server's error m (may be NULL): the elicitationIds
+ * of a URLElicitationRequiredError become ones the server may complete. */
+void mcp__client_url_required(mcp_client *c, const mcp_message *m);
+/* True when m is notifications/elicitation/complete, which it consumes
+ * (the hook for an id waited for, else ignored); false for any other. */
+bool mcp__client_url_notification(mcp_client *c, const mcp_message *m);
+/* At mcp_client_free. */
+void mcp__client_url_free(mcp_client *c);
 
 #endif
