@@ -5,11 +5,16 @@
 # message when nobody can answer (no terminal, no --sampling-command);
 # --sampling-command answering with text or a result, failing, killed when
 # the call is cancelled; a form filled in on a terminal (pty_run.py), a bad
-# value asked again, Ctrl-C cancelling the call while it is open.
+# value asked again, Ctrl-C cancelling the call while it is open. URL mode
+# against url_server.py: the page shown (escaped, its host apart) and
+# consented to or not on a terminal, declined without one, its completion
+# said once and only when accepted; a -32042 error's pages listed, exit 3.
 # $1: the mcp binary. $MCP_WRAP runs each mcp call under a checker.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
 PTY="$(dirname "$0")/pty_run.py"
+PAGES="$(dirname "$0")/url_server.py"
+ESC=$(printf '\033')
 
 for v in 2025-11-25 2026-07-28; do
     # No terminal: the form is declined, and said so.
@@ -71,9 +76,44 @@ for v in 2025-11-25 2026-07-28; do
 done
 
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "skipped: the terminal half (no python3)"
+    echo "skipped: URL mode and the terminal half (no python3)"
     exit 0
 fi
+
+# URL mode without a terminal: shown, declined, said so; the server's
+# completion of what was declined is not reported.
+expect_exit 0 "a page without a terminal (2025-11-25)" -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 \
+    t -- python3 "$PAGES" ask </dev/null
+contains "$WORK/out" "action: decline" "the server got the decline"
+contains "$WORK/err" 'mcp: "pages" asks (t) to open a web page:' "the page is introduced"
+contains "$WORK/err" '  Sign in to \x1b[31mExample' "its message is shown escaped"
+contains "$WORK/err" "  url:  https://auth.example.com/connect?id=el-1" "the whole URL is shown"
+contains "$WORK/err" "  host: auth.example.com" "its host apart"
+contains "$WORK/err" "mcp: declined: nobody can answer, stdin or stderr is not a terminal" \
+    "the decline is explained"
+lacks "$WORK/err" "is complete" "a declined page's completion is not reported"
+lacks "$WORK/err" "$ESC" "no raw escape reaches the terminal"
+expect_exit 0 "a page without a terminal (2026-07-28)" -- $MCP_WRAP "$MCP" call --protocol 2026-07-28 \
+    t -- python3 "$PAGES" ask2026 </dev/null
+contains "$WORK/out" "action: decline" "the retry carries the decline (2026-07-28)"
+contains "$WORK/err" "  host: auth.example.com" "the host is shown (2026-07-28)"
+
+# A call refused until pages are visited (-32042): each named, exit 3.
+expect_exit 3 "URLElicitationRequiredError" -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 \
+    t -- python3 "$PAGES" required </dev/null
+contains "$WORK/err" "mcp: t needs you to open web pages first: This request requires more information. (JSON-RPC error -32042)" \
+    "the error is said"
+contains "$WORK/err" "  url:  https://files.example.com@xn--exmple-cua.com/connect?e=r1" "the first URL, whole"
+contains "$WORK/err" "  host: xn--exmple-cua.com" "its host is what follows the @"
+contains "$WORK/err" "warning: the URL has a user name before its host" "the user@ is warned of"
+contains "$WORK/err" "warning: the host has Punycode (xn--)" "the Punycode is warned of"
+contains "$WORK/err" '  Pay \x1b]0;PWNED\x07 now' "the second message, escaped"
+contains "$WORK/err" "  host: pay.example.org" "the second host"
+contains "$WORK/err" "note: not https" "plain http is noted"
+contains "$WORK/err" "(an entry that is not a URL-mode elicitation: skipped)" "a form entry is skipped"
+contains "$WORK/err" "open each in a browser yourself, finish there, then call t again" \
+    "what to do is said"
+lacks "$WORK/err" "$ESC" "no raw escape reaches the terminal (-32042)"
 for v in 2025-11-25 2026-07-28; do
     # On a terminal: a bad value is asked again, then the form is accepted.
     expect_exit 0 "form on a terminal ($v)" -- python3 "$PTY" \
@@ -95,3 +135,31 @@ for v in 2025-11-25 2026-07-28; do
     contains "$WORK/out" "cancelling confirm" "the call is cancelled ($v)"
     contains "$WORK/out" "(withdrawn: cancelled by user)" "the form says why it stopped ($v)"
 done
+
+# URL mode on a terminal: consent asked; yes accepts (the completion said
+# once, the unknown and repeated ones not), anything else declines.
+expect_exit 0 "a page accepted on a terminal (2025-11-25)" -- python3 "$PTY" \
+    '[["accept? [y/N]", "y\n"]]' \
+    -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 t -- python3 "$PAGES" ask
+contains "$WORK/out" '"pages" asks (t) to open a web page:' "the page is introduced (terminal)"
+contains "$WORK/out" "  url:  https://auth.example.com/connect?id=el-1" "the URL (terminal)"
+contains "$WORK/out" "  host: auth.example.com" "the host (terminal)"
+contains "$WORK/out" "mcp does not open it" "mcp says it opens nothing"
+contains "$WORK/out" "action: accept" "the server got the accept"
+[ "$(grep -c 'says the interaction at auth.example.com is complete' "$WORK/out")" = 1 ] ||
+    { cat "$WORK/out"; fail "the completion is said once"; }
+lacks "$WORK/out" "interaction unknown" "an unknown id's completion is ignored"
+lacks "$WORK/out" "pty_run: never saw" "the consent was asked"
+expect_exit 0 "a page declined on a terminal (2025-11-25)" -- python3 "$PTY" \
+    '[["accept? [y/N]", "n\n"]]' \
+    -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 t -- python3 "$PAGES" ask
+contains "$WORK/out" "action: decline" "anything but yes declines"
+lacks "$WORK/out" "is complete" "the declined page's completion is ignored"
+expect_exit 0 "a page accepted on a terminal (2026-07-28)" -- python3 "$PTY" \
+    '[["accept? [y/N]", "yes\n"]]' \
+    -- $MCP_WRAP "$MCP" call --protocol 2026-07-28 t -- python3 "$PAGES" ask2026
+contains "$WORK/out" "action: accept" "the retry carries the accept (2026-07-28)"
+expect_exit 130 "Ctrl-C at the consent" -- python3 "$PTY" '[["accept? [y/N]", "\u0003"]]' \
+    -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 t -- python3 "$PAGES" ask
+contains "$WORK/out" "cancelling t" "the call is cancelled at the consent"
+contains "$WORK/out" "(withdrawn" "the consent says why it stopped"

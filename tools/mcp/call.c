@@ -10,9 +10,12 @@
  * server that ignores the end of its input and SIGTERM is not left behind.
  *
  * The server's questions during the call (a form to fill in, a model's
- * answer) are answered by ask.c: on a terminal the user fills the form in;
+ * answer) are answered by ask.c: on a terminal the user fills the form in,
+ * or consents to a page the server names (URL mode; mcp never opens it);
  * elsewhere it is declined; sampling goes to --sampling-command, or is
- * declined. Ctrl-C while a question is open cancels the call as always.
+ * declined. Ctrl-C while a question is open cancels the call as always. A
+ * call refused until the user has been to some pages (-32042) names them,
+ * and exits 3.
  */
 #include <math.h>
 #include <signal.h>
@@ -138,6 +141,41 @@ static void print_content(const mcp_json *result)
     }
 }
 
+/* URLElicitationRequiredError (-32042, 2025-11-25): the call can be made
+ * only once the user has been to these pages. mcp opens none of them. */
+static int report_url_required(call_state *st)
+{
+    const mcp_message *m = st->result.response;
+    const mcp_json *list = mcp_json_object_get(m->error_data, "elicitations");
+    fprintf(stderr, "mcp: %s needs you to open %s first: %s (JSON-RPC error %lld)\n",
+            cli_safe(st->tool), mcp_json_array_size(list) == 1 ? "a web page" : "web pages",
+            cli_safe_n(m->error_message, m->error_message_len), (long long)m->error_code);
+    size_t usable = 0;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    for (size_t i = 0; i < mcp_json_array_size(list); i++) {
+        const mcp_json *e = mcp_json_array_at(list, i);
+        const char *mode = mcp_json_string(mcp_json_object_get(e, "mode"), NULL);
+        b.len = 0;
+        if (mode && !strcmp(mode, "url") && cli_describe_url(&b, e, "  "))
+            usable++;
+        else if (!mode || strcmp(mode, "url"))
+            {
+            const char *skip = "  (an entry that is not a URL-mode elicitation: skipped)\n";
+            mcp_buf_append(&b, skip, strlen(skip));
+        }
+        fprintf(stderr, "%s%.*s", i ? "\n" : "", (int)b.len, b.data ? b.data : "");
+    }
+    mcp_buf_free(&b);
+    if (usable)
+        fprintf(stderr, "mcp: mcp does not open %s: open %s in a browser yourself, finish "
+                        "there, then call %s again\n",
+                usable == 1 ? "it" : "them", usable == 1 ? "it" : "each", cli_safe(st->tool));
+    else
+        fputs("mcp: the server named no page that can be opened\n", stderr);
+    return EXIT_CONNECTION;
+}
+
 static int report(call_state *st)
 {
     const cli_client_args *a = st->args;
@@ -159,6 +197,8 @@ static int report(call_state *st)
         }
         return 0;
     case MCP_ERR_REMOTE:
+        if (r->error_code == MCP_WIRE_URL_ELICITATION_REQUIRED && r->response)
+            return report_url_required(st);
         fprintf(stderr, "mcp: %s failed: %s (JSON-RPC error %lld)\n", cli_safe(st->tool),
                 r->response ? cli_safe_n(r->response->error_message,
                                          r->response->error_message_len)
@@ -294,6 +334,7 @@ int cli_call(int argc, char **argv)
     cli_asker_setup(&st.asker, &o);
     code = cli_connect(&a, &o, &st.client);
     if (code) {
+        cli_asker_free(&st.asker);
         free(safe_tool);
         mcp_json_doc_free(args);
         return code;
@@ -359,6 +400,8 @@ int cli_call(int argc, char **argv)
      * in st: give it the time it needs, so no command outlives us. */
     for (int i = 0; i < 300 && atomic_load(&st.asker.open) > 0; i++)
         usleep(10000);
+    if (atomic_load(&st.asker.open) == 0)
+        cli_asker_free(&st.asker);
     free(st.server_name);
     free(safe_tool);
     return code;

@@ -3,6 +3,7 @@
 #ifndef MCP_CLI_H
 #define MCP_CLI_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,9 +37,10 @@ int cli_prompts(int argc, char **argv);
 int cli_prompt(int argc, char **argv);
 int cli_complete(int argc, char **argv);
 
-/* How mcp call answers the server's questions (ask.c): a form on a
- * terminal, declined elsewhere; sampling through --sampling-command, or
- * declined. Every message goes to stderr, made safe. */
+/* How mcp call answers the server's questions (ask.c): a form, or the
+ * consent to a URL-mode elicitation, on a terminal, declined elsewhere;
+ * sampling through --sampling-command, or declined. Every message goes to
+ * stderr, made safe. */
 typedef struct cli_asker {
     const char *tool;             /* the tool called, for messages */
     const char *sampling_command; /* --sampling-command, or NULL */
@@ -49,11 +51,30 @@ typedef struct cli_asker {
      * goes); NULL: nothing. */
     void (*before_asking)(void *user_data);
     void *user_data;
+    /* The URL-mode elicitations the user accepted (2025-11-25): their
+     * elicitationId and host (safe text), for the line that says the
+     * server completed one. Under mu; the oldest dropped past the
+     * library's bound. */
+    pthread_mutex_t mu;
+    struct cli_accepted_url {
+        char *id, *host;
+    } accepted[MCP_CLIENT_MAX_OPEN_ELICITATIONS];
+    size_t accepted_count;
 } cli_asker;
 
 /* Set a's defaults and o's handlers (their user data: a, kept until the
  * client is freed). Loop thread. */
 void cli_asker_setup(cli_asker *a, mcp_client_options *o);
+/* Once the client is freed and no question thread runs. */
+void cli_asker_free(cli_asker *a);
+
+/* Append to out the lines that show a URL-mode elicitation (its params, or
+ * an entry of a -32042 error's data.elicitations), each starting with
+ * indent: its message, the whole url and, apart, its host, and warnings
+ * (a user@ before the host, Punycode or non-ASCII letters in it, not
+ * https), all made safe. Returns false (and says so in out) when it has no
+ * url that mcp_elicitation_url_host takes: nothing to open. Any thread. */
+bool cli_describe_url(mcp_buf *out, const mcp_json *elicitation, const char *indent);
 
 /* Register the conformance suite's server fixtures (mcp serve
  * --conformance) on s: MCP_OK, or the failure (printed). */

@@ -83,7 +83,15 @@ static const struct {
      "{...}}, and its stdout is the answer: a CreateMessageResult object, or plain\n"
      "text taken as the model's reply; a non-zero exit answers an error. The time a\n"
      "question takes counts toward --timeout. Ctrl-C while a question is open\n"
-     "cancels the call.\n"},
+     "cancels the call.\n"
+     "A page to visit (URL-mode elicitation: a sign-in, a payment) is never opened or\n"
+     "fetched by mcp: on the terminal it shows the message, the whole URL and its host\n"
+     "apart (warning of a user@ before the host, Punycode, plain http) and asks\n"
+     "whether you accept, once you have opened it yourself in a browser: y accepts,\n"
+     "anything else declines; with no terminal it is declined, and stderr says so.\n"
+     "When the server says an accepted page's interaction is complete, stderr says\n"
+     "so. A call the server refuses until pages are visited (error -32042) names\n"
+     "them and exits 3: visit them, then call again.\n"},
     {"resources",
      "usage: mcp resources [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
      "                     (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
