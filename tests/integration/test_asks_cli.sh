@@ -1,20 +1,43 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # mcp call answering the server's questions (mcp serve's confirm, an
-# elicitation, and summarize, a sampling), in both eras: declined with a
-# message when nobody can answer (no terminal, no --sampling-command);
-# --sampling-command answering with text or a result, failing, killed when
-# the call is cancelled; a form filled in on a terminal (pty_run.py), a bad
-# value asked again, Ctrl-C cancelling the call while it is open. URL mode
-# against url_server.py: the page shown (escaped, its host apart) and
-# consented to or not on a terminal, declined without one, its completion
-# said once and only when accepted; a -32042 error's pages listed, exit 3.
+# elicitation, summarize, a sampling, and roots), in both eras: declined
+# with a message when nobody can answer (no terminal, no
+# --sampling-command); --sampling-command answering with text or a result,
+# failing, killed when the call is cancelled; roots/list answered with the
+# --root URIs, and the option's errors; a form filled in on a terminal
+# (pty_run.py), a bad value asked again, Ctrl-C cancelling the call while
+# it is open. URL mode against url_server.py: the page shown (escaped, its
+# host apart) and consented to or not on a terminal, declined without
+# one, its completion said once and only when accepted; a -32042 error's
+# pages listed, exit 3.
 # $1: the mcp binary. $MCP_WRAP runs each mcp call under a checker.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
 PTY="$(dirname "$0")/pty_run.py"
 PAGES="$(dirname "$0")/url_server.py"
 ESC=$(printf '\033')
+
+# --root: the roots declared and answered (mcp serve's roots lists them).
+for v in 2025-11-25 2026-07-28; do
+    expect_exit 0 "--root answers roots/list ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        --root file:///tmp/a --root 'file:///home/me/my project' roots -- "$MCP" serve </dev/null
+    [ "$(sed '/^$/d' "$WORK/out")" = "$(printf 'file:///tmp/a\nfile:///home/me/my project')" ] ||
+        { cat "$WORK/out"; fail "the roots are the --root URIs, in order ($v)"; }
+done
+expect_exit 1 "no --root: no roots" -- $MCP_WRAP "$MCP" call roots -- "$MCP" serve </dev/null
+contains "$WORK/out" "it did not declare that it can answer" "no roots declared without --root"
+expect_exit 2 "--root not file://" -- "$MCP" call --root https://example.com/ roots -- "$MCP" serve
+contains "$WORK/err" "mcp: --root takes a file:// URI (roots are file:// URIs), not 'https://example.com/'" \
+    "a root that is not file:// is refused"
+expect_exit 2 "--root without a value" -- "$MCP" call roots --root -- "$MCP" serve
+contains "$WORK/err" "mcp: --root needs a file:// URI" "a missing root is said"
+set --
+i=0
+while [ $i -lt 17 ]; do i=$((i + 1)); set -- "$@" --root "file:///r$i"; done
+expect_exit 2 "17 --root options" -- "$MCP" call "$@" roots -- "$MCP" serve
+contains "$WORK/err" "mcp: at most 16 --root options" "too many roots are refused"
+lacks "$WORK/err" "asks" "nothing was started"
 
 for v in 2025-11-25 2026-07-28; do
     # No terminal: the form is declined, and said so.

@@ -13,9 +13,9 @@
  * answer) are answered by ask.c: on a terminal the user fills the form in,
  * or consents to a page the server names (URL mode; mcp never opens it);
  * elsewhere it is declined; sampling goes to --sampling-command, or is
- * declined. Ctrl-C while a question is open cancels the call as always. A
- * call refused until the user has been to some pages (-32042) names them,
- * and exits 3.
+ * declined; roots/list is answered with the --root URIs. Ctrl-C while a
+ * question is open cancels the call as always. A call refused until the
+ * user has been to some pages (-32042) names them, and exits 3.
  */
 #include <math.h>
 #include <signal.h>
@@ -233,8 +233,58 @@ static int report(call_state *st)
     }
 }
 
+/* --root: the roots mcp call declares and answers roots/list with. */
+#define MAX_ROOTS 16
+typedef struct call_roots {
+    const char *uri[MAX_ROOTS];
+    size_t count;
+} call_roots;
+
+static bool root_option(int argc, char **argv, int i, call_roots *roots)
+{
+    const char *v = cli_option_value(argc, argv, i, "a file:// URI, like file:///home/me/project");
+    if (!v)
+        return false;
+    /* The library's rule for a root (client/roots.mdx: file:// URIs),
+     * said here before any server is started. */
+    if (strncmp(v, "file://", 7) != 0) {
+        fprintf(stderr, "mcp: --root takes a file:// URI (roots are file:// URIs), not '%s'\n",
+                cli_safe(v));
+        return false;
+    }
+    if (mcp_utf8_validate(v, strlen(v), NULL) != MCP_OK) {
+        fprintf(stderr, "mcp: the --root URI '%s' is not valid UTF-8\n", cli_safe(v));
+        return false;
+    }
+    if (roots->count == MAX_ROOTS) {
+        fprintf(stderr, "mcp: at most %d --root options\n", MAX_ROOTS);
+        return false;
+    }
+    roots->uri[roots->count++] = v;
+    return true;
+}
+
+/* [{"uri": ...}, ...] of the --root options, or NULL when out of memory. */
+static mcp_json_doc *roots_json(const call_roots *roots)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *list = d ? mcp_json_new_array(d) : NULL;
+    for (size_t i = 0; list && i < roots->count; i++) {
+        mcp_json *r = mcp_json_new_object(d);
+        mcp_json_object_set(d, r, "uri", mcp_json_new_string(d, roots->uri[i]));
+        mcp_json_array_append(d, list, r);
+    }
+    if (!list || mcp_json_doc_error(d) != MCP_OK) {
+        mcp_json_doc_free(d);
+        return NULL;
+    }
+    mcp_json_doc_set_root(d, list);
+    return d;
+}
+
 static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
-                  const char **args_json, uint64_t *cancel_ms, const char **sampling, int *code)
+                  const char **args_json, uint64_t *cancel_ms, const char **sampling,
+                  call_roots *roots, int *code)
 {
     int i = 0, npos = 0;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -264,6 +314,10 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
                 return false;
             }
             *sampling = v;
+            i++;
+        } else if (!strcmp(s, "--root")) {
+            if (!root_option(argc, argv, i, roots))
+                return false;
             i++;
         } else if (s[0] == '-' && s[1] == '-') {
             fprintf(stderr, "mcp: unknown option '%s'\n", cli_safe(s));
@@ -301,8 +355,9 @@ int cli_call(int argc, char **argv)
                          .start_ms = mcp_monotonic_ms()};
     const char *tool = NULL, *args_json = NULL, *sampling = NULL;
     uint64_t cancel_ms = 0;
+    call_roots roots = {.count = 0};
     int code = EXIT_USAGE;
-    if (!parse(argc, argv, &a, &tool, &args_json, &cancel_ms, &sampling, &code)) {
+    if (!parse(argc, argv, &a, &tool, &args_json, &cancel_ms, &sampling, &roots, &code)) {
         if (code)
             fputs("try 'mcp call --help'\n", stderr);
         return code;
@@ -332,7 +387,16 @@ int cli_call(int argc, char **argv)
     st.asker.user_data = &st;
     mcp_client_options o = {0};
     cli_asker_setup(&st.asker, &o);
-    code = cli_connect(&a, &o, &st.client);
+    /* --root: declared, and roots/list answered by the library. */
+    mcp_json_doc *root_list = roots.count ? roots_json(&roots) : NULL;
+    o.roots = mcp_json_doc_root(root_list);
+    if (roots.count && !root_list) {
+        fputs("mcp: out of memory\n", stderr);
+        code = EXIT_CONNECTION;
+    } else {
+        code = cli_connect(&a, &o, &st.client);
+    }
+    mcp_json_doc_free(root_list); /* copied by the client */
     if (code) {
         cli_asker_free(&st.asker);
         free(safe_tool);

@@ -60,7 +60,8 @@ static const struct {
      "killing a started server.\n"},
     {"call",
      "usage: mcp call [--timeout S] [--max-time S] [--cancel-after S] [--protocol P]\n"
-     "                [--json] [--trace] [--sampling-command CMD] TOOL [ARGS_JSON]\n"
+     "                [--json] [--trace] [--sampling-command CMD] [--root URI]...\n"
+     "                TOOL [ARGS_JSON]\n"
      "                (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
      "\n"
      "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server, or on the\n"
@@ -91,7 +92,9 @@ static const struct {
      "anything else declines; with no terminal it is declined, and stderr says so.\n"
      "When the server says an accepted page's interaction is complete, stderr says\n"
      "so. A call the server refuses until pages are visited (error -32042) names\n"
-     "them and exits 3: visit them, then call again.\n"},
+     "them and exits 3: visit them, then call again.\n"
+     "--root URI (a file:// URI; up to 16) declares roots, and roots/list is answered\n"
+     "with them, in order; without it the client offers none.\n"},
     {"resources",
      "usage: mcp resources [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
      "                     (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
@@ -170,6 +173,7 @@ static const char common_options[] =
     "  --max-time S      give up after S seconds in all, connecting included (1800)\n"
     "  --cancel-after S  (call) cancel the call after S seconds, as Ctrl-C would\n"
     "  --sampling-command CMD  (call) answer the server's sampling requests with CMD\n"
+    "  --root URI        (call) a root to declare and list (a file:// URI); repeatable\n"
     "  --protocol P      2025-06-18, 2025-11-25, 2026-07-28 or auto (default: probe\n"
     "                    with server/discover, fall back to initialize)\n"
     "  --json            print results as JSON\n"
