@@ -10,7 +10,7 @@
 # it is open. URL mode against url_server.py: the page shown (escaped, its
 # host apart) and consented to or not on a terminal, declined without
 # one, its completion said once and only when accepted; a -32042 error's
-# pages listed, exit 3.
+# pages listed, exit 3; mcp serve's connect, client and server both ours.
 # $1: the mcp binary. $MCP_WRAP runs each mcp call under a checker.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
@@ -186,3 +186,21 @@ expect_exit 130 "Ctrl-C at the consent" -- python3 "$PTY" '[["accept? [y/N]", "\
     -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 t -- python3 "$PAGES" ask
 contains "$WORK/out" "cancelling t" "the call is cancelled at the consent"
 contains "$WORK/out" "(withdrawn" "the consent says why it stopped"
+
+# Against the library's own server: mcp serve's connect, accepted on a
+# terminal; under 2025-11-25 the demo says the interaction complete at
+# once, which is said (2026-07-28 has no such notification).
+for v in 2025-11-25 2026-07-28; do
+    expect_exit 0 "mcp serve's connect accepted ($v)" -- python3 "$PTY" \
+        '[["accept? [y/N]", "y\n"]]' \
+        -- $MCP_WRAP "$MCP" call --protocol $v connect '{"url":"https://accounts.example.net/link"}' \
+        -- "$MCP" serve
+    contains "$WORK/out" "  host: accounts.example.net" "the demo's page, its host apart ($v)"
+    contains "$WORK/out" "connected" "the demo got the accept ($v)"
+    if [ $v = 2025-11-25 ]; then
+        contains "$WORK/out" 'mcp: "mcp serve" says the interaction at accounts.example.net is complete' \
+            "the demo's completion is said"
+    else
+        lacks "$WORK/out" "is complete" "no completion in 2026-07-28"
+    fi
+done
