@@ -622,7 +622,8 @@ typedef struct mcp_ask_answer {
  * loop thread; or in completion/complete), MCP_ERR_INVALID_ARG (another
  * method; params not an object; a bad key; a requestedSchema that is no
  * valid schema; a mode other than form or url; URL mode without a message,
- * an absolute url (no spaces or controls) and, under 2025-11-25, an
+ * a url that mcp_elicitation_url_host takes (scheme://host..., no spaces
+ * or controls: what the client requires) and, under 2025-11-25, an
  * elicitationId of 1 to 256 bytes) or MCP_ERR_NOMEM. A URL mode
  * elicitationId is kept for mcp_server_elicitation_complete. answer is
  * zeroed first;

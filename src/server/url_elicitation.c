@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcp/client.h"
 #include "server/internal.h"
 
 #define MAX_OPEN 64
@@ -27,36 +28,18 @@ static bool has_ids(const char *version)
     return version && !strcmp(version, "2025-11-25");
 }
 
-/* An absolute URL (RFC 3986: scheme ":" rest), nothing a terminal or a
- * log could be fooled by: no controls, no spaces. */
-static bool url_ok(const char *u, size_t n)
-{
-    size_t i = 0;
-    if (!n || !((u[0] >= 'a' && u[0] <= 'z') || (u[0] >= 'A' && u[0] <= 'Z')))
-        return false;
-    while (i < n && u[i] != ':') {
-        char ch = u[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '+' || ch == '-' || ch == '.'))
-            return false;
-        i++;
-    }
-    if (i == n || i + 1 == n)
-        return false;
-    for (; i < n; i++)
-        if ((unsigned char)u[i] <= 0x20 || u[i] == 0x7f)
-            return false;
-    return true;
-}
-
 const char *mcp__url_elicitation_check(const mcp_json *params, const char *version)
 {
     size_t n;
     const char *url = mcp_json_string(mcp_json_object_get(params, "url"), &n);
     if (!mcp_json_string(mcp_json_object_get(params, "message"), NULL))
         return "a URL elicitation needs a message (a string)";
-    if (!url || !url_ok(url, n))
-        return "a URL elicitation needs url, an absolute URL without spaces or controls";
+    const char *host;
+    size_t host_len;
+    /* The client's own rule (mcp_elicitation_url_host): what a browser can
+     * open, with a host to show the user. */
+    if (!url || mcp_elicitation_url_host(url, n, &host, &host_len) != MCP_OK)
+        return "a URL elicitation needs url, scheme://host... without spaces or controls";
     const char *id = mcp_json_string(mcp_json_object_get(params, "elicitationId"), &n);
     if (has_ids(version) && (!id || !n || n > MAX_ID))
         return "a 2025-11-25 URL elicitation needs elicitationId (1 to 256 bytes)";

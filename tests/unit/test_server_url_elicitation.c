@@ -152,6 +152,8 @@ static void incomplete_or_untimely_url_asks_are_refused(void **state)
         URL_ASK(",\"elicitationId\":\"e\"", "https://example.com/a b"),
         URL_ASK(",\"elicitationId\":\"e\"", "https://example.com/\\u001b[2J"),
         URL_ASK(",\"elicitationId\":\"e\"", "https:"),
+        URL_ASK(",\"elicitationId\":\"e\"", "urn:isbn:123"),
+        URL_ASK(",\"elicitationId\":\"e\"", "file:///etc/passwd"),
         "{\"mode\":\"url\",\"url\":\"https://example.com/\",\"elicitationId\":\"e\"}",
         "{\"mode\":\"popup\",\"message\":\"m\"}",
         "{\"mode\":7,\"message\":\"m\"}",

@@ -527,7 +527,7 @@ static void tool_connect(mcp_call *call, void *ud)
                  : MCP_ERR_NOMEM;
     mcp_json_doc_free(d);
     if (rc == MCP_ERR_INVALID_ARG) {
-        mcp_call_reply_tool_error(call, "connect: url must be an absolute URL without spaces");
+        mcp_call_reply_tool_error(call, "connect: url must be scheme://host... without spaces");
     } else if (!ask_ended(call, rc, &a)) {
         const char *action =
             mcp_json_string(mcp_json_object_get(mcp_json_doc_root(a.result), "action"), NULL);
