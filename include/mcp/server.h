@@ -415,8 +415,10 @@ MCP_EXTERN int mcp_server_run(mcp_server *s);
 
 /* mcp_server_stop: end serving gracefully: subscriptions get their closing
  * result ("server shutting down"), calls in flight are cancelled (token
- * reason "connection closed"), the run returns once handlers are done (or
- * the grace passed). A stop while not serving makes the next run stop as
+ * reason "server shutting down"; what they asked the client is cancelled
+ * on the wire with it), HTTP streams end after what they hold, the run
+ * returns once handlers are done and replies written (or the grace
+ * passed). A stop while not serving makes the next run stop as
  * soon as it starts. Any thread, async-signal-unsafe. */
 MCP_EXTERN void mcp_server_stop(mcp_server *s);
 

@@ -262,7 +262,7 @@ void mcp__client_end(mcp_client *c)
 {
     uv_timer_stop(&c->eof_timer);
     if (c->driver_open)
-        mcp__driver_end(&c->driver, "connection ended");
+        mcp__driver_end(&c->driver, NULL);
     /* The calls waiting for the application's answers have no request on
      * the wire for the session to end: they end here, and every question
      * still open is withdrawn. */

@@ -186,12 +186,15 @@ void mcp__driver_attach(mcp__driver *d, mcp__transport *t)
                                     sink_input_ended, sink_output_failed, d};
 }
 
-void mcp__driver_end(mcp__driver *d, const char *why)
+void mcp__driver_end(mcp__driver *d, const char *reason)
 {
     if (d->transport && d->transport->ops->stop_input)
         d->transport->ops->stop_input(d->transport);
     if (d->session && !mcp_session_closed(d->session)) {
-        mcp_session_close(d->session, mcp__now_ms());
+        if (reason)
+            mcp_session_close_reason(d->session, mcp__now_ms(), reason);
+        else
+            mcp_session_close(d->session, mcp__now_ms());
         mcp__driver_rearm(d);
     }
 }
@@ -222,7 +225,7 @@ static void transport_closed(void *ud)
 
 void mcp__driver_release(mcp__driver *d, void (*done)(void *ud), void *ud)
 {
-    mcp__driver_end(d, "released");
+    mcp__driver_end(d, NULL);
     d->done = done;
     d->done_ud = ud;
     uv_close((uv_handle_t *)&d->timer, handle_closed);

@@ -71,8 +71,9 @@ void mcp__driver_attach(mcp__driver *d, mcp__transport *t);
 void mcp__driver_rearm(mcp__driver *d);
 
 /* The conversation is over: stop reading, close the session (requests end
- * with their callbacks: "connection closed"). Idempotent. */
-void mcp__driver_end(mcp__driver *d, const char *why);
+ * with their callbacks; inbound ones are cancelled with reason, NULL:
+ * "connection closed"). Idempotent. */
+void mcp__driver_end(mcp__driver *d, const char *reason);
 
 /* Release everything: end, close the transport and the timers, free the
  * session. done(ud) runs (from the loop) once all is closed; the driver's

@@ -184,7 +184,8 @@ void mcp__conn_end(conn *c, const char *why)
     c->drain_deadline = c->last_progress + c->server->opts.shutdown_grace_ms;
     c->last_unwritten = SIZE_MAX;
     cancel_asks(c, why);
-    mcp__driver_end(&c->driver, why);
+    /* A stop says so to the handlers; a connection that ended is "closed". */
+    mcp__driver_end(&c->driver, c->server->stopping ? why : NULL);
     mcp_server *s = c->server;
     if (!uv_is_active((uv_handle_t *)&s->sweep_timer))
         uv_timer_start(&s->sweep_timer, sweep_cb, 0, 10);

@@ -37,6 +37,7 @@
 /* Tools --------------------------------------------------------------------------- */
 
 static atomic_int running, ended, cancelled;
+static char cancel_reason[64]; /* the last cancelled call's, written before cancelled */
 
 /* Waits for its cancel or for `release` (a blocking tool). */
 static atomic_int release;
@@ -47,6 +48,8 @@ static void tool_wait(mcp_call *c, void *ud)
     while (!atomic_load(&release) && !mcp_cancel_token_wait(t, 5))
         ;
     if (mcp_call_is_cancelled(c)) {
+        const char *why = mcp_cancel_token_reason(t);
+        snprintf(cancel_reason, sizeof cancel_reason, "%s", why ? why : "");
         atomic_fetch_add(&cancelled, 1);
         mcp_call_finish(c);
     } else {
@@ -307,7 +310,8 @@ static void stop_ends_subscriptions_gracefully_and_returns(void **state)
     l = wire_expect(w, "notifications/cancelled");
     assert_non_null(strstr(l, "\"requestId\":7"));
     free(l);
-    wait_until(&cancelled, 1); /* the call in flight was cancelled */
+    wait_until(&cancelled, 1); /* the call in flight was cancelled, saying why */
+    assert_string_equal(cancel_reason, "server shutting down");
     pthread_join(sv.thread, NULL);
     assert_int_equal(sv.rc, MCP_OK);
     close(sv.w[0].fd);
