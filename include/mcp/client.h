@@ -240,7 +240,12 @@ typedef struct mcp_http_client_options {
  * (-32020: the tool's x-mcp-header parameters changed since it was listed)
  * lists the tools again and is sent once more, whose answer is the call's.
  * HTTP failures end calls as MCP_CLIENT_HTTP_ERROR says. Redirects are not
- * followed (the error names the Location). A session id the server gives
+ * followed (the error names the Location). A request that may have run is
+ * never sent twice: when a kept-alive connection closes before any answer,
+ * only requests known to change nothing when repeated (ping, lists, reads,
+ * prompts/get, completion/complete, initialize, subscriptions) are sent
+ * again; a tools/call (or any other method) ends with "the request was not
+ * sent again, as the server may have run it" (RFC 9110, 9.2.2). A session id the server gives
  * that could not be sent back as it is (not visible ASCII, empty, over
  * 1024 bytes) fails initialize; an SSE event id that could not be (control
  * characters, edge spaces, over 1024 bytes) makes its stream not

@@ -350,9 +350,49 @@ int mcp__hc_common_headers(http_client *t, xfer *x)
     return rc;
 }
 
+/* Requests that change nothing when applied twice (RFC 9110, 9.2.2: only
+ * these may be sent again without asking). Notifications and responses
+ * (no method) are too: a duplicate is ignored or changes nothing. */
+static bool repeatable(const xfer *x)
+{
+    static const char *const safe[] = {
+        "ping", "server/discover", "initialize", "tools/list", "resources/list",
+        "resources/templates/list", "prompts/list", "resources/read", "prompts/get",
+        "completion/complete", "logging/setLevel", "resources/subscribe",
+        "resources/unsubscribe",
+    };
+    if (!x->method)
+        return true;
+    for (size_t i = 0; i < sizeof safe / sizeof safe[0]; i++)
+        if (!strcmp(x->method, safe[i]))
+            return true;
+    return false;
+}
+
+/* libcurl sends a request again, on a new connection, when the reused one
+ * closed before any answer (a server that stopped, or crashed, while
+ * running it): a tools/call would run twice. Its second sending is
+ * stopped; the caller hears that the request may have run. */
+static int on_prereq(void *ud, char *primary_ip, char *local_ip, int primary_port,
+                     int local_port)
+{
+    (void)primary_ip;
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    xfer *x = ud;
+    if (x->sends++ && !repeatable(x)) {
+        x->not_resent = true;
+        return CURL_PREREQFUNC_ABORT;
+    }
+    return CURL_PREREQFUNC_OK;
+}
+
 int mcp__hc_launch(http_client *t, xfer *x, bool get)
 {
     x->started = x->sse = x->oversized = x->nomem = x->got_event = false;
+    x->sends = 0;
+    x->not_resent = false;
     x->status = 0;
     x->reason[0] = '\0';
     x->errbuf[0] = '\0';
@@ -378,6 +418,8 @@ int mcp__hc_launch(http_client *t, xfer *x, bool get)
     curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+    curl_easy_setopt(e, CURLOPT_PREREQDATA, x);
     if (x->role == X_DELETE) {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
     } else if (get) {

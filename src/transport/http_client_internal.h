@@ -68,6 +68,8 @@ typedef struct xfer {
     char *last_id;
     bool has_last_id, has_retry, answered, got_event, waiting, reinit_ok;
     bool unusable_id; /* the last event id could not be sent back */
+    unsigned sends;   /* times curl began to send this launch (on_prereq) */
+    bool not_resent;  /* curl's retry of it was stopped: it may have run */
     uint64_t retry_ms, due;
     int attempts;
     /* A tools/call refused for its headers: its tools/list (refresh), and

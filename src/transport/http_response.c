@@ -279,6 +279,11 @@ static const char *body_snippet(xfer *x, char *out, size_t size)
 static const char *curl_failure(const xfer *x, CURLcode code, bool *reached)
 {
     *reached = x->status != 0;
+    if (x->not_resent) {
+        *reached = true;
+        return "the server closed the connection without answering; the request was not sent "
+               "again, as the server may have run it";
+    }
     switch (code) {
     case CURLE_GOT_NOTHING:
         *reached = true;
