@@ -62,6 +62,11 @@ int mcp_elicitation_url_host(const char *url, size_t len, const char **host, siz
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)url[i] <= 0x20 || url[i] == 0x7f)
             return MCP_ERR_INVALID_ARG;
+    /* Nor a backslash: a browser reads it as "/" in an http(s) URL, so
+     * https://evil.example\@good.example/ opens evil.example while the "@"
+     * rule below would show good.example; RFC 3986 has no place for one. */
+    if (memchr(url, '\\', len))
+        return MCP_ERR_INVALID_ARG;
     size_t i = 0;
     if (!len || !alpha((unsigned char)url[0]))
         return MCP_ERR_INVALID_ARG;
@@ -94,7 +99,9 @@ int mcp_elicitation_url_host(const char *url, size_t len, const char **host, siz
         while (he < e && url[he] != ':')
             he++;
     }
-    if (he == h)
+    /* A browser decodes "%" escapes in a host: what it opens is not what
+     * is shown. No real host needs one. */
+    if (he == h || memchr(url + h, '%', he - h))
         return MCP_ERR_INVALID_ARG;
     for (size_t k = he + 1; k < e; k++)
         if (!digit((unsigned char)url[k]))

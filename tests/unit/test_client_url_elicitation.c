@@ -456,6 +456,14 @@ static void url_hosts(void **state)
         {"https://example.com/a b", NULL},
         {"https://example.com/\t", NULL},
         {"https://example.com/\x7f", NULL},
+        /* A browser reads "\\" as "/" (it would open evil.example), RFC 3986
+         * allows it nowhere; a browser decodes "%" in a host (attack round
+         * 6, G2). */
+        {"https://evil.example\\@good.example/login", NULL},
+        {"https://good.example/a\\b", NULL},
+        {"https://evil%2Eexample/", NULL},
+        {"https://good.example%40evil.example/", NULL},
+        {"https://user%40x@good.example/", "good.example"},
         {"", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
