@@ -692,7 +692,7 @@ MCP_EXTERN bool mcp_question_url_mode(const mcp_question *q);
  * url is not scheme://authority... with a scheme (a letter, then
  * letters, digits, + - .), a host that is not empty, a port of digits
  * only, no "%" in the host, and no space, ASCII control character or
- * backslash anywhere (a browser reads "\\" as "/"). Bytes from 0x80
+ * backslash anywhere (a browser reads one as "/"). Bytes from 0x80
  * up are taken as they are: an internationalised name (or a Punycode one,
  * xn--) is the caller's to warn about. No client needed; any thread.
  */
