@@ -762,6 +762,13 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (x->hung_up || (x->aborted && !x->responded) || (x->aborted && !x->sse))
         return MHD_NO; /* closes the connection */
     clock_stop(c); /* all in: from here the time is ours */
+    if (!x->delivered && !x->responded && s->closing) {
+        /* Its body ended after the stop began: as new as any other. */
+        s->in_access = x;
+        refuse(x, MHD_HTTP_SERVICE_UNAVAILABLE, MCP_WIRE_INTERNAL_ERROR,
+               "Service Unavailable: the server is shutting down", NULL);
+        s->in_access = NULL;
+    }
     if (!x->delivered && !x->responded) {
         x->delivered = true;
         s->in_access = x;

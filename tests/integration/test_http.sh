@@ -462,11 +462,31 @@ post term_ask '{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"
     -H "Mcp-Session-Id: $S" -H "$V" --max-time 20 -N &
 c4=$!
 wait_for "$WORK/term_ask.body" 'sampling/createMessage' 5
+# A request whose headers came before the stop and its body after: as new
+# as any other (503), not run.
+python3 - "$port" "$WORK/stopped" "$call_echo" >"$WORK/late" 2>&1 <<'PY' &
+import os, socket, sys, time
+port, flag, body = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          b"Accept: application/json, text/event-stream\r\nAuthorization: Bearer secret\r\n"
+          b"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+          b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
+while not os.path.exists(flag):
+    time.sleep(0.02)
+s.sendall(body[10:])
+print(s.recv(4096).decode(errors="replace"))
+PY
+late=$!
 sleep 1
 kill -TERM $server
+touch "$WORK/stopped"
 wait $server
 rc=$?
 wait $c1 $c2 $c3
+wait $late
+contains "$WORK/late" "HTTP/1.1 503" "a body that ended during the stop: 503"
+contains "$WORK/late" "the server is shutting down" "and says why"
 wait $c4 || fail "the asking call's stream was cut (curl exit $?): $(cat "$WORK/term_ask.body")"
 ask_id=$(sed -n 's/.*"id":\([0-9][0-9]*\),"method":"sampling\/createMessage".*/\1/p' "$WORK/term_ask.body" | head -1)
 contains "$WORK/term_ask.body" "\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":$ask_id,\"reason\":\"server shutting down\"}" \
