@@ -63,6 +63,12 @@ static void respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *
     respond_error_with(x, status, id, code, message, NULL);
 }
 
+void mcp__http_respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *id,
+                             int64_t code, const char *message)
+{
+    respond_error_with(x, status, id, code, message, NULL);
+}
+
 /* The transport of a peer -------------------------------------------------- */
 
 static void unlink_session(hpeer *p)
@@ -276,6 +282,9 @@ static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool ini
         return;
     }
     r->initialize = initialize;
+    /* Out of memory leaves it MCP_ID_NONE: a stop answers with id null. */
+    if (!p->legacy && m->kind == MCP_MESSAGE_REQUEST)
+        mcp_id_copy(&r->request, &m->id, NULL);
     mcp__route_stream_now(r);
     p->t.sink.message(p->t.sink.ud, r->id, body, len);
 }

@@ -22,6 +22,8 @@ struct hroute {
     bool resumable;  /* 2025: events carry ids and are kept for a resume */
     bool answered;   /* the response is in the stream */
     uint64_t detached_at; /* when its client went (resumable, x NULL) */
+    mcp_id request;       /* 2026-07-28: its request's id (owned), for the
+                             error a stop answers it with */
     uint64_t seq;      /* events so far */
     uint64_t sent_seq; /* events handed to a live exchange */
     mcp_buf replay;    /* resumable: records of (seq, length, event text) */
@@ -87,6 +89,9 @@ void mcp__route_exchange_closed(hroute *r, mcp__http_end how);
  * p has a client attached to any stream. */
 bool mcp__routes_expire(hpeer *p, uint64_t now);
 void mcp__peer_finish(hpeer *p);
+/* http.c: answer x with a JSON-RPC error (id NULL: null) and status. */
+void mcp__http_respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *id,
+                             int64_t code, const char *message);
 
 /* http_check.c: whether the headers of a 2026-07-28 request agree with its
  * body (streamable-http.mdx, "Server Validation"): MCP-Protocol-Version,

@@ -129,6 +129,7 @@ void mcp__route_drop(hroute *r)
         mcp__http_exchange_set_user(r->x, NULL);
     p->l->replay_bytes -= r->replay.len - r->replay_off;
     mcp_buf_free(&r->replay);
+    mcp_id_release(&r->request, NULL);
     free(r);
     if (!p->legacy && !p->routes)
         mcp__peer_finish(p); /* a 2026 peer lives for its one request */
@@ -381,6 +382,11 @@ void mcp__route_end_unanswered(hroute *r)
          * cancelled request must get no response: an event stream that
          * ends empty is both. */
         mcp__http_sse_end(r->x);
+    } else if (r->x && !r->streaming && !r->peer->legacy && r->peer->l->server->stopping) {
+        /* 2026-07-28: the client is still there; a closed connection
+         * would say nothing of why. */
+        mcp__http_respond_error(r->x, 503, &r->request, MCP_WIRE_INTERNAL_ERROR,
+                                "Service Unavailable: the server is shutting down");
     } else if (r->x && r->streaming && r->peer->legacy) {
         /* What the call's stream carries already (its asks' cancels among
          * them) is still the client's: the stream ends after it. */

@@ -276,13 +276,24 @@ static const char *body_snippet(xfer *x, char *out, size_t size)
 
 /* Why curl ended x with code, in words; *reached: the server was reached
  * (it may have answered nothing, or something curl could not take). */
-static const char *curl_failure(const xfer *x, CURLcode code, bool *reached)
+static const char *curl_failure(const xfer *x, CURLcode code, bool *reached, char *buf,
+                                size_t size)
 {
     *reached = x->status != 0;
     if (x->not_resent) {
         *reached = true;
         return "the server closed the connection without answering; the request was not sent "
                "again, as the server may have run it";
+    }
+    if (x->sends && !x->status && code == CURLE_COULDNT_CONNECT) {
+        /* Sent on a kept-alive connection that closed unanswered; curl's
+         * new connection for sending it again failed (a server that
+         * stopped): it was reached, and may have run the request. */
+        *reached = true;
+        snprintf(buf, size, "the server closed the connection without answering, then could not "
+                 "be reached again (%s); the request may have run",
+                 x->errbuf[0] ? x->errbuf : curl_easy_strerror(code));
+        return buf;
     }
     switch (code) {
     case CURLE_GOT_NOTHING:
@@ -349,7 +360,8 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
                          "(HTTP %ld)%s", x->status, not_resumable(x));
     } else if (code != CURLE_OK) {
         bool reached;
-        const char *why = curl_failure(x, code, &reached);
+        char text[CURL_ERROR_SIZE + 128];
+        const char *why = curl_failure(x, code, &reached, text, sizeof text);
         if (!reached) {
             snprintf(t->unreachable, sizeof t->unreachable, "%s", why);
             mcp__hc_fail_request(t, x, true, "cannot reach the server: %s", why);

@@ -486,6 +486,9 @@ rc=$?
 wait $c1 $c2 $c3
 wait $late
 contains "$WORK/late" "HTTP/1.1 503" "a body that ended during the stop: 503"
+# The 2026 call the stop cut is told so (503, its id), not left to a
+# closed connection (attack round 6, G4).
+status term_call 503 '"id":7,"error":{"code":-32603,"message":"Service Unavailable: the server is shutting down"}'
 contains "$WORK/late" "the server is shutting down" "and says why"
 wait $c4 || fail "the asking call's stream was cut (curl exit $?): $(cat "$WORK/term_ask.body")"
 ask_id=$(sed -n 's/.*"id":\([0-9][0-9]*\),"method":"sampling\/createMessage".*/\1/p' "$WORK/term_ask.body" | head -1)
