@@ -41,6 +41,8 @@ Every mode answers these tools/call names the same way (a failure each):
   rst          JSON headers and part of the body, then a reset (RST)
   rstsse       the same in an event stream
   mute         closes the connection without answering
+  vanish       the server exits at once (a stopped or crashed server):
+               the connection closes unanswered, nothing listens any more
   longheader   a response header line of 200 KB
   fakesse      Content-Type text/event-streamXYZ on a JSON answer
   ctrlid       SSE: two progress events with the id "a\x01b" (retry 100),
@@ -65,6 +67,7 @@ for each X-Test-* header, "GET last-event-id=<id or ->", "DELETE
 session=<id>".
 """
 import json
+import os
 import socket
 import socketserver
 import struct
@@ -306,6 +309,10 @@ class Handler(BaseHTTPRequestHandler):
         if name == "mute":
             self.close_connection = True
             return
+        if name == "vanish":
+            log("vanish: gone")
+            sys.stderr.flush()
+            os._exit(0)
         if name == "longheader":
             self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * 200000 + b"\r\n"
                              b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")

@@ -295,6 +295,27 @@ static void a_connection_closed_mid_response_ends_the_call_clearly(void **state)
     http_peer_stop(&p);
 }
 
+/* A server gone in the middle of a call (stopped, crashed), on a kept-alive
+ * connection: reached, the call may have run; not "cannot reach" (attack
+ * round 6, G4: libcurl's new connection to send it again fails). */
+static void a_server_gone_mid_call_may_have_run_it(void **state)
+{
+    http_peer p;
+    start(&p, "modern");
+    mcp_client *c = connected(&p, 0);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK); /* leaves a connection to reuse */
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "vanish", 0, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    if (!strstr(r.error_message, "closed the connection without answering") ||
+        !strstr(r.error_message, "may have run"))
+        fail_msg("%s", r.error_message);
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 static void a_server_that_cannot_be_reached_is_an_io_error(void **state)
 {
     http_peer p;
@@ -490,6 +511,7 @@ int main(void)
         cmocka_unit_test(a_header_mismatch_lists_the_tools_again_and_retries_once),
         cmocka_unit_test(a_timeout_posts_the_cancel_under_2025),
         cmocka_unit_test(a_connection_closed_mid_response_ends_the_call_clearly),
+        cmocka_unit_test(a_server_gone_mid_call_may_have_run_it),
         cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
         cmocka_unit_test(the_era_is_remembered_per_origin),
         cmocka_unit_test(bad_urls_and_headers_are_refused),
