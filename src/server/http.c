@@ -20,6 +20,7 @@
  *
  * Loop thread only.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,6 +425,10 @@ static void on_stateless(http_listener *l, mcp__http_exchange *x, const mcp_mess
      * to it (input_required.c). */
     const char *authorization = mcp__http_exchange_header(x, "Authorization");
     char *credential = authorization ? strdup(authorization) : NULL;
+    /* The scheme is case-insensitive (RFC 9110, 11.1): "bearer T" is the
+     * credential "Bearer T" is. */
+    for (char *ch = credential; ch && *ch && *ch != ' '; ch++)
+        *ch = (char)tolower((unsigned char)*ch);
     hpeer *p = authorization && !credential ? NULL : peer_open(l, false);
     if (!p) {
         free(credential);

@@ -117,6 +117,13 @@ done
 expect_exit 2 "bad --protocol" -- "$MCP" call --protocol 2024-01-01 echo -- "$MCP" serve
 expect_exit 2 "unknown option" -- "$MCP" call --frob echo -- "$MCP" serve
 expect_exit 2 "unknown tools option" -- "$MCP" tools --frob -- "$MCP" serve
+# A token no client could send (RFC 6750 b64token, and it must fit the
+# request's headers) is refused before serving.
+long_token=$(head -c 4097 /dev/zero | tr '\0' a)
+for bad in '' 'a b' "$(printf 'a\001')" 'a=b' '==' "$long_token" "$(printf 'caf\303\251')"; do
+    expect_exit 2 "--token refused" -- "$MCP" serve --http 127.0.0.1:0 --token "$bad"
+    contains "$WORK/err" "--token takes a bearer token a client can send" "says which tokens"
+done
 
 expect_exit 3 "unknown tool" -- "$MCP" call nope -- "$MCP" serve
 contains "$WORK/err" 'Unknown tool: "nope"' "JSON-RPC error shown"

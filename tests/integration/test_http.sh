@@ -257,6 +257,9 @@ AUTH='Bearer other' modern ir_other tools/call confirm "$retry"
 status ir_other 400 '"code":-32602,"message":"Invalid params: requestState was given for other credentials (Authorization)"'
 modern ir_same tools/call confirm "$retry"
 status ir_same 200 '"text":"confirmed"'
+# The scheme's case is no other credential (RFC 9110, 11.1).
+AUTH='BEARER secret' modern ir_case tools/call confirm "$retry"
+status ir_case 200 '"text":"confirmed"'
 
 # 2025: a session.
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'

@@ -9,6 +9,7 @@
  * and a prompt with completion. With --conformance, the fixtures of
  * the official conformance suite instead (conformance_server.c).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
@@ -221,6 +222,20 @@ typedef struct http_args {
     mcp_http_response_mode mode;
 } http_args;
 
+/* A token a client can send in `Authorization: Bearer` (RFC 6750, 2.1:
+ * b64token), and short enough to fit a request's headers. */
+static bool token_ok(const char *v)
+{
+    size_t n = strlen(v), i = 0;
+    while (i < n && (isalnum((unsigned char)v[i]) || strchr("-._~+/", v[i])))
+        i++;
+    if (!i)
+        return false;
+    while (i < n && v[i] == '=')
+        i++;
+    return i == n && n <= 4096;
+}
+
 /* Whether a and b are equal, in a time that depends only on their
  * lengths: how far a guess matches does not show in the answer's delay. */
 static bool same_secret(const char *a, const char *b)
@@ -306,8 +321,10 @@ static int parse_args(int argc, char **argv, http_args *a)
             if (*n == 16)
                 return usage_error("at most 16 of %s", o);
             (origin ? a->origins : token ? a->tokens : a->hosts)[(*n)++] = v;
-            if (token && (!*v || strpbrk(v, " \t\r\n")))
-                return usage_error("%s", "--token takes a non-empty token without blanks");
+            if (token && !token_ok(v))
+                return usage_error("%s", "--token takes a bearer token a client can send: 1 to "
+                                         "4096 of A-Z a-z 0-9 - . _ ~ + /, then any '=' "
+                                         "(RFC 6750)");
         }
     }
     if (a->poll && (strspn(a->poll, "0123456789") != strlen(a->poll) || strlen(a->poll) > 9))
