@@ -150,11 +150,15 @@ typedef struct connect_state {
     bool asked_again; /* the refused version, retried once (lifecycle.c) */
 } connect_state;
 
+/* Warnings of bad input a session logs before the rest go to debug. */
+#define MCP__MAX_BAD_INPUT_WARNINGS 100
+
 struct mcp_session {
     mcp_mem mem;
     mcp_role role;
     mcp_session_callbacks cb;
     mcp_log_level log_level;
+    unsigned bad_input_warnings; /* logged at warn so far (mcp__log) */
     char *name, *version, *instructions;
     mcp_json_doc *caps_doc; /* our capabilities (a copy) */
     uint64_t timeout_ms, max_time_ms;

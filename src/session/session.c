@@ -227,6 +227,16 @@ void mcp__log(mcp_session *s, mcp_log_level level, mcp_log_event event,
               const mcp_id *id, const char *method, const char *direction,
               const char *reason, int64_t age_ms, const char *fmt, ...)
 {
+    /* A peer that sends nothing but bad input (20,000 requests a 2026
+     * server may not send) must not scroll everything else away: past
+     * MAX_BAD_INPUT_WARNINGS, the rest is logged at debug. */
+    bool last_warning = false;
+    if (event == MCP_LOG_EVENT_BAD_INPUT && level >= MCP_LOG_WARN) {
+        if (s->bad_input_warnings >= MCP__MAX_BAD_INPUT_WARNINGS)
+            level = MCP_LOG_DEBUG;
+        else
+            last_warning = ++s->bad_input_warnings == MCP__MAX_BAD_INPUT_WARNINGS;
+    }
     if (!s->cb.log || level < s->log_level)
         return;
     char text[512];
@@ -253,6 +263,8 @@ void mcp__log(mcp_session *s, mcp_log_level level, mcp_log_event event,
         append(text, &n, " reason=\"%s\"", reason);
     if (age_ms >= 0)
         append(text, &n, " age=%lldms", (long long)age_ms);
+    if (last_warning)
+        append(text, &n, " (more bad input from this peer: logged at debug level only)");
     /* One line that acts on nothing: the peer's id, method and reason are
      * in it. The fields stay as received. */
     char line[1024];

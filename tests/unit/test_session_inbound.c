@@ -232,6 +232,34 @@ static void a_reason_with_control_characters_makes_one_inert_log_line(void **sta
     peer_free(&p);
 }
 
+/* A peer sending nothing but bad input gets 100 warnings, the last saying
+ * the rest go to debug, then debug lines only (attack round 6, G6: 20,000
+ * requests of a 2026 server were 2 MB of stderr). */
+static void bad_input_warnings_are_capped(void **state)
+{
+    peer p;
+    ready_server(&p);
+    peer_feed(&p, CALL("1"));
+    for (int i = 0; i < 150; i++)
+        peer_feed(&p, CALL("1")); /* a duplicate id in flight, each time */
+    int warn = 0, debug = 0;
+    const char *last_warn = NULL;
+    for (int i = 0; i < p.nlogs; i++) {
+        if (p.logs[i].event != MCP_LOG_EVENT_BAD_INPUT)
+            continue;
+        if (p.logs[i].level >= MCP_LOG_WARN) {
+            warn++;
+            last_warn = p.log_texts[i];
+        } else {
+            debug++;
+        }
+    }
+    assert_int_equal(warn, 100);
+    assert_int_equal(debug, 50);
+    assert_true(last_warn && strstr(last_warn, "logged at debug level only"));
+    peer_free(&p);
+}
+
 static void after_a_cancel_no_error_is_sent(void **state)
 {
     peer p;
@@ -761,6 +789,7 @@ int main(void)
         cmocka_unit_test(reply_settles_once_and_a_second_reply_is_dropped),
         cmocka_unit_test(after_a_cancel_no_result_is_sent),
         cmocka_unit_test(a_reason_with_control_characters_makes_one_inert_log_line),
+        cmocka_unit_test(bad_input_warnings_are_capped),
         cmocka_unit_test(after_a_cancel_no_error_is_sent),
         cmocka_unit_test(after_a_cancel_no_progress_is_sent),
         cmocka_unit_test(cancel_for_an_unknown_id_is_ignored_without_reply),
