@@ -107,6 +107,11 @@ static void on_answer(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 }
 
 /* The capability a client must have declared for the method. */
+static bool is_object(const mcp_json *v)
+{
+    return v && mcp_json_typeof(v) == MCP_JSON_OBJECT;
+}
+
 bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
                        const mcp_json *params)
 {
@@ -119,17 +124,18 @@ bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *me
     /* And its URL mode with 2025-11-25. */
     if (url && version && strcmp(version, "2025-11-25") < 0)
         return false;
+    /* A capability is an object (schema.ts); true or null declares nothing. */
     if (!strcmp(method, "sampling/createMessage"))
-        return mcp_json_object_get(caps, "sampling") != NULL;
+        return is_object(mcp_json_object_get(caps, "sampling"));
     if (!strcmp(method, "roots/list"))
-        return mcp_json_object_get(caps, "roots") != NULL;
+        return is_object(mcp_json_object_get(caps, "roots"));
     const mcp_json *e = mcp_json_object_get(caps, "elicitation");
-    if (!e)
+    if (!is_object(e))
         return false;
     /* An empty elicitation capability means form mode (client/elicitation.mdx). */
     if (url)
-        return mcp_json_object_get(e, "url") != NULL;
-    return mcp_json_object_size(e) == 0 || mcp_json_object_get(e, "form") != NULL;
+        return is_object(mcp_json_object_get(e, "url"));
+    return mcp_json_object_size(e) == 0 || is_object(mcp_json_object_get(e, "form"));
 }
 
 /* Loop thread: send the asked request for its call, unless the call has
@@ -233,6 +239,12 @@ static int check_answer(const char *method, const mcp_json *params, const mcp_sc
     const mcp_json *content = mcp_json_object_get(result, "content");
     const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
     bool url = mode && !strcmp(mode, "url");
+    if (url && content) {
+        /* What the user does at the URL never crosses the client: an
+         * answer that carries data anyway is not one to act on. */
+        snprintf(why, n, "the client's answer to a URL elicitation carries content");
+        return MCP_ERR_PROTOCOL;
+    }
     if (strcmp(action, "accept") || url)
         return MCP_OK;
     if (mcp_json_typeof(content) != MCP_JSON_OBJECT) {

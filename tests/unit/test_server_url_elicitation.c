@@ -126,6 +126,19 @@ static void a_url_elicitation_is_asked_and_completed_once(void **state)
              "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"accept\"}}", id);
     wire_send(&h.w, answer);
     harness_expect_in(wire_expect(&h.w, "\"id\":1,"), "user said accept");
+    /* An answer with content: what happens at a URL never crosses the
+     * client, so data in the answer is refused. */
+    harness_send_req(&h, 3, "tools/call",
+                     "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
+                         ",\"elicitationId\":\"e-2\"", "https://example.com/connect") "}");
+    id = server_request(&h, "elicitation/create", NULL);
+    snprintf(answer, sizeof answer,
+             "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"accept\","
+             "\"content\":{\"apiKey\":\"sk-1\"}}}",
+             id);
+    wire_send(&h.w, answer);
+    harness_expect_in(wire_expect(&h.w, "\"id\":3,"), "\"isError\":true");
+    assert_int_equal(atomic_load(&outcome), MCP_ERR_PROTOCOL);
     /* After the call: the client that holds e-1 is told, once. */
     assert_int_equal(mcp_server_elicitation_complete(h.server, "e-1"), MCP_OK);
     harness_expect_in(wire_expect(&h.w, "notifications/elicitation/complete"),
@@ -172,6 +185,14 @@ static void incomplete_or_untimely_url_asks_are_refused(void **state)
     /* A client that declared form mode only is not asked for a URL. */
     harness_stop(&h);
     harness_start(&h, new_server(), "2025-11-25", "{\"elicitation\":{\"form\":{}}}", NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/call",
+                                  "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
+                                      ",\"elicitationId\":\"e\"", "https://example.com/") "}"),
+                      "\"isError\":true");
+    assert_int_equal(atomic_load(&outcome), MCP_ERR_STATE);
+    harness_stop(&h);
+    /* A capability is an object: "url": true declares nothing. */
+    harness_start(&h, new_server(), "2025-11-25", "{\"elicitation\":{\"url\":true}}", NULL);
     harness_expect_in(harness_req(&h, 1, "tools/call",
                                   "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
                                       ",\"elicitationId\":\"e\"", "https://example.com/") "}"),

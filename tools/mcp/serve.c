@@ -525,7 +525,14 @@ static void tool_confirm(mcp_call *call, void *ud)
 static void tool_connect(mcp_call *call, void *ud)
 {
     static atomic_uint made;
-    const char *url = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "url"), NULL);
+    size_t url_len = 0;
+    const char *url =
+        mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "url"), &url_len);
+    if (url && memchr(url, '\0', url_len)) {
+        /* Sent as a C string it would be another URL than the one given. */
+        mcp_call_reply_tool_error(call, "connect: url must not contain NUL");
+        return;
+    }
     char id[64];
     snprintf(id, sizeof id, "demo-%ld-%u", (long)getpid(), atomic_fetch_add(&made, 1) + 1);
     mcp_json_doc *d = mcp_json_doc_new(NULL);
