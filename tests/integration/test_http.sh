@@ -591,10 +591,13 @@ for s in socks:
     s.close()
 time.sleep(0.5)
 socks = idle(7)  # 7 of 8: pressure
-worst = max(cut_after(s) for s in socks)
-if worst > 3:
-    sys.exit("7 of 8 connections: held %.1f s, expected about 1" % worst)
-print("ok: under pressure, cut after %.1f s at most" % worst)
+# The first cut comes after about a fifth of the timeout. (Once some are
+# cut the pressure is gone, and connections opened a moment later than
+# those, on a slow machine, get the whole timeout: by design.)
+first = cut_after(socks[0])  # the oldest
+if first > 3:
+    sys.exit("7 of 8 connections: the first held %.1f s, expected about 1" % first)
+print("ok: under pressure, the first connection cut after %.1f s" % first)
 PY
 cat "$WORK/pressure"
 kill -TERM $server
