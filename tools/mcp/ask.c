@@ -816,7 +816,13 @@ static void sample(mcp_question *q, cli_asker *a)
 
 /* Handlers (loop thread) ------------------------------------------------------------------- */
 
-typedef struct job {
+/* A question's thread. Joined, never detached: a detached thread could
+ * still be on its way out when mcp exits (its counter said done), and
+ * valgrind saw its stack lost. */
+typedef struct cli_job {
+    struct cli_job *next; /* the asker's */
+    pthread_t thread;
+    atomic_bool done;
     mcp_question *q;
     cli_asker *a;
     void (*run)(mcp_question *q, cli_asker *a);
@@ -826,24 +832,48 @@ static void *job_thread(void *arg)
 {
     job *j = arg;
     j->run(j->q, j->a);
+    atomic_store(&j->done, true);
     atomic_fetch_sub(&j->a->open, 1);
-    free(j);
     return NULL;
+}
+
+/* Join the jobs of a that are done (their threads take a->mu no more).
+ * Under a->mu. */
+static void join_done_jobs(cli_asker *a)
+{
+    for (job **p = &a->jobs; *p;) {
+        job *j = *p;
+        if (!atomic_load(&j->done)) {
+            p = &j->next;
+            continue;
+        }
+        pthread_join(j->thread, NULL);
+        *p = j->next;
+        free(j);
+    }
 }
 
 static void start_job(mcp_question *q, cli_asker *a, void (*run)(mcp_question *, cli_asker *))
 {
-    job *j = malloc(sizeof *j);
-    pthread_t t;
+    job *j = calloc(1, sizeof *j);
     if (j) {
-        *j = (job){q, a, run};
+        j->q = q;
+        j->a = a;
+        j->run = run;
+        atomic_init(&j->done, false);
         atomic_fetch_add(&a->open, 1);
         if (a->before_asking)
             a->before_asking(a->user_data);
-        if (pthread_create(&t, NULL, job_thread, j) == 0) {
-            pthread_detach(t);
-            return;
+        pthread_mutex_lock(&a->mu);
+        join_done_jobs(a); /* the ended ones: a long call asks many */
+        bool started = pthread_create(&j->thread, NULL, job_thread, j) == 0;
+        if (started) {
+            j->next = a->jobs;
+            a->jobs = j;
         }
+        pthread_mutex_unlock(&a->mu);
+        if (started)
+            return;
         atomic_fetch_sub(&a->open, 1);
         free(j);
     }
@@ -916,6 +946,7 @@ static void on_sampling(void *ud, mcp_question *q)
 void cli_asker_setup(cli_asker *a, mcp_client_options *o)
 {
     atomic_init(&a->open, 0);
+    a->jobs = NULL;
     a->interactive = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
     if (!a->server)
         a->server = "the server";
@@ -932,6 +963,16 @@ void cli_asker_setup(cli_asker *a, mcp_client_options *o)
 
 void cli_asker_free(cli_asker *a)
 {
+    pthread_mutex_lock(&a->mu);
+    job *list = a->jobs;
+    a->jobs = NULL;
+    pthread_mutex_unlock(&a->mu);
+    while (list) { /* open is 0: each is on its way out, without a->mu */
+        job *j = list;
+        list = j->next;
+        pthread_join(j->thread, NULL);
+        free(j);
+    }
     while (a->accepted_count) {
         a->accepted_count--;
         free(a->accepted[a->accepted_count].id);

@@ -47,6 +47,8 @@ typedef struct cli_asker {
     const char *server;           /* how messages name the server (safe text) */
     bool interactive;             /* stdin and stderr are terminals */
     atomic_int open;              /* questions being answered */
+    struct cli_job *jobs;         /* their threads, joined by cli_asker_free
+                                     (and as new ones start); under mu */
     /* Loop thread, before a question takes the terminal (the progress bar
      * goes); NULL: nothing. */
     void (*before_asking)(void *user_data);
@@ -65,7 +67,8 @@ typedef struct cli_asker {
 /* Set a's defaults and o's handlers (their user data: a, kept until the
  * client is freed). Loop thread. */
 void cli_asker_setup(cli_asker *a, mcp_client_options *o);
-/* Once the client is freed and no question thread runs. */
+/* Once the client is freed and no question is open (open is 0): their
+ * threads are joined, so none outlives it. */
 void cli_asker_free(cli_asker *a);
 
 /* Append to out the lines that show a URL-mode elicitation (its params, or
