@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "session/revision.h"
 
 #define COMPLETE "notifications/elicitation/complete"
 
@@ -118,19 +119,18 @@ static const char *revision(const mcp_client *c)
     return c->driver_open ? mcp_session_protocol_version(c->driver.session) : NULL;
 }
 
-/* 2025-11-25 exactly: later revisions dropped the ids and the
- * notification (2026-07-28's server learns on the retry). */
+/* 2025-11-25 only: later revisions dropped the ids and the notification
+ * (2026-07-28's server learns on the retry). */
 static bool has_ids(const mcp_client *c)
 {
-    const char *v = revision(c);
-    return v && !mcp_protocol_modern(v) && strcmp(v, "2025-11-25") >= 0;
+    return mcp__revision_has(revision(c), MCP__HAS_ELICITATION_IDS);
 }
 
 const char *mcp__client_url_problem(const mcp_client *c, const mcp_json *params, char *why,
                                          size_t n)
 {
     const char *v = revision(c);
-    if (v && strcmp(v, "2025-11-25") < 0) {
+    if (v && !mcp__revision_has(v, MCP__HAS_URL_ELICITATION)) {
         snprintf(why, n, "URL-mode elicitation came with protocol revision 2025-11-25, not in "
                          "%s, the one in use",
                  v);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "server/internal.h"
+#include "session/revision.h"
 
 /* How many of one connection's calls may wait on its client at once. */
 #define MAX_ASKS_PER_CONN 64
@@ -115,14 +116,14 @@ static bool is_object(const mcp_json *v)
 bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
                        const mcp_json *params)
 {
-    /* Elicitation came with 2025-06-18: an older client has no such method,
-     * whatever its capabilities say. (The revisions compare as dates.) */
-    if (!strcmp(method, "elicitation/create") && version && strcmp(version, "2025-06-18") < 0)
+    /* Elicitation came with 2025-06-18, its URL mode with 2025-11-25: an
+     * older client has no such request, whatever its capabilities say. */
+    if (!strcmp(method, "elicitation/create") && version &&
+        !mcp__revision_has(version, MCP__HAS_ELICITATION))
         return false;
     const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
     bool url = mode && !strcmp(mode, "url");
-    /* And its URL mode with 2025-11-25. */
-    if (url && version && strcmp(version, "2025-11-25") < 0)
+    if (url && version && !mcp__revision_has(version, MCP__HAS_URL_ELICITATION))
         return false;
     /* A capability is an object (schema.ts); true or null declares nothing. */
     if (!strcmp(method, "sampling/createMessage"))

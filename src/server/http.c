@@ -45,8 +45,8 @@ static void json_error_body(mcp_buf *b, const mcp_id *id, int64_t code, const ch
 }
 
 /* An error answered here, not by the engine. */
-static void respond_error_with(mcp__http_exchange *x, unsigned status, const mcp_id *id,
-                               int64_t code, const char *message, const char *const *headers)
+void mcp__http_respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *id,
+                             int64_t code, const char *message, const char *const *headers)
 {
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
@@ -61,13 +61,7 @@ static void respond_error_with(mcp__http_exchange *x, unsigned status, const mcp
 static void respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *id, int64_t code,
                           const char *message)
 {
-    respond_error_with(x, status, id, code, message, NULL);
-}
-
-void mcp__http_respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *id,
-                             int64_t code, const char *message)
-{
-    respond_error_with(x, status, id, code, message, NULL);
+    mcp__http_respond_error(x, status, id, code, message, NULL);
 }
 
 /* The transport of a peer -------------------------------------------------- */
@@ -332,10 +326,10 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, const mc
     if (!sid) {
         if (method != MCP__HTTP_POST) {
             static const char *const allow[] = {"Allow", "POST", NULL};
-            respond_error_with(x, 405, NULL, MCP_WIRE_INVALID_REQUEST,
-                               "Method Not Allowed: GET and DELETE need a 2025 session "
-                               "(Mcp-Session-Id)",
-                               allow);
+            mcp__http_respond_error(x, 405, NULL, MCP_WIRE_INVALID_REQUEST,
+                                    "Method Not Allowed: GET and DELETE need a 2025 session "
+                                    "(Mcp-Session-Id)",
+                                    allow);
             return;
         }
         respond_error(x, 400, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,
@@ -488,8 +482,8 @@ static void on_request(void *ud, mcp__http_exchange *x)
                    !mcp__http_exchange_header(x, SESSION_HEADER)) {
             if (l->nsessions >= l->opts.max_sessions && !evict_one(l)) {
                 static const char *const retry[] = {"Retry-After", "5", NULL};
-                respond_error_with(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
-                                   "Service Unavailable: too many sessions", retry);
+                mcp__http_respond_error(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
+                                        "Service Unavailable: too many sessions", retry);
             } else {
                 hpeer *p = peer_open(l, true);
                 if (!p)

@@ -89,9 +89,10 @@ void mcp__route_exchange_closed(hroute *r, mcp__http_end how);
  * p has a client attached to any stream. */
 bool mcp__routes_expire(hpeer *p, uint64_t now);
 void mcp__peer_finish(hpeer *p);
-/* http.c: answer x with a JSON-RPC error (id NULL: null) and status. */
+/* http.c: answer x with status and a JSON-RPC error (id NULL: null), and
+ * headers (name, value pairs, NULL-terminated; may be NULL). */
 void mcp__http_respond_error(mcp__http_exchange *x, unsigned status, const mcp_id *id,
-                             int64_t code, const char *message);
+                             int64_t code, const char *message, const char *const *headers);
 
 /* http_check.c: whether the headers of a 2026-07-28 request agree with its
  * body (streamable-http.mdx, "Server Validation"): MCP-Protocol-Version,

@@ -386,7 +386,7 @@ void mcp__route_end_unanswered(hroute *r)
         /* 2026-07-28: the client is still there; a closed connection
          * would say nothing of why. */
         mcp__http_respond_error(r->x, 503, &r->request, MCP_WIRE_INTERNAL_ERROR,
-                                "Service Unavailable: the server is shutting down");
+                                "Service Unavailable: the server is shutting down", NULL);
     } else if (r->x && r->streaming && r->peer->legacy) {
         /* What the call's stream carries already (its asks' cancels among
          * them) is still the client's: the stream ends after it. */

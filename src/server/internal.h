@@ -270,6 +270,9 @@ const char *mcp__result_problem(const mcp_call *c, const mcp_json *result);
 /* conn.c ------------------------------------------------------------------- */
 
 /* One client: its session (in the driver), its requests, its transport. */
+/* The URL elicitation ids a connection keeps for their completion. */
+#define MCP__MAX_URL_IDS 64
+
 struct conn {
     mcp_server *server;
     mcp__driver driver;
@@ -285,8 +288,8 @@ struct conn {
     uint64_t drain_deadline; /* for its handlers */
     char *credential;  /* a 2026-07-28 HTTP request's Authorization value
                           (owned), to which its requestState is bound */
-    char *url_ids[64]; /* URL elicitations its client was given, oldest
-                          first (url_elicitation.c), loop thread */
+    char *url_ids[MCP__MAX_URL_IDS]; /* URL elicitations its client was
+                          given, oldest first (url_elicitation.c), loop thread */
     unsigned n_url_ids;
     /* The output drains as long as the client reads: given up after the
      * grace without progress. */

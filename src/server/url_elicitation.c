@@ -11,21 +11,21 @@
  *
  * The application completes an elicitation by its id alone, from any
  * thread, after its call may have ended: each connection remembers the ids
- * it was given (in an ask or a -32042), at most MAX_OPEN of them, so the
- * notification finds its way to the client that holds them.
+ * it was given (in an ask or a -32042), at most MCP__MAX_URL_IDS of them,
+ * so the notification finds its way to the client that holds them.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcp/client.h"
 #include "server/internal.h"
+#include "session/revision.h"
 
-#define MAX_OPEN 64
 #define MAX_ID 256
 
 static bool has_ids(const char *version)
 {
-    return version && !strcmp(version, "2025-11-25");
+    return mcp__revision_has(version, MCP__HAS_ELICITATION_IDS);
 }
 
 const char *mcp__url_elicitation_check(const mcp_json *params, const char *version)
@@ -57,10 +57,10 @@ void mcp__url_elicitation_note(conn *c, const char *version, const mcp_json *par
     char *copy = strdup(id);
     if (!copy)
         return; /* its completion will not be sent: a courtesy lost */
-    if (c->n_url_ids == MAX_OPEN) {
+    if (c->n_url_ids == MCP__MAX_URL_IDS) {
         /* The oldest goes: its user has long been done, or never will be. */
         free(c->url_ids[0]);
-        memmove(c->url_ids, c->url_ids + 1, (MAX_OPEN - 1) * sizeof *c->url_ids);
+        memmove(c->url_ids, c->url_ids + 1, (MCP__MAX_URL_IDS - 1) * sizeof *c->url_ids);
         c->n_url_ids--;
     }
     c->url_ids[c->n_url_ids++] = copy;

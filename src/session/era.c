@@ -7,16 +7,17 @@
 #include <string.h>
 
 #include "session/internal.h"
+#include "session/revision.h"
 
 static const mcp__era eras[] = {
-    /* version       speaks modern batch  server server disconnect
-     *                                    asks   cancels cancels */
-    {"2026-07-28",   true,  true,  false, false, false,  true},
-    {"2025-11-25",   true,  false, false, true,  true,   false},
-    {"2025-06-18",   true,  false, false, true,  true,   false},
+    /* version       speaks modern batch  server server disconnect elicit url   elicitation
+     *                                    asks   cancels cancels           mode  ids */
+    {"2026-07-28",   true,  true,  false, false, false,  true,      true,  true,  false},
+    {"2025-11-25",   true,  false, false, true,  true,   false,     true,  true,  true},
+    {"2025-06-18",   true,  false, false, true,  true,   false,     true,  false, false},
     /* Older peers we accept: we answer in their revision. */
-    {"2025-03-26",   false, false, true,  true,  true,   false},
-    {"2024-11-05",   false, false, false, true,  true,   false},
+    {"2025-03-26",   false, false, true,  true,  true,   false,     false, false, false},
+    {"2024-11-05",   false, false, false, true,  true,   false,     false, false, false},
 };
 
 const mcp__era *mcp__era_find(const char *version, size_t len)
@@ -47,6 +48,22 @@ void mcp__era_write_supported(mcp__jw *w)
 bool mcp_protocol_known(const char *version, size_t len)
 {
     return version && mcp__era_find(version, len) != NULL;
+}
+
+bool mcp__revision_has(const char *version, mcp__revision_feature f)
+{
+    const mcp__era *e = version ? mcp__era_find(version, strlen(version)) : NULL;
+    if (!e)
+        return false;
+    switch (f) {
+    case MCP__HAS_ELICITATION:
+        return e->elicitation;
+    case MCP__HAS_URL_ELICITATION:
+        return e->url_elicitation;
+    case MCP__HAS_ELICITATION_IDS:
+        return e->elicitation_ids;
+    }
+    return false;
 }
 
 bool mcp_protocol_modern(const char *version)

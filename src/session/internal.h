@@ -24,6 +24,10 @@ typedef struct mcp__era {
     bool server_cancels;     /* the server may cancel its own requests; otherwise
                                 it cancels only to end a subscription */
     bool disconnect_cancels; /* a lost response stream cancels its request */
+    bool elicitation;        /* elicitation/create exists */
+    bool url_elicitation;    /* ... in URL mode too */
+    bool elicitation_ids;    /* URL elicitations have an elicitationId, -32042 and
+                                notifications/elicitation/complete */
 } mcp__era;
 
 /* The era of `version` (exact match), or NULL for a revision we neither

@@ -81,3 +81,16 @@ void harness_expect_in(char *answer, const char *needle)
         fail_msg("no '%s' in %s", needle, answer);
     free(answer);
 }
+
+long long harness_server_request(harness *h, const char *method, char **line)
+{
+    char *l = wire_expect(&h->w, method);
+    const char *id = strstr(l, "\"id\":");
+    assert_non_null(id);
+    long long n = strtoll(id + 5, NULL, 10);
+    if (line)
+        *line = l;
+    else
+        free(l);
+    return n;
+}

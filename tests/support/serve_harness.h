@@ -39,5 +39,8 @@ char *harness_req(harness *h, int id, const char *method, const char *params);
 void harness_send_req(harness *h, int id, const char *method, const char *params);
 /* Fail unless answer holds needle; free answer. */
 void harness_expect_in(char *answer, const char *needle);
+/* The server's next request with method (a line with it): its id, and the
+ * line in *line when line is not NULL (caller frees). */
+long long harness_server_request(harness *h, const char *method, char **line);
 
 #endif

@@ -163,20 +163,6 @@ static mcp_server *new_server(void)
 
 #define CAPS "{\"sampling\":{},\"roots\":{}}"
 
-/* The server's request for the call (a line with method), and its id. */
-static long long server_request(harness *h, const char *method, char **line)
-{
-    char *l = wire_expect(&h->w, method);
-    const char *id = strstr(l, "\"id\":");
-    assert_non_null(id);
-    long long n = strtoll(id + 5, NULL, 10);
-    if (line)
-        *line = l;
-    else
-        free(l);
-    return n;
-}
-
 static void wait_asks(int n)
 {
     for (int i = 0; i < 1000 && atomic_load(&asks_done) < n; i++)
@@ -190,7 +176,7 @@ static void the_answer_reaches_the_handler(void **state)
     harness_start(&h, new_server(), "2025-11-25", CAPS, NULL);
     harness_send_req(&h, 1, "tools/call", "\"name\":\"sample\"");
     char *line;
-    long long id = server_request(&h, "sampling/createMessage", &line);
+    long long id = harness_server_request(&h, "sampling/createMessage", &line);
     assert_non_null(strstr(line, "\"maxTokens\":10"));
     free(line);
     char answer[300];
@@ -202,7 +188,7 @@ static void the_answer_reaches_the_handler(void **state)
     harness_expect_in(wire_expect(&h.w, "\"id\":1,"), "model said 4");
     /* An error answer is the handler's to read. */
     harness_send_req(&h, 2, "tools/call", "\"name\":\"sample\"");
-    id = server_request(&h, "sampling/createMessage", NULL);
+    id = harness_server_request(&h, "sampling/createMessage", NULL);
     snprintf(answer, sizeof answer,
              "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-1,\"message\":\"User "
              "rejected\"}}",
@@ -212,7 +198,7 @@ static void the_answer_reaches_the_handler(void **state)
                       "ask failed: the peer answered with an error (-1 User rejected)");
     assert_int_equal(atomic_load(&ask_outcome), MCP_ERR_REMOTE);
     harness_send_req(&h, 3, "tools/call", "\"name\":\"roots\"");
-    id = server_request(&h, "roots/list", NULL);
+    id = harness_server_request(&h, "roots/list", NULL);
     snprintf(answer, sizeof answer,
              "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"roots\":[{\"uri\":\"file:///a\"}]}}",
              id);
@@ -230,7 +216,7 @@ static void a_cancelled_call_cancels_its_ask_on_the_wire(void **state)
     harness h;
     harness_start(&h, new_server(), "2025-11-25", CAPS, NULL);
     harness_send_req(&h, 7, "tools/call", "\"name\":\"sample\"");
-    long long id = server_request(&h, "sampling/createMessage", NULL);
+    long long id = harness_server_request(&h, "sampling/createMessage", NULL);
     wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
                     "{\"requestId\":7,\"reason\":\"user pressed stop\"}}");
     char *cancel = wire_expect(&h.w, "notifications/cancelled");
@@ -261,7 +247,7 @@ static void a_timeout_cancels_the_ask(void **state)
     harness h;
     harness_start(&h, new_server(), "2025-06-18", CAPS, NULL);
     harness_send_req(&h, 1, "tools/call", "\"name\":\"sample\",\"arguments\":{\"timeout_ms\":200}");
-    long long id = server_request(&h, "sampling/createMessage", NULL);
+    long long id = harness_server_request(&h, "sampling/createMessage", NULL);
     char *cancel = wire_expect(&h.w, "notifications/cancelled");
     char want[64];
     snprintf(want, sizeof want, "\"requestId\":%lld", id);
@@ -296,7 +282,7 @@ static void the_connections_end_ends_the_ask(void **state)
     harness h;
     harness_start(&h, new_server(), "2025-11-25", CAPS, NULL);
     harness_send_req(&h, 1, "tools/call", "\"name\":\"sample\"");
-    long long id = server_request(&h, "sampling/createMessage", NULL);
+    long long id = harness_server_request(&h, "sampling/createMessage", NULL);
     shutdown(h.w.fd, SHUT_WR);
     char want[64];
     snprintf(want, sizeof want, "\"requestId\":%lld,\"reason\":", id);
@@ -416,7 +402,7 @@ static void answers_are_checked_before_the_handler_sees_them(void **state)
          "breaks the requested schema: content/name must be string (type)"}};
     for (int i = 0; i < 3; i++) {
         harness_send_req(&h, 10 + i, "tools/call", "\"name\":\"steps\"");
-        long long id = server_request(&h, "elicitation/create", NULL);
+        long long id = harness_server_request(&h, "elicitation/create", NULL);
         char answer[300];
         snprintf(answer, sizeof answer, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":%s}", id,
                  bad[i][0]);
@@ -432,7 +418,7 @@ static void answers_are_checked_before_the_handler_sees_them(void **state)
     /* A decline needs no content: both questions declined, the call ends. */
     harness_send_req(&h, 20, "tools/call", "\"name\":\"steps\"");
     for (int q = 0; q < 2; q++) {
-        long long id = server_request(&h, "elicitation/create", NULL);
+        long long id = harness_server_request(&h, "elicitation/create", NULL);
         char answer[200];
         snprintf(answer, sizeof answer,
                  "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"decline\"}}", id);

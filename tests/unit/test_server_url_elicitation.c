@@ -79,20 +79,6 @@ static mcp_server *new_server(void)
 
 #define URL_CAPS "{\"elicitation\":{\"form\":{},\"url\":{}}}"
 
-/* The server's request (a line with method), and its id. */
-static long long server_request(harness *h, const char *method, char **line)
-{
-    char *l = wire_expect(&h->w, method);
-    const char *id = strstr(l, "\"id\":");
-    assert_non_null(id);
-    long long n = strtoll(id + 5, NULL, 10);
-    if (line)
-        *line = l;
-    else
-        free(l);
-    return n;
-}
-
 /* The next line the server writes after a ping, which must be the ping's
  * answer: nothing else came first. */
 static void nothing_more(harness *h, int ping_id)
@@ -117,7 +103,7 @@ static void a_url_elicitation_is_asked_and_completed_once(void **state)
                      "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
                          ",\"elicitationId\":\"e-1\"", "https://example.com/connect") "}");
     char *line;
-    long long id = server_request(&h, "elicitation/create", &line);
+    long long id = harness_server_request(&h, "elicitation/create", &line);
     assert_non_null(strstr(line, "\"mode\":\"url\""));
     assert_non_null(strstr(line, "\"elicitationId\":\"e-1\""));
     free(line);
@@ -131,7 +117,7 @@ static void a_url_elicitation_is_asked_and_completed_once(void **state)
     harness_send_req(&h, 3, "tools/call",
                      "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
                          ",\"elicitationId\":\"e-2\"", "https://example.com/connect") "}");
-    id = server_request(&h, "elicitation/create", NULL);
+    id = harness_server_request(&h, "elicitation/create", NULL);
     snprintf(answer, sizeof answer,
              "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"accept\","
              "\"content\":{\"apiKey\":\"sk-1\"}}}",
@@ -182,34 +168,27 @@ static void incomplete_or_untimely_url_asks_are_refused(void **state)
         free(a);
         assert_int_equal(atomic_load(&outcome), MCP_ERR_INVALID_ARG);
     }
-    /* A client that declared form mode only is not asked for a URL. */
     harness_stop(&h);
-    harness_start(&h, new_server(), "2025-11-25", "{\"elicitation\":{\"form\":{}}}", NULL);
-    harness_expect_in(harness_req(&h, 1, "tools/call",
-                                  "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
-                                      ",\"elicitationId\":\"e\"", "https://example.com/") "}"),
-                      "\"isError\":true");
-    assert_int_equal(atomic_load(&outcome), MCP_ERR_STATE);
-    harness_stop(&h);
-    /* A capability is an object: "url": true declares nothing. */
-    harness_start(&h, new_server(), "2025-11-25", "{\"elicitation\":{\"url\":true}}", NULL);
-    harness_expect_in(harness_req(&h, 1, "tools/call",
-                                  "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
-                                      ",\"elicitationId\":\"e\"", "https://example.com/") "}"),
-                      "\"isError\":true");
-    assert_int_equal(atomic_load(&outcome), MCP_ERR_STATE);
-    harness_stop(&h);
-    /* URL mode came with 2025-11-25: a 2025-06-18 client is never asked,
-     * whatever it declares; its elicitationId is not kept either. */
-    harness_start(&h, new_server(), "2025-06-18", URL_CAPS, NULL);
-    harness_expect_in(harness_req(&h, 1, "tools/call",
-                                  "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
-                                      ",\"elicitationId\":\"e\"", "https://example.com/") "}"),
-                      "\"isError\":true");
-    assert_int_equal(atomic_load(&outcome), MCP_ERR_STATE);
-    assert_int_equal(mcp_server_elicitation_complete(h.server, "e"), MCP_OK);
-    nothing_more(&h, 2);
-    harness_stop(&h);
+    /* Clients that may not be asked for a URL: one that declared form mode
+     * only; one whose "url" is true (a capability is an object); and a
+     * 2025-06-18 one, whatever it declares (URL mode came with 2025-11-25),
+     * whose elicitationId is not kept either. */
+    static const char *const refused[][2] = {
+        {"2025-11-25", "{\"elicitation\":{\"form\":{}}}"},
+        {"2025-11-25", "{\"elicitation\":{\"url\":true}}"},
+        {"2025-06-18", URL_CAPS},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        harness_start(&h, new_server(), refused[i][0], refused[i][1], NULL);
+        harness_expect_in(harness_req(&h, 1, "tools/call",
+                                      "\"name\":\"url\",\"arguments\":{\"params\":" URL_ASK(
+                                          ",\"elicitationId\":\"e\"", "https://example.com/") "}"),
+                          "\"isError\":true");
+        assert_int_equal(atomic_load(&outcome), MCP_ERR_STATE);
+        assert_int_equal(mcp_server_elicitation_complete(h.server, "e"), MCP_OK);
+        nothing_more(&h, 2);
+        harness_stop(&h);
+    }
 }
 
 #define REQUIRED(id) "{\"elicitations\":[" URL_ASK(",\"elicitationId\":\"" id "\"", \
