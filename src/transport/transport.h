@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transport vtable: what the driver (src/runtime/driver.c) needs from
- * any way of carrying messages, and what a transport tells it. The ndjson
- * stream (stdio, pipes to a spawned server) implements it; the HTTP
- * transports will. Routes: 0 is the connection's main channel; a transport
- * with a stream per request (HTTP) names each stream with its own route.
+ * any way of carrying messages, and what a transport tells it. Three
+ * implement it: the ndjson stream (stdio, pipes to a spawned server), the
+ * HTTP client (src/transport/http_client.c) and, on the server, each HTTP
+ * peer (a 2025 session or one 2026-07-28 request, src/server). Routes: 0 is
+ * the connection's main channel; a transport with a stream per request
+ * (HTTP) names each stream with its own route.
  *
  * Threads: loop thread only, like the driver.
  *
