@@ -184,6 +184,15 @@ MCP_EXTERN void mcp_buf_init(mcp_buf *buf, size_t limit, const mcp_mem *mem);
  */
 MCP_EXTERN int mcp_buf_append(mcp_buf *buf, const void *bytes, size_t len);
 
+/*
+ * MCP_LITERAL: a string literal and its length without the terminating NUL,
+ * as two arguments for any (bytes, len) pair:
+ * mcp_buf_append(b, MCP_LITERAL("}\n")). The length is the compiler's,
+ * never counted by hand (a count one too long sends the NUL); anything but
+ * a string literal does not compile.
+ */
+#define MCP_LITERAL(lit) ("" lit ""), (sizeof(lit) - 1)
+
 /* mcp_buf_reset: set len to 0, keep the allocation. */
 MCP_EXTERN void mcp_buf_reset(mcp_buf *buf);
 

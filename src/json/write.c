@@ -80,10 +80,10 @@ int mcp_json_write_string(const char *s, size_t len, mcp_buf *out)
 static int write_scalar(const mcp_json *v, mcp_buf *out)
 {
     switch (v->type) {
-    case MCP_JSON_NULL: return put(out, "null", 4);
+    case MCP_JSON_NULL: return put(out, MCP_LITERAL("null"));
     case MCP_JSON_BOOL:
-        return (v->flags & BOOL_TRUE) ? put(out, "true", 4)
-                                      : put(out, "false", 5);
+        return (v->flags & BOOL_TRUE) ? put(out, MCP_LITERAL("true"))
+                                      : put(out, MCP_LITERAL("false"));
     case MCP_JSON_NUMBER: return put(out, v->u.s, v->len);
     case MCP_JSON_STRING: return write_string(v->u.s, v->len, out);
     default: return MCP_ERR_INVALID_ARG;

@@ -223,7 +223,7 @@ void mcp__jw_bool(mcp__jw *w, bool v)
 void mcp__jw_null(mcp__jw *w)
 {
     if (separate(w))
-        put(w, "null", 4);
+        put(w, MCP_LITERAL("null"));
 }
 
 void mcp__jw_value(mcp__jw *w, const mcp_json *v)

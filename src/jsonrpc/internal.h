@@ -21,7 +21,7 @@ static inline void mcp__jw_envelope(mcp__jw *w)
 {
     mcp__jw_object(w);
     mcp__jw_key(w, "jsonrpc");
-    mcp__jw_raw(w, "\"2.0\"", 5);
+    mcp__jw_raw(w, MCP_LITERAL("\"2.0\""));
 }
 
 /* A response up to its member's value: `{"jsonrpc":"2.0","id":<id>,"<member>":`
@@ -52,7 +52,7 @@ static inline void mcp__jw_notification_start(mcp__jw *w, mcp_buf *out, const ch
 static inline int mcp__jw_envelope_end(mcp__jw *w)
 {
     mcp__jw_object_end(w);
-    mcp__jw_bytes(w, "\n", 1);
+    mcp__jw_bytes(w, MCP_LITERAL("\n"));
     return mcp__jw_finish(w);
 }
 

@@ -75,7 +75,7 @@ static int member(mcp_buf *out, const ut_op_info *info, const char *name, size_t
     if (name) {
         rc = encode_name ? encode(out, name, name_len, info->reserved) : put(out, name, name_len);
         if (rc == MCP_OK)
-            rc = vlen || !info->named ? mcp_buf_append(out, "=", 1)
+            rc = vlen || !info->named ? mcp_buf_append(out, MCP_LITERAL("="))
                                       : put(out, info->ifemp, strlen(info->ifemp));
     }
     return rc == MCP_OK ? encode(out, v, vlen, info->reserved) : rc;
@@ -89,7 +89,7 @@ static int composite(mcp_buf *out, const ut_spec *sp, const ut_op_info *info, co
     if (info->named && !sp->explode) {
         rc = put(out, sp->name, sp->name_len);
         if (rc == MCP_OK)
-            rc = mcp_buf_append(out, "=", 1);
+            rc = mcp_buf_append(out, MCP_LITERAL("="));
     }
     for (size_t i = 0; rc == MCP_OK && i < count; i++) {
         const char *key = NULL;
@@ -107,7 +107,7 @@ static int composite(mcp_buf *out, const ut_spec *sp, const ut_op_info *info, co
             if (object)
                 rc = encode(out, key, key_len, info->reserved);
             if (rc == MCP_OK && object)
-                rc = mcp_buf_append(out, ",", 1);
+                rc = mcp_buf_append(out, MCP_LITERAL(","));
             if (rc == MCP_OK)
                 rc = encode(out, text, len, info->reserved);
         } else if (object) {
@@ -153,7 +153,7 @@ static int expression(const mcp_uri_template *t, const ut_part *part, const mcp_
             if (info->named) {
                 rc = put(out, sp->name, sp->name_len);
                 if (rc == MCP_OK)
-                    rc = len ? mcp_buf_append(out, "=", 1)
+                    rc = len ? mcp_buf_append(out, MCP_LITERAL("="))
                              : put(out, info->ifemp, strlen(info->ifemp));
             }
             if (rc == MCP_OK)

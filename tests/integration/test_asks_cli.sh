@@ -103,6 +103,17 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 0
 fi
 
+# The sampling command reads one line of JSON: any JSON parser takes it
+# (a stray NUL byte after "params": once made it unreadable).
+PARSE_REQUEST='import json, sys; line = sys.stdin.buffer.readline(); r = json.loads(line); print(r["method"], r["params"]["messages"][0]["content"]["text"], line.endswith(b"\n"))'
+for v in 2025-11-25 2026-07-28; do
+    expect_exit 0 "sampling command parsing its input as JSON ($v)" -- $MCP_WRAP "$MCP" call \
+        --protocol $v --sampling-command "python3 -c '$PARSE_REQUEST'" \
+        summarize '{"text":"a long text"}' -- "$MCP" serve </dev/null
+    contains "$WORK/out" "sampling/createMessage" "the command parsed the request ($v)"
+    contains "$WORK/out" "a long text True" "the request's params and its newline ($v)"
+done
+
 # URL mode without a terminal: shown, declined, said so; the server's
 # completion of what was declined is not reported.
 expect_exit 0 "a page without a terminal (2025-11-25)" -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 \

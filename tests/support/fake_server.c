@@ -59,21 +59,21 @@ static void huge(const mcp_id *id, bool id_last)
     memset(text, 'x', n);
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",", 17);
+    mcp_buf_append(&b, MCP_LITERAL("{\"jsonrpc\":\"2.0\","));
     if (!id_last) {
-        mcp_buf_append(&b, "\"id\":", 5);
+        mcp_buf_append(&b, MCP_LITERAL("\"id\":"));
         mcp_id_write(id, &b);
-        mcp_buf_append(&b, ",", 1);
+        mcp_buf_append(&b, MCP_LITERAL(","));
     }
     const char head[] = "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"";
     mcp_buf_append(&b, head, sizeof head - 1);
     mcp_buf_append(&b, text, n);
-    mcp_buf_append(&b, "\"}]}", 4);
+    mcp_buf_append(&b, MCP_LITERAL("\"}]}"));
     if (id_last) {
-        mcp_buf_append(&b, ",\"id\":", 6);
+        mcp_buf_append(&b, MCP_LITERAL(",\"id\":"));
         mcp_id_write(id, &b);
     }
-    mcp_buf_append(&b, "}", 1);
+    mcp_buf_append(&b, MCP_LITERAL("}"));
     send_text(b.data);
     mcp_buf_free(&b);
     free(text);
@@ -131,7 +131,7 @@ static void subscribed(const mcp_message *m)
                         "\"params\":{\"uri\":";
     mcp_buf_append(&b, head, sizeof head - 1);
     mcp_json_write(mcp_json_object_get(m->params, "uri"), &b);
-    mcp_buf_append(&b, "}}", 2);
+    mcp_buf_append(&b, MCP_LITERAL("}}"));
     send_text(b.data);
     mcp_buf_free(&b);
 }
@@ -157,11 +157,11 @@ static void answer(const mcp_id *id, const char *result)
 {
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+    mcp_buf_append(&b, MCP_LITERAL("{\"jsonrpc\":\"2.0\",\"id\":"));
     mcp_id_write(id, &b);
-    mcp_buf_append(&b, ",\"result\":", 10);
+    mcp_buf_append(&b, MCP_LITERAL(",\"result\":"));
     mcp_buf_append(&b, result, strlen(result));
-    mcp_buf_append(&b, "}", 1);
+    mcp_buf_append(&b, MCP_LITERAL("}"));
     send_text(b.data);
     mcp_buf_free(&b);
 }
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
         } else if (m->kind == MCP_MESSAGE_REQUEST && !strcmp(m->method, "server/discover")) {
             mcp_buf b;
             mcp_buf_init(&b, 0, NULL);
-            mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+            mcp_buf_append(&b, MCP_LITERAL("{\"jsonrpc\":\"2.0\",\"id\":"));
             mcp_id_write(&m->id, &b);
             const char tail[] = ",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}";
             mcp_buf_append(&b, tail, sizeof tail - 1);

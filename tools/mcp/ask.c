@@ -185,14 +185,14 @@ static void choices(mcp_buf *out, const mcp_json *p)
                                  : mcp_json_object_get(mcp_json_array_at(titled, i), "const");
         const mcp_json *t = list ? NULL : mcp_json_object_get(mcp_json_array_at(titled, i), "title");
         if (i)
-            mcp_buf_append(out, ", ", 2);
+            mcp_buf_append(out, MCP_LITERAL(", "));
         const char *s = safe_str(&tmp, o);
         mcp_buf_append(out, s, strlen(s));
         if (t) {
             s = safe_str(&tmp, t);
-            mcp_buf_append(out, " (", 2);
+            mcp_buf_append(out, MCP_LITERAL(" ("));
             mcp_buf_append(out, s, strlen(s));
-            mcp_buf_append(out, ")", 1);
+            mcp_buf_append(out, MCP_LITERAL(")"));
         }
     }
     mcp_buf_free(&tmp);
@@ -260,17 +260,20 @@ static form_status ask_property(reader *r, const char *key, size_t kn, const mcp
     const mcp_json *desc = mcp_json_object_get(p, "description");
     if (desc) {
         t = safe_str(&tmp, desc);
-        mcp_buf_append(&label, " (", 2);
+        mcp_buf_append(&label, MCP_LITERAL(" ("));
         mcp_buf_append(&label, t, strlen(t));
-        mcp_buf_append(&label, ")", 1);
+        mcp_buf_append(&label, MCP_LITERAL(")"));
     }
     mcp_buf_append(&label, "", 1);
     const char *type = mcp_json_string(mcp_json_object_get(p, "type"), NULL);
     if (!strcmp(type, "boolean"))
-        mcp_buf_append(&hint, "y/n", 3);
+        mcp_buf_append(&hint, MCP_LITERAL("y/n"));
     else if (mcp_json_object_get(p, "enum") || mcp_json_object_get(p, "oneOf") ||
              !strcmp(type, "array")) {
-        mcp_buf_append(&hint, !strcmp(type, "array") ? "any of: " : "one of: ", 8);
+        if (!strcmp(type, "array"))
+            mcp_buf_append(&hint, MCP_LITERAL("any of: "));
+        else
+            mcp_buf_append(&hint, MCP_LITERAL("one of: "));
         choices(&hint, p);
     } else {
         mcp_buf_append(&hint, type, strlen(type));
@@ -463,7 +466,7 @@ static void line_of(mcp_buf *out, const char *indent, const char *label, const c
     mcp_buf_append(out, indent, strlen(indent));
     mcp_buf_append(out, label, strlen(label));
     cli_sanitize(out, text, n, false);
-    mcp_buf_append(out, "\n", 1);
+    mcp_buf_append(out, MCP_LITERAL("\n"));
 }
 
 static bool has_ci(const char *s, size_t n, const char *needle)
@@ -758,9 +761,9 @@ static void sample(mcp_question *q, cli_asker *a)
     mcp_buf_init(&req, 0, NULL);
     mcp_buf_init(&out, 0, NULL);
     mcp_buf_init(&b, 0, NULL);
-    mcp_buf_append(&req, "{\"method\":\"sampling/createMessage\",\"params\":", 45);
+    mcp_buf_append(&req, MCP_LITERAL("{\"method\":\"sampling/createMessage\",\"params\":"));
     mcp_json_write(mcp_question_params(q), &req);
-    mcp_buf_append(&req, "}\n", 2);
+    mcp_buf_append(&req, MCP_LITERAL("}\n"));
     int status = run_command(a->sampling_command, req.data ? req.data : "", req.len, &out,
                              mcp_question_token(q));
     char why[400];

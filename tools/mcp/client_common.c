@@ -336,8 +336,8 @@ void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len
     mcp_buf_append(&b, head, (size_t)n);
     cli_sanitize(&b, line, len < 8192 ? len : 8192, false);
     if (len > 8192)
-        mcp_buf_append(&b, "...", 3);
-    if (mcp_buf_append(&b, "\n", 1) == MCP_OK) {
+        mcp_buf_append(&b, MCP_LITERAL("..."));
+    if (mcp_buf_append(&b, MCP_LITERAL("\n")) == MCP_OK) {
         ssize_t w = write(STDERR_FILENO, b.data, b.len);
         (void)w;
     }

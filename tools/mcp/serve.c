@@ -611,7 +611,7 @@ static void tool_roots(mcp_call *call, void *ud)
             const char *uri = mcp_json_string(mcp_json_object_get(mcp_json_array_at(roots, i), "uri"),
                                               &n);
             if (uri && mcp_buf_append(&b, uri, n) == MCP_OK)
-                mcp_buf_append(&b, "\n", 1);
+                mcp_buf_append(&b, MCP_LITERAL("\n"));
         }
         mcp_call_reply_text_n(call, b.data ? b.data : "", b.len);
         mcp_buf_free(&b);
@@ -742,7 +742,7 @@ static void get_greet(mcp_call *call, void *ud)
     mcp_buf_init(&text, 0, NULL);
     mcp_buf_append(&text, how, strlen(how));
     mcp_buf_append(&text, name, n);
-    mcp_buf_append(&text, ".", 1);
+    mcp_buf_append(&text, MCP_LITERAL("."));
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *result = mcp_json_new_object(d);
     mcp_json *messages = mcp_json_new_array(d);
