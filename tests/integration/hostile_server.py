@@ -22,6 +22,16 @@ command's integration tests. One mode, the first argument:
    banner_esc    a non-JSON line with escapes before answering initialize
    die_on_discover  exits (status 1) on server/discover, as some legacy
                  servers do on an unknown request before initialize
+   link_esc      a tools/call result with a resource_link and an embedded
+                 resource, escapes in their URIs
+   log_esc       logs (notifications/message) at several levels, one with
+                 escapes and one whose data is an object, before its result
+   chatty        declares every list change and resource subscriptions (as
+                 the official everything server does) and, as it does, sends
+                 tools/list_changed right after notifications/initialized;
+                 then prompts/list_changed, resources/list_changed and, for
+                 each resources/subscribe, resources/updated of that URI and
+                 of one never subscribed to (file:///other)
 
 Lines are written as UTF-8 (C1 and DEL raw, as JSON allows). Every line
 received is logged on stderr as "got: <line>".
@@ -86,6 +96,20 @@ def tools_call(i, params):
                   "params": {"progressToken": token, "progress": 1, "total": 2,
                              "message": NASTY}})
         result(i, {"content": [{"type": "text", "text": "payload " + NASTY}]})
+    elif MODE == "link_esc":
+        result(i, {"content": [
+            {"type": "resource_link", "uri": "file:///link" + NASTY, "name": "a link",
+             "mimeType": "text/plain"},
+            {"type": "resource", "resource": {"uri": "file:///embedded" + NASTY, "text": "x"}}]})
+    elif MODE == "log_esc":
+        for level, logger, data in (("debug", None, "fine detail"),
+                                    ("warning", "disk", "almost full " + NASTY),
+                                    ("error", None, {"code": 7, "why": "broken"})):
+            p = {"level": level, "data": data}
+            if logger:
+                p["logger"] = logger
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": p})
+        result(i, {"content": [{"type": "text", "text": "ok"}]})
     elif MODE == "mime_esc":
         result(i, {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/" + NASTY}]})
     else:
@@ -106,6 +130,9 @@ def main():
             continue
         method, i = m.get("method"), m.get("id")
         params = m.get("params") or {}
+        if method == "notifications/initialized" and MODE == "chatty":
+            for what in ("tools", "prompts", "resources"):
+                send({"jsonrpc": "2.0", "method": "notifications/%s/list_changed" % what})
         if i is None or method is None:
             continue
         if method == "server/discover":
@@ -121,8 +148,12 @@ def main():
         elif method == "initialize":
             if MODE == "banner_esc":
                 send("starting " + NASTY)
+            caps = {"tools": {}}
+            if MODE == "chatty":
+                caps = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
+                        "resources": {"listChanged": True, "subscribe": True}}
             result(i, {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                       "capabilities": {"tools": {}},
+                       "capabilities": caps,
                        "serverInfo": {"name": "hostile", "version": "0"}})
         elif method == "subscriptions/listen":
             listen(i)
@@ -135,6 +166,11 @@ def main():
             result(i, r)
         elif method == "tools/call":
             tools_call(i, params)
+        elif method == "resources/subscribe" and MODE == "chatty":
+            result(i, {})
+            for uri in (params.get("uri"), "file:///other"):
+                send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                      "params": {"uri": uri}})
         else:
             result(i, {})
     if MODE == "stubborn":

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Text from a server never reaches the terminal as control characters:
 # error and progress messages, tool names and descriptions, content types,
+# resource links' URIs,
 # watch's URIs and wire traces show them escaped (\x1b, \u009b, \r\n on one
 # line). A tool's text result is the data itself: byte for byte into a file
 # or pipe, escaped only on a terminal.
@@ -36,6 +37,12 @@ contains "$WORK/out" "evil$ESCAPED says $ESCAPED" "the tool, on one line"
 expect_exit 0 "a content type with escapes" -- "$MCP" call echo '{}' -- python3 "$HOSTILE" mime_esc
 clean "$WORK/out" "the content type"
 contains "$WORK/out" "[image image/$ESCAPED]" "the content type, escaped"
+
+# A resource link and an embedded resource: each with its URI, escaped.
+expect_exit 0 "resource links with escapes" -- "$MCP" call echo '{}' -- python3 "$HOSTILE" link_esc
+clean "$WORK/out" "the resource links"
+contains "$WORK/out" "[resource_link text/plain] file:///link$ESCAPED" "the link's URI, escaped"
+contains "$WORK/out" "[resource] file:///embedded$ESCAPED" "the embedded resource's URI, escaped"
 
 expect_exit 0 "a wire trace with escapes" -- "$MCP" call --trace echo '{}' -- python3 "$HOSTILE" banner_esc
 grep -v '^got: ' "$WORK/err" >"$WORK/shown"

@@ -125,9 +125,15 @@ static void print_content(const mcp_json *result)
             cli_write_payload(text, n); /* the result itself: as it is, but not to a terminal */
             fputc('\n', stdout);
         } else {
-            const char *mime = mcp_json_string(mcp_json_object_get(item, "mimeType"), NULL);
-            printf("[%s%s%s]\n", type ? cli_safe(type) : "content", mime ? " " : "",
-                   mime ? cli_safe(mime) : "");
+            /* A resource link (or an embedded resource) is its URI: what
+             * the user reads or fetches next. */
+            const mcp_json *resource = mcp_json_object_get(item, "resource");
+            const mcp_json *where = resource ? resource : item;
+            size_t uri_len;
+            const char *uri = mcp_json_string(mcp_json_object_get(where, "uri"), &uri_len);
+            const char *mime = mcp_json_string(mcp_json_object_get(where, "mimeType"), NULL);
+            printf("[%s%s%s]%s%s\n", type ? cli_safe(type) : "content", mime ? " " : "",
+                   mime ? cli_safe(mime) : "", uri ? " " : "", uri ? cli_safe_n(uri, uri_len) : "");
         }
         printed = true;
     }
