@@ -4,7 +4,8 @@
 # from outside (SIGUSR1 to mcp serve adds a tool); Ctrl-C cancels the
 # subscription on the wire; a server killed mid-watch is started again and
 # the subscription opened again; against a legacy server, its plain
-# list_changed notifications.
+# list_changed notifications (only those asked for), and resources/subscribe
+# for --resource.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
 
@@ -72,6 +73,42 @@ wait "$watch"
 code=$?
 [ "$code" -eq 143 ] || fail "SIGTERM: exit $code, expected 143"
 echo "ok: a legacy server's list changes are printed"
+
+# A legacy server that announces every list change (as the official
+# everything server does, tools/list_changed right after initialized):
+# only what was asked for is printed.
+HOSTILE="$(dirname "$0")/hostile_server.py"
+"$MCP" watch --prompts -- python3 "$HOSTILE" chatty >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/out" "prompts/list_changed" 10
+wait_for "$WORK/err" "printing its list changes: prompts" 10
+kill -INT "$watch"
+wait "$watch"
+code=$?
+[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "--prompts (legacy): exit $code, expected 130"; }
+lacks "$WORK/out" "tools/list_changed" "a list change not asked for"
+lacks "$WORK/out" "resources/list_changed" "a list change not asked for"
+echo "ok: a legacy server's list changes: only those asked for"
+
+# --resource on a legacy server: resources/subscribe, and the updates of
+# that URI only.
+"$MCP" watch --trace --resource file:///x -- python3 "$HOSTILE" chatty >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/out" "resources/updated file:///x" 10
+wait_for "$WORK/err" "subscribed to 1 resource" 10
+kill -INT "$watch"
+wait "$watch"
+code=$?
+[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "--resource (legacy): exit $code, expected 130"; }
+contains "$WORK/err" '"method":"resources/subscribe","params":{"uri":"file:///x"' "subscribed on the wire"
+lacks "$WORK/out" "file:///other" "an update of a resource not asked for"
+lacks "$WORK/out" "list_changed" "a list change not asked for"
+echo "ok: --resource on a legacy server subscribes"
+# ... one that offers no subscriptions: said, exit 3.
+expect_exit 3 "--resource on a legacy server without subscriptions" -- \
+    "$MCP" watch --protocol 2025-11-25 --resource demo://readme -- "$MCP" serve
+contains "$WORK/err" "mcp: the server (2025-11-25) offers no resource subscriptions (resources.subscribe)" \
+    "the missing capability is said"
 
 expect_exit 2 "--max-time refused" -- "$MCP" watch --max-time 1 -- "$MCP" serve
 expect_exit 2 "--resource without a URI" -- "$MCP" watch --resource

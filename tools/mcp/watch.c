@@ -3,8 +3,9 @@
  * mcp watch: open a subscription and print what it carries until Ctrl-C
  * (or SIGTERM), which cancels it on the wire. A server that exits is started
  * again and the subscription opened again (2026-07-28 servers keep no
- * subscriptions across restarts). Against a legacy server, its list_changed
- * notifications are printed as they come. Output that cannot be written (a
+ * subscriptions across restarts). Against a legacy server, the list_changed
+ * notifications asked for are printed as they come, and --resource URIs are
+ * subscribed to with resources/subscribe. Output that cannot be written (a
  * full disk, the reader of a pipe gone) ends the watch; so do a subscription
  * the server does not acknowledge within --timeout, one that offers none of
  * what was asked for, and one the server refuses.
@@ -161,10 +162,35 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
     }
 }
 
+/* Whether a legacy server's notification is one the user asked for: a
+ * list change of a kind asked for, or an update of a URI subscribed to.
+ * A server may send any of them unasked (the official everything server
+ * announces its tools right after initialize). */
+static bool asked_for(const watch_state *st, const mcp_message *m)
+{
+    static const struct {
+        const char *method;
+        unsigned kind;
+    } lists[] = {{"notifications/tools/list_changed", MCP_LISTEN_TOOLS},
+                 {"notifications/prompts/list_changed", MCP_LISTEN_PROMPTS},
+                 {"notifications/resources/list_changed", MCP_LISTEN_RESOURCES}};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if (!strcmp(m->method, lists[i].method))
+            return (st->filter.kinds & lists[i].kind) != 0;
+    if (strcmp(m->method, "notifications/resources/updated") != 0)
+        return false;
+    size_t n;
+    const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), &n);
+    for (size_t i = 0; uri && i < st->filter.resource_count; i++)
+        if (strlen(st->filter.resource_uris[i]) == n && !memcmp(st->filter.resource_uris[i], uri, n))
+            return true;
+    return false;
+}
+
 static void on_legacy_notification(void *ud, const mcp_message *m)
 {
     watch_state *st = ud;
-    if (strstr(m->method, "list_changed") || !strcmp(m->method, "notifications/resources/updated"))
+    if (asked_for(st, m))
         print_notification(st, m);
 }
 
@@ -190,6 +216,29 @@ static bool declares(const mcp_json *caps, const char *name, const char *flag)
            on;
 }
 
+/* resources/subscribe of each --resource URI (a 2025 server keeps them for
+ * its session: after a reconnect they are made again). False when one is
+ * refused or fails: said, and the watch gives up. */
+static bool subscribe_legacy(watch_state *st)
+{
+    for (size_t i = 0; i < st->filter.resource_count; i++) {
+        uint64_t idle, left;
+        cli_budget(st->args, &idle, &left);
+        mcp_client_call_options co = {.size = sizeof co, .timeout_ms = idle};
+        const char *uri = st->filter.resource_uris[i];
+        int rc = mcp_client_subscribe_resource(st->client, uri, &co);
+        if (rc != MCP_OK) {
+            fprintf(stderr, "mcp: resources/subscribe %s failed: %s\n", cli_safe(uri),
+                    mcp_client_error(st->client)[0] ? cli_safe(mcp_client_error(st->client))
+                                                    : mcp_strerror(rc));
+            give_up(st, rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION,
+                    "a subscription was refused");
+            return false;
+        }
+    }
+    return true;
+}
+
 /* A legacy server: no subscriptions, but the list_changed notifications it
  * declares in its capabilities. Asked only for what it never sends, there
  * is nothing to wait for. */
@@ -204,19 +253,30 @@ static int watch_legacy(watch_state *st)
     if ((asked & MCP_LISTEN_RESOURCES) && declares(caps, "resources", "listChanged"))
         offered |= MCP_LISTEN_RESOURCES;
     const char *version = mcp_client_protocol_version(st->client);
-    if (st->filter.resource_count)
-        fprintf(stderr, "the server speaks %s: --resource needs a 2026-07-28 server, ignored\n",
-                version);
+    if (st->filter.resource_count) {
+        if (!declares(caps, "resources", "subscribe"))
+            fprintf(stderr, "mcp: the server (%s) offers no resource subscriptions "
+                            "(resources.subscribe)\n", version);
+        else if (!subscribe_legacy(st))
+            return MCP_OK; /* said; given up */
+        else
+            offered |= MCP_LISTEN_RESOURCE_UPDATES;
+    }
     if (!offered) {
         fprintf(stderr, "mcp: the server (%s) offers none of the notifications asked for\n",
                 version);
         give_up(st, EXIT_CONNECTION, "none of the notifications asked for is offered");
         return MCP_OK;
     }
-    fprintf(stderr, "the server speaks %s: no subscriptions; printing its list changes:%s%s%s\n",
-            version, offered & MCP_LISTEN_TOOLS ? " tools" : "",
-            offered & MCP_LISTEN_PROMPTS ? " prompts" : "",
-            offered & MCP_LISTEN_RESOURCES ? " resources" : "");
+    if (offered & ~MCP_LISTEN_RESOURCE_UPDATES)
+        fprintf(stderr, "the server speaks %s: no subscriptions; printing its list changes:%s%s%s\n",
+                version, offered & MCP_LISTEN_TOOLS ? " tools" : "",
+                offered & MCP_LISTEN_PROMPTS ? " prompts" : "",
+                offered & MCP_LISTEN_RESOURCES ? " resources" : "");
+    if (offered & MCP_LISTEN_RESOURCE_UPDATES)
+        fprintf(stderr, "the server speaks %s: subscribed to %zu resource%s (resources/subscribe); "
+                        "printing their updates\n",
+                version, st->filter.resource_count, st->filter.resource_count == 1 ? "" : "s");
     return MCP_OK;
 }
 
