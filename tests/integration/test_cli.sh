@@ -247,6 +247,26 @@ contains "$WORK/err" "between 0 and 65535" "says why"
 expect_exit 2 "a URL with a space" -- "$MCP" call echo '{}' --url 'http://a:hunter2@x y/'
 contains "$WORK/err" "a space at byte 18 of the URL" "says where"
 lacks "$WORK/err" "hunter2" "the password is not repeated"
+# Every client command declares the same capabilities as mcp call (a
+# server may offer different tools to a client that can answer it).
+caps_of() { # the capabilities of the initialize line traced in $WORK/err
+    sed -n 's/.*-> {"jsonrpc":"2.0","id":[0-9]*,"method":"initialize","params":{"protocolVersion":"[^"]*","capabilities":\(.*\),"clientInfo".*/\1/p' "$WORK/err" | head -n 1
+}
+expect_exit 0 "call's capabilities" -- "$MCP" call --trace --protocol 2025-11-25 echo '{"text":"x"}' -- "$MCP" serve
+call_caps=$(caps_of)
+case $call_caps in *'"sampling"'*'"elicitation"'*) ;; *) fail "call declares sampling and elicitation: '$call_caps'";; esac
+for c in tools resources templates prompts; do
+    expect_exit 0 "$c's capabilities" -- "$MCP" $c --trace --protocol 2025-11-25 -- "$MCP" serve
+    [ "$(caps_of)" = "$call_caps" ] || fail "$c declares '$(caps_of)', call '$call_caps'"
+done
+"$MCP" watch --trace --protocol 2025-11-25 -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/err" "printing its list changes" 10
+kill -TERM $watch
+wait $watch
+[ "$(caps_of)" = "$call_caps" ] || fail "watch declares '$(caps_of)', call '$call_caps'"
+echo "ok: every client command declares the same capabilities"
+
 expect_exit 2 "a header the transport owns" -- "$MCP" call echo '{}' --url http://127.0.0.1:9/ \
     --header 'Accept-Encoding: gzip'
 contains "$WORK/err" "cannot send the header Accept-Encoding" "names it"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Text from a server never reaches the terminal as control characters:
 # error and progress messages, tool names and descriptions, content types,
-# resource links' URIs,
+# resource links' URIs, log messages,
 # watch's URIs and wire traces show them escaped (\x1b, \u009b, \r\n on one
 # line). A tool's text result is the data itself: byte for byte into a file
 # or pipe, escaped only on a terminal.
@@ -43,6 +43,16 @@ expect_exit 0 "resource links with escapes" -- "$MCP" call echo '{}' -- python3 
 clean "$WORK/out" "the resource links"
 contains "$WORK/out" "[resource_link text/plain] file:///link$ESCAPED" "the link's URI, escaped"
 contains "$WORK/out" "[resource] file:///embedded$ESCAPED" "the embedded resource's URI, escaped"
+
+# The server's logs (notifications/message): on stderr at the level it
+# sent, escaped; data that is not a string as JSON.
+expect_exit 0 "logs with escapes" -- "$MCP" call echo '{}' -- python3 "$HOSTILE" log_esc
+grep -v '^got: ' "$WORK/err" >"$WORK/shown"
+clean "$WORK/shown" "the logs"
+contains "$WORK/shown" '"hostile" debug: fine detail' "a debug log"
+contains "$WORK/shown" "\"hostile\" warning (disk): almost full $ESCAPED" "a warning with its logger, escaped"
+contains "$WORK/shown" '"hostile" error: {"code":7,"why":"broken"}' "an error log's data as JSON"
+contains "$WORK/out" "ok" "the result"
 
 expect_exit 0 "a wire trace with escapes" -- "$MCP" call --trace echo '{}' -- python3 "$HOSTILE" banner_esc
 grep -v '^got: ' "$WORK/err" >"$WORK/shown"

@@ -982,4 +982,6 @@ void cli_asker_free(cli_asker *a)
         free(a->accepted[a->accepted_count].host);
     }
     pthread_mutex_destroy(&a->mu);
+    free(a->server_name);
+    a->server_name = NULL;
 }

@@ -41,7 +41,6 @@ typedef struct call_state {
     uv_signal_t sigint, sigterm;
     uv_timer_t cancel_timer;
     cli_asker asker;
-    char *server_name; /* the server's, made safe, for the questions' messages */
 } call_state;
 
 static void clear_bar(call_state *st)
@@ -392,7 +391,6 @@ int cli_call(int argc, char **argv)
     st.asker.before_asking = before_asking;
     st.asker.user_data = &st;
     mcp_client_options o = {0};
-    cli_asker_setup(&st.asker, &o);
     /* --root: declared, and roots/list answered by the library. */
     mcp_json_doc *root_list = roots.count ? roots_json(&roots) : NULL;
     o.roots = mcp_json_doc_root(root_list);
@@ -400,22 +398,14 @@ int cli_call(int argc, char **argv)
         fputs("mcp: out of memory\n", stderr);
         code = EXIT_CONNECTION;
     } else {
-        code = cli_connect(&a, &o, &st.client);
+        code = cli_open(&a, &st.asker, &o, &st.client);
     }
     mcp_json_doc_free(root_list); /* copied by the client */
     if (code) {
-        cli_asker_free(&st.asker);
         free(safe_tool);
         mcp_json_doc_free(args);
         return code;
     }
-    /* The questions' messages name the server as it named itself. */
-    const char *name = mcp_json_string(
-        mcp_json_object_get(mcp_client_server_implementation(st.client), "name"), NULL);
-    if (name && (st.server_name = malloc(strlen(cli_safe(name)) + 3)))
-        sprintf(st.server_name, "\"%s\"", cli_safe(name));
-    if (st.server_name)
-        st.asker.server = st.server_name;
     uv_loop_t *loop = mcp_client_loop(st.client);
     cli_catch_signals(st.client, &st.sigint, &st.sigterm, &st, on_signal);
     uv_timer_init(loop, &st.cancel_timer);
@@ -461,18 +451,8 @@ int cli_call(int argc, char **argv)
     uv_close((uv_handle_t *)&st.sigint, NULL);
     uv_close((uv_handle_t *)&st.sigterm, NULL);
     uv_close((uv_handle_t *)&st.cancel_timer, NULL);
-    cli_disconnect(st.client);
+    cli_close(st.client, &st.asker);
     mcp_client_call_result_release(&st.result);
-    /* A question thread may still be between its answer and its end (the
-     * answer went out, or was dropped with the connection; a sampling
-     * command being stopped: TERM, then KILL after 2 s): it uses none of
-     * these once the client is freed but the asker's counter, which lives
-     * in st: give it the time it needs, so no command outlives us. */
-    for (int i = 0; i < 300 && atomic_load(&st.asker.open) > 0; i++)
-        usleep(10000);
-    if (atomic_load(&st.asker.open) == 0)
-        cli_asker_free(&st.asker);
-    free(st.server_name);
     free(safe_tool);
     return code;
 }

@@ -49,10 +49,16 @@ typedef struct cli_asker {
     atomic_int open;              /* questions being answered */
     struct cli_job *jobs;         /* their threads, joined by cli_asker_free
                                      (and as new ones start); under mu */
-    /* Loop thread, before a question takes the terminal (the progress bar
-     * goes); NULL: nothing. */
+    /* Loop thread, before a question takes the terminal or a server's log
+     * is shown (the progress bar goes); NULL: nothing. */
     void (*before_asking)(void *user_data);
     void *user_data;
+    /* The command's own handler of the notifications that are not logs
+     * (watch's list changes), taken from the options by cli_open; NULL:
+     * none. */
+    void (*on_notification)(void *user_data, const mcp_message *m);
+    void *notification_user_data;
+    char *server_name; /* what server points to once connected, or NULL */
     /* The URL-mode elicitations the user accepted (2025-11-25): their
      * elicitationId and host (safe text), for the line that says the
      * server completed one. Under mu; the oldest dropped past the
@@ -131,6 +137,21 @@ bool cli_budget(const cli_client_args *a, uint64_t *timeout_ms, uint64_t *max_ms
 /* Connect to the server command within the command's budget, or print why
  * not and return the exit code (0 on success). */
 int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **out);
+
+/* Connect as every client command does (tools, call, watch, resources,
+ * ...), so that each declares the same client capabilities: a answers the
+ * server's questions (cli_asker_setup), the server's log messages are
+ * shown on stderr, and a names the server as it named itself. o may carry
+ * the command's own options (roots, on_notification, which gets every
+ * notification but the logs). The asker's tool, before_asking and
+ * user_data are the caller's, set before. Returns 0, or the exit code
+ * after printing why (a is freed then). */
+int cli_open(const cli_client_args *args, cli_asker *a, mcp_client_options *o,
+             mcp_client **out);
+/* Disconnect c (cli_disconnect), give the question threads still ending
+ * the time they need (a sampling command being stopped: TERM, then KILL
+ * after 2 s), and free a. */
+void cli_close(mcp_client *c, cli_asker *a);
 
 /* Close the connection (end the server's input, wait, SIGTERM, SIGKILL:
  * seconds with a stubborn server) and free c; a signal meanwhile exits at

@@ -315,6 +315,93 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     return 0;
 }
 
+/* A server's log message (notifications/message): one line on stderr, at
+ * the level the server gave, its logger if any, its data (a string as it
+ * is, anything else as JSON), all made safe. */
+static void show_server_log(cli_asker *a, const mcp_message *m)
+{
+    size_t level_len = 0, logger_len = 0, data_len = 0;
+    const char *level = mcp_json_string(mcp_json_object_get(m->params, "level"), &level_len);
+    const char *logger = mcp_json_string(mcp_json_object_get(m->params, "logger"), &logger_len);
+    const mcp_json *data = mcp_json_object_get(m->params, "data");
+    const char *text = mcp_json_string(data, &data_len);
+    mcp_buf json, line;
+    mcp_buf_init(&json, 0, NULL);
+    mcp_buf_init(&line, 0, NULL);
+    if (!text && data && mcp_json_write(data, &json) == MCP_OK) {
+        text = json.data;
+        data_len = json.len;
+    }
+    mcp_buf_append(&line, a->server, strlen(a->server));
+    mcp_buf_append(&line, MCP_LITERAL(" "));
+    if (level)
+        cli_sanitize(&line, level, level_len, false);
+    else
+        mcp_buf_append(&line, MCP_LITERAL("log"));
+    if (logger) {
+        mcp_buf_append(&line, MCP_LITERAL(" ("));
+        cli_sanitize(&line, logger, logger_len, false);
+        mcp_buf_append(&line, MCP_LITERAL(")"));
+    }
+    mcp_buf_append(&line, MCP_LITERAL(": "));
+    if (text)
+        cli_sanitize(&line, text, data_len, false);
+    if (a->before_asking)
+        a->before_asking(a->user_data); /* the progress bar goes */
+    if (mcp_buf_append(&line, MCP_LITERAL("\n")) == MCP_OK)
+        fwrite(line.data, 1, line.len, stderr);
+    mcp_buf_free(&json);
+    mcp_buf_free(&line);
+}
+
+static void on_notification(void *ud, const mcp_message *m)
+{
+    cli_asker *a = ud;
+    if (!strcmp(m->method, "notifications/message"))
+        show_server_log(a, m);
+    else if (a->on_notification)
+        a->on_notification(a->notification_user_data, m);
+}
+
+int cli_open(const cli_client_args *args, cli_asker *a, mcp_client_options *o,
+             mcp_client **out)
+{
+    a->on_notification = o->on_notification;
+    a->notification_user_data = o->notification_user_data;
+    a->server_name = NULL;
+    o->on_notification = on_notification;
+    o->notification_user_data = a;
+    cli_asker_setup(a, o);
+    int code = cli_connect(args, o, out);
+    if (code) {
+        cli_asker_free(a);
+        return code;
+    }
+    /* The questions' and logs' lines name the server as it named itself. */
+    const char *name = mcp_json_string(
+        mcp_json_object_get(mcp_client_server_implementation(*out), "name"), NULL);
+    const char *shown = name ? cli_safe(name) : NULL;
+    if (shown && (a->server_name = malloc(strlen(shown) + 3)))
+        sprintf(a->server_name, "\"%s\"", shown);
+    if (a->server_name)
+        a->server = a->server_name;
+    return 0;
+}
+
+void cli_close(mcp_client *c, cli_asker *a)
+{
+    cli_disconnect(c);
+    /* A question thread may still be between its answer and its end (the
+     * answer went out, or was dropped with the connection; a sampling
+     * command being stopped: TERM, then KILL after 2 s): it uses none of
+     * the client once it is freed but the asker's counter: give it the
+     * time it needs, so no command outlives us. */
+    for (int i = 0; i < 300 && atomic_load(&a->open) > 0; i++)
+        usleep(10000);
+    if (atomic_load(&a->open) == 0)
+        cli_asker_free(a);
+}
+
 void cli_disconnect(mcp_client *c)
 {
     cli_exit_at_once(c, NULL, NULL);
@@ -418,7 +505,8 @@ int cli_run_command(const cli_command *cmd, void *state, int argc, char **argv)
     }
     mcp_client *c;
     mcp_client_options o = {0};
-    int code = cli_connect(&a, &o, &c);
+    cli_asker asker = {.tool = cmd->name};
+    int code = cli_open(&a, &asker, &o, &c);
     if (code)
         return code;
     /* Nothing worth cancelling: a Ctrl-C or SIGTERM ends it at once, the
@@ -433,6 +521,6 @@ int cli_run_command(const cli_command *cmd, void *state, int argc, char **argv)
     }
     if (!cli_output_ok() && code == 0) /* said before the server is stopped */
         code = EXIT_OUTPUT;
-    cli_disconnect(c);
+    cli_close(c, &asker);
     return code;
 }

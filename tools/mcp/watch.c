@@ -55,6 +55,7 @@ typedef struct watch_state {
     uint64_t acked_at;  /* monotonic ms of the last acknowledgment, or 0 */
     uv_timer_t pause;   /* the wait before reaching the server again */
     bool paused;
+    cli_asker asker; /* the server's questions and logs */
 } watch_state;
 
 static void give_up(watch_state *st, int code, const char *reason)
@@ -374,6 +375,7 @@ int cli_watch(int argc, char **argv)
     watch_state st;
     memset(&st, 0, sizeof st);
     st.args = &a;
+    st.asker.tool = "watch";
     st.filter.size = sizeof st.filter;
     const char *uris[MAX_URIS];
     int i = 0;
@@ -431,7 +433,7 @@ int cli_watch(int argc, char **argv)
 
     mcp_client_options o = {.on_notification = on_legacy_notification,
                             .notification_user_data = &st};
-    int code = cli_connect(&a, &o, &st.client);
+    int code = cli_open(&a, &st.asker, &o, &st.client);
     if (code)
         return code;
     uv_loop_t *loop = mcp_client_loop(st.client);
@@ -507,7 +509,7 @@ int cli_watch(int argc, char **argv)
         uv_close((uv_handle_t *)&st.out_poll, NULL);
     uv_close((uv_handle_t *)&st.ack_timer, NULL);
     uv_close((uv_handle_t *)&st.pause, NULL);
-    cli_disconnect(st.client);
+    cli_close(st.client, &st.asker);
     free(st.refusal);
     return code;
 usage:
