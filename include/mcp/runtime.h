@@ -75,9 +75,14 @@ typedef struct mcp_process_options {
     const char *const *env;  /* NULL: inherit the environment */
     const char *cwd;         /* NULL: inherit */
     uint64_t grace_ms;       /* SIGTERM to SIGKILL; 0 means 2000 */
-    mcp_buf *output;         /* capture stdout here (up to the buffer's cap;
-                                the rest, or what cannot be allocated, is
-                                read and dropped); NULL: inherit */
+    mcp_buf *output;         /* capture stdout here, up to the buffer's
+                                cap (see MCP_ERR_LIMIT below); NULL:
+                                inherit */
+    const void *input;       /* input_len bytes written to the command's
+                                stdin, which then ends (a command may exit
+                                without reading it all: no error, no
+                                SIGPIPE). NULL: stdin is inherited */
+    size_t input_len;
 } mcp_process_options;
 
 /*
@@ -86,13 +91,19 @@ typedef struct mcp_process_options {
  * the grace period, and the call returns MCP_ERR_CANCELLED once the process
  * is gone. Blocks the calling thread: use it from blocking (worker pool)
  * tool handlers. token may be NULL. opts and everything it points to are
- * borrowed for the call (output is written to). Any thread.
+ * borrowed for the call (output is appended to; input is only read). The
+ * pipes are close-on-exec: a process another thread starts meanwhile does
+ * not inherit them (and cannot hold the command's stdin open). Any thread.
  *
  * Returns MCP_OK with *exit_status set (the exit code, or 128 + signal
- * number; 0 when someone else reaped the process); MCP_ERR_CANCELLED
- * (*exit_status: the killed process's status, untouched when the token had
- * fired before the start); MCP_ERR_SPAWN (could not start: errno set);
- * MCP_ERR_INVALID_ARG (opts NULL or of a bad size, argv missing,
+ * number; 0 when someone else reaped the process); MCP_ERR_LIMIT or
+ * MCP_ERR_NOMEM: the command ran to its end (*exit_status set) but its
+ * output did not fit in output (past the buffer's cap, or memory ran out):
+ * output holds what fit, the rest was read and dropped, never to be taken
+ * for the whole; MCP_ERR_CANCELLED (*exit_status: the killed process's
+ * status, untouched when the token had fired before the start);
+ * MCP_ERR_SPAWN (could not start: errno set); MCP_ERR_INVALID_ARG (opts
+ * NULL or of a bad size, argv missing, input NULL with input_len > 0,
  * exit_status NULL). cwd needs glibc 2.29 or later (ignored before).
  */
 MCP_EXTERN int mcp_process_run(const mcp_process_options *opts,

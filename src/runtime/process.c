@@ -4,14 +4,16 @@
  * whole group (TERM, then KILL after a grace period) if the cancel token
  * fires. The group matters: a shell script's children must die too.
  *
- * The wait polls the token's fd, the output pipe and a pidfd (Linux 5.3+);
- * without a pidfd it polls with a short timeout and waitpid(WNOHANG). It
- * reaps only its own child, so it coexists with libuv's SIGCHLD handling.
+ * The wait polls the token's fd, the output and input pipes and a pidfd
+ * (Linux 5.3+); without a pidfd it polls with a short timeout and
+ * waitpid(WNOHANG). It reaps only its own child, so it coexists with
+ * libuv's SIGCHLD handling.
  */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -51,23 +53,64 @@ static bool reaped(pid_t pid, int *status)
     return r < 0; /* ECHILD: someone else reaped it; nothing to wait for */
 }
 
-/* Drain available output into buf (or nowhere once it is full). Returns
- * false at end of file. */
-static bool read_output(int fd, mcp_buf *buf)
+/* Drain available output into buf (or nowhere once it is full: *lost
+ * records why the first byte was dropped). Returns false at end of file. */
+static bool read_output(int fd, mcp_buf *buf, int *lost)
 {
     char chunk[4096];
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n > 0) {
             size_t room = buf->limit - buf->len, take = (size_t)n < room ? (size_t)n : room;
-            if (take)
-                mcp_buf_append(buf, chunk, take);
+            int rc = take ? mcp_buf_append(buf, chunk, take) : MCP_OK;
+            if (!*lost && (rc != MCP_OK || take < (size_t)n))
+                *lost = rc != MCP_OK ? rc : MCP_ERR_LIMIT;
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
         return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
     }
+}
+
+/* write() to the command's stdin without SIGPIPE: a command that exits
+ * without reading its input must not kill the caller, whatever its
+ * SIGPIPE disposition. Blocked for this thread alone while writing; one
+ * the write raised is taken back before the mask is restored. */
+static ssize_t write_input(int fd, const char *bytes, size_t len)
+{
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    ssize_t n = write(fd, bytes, len);
+    int err = errno;
+    if (n < 0 && err == EPIPE && !was_pending) {
+        struct timespec now = {0, 0};
+        while (sigtimedwait(&pipe_only, NULL, &now) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = err;
+    return n;
+}
+
+/* Write what the command's stdin can take now; true while some is left. */
+static bool feed_input(int fd, const mcp_process_options *o, size_t *sent)
+{
+    while (*sent < o->input_len) {
+        ssize_t n = write_input(fd, (const char *)o->input + *sent, o->input_len - *sent);
+        if (n > 0) {
+            *sent += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK); /* else it stopped reading */
+    }
+    return false;
 }
 
 /* Whether argv0 names an executable, searched in PATH when it has no
@@ -99,7 +142,7 @@ int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, in
     mcp_process_options copy;
     const mcp_process_options *o = &copy;
     if (!opts || mcp__opts_copy(&copy, sizeof copy, opts) != MCP_OK || !o->argv || !o->argv[0] ||
-        !exit_status)
+        !exit_status || (!o->input && o->input_len))
         return MCP_ERR_INVALID_ARG;
     if (!executable_exists(o->argv[0])) {
         errno = ENOENT;
@@ -107,9 +150,16 @@ int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, in
     }
     if (token && mcp_cancel_token_is_cancelled(token))
         return MCP_ERR_CANCELLED;
-    int out[2] = {-1, -1};
-    if (o->output && pipe(out) != 0)
+    int out[2] = {-1, -1}, in[2] = {-1, -1};
+    if (o->output && pipe2(out, O_CLOEXEC) != 0)
         return MCP_ERR_SPAWN;
+    if (o->input && pipe2(in, O_CLOEXEC) != 0) {
+        if (o->output) {
+            close(out[0]);
+            close(out[1]);
+        }
+        return MCP_ERR_SPAWN;
+    }
 
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -126,11 +176,12 @@ int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, in
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setflags(&attr, flags);
-    if (o->output) {
+    /* dup2 clears close-on-exec on the copy: the command keeps only its
+     * stdin and stdout of the pipes. */
+    if (o->output)
         posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-        posix_spawn_file_actions_addclose(&fa, out[0]);
-        posix_spawn_file_actions_addclose(&fa, out[1]);
-    }
+    if (o->input)
+        posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
     if (o->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
@@ -142,21 +193,35 @@ int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, in
     posix_spawnattr_destroy(&attr);
     if (o->output)
         close(out[1]);
+    if (o->input)
+        close(in[0]);
     if (rc != 0) {
         if (o->output)
             close(out[0]);
+        if (o->input)
+            close(in[1]);
         errno = rc;
         return MCP_ERR_SPAWN;
     }
     if (o->output)
         fcntl(out[0], F_SETFL, O_NONBLOCK);
+    size_t sent = 0;
+    int input_fd = -1;
+    if (o->input) {
+        input_fd = in[1];
+        fcntl(input_fd, F_SETFL, O_NONBLOCK);
+        if (!feed_input(input_fd, o, &sent)) { /* all of it at once, or it stopped reading */
+            close(input_fd);
+            input_fd = -1;
+        }
+    }
 
     int pidfd = pidfd_open_compat(pid);
     int cancel_fd = token ? mcp_cancel_token_fd(token) : -1;
     uint64_t grace = o->grace_ms ? o->grace_ms : 2000;
     uint64_t kill_at = 0; /* when SIGKILL is due; 0 = not cancelled yet */
     bool cancelled = false, output_open = o->output != NULL;
-    int status = 0;
+    int status = 0, lost = MCP_OK;
     for (;;) {
         if (reaped(pid, &status))
             break;
@@ -164,12 +229,16 @@ int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, in
             cancelled = true;
             kill(-pid, SIGTERM);
             kill_at = mcp__now_ms() + grace;
+            if (input_fd >= 0) { /* nothing more for a command being stopped */
+                close(input_fd);
+                input_fd = -1;
+            }
         }
         if (cancelled && kill_at && mcp__now_ms() >= kill_at) {
             kill(-pid, SIGKILL);
             kill_at = 0;
         }
-        struct pollfd fds[3];
+        struct pollfd fds[4];
         nfds_t n = 0;
         if (pidfd >= 0)
             fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
@@ -177,6 +246,8 @@ int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, in
             fds[n++] = (struct pollfd){cancel_fd, POLLIN, 0};
         if (output_open)
             fds[n++] = (struct pollfd){out[0], POLLIN, 0};
+        if (input_fd >= 0)
+            fds[n++] = (struct pollfd){input_fd, POLLOUT, 0};
         int timeout = pidfd >= 0 ? -1 : 20;
         if (cancelled && kill_at) {
             uint64_t now = mcp__now_ms();
@@ -187,17 +258,23 @@ int mcp_process_run(const mcp_process_options *opts, mcp_cancel_token *token, in
             timeout = timeout < 0 || timeout > 20 ? 20 : timeout; /* no fd: poll the flag */
         poll(fds, n, timeout);
         if (output_open)
-            output_open = read_output(out[0], o->output);
+            output_open = read_output(out[0], o->output, &lost);
+        if (input_fd >= 0 && !feed_input(input_fd, o, &sent)) {
+            close(input_fd); /* all written (its end of input), or it stopped reading */
+            input_fd = -1;
+        }
     }
     /* The group may outlive its leader (a shell's background children). */
     if (cancelled)
         kill(-pid, SIGKILL);
+    if (input_fd >= 0)
+        close(input_fd);
     if (output_open)
-        read_output(out[0], o->output);
+        read_output(out[0], o->output, &lost);
     if (o->output)
         close(out[0]);
     if (pidfd >= 0)
         close(pidfd);
     *exit_status = status;
-    return cancelled ? MCP_ERR_CANCELLED : MCP_OK;
+    return cancelled ? MCP_ERR_CANCELLED : lost;
 }

@@ -82,6 +82,14 @@ for v in 2025-11-25 2026-07-28; do
     contains "$WORK/err" "the sampling command's answer cannot be used: a sampling answer needs \"role\"" \
         "a result of another shape is refused ($v)"
 
+    # An answer over the cap (4 MiB) is refused, not cut and sent.
+    expect_exit 1 "sampling command answering over 4 MiB ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \
+        --sampling-command "cat >/dev/null; head -c 4194305 /dev/zero | tr '\\0' x" \
+        summarize '{"text":"t"}' -- "$MCP" serve </dev/null
+    contains "$WORK/err" "mcp: the sampling command's answer is over 4 MiB: refused" \
+        "the refusal is said ($v)"
+    lacks "$WORK/out" "xxxx" "nothing of the answer was sent ($v)"
+
     # The call cancelled while the command runs: the command is killed.
     rm -f "$WORK/pid"
     expect_exit 130 "sampling command, call cancelled ($v)" -- $MCP_WRAP "$MCP" call --protocol $v \

@@ -55,16 +55,86 @@ static void a_command_that_cannot_start_is_a_spawn_error(void **state)
     assert_int_equal(mcp_process_run(NULL, NULL, &status), MCP_ERR_INVALID_ARG);
 }
 
-static void output_beyond_the_cap_is_dropped_without_blocking(void **state)
+/* Output past the cap is read and dropped (the command is never blocked
+ * on a full pipe), and said: MCP_ERR_LIMIT, never taken for the whole. */
+static void output_beyond_the_cap_is_dropped_and_said(void **state)
 {
     mcp_buf out;
     mcp_buf_init(&out, 1000, NULL);
-    int status;
+    int status = -1;
     assert_int_equal(run_sh("head -c 1000000 /dev/zero | tr '\\0' x", &out, NULL, 0, &status),
-                     MCP_OK);
+                     MCP_ERR_LIMIT);
     assert_int_equal(status, 0);
     assert_int_equal(out.len, 1000);
+    /* Exactly the cap is not over it. */
+    mcp_buf_reset(&out);
+    assert_int_equal(run_sh("head -c 1000 /dev/zero", &out, NULL, 0, &status), MCP_OK);
+    assert_int_equal(out.len, 1000);
     mcp_buf_free(&out);
+}
+
+static int run_with_input(const char *script, const void *input, size_t len, mcp_buf *out,
+                          int *status)
+{
+    const char *argv[] = {"sh", "-c", script, NULL};
+    mcp_process_options o = {.size = sizeof o, .argv = argv, .output = out, .input = input,
+                             .input_len = len};
+    return mcp_process_run(&o, NULL, status);
+}
+
+static void input_reaches_stdin_and_ends_it(void **state)
+{
+    mcp_buf out;
+    mcp_buf_init(&out, 0, NULL);
+    int status = -1;
+    assert_int_equal(run_with_input("cat; echo .", "a\0b\n", 4, &out, &status), MCP_OK);
+    assert_int_equal(status, 0);
+    assert_int_equal(out.len, 6);
+    assert_memory_equal(out.data, "a\0b\n.\n", 6);
+    /* Empty input: stdin ends at once (not inherited). */
+    mcp_buf_reset(&out);
+    assert_int_equal(run_with_input("wc -c", "", 0, &out, &status), MCP_OK);
+    assert_int_equal(atoi(out.data), 0);
+    mcp_buf_free(&out);
+}
+
+/* More input than a pipe holds, while the command's output fills its own
+ * pipe: written and read together, neither side blocked for good. */
+static void large_input_and_output_flow_together(void **state)
+{
+    size_t n = (size_t)3 << 20;
+    char *big = malloc(n);
+    assert_non_null(big);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)('a' + i % 26);
+    mcp_buf out;
+    mcp_buf_init(&out, 0, NULL);
+    int status = -1;
+    assert_int_equal(run_with_input("cat", big, n, &out, &status), MCP_OK);
+    assert_int_equal(status, 0);
+    assert_int_equal(out.len, n);
+    assert_memory_equal(out.data, big, n);
+    mcp_buf_free(&out);
+    free(big);
+}
+
+/* A command that exits without reading: no error, and no SIGPIPE for us
+ * (it would end this test with its default disposition). */
+static void input_not_read_is_no_error(void **state)
+{
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+    sigaction(SIGPIPE, &dfl, &old);
+    size_t n = (size_t)1 << 20;
+    char *big = calloc(1, n);
+    assert_non_null(big);
+    int status = -1;
+    assert_int_equal(run_with_input("exec 0<&-; exit 5", big, n, NULL, &status), MCP_OK);
+    assert_int_equal(status, 5);
+    free(big);
+    sigaction(SIGPIPE, &old, NULL);
+    const char *argv[] = {"true", NULL};
+    mcp_process_options o = {.size = sizeof o, .argv = argv, .input_len = 1};
+    assert_int_equal(mcp_process_run(&o, NULL, &status), MCP_ERR_INVALID_ARG);
 }
 
 static void *cancel_soon(void *t)
@@ -167,7 +237,10 @@ int main(void)
         cmocka_unit_test(output_and_exit_status_are_reported),
         cmocka_unit_test(death_by_signal_is_128_plus_the_signal),
         cmocka_unit_test(a_command_that_cannot_start_is_a_spawn_error),
-        cmocka_unit_test(output_beyond_the_cap_is_dropped_without_blocking),
+        cmocka_unit_test(output_beyond_the_cap_is_dropped_and_said),
+        cmocka_unit_test(input_reaches_stdin_and_ends_it),
+        cmocka_unit_test(large_input_and_output_flow_together),
+        cmocka_unit_test(input_not_read_is_no_error),
         cmocka_unit_test(cancel_kills_the_whole_process_group),
         cmocka_unit_test(term_ignored_is_followed_by_kill_after_the_grace),
         cmocka_unit_test(an_already_cancelled_token_starts_nothing),

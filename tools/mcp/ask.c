@@ -639,139 +639,37 @@ static void on_complete(void *ud, const char *id)
 
 /* The sampling command ------------------------------------------------------------------- */
 
+/* The most a sampling command may answer: a model's reply, not a file. */
 #define COMMAND_OUTPUT_CAP ((size_t)4 << 20)
-
-/* Run the command with input on its stdin; its stdout into out. Returns
- * its exit status (128 + signal), or -1 when it could not run (errno), or
- * -2 when the question was withdrawn (it was killed). */
-/* A pipe whose ends the server process (spawned later, on a reconnect)
- * does not inherit. */
-static int cloexec_pipe(int fds[2])
-{
-    if (pipe(fds) != 0)
-        return -1;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    return 0;
-}
-
-static int run_command(const char *command, const char *input, size_t in_len, mcp_buf *out,
-                       mcp_cancel_token *token)
-{
-    int in[2], outp[2];
-    if (cloexec_pipe(in) != 0)
-        return -1;
-    if (cloexec_pipe(outp) != 0) {
-        close(in[0]);
-        close(in[1]);
-        return -1;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, outp[1], STDOUT_FILENO);
-    posix_spawnattr_init(&at);
-    /* Its own process group: a Ctrl-C at the terminal is ours (it cancels
-     * the call), and a withdrawn question kills the whole group. SIGPIPE
-     * and the rest back to their defaults. */
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &defaults);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
-    char *argv[] = {"sh", "-c", (char *)command, NULL};
-    pid_t pid;
-    int err = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    close(in[0]);
-    close(outp[1]);
-    if (err) {
-        close(in[1]);
-        close(outp[0]);
-        errno = err;
-        return -1;
-    }
-    int tfd = mcp_cancel_token_fd(token);
-    size_t sent = 0;
-    int wfd = in[1];
-    bool withdrawn = false;
-    char chunk[8192];
-    for (;;) {
-        struct pollfd p[3] = {{outp[0], POLLIN, 0}, {tfd, POLLIN, 0}, {wfd, POLLOUT, 0}};
-        if (mcp_cancel_token_is_cancelled(token)) {
-            withdrawn = true;
-            break;
-        }
-        int np = wfd >= 0 ? 3 : 2;
-        if (poll(p, (nfds_t)np, tfd >= 0 ? -1 : 200) < 0 && errno != EINTR)
-            break;
-        if (p[1].revents & POLLIN) {
-            withdrawn = true;
-            break;
-        }
-        if (wfd >= 0 && (p[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t k = write(wfd, input + sent, in_len - sent);
-            if (k > 0)
-                sent += (size_t)k;
-            if (k < 0 || sent == in_len) { /* all of it, or it does not read: EOF */
-                close(wfd);
-                wfd = -1;
-            }
-        }
-        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t k = read(outp[0], chunk, sizeof chunk);
-            if (k <= 0)
-                break; /* end of its output */
-            if (out->len + (size_t)k <= COMMAND_OUTPUT_CAP)
-                mcp_buf_append(out, chunk, (size_t)k);
-        }
-    }
-    if (wfd >= 0)
-        close(wfd);
-    close(outp[0]);
-    if (withdrawn) {
-        kill(-pid, SIGTERM);
-        for (int i = 0; i < 200; i++) { /* 2 s */
-            if (waitpid(pid, NULL, WNOHANG) == pid)
-                return -2;
-            usleep(10000);
-        }
-        kill(-pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        return -2;
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 static void sample(mcp_question *q, cli_asker *a)
 {
     mcp_buf req, out, b;
     mcp_buf_init(&req, 0, NULL);
-    mcp_buf_init(&out, 0, NULL);
+    mcp_buf_init(&out, COMMAND_OUTPUT_CAP, NULL);
     mcp_buf_init(&b, 0, NULL);
     mcp_buf_append(&req, MCP_LITERAL("{\"method\":\"sampling/createMessage\",\"params\":"));
     mcp_json_write(mcp_question_params(q), &req);
     mcp_buf_append(&req, MCP_LITERAL("}\n"));
-    int status = run_command(a->sampling_command, req.data ? req.data : "", req.len, &out,
-                             mcp_question_token(q));
+    /* In a process group of its own: a Ctrl-C at the terminal is ours (it
+     * cancels the call), and a withdrawn question kills the whole group. */
+    const char *argv[] = {"sh", "-c", a->sampling_command, NULL};
+    mcp_process_options run = {.size = sizeof run, .argv = argv, .output = &out,
+                               .input = req.data ? req.data : "", .input_len = req.len};
+    int status = 0;
+    int rc = mcp_process_run(&run, mcp_question_token(q), &status);
     char why[400];
-    if (status == -2) {
+    if (rc == MCP_ERR_CANCELLED) {
         mcp_question_decline(q); /* withdrawn: dropped */
-    } else if (status != 0) {
-        if (status == -1)
+    } else if (rc != MCP_OK || status != 0) {
+        if (rc == MCP_ERR_SPAWN)
             snprintf(why, sizeof why, "the sampling command could not run: %s", strerror(errno));
+        else if (rc == MCP_ERR_LIMIT)
+            snprintf(why, sizeof why, "the sampling command's answer is over %zu MiB: refused",
+                     COMMAND_OUTPUT_CAP >> 20);
+        else if (rc != MCP_OK)
+            snprintf(why, sizeof why, "the sampling command's answer was lost: %s",
+                     mcp_strerror(rc));
         else
             snprintf(why, sizeof why, "the sampling command failed (exit status %d)", status);
         mcp_question_answer_error(q, -32603, why); /* first: not after a form */
@@ -781,7 +679,7 @@ static void sample(mcp_question *q, cli_asker *a)
         while (out.len && (out.data[out.len - 1] == '\n' || out.data[out.len - 1] == '\r'))
             out.len--;
         mcp_json_doc *d = NULL;
-        int rc = MCP_ERR_INVALID_ARG;
+        rc = MCP_ERR_INVALID_ARG;
         if (out.len && mcp_json_parse(out.data, out.len, NULL, NULL, &d, NULL) == MCP_OK &&
             mcp_json_typeof(mcp_json_doc_root(d)) == MCP_JSON_OBJECT) {
             rc = mcp_question_answer(q, mcp_json_doc_root(d), why, sizeof why);
