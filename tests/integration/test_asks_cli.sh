@@ -178,6 +178,23 @@ for v in 2025-11-25 2026-07-28; do
     contains "$WORK/out" "(withdrawn: cancelled by user)" "the form says why it stopped ($v)"
 done
 
+# A form's fields checked as typed: formats (email, uri, date), an
+# integer, the legacy enumNames shown, a titled list's wrong choice answered
+# with the choices.
+expect_exit 0 "a form's fields checked on a terminal" -- python3 "$PTY" \
+    '[["Email *", "nope\n"], ["not an email address: type one like name@example.com", "me@example.com\n"],
+      ["Site [URI, like https://example.com/page]", "example dot com\n"], ["not a URI", "https://example.com\n"],
+      ["Day *", "2025-02-30\n"], ["not a date: type one like 2025-12-31", "2025-02-28\n"],
+      ["Count * [integer]", "2.5\n"], ["type a whole number, like 42", "3\n"],
+      ["[one of: s (Small), m (Medium), l (Large)]", "m\n"],
+      ["[one of: #f00 (Red), #0f0 (Green), #00f (Blue)]", "purple\n"],
+      ["choose one of: #f00 (Red), #0f0 (Green), #00f (Blue)", "#0f0\n"], ["send it?", "a\n"]]' \
+    -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 t -- python3 "$PAGES" form
+lacks "$WORK/out" "pty_run: never saw" "every check was shown"
+lacks "$WORK/out" "must match one of" "no raw schema rule for a wrong choice"
+contains "$WORK/out" 'action: accept content: {"email":"me@example.com","site":"https://example.com","day":"2025-02-28","count":3,"size":"m","color":"#0f0"}' \
+    "the form's answer"
+
 # URL mode on a terminal: consent asked; yes accepts (the completion said
 # once, the unknown and repeated ones not), anything else declines.
 expect_exit 0 "a page accepted on a terminal (2025-11-25)" -- python3 "$PTY" \

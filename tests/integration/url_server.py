@@ -16,6 +16,10 @@ The mode, the first argument:
  ask2026   2026-07-28: the call is answered with an InputRequiredResult
            carrying the URL-mode elicitation (no elicitationId), and its
            retry with "action: <the action in inputResponses>".
+ form      2025-11-25: the call sends a form (elicitation/create) with a
+           field of each kind a terminal checks (formats, an integer, an
+           enum with enumNames, a titled list), and answers the call with
+           "action: <action> content: <content as compact JSON>".
 
 The page's message carries an ESC sequence, to be shown escaped. Every
 line received is logged on stderr as "got: <line>".
@@ -65,6 +69,11 @@ def main():
     for m in lines():
         method, i = m.get("method"), m.get("id")
         params = m.get("params") or {}
+        if method is None and i == "el" and "result" in m and MODE == "form":
+            answer = m["result"]
+            text(calls.pop("call"), "action: %s content: %s" % (
+                answer.get("action"), json.dumps(answer.get("content"), separators=(",", ":"))))
+            continue
         if method is None and i == "el" and "result" in m:  # the answer to our question
             action = m["result"].get("action")
             if action == "accept":
@@ -96,6 +105,22 @@ def main():
             send({"jsonrpc": "2.0", "id": "el", "method": "elicitation/create",
                   "params": {"mode": "url", "elicitationId": "el-1", "url": URL,
                              "message": MESSAGE}})
+        elif method == "tools/call" and MODE == "form":
+            calls["call"] = i
+            send({"jsonrpc": "2.0", "id": "el", "method": "elicitation/create", "params": {
+                "mode": "form", "message": "Your details", "requestedSchema": {
+                    "type": "object", "required": ["email", "day", "count", "size", "color"],
+                    "properties": {
+                        "email": {"type": "string", "format": "email", "title": "Email"},
+                        "site": {"type": "string", "format": "uri", "title": "Site"},
+                        "day": {"type": "string", "format": "date", "title": "Day"},
+                        "count": {"type": "integer", "title": "Count"},
+                        "size": {"type": "string", "title": "Size", "enum": ["s", "m", "l"],
+                                 "enumNames": ["Small", "Medium", "Large"]},
+                        "color": {"type": "string", "title": "Color", "oneOf": [
+                            {"const": "#f00", "title": "Red"},
+                            {"const": "#0f0", "title": "Green"},
+                            {"const": "#00f", "title": "Blue"}]}}}}})
         elif method == "tools/call" and MODE == "required":
             send({"jsonrpc": "2.0", "id": i, "error": {
                 "code": -32042, "message": "This request requires more information.",

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Elicitation (a form): on a terminal (stdin and stderr both), the user
- * fills it in, one property at a time, each checked against its own schema
- * as it is typed (the rule that fails is shown and the property asked
- * again), then reviews it and accepts, edits, declines or cancels; the
+ * fills it in, one property at a time, each checked as it is typed against
+ * its format and its own schema (form_field.c: what is wrong is shown and
+ * the property asked again), then reviews it and accepts, edits, declines
+ * or cancels; the
  * library checks the whole against requestedSchema before it is sent.
  * Elsewhere (a script, a pipe) nobody can answer: declined, and said so on
  * stderr.
@@ -13,98 +14,8 @@
 #include <string.h>
 
 #include "ask.h"
+#include "form_field.h"
 #include "text.h"
-
-/* Whether mcp can ask for the property: a string (maybe an enum), a number,
- * an integer, a boolean, or an array of enum strings (a multi-select). */
-static bool askable(const mcp_json *p)
-{
-    const char *type = mcp_json_string(mcp_json_object_get(p, "type"), NULL);
-    if (!type)
-        return false;
-    if (!strcmp(type, "string") || !strcmp(type, "number") || !strcmp(type, "integer") ||
-        !strcmp(type, "boolean"))
-        return true;
-    const mcp_json *items = mcp_json_object_get(p, "items");
-    return !strcmp(type, "array") &&
-           (mcp_json_object_get(items, "enum") || mcp_json_object_get(items, "anyOf"));
-}
-
-/* The choices of an enum property, for the prompt: "a, b, c" or
- * "#f00 (Red), ..." for titled ones. */
-static void choices(mcp_buf *out, const mcp_json *p)
-{
-    const mcp_json *items = mcp_json_object_get(p, "items");
-    const mcp_json *list = mcp_json_object_get(p, "enum");
-    const mcp_json *titled = mcp_json_object_get(p, "oneOf");
-    if (!list && !titled) {
-        list = mcp_json_object_get(items, "enum");
-        titled = mcp_json_object_get(items, "anyOf");
-    }
-    mcp_buf tmp;
-    mcp_buf_init(&tmp, 0, NULL);
-    size_t n = list ? mcp_json_array_size(list) : mcp_json_array_size(titled);
-    for (size_t i = 0; i < n; i++) {
-        const mcp_json *o = list ? mcp_json_array_at(list, i)
-                                 : mcp_json_object_get(mcp_json_array_at(titled, i), "const");
-        const mcp_json *t = list ? NULL : mcp_json_object_get(mcp_json_array_at(titled, i), "title");
-        if (i)
-            mcp_buf_append(out, MCP_LITERAL(", "));
-        const char *s = ask_safe_str(&tmp, o);
-        mcp_buf_append(out, s, strlen(s));
-        if (t) {
-            s = ask_safe_str(&tmp, t);
-            mcp_buf_append(out, MCP_LITERAL(" ("));
-            mcp_buf_append(out, s, strlen(s));
-            mcp_buf_append(out, MCP_LITERAL(")"));
-        }
-    }
-    mcp_buf_free(&tmp);
-}
-
-/* What the user typed as a value of p's type, into d; NULL when it cannot
- * be one (why says so). */
-static mcp_json *typed(mcp_json_doc *d, const mcp_json *p, const char *text, const char **why)
-{
-    const char *type = mcp_json_string(mcp_json_object_get(p, "type"), NULL);
-    if (!strcmp(type, "string"))
-        return mcp_json_new_string(d, text);
-    if (!strcmp(type, "boolean")) {
-        if (!strcmp(text, "y") || !strcmp(text, "yes") || !strcmp(text, "true"))
-            return mcp_json_new_bool(d, true);
-        if (!strcmp(text, "n") || !strcmp(text, "no") || !strcmp(text, "false"))
-            return mcp_json_new_bool(d, false);
-        *why = "answer y or n";
-        return NULL;
-    }
-    if (!strcmp(type, "number") || !strcmp(type, "integer")) {
-        mcp_json_doc *num = NULL;
-        mcp_json *v = NULL;
-        if (mcp_json_parse(text, strlen(text), NULL, NULL, &num, NULL) == MCP_OK &&
-            mcp_json_typeof(mcp_json_doc_root(num)) == MCP_JSON_NUMBER)
-            v = mcp_json_copy(d, mcp_json_doc_root(num));
-        mcp_json_doc_free(num);
-        if (!v)
-            *why = "type a number, like 42 or 2.5";
-        return v;
-    }
-    /* A multi-select: values separated by commas. */
-    mcp_json *a = mcp_json_new_array(d);
-    const char *s = text;
-    while (a && *s) {
-        const char *comma = strchr(s, ',');
-        size_t n = comma ? (size_t)(comma - s) : strlen(s);
-        size_t b = 0;
-        while (b < n && s[b] == ' ')
-            b++;
-        while (n > b && s[n - 1] == ' ')
-            n--;
-        if (n > b)
-            mcp_json_array_append(d, a, mcp_json_new_stringn(d, s + b, n - b));
-        s += comma ? (size_t)(comma - s) + 1 : strlen(s);
-    }
-    return a;
-}
 
 typedef enum { FORM_ANSWERED, FORM_EOF, FORM_WITHDRAWN } form_status;
 
@@ -114,10 +25,11 @@ static form_status ask_property(ask_reader *r, const char *key, size_t kn, const
                                 bool required, const mcp_json *previous, mcp_json_doc *d,
                                 mcp_json **out)
 {
-    mcp_buf label, tmp, hint;
+    mcp_buf label, tmp, hint, why;
     mcp_buf_init(&label, 0, NULL);
     mcp_buf_init(&tmp, 0, NULL);
     mcp_buf_init(&hint, 0, NULL);
+    mcp_buf_init(&why, 0, NULL);
     const mcp_json *title = mcp_json_object_get(p, "title");
     const char *t = title ? ask_safe_str(&tmp, title) : ask_safe(&tmp, key, kn);
     mcp_buf_append(&label, t, strlen(t));
@@ -129,29 +41,18 @@ static form_status ask_property(ask_reader *r, const char *key, size_t kn, const
         mcp_buf_append(&label, MCP_LITERAL(")"));
     }
     mcp_buf_append(&label, "", 1);
-    const char *type = mcp_json_string(mcp_json_object_get(p, "type"), NULL);
-    if (!strcmp(type, "boolean"))
-        mcp_buf_append(&hint, MCP_LITERAL("y/n"));
-    else if (mcp_json_object_get(p, "enum") || mcp_json_object_get(p, "oneOf") ||
-             !strcmp(type, "array")) {
-        if (!strcmp(type, "array"))
-            mcp_buf_append(&hint, MCP_LITERAL("any of: "));
-        else
-            mcp_buf_append(&hint, MCP_LITERAL("one of: "));
-        choices(&hint, p);
-    } else {
-        mcp_buf_append(&hint, type, strlen(type));
-    }
+    form_field_hint(&hint, p);
+    mcp_buf_append(&hint, "", 1);
     const mcp_json *shown = previous ? previous : mcp_json_object_get(p, "default");
     mcp_buf def;
     mcp_buf_init(&def, 0, NULL);
     if (shown) {
-        mcp_buf_init(&tmp, 0, NULL);
-        mcp_json_write(shown, &tmp);
-        t = ask_safe(&def, tmp.data, tmp.len);
-        mcp_buf_free(&tmp);
+        mcp_buf json;
+        mcp_buf_init(&json, 0, NULL);
+        mcp_json_write(shown, &json);
+        ask_safe(&def, json.data, json.len);
+        mcp_buf_free(&json);
     }
-    mcp_buf_append(&hint, "", 1);
     /* The property alone, compiled, judges each value typed: its type,
      * enum, minimum, maximum, lengths, pattern, as the server wrote them. */
     mcp_schema *one = NULL;
@@ -182,23 +83,19 @@ static form_status ask_property(ask_reader *r, const char *key, size_t kn, const
             fputs("    that is not valid UTF-8\n", stderr);
             continue;
         }
-        const char *why = NULL;
-        mcp_json *v = typed(d, p, line, &why);
-        mcp_schema_error err;
-        if (!v) {
-            fprintf(stderr, "    %s\n", why ? why : "out of memory");
-        } else if (one && mcp_schema_validate(one, v, &err) != MCP_OK) {
-            fprintf(stderr, "    %s (%s)\n", err.message, err.keyword);
-        } else {
+        mcp_json *v = form_field_value(d, p, one, line, &why);
+        if (v) {
             *out = v;
             break;
         }
+        fprintf(stderr, "    %s\n", why.len ? why.data : "out of memory");
     }
     mcp_schema_free(one);
     mcp_buf_free(&label);
     mcp_buf_free(&tmp);
     mcp_buf_free(&hint);
     mcp_buf_free(&def);
+    mcp_buf_free(&why);
     return st;
 }
 
@@ -312,7 +209,7 @@ bool ask_form_askable(const mcp_json *params, mcp_buf *why)
     for (size_t i = 0; i < mcp_json_object_size(props); i++) {
         const char *key;
         size_t kn;
-        if (!askable(mcp_json_object_at(props, i, &key, &kn))) {
+        if (!form_field_askable(mcp_json_object_at(props, i, &key, &kn))) {
             ask_safe(why, key, kn);
             return false;
         }

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for tools/mcp/form_field.c: one field of a form filled in on
+ * the terminal, its hint and the checks of what the user typed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "form_field.h"
+
+static mcp_json_doc *parse(const char *json)
+{
+    mcp_json_doc *d = NULL;
+    assert_int_equal(mcp_json_parse(json, strlen(json), NULL, NULL, &d, NULL), MCP_OK);
+    return d;
+}
+
+/* The hint of the field whose schema is json, as a C string in out. */
+static const char *hint_of(mcp_buf *out, const char *json)
+{
+    mcp_json_doc *p = parse(json);
+    mcp_buf_reset(out);
+    form_field_hint(out, mcp_json_doc_root(p));
+    mcp_buf_append(out, "", 1);
+    mcp_json_doc_free(p);
+    return out->data;
+}
+
+static void hints_name_what_to_type(void **state)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_string_equal(hint_of(&b, "{\"type\":\"boolean\"}"), "y/n");
+    assert_string_equal(hint_of(&b, "{\"type\":\"integer\"}"), "integer");
+    assert_string_equal(hint_of(&b, "{\"type\":\"string\",\"format\":\"email\"}"),
+                        "email address, like name@example.com");
+    assert_string_equal(hint_of(&b, "{\"type\":\"string\",\"format\":\"date-time\"}"),
+                        "date and time, like 2025-12-31T23:59:00Z");
+    /* A format mcp does not check is an annotation: the type. */
+    assert_string_equal(hint_of(&b, "{\"type\":\"string\",\"format\":\"ipv4\"}"), "string");
+    assert_string_equal(hint_of(&b, "{\"type\":\"string\",\"enum\":[\"a\",\"b\"]}"),
+                        "one of: a, b");
+    /* The legacy enumNames, beside the values they name. */
+    assert_string_equal(hint_of(&b, "{\"type\":\"string\",\"enum\":[\"s\",\"l\"],"
+                                    "\"enumNames\":[\"Small\",\"Large\"]}"),
+                        "one of: s (Small), l (Large)");
+    /* ... but not when they do not pair up with the values. */
+    assert_string_equal(hint_of(&b, "{\"type\":\"string\",\"enum\":[\"s\",\"l\"],"
+                                    "\"enumNames\":[\"Small\"]}"),
+                        "one of: s, l");
+    assert_string_equal(hint_of(&b, "{\"type\":\"string\",\"oneOf\":[{\"const\":\"#f00\","
+                                    "\"title\":\"Red\"},{\"const\":\"#0f0\",\"title\":\"Gr\\u001b[2Jeen\"}]}"),
+                        "one of: #f00 (Red), #0f0 (Gr\\x1b[2Jeen)");
+    assert_string_equal(hint_of(&b, "{\"type\":\"array\",\"items\":{\"anyOf\":[{\"const\":\"a\","
+                                    "\"title\":\"A\"},{\"const\":\"b\",\"title\":\"B\"}]}}"),
+                        "any of: a (A), b (B)");
+    mcp_buf_free(&b);
+}
+
+/* Type text into the field json: NULL and why, or the value as JSON in
+ * value. */
+static bool typed(const char *json, const char *text, mcp_buf *value, mcp_buf *why)
+{
+    mcp_json_doc *p = parse(json);
+    mcp_schema *checker = NULL;
+    assert_int_equal(mcp_schema_compile(mcp_json_doc_root(p), NULL, &checker, NULL, 0), MCP_OK);
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *v = form_field_value(d, mcp_json_doc_root(p), checker, text, why);
+    mcp_buf_reset(value);
+    if (v)
+        assert_int_equal(mcp_json_write(v, value), MCP_OK);
+    else
+        assert_true(why->len > 0);
+    mcp_json_doc_free(d);
+    mcp_schema_free(checker);
+    mcp_json_doc_free(p);
+    return v != NULL;
+}
+
+#define ACCEPTS(schema, text, json)                                                             \
+    do {                                                                                        \
+        assert_true(typed(schema, text, &value, &why));                                         \
+        assert_int_equal(value.len, strlen(json));                                              \
+        assert_memory_equal(value.data, json, value.len);                                       \
+    } while (0)
+#define REFUSES(schema, text, message)                                                          \
+    do {                                                                                        \
+        assert_false(typed(schema, text, &value, &why));                                        \
+        assert_string_equal(why.data, message);                                                 \
+    } while (0)
+
+static void formats_are_checked(void **state)
+{
+    mcp_buf value, why;
+    mcp_buf_init(&value, 0, NULL);
+    mcp_buf_init(&why, 0, NULL);
+    const char *email = "{\"type\":\"string\",\"format\":\"email\"}";
+    ACCEPTS(email, "me@example.com", "\"me@example.com\"");
+    const char *no_email = "not an email address: type one like name@example.com";
+    REFUSES(email, "me", no_email);
+    REFUSES(email, "@example.com", no_email);
+    REFUSES(email, "me@localhost", no_email);
+    REFUSES(email, "me@exa..mple.com", no_email);
+    REFUSES(email, "me@x@example.com", no_email);
+    REFUSES(email, "me @example.com", no_email);
+
+    const char *uri = "{\"type\":\"string\",\"format\":\"uri\"}";
+    ACCEPTS(uri, "https://example.com/a?b", "\"https://example.com/a?b\"");
+    ACCEPTS(uri, "urn:isbn:0451450523", "\"urn:isbn:0451450523\"");
+    const char *no_uri = "not a URI: type one like https://example.com/page";
+    REFUSES(uri, "example.com", no_uri);
+    REFUSES(uri, "1http://example.com", no_uri);
+    REFUSES(uri, "https://exa mple.com", no_uri);
+    REFUSES(uri, "https:", no_uri);
+
+    const char *date = "{\"type\":\"string\",\"format\":\"date\"}";
+    ACCEPTS(date, "2024-02-29", "\"2024-02-29\"");
+    ACCEPTS(date, "2000-02-29", "\"2000-02-29\"");
+    const char *no_date = "not a date: type one like 2025-12-31";
+    REFUSES(date, "2025-02-29", no_date);
+    REFUSES(date, "1900-02-29", no_date);
+    REFUSES(date, "2025-04-31", no_date);
+    REFUSES(date, "2025-13-01", no_date);
+    REFUSES(date, "2025-1-01", no_date);
+    REFUSES(date, "2025-01-01T00:00:00Z", no_date);
+
+    const char *when = "{\"type\":\"string\",\"format\":\"date-time\"}";
+    ACCEPTS(when, "2025-12-31T23:59:60Z", "\"2025-12-31T23:59:60Z\"");
+    ACCEPTS(when, "2025-12-31t08:00:00.125+05:30", "\"2025-12-31t08:00:00.125+05:30\"");
+    const char *no_when = "not a date and time: type one like 2025-12-31T23:59:00Z";
+    REFUSES(when, "2025-12-31", no_when);
+    REFUSES(when, "2025-12-31T24:00:00Z", no_when);
+    REFUSES(when, "2025-12-31T23:59:00", no_when);
+    REFUSES(when, "2025-12-31T23:59:00.Z", no_when);
+    REFUSES(when, "2025-12-31 23:59:00Z", no_when);
+    REFUSES(when, "2025-12-31T23:59:00+5:30", no_when);
+
+    /* A format mcp does not know: no check. */
+    ACCEPTS("{\"type\":\"string\",\"format\":\"hostname\"}", "not a host!", "\"not a host!\"");
+    mcp_buf_free(&value);
+    mcp_buf_free(&why);
+}
+
+static void numbers_say_what_they_take(void **state)
+{
+    mcp_buf value, why;
+    mcp_buf_init(&value, 0, NULL);
+    mcp_buf_init(&why, 0, NULL);
+    const char *integer = "{\"type\":\"integer\",\"minimum\":1}";
+    ACCEPTS(integer, "42", "42");
+    ACCEPTS(integer, "2.0", "2.0"); /* 2020-12: a whole number, whatever its spelling */
+    REFUSES(integer, "2.5", "type a whole number, like 42");
+    REFUSES(integer, "many", "type a whole number, like 42");
+    REFUSES(integer, "0", "must be >= 1 (minimum)");
+    const char *number = "{\"type\":\"number\"}";
+    ACCEPTS(number, "2.5", "2.5");
+    REFUSES(number, "two", "type a number, like 42 or 2.5");
+    REFUSES("{\"type\":\"boolean\"}", "maybe", "answer y or n");
+    ACCEPTS("{\"type\":\"boolean\"}", "yes", "true");
+    mcp_buf_free(&value);
+    mcp_buf_free(&why);
+}
+
+static void a_wrong_choice_names_the_choices(void **state)
+{
+    mcp_buf value, why;
+    mcp_buf_init(&value, 0, NULL);
+    mcp_buf_init(&why, 0, NULL);
+    const char *titled = "{\"type\":\"string\",\"oneOf\":[{\"const\":\"#f00\",\"title\":\"Red\"},"
+                         "{\"const\":\"#0f0\",\"title\":\"Green\"},{\"const\":\"#00f\",\"title\":\"Blue\"}]}";
+    ACCEPTS(titled, "#0f0", "\"#0f0\"");
+    REFUSES(titled, "purple", "choose one of: #f00 (Red), #0f0 (Green), #00f (Blue)");
+    const char *named = "{\"type\":\"string\",\"enum\":[\"s\",\"l\"],\"enumNames\":[\"Small\",\"Large\"]}";
+    REFUSES(named, "Small", "choose one of: s (Small), l (Large)");
+    const char *multi = "{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"]}}";
+    ACCEPTS(multi, " a, b ", "[\"a\",\"b\"]");
+    REFUSES(multi, "a, c", "choose any of: a, b");
+    /* Other rules keep their own words. */
+    REFUSES("{\"type\":\"string\",\"maxLength\":2}", "abc",
+            "must have at most 2 characters (maxLength)");
+    mcp_buf_free(&value);
+    mcp_buf_free(&why);
+}
+
+static void askable_fields(void **state)
+{
+    static const struct {
+        const char *schema;
+        bool askable;
+    } cases[] = {
+        {"{\"type\":\"string\"}", true},
+        {"{\"type\":\"integer\"}", true},
+        {"{\"type\":\"array\",\"items\":{\"enum\":[\"a\"]}}", true},
+        {"{\"type\":\"array\",\"items\":{\"type\":\"string\"}}", false},
+        {"{\"type\":\"object\"}", false},
+        {"{}", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mcp_json_doc *p = parse(cases[i].schema);
+        assert_int_equal(form_field_askable(mcp_json_doc_root(p)), cases[i].askable);
+        mcp_json_doc_free(p);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hints_name_what_to_type),
+        cmocka_unit_test(formats_are_checked),
+        cmocka_unit_test(numbers_say_what_they_take),
+        cmocka_unit_test(a_wrong_choice_names_the_choices),
+        cmocka_unit_test(askable_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
