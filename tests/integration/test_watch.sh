@@ -9,6 +9,15 @@
 . "$(dirname "$0")/lib.sh"
 MCP=$1
 
+# stop_watch SIGNAL CODE WHAT: signal the watch in the background ($watch)
+# and check that it exits with CODE.
+stop_watch() {
+    kill -"$1" "$watch"
+    wait "$watch"
+    code=$?
+    [ "$code" -eq "$2" ] || { cat "$WORK/err"; fail "$3: exit $code, expected $2"; }
+}
+
 server_pid() { # the newest "serving ... pid N" of the log
     sed -n 's/.*serving [0-9]* tool(s), pid \([0-9]*\).*/\1/p' "$WORK/err" | tail -n 1
 }
@@ -68,10 +77,7 @@ wait_for "$WORK/err" 'no subscriptions; printing its list changes' 10
 wait_for "$WORK/err" ' tool(s), pid ' 10
 kill -USR1 "$(server_pid)"
 wait_for "$WORK/out" "tools/list_changed" 10
-kill -TERM "$watch"
-wait "$watch"
-code=$?
-[ "$code" -eq 143 ] || fail "SIGTERM: exit $code, expected 143"
+stop_watch TERM 143 "SIGTERM"
 echo "ok: a legacy server's list changes are printed"
 
 # A legacy server that announces every list change (as the official
@@ -82,10 +88,7 @@ HOSTILE="$(dirname "$0")/hostile_server.py"
 watch=$!
 wait_for "$WORK/out" "prompts/list_changed" 10
 wait_for "$WORK/err" "printing its list changes: prompts" 10
-kill -INT "$watch"
-wait "$watch"
-code=$?
-[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "--prompts (legacy): exit $code, expected 130"; }
+stop_watch INT 130 "--prompts (legacy)"
 lacks "$WORK/out" "tools/list_changed" "a list change not asked for"
 lacks "$WORK/out" "resources/list_changed" "a list change not asked for"
 echo "ok: a legacy server's list changes: only those asked for"
@@ -96,10 +99,7 @@ echo "ok: a legacy server's list changes: only those asked for"
 watch=$!
 wait_for "$WORK/out" "resources/updated file:///x" 10
 wait_for "$WORK/err" "subscribed to 1 resource" 10
-kill -INT "$watch"
-wait "$watch"
-code=$?
-[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "--resource (legacy): exit $code, expected 130"; }
+stop_watch INT 130 "--resource (legacy)"
 contains "$WORK/err" '"method":"resources/subscribe","params":{"uri":"file:///x"' "subscribed on the wire"
 lacks "$WORK/out" "file:///other" "an update of a resource not asked for"
 lacks "$WORK/out" "list_changed" "a list change not asked for"

@@ -91,54 +91,62 @@ static bool typed(const char *json, const char *text, mcp_buf *value, mcp_buf *w
         assert_string_equal(why.data, message);                                                 \
     } while (0)
 
+/* Each format mcp checks: what it takes (value: the JSON made) and what
+ * it refuses (value NULL: why says so). */
 static void formats_are_checked(void **state)
 {
+#define EMAIL "{\"type\":\"string\",\"format\":\"email\"}"
+#define URI "{\"type\":\"string\",\"format\":\"uri\"}"
+#define DATE "{\"type\":\"string\",\"format\":\"date\"}"
+#define WHEN "{\"type\":\"string\",\"format\":\"date-time\"}"
+#define NO_EMAIL "not an email address: type one like name@example.com"
+#define NO_URI "not a URI: type one like https://example.com/page"
+#define NO_DATE "not a date: type one like 2025-12-31"
+#define NO_WHEN "not a date and time: type one like 2025-12-31T23:59:00Z"
+    static const struct {
+        const char *schema, *text, *value, *why;
+    } cases[] = {
+        {EMAIL, "me@example.com", "\"me@example.com\"", NULL},
+        {EMAIL, "me", NULL, NO_EMAIL},
+        {EMAIL, "@example.com", NULL, NO_EMAIL},
+        {EMAIL, "me@localhost", NULL, NO_EMAIL},
+        {EMAIL, "me@exa..mple.com", NULL, NO_EMAIL},
+        {EMAIL, "me@x@example.com", NULL, NO_EMAIL},
+        {EMAIL, "me @example.com", NULL, NO_EMAIL},
+        {URI, "https://example.com/a?b", "\"https://example.com/a?b\"", NULL},
+        {URI, "urn:isbn:0451450523", "\"urn:isbn:0451450523\"", NULL},
+        {URI, "example.com", NULL, NO_URI},
+        {URI, "1http://example.com", NULL, NO_URI},
+        {URI, "https://exa mple.com", NULL, NO_URI},
+        {URI, "https:", NULL, NO_URI},
+        {DATE, "2024-02-29", "\"2024-02-29\"", NULL},
+        {DATE, "2000-02-29", "\"2000-02-29\"", NULL},
+        {DATE, "2025-02-29", NULL, NO_DATE},
+        {DATE, "1900-02-29", NULL, NO_DATE},
+        {DATE, "2025-04-31", NULL, NO_DATE},
+        {DATE, "2025-13-01", NULL, NO_DATE},
+        {DATE, "2025-1-01", NULL, NO_DATE},
+        {DATE, "2025-01-01T00:00:00Z", NULL, NO_DATE},
+        {WHEN, "2025-12-31T23:59:60Z", "\"2025-12-31T23:59:60Z\"", NULL},
+        {WHEN, "2025-12-31t08:00:00.125+05:30", "\"2025-12-31t08:00:00.125+05:30\"", NULL},
+        {WHEN, "2025-12-31", NULL, NO_WHEN},
+        {WHEN, "2025-12-31T24:00:00Z", NULL, NO_WHEN},
+        {WHEN, "2025-12-31T23:59:00", NULL, NO_WHEN},
+        {WHEN, "2025-12-31T23:59:00.Z", NULL, NO_WHEN},
+        {WHEN, "2025-12-31 23:59:00Z", NULL, NO_WHEN},
+        {WHEN, "2025-12-31T23:59:00+5:30", NULL, NO_WHEN},
+        /* A format mcp does not know: no check. */
+        {"{\"type\":\"string\",\"format\":\"hostname\"}", "not a host!", "\"not a host!\"", NULL},
+    };
     mcp_buf value, why;
     mcp_buf_init(&value, 0, NULL);
     mcp_buf_init(&why, 0, NULL);
-    const char *email = "{\"type\":\"string\",\"format\":\"email\"}";
-    ACCEPTS(email, "me@example.com", "\"me@example.com\"");
-    const char *no_email = "not an email address: type one like name@example.com";
-    REFUSES(email, "me", no_email);
-    REFUSES(email, "@example.com", no_email);
-    REFUSES(email, "me@localhost", no_email);
-    REFUSES(email, "me@exa..mple.com", no_email);
-    REFUSES(email, "me@x@example.com", no_email);
-    REFUSES(email, "me @example.com", no_email);
-
-    const char *uri = "{\"type\":\"string\",\"format\":\"uri\"}";
-    ACCEPTS(uri, "https://example.com/a?b", "\"https://example.com/a?b\"");
-    ACCEPTS(uri, "urn:isbn:0451450523", "\"urn:isbn:0451450523\"");
-    const char *no_uri = "not a URI: type one like https://example.com/page";
-    REFUSES(uri, "example.com", no_uri);
-    REFUSES(uri, "1http://example.com", no_uri);
-    REFUSES(uri, "https://exa mple.com", no_uri);
-    REFUSES(uri, "https:", no_uri);
-
-    const char *date = "{\"type\":\"string\",\"format\":\"date\"}";
-    ACCEPTS(date, "2024-02-29", "\"2024-02-29\"");
-    ACCEPTS(date, "2000-02-29", "\"2000-02-29\"");
-    const char *no_date = "not a date: type one like 2025-12-31";
-    REFUSES(date, "2025-02-29", no_date);
-    REFUSES(date, "1900-02-29", no_date);
-    REFUSES(date, "2025-04-31", no_date);
-    REFUSES(date, "2025-13-01", no_date);
-    REFUSES(date, "2025-1-01", no_date);
-    REFUSES(date, "2025-01-01T00:00:00Z", no_date);
-
-    const char *when = "{\"type\":\"string\",\"format\":\"date-time\"}";
-    ACCEPTS(when, "2025-12-31T23:59:60Z", "\"2025-12-31T23:59:60Z\"");
-    ACCEPTS(when, "2025-12-31t08:00:00.125+05:30", "\"2025-12-31t08:00:00.125+05:30\"");
-    const char *no_when = "not a date and time: type one like 2025-12-31T23:59:00Z";
-    REFUSES(when, "2025-12-31", no_when);
-    REFUSES(when, "2025-12-31T24:00:00Z", no_when);
-    REFUSES(when, "2025-12-31T23:59:00", no_when);
-    REFUSES(when, "2025-12-31T23:59:00.Z", no_when);
-    REFUSES(when, "2025-12-31 23:59:00Z", no_when);
-    REFUSES(when, "2025-12-31T23:59:00+5:30", no_when);
-
-    /* A format mcp does not know: no check. */
-    ACCEPTS("{\"type\":\"string\",\"format\":\"hostname\"}", "not a host!", "\"not a host!\"");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].value)
+            ACCEPTS(cases[i].schema, cases[i].text, cases[i].value);
+        else
+            REFUSES(cases[i].schema, cases[i].text, cases[i].why);
+    }
     mcp_buf_free(&value);
     mcp_buf_free(&why);
 }
