@@ -59,11 +59,19 @@ extern "C" {
 #define MCP_EXTERN
 #endif
 
+/* The one place the version is written: CMakeLists.txt reads these three
+ * lines for the project version, the pkg-config and CMake package versions
+ * and the shared library's SONAME (see there). While the major is 0 every
+ * minor release may change the ABI, so an ABI change bumps the minor. */
 #define MCP_VERSION_MAJOR 0
-#define MCP_VERSION_MINOR 2
+#define MCP_VERSION_MINOR 3
 #define MCP_VERSION_PATCH 0
-#define MCP_VERSION_STRING "0.2.0"
-/* One number for compile-time checks: #if MCP_VERSION_NUM >= 0x000200 */
+#define MCP__VERSION_STR(x) #x
+#define MCP__VERSION_XSTR(x) MCP__VERSION_STR(x)
+#define MCP_VERSION_STRING                                                      \
+    MCP__VERSION_XSTR(MCP_VERSION_MAJOR)                                        \
+    "." MCP__VERSION_XSTR(MCP_VERSION_MINOR) "." MCP__VERSION_XSTR(MCP_VERSION_PATCH)
+/* One number for compile-time checks: #if MCP_VERSION_NUM >= 0x000300 */
 #define MCP_VERSION_NUM                                                         \
     ((MCP_VERSION_MAJOR << 16) | (MCP_VERSION_MINOR << 8) | MCP_VERSION_PATCH)
 

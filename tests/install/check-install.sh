@@ -14,7 +14,24 @@ libdir=$(dirname "$(find "$prefix" -name libmcp.pc | head -n 1)")/..
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 
 cc -o "$work/with_pc" "$src/tests/install/consumer.c" $(pkg-config --cflags --libs libmcp)
-LD_LIBRARY_PATH="$libdir" "$work/with_pc"
+# One version everywhere: the .pc file, the header and the library (the
+# consumer compares the last two), and the SONAME derived from it.
+version=$(pkg-config --modversion libmcp)
+out=$(LD_LIBRARY_PATH="$libdir" "$work/with_pc")
+echo "$out"
+if [ "$out" != "libmcp $version: ok" ]; then
+    echo "the .pc file says $version, the consumer said: $out" >&2
+    exit 1
+fi
+major=${version%%.*}
+minor=${version#*.}
+minor=${minor%%.*}
+if [ "$major" = 0 ]; then soname=libmcp.so.0.$minor; else soname=libmcp.so.$major; fi
+if ! readelf -d "$libdir/libmcp.so" | grep -q "SONAME.*\[$soname\]"; then
+    echo "libmcp.so's SONAME is not $soname:" >&2
+    readelf -d "$libdir/libmcp.so" | grep SONAME >&2
+    exit 1
+fi
 
 # Static: libmcp.a plus the private libraries the .pc file lists.
 cc -o "$work/with_pc_static" "$src/tests/install/consumer.c" $(pkg-config --cflags libmcp) \
@@ -27,7 +44,7 @@ fi
 "$work/with_pc_static"
 
 cmake -S "$src/tests/install/cmake-consumer" -B "$work/cmake-build" \
-      -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+      -DCMAKE_PREFIX_PATH="$prefix" -DMCP_EXPECT_VERSION="$version" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 LD_LIBRARY_PATH="$libdir" "$work/cmake-build/consumer_shared"
 "$work/cmake-build/consumer_static"

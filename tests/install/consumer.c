@@ -13,6 +13,9 @@ int main(void)
         return 1;
     int ok = m->kind == MCP_MESSAGE_REQUEST && strcmp(m->method, "ping") == 0;
     mcp_message_free(m);
+    /* The header compiled against and the library loaded are one version. */
+    if (strcmp(mcp_version(), MCP_VERSION_STRING) != 0)
+        ok = 0;
     printf("libmcp %s: %s\n", mcp_version(), ok ? "ok" : "wrong");
     return ok ? 0 : 1;
 }
