@@ -20,13 +20,26 @@ command -v wrk >/dev/null || { echo "bench_http: wrk is needed (Debian package w
 command -v curl >/dev/null || { echo "bench_http: curl is needed" >&2; exit 1; }
 WORK=$(mktemp -d)
 pids=""
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$WORK"' EXIT
+# Every server this script started is stopped however it ends (a failed
+# check, Ctrl-C, TERM): the EXIT trap runs on exit, the others turn a
+# signal into an exit.
+stop() {
+    for p in $pids; do kill "$p" 2>/dev/null || :; done
+    for p in $pids; do wait "$p" 2>/dev/null || :; done
+    rm -rf "$WORK"
+}
+trap stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
-# start NAME COMMAND...: run it, wait for its port ("listening PORT" on
-# stdout, or mcp serve's "listening on http://127.0.0.1:PORT/mcp" on stderr).
+# start VAR NAME COMMAND...: run it, wait for its port ("listening PORT" on
+# stdout, or mcp serve's "listening on http://127.0.0.1:PORT/mcp" on
+# stderr) and set VAR to it. Not in a command substitution: that subshell
+# would keep the pid from the trap.
 start() {
-    name=$1
-    shift
+    var=$1
+    name=$2
+    shift 2
     "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     pids="$pids $!"
     i=0
@@ -38,7 +51,7 @@ start() {
         [ $i -lt 200 ] || { cat "$WORK/$name.err" >&2; echo "bench_http: $name did not start" >&2; exit 1; }
         sleep 0.05
     done
-    echo "$port"
+    eval "$var=\$port"
 }
 
 ACCEPT='Content-Type: application/json
@@ -81,10 +94,10 @@ session() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? a / b : 0 }'; }
 
-ours=$(MCP_LOG_LEVEL=error start libmcp "$MCP" serve --http 127.0.0.1:0)
-ts1=$(start ts1 "$NODE" "$INTEROP/ts_http_echo_server.mjs")
-ts2=$(start ts2 "$NODE" "$INTEROP/ts2_http_echo_server.mjs")
-bare=$(start bare "$BARE")
+start ours libmcp env MCP_LOG_LEVEL=error "$MCP" serve --http 127.0.0.1:0
+start ts1 ts1 "$NODE" "$INTEROP/ts_http_echo_server.mjs"
+start ts2 ts2 "$NODE" "$INTEROP/ts2_http_echo_server.mjs"
+start bare bare "$BARE"
 
 # 2025-11-25: one session each, JSON answers.
 sid=$(session "http://127.0.0.1:$ours/mcp")
