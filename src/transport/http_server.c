@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,6 +41,8 @@ typedef struct conn_clock {
     int fd;
     bool receiving; /* a request is (or may be) on its way in */
     bool cut;       /* shut down for being too slow */
+    bool hup_watched; /* in the server's hup set */
+    bool hup_pending; /* the peer closed; libmicrohttpd has yet to read */
     bool closed;    /* its connection is gone: freed by the next check (a
                        singly linked list, and 32 bytes a connection, where
                        ten thousand streams are held) */
@@ -84,6 +87,9 @@ struct mcp__http_server {
     unsigned zero_runs;   /* runs in a row that asked for another at once */
     int watch_fd;         /* parked sockets, for hang-up */
     uv_poll_t watch_poll;
+    int hup_fd;           /* every connection's socket, for the peer's FIN */
+    uv_poll_t hup_poll;
+    size_t hup_pending;   /* clocks with hup_pending set */
     uv_timer_t keepalive;
     uv_timer_t deadline;  /* cuts requests slower than request_timeout_s */
     uv_timer_t drain;     /* a closing server's wait for its streams' last bytes */
@@ -101,6 +107,7 @@ struct mcp__http_server {
 
 static void run_mhd(mcp__http_server *s);
 static void kick(mcp__http_server *s);
+static void settle_hups(mcp__http_server *s);
 
 static void on_mhd_timer(uv_timer_t *t)
 {
@@ -113,6 +120,8 @@ static void run_mhd(mcp__http_server *s)
         return;
     size_t before = mcp__http_server_connections(s);
     MHD_run(s->daemon);
+    if (s->hup_pending)
+        settle_hups(s);
     /* At its connection limit libmicrohttpd takes the listening socket out
      * of its epoll set and puts it back only at the start of a later run;
      * when the run that closed connections was the last thing to happen,
@@ -228,6 +237,58 @@ static void on_watch(uv_poll_t *p, int status, int events)
         notify(x, MCP__HTTP_DISCONNECTED);
         unpark(x); /* libmicrohttpd closes it and frees x */
     }
+}
+
+/* A peer whose request bytes and FIN arrive in the same instant: libmicrohttpd
+ * (0.9.75, edge-triggered epoll) reads the bytes, gets less than its buffer,
+ * and waits for another edge that never comes, so the socket sat in
+ * CLOSE_WAIT holding its slot until the request timeout (a filled cap: 503
+ * for everyone). Shutting our reading side down changes nothing the peer
+ * can still send (it sent its FIN) but is a new edge: libmicrohttpd's next
+ * read sees the end, an unfinished request is closed at once and a finished
+ * one answered as it would have been. The edge must come after its read of
+ * the bytes, not before (it would be spent on that read): while bytes are
+ * unread the shutdown waits for a run of libmicrohttpd that reads them. */
+static void hup(mcp__http_server *s, conn_clock *k)
+{
+    int unread = 0;
+    if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0) {
+        if (!k->hup_pending) {
+            k->hup_pending = true;
+            s->hup_pending++;
+        }
+        return;
+    }
+    if (k->hup_pending) {
+        k->hup_pending = false;
+        s->hup_pending--;
+    }
+    shutdown(k->fd, SHUT_RD);
+}
+
+static void settle_hups(mcp__http_server *s)
+{
+    for (conn_clock *k = s->clocks; k && s->hup_pending; k = k->next)
+        if (k->hup_pending && !k->closed)
+            hup(s, k);
+}
+
+static void on_hup(uv_poll_t *p, int status, int events)
+{
+    (void)status;
+    (void)events;
+    mcp__http_server *s = p->data;
+    struct epoll_event ev[64];
+    int n = epoll_wait(s->hup_fd, ev, 64, 0);
+    for (int i = 0; i < n; i++) {
+        conn_clock *k = ev[i].data.ptr;
+        if (k->closed || !k->hup_watched)
+            continue;
+        k->hup_watched = false; /* one shot: the kernel disarmed it */
+        hup(s, k);
+    }
+    if (n > 0)
+        kick(s);
 }
 
 /* Responses ------------------------------------------------------------------- */
@@ -871,8 +932,16 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     mcp__http_server *s = cls;
     conn_clock *k = *socket_context;
     if (code != MHD_CONNECTION_NOTIFY_STARTED) {
-        if (k)
+        if (k) {
+            /* Out of the set while the descriptor is still this one's. */
+            if (k->hup_watched)
+                epoll_ctl(s->hup_fd, EPOLL_CTL_DEL, k->fd, NULL);
+            k->hup_watched = false;
+            if (k->hup_pending)
+                s->hup_pending--;
+            k->hup_pending = false;
             k->closed = true;
+        }
         *socket_context = NULL;
         return;
     }
@@ -887,6 +956,9 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     k->next = s->clocks;
     s->clocks = k;
     *socket_context = k;
+    /* Added after the FIN already came, the socket is reported at once. */
+    struct epoll_event ev = {.events = EPOLLRDHUP | EPOLLONESHOT, .data.ptr = k};
+    k->hup_watched = epoll_ctl(s->hup_fd, EPOLL_CTL_ADD, k->fd, &ev) == 0;
     if (!uv_is_active((uv_handle_t *)&s->deadline) && !s->closing) {
         /* Checked a few times per timeout: a connection is cut at most a
          * quarter late (a twentieth of the timeout: under pressure, a
@@ -956,6 +1028,8 @@ static void handle_closed(uv_handle_t *h)
         return;
     if (s->watch_fd >= 0)
         close(s->watch_fd);
+    if (s->hup_fd >= 0)
+        close(s->hup_fd);
     void (*done)(void *) = s->done;
     void *ud = s->done_ud;
     free_server(s);
@@ -994,7 +1068,7 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     s->h = *h;
     s->cfg = *cfg;
     s->loopback = loopback;
-    s->watch_fd = -1;
+    s->watch_fd = s->hup_fd = -1;
     bool nomem = false;
     s->path = strdup(cfg->path ? cfg->path : "/mcp");
     s->cert = cfg->tls_cert_pem ? strdup(cfg->tls_cert_pem) : NULL;
@@ -1018,7 +1092,12 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     if (!s->cfg.request_timeout_s)
         s->cfg.request_timeout_s = 30;
     s->watch_fd = epoll_create1(EPOLL_CLOEXEC);
-    if (s->watch_fd < 0) {
+    s->hup_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (s->watch_fd < 0 || s->hup_fd < 0) {
+        if (s->watch_fd >= 0)
+            close(s->watch_fd);
+        if (s->hup_fd >= 0)
+            close(s->hup_fd);
         free_server(s);
         return MCP_ERR_IO;
     }
@@ -1042,6 +1121,7 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     if (!s->daemon) {
         int e = errno;
         close(s->watch_fd);
+        close(s->hup_fd);
         free_server(s);
         errno = e;
         return MCP_ERR_IO;
@@ -1051,16 +1131,18 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     const union MHD_DaemonInfo *ep = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD);
     uv_poll_init(loop, &s->mhd_poll, ep->epoll_fd);
     uv_poll_init(loop, &s->watch_poll, s->watch_fd);
+    uv_poll_init(loop, &s->hup_poll, s->hup_fd);
     uv_timer_init(loop, &s->mhd_timer);
     uv_timer_init(loop, &s->kick);
     uv_timer_init(loop, &s->keepalive);
     uv_timer_init(loop, &s->deadline);
     uv_timer_init(loop, &s->drain);
-    s->mhd_poll.data = s->watch_poll.data = s->mhd_timer.data = s->kick.data =
+    s->mhd_poll.data = s->watch_poll.data = s->hup_poll.data = s->mhd_timer.data = s->kick.data =
         s->keepalive.data = s->deadline.data = s->drain.data = s;
-    s->open_handles = 7;
+    s->open_handles = 8;
     uv_poll_start(&s->mhd_poll, UV_READABLE, on_mhd_poll);
     uv_poll_start(&s->watch_poll, UV_READABLE, on_watch);
+    uv_poll_start(&s->hup_poll, UV_READABLE, on_hup);
     uv_timer_start(&s->keepalive, on_keepalive, s->cfg.keepalive_ms, s->cfg.keepalive_ms);
     run_mhd(s);
     *out = s;
@@ -1091,6 +1173,7 @@ static void finish_close(mcp__http_server *s)
     MHD_stop_daemon(s->daemon); /* completes (and frees) every exchange */
     s->daemon = NULL;
     uv_close((uv_handle_t *)&s->watch_poll, handle_closed);
+    uv_close((uv_handle_t *)&s->hup_poll, handle_closed);
     uv_close((uv_handle_t *)&s->mhd_timer, handle_closed);
     uv_close((uv_handle_t *)&s->kick, handle_closed);
     uv_close((uv_handle_t *)&s->keepalive, handle_closed);
