@@ -10,7 +10,10 @@
 #   make configure  configure build/ as make build does, without building
 #   make check    every test: unit + corpus replay, valgrind, ASan+UBSan,
 #                 and a timed run of every fuzz target; build/ is configured
-#                 strictly (-Werror, cmocka and valgrind required)
+#                 strictly (-Werror, cmocka and valgrind required). A test
+#                 that lacks what it needs fails; one that was skipped
+#                 (only with MCP_TEST_ALLOW_SKIP=1) or did not run fails
+#                 make check all the same
 #   make test-conformance  the official conformance suite's server scenarios
 #                 against mcp serve --conformance (installs the pinned suite)
 #   make bench    run the benchmarks
@@ -25,7 +28,9 @@ FUZZ_BUILD  ?= build-fuzz
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
-CTEST       = ctest --output-on-failure --no-tests=error -j $(JOBS)
+# Every test run of the Makefile fails when a test was skipped or did not
+# run (scripts/ctest-strict.sh): only a test that ran can pass.
+CTEST       = $(CURDIR)/scripts/ctest-strict.sh --output-on-failure --no-tests=error -j $(JOBS)
 
 # make build's configuration: the library and the mcp command need none of
 # the test tools; the tests are built when cmocka is found.

@@ -51,6 +51,14 @@ has_pc jansson || need libjansson-dev
 valgrind -q true >/dev/null 2>&1 || need valgrind
 # The HTTP integration test talks to the server with plain curl.
 have curl || need curl
+# Scripted hostile peers, raw sockets and pseudo-terminals in the tests.
+have python3 || need python3
+# HTTPS: the HTTP test makes its certificate.
+have openssl || need openssl
+# A terminal for the progress bar and the escaping tests (script(1)).
+have script || need bsdutils
+# The install test reads the installed library's SONAME.
+have readelf || need binutils
 # make bench loads the HTTP servers with wrk.
 have wrk || need wrk
 

@@ -58,5 +58,24 @@ running() {
     [ "$state" != Z ]
 }
 
+# missing WHAT: this test cannot run here. That fails it: a test that did
+# not run must not pass for one that did. Only where the user asked for
+# skips (MCP_TEST_ALLOW_SKIP=1) does it exit 77, which ctest reports as
+# Skipped, and make check refuses all the same.
+missing() {
+    if [ "${MCP_TEST_ALLOW_SKIP:-}" = 1 ]; then
+        echo "skipped: $* (MCP_TEST_ALLOW_SKIP=1)"
+        exit 77
+    fi
+    fail "$* (make deps installs it; MCP_TEST_ALLOW_SKIP=1 skips the test instead)"
+}
+
+# requires COMMAND...: each is on PATH, or the test is missing it.
+requires() {
+    for cmd in "$@"; do
+        command -v "$cmd" >/dev/null 2>&1 || missing "no $cmd"
+    done
+}
+
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

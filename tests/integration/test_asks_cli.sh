@@ -13,6 +13,7 @@
 # pages listed, exit 3; mcp serve's connect, client and server both ours.
 # $1: the mcp binary. $MCP_WRAP runs each mcp call under a checker.
 . "$(dirname "$0")/lib.sh"
+requires python3
 MCP=$1
 PTY="$(dirname "$0")/pty_run.py"
 PAGES="$(dirname "$0")/url_server.py"
@@ -105,11 +106,6 @@ for v in 2025-11-25 2026-07-28; do
     done
     echo "ok: the sampling command was killed ($v)"
 done
-
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skipped: URL mode and the terminal half (no python3)"
-    exit 0
-fi
 
 # The sampling command reads one line of JSON: any JSON parser takes it
 # (a stray NUL byte after "params": once made it unreadable).

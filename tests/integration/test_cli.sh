@@ -3,6 +3,7 @@
 # Every form of the mcp command and its exit codes, against both eras.
 # $1: the mcp binary; $2: the scripted misbehaving server (fake_server).
 . "$(dirname "$0")/lib.sh"
+requires python3 script
 MCP=$1
 FAKE=$2
 
@@ -192,14 +193,12 @@ done
 
 # On a terminal: a live progress bar on stderr (a pty through script(1)),
 # cleared once the call ends.
-if command -v script >/dev/null 2>&1; then
-    script -qfec "'$MCP' call count '{\"n\":3,\"delay_ms\":50}' -- '$MCP' serve" /dev/null \
-        >"$WORK/tty" 2>&1 || fail "call under a pty failed"
-    contains "$WORK/tty" "count [##########--------------------] 1/3  step 1 of 3" "the bar at 1/3"
-    contains "$WORK/tty" "count [##############################] 3/3  step 3 of 3" "the bar at 3/3"
-    contains "$WORK/tty" "counted to 3" "the result after the bar"
-    echo "ok: progress bar on a terminal"
-fi
+script -qfec "'$MCP' call count '{\"n\":3,\"delay_ms\":50}' -- '$MCP' serve" /dev/null \
+    >"$WORK/tty" 2>&1 || fail "call under a pty failed"
+contains "$WORK/tty" "count [##########--------------------] 1/3  step 1 of 3" "the bar at 1/3"
+contains "$WORK/tty" "count [##############################] 3/3  step 3 of 3" "the bar at 3/3"
+contains "$WORK/tty" "counted to 3" "the result after the bar"
+echo "ok: progress bar on a terminal"
 
 # An option that needs a value never takes the "--" before the server
 # command (nor a missing one) as it, in any command.
@@ -277,25 +276,23 @@ expect_exit 3 "an unreachable URL with a password" -- "$MCP" call echo '{}' --ur
 contains "$WORK/err" "cannot reach http://me:***@127.0.0.1:9/" "the URL shown"
 lacks "$WORK/err" "hunter2" "without the password"
 # A 2025 server that exits on the server/discover probe: the hint.
-if command -v python3 >/dev/null 2>&1; then
-    HOSTILE="$(dirname "$0")/hostile_server.py"
-    expect_exit 3 "a server that dies on the probe" -- "$MCP" call echo '{}' -- python3 "$HOSTILE" die_on_discover
-    contains "$WORK/err" "--protocol 2025-11-25 (or 2025-06-18) skips the probe" "the hint"
-    expect_exit 0 "the hint works" -- "$MCP" call --protocol 2025-11-25 echo '{}' -- python3 "$HOSTILE" die_on_discover
-    # It says something, reads the probe, and exits: what it said is read
-    # before its end. (Exiting before the probe is written would make the
-    # write fail first, and what it said would never be read.)
-    expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp; read x'
-    lacks "$WORK/err" "skips the probe" "no hint for a server that said something"
-    # The conformance client calls a tool by its whole name: "nul\u0000x"
-    # is not "nul" (attack round 3, F8.16).
-    python3 "$(dirname "$0")/hostile_http_server.py" nultool >"$WORK/nul.port" 2>"$WORK/nul.log" &
-    nulpid=$!
-    for _ in $(seq 100); do grep -q listening "$WORK/nul.port" && break; sleep 0.1; done
-    expect_exit 0 "conformance-client with a NUL in a tool name" -- env \
-        MCP_CONFORMANCE_SCENARIO=http-standard-headers "$MCP" conformance-client \
-        "http://127.0.0.1:$(awk '{print $2}' "$WORK/nul.port")/mcp"
-    kill $nulpid
-    contains "$WORK/nul.log" "call name='nul\\x00x'" "the whole name was sent"
-    lacks "$WORK/nul.log" "call name='nul'" "not the name cut at the NUL"
-fi
+HOSTILE="$(dirname "$0")/hostile_server.py"
+expect_exit 3 "a server that dies on the probe" -- "$MCP" call echo '{}' -- python3 "$HOSTILE" die_on_discover
+contains "$WORK/err" "--protocol 2025-11-25 (or 2025-06-18) skips the probe" "the hint"
+expect_exit 0 "the hint works" -- "$MCP" call --protocol 2025-11-25 echo '{}' -- python3 "$HOSTILE" die_on_discover
+# It says something, reads the probe, and exits: what it said is read
+# before its end. (Exiting before the probe is written would make the
+# write fail first, and what it said would never be read.)
+expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp; read x'
+lacks "$WORK/err" "skips the probe" "no hint for a server that said something"
+# The conformance client calls a tool by its whole name: "nul\u0000x"
+# is not "nul" (attack round 3, F8.16).
+python3 "$(dirname "$0")/hostile_http_server.py" nultool >"$WORK/nul.port" 2>"$WORK/nul.log" &
+nulpid=$!
+for _ in $(seq 100); do grep -q listening "$WORK/nul.port" && break; sleep 0.1; done
+expect_exit 0 "conformance-client with a NUL in a tool name" -- env \
+    MCP_CONFORMANCE_SCENARIO=http-standard-headers "$MCP" conformance-client \
+    "http://127.0.0.1:$(awk '{print $2}' "$WORK/nul.port")/mcp"
+kill $nulpid
+contains "$WORK/nul.log" "call name='nul\\x00x'" "the whole name was sent"
+lacks "$WORK/nul.log" "call name='nul'" "not the name cut at the NUL"

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 MCP=$1
 HOSTILE="$(dirname "$0")/hostile_server.py"
-command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
+requires python3 script
 ESC=$(printf '\033')
 ESCAPED='\x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r\nforged\x7f\u009b1m'
 
@@ -67,23 +67,21 @@ echo "ok: the result is written byte for byte into a file"
 
 # On a terminal (a pty through script(1)): the progress message and the
 # result are shown escaped; only mcp's own bar control (\r ESC[K) is raw.
-if command -v script >/dev/null 2>&1; then
-    script -qfec "'$MCP' call echo '{}' -- python3 '$HOSTILE' progress_esc 2>/dev/null" /dev/null \
-        >"$WORK/tty" 2>&1 || fail "call under a pty failed"
-    script -qfec "'$MCP' call echo '{}' -- python3 '$HOSTILE' progress_esc" /dev/null \
-        >"$WORK/tty2" 2>&1 || fail "call under a pty failed"
-    for f in "$WORK/tty" "$WORK/tty2"; do
-        for raw in "$ESC[2J" "$ESC]0;" "$ESC[31m" "$(printf '\007')" "$(printf '\177')" \
-                   "$(printf '\302\233')"; do
-            if LC_ALL=C grep -qF -- "$raw" "$f"; then od -c "$f"; fail "raw control on the terminal"; fi
-        done
+script -qfec "'$MCP' call echo '{}' -- python3 '$HOSTILE' progress_esc 2>/dev/null" /dev/null \
+    >"$WORK/tty" 2>&1 || fail "call under a pty failed"
+script -qfec "'$MCP' call echo '{}' -- python3 '$HOSTILE' progress_esc" /dev/null \
+    >"$WORK/tty2" 2>&1 || fail "call under a pty failed"
+for f in "$WORK/tty" "$WORK/tty2"; do
+    for raw in "$ESC[2J" "$ESC]0;" "$ESC[31m" "$(printf '\007')" "$(printf '\177')" \
+               "$(printf '\302\233')"; do
+        if LC_ALL=C grep -qF -- "$raw" "$f"; then od -c "$f"; fail "raw control on the terminal"; fi
     done
-    # The payload keeps its lines: the CR is shown, the newline kept.
-    contains "$WORK/tty" 'payload \x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r' "the result, escaped on a terminal"
-    contains "$WORK/tty" 'forged\x7f\u009b1m' "the result's second line, escaped"
-    contains "$WORK/tty2" "echo [###############---------------] 1/2  $ESCAPED" "the progress message, escaped"
-    echo "ok: nothing from the server drives the terminal"
-fi
+done
+# The payload keeps its lines: the CR is shown, the newline kept.
+contains "$WORK/tty" 'payload \x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r' "the result, escaped on a terminal"
+contains "$WORK/tty" 'forged\x7f\u009b1m' "the result's second line, escaped"
+contains "$WORK/tty2" "echo [###############---------------] 1/2  $ESCAPED" "the progress message, escaped"
+echo "ok: nothing from the server drives the terminal"
 
 # watch: a URI with escapes.
 "$MCP" watch --resource file:///x -- python3 "$HOSTILE" notif_esc >"$WORK/out" 2>"$WORK/err" &

@@ -6,7 +6,7 @@
 # header, posted cancels confined to their session, GET stream, DELETE).
 . "$(dirname "$0")/lib.sh"
 MCP=$1
-command -v curl >/dev/null || fail "curl is needed"
+requires curl python3 openssl
 
 # $MCP_WRAP runs the server under a checker (valgrind: see tests/CMakeLists.txt).
 MCP_LOG_LEVEL=debug $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --token secret --token other >"$WORK/out" 2>"$WORK/srv" &
@@ -677,27 +677,26 @@ expect_exit 2 "--request-timeout 0 is a usage error" -- "$MCP" serve --http 127.
 contains "$WORK/err" "--request-timeout takes seconds" "says what it takes"
 
 # HTTPS: a certificate made here; curl and mcp (trusting it) both ways.
-if command -v openssl >/dev/null; then
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" \
-        -days 1 -subj /CN=localhost >/dev/null 2>&1 || fail "openssl could not make a certificate"
-    $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem" \
-        --tls-key "$WORK/key.pem" --request-timeout 2 2>"$WORK/tls" &
-    server=$!
-    wait_for "$WORK/tls" "listening on https://127.0.0.1:" 10
-    port=$(sed -n 's/.*listening on https:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/tls" | head -n 1)
-    URL="https://localhost:$port/mcp"
-    modern tls tools/call echo "$call_echo" --cacert "$WORK/cert.pem"
-    status tls 200 '"text":"hi"'
-    expect_exit 0 "mcp call over https, the certificate trusted" -- \
-        "$MCP" call echo '{"text":"secure"}' --url "$URL" --ca-file "$WORK/cert.pem"
-    contains "$WORK/out" "secure" "the answer came over TLS"
-    expect_exit 3 "mcp call over https, the certificate not trusted" -- \
-        "$MCP" call echo '{"text":"x"}' --url "$URL"
-    contains "$WORK/err" "certificate" "the refusal names the certificate"
-    # Half a ClientHello, then nothing: libmicrohttpd keeps such a
-    # connection ready forever, which froze our loop's clocks; it and an
-    # idle connection opened beside it are cut at the request timeout.
-    python3 - "$port" <<'PY' >"$WORK/tlshalf" || fail "half a handshake: $(cat "$WORK/tlshalf")"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" \
+    -days 1 -subj /CN=localhost >/dev/null 2>&1 || fail "openssl could not make a certificate"
+$MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem" \
+    --tls-key "$WORK/key.pem" --request-timeout 2 2>"$WORK/tls" &
+server=$!
+wait_for "$WORK/tls" "listening on https://127.0.0.1:" 10
+port=$(sed -n 's/.*listening on https:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/tls" | head -n 1)
+URL="https://localhost:$port/mcp"
+modern tls tools/call echo "$call_echo" --cacert "$WORK/cert.pem"
+status tls 200 '"text":"hi"'
+expect_exit 0 "mcp call over https, the certificate trusted" -- \
+    "$MCP" call echo '{"text":"secure"}' --url "$URL" --ca-file "$WORK/cert.pem"
+contains "$WORK/out" "secure" "the answer came over TLS"
+expect_exit 3 "mcp call over https, the certificate not trusted" -- \
+    "$MCP" call echo '{"text":"x"}' --url "$URL"
+contains "$WORK/err" "certificate" "the refusal names the certificate"
+# Half a ClientHello, then nothing: libmicrohttpd keeps such a
+# connection ready forever, which froze our loop's clocks; it and an
+# idle connection opened beside it are cut at the request timeout.
+python3 - "$port" <<'PY' >"$WORK/tlshalf" || fail "half a handshake: $(cat "$WORK/tlshalf")"
 import socket, sys, time
 port = int(sys.argv[1])
 half = socket.create_connection(("127.0.0.1", port), timeout=20)
@@ -715,12 +714,9 @@ for s, what in ((half, "half a handshake"), (idle, "an idle connection beside it
         sys.exit("%s held %.1f s with --request-timeout 2" % (what, took))
     print("ok: %s cut after %.1f s" % (what, took))
 PY
-    cat "$WORK/tlshalf"
-    expect_exit 2 "half a TLS pair is a usage error" -- \
-        "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem"
-    kill -TERM $server
-    wait $server || fail "the HTTPS server did not end cleanly"
-    echo "ok: HTTPS"
-else
-    echo "skip: HTTPS (no openssl)"
-fi
+cat "$WORK/tlshalf"
+expect_exit 2 "half a TLS pair is a usage error" -- \
+    "$MCP" serve --http 127.0.0.1:0 --tls-cert "$WORK/cert.pem"
+kill -TERM $server
+wait $server || fail "the HTTPS server did not end cleanly"
+echo "ok: HTTPS"

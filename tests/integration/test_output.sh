@@ -6,7 +6,7 @@
 # (and cancels its subscription on the wire); serve exits 3.
 . "$(dirname "$0")/lib.sh"
 MCP=$1
-[ -w /dev/full ] || { echo "skip: no /dev/full"; exit 77; }
+[ -w /dev/full ] || missing "no writable /dev/full"
 
 # full DESCRIPTION -- command...: into /dev/full, exit 1, said why.
 full() {

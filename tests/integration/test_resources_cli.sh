@@ -8,11 +8,12 @@
 # $1: the mcp binary; $2: fake_server; $3: node; $4: tests/interop.
 # $MCP_WRAP runs each mcp under a checker (valgrind: see tests/CMakeLists.txt).
 . "$(dirname "$0")/lib.sh"
+requires script
 MCP=$1
 FAKE=$2
 NODE=$3
 INTEROP=$4
-[ -x "$NODE" ] || { echo "skipped: no node at $NODE (make interop-deps)"; exit 77; }
+[ -x "$NODE" ] || missing "no node at $NODE (make interop-deps)"
 TS="$INTEROP/ts_server.mjs"
 
 for c in resources templates read prompts prompt complete; do
@@ -73,12 +74,10 @@ expect_exit 0 "complete under 2026-07-28" -- $MCP_WRAP "$MCP" complete --prompt 
 [ "$(cat "$WORK/out")" = python ] || fail "completion under 2026-07-28: $(cat "$WORK/out")"
 
 # On a terminal: the blob summarised, the text made safe.
-if command -v script >/dev/null 2>&1; then
-    script -qfec "'$MCP' read file:///logo.bin -- '$NODE' '$TS'" /dev/null >"$WORK/tty" 2>&1 ||
-        fail "read under a pty failed"
-    contains "$WORK/tty" "[binary file:///logo.bin, 9 bytes, application/octet-stream; redirect stdout to a file to get them]" "a blob on a terminal"
-    echo "ok: a blob on a terminal is summarised"
-fi
+script -qfec "'$MCP' read file:///logo.bin -- '$NODE' '$TS'" /dev/null >"$WORK/tty" 2>&1 ||
+    fail "read under a pty failed"
+contains "$WORK/tty" "[binary file:///logo.bin, 9 bytes, application/octet-stream; redirect stdout to a file to get them]" "a blob on a terminal"
+echo "ok: a blob on a terminal is summarised"
 
 # Prompts.
 expect_exit 0 "prompt" -- $MCP_WRAP "$MCP" prompt review '{"code":"x = 1","language":"python"}' -- "$NODE" "$TS"

@@ -5,6 +5,7 @@
 # kills the server it started: a server that ignores the end of its input
 # and SIGTERM is not left running.
 . "$(dirname "$0")/lib.sh"
+requires python3
 MCP=$1
 FAKE=$2
 HOSTILE="$(dirname "$0")/hostile_server.py"
@@ -101,21 +102,19 @@ exited "$mcp" 130 "watch, two SIGINT"
 gone "$server" "watch, two SIGINT"
 
 # mcp watch after a restart: the new server is the one killed.
-if command -v python3 >/dev/null 2>&1; then
-    rm -f "$WORK/err"
-    "$MCP" watch -- python3 "$HOSTILE" stubborn >"$WORK/out" 2>"$WORK/err" &
-    mcp=$!
-    wait_for "$WORK/err" "listening for:" 10
-    first=$(pid_in "$WORK/err" hostile_server)
-    kill -KILL "$first"
-    wait_for "$WORK/err" "starting it again" 10
-    wait_count "$WORK/err" 'listening for:' 2 10
-    server=$(pid_in "$WORK/err" hostile_server)
-    [ "$server" != "$first" ] || fail "the server was not started again"
-    kill -TERM "$mcp"
-    wait_for "$WORK/err" "cancelling the subscription..." 10
-    sleep 0.3
-    kill -TERM "$mcp"
-    exited "$mcp" 143 "watch after a restart, two SIGTERM"
-    gone "$server" "watch after a restart, two SIGTERM"
-fi
+rm -f "$WORK/err"
+"$MCP" watch -- python3 "$HOSTILE" stubborn >"$WORK/out" 2>"$WORK/err" &
+mcp=$!
+wait_for "$WORK/err" "listening for:" 10
+first=$(pid_in "$WORK/err" hostile_server)
+kill -KILL "$first"
+wait_for "$WORK/err" "starting it again" 10
+wait_count "$WORK/err" 'listening for:' 2 10
+server=$(pid_in "$WORK/err" hostile_server)
+[ "$server" != "$first" ] || fail "the server was not started again"
+kill -TERM "$mcp"
+wait_for "$WORK/err" "cancelling the subscription..." 10
+sleep 0.3
+kill -TERM "$mcp"
+exited "$mcp" 143 "watch after a restart, two SIGTERM"
+gone "$server" "watch after a restart, two SIGTERM"

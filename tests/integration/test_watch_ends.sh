@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 MCP=$1
 HOSTILE="$(dirname "$0")/hostile_server.py"
-command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
+requires python3
 
 for mode in noack ack_wrongid ack_noid; do
     start=$(date +%s)

@@ -6,6 +6,7 @@
 # change is printed; a 2025 server that refuses the GET stream (405) leaves
 # nothing to watch (exit 3, at once).
 . "$(dirname "$0")/lib.sh"
+requires python3
 MCP=$1
 HOSTILE_HTTP="$(dirname "$0")/hostile_http_server.py"
 
@@ -45,12 +46,10 @@ for era in 2026-07-28 2025-11-25; do
 done
 kill "$server"
 
-if command -v python3 >/dev/null 2>&1; then
-    python3 "$HOSTILE_HTTP" legacy >"$WORK/hostile" 2>&1 &
-    server=$!
-    wait_for "$WORK/hostile" "listening " 10
-    hport=$(sed -n 's/^listening \([0-9]*\)/\1/p' "$WORK/hostile" | head -n 1)
-    expect_exit 3 "GET refused" -- timeout 20 "$MCP" watch --url "http://127.0.0.1:$hport/mcp"
-    contains "$WORK/err" "mcp: the server offers no stream for its notifications (its GET answered 405): nothing to watch" "said why"
-    echo "ok: a 2025 server without a GET stream ends the watch"
-fi
+python3 "$HOSTILE_HTTP" legacy >"$WORK/hostile" 2>&1 &
+server=$!
+wait_for "$WORK/hostile" "listening " 10
+hport=$(sed -n 's/^listening \([0-9]*\)/\1/p' "$WORK/hostile" | head -n 1)
+expect_exit 3 "GET refused" -- timeout 20 "$MCP" watch --url "http://127.0.0.1:$hport/mcp"
+contains "$WORK/err" "mcp: the server offers no stream for its notifications (its GET answered 405): nothing to watch" "said why"
+echo "ok: a 2025 server without a GET stream ends the watch"

@@ -4,7 +4,10 @@
 //
 //   node conformance_judge.mjs CHECKS_JSON SCENARIO
 //
-// Prints "PASS", or "FAIL" and one line per reason. A scenario fails on:
+// Prints "PASS", or "FAIL" and one line per reason, and exits 0; a judge
+// that cannot judge (it threw) prints "ERROR" and exits 2, never a verdict
+// (run_conformance.sh counts anything but PASS or FAIL with status 0 as no
+// verdict, a failure). A scenario fails on:
 // - no SUCCESS besides 0.2.0's wire-schema-valid (nothing was tested: every
 //   check SKIPPED, as for an extension the server does not declare);
 // - any FAILURE;
@@ -18,7 +21,8 @@
 //   stateless server's skipped session lifecycle, and the checks a client
 //   that sends nothing never gets;
 // - a tool scenario passed on a tool error (tools-call-simple-text accepts
-//   an isError "unknown tool" text).
+//   an isError "unknown tool" text);
+// - a check that is not an object (a null entry).
 import { readFileSync } from 'node:fs';
 
 const REQUIRED = {
@@ -64,7 +68,7 @@ const REQUIRED_CASES = {
   ],
 };
 
-const [, , file, scenario] = process.argv;
+function judge(file, scenario) {
 const reasons = [];
 let checks;
 try {
@@ -82,6 +86,9 @@ const row = (c) => `${c.id} ${c.status}: ${brief(c.errorMessage ?? c.description
 if (checks) {
   if (!Array.isArray(checks) || checks.length === 0)
     reasons.push('no checks: the scenario tested nothing');
+  else if (!checks.every((c) => c !== null && typeof c === 'object' && !Array.isArray(c)))
+    reasons.push(`a check that is not an object: ${brief(checks.find((c) =>
+      c === null || typeof c !== 'object' || Array.isArray(c)))}`);
   else {
     if (!checks.some((c) => c.status === 'SUCCESS' && c.id !== 'wire-schema-valid'))
       reasons.push('no check succeeded: the scenario tested nothing (' +
@@ -104,11 +111,23 @@ if (checks) {
           reasons.push(`${c.id} passed on a tool error: ${brief(c.details.result)}`);
   }
 }
-console.log(reasons.length ? 'FAIL' : 'PASS');
-for (const r of reasons) console.log(`  ${r}`);
+const out = [reasons.length ? 'FAIL' : 'PASS', ...reasons.map((r) => `  ${r}`)];
 // What a failing scenario said besides (INFO rows such as "Server returned
 // JSON instead of SSE stream"), without the request and response trace.
 if (reasons.length && Array.isArray(checks))
   for (const c of checks)
-    if (c.status === 'INFO' && !/^(outgoing|incoming)-/.test(c.id))
-      console.log(`  (${c.id} INFO: ${brief(c.details?.message ?? c.errorMessage ?? c.details)})`);
+    if (c?.status === 'INFO' && !/^(outgoing|incoming)-/.test(c.id))
+      out.push(`  (${c.id} INFO: ${brief(c.details?.message ?? c.errorMessage ?? c.details)})`);
+return out;
+}
+
+// The verdict is printed only once it is whole: a judge that throws half
+// way must not leave a PASS behind it.
+try {
+  const [, , file, scenario] = process.argv;
+  if (!file || !scenario) throw new Error('usage: node conformance_judge.mjs CHECKS_JSON SCENARIO');
+  console.log(judge(file, scenario).join('\n'));
+} catch (e) {
+  console.log(`ERROR\n  the judge failed: ${e?.stack ?? e}`);
+  process.exit(2);
+}

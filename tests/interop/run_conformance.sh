@@ -208,8 +208,12 @@ for role in $ROLES; do
             play "$role" "$run" "$scenario" "$out"
             status=$?
             checks=$(find "$out" -name checks.json | head -n 1)
-            "$NODE" "$JUDGE" "${checks:-$out/none}" "$scenario" >"$out/verdict"
+            "$NODE" "$JUDGE" "${checks:-$out/none}" "$scenario" >"$out/verdict" 2>&1
+            judged=$?
             verdict=$(head -n 1 "$out/verdict")
+            # A judge that failed, or said neither PASS nor FAIL, judged
+            # nothing: that is no verdict (below), never the last one's.
+            [ $judged -eq 0 ] || verdict="ERROR (the judge exited with status $judged)"
             # The suite's exit code still counts (a crash, a hung run killed;
             # in client mode also the client's own exit status and a client
             # timeout).
@@ -227,6 +231,7 @@ for role in $ROLES; do
             fi
             why=$(awk -F '\t' -v k="$run $role $scenario" '$1 == k { print $2; exit }' \
                 "$WORK/expected")
+            mark=
             case "$verdict:${why:+listed}" in
             PASS:) mark=pass ;;
             FAIL:listed) mark="expected failure ($why)" ;;
@@ -238,10 +243,14 @@ for role in $ROLES; do
                 mark="PASSES BUT IS LISTED: remove it from conformance-expected-failures.txt"
                 failed=1
                 ;;
+            *)
+                mark="NO VERDICT: ${verdict:-the judge printed nothing}"
+                failed=1
+                ;;
             esac
             printf '%-26s %-6s %-46s %s\n' "$run" "$role" "$scenario" "$mark" |
                 tee -a "$WORK/table"
-            if [ "$mark" = FAILING ]; then
+            if [ "$mark" = FAILING ] || [ "${mark#NO VERDICT}" != "$mark" ]; then
                 tail -n +2 "$out/verdict"
                 [ "$role" = client ] &&
                     find "$out" -name stderr.txt -exec cat {} + | sed 's/^/  client: /' |

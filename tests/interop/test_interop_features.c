@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "http_peer.h"
+#include "missing.h"
 #include "mcp/mcp.h"
 #include "updates.h"
 #include "stderr_wait.h"
@@ -292,8 +293,9 @@ int main(void)
 {
     const char *node = getenv("MCP_INTEROP_NODE");
     if (!node || access(node, X_OK) != 0) {
-        printf("skipped: no node at %s (make interop-deps)\n", node ? node : "(unset)");
-        return 77;
+        char what[4200];
+        snprintf(what, sizeof what, "no node at %s (make interop-deps)", node ? node : "(unset)");
+        return test_missing(what);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(everything_over_stdio),
