@@ -214,6 +214,36 @@ static void a_remote_reference_is_refused_not_fetched(void **state)
     mcp_schema_free(s);
 }
 
+/* A $ref that names an embedded document by its $id is resolved in the
+ * schema, nothing fetched: by the absolute URI, relative to the root's
+ * base, with a pointer into that document (not into the root), and a
+ * pointer inside it resolved against its own base. */
+static void a_ref_finds_an_embedded_document_by_its_id(void **state)
+{
+    mcp_schema *s = compile(
+        "{\"$id\":\"https://example.com/root.json\","
+        "\"$defs\":{"
+        "\"item\":{\"$id\":\"https://example.com/item.json\",\"type\":\"object\","
+        "\"required\":[\"n\"],\"properties\":{\"n\":{\"$ref\":\"#/$defs/count\"}},"
+        "\"$defs\":{\"count\":{\"type\":\"integer\",\"minimum\":0}}},"
+        "\"rel\":{\"$id\":\"folder/rel.json\",\"type\":\"string\"},"
+        "\"count\":{\"type\":\"string\"}},"
+        "\"properties\":{"
+        "\"a\":{\"$ref\":\"https://example.com/item.json\"},"
+        "\"b\":{\"$ref\":\"item.json#/$defs/count\"},"
+        "\"c\":{\"$ref\":\"https://example.com/folder/rel.json\"},"
+        "\"d\":{\"$ref\":\"folder/rel.json\"}}}");
+    valid(s, "{\"a\":{\"n\":1},\"b\":2,\"c\":\"x\",\"d\":\"y\"}");
+    /* item.json's own #/$defs/count (an integer), not the root's (a string). */
+    invalid(s, "{\"a\":{\"n\":\"1\"}}", "/a/n", "type");
+    invalid(s, "{\"a\":{\"n\":-1}}", "/a/n", "minimum");
+    invalid(s, "{\"a\":{}}", "/a", "required");
+    invalid(s, "{\"b\":\"2\"}", "/b", "type");
+    invalid(s, "{\"c\":1}", "/c", "type");
+    invalid(s, "{\"d\":1}", "/d", "type");
+    mcp_schema_free(s);
+}
+
 static void a_ref_loop_ends_at_the_depth_limit(void **state)
 {
     mcp_schema *s = compile("{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":{\"$ref\":\"#/$defs/a\"}},"
@@ -725,6 +755,7 @@ int main(void)
         cmocka_unit_test(the_error_names_path_keyword_and_limit),
         cmocka_unit_test(bad_schemas_are_refused_with_a_reason),
         cmocka_unit_test(a_remote_reference_is_refused_not_fetched),
+        cmocka_unit_test(a_ref_finds_an_embedded_document_by_its_id),
         cmocka_unit_test(a_ref_loop_ends_at_the_depth_limit),
         cmocka_unit_test(patterns_are_ecmascript),
         cmocka_unit_test(unique_items_on_a_long_array_is_not_quadratic),
