@@ -14,8 +14,9 @@
 #                 that lacks what it needs fails; one that was skipped
 #                 (only with MCP_TEST_ALLOW_SKIP=1) or did not run fails
 #                 make check all the same
-#   make test-conformance  the official conformance suite's server scenarios
-#                 against mcp serve --conformance (installs the pinned suite)
+#   make test-conformance  the official conformance suite's server and client
+#                 scenarios against mcp-conformance server and client, the
+#                 fixtures' test program in build/ (installs the pinned suite)
 #   make bench    run the benchmarks
 #   make fuzz     short timed runs of every fuzz target (FUZZ_SECONDS each)
 #   make install  install to PREFIX (default /usr/local)

@@ -10,6 +10,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
+# The conformance fixtures are test code: built, never installed.
+[ -x "$build/mcp-conformance" ] || { echo "no mcp-conformance in $build" >&2; exit 1; }
+if [ -n "$(find "$prefix" -name '*conformance*')" ]; then
+    echo "the conformance fixtures were installed:" >&2
+    find "$prefix" -name '*conformance*' >&2
+    exit 1
+fi
 libdir=$(dirname "$(find "$prefix" -name libmcp.pc | head -n 1)")/..
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 

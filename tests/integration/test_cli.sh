@@ -11,7 +11,7 @@ expect_exit 0 "--version" -- "$MCP" --version
 contains "$WORK/out" "mcp 0." "version printed"
 expect_exit 0 "--help" -- "$MCP" --help
 contains "$WORK/out" "exit codes" "help lists the exit codes"
-for c in serve tools call watch conformance-client; do
+for c in serve tools call watch; do
     expect_exit 0 "$c --help" -- "$MCP" $c --help
     contains "$WORK/out" "usage: mcp $c" "$c has its own help"
 done
@@ -60,48 +60,6 @@ contains "$WORK/err" "does not speak protocol version 2026-07-28" "explains the 
 expect_exit 1 "tool error" -- "$MCP" call fail '{"message":"broken"}' -- "$MCP" serve
 contains "$WORK/out" "broken" "the tool's message"
 contains "$WORK/err" "reported an error" "said so"
-
-# The conformance suite's fixtures on stdio as well (the suite drives them
-# over HTTP: tests/interop/run_conformance.sh).
-expect_exit 0 "tools of serve --conformance" -- "$MCP" tools --json -- "$MCP" serve --conformance
-for t in test_simple_text test_image_content test_audio_content test_embedded_resource \
-    test_multiple_content_types test_tool_with_logging test_tool_with_progress \
-    test_error_handling test_reconnection json_schema_2020_12_tool test_missing_capability \
-    test_streaming_elicitation test_logging_tool test_trigger_tool_change test_custom_header; do
-    contains "$WORK/out" "\"name\":\"$t\"" "--conformance serves $t"
-done
-lacks "$WORK/out" '"name":"echo"' "--conformance serves no demo tool"
-for v in 2025-11-25 2026-07-28; do
-    expect_exit 0 "mixed content, $v" -- "$MCP" call --json --protocol $v test_multiple_content_types \
-        -- "$MCP" serve --conformance
-    contains "$WORK/out" '"uri":"test://mixed-content-resource"' "the embedded resource ($v)"
-    # mcp call declares sampling (it answers with --sampling-command, or
-    # declines saying how to): a tool that needs it runs. The refusal of a
-    # client without it is test_server_conns' (-32021).
-    expect_exit 0 "sampling required, $v" -- "$MCP" call --protocol $v test_missing_capability \
-        -- "$MCP" serve --conformance
-    contains "$WORK/out" "The client declared the sampling capability." "sampling declared ($v)"
-done
-
-# The conformance client's own refusals (the suite runs it:
-# tests/interop/run_conformance.sh): usage, an unknown scenario, one it
-# cannot play yet, an unknown revision; none of them reaches the network.
-expect_exit 2 "conformance-client without a URL" -- env MCP_CONFORMANCE_SCENARIO=initialize "$MCP" conformance-client
-contains "$WORK/err" "missing URL" "says what is missing"
-expect_exit 2 "conformance-client without a scenario" -- env -u MCP_CONFORMANCE_SCENARIO "$MCP" conformance-client http://127.0.0.1:9/
-contains "$WORK/err" "MCP_CONFORMANCE_SCENARIO is not set" "names the variable"
-expect_exit 2 "conformance-client, unknown scenario" -- env MCP_CONFORMANCE_SCENARIO=no-such "$MCP" conformance-client http://127.0.0.1:9/
-contains "$WORK/err" "scenario 'no-such' is unknown" "names the scenario"
-expect_exit 2 "conformance-client, an OAuth scenario" -- env MCP_CONFORMANCE_SCENARIO=auth/metadata-default "$MCP" conformance-client http://127.0.0.1:9/
-contains "$WORK/err" "needs what this client does not have yet: OAuth" "says what it needs"
-expect_exit 2 "conformance-client, unknown revision" -- env MCP_CONFORMANCE_SCENARIO=initialize MCP_CONFORMANCE_PROTOCOL_VERSION=2024-01-01 "$MCP" conformance-client http://127.0.0.1:9/
-contains "$WORK/err" "not a revision we speak: '2024-01-01'" "names the revision"
-expect_exit 2 "conformance-client, not an HTTP URL" -- env MCP_CONFORMANCE_SCENARIO=initialize "$MCP" conformance-client ftp://x/
-expect_exit 3 "conformance-client, nothing listening" -- env MCP_CONFORMANCE_SCENARIO=initialize MCP_CONFORMANCE_PROTOCOL_VERSION=2025-11-25 "$MCP" conformance-client http://127.0.0.1:9/
-expect_exit 1 "conformance tool error" -- "$MCP" call test_error_handling -- "$MCP" serve --conformance
-contains "$WORK/out" "This tool intentionally returns an error for testing" "its text"
-expect_exit 0 "conformance progress" -- "$MCP" call --trace test_tool_with_progress -- "$MCP" serve --conformance
-contains "$WORK/err" '"progress":100,"total":100' "progress to 100 of 100"
 
 expect_exit 2 "no command" -- "$MCP"
 expect_exit 2 "unknown command" -- "$MCP" frobnicate
@@ -285,14 +243,3 @@ expect_exit 0 "the hint works" -- "$MCP" call --protocol 2025-11-25 echo '{}' --
 # write fail first, and what it said would never be read.)
 expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp; read x'
 lacks "$WORK/err" "skips the probe" "no hint for a server that said something"
-# The conformance client calls a tool by its whole name: "nul\u0000x"
-# is not "nul" (attack round 3, F8.16).
-python3 "$(dirname "$0")/hostile_http_server.py" nultool >"$WORK/nul.port" 2>"$WORK/nul.log" &
-nulpid=$!
-for _ in $(seq 100); do grep -q listening "$WORK/nul.port" && break; sleep 0.1; done
-expect_exit 0 "conformance-client with a NUL in a tool name" -- env \
-    MCP_CONFORMANCE_SCENARIO=http-standard-headers "$MCP" conformance-client \
-    "http://127.0.0.1:$(awk '{print $2}' "$WORK/nul.port")/mcp"
-kill $nulpid
-contains "$WORK/nul.log" "call name='nul\\x00x'" "the whole name was sent"
-lacks "$WORK/nul.log" "call name='nul'" "not the name cut at the NUL"

@@ -5,11 +5,13 @@
 # (conformance_judge.mjs: failures, warnings, rows a shallow implementation
 # would skip) against conformance-expected-failures.txt:
 #
-#   run_conformance.sh MCP server|client|all [SCENARIO|RUN:SCENARIO]...
+#   run_conformance.sh MCP_CONFORMANCE server|client|all [SCENARIO|RUN:SCENARIO]...
 #
-# server: the server scenarios against `mcp serve --conformance --http`.
+# MCP_CONFORMANCE is the fixtures' program (tests/conformance, built as
+# mcp-conformance in the build directory).
+# server: the server scenarios against `mcp-conformance server --http`.
 # client: the client scenarios, the suite's mock servers against
-#         `mcp conformance-client` (the suite appends the mock's URL).
+#         `mcp-conformance client` (the suite appends the mock's URL).
 # Runs, each listing the scenarios its version's `list --server` (or
 # `list --client`) prints:
 #   0.1.16                     every scenario (the wire is always 2025-11-25)
@@ -27,8 +29,8 @@
 # the server's log); CONFORMANCE_LOG_LEVEL sets the server's MCP_LOG_LEVEL.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-USAGE="usage: run_conformance.sh MCP server|client|all [SCENARIO|RUN:SCENARIO]..."
-MCP=${1:?$USAGE}
+USAGE="usage: run_conformance.sh MCP_CONFORMANCE server|client|all [SCENARIO|RUN:SCENARIO]..."
+CONF=${1:?$USAGE}
 ROLES=${2:?$USAGE}
 case $ROLES in
 server | client) ;;
@@ -59,7 +61,7 @@ RUN_SECONDS=${CONFORMANCE_RUN_SECONDS:-400}
 # The client under test. The suite counts a client killed by a signal as
 # exit status 0 (its "code || 0"): the shell in between turns a crash into
 # 128+N. The suite runs the command with sh -c and the URL appended: $1.
-CLIENT_COMMAND="sh -c '\"\$0\" conformance-client \"\$1\" || exit \$?' $MCP"
+CLIENT_COMMAND="sh -c '\"\$0\" client \"\$1\" || exit \$?' $CONF"
 
 die() {
     echo "run_conformance: $*" >&2
@@ -102,14 +104,14 @@ while read -r run role scenario rest; do
     esac
 done <"$WORK/expected.raw" >"$WORK/expected"
 
-# start NAME ARGS...: mcp serve --conformance --http with ARGS; sets $pid
+# start NAME ARGS...: mcp-conformance server --http with ARGS; sets $pid
 # and $port. Its log is made before it starts: the background job opens it
 # only when it gets to run, maybe after the first look for the port.
 start() {
     name=$1
     shift
     : >"$WORK/$name.log"
-    MCP_LOG_LEVEL=${CONFORMANCE_LOG_LEVEL:-info} "$MCP" serve --conformance --http 127.0.0.1:0 \
+    MCP_LOG_LEVEL=${CONFORMANCE_LOG_LEVEL:-info} "$CONF" server --http 127.0.0.1:0 \
         "$@" >"$WORK/$name.out" 2>"$WORK/$name.log" &
     pid=$!
     port=
@@ -123,7 +125,7 @@ start() {
     done
     if [ -z "$port" ]; then
         cat "$WORK/$name.log" >&2
-        die "mcp serve --conformance --http $* did not say where it listens"
+        die "mcp-conformance server --http $* did not say where it listens"
     fi
 }
 case " $ROLES " in
@@ -131,7 +133,7 @@ case " $ROLES " in
     start server
     server=$pid
     URL=http://127.0.0.1:$port/mcp
-    echo "run_conformance: mcp serve --conformance on $URL"
+    echo "run_conformance: mcp-conformance server on $URL"
     # The polling scenario wants a stream closed after its priming event: a
     # server option (every 2025-11-25 stream is polled), so a server of its
     # own.
@@ -285,7 +287,7 @@ for name in server poller; do
     eval "$name="
     if [ $status -ne 0 ]; then
         tail -n 40 "$WORK/$name.log" >&2
-        echo "run_conformance: mcp serve ($name) exited with status $status after SIGTERM"
+        echo "run_conformance: mcp-conformance server ($name) exited with status $status after SIGTERM"
         failed=1
     fi
 done

@@ -29,7 +29,6 @@ int cli_serve(int argc, char **argv);
 int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
 int cli_watch(int argc, char **argv);
-int cli_conformance_client(int argc, char **argv);
 int cli_resources(int argc, char **argv);
 int cli_templates(int argc, char **argv);
 int cli_read(int argc, char **argv);
@@ -85,9 +84,25 @@ void cli_asker_free(cli_asker *a);
  * url that mcp_elicitation_url_host takes: nothing to open. Any thread. */
 bool cli_describe_url(mcp_buf *out, const mcp_json *elicitation, const char *indent);
 
-/* Register the conformance suite's server fixtures (mcp serve
- * --conformance) on s: MCP_OK, or the failure (printed). */
-int cli_conformance_tools(mcp_server *s);
+/* A program that serves one mcp_server with the options of mcp serve
+ * (serve_host.c): mcp serve (the demo), mcp-conformance server (the suite's
+ * fixtures, tests/conformance). */
+typedef struct cli_served {
+    const char *prog;          /* names it in messages and traces: "mcp serve" */
+    const char *usage_command; /* its cli_usage entry, for --help */
+    /* name, instructions, listen_kinds and the rest; size, version and
+     * trace are set by cli_serve_host. */
+    mcp_server_options options;
+    /* Registers what is served on s: MCP_OK, or the failure (printed). */
+    int (*add)(mcp_server *s);
+    /* SIGUSR1, on the signal thread; NULL: ignored (said). */
+    void (*on_sigusr1)(mcp_server *s);
+} cli_served;
+
+/* Serve what on stdio, or on HTTP with --http and its companions, until the
+ * input ends, SIGTERM or Ctrl-C: the exit status (0, EXIT_USAGE with the
+ * usage said, EXIT_CONNECTION). what must outlive the call. */
+int cli_serve_host(const cli_served *what, int argc, char **argv);
 
 /* Print one wire message to stderr with a direction arrow. */
 void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len);

@@ -14,8 +14,8 @@ static const struct {
     const char *usage;
 } commands[] = {
     {"serve",
-     "usage: mcp serve [--conformance]\n"
-     "       mcp serve [--conformance] --http [HOST:]PORT [--path P] [--allow-origin O]...\n"
+     "usage: mcp serve\n"
+     "       mcp serve --http [HOST:]PORT [--path P] [--allow-origin O]...\n"
      "                 [--allow-host H]... [--tls-cert FILE --tls-key FILE] [--token T]...\n"
      "                 [--response auto|json|sse] [--poll-retry MS] [--request-timeout S]\n"
      "                 [--max-connections N] [--max-per-address N]\n"
@@ -43,10 +43,6 @@ static const struct {
      "message. SIGTERM or Ctrl-C ends subscriptions gracefully, then exits with status\n"
      "0, as the end of stdin does; SIGUSR1 adds a tool (added_1, added_2, ...), so\n"
      "subscribers hear tools/list_changed.\n"
-     "\n"
-     "--conformance serves, instead of the demo tools, the tools the official conformance\n"
-     "suite's server scenarios call (test_simple_text, test_tool_with_progress, ...;\n"
-     "tests/interop/run_conformance.sh runs the suite against it).\n"
      "\n"
      "exit codes: 0 end of input, SIGTERM or Ctrl-C; 2 usage; 3 stdin or stdout failed\n"
      "            (reading failed, or writing did: the reader went away, a write\n"
@@ -136,19 +132,6 @@ static const struct {
      "template URI, typed so far as VALUE (may be ''), one per line (at most 100; the\n"
      "total and whether there are more on stderr). --context gives the arguments\n"
      "already chosen, a JSON object of strings.\n"},
-    {"conformance-client",
-     "usage: mcp conformance-client [--trace] URL\n"
-     "\n"
-     "The client for the official conformance suite's client scenarios: the suite runs\n"
-     "it against its mock server at URL and names the scenario in\n"
-     "MCP_CONFORMANCE_SCENARIO (MCP_CONFORMANCE_PROTOCOL_VERSION: the revision to speak,\n"
-     "else auto; MCP_CONFORMANCE_CONTEXT: the scenario's inputs). It connects, lists\n"
-     "and calls what the scenario asks for, at most 25 seconds in all. A scenario it\n"
-     "cannot play yet (OAuth, elicitation, ...) is refused, saying what it needs.\n"
-     "tests/interop/run_conformance.sh runs the suite with it.\n"
-     "\n"
-     "exit codes: 0 played through, 1 a wrong answer (a tool or JSON-RPC error), 2 usage\n"
-     "            or a scenario it cannot play, 3 connection or protocol error, 4 timed out\n"},
     {"watch",
      "usage: mcp watch [--tools] [--prompts] [--resources] [--resource URI]...\n"
      "                 [--timeout S] [--protocol P] [--json] [--trace]\n"
@@ -201,8 +184,7 @@ void cli_usage(const char *command, bool to_stdout)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!command || !strcmp(command, commands[i].name)) {
             fputs(commands[i].usage, f);
-            if (command && strcmp(command, "serve") != 0 &&
-                strcmp(command, "conformance-client") != 0)
+            if (command && strcmp(command, "serve") != 0)
                 fputs(common_options, f);
             if (!command)
                 fputc('\n', f);
@@ -257,8 +239,6 @@ static int run(int argc, char **argv)
         for (size_t i = 0; i < sizeof features / sizeof features[0]; i++)
             if (!strcmp(c, features[i].name))
                 return features[i].run(argc - 2, argv + 2);
-        if (!strcmp(c, "conformance-client"))
-            return cli_conformance_client(argc - 2, argv + 2);
     }
     if (argc > 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "--help") ||
                      !strcmp(argv[1], "-h"))) {

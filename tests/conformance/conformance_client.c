@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp conformance-client URL: our client for the client scenarios of the
+ * mcp-conformance client URL: our client for the client scenarios of the
  * official conformance suite (@modelcontextprotocol/conformance, pinned in
  * tests/interop). The suite starts a mock server, runs this command with the
  * mock's URL as the last argument and names the scenario in
@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "conformance.h"
 #include "text.h"
 
 /* The suite stops a client after 30 s (its --timeout default): end before
@@ -45,7 +46,7 @@ typedef struct scenario_run {
 static void fail(scenario_run *r, int status, const char *what)
 {
     const char *why = mcp_client_error(r->c);
-    fprintf(stderr, "mcp conformance-client: %s%s%s\n", what, why[0] ? ": " : "",
+    fprintf(stderr, "mcp-conformance client: %s%s%s\n", what, why[0] ? ": " : "",
             why[0] ? cli_safe(why) : "");
     if (status > r->status)
         r->status = status;
@@ -112,7 +113,7 @@ static bool request(scenario_run *r, const char *method, const mcp_json *params,
     snprintf(what, sizeof what, "%s%s%s", method, name ? " " : "", name ? cli_safe_n(name, nn) : "");
     bool ok = rc == MCP_OK && !res.is_error;
     if (rc == MCP_ERR_REMOTE) {
-        fprintf(stderr, "mcp conformance-client: %s: error %lld: %s\n", what,
+        fprintf(stderr, "mcp-conformance client: %s: error %lld: %s\n", what,
                 (long long)res.error_code, cli_safe(res.error_message ? res.error_message : ""));
         if (r->status < EXIT_TOOL_ERROR)
             r->status = EXIT_TOOL_ERROR;
@@ -120,7 +121,7 @@ static bool request(scenario_run *r, const char *method, const mcp_json *params,
         snprintf(what + strlen(what), sizeof what - strlen(what), " failed");
         fail(r, status_of(rc), what);
     } else if (res.is_error) {
-        fprintf(stderr, "mcp conformance-client: %s: the tool answered with an error\n", what);
+        fprintf(stderr, "mcp-conformance client: %s: the tool answered with an error\n", what);
         if (r->status < EXIT_TOOL_ERROR)
             r->status = EXIT_TOOL_ERROR;
     }
@@ -231,7 +232,7 @@ static void accept_as_is(void *ud, mcp_question *q)
                                                   : MCP_ERR_NOMEM;
     if (rc != MCP_OK && rc != MCP_ERR_CANCELLED) {
         /* The form needs what nobody filled in: said, and declined. */
-        fprintf(stderr, "mcp conformance-client: cannot accept the form as it is: %s\n",
+        fprintf(stderr, "mcp-conformance client: cannot accept the form as it is: %s\n",
                 rc == MCP_ERR_NOMEM ? "out of memory" : cli_safe(why));
         mcp_question_decline(q);
     }
@@ -322,7 +323,7 @@ static void play_custom_headers(scenario_run *r)
     const char *ctx = getenv("MCP_CONFORMANCE_CONTEXT");
     mcp_json_doc *d = NULL;
     if (!ctx || mcp_json_parse(ctx, strlen(ctx), NULL, NULL, &d, NULL) != MCP_OK) {
-        fprintf(stderr, "mcp conformance-client: MCP_CONFORMANCE_CONTEXT is %s\n",
+        fprintf(stderr, "mcp-conformance client: MCP_CONFORMANCE_CONTEXT is %s\n",
                 ctx ? "not JSON" : "not set");
         r->status = EXIT_USAGE;
         return;
@@ -442,19 +443,19 @@ static const char *missing_for(const char *scenario)
 /* A usage problem: what, then arg (quoted, made safe) when not NULL. */
 static void usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "mcp conformance-client: %s%s%s%s\n", what, arg ? " '" : "",
+    fprintf(stderr, "mcp-conformance client: %s%s%s%s\n", what, arg ? " '" : "",
             arg ? cli_safe(arg) : "", arg ? "'" : "");
-    fputs("try 'mcp conformance-client --help'\n", stderr);
+    fputs("try 'mcp-conformance client --help'\n", stderr);
 }
 
-int cli_conformance_client(int argc, char **argv)
+int conformance_client(int argc, char **argv)
 {
     cli_client_args a = {.timeout = -1, .max_time = SCENARIO_SECONDS, .cancel_after = -1,
                          .start_ms = mcp_monotonic_ms()};
     const char *url = NULL;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            cli_usage("conformance-client", true);
+            cli_usage("client", true);
             return 0;
         }
         if (!strcmp(argv[i], "--trace"))
@@ -479,7 +480,7 @@ int cli_conformance_client(int argc, char **argv)
         }
     if (!play) {
         const char *missing = missing_for(scenario);
-        fprintf(stderr, "mcp conformance-client: scenario '%s' %s%s\n", cli_safe(scenario),
+        fprintf(stderr, "mcp-conformance client: scenario '%s' %s%s\n", cli_safe(scenario),
                 missing ? "needs what this client does not have yet: " : "is unknown",
                 missing ? missing : "");
         return EXIT_USAGE;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp serve --conformance: the fixtures that ask the client something
+ * mcp-conformance server: the fixtures that ask the client something
  * (sampling, elicitation, roots), for the suite's tools-call-sampling,
  * tools-call-elicitation, elicitation-sep1034-defaults and
  * elicitation-sep1330-enums (2025: the server sends the request on the
@@ -588,7 +588,7 @@ static void irr_prompt(mcp_call *call, void *ud)
 
 #define NO_ARGS "{\"type\":\"object\",\"properties\":{}}"
 
-int cli_conformance_asks(mcp_server *s)
+int conformance_asks(mcp_server *s)
 {
     /* Blocking, all: mcp_call_ask waits under 2025 and refuses the loop
      * thread in either era. */
@@ -637,7 +637,7 @@ int cli_conformance_asks(mcp_server *s)
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
         int rc = mcp_server_add_tool(s, &tools[i]);
         if (rc != MCP_OK) {
-            fprintf(stderr, "mcp serve: cannot register tool %s: %s\n", tools[i].name,
+            fprintf(stderr, "mcp-conformance server: cannot register tool %s: %s\n", tools[i].name,
                     mcp_strerror(rc));
             return rc;
         }
@@ -651,7 +651,7 @@ int cli_conformance_asks(mcp_server *s)
                                .flags = MCP_TOOL_BLOCKING};
     int rc = mcp_server_add_prompt(s, &prompt);
     if (rc != MCP_OK)
-        fprintf(stderr, "mcp serve: cannot register prompt %s: %s\n", prompt.name,
+        fprintf(stderr, "mcp-conformance server: cannot register prompt %s: %s\n", prompt.name,
                 mcp_strerror(rc));
     return rc;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp serve --conformance, beyond its tools: the resources, the resource
+ * mcp-conformance server, beyond its tools: the resources, the resource
  * template and the prompts that the conformance suite's
  * resources-*, prompts-*, completion-complete and caching scenarios ask
  * for by URI or name, with the contents their descriptions give (the
@@ -323,11 +323,11 @@ static void update_watched(mcp_call *call, void *ud)
 
 static int failed(const char *what, const char *name, int rc)
 {
-    fprintf(stderr, "mcp serve: cannot register %s %s: %s\n", what, name, mcp_strerror(rc));
+    fprintf(stderr, "mcp-conformance server: cannot register %s %s: %s\n", what, name, mcp_strerror(rc));
     return rc;
 }
 
-int cli_conformance_offers(mcp_server *s)
+int conformance_offers(mcp_server *s)
 {
     /* resources-list lists them; caching reads the first one listed. */
     const mcp_resource resources[] = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp serve --conformance: the fixtures the server scenarios of the official
+ * mcp-conformance server: the fixtures the server scenarios of the official
  * conformance suite (@modelcontextprotocol/conformance, pinned in
  * tests/interop) call by name, with the inputs and outputs those scenarios
  * and the suite's reference server use: the tools here, the resources,
@@ -239,7 +239,7 @@ static const char json_schema_2020_12[] =
     "\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},"
     "\"additionalProperties\":false}";
 
-int cli_conformance_tools(mcp_server *s)
+int conformance_server(mcp_server *s)
 {
     /* Order matters: http-header-validation calls the first listed tool
      * with {} and needs it to succeed. */
@@ -329,11 +329,11 @@ int cli_conformance_tools(mcp_server *s)
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
         int rc = mcp_server_add_tool(s, &tools[i]);
         if (rc != MCP_OK) {
-            fprintf(stderr, "mcp serve: cannot register tool %s: %s\n", tools[i].name,
+            fprintf(stderr, "mcp-conformance server: cannot register tool %s: %s\n", tools[i].name,
                     mcp_strerror(rc));
             return rc;
         }
     }
-    int rc = cli_conformance_offers(s);
-    return rc == MCP_OK ? cli_conformance_asks(s) : rc;
+    int rc = conformance_offers(s);
+    return rc == MCP_OK ? conformance_asks(s) : rc;
 }

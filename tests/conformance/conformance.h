@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The conformance fixtures' program, mcp-conformance (main.c), test code
+ * built beside mcp and never installed: what its parts share. The server's
+ * fixtures: the tools (conformance_server.c), the resources, templates and
+ * prompts (conformance_offers.c) and the tools and prompt that ask the
+ * client (conformance_asks.c); the suite's client (conformance_client.c).
+ */
+#ifndef MCP_TEST_CONFORMANCE_H
+#define MCP_TEST_CONFORMANCE_H
+
+#include "mcp/mcp.h"
+
+/* A 1x1 PNG, Base64, as in the reference server: a tool, a prompt and a
+ * resource (as its bytes) show it. */
+#define CONFORMANCE_PNG_1X1                                                                        \
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+
+/* Register every fixture of the server scenarios on s (conformance_server.c,
+ * then the two below): MCP_OK, or the failure (printed). */
+int conformance_server(mcp_server *s);
+
+/* mcp-conformance client [--trace] URL (conformance_client.c): plays the
+ * scenario MCP_CONFORMANCE_SCENARIO names against URL; the exit status. */
+int conformance_client(int argc, char **argv);
+
+/* Register the resources, the resource template, the prompts and the tool
+ * that updates the watched resource: MCP_OK, or the failure (printed). */
+int conformance_offers(mcp_server *s);
+
+/* Register the tools and the prompt that ask the client (sampling,
+ * elicitation, roots; input-required results under 2026-07-28): MCP_OK,
+ * or the failure (printed). */
+int conformance_asks(mcp_server *s);
+
+#endif

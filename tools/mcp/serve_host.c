@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a serving program around an mcp_server shares, whatever it serves:
+ * the options of mcp serve (stdio, or --http and its companions), the HTTP
+ * listener they configure, the signals (SIGTERM and Ctrl-C stop gracefully,
+ * SIGUSR1 goes to the program) and the exit statuses. mcp serve serves the
+ * demo through it (serve.c); the conformance fixtures' program,
+ * mcp-conformance server (tests/conformance), serves the suite's fixtures
+ * through the same code, so both take every option the same way.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "text.h"
+
+/* The program being served, for the signal thread and the messages. */
+static const cli_served *served;
+static mcp_server *the_server;
+
+static void trace_stderr(void *ud, bool outgoing, const char *line, size_t len)
+{
+    cli_trace_line(served->prog, outgoing, line, len);
+}
+
+/* SIGTERM and Ctrl-C end the server gracefully, SIGUSR1 is the program's (a
+ * change to watch from outside: kill -USR1): a thread waits for them (they
+ * are blocked everywhere else) and acts from there. */
+static void *signal_waiter(void *arg)
+{
+    sigset_t *set = arg;
+    int sig;
+    while (sigwait(set, &sig) == 0) {
+        if (sig == SIGUSR1) {
+            if (served->on_sigusr1)
+                served->on_sigusr1(the_server);
+            else
+                fprintf(stderr, "%s: SIGUSR1: nothing to do\n", served->prog);
+            continue;
+        }
+        fprintf(stderr, "%s: %s: stopping\n", served->prog,
+                sig == SIGTERM ? "SIGTERM" : "interrupted");
+        mcp_server_stop(the_server);
+        break;
+    }
+    return NULL;
+}
+
+/* --http and its companions. */
+typedef struct http_args {
+    const char *listen; /* [HOST:]PORT, NULL without --http */
+    const char *path, *cert_file, *key_file, *poll, *request_timeout, *per_address, *max_conns;
+    const char *origins[17], *hosts[17], *tokens[17];
+    size_t norigins, nhosts, ntokens;
+    mcp_http_response_mode mode;
+} http_args;
+
+/* A token a client can send in `Authorization: Bearer` (RFC 6750, 2.1:
+ * b64token), and short enough to fit a request's headers. */
+static bool token_ok(const char *v)
+{
+    size_t n = strlen(v), i = 0;
+    while (i < n && (isalnum((unsigned char)v[i]) || strchr("-._~+/", v[i])))
+        i++;
+    if (!i)
+        return false;
+    while (i < n && v[i] == '=')
+        i++;
+    return i == n && n <= 4096;
+}
+
+/* Whether a and b are equal, in a time that depends only on their
+ * lengths: how far a guess matches does not show in the answer's delay. */
+static bool same_secret(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    if (n != strlen(b))
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+static bool check_token(void *ud, const char *authorization)
+{
+    const http_args *a = ud;
+    /* The scheme is case-insensitive (RFC 9110, 11.1); the token is not. */
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0)
+        return false;
+    bool ok = false;
+    for (size_t i = 0; i < a->ntokens; i++)
+        ok |= same_secret(authorization + 7, a->tokens[i]);
+    return ok;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", served->prog);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\ntry '%s --help'\n", served->prog);
+    return EXIT_USAGE;
+}
+
+/* 0 when parsed, else the exit status (usage printed). */
+static int parse_args(int argc, char **argv, http_args *a)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            cli_usage(served->usage_command, true);
+            return -1;
+        }
+        const char **value = !strcmp(o, "--http")       ? &a->listen
+                             : !strcmp(o, "--path")     ? &a->path
+                             : !strcmp(o, "--tls-cert") ? &a->cert_file
+                             : !strcmp(o, "--tls-key")  ? &a->key_file
+                             : !strcmp(o, "--poll-retry") ? &a->poll
+                             : !strcmp(o, "--request-timeout") ? &a->request_timeout
+                             : !strcmp(o, "--max-per-address") ? &a->per_address
+                             : !strcmp(o, "--max-connections") ? &a->max_conns
+                                                        : NULL;
+        bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
+                    !strcmp(o, "--token");
+        bool mode = !strcmp(o, "--response");
+        if (!value && !list && !mode)
+            return usage_error("unexpected argument '%s'", cli_safe(o));
+        if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))
+            return usage_error("%s needs a value", cli_safe(o));
+        const char *v = argv[++i];
+        if (value) {
+            *value = v;
+        } else if (mode) {
+            if (!strcmp(v, "auto"))
+                a->mode = MCP_HTTP_RESPONSE_AUTO;
+            else if (!strcmp(v, "json"))
+                a->mode = MCP_HTTP_RESPONSE_JSON;
+            else if (!strcmp(v, "sse"))
+                a->mode = MCP_HTTP_RESPONSE_SSE;
+            else
+                return usage_error("--response takes auto, json or sse, not '%s'", cli_safe(v));
+        } else {
+            bool origin = !strcmp(o, "--allow-origin"), token = !strcmp(o, "--token");
+            size_t *n = origin ? &a->norigins : token ? &a->ntokens : &a->nhosts;
+            if (*n == 16)
+                return usage_error("at most 16 of %s", o);
+            (origin ? a->origins : token ? a->tokens : a->hosts)[(*n)++] = v;
+            if (token && !token_ok(v))
+                return usage_error("%s", "--token takes a bearer token a client can send: 1 to "
+                                         "4096 of A-Z a-z 0-9 - . _ ~ + /, then any '=' "
+                                         "(RFC 6750)");
+        }
+    }
+    if (a->poll && (strspn(a->poll, "0123456789") != strlen(a->poll) || strlen(a->poll) > 9))
+        return usage_error("--poll-retry takes milliseconds (digits), not '%s'", cli_safe(a->poll));
+    if (a->request_timeout && (strspn(a->request_timeout, "0123456789") !=
+                                   strlen(a->request_timeout) ||
+                               strlen(a->request_timeout) > 5 ||
+                               strtoul(a->request_timeout, NULL, 10) == 0))
+        return usage_error("--request-timeout takes seconds (1 to 99999), not '%s'",
+                           cli_safe(a->request_timeout));
+    const char *counts[][2] = {{"--max-per-address", a->per_address},
+                               {"--max-connections", a->max_conns}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = counts[i][1];
+        if (v && (strspn(v, "0123456789") != strlen(v) || strlen(v) > 6 ||
+                  strtoul(v, NULL, 10) == 0))
+            return usage_error("%s takes a number of connections (1 to 999999), not '%s'",
+                               counts[i][0], cli_safe(v));
+    }
+    if (!a->listen && (a->path || a->ntokens || a->cert_file || a->key_file || a->poll ||
+                       a->request_timeout || a->per_address || a->max_conns || a->norigins ||
+                       a->nhosts || a->mode))
+        return usage_error("%s", "HTTP options need --http [HOST:]PORT");
+    if (!a->cert_file != !a->key_file)
+        return usage_error("%s", "--tls-cert and --tls-key go together");
+    if (a->path && a->path[0] != '/')
+        return usage_error("--path must start with '/', not '%s'", cli_safe(a->path));
+    return 0;
+}
+
+/* [HOST:]PORT, HOST numeric (IPv6 in brackets). */
+static bool split_listen(const char *spec, char *host, size_t size, unsigned *port)
+{
+    const char *colon = strrchr(spec, ':');
+    const char *digits = colon ? colon + 1 : spec;
+    if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 5)
+        return false;
+    *port = (unsigned)atoi(digits);
+    if (*port > 65535)
+        return false;
+    host[0] = '\0';
+    if (colon) {
+        size_t n = (size_t)(colon - spec);
+        const char *h = spec;
+        if (n >= 2 && h[0] == '[' && h[n - 1] == ']')
+            h++, n -= 2;
+        if (!n || n >= size)
+            return false;
+        memcpy(host, h, n);
+        host[n] = '\0';
+    }
+    return true;
+}
+
+/* The whole of a small file (PEM), or NULL with the reason printed. */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot read '%s': %s\n", served->prog, cli_safe(path), strerror(errno));
+        return NULL;
+    }
+    char *data = malloc(1 << 20);
+    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
+    int e = ferror(f) ? errno : 0;
+    bool big = data && n == (1 << 20) - 1;
+    fclose(f);
+    if (data)
+        data[n] = '\0';
+    if (!data || e || big || !n || !strstr(data, "-----BEGIN ")) {
+        fprintf(stderr, "%s: '%s': %s\n", served->prog, cli_safe(path),
+                !data ? "out of memory" : e ? strerror(e) : big ? "too large"
+                : !n ? "empty" : "not a PEM file");
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+static int serve_http(const http_args *a)
+{
+    char host[64];
+    unsigned port;
+    if (!split_listen(a->listen, host, sizeof host, &port)) {
+        fprintf(stderr, "%s: --http takes [HOST:]PORT (a port up to 65535), not '%s'\n",
+                served->prog, cli_safe(a->listen));
+        return EXIT_USAGE;
+    }
+    char *cert = a->cert_file ? read_file(a->cert_file) : NULL;
+    char *key = a->key_file ? read_file(a->key_file) : NULL;
+    if ((a->cert_file && !cert) || (a->key_file && !key)) {
+        free(cert);
+        free(key);
+        return EXIT_USAGE;
+    }
+    bool loopback = !host[0] || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
+    if (!loopback && !a->ntokens)
+        fprintf(stderr, "%s: warning: serving %s without --token: anyone who reaches "
+                        "it may call its tools\n",
+                served->prog, cli_safe(host));
+    mcp_server_http_options h = {.size = sizeof h,
+                                 .host = host[0] ? host : NULL,
+                                 .port = port,
+                                 .path = a->path,
+                                 .allowed_origins = a->norigins ? a->origins : NULL,
+                                 .allowed_hosts = a->nhosts ? a->hosts : NULL,
+                                 .response_mode = a->mode,
+                                 .poll_retry_ms = a->poll ? strtoull(a->poll, NULL, 10) : 0,
+                                 .request_timeout_s = a->request_timeout
+                                                          ? (unsigned)strtoul(a->request_timeout,
+                                                                              NULL, 10)
+                                                          : 0,
+                                 .max_connections =
+                                     a->max_conns ? (unsigned)strtoul(a->max_conns, NULL, 10) : 0,
+                                 .max_connections_per_address =
+                                     a->per_address ? (unsigned)strtoul(a->per_address, NULL, 10)
+                                                    : 0,
+                                 .tls_cert_pem = cert,
+                                 .tls_key_pem = key,
+                                 .authorize = a->ntokens ? check_token : NULL,
+                                 .authorize_user_data = (void *)a};
+    int rc = mcp_server_listen_http(the_server, &h);
+    free(cert);
+    free(key);
+    if (rc != MCP_OK) {
+        fprintf(stderr, "%s: cannot serve HTTP on %s: %s\n", served->prog, cli_safe(a->listen),
+                rc == MCP_ERR_INVALID_ARG ? "HOST must be a numeric address, and TLS files PEM"
+                                          : mcp_strerror(rc));
+        return rc == MCP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_CONNECTION;
+    }
+    fprintf(stderr, "%s: listening on %s://%s%s%s:%u%s\n", served->prog, cert ? "https" : "http",
+            strchr(host, ':') ? "[" : "", host[0] ? host : "127.0.0.1", strchr(host, ':') ? "]" : "",
+            mcp_server_http_port(the_server), a->path ? a->path : "/mcp");
+    return mcp_server_run(the_server) == MCP_OK ? 0 : EXIT_CONNECTION;
+}
+
+int cli_serve_host(const cli_served *what, int argc, char **argv)
+{
+    served = what;
+    http_args args = {0};
+    int bad = parse_args(argc, argv, &args);
+    if (bad)
+        return bad < 0 ? 0 : bad;
+    mcp_server_options o = what->options;
+    o.size = sizeof o;
+    o.version = mcp_version();
+    const char *trace = getenv("MCP_TRACE");
+    if (trace && *trace && strcmp(trace, "0") != 0)
+        o.trace = trace_stderr;
+    if (mcp_server_new(&o, &the_server) != MCP_OK) {
+        fprintf(stderr, "%s: out of memory\n", what->prog);
+        return EXIT_CONNECTION;
+    }
+    if (what->add(the_server) != MCP_OK) {
+        mcp_server_free(the_server);
+        return EXIT_CONNECTION;
+    }
+    static sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread from here */
+    pthread_t waiter;
+    bool have_waiter = pthread_create(&waiter, NULL, signal_waiter, &set) == 0;
+    if (args.listen) {
+        int status = serve_http(&args);
+        if (have_waiter) {
+            pthread_cancel(waiter);
+            pthread_join(waiter, NULL);
+        }
+        mcp_server_free(the_server);
+        return status;
+    }
+    int rc = mcp_server_serve_stdio(the_server);
+    if (have_waiter) {
+        pthread_cancel(waiter); /* sigwait is a cancellation point */
+        pthread_join(waiter, NULL);
+    }
+    mcp_server_free(the_server);
+    if (rc == MCP_ERR_IO) {
+        /* stdin or stdout could not be used, reading failed, or writing did
+         * (the reader went away, a write error, the output cap): replies
+         * may be lost. The library logged which. */
+        fprintf(stderr, "%s: stopped: the connection failed (stdin or stdout; see above): "
+                        "replies may be lost\n", what->prog);
+        return EXIT_CONNECTION;
+    }
+    if (rc != MCP_OK) {
+        fprintf(stderr, "%s: stopped: %s\n", what->prog, mcp_strerror(rc));
+        return EXIT_CONNECTION;
+    }
+    return 0;
+}
