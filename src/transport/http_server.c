@@ -39,14 +39,16 @@ typedef struct conn_clock {
     struct conn_clock *next; /* the server's */
     uint64_t since; /* when it began to wait for a request */
     int fd;
-    bool receiving; /* a request is (or may be) on its way in */
-    bool cut;       /* shut down for being too slow */
-    bool hup_watched; /* in the server's hup set */
-    bool hup_pending; /* the peer closed; libmicrohttpd has yet to read */
-    bool closed;    /* its connection is gone: freed by the next check (a
-                       singly linked list, and 32 bytes a connection, where
-                       ten thousand streams are held) */
+    /* Bits, so that the flags share the fd's word: 24 bytes a clock. */
+    bool receiving : 1;   /* a request is (or may be) on its way in */
+    bool cut : 1;         /* shut down for being too slow */
+    bool hup_watched : 1; /* in the server's hup set */
+    bool hup_pending : 1; /* the peer closed; libmicrohttpd has yet to read */
+    bool closed : 1;      /* its connection is gone: freed by the next check (a
+                             singly linked list, and 32 bytes a connection, where
+                             ten thousand streams are held) */
 } conn_clock;
+_Static_assert(sizeof(conn_clock) <= 24, "a clock per connection stays small");
 
 struct mcp__http_exchange {
     mcp__http_server *server;
