@@ -109,7 +109,34 @@ struct mcp__http_server {
 
 static void run_mhd(mcp__http_server *s);
 static void kick(mcp__http_server *s);
-static void settle_hups(mcp__http_server *s);
+
+/* A peer whose bytes and FIN arrive together: libmicrohttpd (0.9.75,
+ * edge-triggered epoll) reads the bytes and waits for an edge that never
+ * comes, the socket in CLOSE_WAIT holding its slot until the request
+ * timeout (a filled cap: 503 for everyone). Shutting our reading side down
+ * takes nothing the peer can still send but is a new edge: the next read
+ * sees the end, an unfinished request is closed, a finished one answered.
+ * The edge must follow libmicrohttpd's read of the bytes (it would be spent
+ * on it): while bytes are unread, it waits for a run that reads them. */
+static void hup(mcp__http_server *s, conn_clock *k)
+{
+    int unread = 0;
+    if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0) {
+        s->hup_pending += !k->hup_pending;
+        k->hup_pending = true;
+        return;
+    }
+    s->hup_pending -= k->hup_pending;
+    k->hup_pending = false;
+    shutdown(k->fd, SHUT_RD);
+}
+
+static void settle_hups(mcp__http_server *s)
+{
+    for (conn_clock *k = s->clocks; k && s->hup_pending; k = k->next)
+        if (k->hup_pending && !k->closed)
+            hup(s, k);
+}
 
 static void on_mhd_timer(uv_timer_t *t)
 {
@@ -241,40 +268,7 @@ static void on_watch(uv_poll_t *p, int status, int events)
     }
 }
 
-/* A peer whose request bytes and FIN arrive in the same instant: libmicrohttpd
- * (0.9.75, edge-triggered epoll) reads the bytes, gets less than its buffer,
- * and waits for another edge that never comes, so the socket sat in
- * CLOSE_WAIT holding its slot until the request timeout (a filled cap: 503
- * for everyone). Shutting our reading side down changes nothing the peer
- * can still send (it sent its FIN) but is a new edge: libmicrohttpd's next
- * read sees the end, an unfinished request is closed at once and a finished
- * one answered as it would have been. The edge must come after its read of
- * the bytes, not before (it would be spent on that read): while bytes are
- * unread the shutdown waits for a run of libmicrohttpd that reads them. */
-static void hup(mcp__http_server *s, conn_clock *k)
-{
-    int unread = 0;
-    if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0) {
-        if (!k->hup_pending) {
-            k->hup_pending = true;
-            s->hup_pending++;
-        }
-        return;
-    }
-    if (k->hup_pending) {
-        k->hup_pending = false;
-        s->hup_pending--;
-    }
-    shutdown(k->fd, SHUT_RD);
-}
-
-static void settle_hups(mcp__http_server *s)
-{
-    for (conn_clock *k = s->clocks; k && s->hup_pending; k = k->next)
-        if (k->hup_pending && !k->closed)
-            hup(s, k);
-}
-
+/* The peers that closed (hup, above). */
 static void on_hup(uv_poll_t *p, int status, int events)
 {
     (void)status;
@@ -935,13 +929,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     conn_clock *k = *socket_context;
     if (code != MHD_CONNECTION_NOTIFY_STARTED) {
         if (k) {
-            /* Out of the set while the descriptor is still this one's. */
-            if (k->hup_watched)
+            if (k->hup_watched) /* out of the set while the fd is still this one's */
                 epoll_ctl(s->hup_fd, EPOLL_CTL_DEL, k->fd, NULL);
-            k->hup_watched = false;
-            if (k->hup_pending)
-                s->hup_pending--;
-            k->hup_pending = false;
+            s->hup_pending -= k->hup_pending;
+            k->hup_watched = k->hup_pending = false;
             k->closed = true;
         }
         *socket_context = NULL;
@@ -1020,6 +1011,10 @@ static void free_server(mcp__http_server *s)
     free(s->key);
     free_list(s->origins);
     free_list(s->hosts);
+    if (s->watch_fd >= 0)
+        close(s->watch_fd);
+    if (s->hup_fd >= 0)
+        close(s->hup_fd);
     free(s);
 }
 
@@ -1028,10 +1023,6 @@ static void handle_closed(uv_handle_t *h)
     mcp__http_server *s = h->data;
     if (--s->open_handles)
         return;
-    if (s->watch_fd >= 0)
-        close(s->watch_fd);
-    if (s->hup_fd >= 0)
-        close(s->hup_fd);
     void (*done)(void *) = s->done;
     void *ud = s->done_ud;
     free_server(s);
@@ -1096,10 +1087,6 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     s->watch_fd = epoll_create1(EPOLL_CLOEXEC);
     s->hup_fd = epoll_create1(EPOLL_CLOEXEC);
     if (s->watch_fd < 0 || s->hup_fd < 0) {
-        if (s->watch_fd >= 0)
-            close(s->watch_fd);
-        if (s->hup_fd >= 0)
-            close(s->hup_fd);
         free_server(s);
         return MCP_ERR_IO;
     }
@@ -1122,8 +1109,6 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!s->daemon) {
         int e = errno;
-        close(s->watch_fd);
-        close(s->hup_fd);
         free_server(s);
         errno = e;
         return MCP_ERR_IO;
