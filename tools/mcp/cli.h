@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared pieces of the mcp command. */
+/* Shared pieces of the mcp command, also linked by mcp-conformance (tests/conformance). */
 #ifndef MCP_CLI_H
 #define MCP_CLI_H
 
@@ -228,7 +228,9 @@ void cli_print_cache_hint(mcp_client *c, const mcp_cache_hint *hint);
 /* v as compact JSON and a newline on stdout. */
 void cli_print_json(const mcp_json *v);
 
-/* The usage text of a command, for --help and errors. */
+/* The usage text of a command (NULL: all), for --help and errors. Each
+ * program that links these pieces defines it with its own commands: mcp's
+ * main.c, mcp-conformance's (tests/conformance/main.c). */
 void cli_usage(const char *command, bool to_stdout);
 
 #endif
