@@ -180,7 +180,8 @@ typedef struct mcp_server_options {
     size_t max_message;       /* bytes per message read; 0 means 4 MiB */
     size_t max_output;        /* bytes waiting to be written per connection
                                  (a client that stops reading is dropped
-                                 past it); 0 means 64 MiB */
+                                 past it, at once: what is already in its
+                                 pipe is not waited for); 0 means 64 MiB */
     /* After end of input or a stop: how long handlers get to return, and,
      * after a stop, how long a client may take nothing before the replies
      * still queued are given up; 0 means 2000. */

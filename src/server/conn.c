@@ -226,10 +226,13 @@ bool mcp__conns_sweep(mcp_server *s, bool force)
         c->last_unwritten = unwritten;
         /* End of input says nothing about the reader of the output: every
          * reply is written, however slowly the client takes them, until it
-         * closes its end. Only a stop (SIGTERM) gives up on a client that
-         * reads nothing for the grace. */
+         * closes its end. A client whose output failed (it read nothing
+         * while its replies grew past the cap) is gone: the bytes stuck in
+         * its pipe are not waited for. A stop (SIGTERM) also gives up on a
+         * client that reads nothing for the grace. */
         bool handlers_done = handlers == 0 || now >= c->drain_deadline;
-        bool output_done = unwritten == 0 || (s->stopping && now - c->last_progress >= grace);
+        bool output_done = unwritten == 0 || c->driver.failure ||
+                           (s->stopping && now - c->last_progress >= grace);
         if (force || (handlers_done && output_done)) {
             if (handlers && !force)
                 mcp__server_log(s, MCP_LOG_WARN,
@@ -238,10 +241,14 @@ bool mcp__conns_sweep(mcp_server *s, bool force)
                                 handlers, (unsigned long long)grace);
             if (unwritten) {
                 s->io_failed = true;
-                mcp__server_log(s, MCP_LOG_ERROR,
-                                "%zu byte(s) of replies not written: the client read nothing "
-                                "for %llu ms",
-                                unwritten, (unsigned long long)(now - c->last_progress));
+                if (c->driver.failure)
+                    mcp__server_log(s, MCP_LOG_ERROR, "%zu byte(s) of replies not written: %s",
+                                    unwritten, c->driver.failure);
+                else
+                    mcp__server_log(s, MCP_LOG_ERROR,
+                                    "%zu byte(s) of replies not written: the client read "
+                                    "nothing for %llu ms",
+                                    unwritten, (unsigned long long)(now - c->last_progress));
             }
             release(c);
         }

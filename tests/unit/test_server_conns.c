@@ -7,11 +7,13 @@
  * (a fault-injecting transport), and an output cap so small that the first
  * reply passes it. Real server, real loop, driven over socketpairs.
  */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -99,6 +101,14 @@ static void tool_big(mcp_call *c, void *ud)
     mcp_call_reply_text(c, text);
 }
 
+/* The same on the pool: its replies come after every request was read. */
+static void tool_big_later(mcp_call *c, void *ud)
+{
+    atomic_fetch_add(&running, 1);
+    tool_big(c, ud);
+    atomic_fetch_add(&ended, 1);
+}
+
 static mcp_server *new_server(size_t max_output)
 {
     mcp_server_options o = {.size = sizeof o, .name = "conns", .shutdown_grace_ms = 3000,
@@ -112,6 +122,8 @@ static mcp_server *new_server(size_t max_output)
         {.size = sizeof(mcp_tool), .name = "add", .handler = tool_add},
         {.size = sizeof(mcp_tool), .name = "logs", .handler = tool_logs},
         {.size = sizeof(mcp_tool), .name = "big", .handler = tool_big},
+        {.size = sizeof(mcp_tool), .name = "big_later", .handler = tool_big_later,
+         .flags = MCP_TOOL_BLOCKING},
         {.size = sizeof(mcp_tool), .name = "needs_elicitation", .handler = tool_logs,
          .required_client_capabilities = "{\"elicitation\":{}}"},
         {.size = sizeof(mcp_tool), .name = "asks", .handler = tool_asks,
@@ -402,6 +414,64 @@ static void a_tiny_output_cap_drops_the_client_not_the_server(void **state)
     mcp_server_free(sv.server);
 }
 
+/* A client that stops reading: its replies fill the pipe, then the output
+ * cap. It is gone then (server.h: "dropped"): the run ends with the I/O
+ * failure reported, without waiting for the bytes stuck in the pipe, and
+ * whether or not its input ended. */
+typedef struct stuck_run {
+    mcp_server *server;
+    int in_fd, out_fd;
+    int rc;
+    atomic_bool done;
+} stuck_run;
+
+static void *stuck_serve(void *arg)
+{
+    stuck_run *r = arg;
+    r->rc = mcp_server_serve_fds(r->server, r->in_fd, r->out_fd);
+    atomic_store(&r->done, true);
+    return NULL;
+}
+
+static void a_client_stuck_at_the_output_cap_is_dropped(void **state)
+{
+    mcp_server *s = new_server(32768);
+    int in[2], out[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    fcntl(out[1], F_SETPIPE_SZ, 4096); /* fills after one reply */
+    stuck_run r = {.server = s, .in_fd = in[0], .out_fd = out[1]};
+    atomic_init(&r.done, false);
+    pthread_t t;
+    pthread_create(&t, NULL, stuck_serve, &r);
+    wire w = {.fd = in[1]};
+    wire_send(&w, INIT);
+    wire_send(&w, INITIALIZED);
+    /* Six replies of 20 kB against a 32 kB cap, nothing read. */
+    for (int i = 1; i <= 6; i++) {
+        char line[160];
+        snprintf(line, sizeof line,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
+                 "{\"name\":\"big_later\"}}",
+                 i);
+        wire_send(&w, line);
+    }
+    wait_until(&ended, 3); /* the third reply passes the cap */
+    close(in[1]); /* its input ends too: it is gone either way */
+    for (int i = 0; i < 1000 && !atomic_load(&r.done); i++)
+        usleep(10000);
+    bool dropped = atomic_load(&r.done);
+    if (!dropped)
+        mcp_server_stop(s); /* the grace then gives up on it */
+    pthread_join(t, NULL);
+    assert_true(dropped);
+    assert_int_equal(r.rc, MCP_ERR_IO);
+    close(in[0]);
+    close(out[0]);
+    close(out[1]);
+    mcp_server_free(s);
+}
+
 /* Any-thread calls while runs begin and end ------------------------------------ */
 
 static atomic_bool churning;
@@ -461,6 +531,7 @@ int main(void)
         cmocka_unit_test(stop_ends_subscriptions_gracefully_and_returns),
         cmocka_unit_test(every_failing_send_ends_the_connection_cleanly),
         cmocka_unit_test(a_tiny_output_cap_drops_the_client_not_the_server),
+        cmocka_unit_test(a_client_stuck_at_the_output_cap_is_dropped),
         cmocka_unit_test(any_thread_calls_are_safe_while_runs_begin_and_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
