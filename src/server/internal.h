@@ -13,104 +13,13 @@
 #include "mcp/server.h"
 #include "mcp/uri_template.h"
 #include "runtime/driver.h"
+#include "server/offer/offer.h"
 #include "runtime/internal.h"
 #include "runtime/log.h"
 #include "transport/transport.h"
 
 /* The Streamable HTTP listener (http.c). */
 typedef struct http_listener http_listener;
-
-/* registry.c --------------------------------------------------------------- */
-
-/* A registered tool: immutable once built, shared by the snapshots that
- * list it and the calls that run it. */
-/* What every listed item has: its place in registration order (seq, the
- * key a cursor names) and its list item, serialized once. */
-typedef struct listed {
-    uint64_t seq;
-    char *item;
-    size_t item_len;
-} listed;
-
-typedef struct tool {
-    atomic_uint refs;
-    listed l;
-    char *name, *title, *description;
-    mcp_json_doc *input_schema, *output_schema, *required_caps;
-    mcp_schema *input_check, *output_check; /* compiled once */
-    mcp_tool_fn handler;
-    void *user_data;
-    unsigned flags;
-} tool;
-
-/* catalog.c: resources, resource templates and prompts. */
-typedef enum { ENTRY_RESOURCE, ENTRY_TEMPLATE, ENTRY_PROMPT } entry_kind;
-
-typedef struct entry {
-    atomic_uint refs;
-    listed l;
-    entry_kind kind;
-    char *key; /* the URI, the URI template or the prompt's name */
-    mcp_uri_template *tmpl;        /* ENTRY_TEMPLATE */
-    char **arg_names;              /* ENTRY_PROMPT: as declared */
-    bool *arg_required;
-    size_t nargs;
-    mcp_tool_fn handler, complete; /* read or get; completion (optional) */
-    void *user_data;
-    unsigned flags;
-} entry;
-
-/* The lists: registration order, ascending seq. */
-enum { LIST_TOOLS, LIST_RESOURCES, LIST_TEMPLATES, LIST_PROMPTS, LIST_KINDS };
-
-typedef struct item_list {
-    void **v; /* tool * for LIST_TOOLS, entry * for the others */
-    size_t n, cap;
-} item_list;
-
-/* What the server offers at one moment: an immutable snapshot, shared
- * read-only by every connection and kept by each request that started
- * with it. Each list's first page is serialized once per snapshot. */
-typedef struct registry {
-    atomic_uint refs;
-    item_list lists[LIST_KINDS];
-    size_t page_size;
-    uint64_t ttl_ms;
-    mcp_cache_scope scope;
-    char *first[LIST_KINDS][2]; /* the first page, legacy and 2026-07-28 */
-    size_t first_len[LIST_KINDS][2];
-} registry;
-
-int mcp__tool_new(const mcp_tool *spec, tool **out, uint64_t seq);
-void mcp__tool_unref(tool *t);
-int mcp__resource_new(const mcp_resource *spec, entry **out, uint64_t seq);
-int mcp__template_new(const mcp_resource_template *spec, entry **out, uint64_t seq,
-                      char *why, size_t why_len);
-int mcp__prompt_new(const mcp_prompt *spec, entry **out, uint64_t seq);
-void mcp__entry_unref(entry *e);
-/* Write the members "annotations" (an object), "icons" (an array) and
- * "_meta" (an object) from their JSON texts (each may be NULL).
- * MCP_ERR_INVALID_ARG when one is not JSON of its type. */
-int mcp__catalog_extras(mcp__jw *w, const char *annotations, const char *icons,
-                        const char *meta);
-/* Release a list item of list kind k (a tool or an entry). */
-void mcp__item_unref(int k, void *item);
-/* The key an item of list k is found by (a tool's name, an entry's key). */
-const char *mcp__item_key(int k, const void *item);
-
-/* A snapshot of the lists (each item gains a reference), its first pages
- * serialized. NULL when out of memory. */
-registry *mcp__registry_build(const item_list lists[LIST_KINDS], size_t page_size,
-                              uint64_t ttl_ms, mcp_cache_scope scope);
-void mcp__registry_ref(registry *r);
-void mcp__registry_unref(registry *r);
-const tool *mcp__registry_find(const registry *r, const char *name, size_t len);
-const entry *mcp__registry_entry(const registry *r, int k, const char *key, size_t len);
-/* Answer a list request (tools/list, resources/list, ...) of kind k from
- * r: its first page, or the page its cursor names; -32602 for a cursor
- * this server never gave. */
-void mcp__registry_reply_list(const registry *r, int k, mcp_session *ss, mcp_handle h,
-                              const mcp_message *msg);
 
 /* request.c ---------------------------------------------------------------- */
 
@@ -316,10 +225,7 @@ struct mcp_server {
     mcp__stderr_logger default_logger;
     mcp_json_doc *caps;      /* our capabilities */
 
-    pthread_mutex_t mu;      /* guards lists, next_seq and current */
-    item_list lists[LIST_KINDS]; /* as registered */
-    uint64_t next_seq;
-    registry *current;       /* the snapshot served now (NULL: build it) */
+    mcp__offers offers;      /* what is registered */
 
     atomic_bool loop_open;   /* the loop and the poster exist */
     bool running;

@@ -95,7 +95,8 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         return MCP_ERR_NOMEM;
     s->opts = o;
     mcp__mem_init(&s->mem, NULL);
-    pthread_mutex_init(&s->mu, NULL);
+    mcp__offers_init(&s->offers, o.page_size ? o.page_size : 100, o.cache_ttl_ms,
+                     o.cache_scope);
     mcp__poster_init(&s->poster);
     atomic_init(&s->live, 0);
     atomic_init(&s->stop_asked, false);
@@ -149,16 +150,10 @@ void mcp_server_free(mcp_server *s)
     if (s->abandoned_pool)
         mcp__pool_join(s->abandoned_pool); /* its last handler has returned */
     mcp__poster_destroy(&s->poster);
-    for (int k = 0; k < LIST_KINDS; k++) {
-        for (size_t i = 0; i < s->lists[k].n; i++)
-            mcp__item_unref(k, s->lists[k].v[i]);
-        free(s->lists[k].v);
-    }
-    mcp__registry_unref(s->current);
+    mcp__offers_destroy(&s->offers);
     mcp_json_doc_free(s->caps);
     mcp_json_doc_free(s->empty_args);
     free(s->state_key);
-    pthread_mutex_destroy(&s->mu);
     free(s->name);
     free(s->version);
     free(s->instructions);
@@ -324,9 +319,7 @@ int mcp_server_run(mcp_server *s)
         return rc;
     s->running = true;
     s->stopping = false;
-    pthread_mutex_lock(&s->mu);
-    size_t ntools = s->lists[LIST_TOOLS].n;
-    pthread_mutex_unlock(&s->mu);
+    size_t ntools = mcp__offers_count(&s->offers, LIST_TOOLS);
     mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s), pid %ld", ntools, (long)getpid());
     if (atomic_load(&s->stop_asked))
         mcp_server_stop(s);

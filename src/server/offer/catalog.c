@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/opts.h"
-#include "server/internal.h"
+#include "server/offer/offer.h"
 
 /* The longest URI a resource may be registered with. */
 #define MAX_URI 8192
