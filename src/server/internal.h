@@ -75,6 +75,11 @@ void mcp__request_ref(mcp__request *r);
 void mcp__request_unref(mcp__request *r);
 /* Loop thread: the session cancelled request h of c. */
 void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason);
+/* A string a client sent (n bytes, any), as an answer may show it:
+ * JSON-escaped, its first max bytes, "?" when the escaped text passes
+ * limit bytes; cut to size. */
+void mcp__show_string(char *out, size_t size, const char *s, size_t n, size_t max,
+                      size_t limit);
 
 /* tools.c ------------------------------------------------------------------ */
 
@@ -169,6 +174,14 @@ void mcp__resources_updated(conn *c, const char *uri);
 void mcp__subscriptions_free(conn *c);
 void mcp__prompts_get(conn *c, mcp_handle h, const mcp_message *msg);
 void mcp__completion_complete(conn *c, mcp_handle h, const mcp_message *msg);
+/* params.uri: a string of UTF-8 without NUL, at most 64 KiB; else h is
+ * answered -32602 and NULL returned. */
+const char *mcp__uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg, size_t *n);
+/* Why a handler's result is not one of its method's (resources/read,
+ * prompts/get, completion/complete), or NULL. */
+const char *mcp__read_result_problem(const mcp_json *result);
+const char *mcp__prompt_result_problem(const mcp_json *result);
+const char *mcp__completion_result_problem(const mcp_json *result);
 /* Append a 2026-07-28 read's caching hints, the server's (comma: a member
  * comes before them): "ttlMs":N,"cacheScope":"...". MCP_OK or the buffer's
  * error. */

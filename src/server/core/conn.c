@@ -49,14 +49,9 @@ static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
                mcp_message_method_is(msg, "resources/unsubscribe")) {
         mcp__resources_subscribe(c, h, msg, mcp_message_method_is(msg, "resources/subscribe"));
     } else {
-        char text[160];
-        mcp_buf shown;
-        mcp_buf_init(&shown, 200, NULL);
-        if (mcp_json_write_string(msg->method, msg->method_len > 100 ? 100 : msg->method_len,
-                                  &shown) != MCP_OK)
-            mcp_buf_append(&shown, "?", 1);
-        snprintf(text, sizeof text, "Method not found: %s", shown.data ? shown.data : "?");
-        mcp_buf_free(&shown);
+        char text[160], shown[160];
+        mcp__show_string(shown, sizeof shown, msg->method, msg->method_len, 100, 200);
+        snprintf(text, sizeof text, "Method not found: %.141s", shown);
         mcp_session_reply_error(c->driver.session, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
     }
 }

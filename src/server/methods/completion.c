@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prompts/get (the arguments checked against the prompt's declaration
- * before its handler runs) and completion/complete (for a prompt's
- * argument or a resource template's variable, by their handlers).
+ * completion/complete: suggestions for a prompt's argument or a resource
+ * template's variable, by their handlers; an empty completion when they
+ * have none.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,95 +12,6 @@
 
 /* The most values one completion carries (server/utilities/completion.mdx). */
 #define MAX_COMPLETION_VALUES 100
-
-/* A name as it may be shown in a message: JSON-escaped, cut. */
-static void shown(char *out, size_t size, const char *s, size_t n)
-{
-    mcp_buf b;
-    mcp_buf_init(&b, 300, NULL);
-    if (mcp_json_write_string(s, n > 128 ? 128 : n, &b) != MCP_OK)
-        mcp_buf_append(&b, "?", 1);
-    snprintf(out, size, "%s", b.data ? b.data : "?");
-    mcp_buf_free(&b);
-}
-
-/* Why args do not fit prompt e (written to why), or NULL: an object of
- * strings, every required argument there, none it does not declare. */
-static bool arguments_fit(const entry *e, const mcp_json *args, char *why, size_t size)
-{
-    char name[300];
-    for (size_t i = 0; i < mcp_json_object_size(args); i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(args, i, &k, &kn);
-        size_t j = 0;
-        while (j < e->nargs && !(strlen(e->arg_names[j]) == kn && !memcmp(e->arg_names[j], k, kn)))
-            j++;
-        shown(name, sizeof name, k, kn);
-        if (j == e->nargs) {
-            snprintf(why, size, "Invalid params: prompt %s has no argument %s", e->key, name);
-            return false;
-        }
-        if (mcp_json_typeof(v) != MCP_JSON_STRING) {
-            snprintf(why, size, "Invalid params: argument %s of prompt %s must be a string",
-                     name, e->key);
-            return false;
-        }
-    }
-    for (size_t j = 0; j < e->nargs; j++)
-        if (e->arg_required[j] && !mcp_json_object_get(args, e->arg_names[j])) {
-            snprintf(why, size, "Invalid params: prompt %s needs the argument %s", e->key,
-                     e->arg_names[j]);
-            return false;
-        }
-    return true;
-}
-
-void mcp__prompts_get(conn *cn, mcp_handle h, const mcp_message *msg)
-{
-    mcp_session *ss = cn->driver.session;
-    size_t n;
-    const char *name = mcp_json_string(mcp_json_object_get(msg->params, "name"), &n);
-    const mcp_json *args = mcp_json_object_get(msg->params, "arguments");
-    if (!name) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                "Invalid params: prompts/get needs params.name, a string", NULL);
-        return;
-    }
-    if (args && mcp_json_typeof(args) != MCP_JSON_OBJECT) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                "Invalid params: prompts/get params.arguments must be an object",
-                                NULL);
-        return;
-    }
-    registry *snap = mcp__server_snapshot(cn->server);
-    const entry *e = snap ? mcp__registry_entry(snap, LIST_PROMPTS, name, n) : NULL;
-    char why[600];
-    if (!e) {
-        char s[300];
-        shown(s, sizeof s, name, n);
-        snprintf(why, sizeof why, "Invalid params: unknown prompt %s", s);
-    }
-    if (!e || !arguments_fit(e, args, why, sizeof why)) {
-        mcp_session_reply_error(ss, h, snap ? MCP_WIRE_INVALID_PARAMS : MCP_WIRE_INTERNAL_ERROR,
-                                snap ? why : "Internal error: out of memory", NULL);
-        mcp__registry_unref(snap);
-        return;
-    }
-    mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_PROMPT);
-    if (!c)
-        return;
-    c->entry = e;
-    c->subject = e->key;
-    c->handler = e->handler;
-    c->user_data = e->user_data;
-    c->flags = e->flags;
-    if (args)
-        c->args = args;
-    mcp__call_run(c);
-}
-
-/* completion/complete ---------------------------------------------------------------- */
 
 /* Whether template e has a variable of that name. */
 static bool has_variable(const entry *e, const char *name, size_t n)
@@ -172,8 +83,8 @@ void mcp__completion_complete(conn *cn, mcp_handle h, const mcp_message *msg)
     const entry *e =
         snap ? mcp__registry_entry(snap, prompt ? LIST_PROMPTS : LIST_TEMPLATES, key, kn) : NULL;
     char s[300], a[300];
-    shown(s, sizeof s, key, kn);
-    shown(a, sizeof a, arg, an);
+    mcp__show_string(s, sizeof s, key, kn, 128, 300);
+    mcp__show_string(a, sizeof a, arg, an, 128, 300);
     if (!e)
         snprintf(why, sizeof why, "Invalid params: unknown %s %s",
                  prompt ? "prompt" : "resource template", s);
@@ -240,4 +151,18 @@ int mcp_call_reply_completion(mcp_call *c, const char *const *values, size_t cou
     mcp__jw_object_end(&w);
     int frc = mcp__jw_finish(&w);
     return mcp__call_end_buffer(c, rc == MCP_OK ? frc : rc, &b);
+}
+
+const char *mcp__completion_result_problem(const mcp_json *result)
+{
+    const mcp_json *values = mcp_json_object_get(mcp_json_object_get(result, "completion"),
+                                                 "values");
+    if (mcp_json_typeof(values) != MCP_JSON_ARRAY)
+        return "no completion.values array";
+    if (mcp_json_array_size(values) > 100)
+        return "more than 100 completion values";
+    for (size_t i = 0; i < mcp_json_array_size(values); i++)
+        if (!mcp_json_string(mcp_json_array_at(values, i), NULL))
+            return "a completion value that is not a string";
+    return NULL;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The lists, tools/call, and the call contexts of every handled request
- * (an inbound request plus its tool, resource or prompt and its input)
- * with the ways a handler answers.
+ * The call context of every request a handler answers (tools/call,
+ * resources/read, prompts/get, completion/complete): an inbound request
+ * plus its tool, resource or prompt and its input, the ways a handler
+ * answers, reports progress and logs, and how its handler is run (on the
+ * loop, or on the pool for a blocking one).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -12,53 +14,7 @@
 
 #include "server/internal.h"
 
-/* tools/list ------------------------------------------------------------------ */
-
-void mcp__list_reply(conn *c, mcp_handle h, const mcp_message *msg)
-{
-    mcp_session *ss = c->driver.session;
-    registry *r = mcp__server_snapshot(c->server);
-    if (!r) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
-        return;
-    }
-    int k = mcp_message_method_is(msg, "tools/list")       ? LIST_TOOLS
-            : mcp_message_method_is(msg, "resources/list") ? LIST_RESOURCES
-            : mcp_message_method_is(msg, "prompts/list")   ? LIST_PROMPTS
-                                                           : LIST_TEMPLATES;
-    bool modern = mcp_protocol_modern(mcp_session_inbound_version(ss, h));
-    const mcp_json *cursor = mcp_json_object_get(msg->params, "cursor");
-    if (!cursor || mcp_json_typeof(cursor) == MCP_JSON_NULL) {
-        size_t len;
-        const char *page = mcp__registry_first_page(r, k, modern, &len);
-        mcp_session_reply_raw(ss, h, page, len);
-        mcp__registry_unref(r);
-        return;
-    }
-    size_t n;
-    const char *text = mcp_json_string(cursor, &n);
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    int rc = text ? mcp__registry_page(r, k, text, n, modern, &b) : MCP_ERR_NOT_FOUND;
-    if (rc == MCP_OK)
-        mcp_session_reply_raw(ss, h, b.data, b.len);
-    else if (rc == MCP_ERR_NOT_FOUND)
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                "Invalid params: the cursor is not one this server gave for this "
-                                "list (list again without one)",
-                                NULL);
-    else
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
-    mcp_buf_free(&b);
-    mcp__registry_unref(r);
-}
-
 /* Answers ---------------------------------------------------------------------- */
-
-/* Append a string literal; its length comes from the compiler. */
-#define APPEND_LITERAL(b, lit) mcp_buf_append((b), (lit), sizeof(lit) - 1)
 
 /* A CallToolResult with one text item, the text escaped, and then
  * `extra` (trusted members, or ""): written directly, since it is the one
@@ -418,105 +374,6 @@ static void run_blocking(mcp__job *job)
     mcp__request_unref(&c->req);
 }
 
-/* Whether `have` declares everything `need` lists: each key present, and
- * for object values, recursively. */
-static bool declares(const mcp_json *have, const mcp_json *need)
-{
-    for (size_t i = 0; i < mcp_json_object_size(need); i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(need, i, &k, &kn);
-        const mcp_json *h = mcp_json_object_getn(have, k, kn);
-        if (!h || (mcp_json_typeof(v) == MCP_JSON_OBJECT && !declares(h, v)))
-            return false;
-    }
-    return true;
-}
-
-/* Arguments that break the tool's inputSchema: the handler never sees them.
- * From 2025-11-25 on a tool error, which the model reads and can correct
- * (server/tools.mdx); before, a protocol error. */
-static void refuse_arguments(mcp_call *c, int rc, const mcp_schema_error *e)
-{
-    char text[700];
-    if (rc == MCP_ERR_SCHEMA_MISMATCH || rc == MCP_ERR_LIMIT)
-        snprintf(text, sizeof text, "Invalid arguments for tool %s: %s%s %s (%s)", c->tool->name,
-                 e->instance_path[0] ? "arguments" : "the arguments", e->instance_path,
-                 e->message, e->keyword);
-    else
-        snprintf(text, sizeof text, "Internal error: the arguments could not be validated: %s",
-                 mcp_strerror(rc));
-    bool tool_error = c->req.version && strcmp(c->req.version, "2025-11-25") >= 0;
-    if (rc == MCP_ERR_NOMEM)
-        mcp_call_reply_error(c, MCP_WIRE_INTERNAL_ERROR, text);
-    else if (tool_error)
-        mcp_call_reply_tool_error(c, text);
-    else {
-        char params[760];
-        snprintf(params, sizeof params, "Invalid params: %s", text);
-        mcp_call_reply_error(c, MCP_WIRE_INVALID_PARAMS, params);
-    }
-}
-
-void mcp__tools_call(conn *cn, mcp_handle h, const mcp_message *msg)
-{
-    mcp_session *ss = cn->driver.session;
-    size_t nlen;
-    const char *name = mcp_json_string(mcp_json_object_get(msg->params, "name"), &nlen);
-    const mcp_json *args = mcp_json_object_get(msg->params, "arguments");
-    if (!name) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                "Invalid params: tools/call needs params.name, a string", NULL);
-        return;
-    }
-    if (args && mcp_json_typeof(args) != MCP_JSON_OBJECT) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                "Invalid params: tools/call params.arguments must be an object",
-                                NULL);
-        return;
-    }
-    registry *snap = mcp__server_snapshot(cn->server);
-    const tool *t = snap ? mcp__registry_find(snap, name, nlen) : NULL;
-    if (!t) {
-        char text[200];
-        /* The name may hold any bytes: show it as JSON would. */
-        mcp_buf shown;
-        mcp_buf_init(&shown, 300, NULL);
-        if (mcp_json_write_string(name, nlen > 128 ? 128 : nlen, &shown) != MCP_OK)
-            mcp_buf_append(&shown, "?", 1);
-        snprintf(text, sizeof text, "Unknown tool: %s", shown.data ? shown.data : "?");
-        mcp_buf_free(&shown);
-        mcp_session_reply_error(ss, h, snap ? MCP_WIRE_INVALID_PARAMS : MCP_WIRE_INTERNAL_ERROR,
-                                snap ? text : "Internal error: out of memory", NULL);
-        mcp__registry_unref(snap);
-        return;
-    }
-    if (t->required_caps &&
-        !declares(mcp_session_inbound_client_capabilities(ss, h),
-                  mcp_json_doc_root(t->required_caps))) {
-        mcp_session_reply_missing_capability(ss, h, mcp_json_doc_root(t->required_caps));
-        mcp__registry_unref(snap);
-        return;
-    }
-    mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_TOOL);
-    if (!c)
-        return;
-    c->tool = t;
-    c->subject = t->name;
-    c->handler = t->handler;
-    c->user_data = t->user_data;
-    c->flags = t->flags;
-    if (args)
-        c->args = args;
-    mcp_schema_error e;
-    int vr = mcp_schema_validate(t->input_check, c->args, &e);
-    if (vr != MCP_OK) {
-        refuse_arguments(c, vr, &e);
-        return;
-    }
-    mcp__call_run(c);
-}
-
 mcp_call *mcp__call_new(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
                         call_kind kind)
 {
@@ -546,5 +403,23 @@ void mcp__call_run(mcp_call *c)
         mcp__pool_submit(c->req.conn->server->pool, &c->req.job);
     } else {
         c->handler(c, c->user_data);
+    }
+}
+
+/* The shape of what a handler gave ---------------------------------------------- */
+
+const char *mcp__result_problem(const mcp_call *c, const mcp_json *result)
+{
+    if (mcp_json_typeof(result) != MCP_JSON_OBJECT)
+        return "the result is not an object";
+    switch (c->kind) {
+    case CALL_READ:
+        return mcp__read_result_problem(result);
+    case CALL_PROMPT:
+        return mcp__prompt_result_problem(result);
+    case CALL_COMPLETE:
+        return mcp__completion_result_problem(result);
+    default:
+        return NULL;
     }
 }

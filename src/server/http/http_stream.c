@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "json/scan.h"
-#include "server/http_internal.h"
+#include "server/http/http.h"
 #include "transport/sse.h"
 
 /* What one stream keeps for a resume (the oldest events go first), what all

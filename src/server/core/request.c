@@ -8,6 +8,7 @@
  * be sent from, so "nothing after a cancel" holds whatever the handler does.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,4 +289,17 @@ int mcp__request_log(mcp__request *r, mcp_logging_level level, const char *logge
     notice n = {.is_log = true, .level = level, .logger = (char *)logger,
                 .text = (char *)text};
     return notify(r, &n);
+}
+
+/* What a client sent, shown in an answer ------------------------------------------ */
+
+void mcp__show_string(char *out, size_t size, const char *s, size_t n, size_t max,
+                      size_t limit)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, limit, NULL);
+    if (mcp_json_write_string(s, n > max ? max : n, &b) != MCP_OK)
+        mcp_buf_append(&b, "?", 1);
+    snprintf(out, size, "%s", b.data ? b.data : "?");
+    mcp_buf_free(&b);
 }

@@ -30,7 +30,7 @@
 
 #include "core/opts.h"
 #include "json/scan.h"
-#include "server/http_internal.h"
+#include "server/http/http.h"
 #include "transport/http_headers.h"
 
 #define SESSION_HEADER "Mcp-Session-Id"

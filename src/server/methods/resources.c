@@ -1,25 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * resources/read (a resource by its URI, else the first template that
- * matches it), the revision's not-found error, the shape of the answers
- * handlers give, and the 2025 resources/subscribe: a connection's URIs,
- * told of updates the application publishes. (2026-07-28 has no
- * subscribe: its listens carry the same updates, session/listen.c.)
+ * resources/read: a resource by its URI, else the first template that
+ * matches it; the revision's not-found error; the ways a read is answered
+ * and the shape a read's result must have.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base64.h"
-#include "core/hash.h"
 #include "server/internal.h"
 
-/* The longest URI read, the longest subscribed to (what a resource may be
- * registered with) and how many subscriptions one connection may hold: a
- * client cannot make the server keep more than 8 MiB. */
+/* The longest URI read. */
 #define MAX_READ_URI 65536
-#define MAX_SUBSCRIBED_URI 8192
-#define MAX_SUBSCRIPTIONS 1024
 
 /* -32002 before 2026-07-28, -32602 since (server/resources.mdx of each). */
 static int64_t not_found_code(const char *version)
@@ -42,7 +35,7 @@ int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri)
 
 /* params.uri: a string of UTF-8 without NUL, at most MAX_READ_URI bytes;
  * else h is answered -32602 and NULL returned. */
-static const char *uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg, size_t *n)
+const char *mcp__uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg, size_t *n)
 {
     const char *uri = mcp_json_string(mcp_json_object_get(msg->params, "uri"), n);
     const char *why = !uri                    ? "Invalid params: params.uri must be a string"
@@ -63,7 +56,7 @@ void mcp__resources_read(conn *cn, mcp_handle h, const mcp_message *msg)
 {
     mcp_session *ss = cn->driver.session;
     size_t n;
-    const char *uri = uri_param(ss, h, msg, &n);
+    const char *uri = mcp__uri_param(ss, h, msg, &n);
     if (!uri)
         return;
     registry *snap = mcp__server_snapshot(cn->server);
@@ -193,9 +186,7 @@ int mcp_call_reply_resource_not_found(mcp_call *c)
     return mcp__request_end(&c->req, ANSWER_NOT_FOUND, 0, NULL, 0);
 }
 
-/* The shapes of answers ------------------------------------------------------------- */
-
-static const char *contents_problem(const mcp_json *result)
+const char *mcp__read_result_problem(const mcp_json *result)
 {
     const mcp_json *contents = mcp_json_object_get(result, "contents");
     if (mcp_json_typeof(contents) != MCP_JSON_ARRAY)
@@ -213,147 +204,4 @@ static const char *contents_problem(const mcp_json *result)
             return "a blob that is not Base64";
     }
     return NULL;
-}
-
-static const char *messages_problem(const mcp_json *result)
-{
-    const mcp_json *messages = mcp_json_object_get(result, "messages");
-    if (mcp_json_typeof(messages) != MCP_JSON_ARRAY)
-        return "no messages array";
-    for (size_t i = 0; i < mcp_json_array_size(messages); i++) {
-        const mcp_json *m = mcp_json_array_at(messages, i);
-        const char *role = mcp_json_string(mcp_json_object_get(m, "role"), NULL);
-        if (!role || (strcmp(role, "user") && strcmp(role, "assistant")))
-            return "a message whose role is not user or assistant";
-        const mcp_json *content = mcp_json_object_get(m, "content");
-        if (!mcp_json_string(mcp_json_object_get(content, "type"), NULL))
-            return "a message without a content of a type";
-    }
-    return NULL;
-}
-
-static const char *completion_problem(const mcp_json *result)
-{
-    const mcp_json *values = mcp_json_object_get(mcp_json_object_get(result, "completion"),
-                                                 "values");
-    if (mcp_json_typeof(values) != MCP_JSON_ARRAY)
-        return "no completion.values array";
-    if (mcp_json_array_size(values) > 100)
-        return "more than 100 completion values";
-    for (size_t i = 0; i < mcp_json_array_size(values); i++)
-        if (!mcp_json_string(mcp_json_array_at(values, i), NULL))
-            return "a completion value that is not a string";
-    return NULL;
-}
-
-const char *mcp__result_problem(const mcp_call *c, const mcp_json *result)
-{
-    if (mcp_json_typeof(result) != MCP_JSON_OBJECT)
-        return "the result is not an object";
-    switch (c->kind) {
-    case CALL_READ:
-        return contents_problem(result);
-    case CALL_PROMPT:
-        return messages_problem(result);
-    case CALL_COMPLETE:
-        return completion_problem(result);
-    default:
-        return NULL;
-    }
-}
-
-/* resources/subscribe (2025) ----------------------------------------------------------- */
-
-/* A subscription's URI follows its hash and length in one block, so the
- * scan compares hashes (a keyed hash: a client cannot make them collide)
- * and touches a URI only on a match. */
-typedef struct subscription {
-    uint64_t hash;
-    size_t len;
-    char uri[];
-} subscription;
-
-static size_t subscription_index(const conn *c, const char *uri, size_t n, uint64_t hash)
-{
-    for (size_t i = 0; i < c->nsubscriptions; i++) {
-        const subscription *s = c->subscriptions[i];
-        if (s->hash == hash && s->len == n && !memcmp(s->uri, uri, n))
-            return i;
-    }
-    return SIZE_MAX;
-}
-
-void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
-{
-    mcp_session *ss = c->driver.session;
-    if (!(c->server->opts.listen_kinds & MCP_LISTEN_RESOURCE_UPDATES)) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND,
-                                "Method not found: this server offers no resource subscriptions",
-                                NULL);
-        return;
-    }
-    size_t n;
-    const char *uri = uri_param(ss, h, msg, &n);
-    if (!uri)
-        return;
-    if (n > MAX_SUBSCRIBED_URI) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                "Invalid params: a subscribed URI is at most 8192 bytes", NULL);
-        return;
-    }
-    uint64_t hash = mcp__hash_bytes(uri, n);
-    size_t i = subscription_index(c, uri, n, hash);
-    if (on && i == SIZE_MAX) {
-        if (c->nsubscriptions == MAX_SUBSCRIPTIONS) {
-            mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
-                                    "Invalid params: too many subscriptions (1024): unsubscribe "
-                                    "from some first",
-                                    NULL);
-            return;
-        }
-        subscription **v = realloc(c->subscriptions, (c->nsubscriptions + 1) * sizeof *v);
-        subscription *s = malloc(sizeof *s + n + 1);
-        if (v)
-            c->subscriptions = v;
-        if (!v || !s) {
-            free(s);
-            mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
-                                    "Internal error: out of memory", NULL);
-            return;
-        }
-        s->hash = hash;
-        s->len = n;
-        memcpy(s->uri, uri, n + 1);
-        c->subscriptions[c->nsubscriptions++] = s;
-    } else if (!on && i != SIZE_MAX) {
-        free(c->subscriptions[i]);
-        c->subscriptions[i] = c->subscriptions[--c->nsubscriptions];
-    }
-    mcp_session_reply_raw(ss, h, "{}", 2);
-}
-
-void mcp__resources_updated(conn *c, const char *uri)
-{
-    size_t n = strlen(uri);
-    if (!c->nsubscriptions || subscription_index(c, uri, n, mcp__hash_bytes(uri, n)) == SIZE_MAX)
-        return;
-    mcp_json_doc *d = mcp_json_doc_new(NULL);
-    mcp_json *params = d ? mcp_json_new_object(d) : NULL;
-    if (params)
-        mcp_json_object_set(d, params, "uri", mcp_json_new_string(d, uri));
-    if (params && !mcp_json_doc_error(d))
-        mcp_session_notify(c->driver.session, "notifications/resources/updated", params);
-    else
-        mcp__server_log(c->server, MCP_LOG_ERROR, "out of memory: an update of %s was not sent",
-                        uri);
-    mcp_json_doc_free(d);
-}
-
-void mcp__subscriptions_free(conn *c)
-{
-    for (size_t i = 0; i < c->nsubscriptions; i++)
-        free(c->subscriptions[i]);
-    free(c->subscriptions);
-    c->subscriptions = NULL;
-    c->nsubscriptions = 0;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/http_internal.h"
+#include "server/http/http.h"
 #include "transport/http_headers.h"
 
 /* Whether header `name` decodes to exactly the len bytes at want. */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The 2025 resources/subscribe and resources/unsubscribe: a connection's
+ * URIs, told of the updates the application publishes. (2026-07-28 has no
+ * subscribe: its listens carry the same updates, session/listen.c.)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hash.h"
+#include "server/internal.h"
+
+/* The longest URI subscribed to (what a resource may be registered with)
+ * and how many subscriptions one connection may hold: a client cannot make
+ * the server keep more than 8 MiB. */
+#define MAX_SUBSCRIBED_URI 8192
+#define MAX_SUBSCRIPTIONS 1024
+
+/* A subscription's URI follows its hash and length in one block, so the
+ * scan compares hashes (a keyed hash: a client cannot make them collide)
+ * and touches a URI only on a match. */
+typedef struct subscription {
+    uint64_t hash;
+    size_t len;
+    char uri[];
+} subscription;
+
+static size_t subscription_index(const conn *c, const char *uri, size_t n, uint64_t hash)
+{
+    for (size_t i = 0; i < c->nsubscriptions; i++) {
+        const subscription *s = c->subscriptions[i];
+        if (s->hash == hash && s->len == n && !memcmp(s->uri, uri, n))
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
+{
+    mcp_session *ss = c->driver.session;
+    if (!(c->server->opts.listen_kinds & MCP_LISTEN_RESOURCE_UPDATES)) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND,
+                                "Method not found: this server offers no resource subscriptions",
+                                NULL);
+        return;
+    }
+    size_t n;
+    const char *uri = mcp__uri_param(ss, h, msg, &n);
+    if (!uri)
+        return;
+    if (n > MAX_SUBSCRIBED_URI) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: a subscribed URI is at most 8192 bytes", NULL);
+        return;
+    }
+    uint64_t hash = mcp__hash_bytes(uri, n);
+    size_t i = subscription_index(c, uri, n, hash);
+    if (on && i == SIZE_MAX) {
+        if (c->nsubscriptions == MAX_SUBSCRIPTIONS) {
+            mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                    "Invalid params: too many subscriptions (1024): unsubscribe "
+                                    "from some first",
+                                    NULL);
+            return;
+        }
+        subscription **v = realloc(c->subscriptions, (c->nsubscriptions + 1) * sizeof *v);
+        subscription *s = malloc(sizeof *s + n + 1);
+        if (v)
+            c->subscriptions = v;
+        if (!v || !s) {
+            free(s);
+            mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
+                                    "Internal error: out of memory", NULL);
+            return;
+        }
+        s->hash = hash;
+        s->len = n;
+        memcpy(s->uri, uri, n + 1);
+        c->subscriptions[c->nsubscriptions++] = s;
+    } else if (!on && i != SIZE_MAX) {
+        free(c->subscriptions[i]);
+        c->subscriptions[i] = c->subscriptions[--c->nsubscriptions];
+    }
+    mcp_session_reply_raw(ss, h, "{}", 2);
+}
+
+void mcp__resources_updated(conn *c, const char *uri)
+{
+    size_t n = strlen(uri);
+    if (!c->nsubscriptions || subscription_index(c, uri, n, mcp__hash_bytes(uri, n)) == SIZE_MAX)
+        return;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *params = d ? mcp_json_new_object(d) : NULL;
+    if (params)
+        mcp_json_object_set(d, params, "uri", mcp_json_new_string(d, uri));
+    if (params && !mcp_json_doc_error(d))
+        mcp_session_notify(c->driver.session, "notifications/resources/updated", params);
+    else
+        mcp__server_log(c->server, MCP_LOG_ERROR, "out of memory: an update of %s was not sent",
+                        uri);
+    mcp_json_doc_free(d);
+}
+
+void mcp__subscriptions_free(conn *c)
+{
+    for (size_t i = 0; i < c->nsubscriptions; i++)
+        free(c->subscriptions[i]);
+    free(c->subscriptions);
+    c->subscriptions = NULL;
+    c->nsubscriptions = 0;
+}
