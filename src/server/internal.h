@@ -21,9 +21,51 @@
 /* The Streamable HTTP listener (http.c). */
 typedef struct http_listener http_listener;
 
-/* request.c ---------------------------------------------------------------- */
+/* features.c: the method table ------------------------------------------------ */
 
 typedef struct conn conn;
+
+/* Where a method exists: the 2025 revisions (chosen by initialize) and
+ * 2026-07-28 (chosen per request by its envelope). */
+#define MCP__ERA_2025 1u
+#define MCP__ERA_2026 2u
+#define MCP__ERAS_ALL (MCP__ERA_2025 | MCP__ERA_2026)
+
+/* Loop thread: answer request h (msg: borrowed for the call) on c, now or
+ * later. state: c's state of the feature that registered the method. */
+typedef void (*mcp__method_fn)(conn *c, mcp_handle h, const mcp_message *msg, void *state);
+
+/* One row of the method table. */
+typedef struct mcp__method {
+    const char *name;
+    mcp__method_fn handle;
+    unsigned eras;          /* MCP__ERA_*: elsewhere -32601 */
+    unsigned offered_if;    /* MCP_LISTEN_* the server must offer (0: always) */
+    const char *not_offered; /* -32601's message when it does not */
+} mcp__method;
+
+/* A feature of the server: the methods it answers. */
+typedef struct mcp__feature {
+    const char *name;
+    const mcp__method *methods;
+    size_t nmethods;
+} mcp__feature;
+
+/* Every feature the server is built with, in order, NULL-terminated
+ * (src/server/features.c). A later feature's method of an earlier one's
+ * name takes it over (mcp__method_pass_on reaches the earlier one). */
+extern const mcp__feature *const mcp__server_features[];
+
+/* Loop thread: dispatch request h by its method: -32601 for a method no
+ * feature answers, or not in the request's revision, or not offered. */
+void mcp__method_dispatch(conn *c, mcp_handle h, const mcp_message *msg);
+/* Loop thread: hand request h to the method m took over, as if m had not
+ * been registered. */
+void mcp__method_pass_on(conn *c, mcp_handle h, const mcp_message *msg, const mcp__method *m);
+/* Build the method table (once per process; mcp_server_new). */
+void mcp__features_init(void);
+
+/* request.c ---------------------------------------------------------------- */
 
 /* An inbound request being handled: refcounted, answerable from any thread.
  * Two references while it runs: the connection's, dropped on the loop thread
@@ -108,8 +150,6 @@ struct mcp_call {
     bool sent_progress;
 };
 
-void mcp__list_reply(conn *c, mcp_handle h, const mcp_message *msg);
-void mcp__tools_call(conn *c, mcp_handle h, const mcp_message *msg);
 /* Loop thread: a call of request h (snap: referenced, taken over either
  * way). NULL when out of memory: h answered -32603 then. */
 mcp_call *mcp__call_new(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
@@ -165,15 +205,11 @@ void mcp__asks_cancel(mcp__request *r, const char *reason);
 
 /* resources.c, prompts.c ---------------------------------------------------- */
 
-void mcp__resources_read(conn *c, mcp_handle h, const mcp_message *msg);
 /* Answer h "Resource not found" for uri, with the code of its revision. */
 int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri);
-void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on);
 /* Loop thread: tell c's legacy session that uri changed, if it subscribed. */
 void mcp__resources_updated(conn *c, const char *uri);
 void mcp__subscriptions_free(conn *c);
-void mcp__prompts_get(conn *c, mcp_handle h, const mcp_message *msg);
-void mcp__completion_complete(conn *c, mcp_handle h, const mcp_message *msg);
 /* params.uri: a string of UTF-8 without NUL, at most 64 KiB; else h is
  * answered -32602 and NULL returned. */
 const char *mcp__uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg, size_t *n);

@@ -31,29 +31,7 @@ void mcp__conn_unref(conn *c)
 
 static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
 {
-    conn *c = ud;
-    if (mcp_message_method_is(msg, "tools/call")) {
-        mcp__tools_call(c, h, msg);
-    } else if (mcp_message_method_is(msg, "tools/list") ||
-               mcp_message_method_is(msg, "resources/list") ||
-               mcp_message_method_is(msg, "resources/templates/list") ||
-               mcp_message_method_is(msg, "prompts/list")) {
-        mcp__list_reply(c, h, msg);
-    } else if (mcp_message_method_is(msg, "resources/read")) {
-        mcp__resources_read(c, h, msg);
-    } else if (mcp_message_method_is(msg, "prompts/get")) {
-        mcp__prompts_get(c, h, msg);
-    } else if (mcp_message_method_is(msg, "completion/complete")) {
-        mcp__completion_complete(c, h, msg);
-    } else if (mcp_message_method_is(msg, "resources/subscribe") ||
-               mcp_message_method_is(msg, "resources/unsubscribe")) {
-        mcp__resources_subscribe(c, h, msg, mcp_message_method_is(msg, "resources/subscribe"));
-    } else {
-        char text[160], shown[160];
-        mcp__show_string(shown, sizeof shown, msg->method, msg->method_len, 100, 200);
-        snprintf(text, sizeof text, "Method not found: %.141s", shown);
-        mcp_session_reply_error(c->driver.session, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
-    }
+    mcp__method_dispatch(ud, h, msg);
 }
 
 static void on_cancel(void *ud, mcp_handle h, const char *reason)

@@ -90,6 +90,7 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         (o.request_state_key && o.request_state_key_len < MCP__STATE_KEY_MIN) ||
         (!o.request_state_key && o.request_state_key_len))
         return MCP_ERR_INVALID_ARG;
+    mcp__features_init();
     mcp_server *s = calloc(1, sizeof *s);
     if (!s)
         return MCP_ERR_NOMEM;

@@ -53,7 +53,8 @@ static bool context_ok(const mcp_json *context)
     return true;
 }
 
-void mcp__completion_complete(conn *cn, mcp_handle h, const mcp_message *msg)
+static void completion_complete(conn *cn, mcp_handle h, const mcp_message *msg,
+                                void *state)
 {
     mcp_session *ss = cn->driver.session;
     const mcp_json *ref = mcp_json_object_get(msg->params, "ref");
@@ -166,3 +167,8 @@ const char *mcp__completion_result_problem(const mcp_json *result)
             return "a completion value that is not a string";
     return NULL;
 }
+
+static const mcp__method methods[] = {
+    {"completion/complete", completion_complete, MCP__ERAS_ALL, 0, NULL}};
+
+const mcp__feature mcp__completion_feature = {"completion/complete", methods, 1};

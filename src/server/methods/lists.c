@@ -7,7 +7,7 @@
 
 #include "server/internal.h"
 
-void mcp__list_reply(conn *c, mcp_handle h, const mcp_message *msg)
+static void reply_list(conn *c, mcp_handle h, const mcp_message *msg, int k)
 {
     mcp_session *ss = c->driver.session;
     registry *r = mcp__server_snapshot(c->server);
@@ -16,10 +16,6 @@ void mcp__list_reply(conn *c, mcp_handle h, const mcp_message *msg)
                                 NULL);
         return;
     }
-    int k = mcp_message_method_is(msg, "tools/list")       ? LIST_TOOLS
-            : mcp_message_method_is(msg, "resources/list") ? LIST_RESOURCES
-            : mcp_message_method_is(msg, "prompts/list")   ? LIST_PROMPTS
-                                                           : LIST_TEMPLATES;
     bool modern = mcp_protocol_modern(mcp_session_inbound_version(ss, h));
     const mcp_json *cursor = mcp_json_object_get(msg->params, "cursor");
     if (!cursor || mcp_json_typeof(cursor) == MCP_JSON_NULL) {
@@ -47,3 +43,32 @@ void mcp__list_reply(conn *c, mcp_handle h, const mcp_message *msg)
     mcp_buf_free(&b);
     mcp__registry_unref(r);
 }
+
+static void tools_list(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    reply_list(c, h, msg, LIST_TOOLS);
+}
+
+static void resources_list(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    reply_list(c, h, msg, LIST_RESOURCES);
+}
+
+static void templates_list(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    reply_list(c, h, msg, LIST_TEMPLATES);
+}
+
+static void prompts_list(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    reply_list(c, h, msg, LIST_PROMPTS);
+}
+
+static const mcp__method methods[] = {
+    {"tools/list", tools_list, MCP__ERAS_ALL, 0, NULL},
+    {"resources/list", resources_list, MCP__ERAS_ALL, 0, NULL},
+    {"resources/templates/list", templates_list, MCP__ERAS_ALL, 0, NULL},
+    {"prompts/list", prompts_list, MCP__ERAS_ALL, 0, NULL},
+};
+
+const mcp__feature mcp__lists_feature = {"lists", methods, sizeof methods / sizeof methods[0]};

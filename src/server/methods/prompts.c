@@ -44,7 +44,7 @@ static bool arguments_fit(const entry *e, const mcp_json *args, char *why, size_
     return true;
 }
 
-void mcp__prompts_get(conn *cn, mcp_handle h, const mcp_message *msg)
+static void prompts_get(conn *cn, mcp_handle h, const mcp_message *msg, void *state)
 {
     mcp_session *ss = cn->driver.session;
     size_t n;
@@ -104,3 +104,7 @@ const char *mcp__prompt_result_problem(const mcp_json *result)
     }
     return NULL;
 }
+
+static const mcp__method methods[] = {{"prompts/get", prompts_get, MCP__ERAS_ALL, 0, NULL}};
+
+const mcp__feature mcp__prompts_get_feature = {"prompts/get", methods, 1};

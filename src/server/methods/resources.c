@@ -52,7 +52,7 @@ const char *mcp__uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg
 
 /* resources/read ------------------------------------------------------------------- */
 
-void mcp__resources_read(conn *cn, mcp_handle h, const mcp_message *msg)
+static void resources_read(conn *cn, mcp_handle h, const mcp_message *msg, void *state)
 {
     mcp_session *ss = cn->driver.session;
     size_t n;
@@ -205,3 +205,7 @@ const char *mcp__read_result_problem(const mcp_json *result)
     }
     return NULL;
 }
+
+static const mcp__method methods[] = {{"resources/read", resources_read, MCP__ERAS_ALL, 0, NULL}};
+
+const mcp__feature mcp__resources_read_feature = {"resources/read", methods, 1};

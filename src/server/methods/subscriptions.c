@@ -35,15 +35,9 @@ static size_t subscription_index(const conn *c, const char *uri, size_t n, uint6
     return SIZE_MAX;
 }
 
-void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
+static void subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
 {
     mcp_session *ss = c->driver.session;
-    if (!(c->server->opts.listen_kinds & MCP_LISTEN_RESOURCE_UPDATES)) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND,
-                                "Method not found: this server offers no resource subscriptions",
-                                NULL);
-        return;
-    }
     size_t n;
     const char *uri = mcp__uri_param(ss, h, msg, &n);
     if (!uri)
@@ -84,6 +78,16 @@ void mcp__resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, boo
     mcp_session_reply_raw(ss, h, "{}", 2);
 }
 
+static void resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    subscribe(c, h, msg, true);
+}
+
+static void resources_unsubscribe(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    subscribe(c, h, msg, false);
+}
+
 void mcp__resources_updated(conn *c, const char *uri)
 {
     size_t n = strlen(uri);
@@ -109,3 +113,16 @@ void mcp__subscriptions_free(conn *c)
     c->subscriptions = NULL;
     c->nsubscriptions = 0;
 }
+
+/* 2026-07-28 has no subscribe (the session refuses it as removed): its
+ * listens carry the updates. */
+static const char not_offered[] = "Method not found: this server offers no resource subscriptions";
+
+static const mcp__method methods[] = {
+    {"resources/subscribe", resources_subscribe, MCP__ERA_2025, MCP_LISTEN_RESOURCE_UPDATES,
+     not_offered},
+    {"resources/unsubscribe", resources_unsubscribe, MCP__ERA_2025, MCP_LISTEN_RESOURCE_UPDATES,
+     not_offered},
+};
+
+const mcp__feature mcp__subscriptions_feature = {"resources/subscribe", methods, 2};

@@ -50,7 +50,7 @@ static void refuse_arguments(mcp_call *c, int rc, const mcp_schema_error *e)
     }
 }
 
-void mcp__tools_call(conn *cn, mcp_handle h, const mcp_message *msg)
+static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *state)
 {
     mcp_session *ss = cn->driver.session;
     size_t nlen;
@@ -103,3 +103,7 @@ void mcp__tools_call(conn *cn, mcp_handle h, const mcp_message *msg)
     }
     mcp__call_run(c);
 }
+
+static const mcp__method methods[] = {{"tools/call", tools_call, MCP__ERAS_ALL, 0, NULL}};
+
+const mcp__feature mcp__tools_call_feature = {"tools/call", methods, 1};
