@@ -4,6 +4,7 @@
 #define MCP_SERVER_INTERNAL_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <uv.h>
 
@@ -18,8 +19,6 @@
 #include "runtime/log.h"
 #include "transport/transport.h"
 
-/* The Streamable HTTP listener (http.c). */
-typedef struct http_listener http_listener;
 
 /* features.c: the method table ------------------------------------------------ */
 
@@ -44,11 +43,48 @@ typedef struct mcp__method {
     const char *not_offered; /* -32601's message when it does not */
 } mcp__method;
 
-/* A feature of the server: the methods it answers. */
+typedef struct mcp__request mcp__request;
+
+/* How a request settled, as its settle hooks are told. */
+typedef struct mcp__settle {
+    bool cancelled;     /* by the client, its session's end or a stop */
+    const char *reason; /* why, when cancelled; NULL when answered */
+    int64_t error_code; /* answered with an error: its code; else 0 */
+    const mcp_json *error_data; /* that error's data, when it has some */
+} mcp__settle;
+
+/* A feature of the server: the methods it answers, what it keeps per
+ * connection, and the hooks through which it takes part in the life of
+ * connections and requests without the core knowing it. Every member
+ * but name may be 0 or NULL. */
 typedef struct mcp__feature {
     const char *name;
     const mcp__method *methods;
     size_t nmethods;
+    /* Per connection: this many bytes, zeroed, allocated with the
+     * connection (no allocation of their own); a hook gets them as
+     * `state`, other code with mcp__conn_state. */
+    size_t conn_state_size;
+    /* Loop thread: c's conversation ends (its transport went, a stop):
+     * called before its session closes, so the feature may still write. */
+    void (*conn_ending)(conn *c, void *state, const char *why);
+    /* Any thread: c's last reference went: free what state holds. */
+    void (*conn_free)(conn *c, void *state);
+    /* Loop thread: request r settles, answered or cancelled, before its
+     * answer is written. A write here may close r's connection. */
+    void (*request_settled)(mcp__request *r, void *state, const mcp__settle *how);
+    /* Loop thread: the application published a change (mcp_server_publish)
+     * and c's session has been told; uri for MCP_LISTEN_RESOURCE_UPDATES. */
+    void (*published)(conn *c, void *state, unsigned kind, const char *uri);
+    /* A request a handler answers (methods/call.c runs these): on the loop
+     * thread before its handler runs (false: the feature answered it
+     * instead); on the handler's thread when the handler ended it without
+     * an answer (MCP_ERR_NOT_FOUND: the feature has none to give either). */
+    bool (*request_starting)(mcp__request *r, void *state);
+    int (*request_unanswered)(mcp__request *r, void *state);
+    /* Any thread: why data is not that of an error with this code the
+     * feature defines (-32042 is ask/'s), or NULL. */
+    const char *(*error_problem)(mcp__request *r, int64_t code, const mcp_json *data);
 } mcp__feature;
 
 /* Every feature the server is built with, in order, NULL-terminated
@@ -62,8 +98,21 @@ void mcp__method_dispatch(conn *c, mcp_handle h, const mcp_message *msg);
 /* Loop thread: hand request h to the method m took over, as if m had not
  * been registered. */
 void mcp__method_pass_on(conn *c, mcp_handle h, const mcp_message *msg, const mcp__method *m);
-/* Build the method table (once per process; mcp_server_new). */
+/* Build the method table and lay out the features' states (once per
+ * process; mcp_server_new). */
 void mcp__features_init(void);
+/* The bytes the connection struct carries for every feature's state. */
+size_t mcp__features_state_size(void);
+/* c's state of feature f (which must be in mcp__server_features). */
+void *mcp__conn_state(conn *c, const mcp__feature *f);
+/* Run the hooks of that name of every feature that has one. */
+void mcp__features_conn_ending(conn *c, const char *why);
+void mcp__features_conn_free(conn *c);
+void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
+void mcp__features_published(conn *c, unsigned kind, const char *uri);
+bool mcp__features_request_starting(mcp__request *r);
+int mcp__features_request_unanswered(mcp__request *r);
+const char *mcp__features_error_problem(mcp__request *r, int64_t code, const mcp_json *data);
 
 /* request.c ---------------------------------------------------------------- */
 
@@ -73,7 +122,7 @@ void mcp__features_init(void);
  * dropped when the handler ends it. Answers from other threads are posted to
  * the loop, where a settled request drops them: "nothing after a cancel"
  * holds whatever the handler does. */
-typedef struct mcp__request {
+struct mcp__request {
     mcp__job job;      /* first: a pool job is a request */
     atomic_uint refs;
     atomic_bool ended; /* the handler ended it */
@@ -84,9 +133,8 @@ typedef struct mcp__request {
     const char *version; /* the revision it is served under (a literal) */
     mcp_cancel_token *token;
     bool settled;      /* loop thread: answered or cancelled */
-    struct ask *asks;  /* loop thread: its requests to the client in flight */
     void (*destroy)(struct mcp__request *r); /* frees what embeds it */
-} mcp__request;
+};
 
 /* ANSWER_NOT_FOUND: "Resource not found" for the request's params.uri, with
  * the code given (the revision's). */
@@ -154,6 +202,11 @@ struct mcp_call {
  * way). NULL when out of memory: h answered -32603 then. */
 mcp_call *mcp__call_new(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
                         call_kind kind);
+/* The call a request is (every request a handler answers is one). */
+static inline mcp_call *mcp__call_of(mcp__request *r)
+{
+    return (mcp_call *)(void *)((char *)r - offsetof(mcp_call, req));
+}
 /* Run c's handler: now (loop thread) or on the pool (MCP_TOOL_BLOCKING). */
 void mcp__call_run(mcp_call *c);
 /* End c with the result text (len bytes of a JSON object) or the -32603
@@ -183,33 +236,40 @@ bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *me
                        const mcp_json *params);
 
 
-/* url_elicitation.c ------------------------------------------------------------- */
+/* ask/ ------------------------------------------------------------------------ */
+
+extern const mcp__feature mcp__ask_feature;
+
+/* The URL elicitation ids a connection keeps for their completion. */
+#define MCP__MAX_URL_IDS 64
+
+/* A connection's asking (the feature's state). */
+typedef struct ask_state {
+    struct ask *in_flight; /* loop thread: asks sent, of every call */
+    atomic_uint waiting;   /* its calls waiting on the client */
+    char *url_ids[MCP__MAX_URL_IDS]; /* URL elicitations its client was
+                          given, oldest first (url_elicitation.c), loop thread */
+    unsigned n_url_ids;
+} ask_state;
+
+/* url_elicitation.c: loop thread: the client was given this URL
+ * elicitation (2025-11-25: its elicitationId is kept for
+ * mcp_server_elicitation_complete), or told to complete data's (-32042). */
+void mcp__url_elicitation_note(ask_state *st, const char *version, const mcp_json *params);
+void mcp__url_required_note(ask_state *st, const char *version, const mcp_json *data);
+void mcp__url_elicitations_free(ask_state *st);
 
 /* Why params of a URL-mode elicitation/create are not valid under version,
  * or NULL. */
 const char *mcp__url_elicitation_check(const mcp_json *params, const char *version);
-/* Loop thread: c's client was given this URL elicitation (2025-11-25: its
- * elicitationId is kept for mcp_server_elicitation_complete). */
-void mcp__url_elicitation_note(conn *c, const char *version, const mcp_json *params);
 /* Why data is not that of a -32042 under version, or NULL. */
 const char *mcp__url_required_check(const char *version, const mcp_json *data);
-/* Loop thread: c's client was told to complete data's elicitations. */
-void mcp__url_required_note(conn *c, const char *version, const mcp_json *data);
-void mcp__url_elicitations_free(conn *c);
 
-/* ask.c --------------------------------------------------------------------- */
-
-/* Loop thread: r settles: its requests to the client in flight are
- * cancelled on the wire with reason, their askers told (cancelled). */
-void mcp__asks_cancel(mcp__request *r, const char *reason);
 
 /* resources.c, prompts.c ---------------------------------------------------- */
 
 /* Answer h "Resource not found" for uri, with the code of its revision. */
 int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri);
-/* Loop thread: tell c's legacy session that uri changed, if it subscribed. */
-void mcp__resources_updated(conn *c, const char *uri);
-void mcp__subscriptions_free(conn *c);
 /* params.uri: a string of UTF-8 without NUL, at most 64 KiB; else h is
  * answered -32602 and NULL returned. */
 const char *mcp__uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg, size_t *n);
@@ -227,32 +287,25 @@ const char *mcp__result_problem(const mcp_call *c, const mcp_json *result);
 
 /* conn.c ------------------------------------------------------------------- */
 
-/* One client: its session (in the driver), its requests, its transport. */
-/* The URL elicitation ids a connection keeps for their completion. */
-#define MCP__MAX_URL_IDS 64
-
+/* One client: its session (in the driver), its requests, its transport,
+ * and each feature's state. */
 struct conn {
     mcp_server *server;
     mcp__driver driver;
     conn *next, *prev; /* the server's connections */
     mcp__map requests; /* handle -> mcp__request, loop thread */
-    atomic_uint asks_waiting; /* its calls waiting on the client (ask.c) */
-    struct subscription **subscriptions; /* legacy resources/subscribe (resources.c),
-                                            loop thread */
-    size_t nsubscriptions;
     atomic_uint refs;  /* the server's, and one per request */
     bool down;         /* the transport went: draining, then released */
     bool released;
     uint64_t drain_deadline; /* for its handlers */
     char *credential;  /* a 2026-07-28 HTTP request's Authorization value
                           (owned), to which its requestState is bound */
-    char *url_ids[MCP__MAX_URL_IDS]; /* URL elicitations its client was
-                          given, oldest first (url_elicitation.c), loop thread */
-    unsigned n_url_ids;
     /* The output drains as long as the client reads: given up after the
      * grace without progress. */
     size_t last_unwritten;
     uint64_t last_progress;
+    /* The features' states (mcp__conn_state), laid out once per process. */
+    _Alignas(max_align_t) unsigned char feature_state[];
 };
 
 int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out);
@@ -266,6 +319,8 @@ void mcp__conn_unref(conn *c);
 bool mcp__conns_sweep(mcp_server *s, bool force);
 
 /* server.c ----------------------------------------------------------------- */
+
+typedef struct mcp__listener mcp__listener;
 
 struct mcp_server {
     mcp_server_options opts; /* strings below are our copies */
@@ -285,7 +340,7 @@ struct mcp_server {
     uv_timer_t sweep_timer;  /* drains connections that went down */
     conn *conns;
     size_t nconns;
-    http_listener *http;     /* NULL unless listening */
+    mcp__listener *listeners; /* those listening now */
     atomic_size_t live;      /* requests not yet freed */
     atomic_bool stop_asked;
     bool stopping;
@@ -297,8 +352,28 @@ struct mcp_server {
     size_t state_key_len;
 };
 
-/* http.c: Loop thread: end every 2025 session and close the listener. */
-void mcp__http_listener_stop(http_listener *l);
+/* A way for clients to reach the server other than a transport attached
+ * to it (http/: the Streamable HTTP listener): it opens a connection
+ * (mcp__conn_open) per client as they come. The run goes on while one
+ * listens. Loop thread. */
+typedef struct mcp__listener_ops {
+    /* Stop taking clients and end the connections made; call
+     * mcp__server_listener_closed once closed (maybe later, maybe within).
+     * May be called again: nothing more happens then. */
+    void (*stop)(mcp__listener *l);
+} mcp__listener_ops;
+
+struct mcp__listener {
+    const mcp__listener_ops *ops;
+    mcp__listener *next;
+};
+
+void mcp__server_listener_add(mcp_server *s, mcp__listener *l);
+/* l has closed: the server forgets it (and a run with nothing left to
+ * serve returns). */
+void mcp__server_listener_closed(mcp_server *s, mcp__listener *l);
+/* The server's listener of that kind, or NULL. */
+mcp__listener *mcp__server_listener_find(const mcp_server *s, const mcp__listener_ops *ops);
 
 void mcp__server_log(mcp_server *s, mcp_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

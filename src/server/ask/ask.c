@@ -22,11 +22,12 @@ typedef struct ask {
     mcp__post post; /* first: posted to the loop to be sent */
     atomic_uint refs; /* the asker's and the loop's */
     mcp__request *req; /* a reference, dropped with the loop's */
+    ask_state *state;  /* its connection's */
     char *method;
     char *params; /* JSON text, or NULL */
     uint64_t timeout_ms;
     mcp_handle handle; /* loop thread: the request once sent */
-    struct ask *next;  /* loop thread: the call's asks in flight */
+    struct ask *next;  /* loop thread: the connection's asks in flight */
     const char *cancel_reason; /* loop: why the call cancelled it */
     bool finished;             /* loop: finish ran (it runs once) */
     pthread_mutex_t mu;
@@ -67,9 +68,18 @@ static void finish(ask *a, int outcome)
     ask_unref(a);
 }
 
+/* Whether a is in its connection's list (unlinked: answered or ended). */
+static bool linked(const ask_state *st, const ask *a)
+{
+    for (const ask *x = st->in_flight; x; x = x->next)
+        if (x == a)
+            return true;
+    return false;
+}
+
 static void unlink_ask(ask *a)
 {
-    for (ask **p = &a->req->asks; *p; p = &(*p)->next)
+    for (ask **p = &a->state->in_flight; *p; p = &(*p)->next)
         if (*p == a) {
             *p = a->next;
             return;
@@ -169,10 +179,10 @@ static void send_posted(mcp__post *post)
                              .related = r->handle};
     /* In the list before it is sent: the send may fail and close the
      * connection, whose ending then finds it (and calls back). */
-    a->next = r->asks;
-    r->asks = a;
+    a->next = a->state->in_flight;
+    a->state->in_flight = a;
     if (!strcmp(a->method, "elicitation/create"))
-        mcp__url_elicitation_note(c, r->version, d ? mcp_json_doc_root(d) : NULL);
+        mcp__url_elicitation_note(a->state, r->version, d ? mcp_json_doc_root(d) : NULL);
     mcp_handle h = 0;
     int rc = mcp_session_request(c->driver.session, mcp__now_ms(), a->method,
                                  d ? mcp_json_doc_root(d) : NULL, &o, on_answer, NULL, a, &h);
@@ -187,16 +197,23 @@ static void send_posted(mcp__post *post)
     mcp__driver_rearm(&c->driver);
 }
 
-void mcp__asks_cancel(mcp__request *r, const char *reason)
+/* Loop thread: the asks in flight of request r (NULL: of every request of
+ * the connection) are cancelled on the wire with reason, their askers told
+ * (cancelled). */
+static void cancel_asks(ask_state *st, mcp_session *ss, const mcp__request *r,
+                        const char *reason)
 {
-    mcp_session *ss = r->conn->driver.session;
-    while (r->asks) {
-        ask *a = r->asks;
+    for (;;) {
+        ask *a = st->in_flight;
+        while (a && r && a->req != r)
+            a = a->next;
+        if (!a)
+            return;
         a->cancel_reason = reason ? reason : "the call ended";
         /* Ends it at once (on_answer unlinks it), unless the connection
          * closed under us, which ended it already. */
         if (mcp_session_cancel(ss, mcp__now_ms(), a->handle, a->cancel_reason) != MCP_OK &&
-            r->asks == a) {
+            linked(st, a)) {
             unlink_ask(a);
             finish(a, MCP_ERR_CLOSED);
         }
@@ -331,6 +348,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         return MCP_ERR_INVALID_ARG;
     mcp__request *r = &c->req;
     mcp_server *s = r->conn->server;
+    ask_state *st = mcp__conn_state(r->conn, &mcp__ask_feature);
     if (mcp__on_loop_thread(&s->poster) || c->kind == CALL_COMPLETE)
         return MCP_ERR_STATE;
     if (mcp_cancel_token_is_cancelled(r->token))
@@ -363,9 +381,9 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     /* Waiting on the client is no work: the pool runs others meanwhile,
      * within bounds: one client may keep MAX_ASKS_PER_CONN calls waiting,
      * all clients together what the pool can stand in for. */
-    if (atomic_fetch_add(&r->conn->asks_waiting, 1) >= MAX_ASKS_PER_CONN ||
+    if (atomic_fetch_add(&st->waiting, 1) >= MAX_ASKS_PER_CONN ||
         (c->pool && !mcp__pool_wait_begin(c->pool))) {
-        atomic_fetch_sub(&r->conn->asks_waiting, 1);
+        atomic_fetch_sub(&st->waiting, 1);
         free(a->method);
         mcp_buf_free(&text);
         free(a);
@@ -377,6 +395,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     pthread_cond_init(&a->cv, NULL);
     a->timeout_ms = timeout_ms;
     a->req = r;
+    a->state = st;
     mcp__request_ref(r);
     a->post.run = send_posted;
     if (!mcp__server_post(s, &a->post)) {
@@ -387,7 +406,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
         mcp_schema_free(form);
         if (c->pool)
             mcp__pool_wait_end(c->pool);
-        atomic_fetch_sub(&r->conn->asks_waiting, 1);
+        atomic_fetch_sub(&st->waiting, 1);
         return MCP_ERR_CLOSED;
     }
     pthread_mutex_lock(&a->mu);
@@ -396,7 +415,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     pthread_mutex_unlock(&a->mu);
     if (c->pool)
         mcp__pool_wait_end(c->pool);
-    atomic_fetch_sub(&r->conn->asks_waiting, 1);
+    atomic_fetch_sub(&st->waiting, 1);
     rc = a->outcome;
     *answer = a->answer;
     memset(&a->answer, 0, sizeof a->answer);
@@ -414,3 +433,65 @@ void mcp_ask_answer_release(mcp_ask_answer *answer)
     free(answer->error_message);
     memset(answer, 0, sizeof *answer);
 }
+
+/* The feature ------------------------------------------------------------------ */
+
+/* A call that settles takes what it asked with it, on the wire too; a
+ * -32042 it answered names URL elicitations to remember. */
+static void request_settled(mcp__request *r, void *state, const mcp__settle *how)
+{
+    ask_state *st = state;
+    if (st->in_flight)
+        cancel_asks(st, r->conn->driver.session, r, how->cancelled ? how->reason : NULL);
+    if (how->error_code == MCP_WIRE_URL_ELICITATION_REQUIRED)
+        mcp__url_required_note(st, r->version, how->error_data);
+}
+
+/* What the calls asked is cancelled on the wire while the session can
+ * still write (its closing ends them silently): the client's forms and
+ * samplings are told. */
+static void conn_ending(conn *c, void *state, const char *why)
+{
+    ask_state *st = state;
+    if (st->in_flight)
+        cancel_asks(st, c->driver.session, NULL, why);
+}
+
+static void conn_free(conn *c, void *state)
+{
+    mcp__url_elicitations_free(state);
+}
+
+/* The answers a 2026-07-28 retry brings, checked before anything runs. */
+static bool request_starting(mcp__request *r, void *state)
+{
+    mcp_call *c = mcp__call_of(r);
+    return c->kind == CALL_COMPLETE || !mcp__call_modern(c) || mcp__mrtr_begin(c);
+}
+
+/* A handler that ended asking (2026-07-28): the questions go out as its
+ * answer. */
+static int request_unanswered(mcp__request *r, void *state)
+{
+    mcp_call *c = mcp__call_of(r);
+    if (!c->asked || mcp_cancel_token_is_cancelled(r->token))
+        return MCP_ERR_NOT_FOUND;
+    return mcp__mrtr_finish(c);
+}
+
+static const char *error_problem(mcp__request *r, int64_t code, const mcp_json *data)
+{
+    return code == MCP_WIRE_URL_ELICITATION_REQUIRED ? mcp__url_required_check(r->version, data)
+                                                      : NULL;
+}
+
+const mcp__feature mcp__ask_feature = {
+    .name = "asking the client",
+    .conn_state_size = sizeof(ask_state),
+    .conn_ending = conn_ending,
+    .conn_free = conn_free,
+    .request_settled = request_settled,
+    .request_starting = request_starting,
+    .request_unanswered = request_unanswered,
+    .error_problem = error_problem,
+};

@@ -46,7 +46,7 @@ const char *mcp__url_elicitation_check(const mcp_json *params, const char *versi
     return NULL;
 }
 
-void mcp__url_elicitation_note(conn *c, const char *version, const mcp_json *params)
+void mcp__url_elicitation_note(ask_state *st, const char *version, const mcp_json *params)
 {
     size_t n;
     const char *id = mcp_json_string(mcp_json_object_get(params, "elicitationId"), &n);
@@ -57,20 +57,20 @@ void mcp__url_elicitation_note(conn *c, const char *version, const mcp_json *par
     char *copy = strdup(id);
     if (!copy)
         return; /* its completion will not be sent: a courtesy lost */
-    if (c->n_url_ids == MCP__MAX_URL_IDS) {
+    if (st->n_url_ids == MCP__MAX_URL_IDS) {
         /* The oldest goes: its user has long been done, or never will be. */
-        free(c->url_ids[0]);
-        memmove(c->url_ids, c->url_ids + 1, (MCP__MAX_URL_IDS - 1) * sizeof *c->url_ids);
-        c->n_url_ids--;
+        free(st->url_ids[0]);
+        memmove(st->url_ids, st->url_ids + 1, (MCP__MAX_URL_IDS - 1) * sizeof *st->url_ids);
+        st->n_url_ids--;
     }
-    c->url_ids[c->n_url_ids++] = copy;
+    st->url_ids[st->n_url_ids++] = copy;
 }
 
-void mcp__url_elicitations_free(conn *c)
+void mcp__url_elicitations_free(ask_state *st)
 {
-    for (unsigned i = 0; i < c->n_url_ids; i++)
-        free(c->url_ids[i]);
-    c->n_url_ids = 0;
+    for (unsigned i = 0; i < st->n_url_ids; i++)
+        free(st->url_ids[i]);
+    st->n_url_ids = 0;
 }
 
 const char *mcp__url_required_check(const char *version, const mcp_json *data)
@@ -93,11 +93,11 @@ const char *mcp__url_required_check(const char *version, const mcp_json *data)
     return NULL;
 }
 
-void mcp__url_required_note(conn *c, const char *version, const mcp_json *data)
+void mcp__url_required_note(ask_state *st, const char *version, const mcp_json *data)
 {
     const mcp_json *list = mcp_json_object_get(data, "elicitations");
     for (size_t i = 0; i < mcp_json_array_size(list); i++)
-        mcp__url_elicitation_note(c, version, mcp_json_array_at(list, i));
+        mcp__url_elicitation_note(st, version, mcp_json_array_at(list, i));
 }
 
 /* Completion ------------------------------------------------------------------ */
@@ -112,13 +112,14 @@ typedef struct complete_post {
 static void complete_now(mcp_server *s, const char *id)
 {
     for (conn *c = s->conns; c; c = c->next) {
-        for (unsigned i = 0; i < c->n_url_ids; i++) {
-            if (strcmp(c->url_ids[i], id) != 0)
+        ask_state *st = mcp__conn_state(c, &mcp__ask_feature);
+        for (unsigned i = 0; i < st->n_url_ids; i++) {
+            if (strcmp(st->url_ids[i], id) != 0)
                 continue;
-            free(c->url_ids[i]);
-            memmove(c->url_ids + i, c->url_ids + i + 1,
-                    (c->n_url_ids - i - 1) * sizeof *c->url_ids);
-            c->n_url_ids--;
+            free(st->url_ids[i]);
+            memmove(st->url_ids + i, st->url_ids + i + 1,
+                    (st->n_url_ids - i - 1) * sizeof *st->url_ids);
+            st->n_url_ids--;
             if (c->down)
                 return; /* its client is gone */
             mcp_json_doc *d = mcp_json_doc_new(NULL);

@@ -21,9 +21,8 @@ void mcp__conn_unref(conn *c)
     if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
     mcp__map_free(&c->requests, &c->server->mem);
-    mcp__subscriptions_free(c);
+    mcp__features_conn_free(c);
     free(c->credential);
-    mcp__url_elicitations_free(c);
     free(c);
 }
 
@@ -77,12 +76,11 @@ static void on_transport_down(void *ud, bool input, const char *why)
 int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
 {
     *out = NULL;
-    conn *c = calloc(1, sizeof *c);
+    conn *c = calloc(1, sizeof *c + mcp__features_state_size());
     if (!c)
         return MCP_ERR_NOMEM;
     c->server = s;
     atomic_init(&c->refs, 1); /* the server's */
-    atomic_init(&c->asks_waiting, 0);
     mcp_session_options so = {
         .size = sizeof so,
         .role = MCP_ROLE_SERVER,
@@ -118,34 +116,8 @@ static void sweep_cb(uv_timer_t *t)
     mcp_server *s = t->data;
     /* Every connection has ended: the run is over, unless a listener may
      * bring more. */
-    if (mcp__conns_sweep(s, false) && !s->http)
+    if (mcp__conns_sweep(s, false) && !s->listeners)
         uv_stop(&s->loop);
-}
-
-/* What the calls asked the client is cancelled on the wire while the
- * session can still write (its closing ends them silently): the client's
- * forms and samplings are told. Handles first: a write may fail and close
- * the session, whose cancels then change the table. */
-static void cancel_asks(conn *c, const char *why)
-{
-    size_t n = 0;
-    for (uint32_t i = 0; i < c->requests.size; i++) {
-        const mcp__request *r = c->requests.slots[i].value;
-        n += r && r->asks;
-    }
-    mcp_handle *hs = n ? malloc(n * sizeof *hs) : NULL;
-    size_t k = 0;
-    for (uint32_t i = 0; hs && i < c->requests.size; i++) {
-        const mcp__request *r = c->requests.slots[i].value;
-        if (r && r->asks && k < n)
-            hs[k++] = r->handle;
-    }
-    for (size_t i = 0; i < k; i++) {
-        mcp__request *r = mcp__map_get(&c->requests, hs[i]);
-        if (r)
-            mcp__asks_cancel(r, why);
-    }
-    free(hs);
 }
 
 void mcp__conn_end(conn *c, const char *why)
@@ -156,7 +128,9 @@ void mcp__conn_end(conn *c, const char *why)
     c->last_progress = mcp__now_ms();
     c->drain_deadline = c->last_progress + c->server->opts.shutdown_grace_ms;
     c->last_unwritten = SIZE_MAX;
-    cancel_asks(c, why);
+    /* Features end what they do on the wire while the session can still
+     * write (its closing ends it silently). */
+    mcp__features_conn_ending(c, why);
     /* A stop says so to the handlers; a connection that ended is "closed". */
     mcp__driver_end(&c->driver, c->server->stopping ? why : NULL);
     mcp_server *s = c->server;

@@ -22,16 +22,33 @@
 /* How many features may register the same name (each takes the name over
  * from the one before). */
 #define MAX_LAYERS 4
+/* Features a build may have. */
+#define MAX_FEATURES 32
 
 typedef struct slot {
     const char *name;  /* NULL: empty */
     size_t len;
     unsigned layers;   /* how many registered the name */
     const mcp__method *method[MAX_LAYERS]; /* the last registered first */
+    unsigned feature[MAX_LAYERS];          /* whose (mcp__server_features) */
 } slot;
 
 static slot table[SLOTS];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+/* Where each feature's state is in a connection's feature_state. */
+static size_t state_offset[MAX_FEATURES];
+static size_t state_size;
+static size_t nfeatures;
+
+/* The features with a hook called per request, found once. */
+typedef struct hooked {
+    const mcp__feature *f;
+    size_t offset;
+} hooked;
+static hooked settle_hooks[MAX_FEATURES], starting_hooks[MAX_FEATURES],
+    unanswered_hooks[MAX_FEATURES];
+static size_t nsettle, nstarting, nunanswered;
 
 static unsigned slot_index(const char *name, size_t n)
 {
@@ -55,9 +72,31 @@ static slot *find_slot(const char *name, size_t n)
     return NULL;
 }
 
+static void lay_out(size_t f)
+{
+    const mcp__feature *ft = mcp__server_features[f];
+    size_t align = _Alignof(max_align_t);
+    state_offset[f] = state_size;
+    state_size += (ft->conn_state_size + align - 1) / align * align;
+    hooked h = {ft, state_offset[f]};
+    if (ft->request_settled)
+        settle_hooks[nsettle++] = h;
+    if (ft->request_starting)
+        starting_hooks[nstarting++] = h;
+    if (ft->request_unanswered)
+        unanswered_hooks[nunanswered++] = h;
+}
+
 static void build_table(void)
 {
     for (size_t f = 0; mcp__server_features[f]; f++) {
+        if (f == MAX_FEATURES) {
+            fprintf(stderr, "libmcp: more than %d server features: the rest left out\n",
+                    MAX_FEATURES);
+            break;
+        }
+        nfeatures = f + 1;
+        lay_out(f);
         const mcp__feature *ft = mcp__server_features[f];
         for (size_t i = 0; i < ft->nmethods; i++) {
             const mcp__method *m = &ft->methods[i];
@@ -72,7 +111,9 @@ static void build_table(void)
             s->name = m->name;
             s->len = n;
             memmove(&s->method[1], &s->method[0], s->layers * sizeof s->method[0]);
+            memmove(&s->feature[1], &s->feature[0], s->layers * sizeof s->feature[0]);
             s->method[0] = m;
+            s->feature[0] = (unsigned)f;
             s->layers++;
         }
     }
@@ -81,6 +122,24 @@ static void build_table(void)
 void mcp__features_init(void)
 {
     pthread_once(&table_once, build_table);
+}
+
+size_t mcp__features_state_size(void)
+{
+    return state_size;
+}
+
+static void *state_at(conn *c, size_t offset)
+{
+    return c->feature_state + offset;
+}
+
+void *mcp__conn_state(conn *c, const mcp__feature *f)
+{
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i] == f)
+            return state_at(c, state_offset[i]);
+    return NULL;
 }
 
 /* -32601 with the method as the client sent it. */
@@ -92,8 +151,9 @@ static void not_found(conn *c, mcp_handle h, const mcp_message *msg)
     mcp_session_reply_error(c->driver.session, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
 }
 
-static void run(conn *c, mcp_handle h, const mcp_message *msg, const mcp__method *m)
+static void run(conn *c, mcp_handle h, const mcp_message *msg, const slot *s, unsigned layer)
 {
+    const mcp__method *m = s->method[layer];
     mcp_session *ss = c->driver.session;
     if (m->eras != MCP__ERAS_ALL) {
         const char *version = mcp_session_inbound_version(ss, h);
@@ -111,7 +171,7 @@ static void run(conn *c, mcp_handle h, const mcp_message *msg, const mcp__method
         mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, m->not_offered, NULL);
         return;
     }
-    m->handle(c, h, msg, NULL);
+    m->handle(c, h, msg, state_at(c, state_offset[s->feature[layer]]));
 }
 
 void mcp__method_dispatch(conn *c, mcp_handle h, const mcp_message *msg)
@@ -121,7 +181,7 @@ void mcp__method_dispatch(conn *c, mcp_handle h, const mcp_message *msg)
         not_found(c, h, msg);
         return;
     }
-    run(c, h, msg, s->method[0]);
+    run(c, h, msg, s, 0);
 }
 
 void mcp__method_pass_on(conn *c, mcp_handle h, const mcp_message *msg, const mcp__method *m)
@@ -129,8 +189,68 @@ void mcp__method_pass_on(conn *c, mcp_handle h, const mcp_message *msg, const mc
     const slot *s = find_slot(msg->method, msg->method_len);
     for (unsigned i = 0; s && s->name && i + 1 < s->layers; i++)
         if (s->method[i] == m) {
-            run(c, h, msg, s->method[i + 1]);
+            run(c, h, msg, s, i + 1);
             return;
         }
     not_found(c, h, msg);
+}
+
+/* Hooks ------------------------------------------------------------------------ */
+
+void mcp__features_conn_ending(conn *c, const char *why)
+{
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->conn_ending)
+            mcp__server_features[i]->conn_ending(c, state_at(c, state_offset[i]), why);
+}
+
+void mcp__features_conn_free(conn *c)
+{
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->conn_free)
+            mcp__server_features[i]->conn_free(c, state_at(c, state_offset[i]));
+}
+
+void mcp__features_published(conn *c, unsigned kind, const char *uri)
+{
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->published)
+            mcp__server_features[i]->published(c, state_at(c, state_offset[i]), kind, uri);
+}
+
+void mcp__features_request_settled(mcp__request *r, const mcp__settle *how)
+{
+    for (size_t i = 0; i < nsettle; i++)
+        settle_hooks[i].f->request_settled(r, state_at(r->conn, settle_hooks[i].offset), how);
+}
+
+bool mcp__features_request_starting(mcp__request *r)
+{
+    for (size_t i = 0; i < nstarting; i++)
+        if (!starting_hooks[i].f->request_starting(r, state_at(r->conn, starting_hooks[i].offset)))
+            return false;
+    return true;
+}
+
+int mcp__features_request_unanswered(mcp__request *r)
+{
+    for (size_t i = 0; i < nunanswered; i++) {
+        int rc = unanswered_hooks[i].f->request_unanswered(
+            r, state_at(r->conn, unanswered_hooks[i].offset));
+        if (rc != MCP_ERR_NOT_FOUND)
+            return rc;
+    }
+    return MCP_ERR_NOT_FOUND;
+}
+
+const char *mcp__features_error_problem(mcp__request *r, int64_t code, const mcp_json *data)
+{
+    for (size_t i = 0; i < nfeatures; i++) {
+        const char *why = mcp__server_features[i]->error_problem
+                              ? mcp__server_features[i]->error_problem(r, code, data)
+                              : NULL;
+        if (why)
+            return why;
+    }
+    return NULL;
 }

@@ -52,7 +52,6 @@ int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message
     r->version = mcp_session_inbound_version(c->driver.session, h);
     r->token = token;
     r->settled = false;
-    r->asks = NULL;
     mcp__conn_ref(c);
     atomic_fetch_add(&c->server->live, 1);
     return MCP_OK;
@@ -65,8 +64,8 @@ void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason)
         return;
     r->settled = true; /* before the token fires: a reply from a cleanup is dropped */
     mcp__token_cancel(r->token, reason);
-    /* What it asked the client goes with it, on the wire too. */
-    mcp__asks_cancel(r, reason ? reason : "cancelled");
+    mcp__settle how = {.cancelled = true, .reason = reason ? reason : "cancelled"};
+    mcp__features_request_settled(r, &how);
     mcp__request_unref(r);
 }
 
@@ -80,25 +79,6 @@ typedef struct answer {
     char *text; /* result JSON, or the error message */
     size_t len;
 } answer;
-
-/* An error with data, made by mcp_call_reply_error_data: what a -32042
- * names is remembered for its completion. */
-static int reply_error_data(conn *c, mcp__request *r, int64_t code, const char *text, size_t len)
-{
-    mcp_json_doc *d = NULL;
-    if (mcp_json_parse(text, len, NULL, NULL, &d, NULL) != MCP_OK)
-        return mcp_session_reply_error(c->driver.session, r->handle, MCP_WIRE_INTERNAL_ERROR,
-                                       "Internal error: out of memory", NULL);
-    const mcp_json *root = mcp_json_doc_root(d);
-    const mcp_json *data = mcp_json_object_get(root, "data");
-    if (code == MCP_WIRE_URL_ELICITATION_REQUIRED)
-        mcp__url_required_note(c, r->version, data);
-    int rc = mcp_session_reply_error(c->driver.session, r->handle, code,
-                                     mcp_json_string(mcp_json_object_get(root, "message"), NULL),
-                                     data);
-    mcp_json_doc_free(d);
-    return rc;
-}
 
 /* Loop thread: send the answer unless the request was settled meanwhile. */
 static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char *text,
@@ -114,15 +94,29 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
      * which must then find nothing of this request to cancel. */
     mcp__map_take(&c->requests, r->handle);
     r->settled = true;
-    mcp__asks_cancel(r, NULL); /* answered while asking on another thread */
+    /* An error with data (mcp_call_reply_error_data) comes as the text
+     * {"message":...,"data":...}. */
+    mcp_json_doc *d = NULL;
+    const mcp_json *root = NULL;
+    if (kind == ANSWER_ERROR_DATA && mcp_json_parse(text, len, NULL, NULL, &d, NULL) == MCP_OK)
+        root = mcp_json_doc_root(d);
+    mcp__settle how = {
+        .error_code = kind == ANSWER_ERROR || kind == ANSWER_ERROR_DATA ? code : 0,
+        .error_data = mcp_json_object_get(root, "data")};
+    mcp__features_request_settled(r, &how);
     mcp_session *ss = c->driver.session;
     int rc;
     if (kind == ANSWER_RESULT)
         rc = mcp_session_reply_raw(ss, r->handle, text, len);
     else if (kind == ANSWER_ERROR)
         rc = mcp_session_reply_error(ss, r->handle, code, text, NULL);
+    else if (kind == ANSWER_ERROR_DATA && !root)
+        rc = mcp_session_reply_error(ss, r->handle, MCP_WIRE_INTERNAL_ERROR,
+                                     "Internal error: out of memory", NULL);
     else if (kind == ANSWER_ERROR_DATA)
-        rc = reply_error_data(c, r, code, text, len);
+        rc = mcp_session_reply_error(ss, r->handle, code,
+                                     mcp_json_string(mcp_json_object_get(root, "message"), NULL),
+                                     how.error_data);
     else if (kind == ANSWER_NOT_FOUND)
         rc = mcp__reply_not_found(ss, r->handle, mcp_json_object_get(r->msg->params, "uri"));
     else
@@ -136,6 +130,7 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
         mcp_session_reply_error(ss, r->handle, MCP_WIRE_INTERNAL_ERROR,
                                 "Internal error: the answer could not be encoded", NULL);
     }
+    mcp_json_doc_free(d);
     mcp__request_unref(r);
 }
 

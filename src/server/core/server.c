@@ -175,8 +175,7 @@ static void publish_now(mcp_server *s, unsigned kind, const char *uri)
     for (conn *c = s->conns; c; c = c->next)
         if (!c->down) {
             mcp_session_publish(c->driver.session, kind, uri);
-            if (kind == MCP_LISTEN_RESOURCE_UPDATES)
-                mcp__resources_updated(c, uri); /* a 2025 resources/subscribe */
+            mcp__features_published(c, kind, uri);
         }
 }
 
@@ -259,6 +258,41 @@ int mcp__server_attach(mcp_server *s, mcp__transport *t)
     return rc;
 }
 
+/* Listeners ---------------------------------------------------------------------- */
+
+void mcp__server_listener_add(mcp_server *s, mcp__listener *l)
+{
+    l->next = s->listeners;
+    s->listeners = l;
+}
+
+void mcp__server_listener_closed(mcp_server *s, mcp__listener *l)
+{
+    for (mcp__listener **p = &s->listeners; *p; p = &(*p)->next)
+        if (*p == l) {
+            *p = l->next;
+            break;
+        }
+    if (!s->conns && !s->listeners)
+        uv_stop(&s->loop); /* the run was waiting for the listener */
+}
+
+mcp__listener *mcp__server_listener_find(const mcp_server *s, const mcp__listener_ops *ops)
+{
+    for (mcp__listener *l = s->listeners; l; l = l->next)
+        if (l->ops == ops)
+            return l;
+    return NULL;
+}
+
+static void stop_listeners(mcp_server *s)
+{
+    for (mcp__listener *l = s->listeners, *next; l; l = next) {
+        next = l->next; /* it may close within */
+        l->ops->stop(l);
+    }
+}
+
 static void stop_posted(mcp__post *post)
 {
     mcp_server *s = ((publish_post *)post)->server;
@@ -273,7 +307,7 @@ static void stop_posted(mcp__post *post)
         mcp_session_end_listens(c->driver.session, mcp__now_ms(), "server shutting down");
         mcp__conn_end(c, "server shutting down");
     }
-    mcp__http_listener_stop(s->http);
+    stop_listeners(s);
 }
 
 void mcp_server_stop(mcp_server *s)
@@ -295,7 +329,7 @@ void mcp_server_stop(mcp_server *s)
 /* Close the loop: everything on it, then the loop itself. */
 static void close_loop(mcp_server *s)
 {
-    mcp__http_listener_stop(s->http);
+    stop_listeners(s);
     mcp__conns_sweep(s, true);
     uv_close((uv_handle_t *)&s->sweep_timer, NULL);
     bool abandoned = atomic_load(&s->live) > 0;
@@ -324,7 +358,7 @@ int mcp_server_run(mcp_server *s)
     mcp__server_log(s, MCP_LOG_DEBUG, "serving %zu tool(s), pid %ld", ntools, (long)getpid());
     if (atomic_load(&s->stop_asked))
         mcp_server_stop(s);
-    if (s->conns || s->http)
+    if (s->conns || s->listeners)
         uv_run(&s->loop, UV_RUN_DEFAULT);
     close_loop(s);
     s->running = false;

@@ -508,6 +508,9 @@ static void on_closed(void *ud, mcp__http_exchange *x, mcp__http_end how)
 
 /* The listener ---------------------------------------------------------------------- */
 
+static void listener_stop(mcp__listener *base);
+static const mcp__listener_ops listener_ops = {listener_stop};
+
 static bool authorize(void *ud, const char *value)
 {
     http_listener *l = ud;
@@ -519,7 +522,7 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
     mcp_server_http_options o;
     if (!s || !opts || mcp__opts_copy(&o, sizeof o, opts) != MCP_OK || o.port > 65535)
         return MCP_ERR_INVALID_ARG;
-    if (s->http)
+    if (mcp__server_listener_find(s, &listener_ops))
         return MCP_ERR_STATE;
     int rc = mcp__server_open_loop(s);
     if (rc != MCP_OK)
@@ -568,7 +571,8 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
     l->reaper.data = l->expiry.data = l;
     uint64_t every = l->opts.session_idle_ms / 4 ? l->opts.session_idle_ms / 4 : 1;
     uv_timer_start(&l->expiry, expire, every > 1000 ? 1000 : every, every > 1000 ? 1000 : every);
-    s->http = l;
+    l->base.ops = &listener_ops;
+    mcp__server_listener_add(s, &l->base);
     mcp__server_log(s, MCP_LOG_INFO, "serving Streamable HTTP on %s://%s:%u%s",
                     o.tls_cert_pem ? "https" : "http", o.host ? o.host : "127.0.0.1",
                     mcp__http_server_port(l->http), o.path ? o.path : "/mcp");
@@ -577,7 +581,9 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
 
 unsigned mcp_server_http_port(const mcp_server *s)
 {
-    return s && s->http ? mcp__http_server_port(s->http->http) : 0;
+    const http_listener *l = s ? (const http_listener *)mcp__server_listener_find(s, &listener_ops)
+                               : NULL;
+    return l ? mcp__http_server_port(l->http) : 0;
 }
 
 static void listener_handle_closed(uv_handle_t *h)
@@ -594,17 +600,16 @@ static void http_closed(void *ud)
 {
     http_listener *l = ud;
     l->http = NULL;
-    l->server->http = NULL;
-    if (!l->server->conns)
-        uv_stop(&l->server->loop); /* the run was waiting for the listener */
+    mcp__server_listener_closed(l->server, &l->base);
     l->open_handles = 2;
     uv_close((uv_handle_t *)&l->reaper, listener_handle_closed);
     uv_close((uv_handle_t *)&l->expiry, listener_handle_closed);
 }
 
-void mcp__http_listener_stop(http_listener *l)
+static void listener_stop(mcp__listener *base)
 {
-    if (!l || l->closing)
+    http_listener *l = (http_listener *)base;
+    if (l->closing)
         return;
     l->closing = true;
     for (hpeer *p = l->sessions, *next; p; p = next) {

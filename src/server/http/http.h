@@ -6,6 +6,7 @@
 #include "server/internal.h"
 #include "transport/http_server.h"
 
+typedef struct http_listener http_listener;
 typedef struct hroute hroute;
 typedef struct hpeer hpeer;
 
@@ -48,6 +49,7 @@ struct hpeer {
 };
 
 struct http_listener {
+    mcp__listener base; /* first: the server's listener is the HTTP one */
     mcp_server *server;
     mcp__http_server *http;
     mcp_server_http_options opts; /* its strings are not kept */

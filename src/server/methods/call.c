@@ -209,8 +209,8 @@ int mcp_call_reply_error_data(mcp_call *c, int64_t code, const char *message,
     const char *why = NULL;
     if (!message || mcp_utf8_validate(message, strlen(message), NULL) != MCP_OK)
         why = "invalid error message";
-    else if (code == MCP_WIRE_URL_ELICITATION_REQUIRED)
-        why = mcp__url_required_check(c->req.version, data);
+    else
+        why = mcp__features_error_problem(&c->req, code, data);
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     int rc = MCP_OK;
@@ -250,12 +250,10 @@ int mcp_call_reply_error_data(mcp_call *c, int64_t code, const char *message,
 
 int mcp_call_finish(mcp_call *c)
 {
-    /* Ended asking (2026-07-28): the questions go out as its answer. */
-    if (c->asked && !mcp_cancel_token_is_cancelled(c->req.token)) {
-        int rc = mcp__mrtr_finish(c);
-        if (rc != MCP_ERR_NOT_FOUND)
-            return rc;
-    }
+    /* A feature may have an answer to give (ask/: the questions asked). */
+    int rc = mcp__features_request_unanswered(&c->req);
+    if (rc != MCP_ERR_NOT_FOUND)
+        return rc;
     return mcp__request_end(&c->req, ANSWER_NONE, 0, NULL, 0);
 }
 
@@ -394,9 +392,8 @@ mcp_call *mcp__call_new(conn *cn, mcp_handle h, const mcp_message *msg, registry
 
 void mcp__call_run(mcp_call *c)
 {
-    /* The answers a 2026-07-28 retry brings, checked before anything runs. */
-    if (c->kind != CALL_COMPLETE && mcp__call_modern(c) && !mcp__mrtr_begin(c))
-        return;
+    if (!mcp__features_request_starting(&c->req))
+        return; /* a feature answered it */
     if (c->flags & MCP_TOOL_BLOCKING) {
         c->pool = c->req.conn->server->pool;
         c->req.job.run = run_blocking;

@@ -171,4 +171,5 @@ const char *mcp__completion_result_problem(const mcp_json *result)
 static const mcp__method methods[] = {
     {"completion/complete", completion_complete, MCP__ERAS_ALL, 0, NULL}};
 
-const mcp__feature mcp__completion_feature = {"completion/complete", methods, 1};
+const mcp__feature mcp__completion_feature = {
+    .name = "completion/complete", .methods = methods, .nmethods = 1};

@@ -71,4 +71,5 @@ static const mcp__method methods[] = {
     {"prompts/list", prompts_list, MCP__ERAS_ALL, 0, NULL},
 };
 
-const mcp__feature mcp__lists_feature = {"lists", methods, sizeof methods / sizeof methods[0]};
+const mcp__feature mcp__lists_feature = {
+    .name = "lists", .methods = methods, .nmethods = sizeof methods / sizeof methods[0]};

@@ -107,4 +107,5 @@ const char *mcp__prompt_result_problem(const mcp_json *result)
 
 static const mcp__method methods[] = {{"prompts/get", prompts_get, MCP__ERAS_ALL, 0, NULL}};
 
-const mcp__feature mcp__prompts_get_feature = {"prompts/get", methods, 1};
+const mcp__feature mcp__prompts_get_feature = {
+    .name = "prompts/get", .methods = methods, .nmethods = 1};

@@ -208,4 +208,5 @@ const char *mcp__read_result_problem(const mcp_json *result)
 
 static const mcp__method methods[] = {{"resources/read", resources_read, MCP__ERAS_ALL, 0, NULL}};
 
-const mcp__feature mcp__resources_read_feature = {"resources/read", methods, 1};
+const mcp__feature mcp__resources_read_feature = {
+    .name = "resources/read", .methods = methods, .nmethods = 1};

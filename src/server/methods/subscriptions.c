@@ -25,17 +25,25 @@ typedef struct subscription {
     char uri[];
 } subscription;
 
-static size_t subscription_index(const conn *c, const char *uri, size_t n, uint64_t hash)
+/* A connection's subscriptions (its feature state), loop thread. */
+typedef struct subscriptions {
+    subscription **v;
+    size_t n;
+} subscriptions;
+
+static size_t subscription_index(const subscriptions *subs, const char *uri, size_t n,
+                                 uint64_t hash)
 {
-    for (size_t i = 0; i < c->nsubscriptions; i++) {
-        const subscription *s = c->subscriptions[i];
+    for (size_t i = 0; i < subs->n; i++) {
+        const subscription *s = subs->v[i];
         if (s->hash == hash && s->len == n && !memcmp(s->uri, uri, n))
             return i;
     }
     return SIZE_MAX;
 }
 
-static void subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
+static void subscribe(conn *c, subscriptions *subs, mcp_handle h, const mcp_message *msg,
+                      bool on)
 {
     mcp_session *ss = c->driver.session;
     size_t n;
@@ -48,19 +56,19 @@ static void subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
         return;
     }
     uint64_t hash = mcp__hash_bytes(uri, n);
-    size_t i = subscription_index(c, uri, n, hash);
+    size_t i = subscription_index(subs, uri, n, hash);
     if (on && i == SIZE_MAX) {
-        if (c->nsubscriptions == MAX_SUBSCRIPTIONS) {
+        if (subs->n == MAX_SUBSCRIPTIONS) {
             mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
                                     "Invalid params: too many subscriptions (1024): unsubscribe "
                                     "from some first",
                                     NULL);
             return;
         }
-        subscription **v = realloc(c->subscriptions, (c->nsubscriptions + 1) * sizeof *v);
+        subscription **v = realloc(subs->v, (subs->n + 1) * sizeof *v);
         subscription *s = malloc(sizeof *s + n + 1);
         if (v)
-            c->subscriptions = v;
+            subs->v = v;
         if (!v || !s) {
             free(s);
             mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
@@ -70,28 +78,32 @@ static void subscribe(conn *c, mcp_handle h, const mcp_message *msg, bool on)
         s->hash = hash;
         s->len = n;
         memcpy(s->uri, uri, n + 1);
-        c->subscriptions[c->nsubscriptions++] = s;
+        subs->v[subs->n++] = s;
     } else if (!on && i != SIZE_MAX) {
-        free(c->subscriptions[i]);
-        c->subscriptions[i] = c->subscriptions[--c->nsubscriptions];
+        free(subs->v[i]);
+        subs->v[i] = subs->v[--subs->n];
     }
     mcp_session_reply_raw(ss, h, "{}", 2);
 }
 
 static void resources_subscribe(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
-    subscribe(c, h, msg, true);
+    subscribe(c, state, h, msg, true);
 }
 
 static void resources_unsubscribe(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
-    subscribe(c, h, msg, false);
+    subscribe(c, state, h, msg, false);
 }
 
-void mcp__resources_updated(conn *c, const char *uri)
+/* Tell c's legacy session that uri changed, if it subscribed. */
+static void published(conn *c, void *state, unsigned kind, const char *uri)
 {
+    const subscriptions *subs = state;
+    if (kind != MCP_LISTEN_RESOURCE_UPDATES || !subs->n)
+        return;
     size_t n = strlen(uri);
-    if (!c->nsubscriptions || subscription_index(c, uri, n, mcp__hash_bytes(uri, n)) == SIZE_MAX)
+    if (subscription_index(subs, uri, n, mcp__hash_bytes(uri, n)) == SIZE_MAX)
         return;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *params = d ? mcp_json_new_object(d) : NULL;
@@ -105,13 +117,12 @@ void mcp__resources_updated(conn *c, const char *uri)
     mcp_json_doc_free(d);
 }
 
-void mcp__subscriptions_free(conn *c)
+static void conn_free(conn *c, void *state)
 {
-    for (size_t i = 0; i < c->nsubscriptions; i++)
-        free(c->subscriptions[i]);
-    free(c->subscriptions);
-    c->subscriptions = NULL;
-    c->nsubscriptions = 0;
+    subscriptions *subs = state;
+    for (size_t i = 0; i < subs->n; i++)
+        free(subs->v[i]);
+    free(subs->v);
 }
 
 /* 2026-07-28 has no subscribe (the session refuses it as removed): its
@@ -125,4 +136,11 @@ static const mcp__method methods[] = {
      not_offered},
 };
 
-const mcp__feature mcp__subscriptions_feature = {"resources/subscribe", methods, 2};
+const mcp__feature mcp__subscriptions_feature = {
+    .name = "resources/subscribe",
+    .methods = methods,
+    .nmethods = 2,
+    .conn_state_size = sizeof(subscriptions),
+    .conn_free = conn_free,
+    .published = published,
+};

@@ -106,4 +106,5 @@ static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *sta
 
 static const mcp__method methods[] = {{"tools/call", tools_call, MCP__ERAS_ALL, 0, NULL}};
 
-const mcp__feature mcp__tools_call_feature = {"tools/call", methods, 1};
+const mcp__feature mcp__tools_call_feature = {
+    .name = "tools/call", .methods = methods, .nmethods = 1};
