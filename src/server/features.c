@@ -5,11 +5,8 @@
  * feature is its own files and one line here. Order matters only where
  * two register the same method name: the later one takes it over.
  */
-#include "server/internal.h"
-
-extern const mcp__feature mcp__lists_feature, mcp__tools_call_feature,
-    mcp__resources_read_feature, mcp__prompts_get_feature, mcp__completion_feature,
-    mcp__subscriptions_feature, mcp__ask_feature;
+#include "server/ask/ask.h"
+#include "server/methods/methods.h"
 
 const mcp__feature *const mcp__server_features[] = {
     &mcp__lists_feature,       &mcp__tools_call_feature, &mcp__resources_read_feature,

@@ -24,7 +24,7 @@
 
 #include "fault_transport.h"
 #include "mcp/mcp.h"
-#include "server/internal.h"
+#include "server/core/core.h"
 #include "transport/ndjson_stream.h"
 #include "wire.h"
 

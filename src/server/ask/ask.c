@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/ask/ask.h"
 #include "session/revision.h"
 
 /* How many of one connection's calls may wait on its client at once. */

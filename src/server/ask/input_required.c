@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include <openssl/crypto.h>
@@ -31,29 +30,9 @@
 #include <openssl/hmac.h>
 
 #include "core/base64.h"
-#include "server/internal.h"
+#include "server/ask/ask.h"
 
 #define DIGEST_LEN 32
-
-int mcp__state_key_init(mcp_server *s, const void *key, size_t len)
-{
-    s->state_key_len = key ? len : 32;
-    s->state_key = malloc(s->state_key_len);
-    if (!s->state_key)
-        return MCP_ERR_NOMEM;
-    if (key) {
-        memcpy(s->state_key, key, len);
-        return MCP_OK;
-    }
-    size_t got = 0;
-    while (got < s->state_key_len) {
-        ssize_t n = getrandom(s->state_key + got, s->state_key_len - got, 0);
-        if (n <= 0)
-            return MCP_ERR_IO;
-        got += (size_t)n;
-    }
-    return MCP_OK;
-}
 
 static uint64_t wall_ms(void)
 {

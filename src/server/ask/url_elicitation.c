@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "mcp/client.h"
-#include "server/internal.h"
+#include "server/ask/ask.h"
 #include "session/revision.h"
 
 #define MAX_ID 256

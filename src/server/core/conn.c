@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/core/core.h"
 
 void mcp__conn_ref(conn *c)
 {

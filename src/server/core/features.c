@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/core/core.h"
 
 /* Room for four times the methods there are, so probes stay short. */
 #define SLOTS 128

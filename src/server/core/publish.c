@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "server/internal.h"
+#include "server/core/core.h"
 
 /* Which list_changed each list publishes. */
 static const unsigned list_news[LIST_KINDS] = {MCP_LISTEN_TOOLS, MCP_LISTEN_RESOURCES,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/core/core.h"
 
 /* References ----------------------------------------------------------------- */
 
@@ -70,6 +70,26 @@ void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason)
 }
 
 /* Answers --------------------------------------------------------------------- */
+
+/* -32002 before 2026-07-28, -32602 since (server/resources.mdx of each). */
+static int64_t not_found_code(const char *version)
+{
+    return mcp_protocol_modern(version) ? MCP_WIRE_INVALID_PARAMS : -32002;
+}
+
+int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *data = d ? mcp_json_new_object(d) : NULL;
+    if (data)
+        mcp_json_object_set(d, data, "uri", mcp_json_copy(d, uri));
+    int rc = mcp_session_reply_error(ss, h, not_found_code(mcp_session_inbound_version(ss, h)),
+                                     "Resource not found",
+                                     d && !mcp_json_doc_error(d) ? data : NULL);
+    mcp_json_doc_free(d);
+    return rc;
+}
+
 
 typedef struct answer {
     mcp__post post; /* first */

@@ -14,11 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "core/mem.h"
 #include "core/opts.h"
-#include "server/internal.h"
+#include "server/core/core.h"
 
 /* Logging ------------------------------------------------------------------- */
 
@@ -78,6 +79,27 @@ static int build_capabilities(mcp_server *s)
     return mcp_json_doc_error(d);
 }
 
+/* The server's requestState key (ask/): a copy of key, or random. */
+static int state_key_init(mcp_server *s, const void *key, size_t len)
+{
+    s->state_key_len = key ? len : 32;
+    s->state_key = malloc(s->state_key_len);
+    if (!s->state_key)
+        return MCP_ERR_NOMEM;
+    if (key) {
+        memcpy(s->state_key, key, len);
+        return MCP_OK;
+    }
+    size_t got = 0;
+    while (got < s->state_key_len) {
+        ssize_t n = getrandom(s->state_key + got, s->state_key_len - got, 0);
+        if (n <= 0)
+            return MCP_ERR_IO;
+        got += (size_t)n;
+    }
+    return MCP_OK;
+}
+
 int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
 {
     *out = NULL;
@@ -108,7 +130,7 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         s->opts.page_size = 100;
     if (!s->opts.request_state_ttl_ms)
         s->opts.request_state_ttl_ms = 600000;
-    if (mcp__state_key_init(s, o.request_state_key, o.request_state_key_len) != MCP_OK) {
+    if (state_key_init(s, o.request_state_key, o.request_state_key_len) != MCP_OK) {
         mcp_server_free(s);
         return MCP_ERR_NOMEM;
     }

@@ -3,7 +3,7 @@
 #ifndef MCP_SERVER_HTTP_INTERNAL_H
 #define MCP_SERVER_HTTP_INTERNAL_H
 
-#include "server/internal.h"
+#include "server/core/core.h"
 #include "transport/http_server.h"
 
 typedef struct http_listener http_listener;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/methods/methods.h"
 
 /* Answers ---------------------------------------------------------------------- */
 

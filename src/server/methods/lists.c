@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "server/internal.h"
+#include "server/methods/methods.h"
 
 static void reply_list(conn *c, mcp_handle h, const mcp_message *msg, int k)
 {

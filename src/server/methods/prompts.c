@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/methods/methods.h"
 
 /* The most values one completion carries (server/utilities/completion.mdx). */
 #define MAX_COMPLETION_VALUES 100

@@ -9,29 +9,10 @@
 #include <string.h>
 
 #include "core/base64.h"
-#include "server/internal.h"
+#include "server/methods/methods.h"
 
 /* The longest URI read. */
 #define MAX_READ_URI 65536
-
-/* -32002 before 2026-07-28, -32602 since (server/resources.mdx of each). */
-static int64_t not_found_code(const char *version)
-{
-    return mcp_protocol_modern(version) ? MCP_WIRE_INVALID_PARAMS : -32002;
-}
-
-int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri)
-{
-    mcp_json_doc *d = mcp_json_doc_new(NULL);
-    mcp_json *data = d ? mcp_json_new_object(d) : NULL;
-    if (data)
-        mcp_json_object_set(d, data, "uri", mcp_json_copy(d, uri));
-    int rc = mcp_session_reply_error(ss, h, not_found_code(mcp_session_inbound_version(ss, h)),
-                                     "Resource not found",
-                                     d && !mcp_json_doc_error(d) ? data : NULL);
-    mcp_json_doc_free(d);
-    return rc;
-}
 
 /* params.uri: a string of UTF-8 without NUL, at most MAX_READ_URI bytes;
  * else h is answered -32602 and NULL returned. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/hash.h"
-#include "server/internal.h"
+#include "server/methods/methods.h"
 
 /* The longest URI subscribed to (what a resource may be registered with)
  * and how many subscriptions one connection may hold: a client cannot make

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/methods/methods.h"
 
 /* Whether `have` declares everything `need` lists: each key present, and
  * for object values, recursively. */

@@ -2,7 +2,7 @@
 /* Binding the server to byte streams: stdio, or any pair of descriptors. */
 #include <unistd.h>
 
-#include "server/internal.h"
+#include "server/core/core.h"
 #include "transport/ndjson_stream.h"
 
 static void on_trace(void *ud, bool outgoing, const char *line, size_t len)

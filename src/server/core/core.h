@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Server internals, shared by the files of src/server. */
-#ifndef MCP_SERVER_INTERNAL_H
-#define MCP_SERVER_INTERNAL_H
+/*
+ * The server's core: the server and its loop, connections, the request
+ * context, the method table through which every request is dispatched,
+ * and the hooks and per-connection state through which features take part
+ * (methods/, ask/ and the ones to come). Bindings (http/, stdio/) open
+ * connections over their transports and plug in as listeners. The core
+ * knows no feature and no binding: it includes offer/ and the layers below
+ * src/server only.
+ *
+ * Threads: loop thread unless a function says otherwise.
+ */
+#ifndef MCP_SERVER_CORE_H
+#define MCP_SERVER_CORE_H
 
 #include <pthread.h>
 #include <stddef.h>
@@ -9,18 +19,17 @@
 #include <uv.h>
 
 #include "core/map.h"
-#include "json/writer.h"
-#include "mcp/schema.h"
 #include "mcp/server.h"
-#include "mcp/uri_template.h"
 #include "runtime/driver.h"
-#include "server/offer/offer.h"
 #include "runtime/internal.h"
 #include "runtime/log.h"
+#include "server/offer/offer.h"
 #include "transport/transport.h"
 
+/* The shortest requestState key an application may give. */
+#define MCP__STATE_KEY_MIN 32
 
-/* features.c: the method table ------------------------------------------------ */
+/* The method table and the features (features.c) ------------------------------ */
 
 typedef struct conn conn;
 
@@ -114,7 +123,7 @@ bool mcp__features_request_starting(mcp__request *r);
 int mcp__features_request_unanswered(mcp__request *r);
 const char *mcp__features_error_problem(mcp__request *r, int64_t code, const mcp_json *data);
 
-/* request.c ---------------------------------------------------------------- */
+/* The request context (request.c) ------------------------------------------------ */
 
 /* An inbound request being handled: refcounted, answerable from any thread.
  * Two references while it runs: the connection's, dropped on the loop thread
@@ -165,127 +174,15 @@ void mcp__request_ref(mcp__request *r);
 void mcp__request_unref(mcp__request *r);
 /* Loop thread: the session cancelled request h of c. */
 void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason);
+/* Answer h "Resource not found" for uri, with the code of its revision. */
+int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri);
 /* A string a client sent (n bytes, any), as an answer may show it:
  * JSON-escaped, its first max bytes, "?" when the escaped text passes
  * limit bytes; cut to size. */
 void mcp__show_string(char *out, size_t size, const char *s, size_t n, size_t max,
                       size_t limit);
 
-/* tools.c ------------------------------------------------------------------ */
-
-/* What a call answers: a tool's call or one of the other handled requests. */
-typedef enum { CALL_TOOL, CALL_READ, CALL_PROMPT, CALL_COMPLETE } call_kind;
-
-struct mcp_call {
-    mcp__request req; /* first: a request pointer is a call pointer */
-    call_kind kind;
-    const tool *tool;   /* CALL_TOOL; kept alive by req.snapshot, as entry */
-    const entry *entry; /* the resource, template or prompt */
-    const char *subject; /* the tool's or prompt's name, the entry's key */
-    const char *uri;    /* CALL_READ: borrowed from req.msg */
-    mcp_tool_fn handler;
-    void *user_data;
-    unsigned flags;
-    mcp__pool *pool; /* the pool a blocking handler runs on (it outlives the call) */
-    const mcp_json *args;
-    mcp_json_doc *own_args; /* a template read's variables */
-    /* 2026-07-28 questions: the answers known (an object by key), those
-     * the handler took (what the next requestState carries), the questions
-     * noted this round (inputRequests), how many were asked. */
-    mcp_json_doc *answers, *taken, *asked;
-    unsigned asks_made;
-    double last_progress;
-    bool sent_progress;
-};
-
-/* Loop thread: a call of request h (snap: referenced, taken over either
- * way). NULL when out of memory: h answered -32603 then. */
-mcp_call *mcp__call_new(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
-                        call_kind kind);
-/* The call a request is (every request a handler answers is one). */
-static inline mcp_call *mcp__call_of(mcp__request *r)
-{
-    return (mcp_call *)(void *)((char *)r - offsetof(mcp_call, req));
-}
-/* Run c's handler: now (loop thread) or on the pool (MCP_TOOL_BLOCKING). */
-void mcp__call_run(mcp_call *c);
-/* End c with the result text (len bytes of a JSON object) or the -32603
- * that says why it could not be made (rc). */
-int mcp__call_end_buffer(mcp_call *c, int rc, mcp_buf *b);
-/* Whether c answers a request of the 2026-07-28 revision. */
-bool mcp__call_modern(const mcp_call *c);
-
-/* input_required.c (2026-07-28, basic/patterns/mrtr.mdx) ----------------------- */
-
-#define MCP__STATE_KEY_MIN 32
-/* The server's requestState key: a copy of key, or random. */
-int mcp__state_key_init(mcp_server *s, const void *key, size_t len);
-/* Before a 2026-07-28 call's handler runs: its answers so far (a verified
- * requestState's, then inputResponses). False when the state fails its
- * check: the call is answered -32602 then. */
-bool mcp__mrtr_begin(mcp_call *c);
-/* An ask under 2026-07-28: the answer given, or the question noted
- * (MCP_ERR_INPUT_REQUIRED). */
-int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
-                  mcp_ask_answer *answer);
-/* The call ends without a result while questions are noted: MCP_OK and
- * the InputRequiredResult sent; MCP_ERR_NOT_FOUND when none were. */
-int mcp__mrtr_finish(mcp_call *c);
-/* Whether the client declared what method needs (caps: its capabilities). */
-bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
-                       const mcp_json *params);
-
-
-/* ask/ ------------------------------------------------------------------------ */
-
-extern const mcp__feature mcp__ask_feature;
-
-/* The URL elicitation ids a connection keeps for their completion. */
-#define MCP__MAX_URL_IDS 64
-
-/* A connection's asking (the feature's state). */
-typedef struct ask_state {
-    struct ask *in_flight; /* loop thread: asks sent, of every call */
-    atomic_uint waiting;   /* its calls waiting on the client */
-    char *url_ids[MCP__MAX_URL_IDS]; /* URL elicitations its client was
-                          given, oldest first (url_elicitation.c), loop thread */
-    unsigned n_url_ids;
-} ask_state;
-
-/* url_elicitation.c: loop thread: the client was given this URL
- * elicitation (2025-11-25: its elicitationId is kept for
- * mcp_server_elicitation_complete), or told to complete data's (-32042). */
-void mcp__url_elicitation_note(ask_state *st, const char *version, const mcp_json *params);
-void mcp__url_required_note(ask_state *st, const char *version, const mcp_json *data);
-void mcp__url_elicitations_free(ask_state *st);
-
-/* Why params of a URL-mode elicitation/create are not valid under version,
- * or NULL. */
-const char *mcp__url_elicitation_check(const mcp_json *params, const char *version);
-/* Why data is not that of a -32042 under version, or NULL. */
-const char *mcp__url_required_check(const char *version, const mcp_json *data);
-
-
-/* resources.c, prompts.c ---------------------------------------------------- */
-
-/* Answer h "Resource not found" for uri, with the code of its revision. */
-int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri);
-/* params.uri: a string of UTF-8 without NUL, at most 64 KiB; else h is
- * answered -32602 and NULL returned. */
-const char *mcp__uri_param(mcp_session *ss, mcp_handle h, const mcp_message *msg, size_t *n);
-/* Why a handler's result is not one of its method's (resources/read,
- * prompts/get, completion/complete), or NULL. */
-const char *mcp__read_result_problem(const mcp_json *result);
-const char *mcp__prompt_result_problem(const mcp_json *result);
-const char *mcp__completion_result_problem(const mcp_json *result);
-/* Append a 2026-07-28 read's caching hints, the server's (comma: a member
- * comes before them): "ttlMs":N,"cacheScope":"...". MCP_OK or the buffer's
- * error. */
-int mcp__read_hints(const mcp_call *c, bool comma, mcp_buf *b);
-/* The shape a reply_result of c's kind must have; NULL when it has it. */
-const char *mcp__result_problem(const mcp_call *c, const mcp_json *result);
-
-/* conn.c ------------------------------------------------------------------- */
+/* Connections (conn.c) --------------------------------------------------------- */
 
 /* One client: its session (in the driver), its requests, its transport,
  * and each feature's state. */
@@ -318,7 +215,7 @@ void mcp__conn_unref(conn *c);
  * their grace). True when none remain. */
 bool mcp__conns_sweep(mcp_server *s, bool force);
 
-/* server.c ----------------------------------------------------------------- */
+/* The server (server.c, publish.c) and its listeners --------------------------------- */
 
 typedef struct mcp__listener mcp__listener;
 

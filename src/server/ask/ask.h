@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Asking the client in the middle of a call (mcp_call_ask): 2025 requests
+ * of the server's on the call's route, 2026-07-28 input-required rounds
+ * with a sealed requestState, and URL-mode elicitation with its ids and
+ * -32042. One feature (mcp__ask_feature), attached through the core's
+ * hooks; nothing outside this folder needs more than that name.
+ */
+#ifndef MCP_SERVER_ASK_H
+#define MCP_SERVER_ASK_H
+
+#include "server/methods/methods.h"
+
+/* input_required.c (2026-07-28, basic/patterns/mrtr.mdx) ----------------------------- */
+
+/* Before a 2026-07-28 call's handler runs: its answers so far (a verified
+ * requestState's, then inputResponses). False when the state fails its
+ * check: the call is answered -32602 then. */
+bool mcp__mrtr_begin(mcp_call *c);
+/* An ask under 2026-07-28: the answer given, or the question noted
+ * (MCP_ERR_INPUT_REQUIRED). */
+int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
+                  mcp_ask_answer *answer);
+/* The call ends without a result while questions are noted: MCP_OK and
+ * the InputRequiredResult sent; MCP_ERR_NOT_FOUND when none were. */
+int mcp__mrtr_finish(mcp_call *c);
+/* Whether the client declared what method needs (caps: its capabilities). */
+bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
+                       const mcp_json *params);
+
+
+/* ask.c: the 2025 requests, and the feature ------------------------------------- */
+
+extern const mcp__feature mcp__ask_feature;
+
+/* The URL elicitation ids a connection keeps for their completion. */
+#define MCP__MAX_URL_IDS 64
+
+/* A connection's asking (the feature's state). */
+typedef struct ask_state {
+    struct ask *in_flight; /* loop thread: asks sent, of every call */
+    atomic_uint waiting;   /* its calls waiting on the client */
+    char *url_ids[MCP__MAX_URL_IDS]; /* URL elicitations its client was
+                          given, oldest first (url_elicitation.c), loop thread */
+    unsigned n_url_ids;
+} ask_state;
+
+/* url_elicitation.c ------------------------------------------------------------------ */
+
+/* Loop thread: the client was given this URL
+ * elicitation (2025-11-25: its elicitationId is kept for
+ * mcp_server_elicitation_complete), or told to complete data's (-32042). */
+void mcp__url_elicitation_note(ask_state *st, const char *version, const mcp_json *params);
+void mcp__url_required_note(ask_state *st, const char *version, const mcp_json *data);
+void mcp__url_elicitations_free(ask_state *st);
+
+/* Why params of a URL-mode elicitation/create are not valid under version,
+ * or NULL. */
+const char *mcp__url_elicitation_check(const mcp_json *params, const char *version);
+/* Why data is not that of a -32042 under version, or NULL. */
+const char *mcp__url_required_check(const char *version, const mcp_json *data);
+
+#endif
