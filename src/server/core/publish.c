@@ -1,12 +1,69 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The application changes what the server offers, from any thread
- * (offer/offers.c keeps it), and the clients that listen for that list are
- * told.
+ * (offer/offers.c keeps it), or publishes news of its own (a resource
+ * updated), and the clients that listen for it are told, each the way of
+ * its revision (and the features' way: mcp__feature.published).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "server/core/core.h"
+
+/* Publishing from any thread ------------------------------------------------------- */
+
+typedef struct publish_post {
+    mcp__post post;
+    mcp_server *server;
+    unsigned kind;
+    char *uri;
+} publish_post;
+
+static void publish_now(mcp_server *s, unsigned kind, const char *uri)
+{
+    for (conn *c = s->conns; c; c = c->next)
+        if (!c->down) {
+            mcp_session_publish(c->driver.session, kind, uri);
+            mcp__features_published(c, kind, uri);
+        }
+}
+
+static void publish_posted(mcp__post *post)
+{
+    publish_post *p = (publish_post *)post;
+    publish_now(p->server, p->kind, p->uri);
+    free(p->uri);
+    free(p);
+}
+
+int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri)
+{
+    if ((kind != MCP_LISTEN_TOOLS && kind != MCP_LISTEN_PROMPTS && kind != MCP_LISTEN_RESOURCES &&
+         kind != MCP_LISTEN_RESOURCE_UPDATES) ||
+        (kind == MCP_LISTEN_RESOURCE_UPDATES) != (uri != NULL) ||
+        (uri && mcp_utf8_validate(uri, strlen(uri), NULL) != MCP_OK))
+        return MCP_ERR_INVALID_ARG;
+    if (!(s->opts.listen_kinds & kind) || !atomic_load(&s->loop_open))
+        return MCP_OK;
+    if (mcp__on_loop_thread(&s->poster)) {
+        publish_now(s, kind, uri);
+        return MCP_OK;
+    }
+    publish_post *p = calloc(1, sizeof *p);
+    if (!p || (uri && !(p->uri = strdup(uri)))) {
+        free(p);
+        return MCP_ERR_NOMEM;
+    }
+    p->post.run = publish_posted;
+    p->server = s;
+    p->kind = kind;
+    if (!mcp__server_post(s, &p->post)) {
+        free(p->uri);
+        free(p);
+    }
+    return MCP_OK;
+}
 
 /* Which list_changed each list publishes. */
 static const unsigned list_news[LIST_KINDS] = {MCP_LISTEN_TOOLS, MCP_LISTEN_RESOURCES,

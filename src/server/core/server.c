@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The server: its connections, and the loop that serves them all on the
- * run call's thread (what it offers is offers.c's).
+ * The server: its connections, its listeners, and the loop that serves
+ * them all on the run call's thread (what it offers is offer/'s; changes
+ * to it and their news, publish.c).
  *
  * The end of a run: once every connection has ended (end of input, a
  * failed output, mcp_server_stop) and drained, the run returns. Handlers
@@ -183,60 +184,6 @@ void mcp_server_free(mcp_server *s)
     free(s);
 }
 
-/* Publishing from any thread ------------------------------------------------------- */
-
-typedef struct publish_post {
-    mcp__post post;
-    mcp_server *server;
-    unsigned kind;
-    char *uri;
-} publish_post;
-
-static void publish_now(mcp_server *s, unsigned kind, const char *uri)
-{
-    for (conn *c = s->conns; c; c = c->next)
-        if (!c->down) {
-            mcp_session_publish(c->driver.session, kind, uri);
-            mcp__features_published(c, kind, uri);
-        }
-}
-
-static void publish_posted(mcp__post *post)
-{
-    publish_post *p = (publish_post *)post;
-    publish_now(p->server, p->kind, p->uri);
-    free(p->uri);
-    free(p);
-}
-
-int mcp_server_publish(mcp_server *s, unsigned kind, const char *uri)
-{
-    if ((kind != MCP_LISTEN_TOOLS && kind != MCP_LISTEN_PROMPTS && kind != MCP_LISTEN_RESOURCES &&
-         kind != MCP_LISTEN_RESOURCE_UPDATES) ||
-        (kind == MCP_LISTEN_RESOURCE_UPDATES) != (uri != NULL) ||
-        (uri && mcp_utf8_validate(uri, strlen(uri), NULL) != MCP_OK))
-        return MCP_ERR_INVALID_ARG;
-    if (!(s->opts.listen_kinds & kind) || !atomic_load(&s->loop_open))
-        return MCP_OK;
-    if (mcp__on_loop_thread(&s->poster)) {
-        publish_now(s, kind, uri);
-        return MCP_OK;
-    }
-    publish_post *p = calloc(1, sizeof *p);
-    if (!p || (uri && !(p->uri = strdup(uri)))) {
-        free(p);
-        return MCP_ERR_NOMEM;
-    }
-    p->post.run = publish_posted;
-    p->server = s;
-    p->kind = kind;
-    if (!mcp__server_post(s, &p->post)) {
-        free(p->uri);
-        free(p);
-    }
-    return MCP_OK;
-}
-
 bool mcp__server_post(mcp_server *s, mcp__post *p)
 {
     return mcp__poster_post(&s->poster, p);
@@ -315,9 +262,14 @@ static void stop_listeners(mcp_server *s)
     }
 }
 
+typedef struct stop_post {
+    mcp__post post;
+    mcp_server *server;
+} stop_post;
+
 static void stop_posted(mcp__post *post)
 {
-    mcp_server *s = ((publish_post *)post)->server;
+    mcp_server *s = ((stop_post *)post)->server;
     free(post);
     if (s->stopping)
         return;
@@ -339,7 +291,7 @@ void mcp_server_stop(mcp_server *s)
     atomic_store(&s->stop_asked, true);
     if (!atomic_load(&s->loop_open))
         return;
-    publish_post *p = calloc(1, sizeof *p);
+    stop_post *p = calloc(1, sizeof *p);
     if (!p)
         return; /* checked again when the run starts */
     p->post.run = stop_posted;

@@ -3,7 +3,7 @@
  * Binding the server to Streamable HTTP (src/transport/http_server.c): one
  * endpoint for every revision.
  *
- * A peer is the transport of one connection (conn.c): a 2025 session,
+ * A peer is the transport of one connection (core/conn.c): a 2025 session,
  * opened by an `initialize` POST and named by its Mcp-Session-Id, or one
  * 2026-07-28 request, opened by its POST and gone with its answer. Each POST
  * that carries a request is a route of its peer; the session engine answers
@@ -130,7 +130,7 @@ static void reap(uv_timer_t *t)
         l->finished = p->next_finished;
         p->finished = false;
         /* The conversation is over: the connection drains and goes
-         * (conn.c), closing this transport. */
+         * (core/conn.c), closing this transport. */
         if (p->t.sink.input_ended)
             p->t.sink.input_ended(p->t.sink.ud, p->legacy ? "session ended" : "request answered",
                                   false);

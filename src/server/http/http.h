@@ -31,7 +31,7 @@ struct hroute {
     size_t replay_off; /* where the records still kept begin */
 };
 
-/* The transport of one connection (conn.c): a 2025 session, or one
+/* The transport of one connection (core/conn.c): a 2025 session, or one
  * 2026-07-28 request. */
 struct hpeer {
     mcp__transport t; /* first: the connection's transport */
