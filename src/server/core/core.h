@@ -48,9 +48,16 @@ typedef struct mcp__method {
     const char *name;
     mcp__method_fn handle;
     unsigned eras;          /* MCP__ERA_*: elsewhere -32601 */
-    unsigned offered_if;    /* MCP_LISTEN_* the server must offer (0: always) */
-    const char *not_offered; /* -32601's message when it does not */
+    /* The server capability the method needs, a path in the capabilities
+     * the server declares ("resources.subscribe"; NULL: none): a server
+     * that does not declare it (absent, false or null) answers -32601 with
+     * not_offered. Decided once per server. */
+    const char *capability;
+    const char *not_offered;
 } mcp__method;
+
+/* The rows a method table has room for. */
+#define MCP__METHOD_SLOTS 128
 
 typedef struct mcp__request mcp__request;
 
@@ -70,6 +77,15 @@ typedef struct mcp__feature {
     const char *name;
     const mcp__method *methods;
     size_t nmethods;
+    /* Add what the feature declares to the server's capabilities (caps, an
+     * object of d) when the server is made. MCP_OK or MCP_ERR_NOMEM. */
+    int (*declare)(const mcp_server *s, mcp_json_doc *d, mcp_json *caps);
+    /* Per server: this many bytes, zeroed, made with the server (state
+     * that outlives connections: a task store); server_init and
+     * server_free around them (server_free also after a failed init). */
+    size_t server_state_size;
+    int (*server_init)(mcp_server *s, void *state);
+    void (*server_free)(mcp_server *s, void *state);
     /* Per connection: this many bytes, zeroed, allocated with the
      * connection (no allocation of their own); a hook gets them as
      * `state`, other code with mcp__conn_state. */
@@ -114,6 +130,13 @@ void mcp__features_init(void);
 size_t mcp__features_state_size(void);
 /* c's state of feature f (which must be in mcp__server_features). */
 void *mcp__conn_state(conn *c, const mcp__feature *f);
+/* s's state of feature f. */
+void *mcp__server_state(mcp_server *s, const mcp__feature *f);
+/* Making the server: the features declare their capabilities, the
+ * methods s does not offer are noted, the features' server states are
+ * made. MCP_OK or MCP_ERR_NOMEM (free with mcp__features_server_free). */
+int mcp__features_server_init(mcp_server *s);
+void mcp__features_server_free(mcp_server *s);
 /* Run the hooks of that name of every feature that has one. */
 void mcp__features_conn_ending(conn *c, const char *why);
 void mcp__features_conn_free(conn *c);
@@ -225,6 +248,11 @@ struct mcp_server {
     char *name, *version, *instructions;
     mcp__stderr_logger default_logger;
     mcp_json_doc *caps;      /* our capabilities */
+    /* Per method table row, a bit per layer: the method is not offered
+     * (its capability is not declared). */
+    unsigned char method_unoffered[MCP__METHOD_SLOTS];
+    unsigned char *feature_state; /* the features' server states */
+    size_t features_ready;   /* how many have had server_init */
 
     mcp__offers offers;      /* what is registered */
 

@@ -13,12 +13,13 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/core/core.h"
 
 /* Room for four times the methods there are, so probes stay short. */
-#define SLOTS 128
+#define SLOTS MCP__METHOD_SLOTS
 /* How many features may register the same name (each takes the name over
  * from the one before). */
 #define MAX_LAYERS 4
@@ -36,9 +37,10 @@ typedef struct slot {
 static slot table[SLOTS];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
-/* Where each feature's state is in a connection's feature_state. */
-static size_t state_offset[MAX_FEATURES];
-static size_t state_size;
+/* Where each feature's state is in a connection's feature_state, and in
+ * a server's. */
+static size_t state_offset[MAX_FEATURES], server_offset[MAX_FEATURES];
+static size_t state_size, server_state_size;
 static size_t nfeatures;
 
 /* The features with a hook called per request, found once. */
@@ -78,6 +80,8 @@ static void lay_out(size_t f)
     size_t align = _Alignof(max_align_t);
     state_offset[f] = state_size;
     state_size += (ft->conn_state_size + align - 1) / align * align;
+    server_offset[f] = server_state_size;
+    server_state_size += (ft->server_state_size + align - 1) / align * align;
     hooked h = {ft, state_offset[f]};
     if (ft->request_settled)
         settle_hooks[nsettle++] = h;
@@ -134,12 +138,78 @@ static void *state_at(conn *c, size_t offset)
     return c->feature_state + offset;
 }
 
+/* Where feature f is in mcp__server_features. */
+static size_t index_of(const mcp__feature *f)
+{
+    size_t i = 0;
+    while (i < nfeatures && mcp__server_features[i] != f)
+        i++;
+    return i;
+}
+
+void *mcp__server_state(mcp_server *s, const mcp__feature *f)
+{
+    size_t i = index_of(f);
+    return i < nfeatures ? s->feature_state + server_offset[i] : NULL;
+}
+
+/* Whether caps declare the capability at path ("a.b"): present, neither
+ * false nor null. */
+static bool declares(const mcp_json *caps, const char *path)
+{
+    const mcp_json *v = caps;
+    for (const char *p = path; v && *p;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        v = mcp_json_object_getn(v, p, n);
+        p += n + (dot != NULL);
+    }
+    bool b = true;
+    return v && mcp_json_typeof(v) != MCP_JSON_NULL &&
+           (mcp_json_typeof(v) != MCP_JSON_BOOL || (mcp_json_get_bool(v, &b) == MCP_OK && b));
+}
+
+int mcp__features_server_init(mcp_server *s)
+{
+    mcp_json *caps = (mcp_json *)mcp_json_doc_root(s->caps);
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->declare &&
+            (mcp__server_features[i]->declare(s, s->caps, caps) != MCP_OK ||
+             mcp_json_doc_error(s->caps) != MCP_OK))
+            return MCP_ERR_NOMEM;
+    for (unsigned i = 0; i < SLOTS; i++)
+        for (unsigned l = 0; l < table[i].layers; l++)
+            if (table[i].method[l]->capability && !declares(caps, table[i].method[l]->capability))
+                s->method_unoffered[i] |= (unsigned char)(1u << l);
+    s->feature_state = calloc(1, server_state_size ? server_state_size : 1);
+    if (!s->feature_state)
+        return MCP_ERR_NOMEM;
+    for (; s->features_ready < nfeatures; s->features_ready++) {
+        const mcp__feature *f = mcp__server_features[s->features_ready];
+        int rc = f->server_init
+                     ? f->server_init(s, s->feature_state + server_offset[s->features_ready])
+                     : MCP_OK;
+        if (rc != MCP_OK)
+            return rc;
+    }
+    return MCP_OK;
+}
+
+void mcp__features_server_free(mcp_server *s)
+{
+    /* Also the one whose init failed: server_free copes with a half state. */
+    size_t n = s->features_ready < nfeatures ? s->features_ready + 1 : nfeatures;
+    for (size_t i = 0; s->feature_state && i < n; i++)
+        if (mcp__server_features[i]->server_free)
+            mcp__server_features[i]->server_free(s, s->feature_state + server_offset[i]);
+    free(s->feature_state);
+    s->feature_state = NULL;
+}
+
 void *mcp__conn_state(conn *c, const mcp__feature *f)
 {
-    for (size_t i = 0; i < nfeatures; i++)
-        if (mcp__server_features[i] == f)
-            return state_at(c, state_offset[i]);
-    return NULL;
+    size_t i = index_of(f);
+    return i < nfeatures ? state_at(c, state_offset[i]) : NULL;
 }
 
 /* -32601 with the method as the client sent it. */
@@ -154,6 +224,7 @@ static void not_found(conn *c, mcp_handle h, const mcp_message *msg)
 static void run(conn *c, mcp_handle h, const mcp_message *msg, const slot *s, unsigned layer)
 {
     const mcp__method *m = s->method[layer];
+    mcp_server *server = c->server;
     mcp_session *ss = c->driver.session;
     if (m->eras != MCP__ERAS_ALL) {
         const char *version = mcp_session_inbound_version(ss, h);
@@ -167,7 +238,7 @@ static void run(conn *c, mcp_handle h, const mcp_message *msg, const slot *s, un
             return;
         }
     }
-    if (m->offered_if && !(c->server->opts.listen_kinds & m->offered_if)) {
+    if (m->capability && (server->method_unoffered[s - table] & (1u << layer))) {
         mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, m->not_offered, NULL);
         return;
     }

@@ -144,7 +144,8 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     if (s->empty_args)
         mcp_json_doc_set_root(s->empty_args, mcp_json_new_object(s->empty_args));
     if (!s->name || !s->version || (o.instructions && !s->instructions) || !s->empty_args ||
-        mcp_json_doc_error(s->empty_args) || build_capabilities(s) != MCP_OK) {
+        mcp_json_doc_error(s->empty_args) || build_capabilities(s) != MCP_OK ||
+        mcp__features_server_init(s) != MCP_OK) {
         mcp_server_free(s);
         return MCP_ERR_NOMEM;
     }
@@ -174,6 +175,7 @@ void mcp_server_free(mcp_server *s)
     if (s->abandoned_pool)
         mcp__pool_join(s->abandoned_pool); /* its last handler has returned */
     mcp__poster_destroy(&s->poster);
+    mcp__features_server_free(s);
     mcp__offers_destroy(&s->offers);
     mcp_json_doc_free(s->caps);
     mcp_json_doc_free(s->empty_args);

@@ -130,9 +130,9 @@ static void conn_free(conn *c, void *state)
 static const char not_offered[] = "Method not found: this server offers no resource subscriptions";
 
 static const mcp__method methods[] = {
-    {"resources/subscribe", resources_subscribe, MCP__ERA_2025, MCP_LISTEN_RESOURCE_UPDATES,
+    {"resources/subscribe", resources_subscribe, MCP__ERA_2025, "resources.subscribe",
      not_offered},
-    {"resources/unsubscribe", resources_unsubscribe, MCP__ERA_2025, MCP_LISTEN_RESOURCE_UPDATES,
+    {"resources/unsubscribe", resources_unsubscribe, MCP__ERA_2025, "resources.subscribe",
      not_offered},
 };
 
