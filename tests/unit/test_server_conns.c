@@ -109,9 +109,13 @@ static void tool_big_later(mcp_call *c, void *ud)
     atomic_fetch_add(&ended, 1);
 }
 
+/* The next server's listen kinds (0: the default, all). */
+static unsigned next_listen_kinds;
+
 static mcp_server *new_server(size_t max_output)
 {
     mcp_server_options o = {.size = sizeof o, .name = "conns", .shutdown_grace_ms = 3000,
+                            .listen_kinds = next_listen_kinds,
                             .log_level = MCP_LOG_ERROR, .max_output = max_output,
                             .cache_ttl_ms = 5000, .cache_scope = MCP_CACHE_PRIVATE};
     mcp_server *s;
@@ -414,6 +418,67 @@ static void a_tiny_output_cap_drops_the_client_not_the_server(void **state)
     mcp_server_free(sv.server);
 }
 
+/* The method table: every method reaches its handler, in each revision it
+ * exists in; the others are -32601, each with its message. */
+static void every_method_reaches_its_handler_and_no_other_does(void **state)
+{
+    static const struct {
+        const char *request; /* after "id":N, */
+        const char *answer;  /* in the answer */
+    } cases[] = {
+        {"\"method\":\"tools/list\"", "\"tools\":[{\"name\":\"wait\""},
+        {"\"method\":\"resources/list\"", "\"resources\":[]"},
+        {"\"method\":\"resources/templates/list\"", "\"resourceTemplates\":[{"},
+        {"\"method\":\"prompts/list\"", "\"prompts\":[]"},
+        {"\"method\":\"resources/read\",\"params\":{\"uri\":\"note://1\"}", "\"text\":\"note\""},
+        {"\"method\":\"prompts/get\",\"params\":{\"name\":\"p\"}", "unknown prompt \\\"p\\\""},
+        {"\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/resource\","
+         "\"uri\":\"note://{id}\"},\"argument\":{\"name\":\"id\",\"value\":\"\"}}",
+         "\"completion\":{\"values\":[]"},
+        {"\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"note://1\"}", "\"result\":{}"},
+        {"\"method\":\"resources/unsubscribe\",\"params\":{\"uri\":\"note://1\"}",
+         "\"result\":{}"},
+        {"\"method\":\"tools/call\",\"params\":{\"name\":\"logs\"}", "logged"},
+        {"\"method\":\"tools/cal\"", "\"Method not found: \\\"tools/cal\\\"\""},
+        {"\"method\":\"tools/call/\"", "\"Method not found: \\\"tools/call/\\\"\""},
+        {"\"method\":\"a\\u0000b\"", "\"Method not found: \\\"a\\\\u0000b\\\"\""},
+        {"\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"note://1\",\"_meta\":{" ENV "}}",
+         "resources/subscribe is not part of protocol revision 2026-07-28"},
+    };
+    serving sv;
+    serve(&sv, 1, 0, 0);
+    wire *w = &sv.w[0];
+    wire_send(w, INIT);
+    free(wire_expect(w, "\"id\":0"));
+    wire_send(w, INITIALIZED);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[600], id[32];
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%zu,%s}", i + 1, cases[i].request);
+        snprintf(id, sizeof id, "\"id\":%zu,", i + 1);
+        wire_send(w, line);
+        char *l = wire_expect(w, id);
+        if (!strstr(l, cases[i].answer))
+            fail_msg("%s\nanswered %s\nnot %s", line, l, cases[i].answer);
+        free(l);
+    }
+    finish(&sv);
+    /* A server that offers no resource updates has no resources/subscribe. */
+    next_listen_kinds = MCP_LISTEN_TOOLS;
+    serve(&sv, 1, 0, 0);
+    next_listen_kinds = 0;
+    w = &sv.w[0];
+    wire_send(w, INIT);
+    free(wire_expect(w, "\"id\":0"));
+    wire_send(w, INITIALIZED);
+    wire_send(w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/unsubscribe\",\"params\":"
+                 "{\"uri\":\"note://1\"}}");
+    char *l = wire_expect(w, "\"id\":1");
+    assert_non_null(strstr(l, "\"code\":-32601,\"message\":\"Method not found: this server offers "
+                              "no resource subscriptions\""));
+    free(l);
+    finish(&sv);
+}
+
 /* A client that stops reading: its replies fill the pipe, then the output
  * cap. It is gone then (server.h: "dropped"): the run ends with the I/O
  * failure reported, without waiting for the bytes stuck in the pipe, and
@@ -532,6 +597,7 @@ int main(void)
         cmocka_unit_test(every_failing_send_ends_the_connection_cleanly),
         cmocka_unit_test(a_tiny_output_cap_drops_the_client_not_the_server),
         cmocka_unit_test(a_client_stuck_at_the_output_cap_is_dropped),
+        cmocka_unit_test(every_method_reaches_its_handler_and_no_other_does),
         cmocka_unit_test(any_thread_calls_are_safe_while_runs_begin_and_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
