@@ -5,6 +5,8 @@
  * flight is cancelled ("connection closed"); the connection then drains,
  * waiting up to the shutdown grace for its handlers to return and for as
  * long as the client reads for its replies to be written, and is released.
+ * A client whose output failed (it read nothing past the output cap) is
+ * released without waiting for what is stuck in its pipe.
  */
 #include <stdlib.h>
 #include <string.h>
