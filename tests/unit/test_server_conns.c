@@ -101,21 +101,29 @@ static void tool_big(mcp_call *c, void *ud)
     mcp_call_reply_text(c, text);
 }
 
-/* The same on the pool: its replies come after every request was read. */
+/* The same on the pool (its replies come after every request was read),
+ * each call with its own text: they run at once. */
 static void tool_big_later(mcp_call *c, void *ud)
 {
     atomic_fetch_add(&running, 1);
-    tool_big(c, ud);
+    char *text = malloc(20000);
+    assert_non_null(text);
+    memset(text, 'x', 19999);
+    text[19999] = '\0';
+    mcp_call_reply_text(c, text);
+    free(text);
     atomic_fetch_add(&ended, 1);
 }
 
-/* The next server's listen kinds (0: the default, all). */
+/* The next server's listen kinds (0: the default, all), and its log hook
+ * (NULL: stderr). */
 static unsigned next_listen_kinds;
+static mcp_log_fn next_log;
 
 static mcp_server *new_server(size_t max_output)
 {
     mcp_server_options o = {.size = sizeof o, .name = "conns", .shutdown_grace_ms = 3000,
-                            .listen_kinds = next_listen_kinds,
+                            .listen_kinds = next_listen_kinds, .log = next_log,
                             .log_level = MCP_LOG_ERROR, .max_output = max_output,
                             .cache_ttl_ms = 5000, .cache_scope = MCP_CACHE_PRIVATE};
     mcp_server *s;
@@ -498,9 +506,22 @@ static void *stuck_serve(void *arg)
     return NULL;
 }
 
+static atomic_bool cap_hit;
+
+static void note_cap(void *ud, const mcp_log_record *r)
+{
+    if (r->level >= MCP_LOG_ERROR)
+        fprintf(stderr, "conns: %s\n", r->message);
+    if (strstr(r->message, "over its cap"))
+        atomic_store(&cap_hit, true);
+}
+
 static void a_client_stuck_at_the_output_cap_is_dropped(void **state)
 {
+    atomic_store(&cap_hit, false);
+    next_log = note_cap;
     mcp_server *s = new_server(32768);
+    next_log = NULL;
     int in[2], out[2];
     assert_int_equal(pipe(in), 0);
     assert_int_equal(pipe(out), 0);
@@ -521,7 +542,9 @@ static void a_client_stuck_at_the_output_cap_is_dropped(void **state)
                  i);
         wire_send(&w, line);
     }
-    wait_until(&ended, 3); /* the third reply passes the cap */
+    /* The third reply passes the cap. */
+    for (int i = 0; i < 1000 && !atomic_load(&cap_hit); i++)
+        usleep(10000);
     close(in[1]); /* its input ends too: it is gone either way */
     for (int i = 0; i < 1000 && !atomic_load(&r.done); i++)
         usleep(10000);
@@ -529,6 +552,7 @@ static void a_client_stuck_at_the_output_cap_is_dropped(void **state)
     if (!dropped)
         mcp_server_stop(s); /* the grace then gives up on it */
     pthread_join(t, NULL);
+    assert_true(atomic_load(&cap_hit));
     assert_true(dropped);
     assert_int_equal(r.rc, MCP_ERR_IO);
     close(in[0]);

@@ -122,7 +122,7 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
         root = mcp_json_doc_root(d);
     mcp__settle how = {
         .error_code = kind == ANSWER_ERROR || kind == ANSWER_ERROR_DATA ? code : 0,
-        .error_data = mcp_json_object_get(root, "data")};
+        .error_data = root ? mcp_json_object_get(root, "data") : NULL};
     mcp__features_request_settled(r, &how);
     mcp_session *ss = c->driver.session;
     int rc;
