@@ -228,9 +228,12 @@ struct conn {
     _Alignas(max_align_t) unsigned char feature_state[];
 };
 
+/* Loop thread: a connection of s over t (taken over), its session on the
+ * loop. */
 int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out);
-/* Loop thread: end every connection's conversation (stop) and release
- * those drained. */
+/* Loop thread: end c's conversation (its transport went, or a stop): the
+ * features told (conn_ending), its session closed and its requests
+ * cancelled; it drains and the sweep releases it. */
 void mcp__conn_end(conn *c, const char *why);
 void mcp__conn_ref(conn *c);
 void mcp__conn_unref(conn *c);
