@@ -7,13 +7,15 @@
  * capability it does not declare) is decided once per server. The
  * features' states and hooks are laid out here too, once.
  *
- * Lookup is an open-addressed table hashed on the name's length and three
- * of its bytes: one probe and one memcmp for each method registered today
- * (no two share a row), the same for the last method as for the first.
- * Measured against the chain of compares it replaced: 4 ns against 6 ns
- * for tools/call, 4-7 ns against 13-46 ns for the others.
+ * Lookup is an open-addressed table hashed on the name's first and last
+ * 8 bytes and its length: one probe and two word compares for each method
+ * registered today (no two share a row; a name over 16 bytes also compares
+ * its middle), the same for the last method as for the first. Measured
+ * against the chain of compares it replaced: fewer instructions for
+ * tools/call and 4 to 10 times fewer for the others.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,7 @@
 typedef struct slot {
     const char *name;  /* NULL: empty */
     size_t len;
+    uint64_t head, tail; /* the name's first and last 8 bytes (words_of) */
     unsigned layers;   /* how many registered the name */
     const mcp__method *method[MAX_LAYERS]; /* the last registered first */
     unsigned feature[MAX_LAYERS];          /* whose (mcp__server_features) */
@@ -54,23 +57,40 @@ static hooked settle_hooks[MAX_FEATURES], starting_hooks[MAX_FEATURES],
     unanswered_hooks[MAX_FEATURES];
 static size_t nsettle, nstarting, nunanswered;
 
-static unsigned slot_index(const char *name, size_t n)
+/* The first and the last 8 bytes of a name (overlapping when shorter than
+ * 16; zero-padded when shorter than 8): two loads that decide most
+ * compares, since no method name is longer than 16 bytes by much. */
+static inline void words_of(const char *name, size_t n, uint64_t *head, uint64_t *tail)
 {
-    unsigned h = (unsigned)n * 31u + (unsigned char)name[0] * 7u +
-                 (unsigned char)name[n - 1] * 3u + (unsigned char)name[n / 2];
-    return h & (SLOTS - 1);
+    if (n >= 8) {
+        memcpy(head, name, 8);
+        memcpy(tail, name + n - 8, 8);
+    } else {
+        *head = 0;
+        memcpy(head, name, n);
+        *tail = *head;
+    }
+}
+
+static inline unsigned slot_index(uint64_t head, uint64_t tail, size_t n)
+{
+    return (unsigned)(((head ^ (tail * 31u) ^ n) * 0x9E3779B97F4A7C15u) >> 57) & (SLOTS - 1);
 }
 
 /* The slot of name, or the empty one where it would go; NULL when the
  * table is full. */
-static slot *find_slot(const char *name, size_t n)
+static inline slot *find_slot(const char *name, size_t n)
 {
     if (!n)
         return NULL;
-    unsigned i = slot_index(name, n);
+    uint64_t head, tail;
+    words_of(name, n, &head, &tail);
+    unsigned i = slot_index(head, tail, n);
     for (unsigned probes = 0; probes < SLOTS; probes++, i = (i + 1) & (SLOTS - 1)) {
         slot *s = &table[i];
-        if (!s->name || (s->len == n && memcmp(s->name, name, n) == 0))
+        /* The bytes between the two words only for names over 16. */
+        if (!s->name || (s->len == n && s->head == head && s->tail == tail &&
+                         (n <= 16 || memcmp(s->name + 8, name + 8, n - 16) == 0)))
             return s;
     }
     return NULL;
@@ -116,6 +136,7 @@ static void build_table(void)
             }
             s->name = m->name;
             s->len = n;
+            words_of(m->name, n, &s->head, &s->tail);
             memmove(&s->method[1], &s->method[0], s->layers * sizeof s->method[0]);
             memmove(&s->feature[1], &s->feature[0], s->layers * sizeof s->feature[0]);
             s->method[0] = m;
@@ -223,7 +244,8 @@ static void not_found(conn *c, mcp_handle h, const mcp_message *msg)
     mcp_session_reply_error(c->driver.session, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
 }
 
-static void run(conn *c, mcp_handle h, const mcp_message *msg, const slot *s, unsigned layer)
+static inline void run(conn *c, mcp_handle h, const mcp_message *msg, const slot *s,
+                       unsigned layer)
 {
     const mcp__method *m = s->method[layer];
     mcp_server *server = c->server;
