@@ -150,7 +150,8 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
         mcp_session_reply_error(ss, r->handle, MCP_WIRE_INTERNAL_ERROR,
                                 "Internal error: the answer could not be encoded", NULL);
     }
-    mcp_json_doc_free(d);
+    if (d)
+        mcp_json_doc_free(d);
     mcp__request_unref(r);
 }
 
