@@ -7,6 +7,10 @@
  * on the wire when the call settles first (the client's cancel, a session
  * end, a stop), so the client's own handler is told too. The official
  * servers leave such a request running when the call is cancelled.
+ *
+ * Also the feature itself (at the end): the hooks through which the core
+ * tells asking the client that a call settled or a connection ends, and
+ * through which a call's 2026-07-28 questions go out.
  */
 #include <pthread.h>
 #include <stdlib.h>
