@@ -3,8 +3,18 @@
 #ifndef MCP_JSONRPC_INTERNAL_H
 #define MCP_JSONRPC_INTERNAL_H
 
+#include <string.h>
+
 #include "json/writer.h"
 #include "mcp/jsonrpc.h"
+
+/* Whether msg's method is the string literal lit (mcp_message_method_is
+ * for a literal: its length is the compiler's, so a method of another
+ * length costs one comparison; the engine asks this several times a
+ * request). */
+#define MCP__METHOD_IS(msg, lit)                                                  \
+    ((msg)->method && (msg)->method_len == sizeof(lit) - 1 &&                     \
+     memcmp((msg)->method, lit, sizeof(lit) - 1) == 0)
 
 /* An id as a value of the writer (`null` for MCP_ID_NONE). */
 static inline void mcp__jw_id(mcp__jw *w, const mcp_id *id)

@@ -360,6 +360,11 @@ void mcp__write_result(mcp_session *s, mcp__jw *w, const mcp__era *era,
             mcp__jw_value(w, v);
         }
     }
+    if (!has_type && !meta_dom && !meta_raw.n && !subscription && s->result_tail) {
+        mcp__jw_raw_members(w, s->result_tail, s->result_tail_len);
+        mcp__jw_object_end(w);
+        return;
+    }
     if (!has_type) {
         mcp__jw_key(w, "resultType");
         mcp__jw_string(w, "complete");

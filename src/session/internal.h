@@ -164,6 +164,15 @@ struct mcp_session {
     mcp_log_level log_level;
     unsigned bad_input_warnings; /* logged at warn so far (mcp__log) */
     char *name, *version, *instructions;
+    /* {"name":..,"version":..} written once: a 2026-07-28 result carries it
+     * in every _meta (serverInfo), a request in every envelope (clientInfo). */
+    char *impl_json;
+    size_t impl_len;
+    /* Server: the members a 2026-07-28 result that has neither resultType
+     * nor _meta ends with ("resultType":"complete","_meta":{serverInfo}),
+     * also written once: that is nearly every result. */
+    char *result_tail;
+    size_t result_tail_len;
     mcp_json_doc *caps_doc; /* our capabilities (a copy) */
     uint64_t timeout_ms, max_time_ms;
     unsigned max_inbound;

@@ -12,6 +12,37 @@
 
 #include "session/internal.h"
 
+/* The envelope's members of a request's _meta, found in one pass over it
+ * (the keys share their 24-byte prefix: a lookup by name each would
+ * compare it again and again). Absent members are NULL. */
+typedef struct envelope {
+    const mcp_json *version, *caps, *info, *log_level;
+} envelope;
+
+#define ENVELOPE_PREFIX "io.modelcontextprotocol/"
+#define KEY_IS(k, kn, lit) ((kn) == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+
+static void read_envelope(const mcp_json *meta, envelope *e)
+{
+    *e = (envelope){NULL, NULL, NULL, NULL};
+    const size_t prefix = sizeof ENVELOPE_PREFIX - 1;
+    for (size_t i = 0, n = mcp_json_object_size(meta); i < n; i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(meta, i, &k, &kn);
+        if (kn <= prefix || memcmp(k, ENVELOPE_PREFIX, prefix) != 0)
+            continue;
+        if (KEY_IS(k, kn, META_VERSION))
+            e->version = v;
+        else if (KEY_IS(k, kn, META_CLIENT_CAPS))
+            e->caps = v;
+        else if (KEY_IS(k, kn, META_CLIENT_INFO))
+            e->info = v;
+        else if (KEY_IS(k, kn, META_LOG_LEVEL))
+            e->log_level = v;
+    }
+}
+
 bool mcp__is_modern_request(const mcp_message *msg)
 {
     /* Any of the request keys of the envelope marks a 2026-07-28 attempt,
@@ -20,19 +51,14 @@ bool mcp__is_modern_request(const mcp_message *msg)
     const mcp_json *meta = mcp_json_object_get(msg->params, "_meta");
     if (!meta)
         return false; /* the common legacy case: one lookup */
-    return mcp_json_object_get(meta, META_VERSION) ||
-           mcp_json_object_get(meta, META_CLIENT_CAPS) ||
-           mcp_json_object_get(meta, META_CLIENT_INFO);
+    envelope e;
+    read_envelope(meta, &e);
+    return e.version || e.caps || e.info;
 }
 
 void mcp__write_implementation(mcp_session *s, mcp__jw *w)
 {
-    mcp__jw_object(w);
-    mcp__jw_key(w, "name");
-    mcp__jw_string(w, s->name);
-    mcp__jw_key(w, "version");
-    mcp__jw_string(w, s->version);
-    mcp__jw_object_end(w);
+    mcp__jw_raw(w, s->impl_json, s->impl_len);
 }
 
 void mcp__write_envelope(mcp_session *s, mcp__jw *w)
@@ -49,12 +75,9 @@ void mcp__write_envelope(mcp_session *s, mcp__jw *w)
 /* Methods of the legacy handshake and of features 2026-07-28 removed. */
 static bool removed_method(const mcp_message *m)
 {
-    static const char *const gone[] = {"initialize", "ping", "logging/setLevel",
-                                       "resources/subscribe", "resources/unsubscribe"};
-    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
-        if (mcp_message_method_is(m, gone[i]))
-            return true;
-    return false;
+    return MCP__METHOD_IS(m, "initialize") || MCP__METHOD_IS(m, "ping") ||
+           MCP__METHOD_IS(m, "logging/setLevel") || MCP__METHOD_IS(m, "resources/subscribe") ||
+           MCP__METHOD_IS(m, "resources/unsubscribe");
 }
 
 static void unsupported_version(mcp_session *s, uint64_t route, const mcp_message *m,
@@ -131,9 +154,10 @@ static void invalid_envelope(mcp_session *s, uint64_t route, const mcp_message *
 
 void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
 {
-    const mcp_json *meta = mcp_json_object_get(m->params, "_meta");
+    envelope e;
+    read_envelope(mcp_json_object_get(m->params, "_meta"), &e);
     size_t vlen;
-    const char *version = mcp_json_string(mcp_json_object_get(meta, META_VERSION), &vlen);
+    const char *version = mcp_json_string(e.version, &vlen);
     if (!version) {
         invalid_envelope(s, route, m,
                          "_meta." META_VERSION " is required and must be a string");
@@ -147,13 +171,13 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
         unsupported_version(s, route, m, version, vlen);
         return;
     }
-    const mcp_json *caps = mcp_json_object_get(meta, META_CLIENT_CAPS);
+    const mcp_json *caps = e.caps;
     if (mcp_json_typeof(caps) != MCP_JSON_OBJECT) {
         invalid_envelope(s, route, m,
                          "_meta." META_CLIENT_CAPS " is required and must be an object");
         return;
     }
-    const mcp_json *info = mcp_json_object_get(meta, META_CLIENT_INFO);
+    const mcp_json *info = e.info;
     if (info && (mcp_json_typeof(info) != MCP_JSON_OBJECT ||
                  mcp_json_typeof(mcp_json_object_get(info, "name")) != MCP_JSON_STRING ||
                  mcp_json_typeof(mcp_json_object_get(info, "version")) != MCP_JSON_STRING)) {
@@ -162,7 +186,7 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
                          " must be an object with string name and version");
         return;
     }
-    const mcp_json *level_v = mcp_json_object_get(meta, META_LOG_LEVEL);
+    const mcp_json *level_v = e.log_level;
     int level = level_v ? mcp__logging_level_parse(level_v) : -1;
     if (level_v && level < 0) {
         invalid_envelope(s, route, m,
@@ -170,7 +194,7 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
                          "warning, error, critical, alert, emergency");
         return;
     }
-    if (mcp_message_method_is(m, "server/discover")) {
+    if (MCP__METHOD_IS(m, "server/discover")) {
         discover(s, route, m); /* never registered: never cancellable */
         return;
     }
@@ -181,7 +205,7 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
         mcp__send_error(s, route, &m->id, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
         return;
     }
-    if (mcp_message_method_is(m, "subscriptions/listen")) {
+    if (MCP__METHOD_IS(m, "subscriptions/listen")) {
         mcp__listen_open(s, now, route, m, era);
         return;
     }

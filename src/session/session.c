@@ -14,6 +14,54 @@
 
 /* Creation and destruction ------------------------------------------------- */
 
+/* {"name":..,"version":..} of strings already checked for UTF-8, in
+ * memory of its own (*len bytes, NUL-terminated); NULL when out of memory. */
+static char *write_implementation(const mcp_mem *mem, const char *name, const char *version,
+                                  size_t *len)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, mem);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "name");
+    mcp__jw_string(&w, name);
+    mcp__jw_key(&w, "version");
+    mcp__jw_string(&w, version);
+    mcp__jw_object_end(&w);
+    char *json = mcp__jw_finish(&w) == MCP_OK ? mcp__strndup(mem, b.data, b.len) : NULL;
+    *len = json ? b.len : 0;
+    mcp_buf_free(&b);
+    return json;
+}
+
+/* The members a 2026-07-28 result without resultType or _meta ends with
+ * (server), in memory of its own (*len bytes); NULL when out of memory. */
+static char *write_result_tail(const mcp_mem *mem, const char *impl, size_t impl_len,
+                               bool omit_server_info, size_t *len)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, mem);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "resultType");
+    mcp__jw_string(&w, "complete");
+    mcp__jw_key(&w, "_meta");
+    mcp__jw_object(&w);
+    if (!omit_server_info) {
+        mcp__jw_key(&w, META_SERVER_INFO);
+        mcp__jw_raw(&w, impl, impl_len);
+    }
+    mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    /* The members, without the braces around them. */
+    char *tail = mcp__jw_finish(&w) == MCP_OK ? mcp__strndup(mem, b.data + 1, b.len - 2) : NULL;
+    *len = tail ? b.len - 2 : 0;
+    mcp_buf_free(&b);
+    return tail;
+}
+
 int mcp_session_new(const mcp_session_options *opts_in,
                     const mcp_session_callbacks *cb_in, mcp_session **out)
 {
@@ -57,12 +105,18 @@ int mcp_session_new(const mcp_session_options *opts_in,
     s->version = mcp__strndup(&mem, version, strlen(version));
     if (opts.instructions)
         s->instructions = mcp__strndup(&mem, opts.instructions, strlen(opts.instructions));
+    if (s->name && s->version)
+        s->impl_json = write_implementation(&mem, s->name, s->version, &s->impl_len);
+    if (s->impl_json && s->role == MCP_ROLE_SERVER)
+        s->result_tail = write_result_tail(&mem, s->impl_json, s->impl_len,
+                                           s->omit_server_info, &s->result_tail_len);
     s->caps_doc = mcp_json_doc_new(&mem);
     mcp_json *caps = NULL;
     if (s->caps_doc)
         caps = opts.capabilities ? mcp_json_copy(s->caps_doc, opts.capabilities)
                                  : mcp_json_new_object(s->caps_doc);
-    if (!s->name || !s->version || (opts.instructions && !s->instructions) || !caps) {
+    if (!s->impl_json || (s->role == MCP_ROLE_SERVER && !s->result_tail) ||
+        (opts.instructions && !s->instructions) || !caps) {
         mcp_session_free(s);
         return MCP_ERR_NOMEM;
     }
@@ -79,6 +133,8 @@ static void destroy(mcp_session *s)
     mcp_json_doc_free(s->caps_doc);
     mcp__free(&s->mem, s->name);
     mcp__free(&s->mem, s->version);
+    mcp__free(&s->mem, s->impl_json);
+    mcp__free(&s->mem, s->result_tail);
     mcp__free(&s->mem, s->instructions);
     mcp_buf_free(&s->out);
     mcp_mem mem = s->mem;
@@ -315,11 +371,11 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
                  NULL, -1, "request from a 2026-07-28 server dropped:");
         return;
     }
-    if (mcp_message_method_is(m, "ping")) {
+    if (MCP__METHOD_IS(m, "ping")) {
         reply_empty(s, route, &m->id); /* at any time, even before initialize */
         return;
     }
-    if (s->role == MCP_ROLE_SERVER && mcp_message_method_is(m, "initialize")) {
+    if (s->role == MCP_ROLE_SERVER && MCP__METHOD_IS(m, "initialize")) {
         /* Answered here and never registered: initialize is never
          * cancellable. */
         mcp__server_initialize(s, route, m);
@@ -334,7 +390,7 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
                         NULL);
         return;
     }
-    if (s->role == MCP_ROLE_SERVER && mcp_message_method_is(m, "logging/setLevel")) {
+    if (s->role == MCP_ROLE_SERVER && MCP__METHOD_IS(m, "logging/setLevel")) {
         mcp__server_set_level(s, route, m);
         return;
     }
@@ -343,11 +399,11 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
 
 static void on_notification(mcp_session *s, uint64_t now, const mcp_message *m)
 {
-    if (mcp_message_method_is(m, "notifications/cancelled")) {
+    if (MCP__METHOD_IS(m, "notifications/cancelled")) {
         mcp__inbound_cancelled(s, now, m);
-    } else if (mcp_message_method_is(m, "notifications/progress")) {
+    } else if (MCP__METHOD_IS(m, "notifications/progress")) {
         mcp__outbound_progress(s, now, m);
-    } else if (s->role == MCP_ROLE_SERVER && mcp_message_method_is(m, "notifications/initialized")) {
+    } else if (s->role == MCP_ROLE_SERVER && MCP__METHOD_IS(m, "notifications/initialized")) {
         if (s->lifecycle == LC_READY && !s->peer_initialized) {
             s->peer_initialized = true;
             if (s->cb.on_initialized)
