@@ -32,6 +32,12 @@ command's integration tests. One mode, the first argument:
                  then prompts/list_changed, resources/list_changed and, for
                  each resources/subscribe, resources/updated of that URI and
                  of one never subscribed to (file:///other)
+   subscribe_silent  declares resource subscriptions, never answers
+                 resources/subscribe
+   hang_restart FILE  the first start (FILE does not exist: it is made)
+                 declares tools list changes and exits 0.3 s after
+                 notifications/initialized; every later start never answers
+                 initialize
 
 Lines are written as UTF-8 (C1 and DEL raw, as JSON allows). Every line
 received is logged on stderr as "got: <line>".
@@ -117,6 +123,9 @@ def tools_call(i, params):
 
 
 def main():
+    if MODE == "hang_restart":
+        first = not os.path.exists(sys.argv[2])
+        open(sys.argv[2], "a").close()
     if MODE == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         sys.stderr.write("hostile_server pid %d\n" % os.getpid())
@@ -130,6 +139,9 @@ def main():
             continue
         method, i = m.get("method"), m.get("id")
         params = m.get("params") or {}
+        if method == "notifications/initialized" and MODE == "hang_restart":
+            time.sleep(0.3)
+            sys.exit(0)
         if method == "notifications/initialized" and MODE == "chatty":
             for what in ("tools", "prompts", "resources"):
                 send({"jsonrpc": "2.0", "method": "notifications/%s/list_changed" % what})
@@ -145,10 +157,16 @@ def main():
                            "_meta": SERVER_INFO})
             else:
                 error(i, -32601, "Method not found")
+        elif method == "initialize" and MODE == "hang_restart" and not first:
+            continue
         elif method == "initialize":
             if MODE == "banner_esc":
                 send("starting " + NASTY)
             caps = {"tools": {}}
+            if MODE == "hang_restart":
+                caps = {"tools": {"listChanged": True}}
+            if MODE == "subscribe_silent":
+                caps = {"resources": {"subscribe": True}}
             if MODE == "chatty":
                 caps = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
                         "resources": {"listChanged": True, "subscribe": True}}
@@ -166,6 +184,8 @@ def main():
             result(i, r)
         elif method == "tools/call":
             tools_call(i, params)
+        elif method == "resources/subscribe" and MODE == "subscribe_silent":
+            continue
         elif method == "resources/subscribe" and MODE == "chatty":
             result(i, {})
             for uri in (params.get("uri"), "file:///other"):

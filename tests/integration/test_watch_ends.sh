@@ -73,3 +73,36 @@ took=$(($(date +%s) - start))
 contains "$WORK/err" "trying again in 8 s" "the pause grew"
 contains "$WORK/err" "mcp: 5 attempts in a row to start the server again; giving up" "said why"
 echo "ok: a crash loop is given up after 5 attempts with a growing pause"
+
+# A signal while mcp waits on a blocking step (a 2025 server's
+# resources/subscribe never answered; a server started again that never
+# finishes connecting) ends the watch at once, not when the step times out
+# (60 s, 30 s).
+for sig in INT TERM; do
+    want=130
+    [ $sig = TERM ] && want=143
+    "$MCP" watch --resource file:///a -- python3 "$HOSTILE" subscribe_silent \
+        >"$WORK/out" 2>"$WORK/err" &
+    watch=$!
+    wait_for "$WORK/err" '"method":"resources/subscribe"' 10
+    start=$(date +%s)
+    kill -$sig "$watch"
+    wait "$watch"
+    code=$?
+    [ "$code" -eq $want ] || { cat "$WORK/err"; fail "SIG$sig during resources/subscribe: exit $code, expected $want"; }
+    [ $(($(date +%s) - start)) -lt 5 ] || fail "SIG$sig during resources/subscribe: took over 5 s"
+    echo "ok: SIG$sig while resources/subscribe waits ends the watch at once"
+done
+rm -f "$WORK/started"
+"$MCP" watch -- python3 "$HOSTILE" hang_restart "$WORK/started" >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/err" "starting it again" 10
+sleep 0.5
+start=$(date +%s)
+kill -INT "$watch"
+wait "$watch"
+code=$?
+[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "Ctrl-C while starting the server again: exit $code, expected 130"; }
+[ $(($(date +%s) - start)) -lt 5 ] || fail "Ctrl-C while starting the server again: took over 5 s"
+lacks "$WORK/err" "did not finish connecting" "the connect was not waited for"
+echo "ok: Ctrl-C while the server is started again ends the watch at once"

@@ -293,6 +293,22 @@ static int listen_now(watch_state *st)
     return rc;
 }
 
+/* The library's blocking steps (mcp_client_reconnect, a 2025 server's
+ * resources/subscribe) run the loop until they end, which a signal caught
+ * on the loop cannot cut short: while one runs, a Ctrl-C or SIGTERM ends
+ * mcp at once (killing the server it started), as while connecting the
+ * first time; then signals are caught again. */
+static void blocking_begin(watch_state *st)
+{
+    cli_exit_at_once(st->client, &st->sigint, &st->sigterm);
+}
+
+static void blocking_end(watch_state *st)
+{
+    uv_signal_start(&st->sigint, on_signal, SIGINT);
+    uv_signal_start(&st->sigterm, on_signal, SIGTERM);
+}
+
 /* A 2025 server over HTTP sends its list changes on the GET stream: one it
  * refuses (405) or that failed for minutes leaves nothing to watch; a
  * session it ended is a server gone (lost), reached again. */
@@ -356,10 +372,12 @@ static int come_back(watch_state *st, int *failures, int attempts)
             if (st->give_up)
                 return st->give_up;
         }
+        blocking_begin(st);
         int rc = mcp_client_reconnect(st->client);
         cli_note_server(st->client); /* a new process */
         if (rc == MCP_OK)
             rc = listen_now(st);
+        blocking_end(st);
         if (rc == MCP_OK)
             return st->give_up; /* listen_now may find nothing to wait for */
         fprintf(stderr, "mcp: %s\n", mcp_client_error(st->client)[0]
@@ -448,7 +466,9 @@ int cli_watch(int argc, char **argv)
     st.ack_seconds = a.timeout < 0 ? 60 : a.timeout;
 
     int failures = 0;
+    blocking_begin(&st);
     int rc = listen_now(&st);
+    blocking_end(&st);
     code = 0;
     if (rc != MCP_OK) {
         fprintf(stderr, "mcp: cannot listen: %s\n", mcp_strerror(rc));
