@@ -191,6 +191,24 @@ lacks "$WORK/out" "must match one of" "no raw schema rule for a wrong choice"
 contains "$WORK/out" 'action: accept content: {"email":"me@example.com","site":"https://example.com","day":"2025-02-28","count":3,"size":"m","color":"#0f0"}' \
     "the form's answer"
 
+# A long answer (a pasted key) is taken whole, not cut (it was cut to 2047
+# bytes and sent); a line longer than a terminal's line can be (one not in
+# canonical mode) is refused, said, and asked again: never cut, its rest
+# never taken for the next answer.
+KEY=$(python3 -c 'print("k" * 3000)')
+expect_exit 0 "a 3000-byte answer on a terminal" -- python3 "$PTY" \
+    "[[\"Token *\", \"$KEY\\n\"], [\"send it?\", \"a\\n\"]]" \
+    -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 t -- python3 "$PAGES" token
+grep -qF "action: accept content: {\"token\":\"$KEY\"}" "$WORK/out" ||
+    fail "the whole key was sent: $(grep -o 'action: .\{0,60\}' "$WORK/out")"
+LONG=$(python3 -c 'print("L" * 5000)')
+expect_exit 0 "a 5000-byte line on a terminal" -- python3 "$PTY" \
+    "[[\"Token *\", \"$LONG\\n\"], [\"too long: at most 4095 bytes\", \"short\\n\"], [\"send it?\", \"a\\n\"]]" \
+    -- sh -c 'stty -icanon -echo; exec "$@"' sh $MCP_WRAP "$MCP" call --protocol 2025-11-25 t \
+    -- python3 "$PAGES" token
+lacks "$WORK/out" "pty_run: never saw" "the long line was refused"
+contains "$WORK/out" 'action: accept content: {"token":"short"}' "the next line is the answer"
+
 # URL mode on a terminal: consent asked; yes accepts (the completion said
 # once, the unknown and repeated ones not), anything else declines.
 expect_exit 0 "a page accepted on a terminal (2025-11-25)" -- python3 "$PTY" \

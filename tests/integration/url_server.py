@@ -20,6 +20,8 @@ The mode, the first argument:
            field of each kind a terminal checks (formats, an integer, an
            enum with enumNames, a titled list), and answers the call with
            "action: <action> content: <content as compact JSON>".
+ token     2025-11-25: as form, with one free text field, "Token" (what a
+           user pastes: a key, a long token)
 
 The page's message carries an ESC sequence, to be shown escaped. Every
 line received is logged on stderr as "got: <line>".
@@ -69,7 +71,7 @@ def main():
     for m in lines():
         method, i = m.get("method"), m.get("id")
         params = m.get("params") or {}
-        if method is None and i == "el" and "result" in m and MODE == "form":
+        if method is None and i == "el" and "result" in m and MODE in ("form", "token"):
             answer = m["result"]
             text(calls.pop("call"), "action: %s content: %s" % (
                 answer.get("action"), json.dumps(answer.get("content"), separators=(",", ":"))))
@@ -121,6 +123,12 @@ def main():
                             {"const": "#f00", "title": "Red"},
                             {"const": "#0f0", "title": "Green"},
                             {"const": "#00f", "title": "Blue"}]}}}}})
+        elif method == "tools/call" and MODE == "token":
+            calls["call"] = i
+            send({"jsonrpc": "2.0", "id": "el", "method": "elicitation/create", "params": {
+                "mode": "form", "message": "Your key", "requestedSchema": {
+                    "type": "object", "required": ["token"],
+                    "properties": {"token": {"type": "string", "title": "Token"}}}}})
         elif method == "tools/call" and MODE == "required":
             send({"jsonrpc": "2.0", "id": i, "error": {
                 "code": -32042, "message": "This request requires more information.",

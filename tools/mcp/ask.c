@@ -67,15 +67,21 @@ line_status ask_read_line(ask_reader *r, char *line, size_t n)
 {
     for (;;) {
         char *nl = memchr(r->buf, '\n', r->len);
-        if (nl || r->len == sizeof r->buf) {
-            size_t k = nl ? (size_t)(nl - r->buf) : r->len;
-            size_t keep = k < n - 1 ? k : n - 1;
-            memcpy(line, r->buf, keep);
-            line[keep] = '\0';
-            size_t used = nl ? k + 1 : k;
-            memmove(r->buf, r->buf + used, r->len - used);
-            r->len -= used;
-            return LINE_OK;
+        if (nl) {
+            size_t k = (size_t)(nl - r->buf);
+            /* What does not fit is not taken cut (a pasted key, a token):
+             * the caller says so and asks again. */
+            bool fits = !r->skipping && k < n;
+            memcpy(line, r->buf, fits ? k : 0);
+            line[fits ? k : 0] = '\0';
+            memmove(r->buf, nl + 1, r->len - k - 1);
+            r->len -= k + 1;
+            r->skipping = false;
+            return fits ? LINE_OK : LINE_LONG;
+        }
+        if (r->len == sizeof r->buf) { /* no end in sight: dropped up to it */
+            r->skipping = true;
+            r->len = 0;
         }
         struct pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {r->token_fd, POLLIN, 0}};
         int np = r->token_fd >= 0 ? 2 : 1;
@@ -92,7 +98,7 @@ line_status ask_read_line(ask_reader *r, char *line, size_t n)
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
-            if (r->len) { /* a last line without newline */
+            if (r->len || r->skipping) { /* a last line without newline */
                 r->buf[r->len] = '\n';
                 r->len++;
                 continue;

@@ -29,7 +29,7 @@ const char *ask_safe_str(mcp_buf *b, const mcp_json *v);
 void ask_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ask_tell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-typedef enum { LINE_OK, LINE_EOF, LINE_WITHDRAWN } line_status;
+typedef enum { LINE_OK, LINE_EOF, LINE_WITHDRAWN, LINE_LONG } line_status;
 
 /* Reading stdin for question q, polling its cancel token (token_fd) too. */
 typedef struct ask_reader {
@@ -37,10 +37,13 @@ typedef struct ask_reader {
     int token_fd;
     char buf[4096];
     size_t len;
+    bool skipping; /* in a line too long for buf: dropped up to its end */
 } ask_reader;
 
-/* The next line of stdin (without its newline) into line (NUL-terminated,
- * cut to n - 1), unless the question is withdrawn first or stdin ends. */
+/* The next line of stdin (without its newline) into line (NUL-terminated),
+ * unless the question is withdrawn first or stdin ends. A line longer than
+ * n - 1 bytes (or than the reader's buffer) is read to its end and
+ * dropped, never cut: LINE_LONG, line empty. */
 line_status ask_read_line(ask_reader *r, char *line, size_t n);
 
 /* Answer q {"action": action} with content when given (copied): the

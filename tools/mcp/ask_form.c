@@ -63,8 +63,12 @@ static form_status ask_property(ask_reader *r, const char *key, size_t kn, const
         fprintf(stderr, "  %s%s [%s]%s%s%s: ", label.data, required ? " *" : "", hint.data,
                 shown ? " (Enter: " : "", shown ? (def.data ? def.data : "") : "",
                 shown ? ")" : "");
-        char line[2048];
+        char line[sizeof r->buf]; /* as long as a terminal's line may be */
         line_status ls = ask_read_line(r, line, sizeof line);
+        if (ls == LINE_LONG) {
+            fprintf(stderr, "    too long: at most %zu bytes\n", sizeof line - 1);
+            continue;
+        }
         if (ls != LINE_OK) {
             st = ls == LINE_EOF ? FORM_EOF : FORM_WITHDRAWN;
             break;
@@ -157,6 +161,8 @@ void ask_fill_form(mcp_question *q, cli_asker *a)
             fputs("  send it? [a]ccept, [e]dit, [d]ecline, [c]ancel: ", stderr);
             char line[64];
             line_status ls = ask_read_line(&r, line, sizeof line);
+            if (ls == LINE_LONG)
+                continue; /* none of the answers: asked again */
             if (ls != LINE_OK) {
                 st = ls == LINE_EOF ? FORM_EOF : FORM_WITHDRAWN;
                 done = true;
