@@ -32,6 +32,9 @@ command's integration tests. One mode, the first argument:
                  then prompts/list_changed, resources/list_changed and, for
                  each resources/subscribe, resources/updated of that URI and
                  of one never subscribed to (file:///other)
+   sampling_flood N  a tools/call sends N sampling/createMessage requests
+                 at once and, once all are answered, answers the call with
+                 "results R errors E"
    subscribe_silent  declares resource subscriptions, never answers
                  resources/subscribe
    hang_restart FILE  the first start (FILE does not exist: it is made)
@@ -130,15 +133,30 @@ def main():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         sys.stderr.write("hostile_server pid %d\n" % os.getpid())
         sys.stderr.flush()
+    flood = {"call": None, "results": 0, "errors": 0}
     for line in sys.stdin:
-        sys.stderr.write("got: " + line)
-        sys.stderr.flush()
+        if MODE != "sampling_flood":
+            sys.stderr.write("got: " + line)
+            sys.stderr.flush()
         try:
             m = json.loads(line)
         except ValueError:
             continue
         method, i = m.get("method"), m.get("id")
         params = m.get("params") or {}
+        if MODE == "sampling_flood" and method is None and str(i).startswith("q"):
+            flood["results" if "result" in m else "errors"] += 1
+            if flood["results"] + flood["errors"] == int(sys.argv[2]):
+                result(flood["call"], {"content": [{"type": "text", "text": "results %d errors %d" % (
+                    flood["results"], flood["errors"])}]})
+            continue
+        if MODE == "sampling_flood" and method == "tools/call":
+            flood["call"] = i
+            for k in range(int(sys.argv[2])):
+                send({"jsonrpc": "2.0", "id": "q%d" % k, "method": "sampling/createMessage",
+                      "params": {"messages": [{"role": "user", "content": {
+                          "type": "text", "text": "hi"}}], "maxTokens": 5}})
+            continue
         if method == "notifications/initialized" and MODE == "hang_restart":
             time.sleep(0.3)
             sys.exit(0)

@@ -118,6 +118,22 @@ for v in 2025-11-25 2026-07-28; do
     contains "$WORK/out" "a long text True" "the request's params and its newline ($v)"
 done
 
+# A server asking 200 questions at once: at most 16 answered at once (each
+# a thread, a sampling command a process), the rest refused with an error,
+# said once; never 200 commands at once (they were: 200 processes, 200
+# threads).
+HOSTILE="$(dirname "$0")/hostile_server.py"
+mkdir "$WORK/ran"
+expect_exit 0 "200 sampling requests at once" -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 \
+    --sampling-command "cat >/dev/null; touch '$WORK/ran/'\$\$; sleep 2; echo answer" \
+    t -- python3 "$HOSTILE" sampling_flood 200 </dev/null
+ran=$(ls "$WORK/ran" | wc -l)
+[ "$ran" -le 16 ] || fail "$ran sampling commands ran at once, expected at most 16"
+[ "$ran" -ge 1 ] || fail "no sampling command ran"
+contains "$WORK/out" "results $ran errors $((200 - ran))" "the first answered, the rest refused"
+[ "$(grep -c 'asks more than 16 questions at once: the rest are refused' "$WORK/err")" -eq 1 ] ||
+    { cat "$WORK/err"; fail "the refusal is said once"; }
+
 # URL mode without a terminal: shown, declined, said so; the server's
 # completion of what was declined is not reported.
 expect_exit 0 "a page without a terminal (2025-11-25)" -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 \

@@ -164,8 +164,26 @@ static void join_done_jobs(cli_asker *a)
     }
 }
 
+/* The most questions answered at once: each is a thread, a sampling
+ * command a process (and maybe a paid model's answer). A server asking
+ * more at once gets an error for the rest, said once, rather than
+ * hundreds of threads and commands. */
+#define MAX_OPEN_QUESTIONS 16
+
 static void start_job(mcp_question *q, cli_asker *a, void (*run)(mcp_question *, cli_asker *))
 {
+    /* Only this (loop) thread adds to open: the check holds until the add. */
+    if (atomic_load(&a->open) >= MAX_OPEN_QUESTIONS) {
+        if (!a->said_too_many)
+            ask_tell("mcp: %s asks more than %d questions at once: the rest are refused\n",
+                     a->server, MAX_OPEN_QUESTIONS);
+        a->said_too_many = true;
+        char why[100];
+        snprintf(why, sizeof why, "too many questions at once: the client answers at most %d "
+                                  "at a time", MAX_OPEN_QUESTIONS);
+        mcp_question_answer_error(q, -32603, why);
+        return;
+    }
     job *j = calloc(1, sizeof *j);
     if (j) {
         j->q = q;
@@ -253,6 +271,7 @@ void cli_asker_setup(cli_asker *a, mcp_client_options *o)
     o->elicitation_complete_user_data = a;
     pthread_mutex_init(&a->mu, NULL);
     a->accepted_count = 0;
+    a->said_too_many = false;
 }
 
 void cli_asker_free(cli_asker *a)

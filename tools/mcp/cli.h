@@ -45,7 +45,8 @@ typedef struct cli_asker {
     const char *sampling_command; /* --sampling-command, or NULL */
     const char *server;           /* how messages name the server (safe text) */
     bool interactive;             /* stdin and stderr are terminals */
-    atomic_int open;              /* questions being answered */
+    atomic_int open;              /* questions being answered (at most 16) */
+    bool said_too_many;           /* more were refused, and said (loop thread) */
     struct cli_job *jobs;         /* their threads, joined by cli_asker_free
                                      (and as new ones start); under mu */
     /* Loop thread, before a question takes the terminal or a server's log
