@@ -219,12 +219,21 @@ mcp_json *form_field_value(mcp_json_doc *d, const mcp_json *p, const mcp_schema 
 
 /* The formats ------------------------------------------------------------------------------ */
 
+/* No space and no control character: neither ASCII ones nor the C1 and
+ * bidirectional controls (U+0085, U+202E: what the library escapes for a
+ * terminal), which no address or URI has and which would make one read as
+ * another. */
 static bool printable_without_space(const char *s)
 {
-    for (; *s; s++)
-        if ((unsigned char)*s <= ' ' || *s == 0x7f)
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
             return false;
-    return true;
+    mcp_buf escaped;
+    mcp_buf_init(&escaped, 0, NULL);
+    bool same = mcp_text_escape_controls_buf(s, n, &escaped) == MCP_OK && escaped.len == n;
+    mcp_buf_free(&escaped);
+    return same;
 }
 
 /* local@domain: one @, something before it, a domain of dot-separated
@@ -283,7 +292,14 @@ static bool is_date(const char *s)
 }
 
 /* date-time of RFC 3339: full-date "T" HH:MM:SS[.fraction] (Z | +HH:MM |
- * -HH:MM), T and Z in either case, second 60 for a leap second. */
+ * -HH:MM), T and Z in either case, second 60 for a leap second, which is
+ * the last second of a UTC day (23:59:60Z, or 01:29:60+01:30). */
+static bool leap_second_at(int h, int m, int offset_minutes)
+{
+    int utc = ((h * 60 + m - offset_minutes) % 1440 + 1440) % 1440;
+    return utc == 23 * 60 + 59;
+}
+
 static bool is_date_time(const char *s)
 {
     int h, m, sec, oh, om;
@@ -300,7 +316,9 @@ static bool is_date_time(const char *s)
             z++;
     }
     if ((*z == 'Z' || *z == 'z') && !z[1])
-        return true;
-    return (*z == '+' || *z == '-') && digits(z + 1, 2, &oh) && z[3] == ':' &&
-           digits(z + 4, 2, &om) && !z[6] && oh <= 23 && om <= 59;
+        return sec < 60 || leap_second_at(h, m, 0);
+    if (!((*z == '+' || *z == '-') && digits(z + 1, 2, &oh) && z[3] == ':' &&
+          digits(z + 4, 2, &om) && !z[6] && oh <= 23 && om <= 59))
+        return false;
+    return sec < 60 || leap_second_at(h, m, (*z == '-' ? -1 : 1) * (oh * 60 + om));
 }
