@@ -11,6 +11,11 @@ command's integration tests. One mode, the first argument:
    notif_esc     acknowledges, then sends resources/updated with escapes
                  in its URI
    ack_exit      acknowledges, then exits (a crash loop)
+   unasked       acknowledges the filter asked for, then sends on the
+                 subscription what it did not ask for: resources/updated of
+                 file:///other, of a URI that is a number, of none,
+                 prompts/list_changed; then resources/updated of each URI
+                 asked for and tools/list_changed
    stubborn      acknowledges; ignores SIGTERM and the end of its input
                  (logs "hostile_server pid <pid>" first)
  Legacy (2025-06-18, answers initialize; server/discover is -32601):
@@ -53,7 +58,7 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 MODERN = MODE in ("noack", "ack_wrongid", "ack_noid", "listen_err", "notif_esc", "stubborn",
-                  "ack_exit")
+                  "ack_exit", "unasked")
 # What a terminal would act on: clear screen, window title (OSC ... BEL),
 # colour, CR LF (a forged line), DEL and C1 CSI (U+009B).
 NASTY = "\x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r\nforged\x7f\u009b1m"
@@ -74,7 +79,23 @@ def error(i, code, message):
     send({"jsonrpc": "2.0", "id": i, "error": {"code": code, "message": message}})
 
 
-def listen(i):
+def listen(i, params):
+    if MODE == "unasked":
+        meta = {"io.modelcontextprotocol/subscriptionId": i}
+        asked = params.get("notifications") or {}
+        send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": asked, "_meta": meta}})
+        for p in ({"uri": "file:///other"}, {"uri": 5}, {}):
+            p["_meta"] = meta
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": p})
+        send({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed",
+              "params": {"_meta": meta}})
+        for uri in asked.get("resourceSubscriptions") or []:
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": uri, "_meta": meta}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+              "params": {"_meta": meta}})
+        return
     if MODE == "noack":
         return
     if MODE == "listen_err":
@@ -192,7 +213,7 @@ def main():
                        "capabilities": caps,
                        "serverInfo": {"name": "hostile", "version": "0"}})
         elif method == "subscriptions/listen":
-            listen(i)
+            listen(i, params)
         elif method == "tools/list":
             tools = [{"name": "evil" + NASTY, "description": "says " + NASTY,
                       "inputSchema": {"type": "object"}}] if MODE == "list_esc" else []

@@ -83,8 +83,9 @@ contains "$WORK/tty" 'forged\x7f\u009b1m' "the result's second line, escaped"
 contains "$WORK/tty2" "echo [###############---------------] 1/2  $ESCAPED" "the progress message, escaped"
 echo "ok: nothing from the server drives the terminal"
 
-# watch: a URI with escapes.
-"$MCP" watch --resource file:///x -- python3 "$HOSTILE" notif_esc >"$WORK/out" 2>"$WORK/err" &
+# watch: a URI with escapes (the one asked for: watch prints nothing else).
+NASTY_URI=$(printf 'file:///x\033[2J\033]0;PWNED\007\033[31mred\r\nforged\177\302\2331m')
+"$MCP" watch --resource "$NASTY_URI" -- python3 "$HOSTILE" notif_esc >"$WORK/out" 2>"$WORK/err" &
 watch=$!
 wait_for "$WORK/out" "resources/updated" 10
 kill -INT "$watch"

@@ -92,6 +92,16 @@ stop_watch INT 130 "--prompts (legacy)"
 lacks "$WORK/out" "tools/list_changed" "a list change not asked for"
 lacks "$WORK/out" "resources/list_changed" "a list change not asked for"
 echo "ok: a legacy server's list changes: only those asked for"
+# ... and what a 2026-07-28 server carries on the subscription unasked (an
+# update of another URI, of none, a list not asked for) is not printed (it
+# was: the library hands on whatever bears the subscription's id).
+"$MCP" watch --tools --resource file:///a -- python3 "$HOSTILE" unasked >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+wait_for "$WORK/out" "tools/list_changed" 10
+stop_watch INT 130 "unasked notifications (2026-07-28)"
+[ "$(cat "$WORK/out")" = "$(printf 'resources/updated file:///a\ntools/list_changed')" ] ||
+    { cat "$WORK/out"; fail "2026-07-28: only what was asked for is printed"; }
+echo "ok: a 2026-07-28 subscription's notifications: only those asked for"
 
 # --resource on a legacy server: resources/subscribe, and the updates of
 # that URI only.

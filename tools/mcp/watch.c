@@ -126,6 +126,8 @@ static void on_ack_timeout(uv_timer_t *t)
     give_up(st, EXIT_TIMEOUT, st->ack_reason);
 }
 
+static bool asked_for(const watch_state *st, const mcp_message *m);
+
 static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
 {
     watch_state *st = ud;
@@ -146,7 +148,12 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
             give_up(st, EXIT_CONNECTION, "none of the notifications asked for is offered");
         }
         break;
-    case MCP_LISTEN_NOTIFICATION: print_notification(st, ev->message); break;
+    case MCP_LISTEN_NOTIFICATION:
+        /* What the user asked for, whatever the server sends on the
+         * subscription (an update of another URI, a list not asked for). */
+        if (asked_for(st, ev->message))
+            print_notification(st, ev->message);
+        break;
     case MCP_LISTEN_ENDED:
         st->listening = false;
         st->ended = ev->outcome + 1;
@@ -163,10 +170,11 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
     }
 }
 
-/* Whether a legacy server's notification is one the user asked for: a
- * list change of a kind asked for, or an update of a URI subscribed to.
- * A server may send any of them unasked (the official everything server
- * announces its tools right after initialize). */
+/* Whether a notification is one the user asked for: a list change of a
+ * kind asked for, or an update of a URI subscribed to. A server may send
+ * any of them unasked (the official everything server announces its tools
+ * right after initialize; a 2026-07-28 server may carry anything on a
+ * subscription). */
 static bool asked_for(const watch_state *st, const mcp_message *m)
 {
     static const struct {
