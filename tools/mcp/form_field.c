@@ -40,10 +40,14 @@ static void append_safe(mcp_buf *out, const mcp_json *v)
     mcp_buf_free(&json);
 }
 
+/* The most choices listed: more would flood the terminal (a server may
+ * send 200,000), and are counted instead. */
+#define MAX_CHOICES_SHOWN 100
+
 /* Whether p offers choices; then "a, b, c", each with its title when it
  * has one ("#f00 (Red)"): a titled list (oneOf, or anyOf for a
  * multi-select, of const and title), or an enum with the legacy enumNames
- * beside it. */
+ * beside it; past MAX_CHOICES_SHOWN, "... and N more". */
 static bool choices(mcp_buf *out, const mcp_json *p)
 {
     const mcp_json *items = mcp_json_object_get(p, "items");
@@ -55,6 +59,12 @@ static bool choices(mcp_buf *out, const mcp_json *p)
         return false;
     size_t n = list ? mcp_json_array_size(list) : mcp_json_array_size(titled);
     for (size_t i = 0; i < n; i++) {
+        if (i == MAX_CHOICES_SHOWN) {
+            char more[64];
+            int k = snprintf(more, sizeof more, ", ... and %zu more", n - i);
+            mcp_buf_append(out, more, (size_t)k);
+            break;
+        }
         const mcp_json *value, *title;
         if (list) {
             value = mcp_json_array_at(list, i);
