@@ -125,7 +125,7 @@ done
 HOSTILE="$(dirname "$0")/hostile_server.py"
 mkdir "$WORK/ran"
 expect_exit 0 "200 sampling requests at once" -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 \
-    --sampling-command "cat >/dev/null; touch '$WORK/ran/'\$\$; sleep 2; echo answer" \
+    --sampling-command "cat >/dev/null; touch '$WORK/ran/'\$\$; sleep 3; echo answer" \
     t -- python3 "$HOSTILE" sampling_flood 200 </dev/null
 ran=$(ls "$WORK/ran" | wc -l)
 [ "$ran" -le 16 ] || fail "$ran sampling commands ran at once, expected at most 16"
@@ -224,6 +224,16 @@ expect_exit 0 "a 5000-byte line on a terminal" -- python3 "$PTY" \
     -- python3 "$PAGES" token
 lacks "$WORK/out" "pty_run: never saw" "the long line was refused"
 contains "$WORK/out" 'action: accept content: {"token":"short"}' "the next line is the answer"
+
+# A server's default that does not fit its field (its format, its type) is
+# not taken by Enter unchecked (the email was sent as it was): said, asked
+# again.
+expect_exit 0 "defaults that do not fit, on a terminal" -- python3 "$PTY" \
+    '[["Email [", "\n"], ["the default does not fit: not an email address", "me@example.com\n"],
+      ["Count [", "\n"], ["the default does not fit: must be integer", "7\n"], ["send it?", "a\n"]]' \
+    -- $MCP_WRAP "$MCP" call --protocol 2025-11-25 t -- python3 "$PAGES" defaults
+lacks "$WORK/out" "pty_run: never saw" "each default was refused"
+contains "$WORK/out" 'action: accept content: {"email":"me@example.com","count":7}' "what was typed instead"
 
 # URL mode on a terminal: consent asked; yes accepts (the completion said
 # once, the unknown and repeated ones not), anything else declines.

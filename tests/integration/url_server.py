@@ -22,6 +22,9 @@ The mode, the first argument:
            "action: <action> content: <content as compact JSON>".
  token     2025-11-25: as form, with one free text field, "Token" (what a
            user pastes: a key, a long token)
+ defaults  2025-11-25: as form, with defaults that do not fit their field:
+           "Email" (format email, default "not-an-email") and "Count"
+           (integer, default "many")
 
 The page's message carries an ESC sequence, to be shown escaped. Every
 line received is logged on stderr as "got: <line>".
@@ -71,7 +74,7 @@ def main():
     for m in lines():
         method, i = m.get("method"), m.get("id")
         params = m.get("params") or {}
-        if method is None and i == "el" and "result" in m and MODE in ("form", "token"):
+        if method is None and i == "el" and "result" in m and MODE in ("form", "token", "defaults"):
             answer = m["result"]
             text(calls.pop("call"), "action: %s content: %s" % (
                 answer.get("action"), json.dumps(answer.get("content"), separators=(",", ":"))))
@@ -129,6 +132,14 @@ def main():
                 "mode": "form", "message": "Your key", "requestedSchema": {
                     "type": "object", "required": ["token"],
                     "properties": {"token": {"type": "string", "title": "Token"}}}}})
+        elif method == "tools/call" and MODE == "defaults":
+            calls["call"] = i
+            send({"jsonrpc": "2.0", "id": "el", "method": "elicitation/create", "params": {
+                "mode": "form", "message": "Defaults", "requestedSchema": {
+                    "type": "object", "properties": {
+                        "email": {"type": "string", "format": "email", "title": "Email",
+                                  "default": "not-an-email"},
+                        "count": {"type": "integer", "title": "Count", "default": "many"}}}}})
         elif method == "tools/call" and MODE == "required":
             send({"jsonrpc": "2.0", "id": i, "error": {
                 "code": -32042, "message": "This request requires more information.",

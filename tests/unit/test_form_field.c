@@ -209,6 +209,42 @@ static void a_wrong_choice_names_the_choices(void **state)
     mcp_buf_free(&why);
 }
 
+/* A value given otherwise (the server's default) is checked as a typed one. */
+static void defaults_are_checked(void **state)
+{
+    static const struct {
+        const char *schema, *value, *why;
+    } cases[] = {
+        {"{\"type\":\"string\",\"format\":\"email\"}", "\"me@example.com\"", NULL},
+        {"{\"type\":\"string\",\"format\":\"email\"}", "\"not-an-email\"",
+         "not an email address: type one like name@example.com"},
+        {"{\"type\":\"string\",\"format\":\"email\"}", "\"me@example.com\\u0000x\"",
+         "not an email address: type one like name@example.com"},
+        {"{\"type\":\"string\",\"format\":\"date\"}", "20250101",
+         "not a date: type one like 2025-12-31"},
+        {"{\"type\":\"integer\"}", "7", NULL},
+        {"{\"type\":\"integer\"}", "\"many\"", "must be integer, not a string (type)"},
+        {"{\"type\":\"string\",\"enum\":[\"a\",\"b\"]}", "\"c\"", "choose one of: a, b"},
+    };
+    mcp_buf why;
+    mcp_buf_init(&why, 0, NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mcp_json_doc *p = parse(cases[i].schema), *v = parse(cases[i].value);
+        mcp_schema *checker = NULL;
+        assert_int_equal(mcp_schema_compile(mcp_json_doc_root(p), NULL, &checker, NULL, 0), MCP_OK);
+        bool ok = form_field_fits(mcp_json_doc_root(p), checker, mcp_json_doc_root(v), &why);
+        assert_int_equal(ok, cases[i].why == NULL);
+        if (cases[i].why) {
+            mcp_buf_append(&why, "", 1);
+            assert_string_equal(why.data, cases[i].why);
+        }
+        mcp_schema_free(checker);
+        mcp_json_doc_free(p);
+        mcp_json_doc_free(v);
+    }
+    mcp_buf_free(&why);
+}
+
 /* A list of choices too long to read is shown up to 100, the rest counted
  * (a server's 200,000 choices made each prompt a line of 2 MB). */
 static void a_long_list_of_choices_is_counted(void **state)
@@ -267,6 +303,7 @@ int main(void)
         cmocka_unit_test(numbers_say_what_they_take),
         cmocka_unit_test(a_wrong_choice_names_the_choices),
         cmocka_unit_test(a_long_list_of_choices_is_counted),
+        cmocka_unit_test(defaults_are_checked),
         cmocka_unit_test(askable_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,9 +74,15 @@ static form_status ask_property(ask_reader *r, const char *key, size_t kn, const
             break;
         }
         if (!line[0]) {
-            if (shown) {
+            /* The server's default is checked as a typed value is. */
+            if (shown && form_field_fits(p, one, shown, &why)) {
                 *out = mcp_json_copy(d, shown);
                 break;
+            }
+            if (shown) {
+                fprintf(stderr, "    the default does not fit: %s\n",
+                        why.len ? why.data : "out of memory");
+                continue;
             }
             if (!required)
                 break;

@@ -186,24 +186,22 @@ static mcp_json *selection(mcp_json_doc *d, const char *text)
     return a;
 }
 
-mcp_json *form_field_value(mcp_json_doc *d, const mcp_json *p, const mcp_schema *checker,
-                           const char *text, mcp_buf *why)
+/* Whether v fits p: its format (a string without NUL that the format's
+ * check takes), then checker; else false, why saying what to type. */
+static bool fits(const mcp_json *p, const mcp_schema *checker, const mcp_json *v, mcp_buf *why)
 {
-    mcp_buf_reset(why);
-    const char *words = NULL;
-    mcp_json *v = type_is(p, "array") ? selection(d, text) : scalar(d, p, text, &words);
     const struct format *f = format_of(p);
+    size_t n = 0;
+    const char *s = mcp_json_string(v, &n);
     mcp_schema_error err;
-    if (!v) {
-        if (words)
-            mcp_buf_append(why, words, strlen(words));
-    } else if (f && !f->valid(text)) {
+    if (f && (!s || strlen(s) != n || !f->valid(s))) {
         char line[160];
         snprintf(line, sizeof line, "not %s %s: type one like %s", f->article, f->noun,
                  f->example);
         mcp_buf_append(why, line, strlen(line));
-        v = NULL;
-    } else if (checker && mcp_schema_validate(checker, v, &err) != MCP_OK) {
+        return false;
+    }
+    if (checker && mcp_schema_validate(checker, v, &err) != MCP_OK) {
         /* A choice outside the list: the choices, not the rule (a titled
          * list fails as "must match one of the 3 schemas of oneOf"). */
         static const char *const choice_rules[] = {"enum", "const", "oneOf", "anyOf"};
@@ -222,9 +220,31 @@ mcp_json *form_field_value(mcp_json_doc *d, const mcp_json *p, const mcp_schema 
             cli_sanitize(why, err.keyword, strlen(err.keyword), false);
             mcp_buf_append(why, MCP_LITERAL(")"));
         }
+        return false;
+    }
+    return true;
+}
+
+mcp_json *form_field_value(mcp_json_doc *d, const mcp_json *p, const mcp_schema *checker,
+                           const char *text, mcp_buf *why)
+{
+    mcp_buf_reset(why);
+    const char *words = NULL;
+    mcp_json *v = type_is(p, "array") ? selection(d, text) : scalar(d, p, text, &words);
+    if (!v) {
+        if (words)
+            mcp_buf_append(why, words, strlen(words));
+    } else if (!fits(p, checker, v, why)) {
         v = NULL;
     }
     return v;
+}
+
+bool form_field_fits(const mcp_json *p, const mcp_schema *checker, const mcp_json *v,
+                     mcp_buf *why)
+{
+    mcp_buf_reset(why);
+    return fits(p, checker, v, why);
 }
 
 /* The formats ------------------------------------------------------------------------------ */

@@ -40,4 +40,9 @@ void form_field_hint(mcp_buf *out, const mcp_json *p);
 mcp_json *form_field_value(mcp_json_doc *d, const mcp_json *p, const mcp_schema *checker,
                            const char *text, mcp_buf *why);
 
+/* Whether a value given otherwise (the server's default) fits p, checked
+ * as form_field_value checks what is typed; else false, with why. */
+bool form_field_fits(const mcp_json *p, const mcp_schema *checker, const mcp_json *v,
+                     mcp_buf *why);
+
 #endif
