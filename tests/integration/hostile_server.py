@@ -11,6 +11,7 @@ command's integration tests. One mode, the first argument:
    notif_esc     acknowledges, then sends resources/updated with escapes
                  in its URI
    ack_exit      acknowledges, then exits (a crash loop)
+   ack_other     acknowledges tools list changes, whatever was asked for
    unasked       acknowledges the filter asked for, then sends on the
                  subscription what it did not ask for: resources/updated of
                  file:///other, of a URI that is a number, of none,
@@ -58,7 +59,7 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 MODERN = MODE in ("noack", "ack_wrongid", "ack_noid", "listen_err", "notif_esc", "stubborn",
-                  "ack_exit", "unasked")
+                  "ack_exit", "unasked", "ack_other")
 # What a terminal would act on: clear screen, window title (OSC ... BEL),
 # colour, CR LF (a forged line), DEL and C1 CSI (U+009B).
 NASTY = "\x1b[2J\x1b]0;PWNED\x07\x1b[31mred\r\nforged\x7f\u009b1m"
@@ -104,7 +105,10 @@ def listen(i, params):
     meta = {"io.modelcontextprotocol/subscriptionId": i}
     if MODE == "ack_wrongid":
         meta = {"io.modelcontextprotocol/subscriptionId": "someone-else"}
-    params = {"notifications": {"toolsListChanged": True, "resourcesUpdated": True}}
+    # What was asked for (ack_other: tools list changes only).
+    params = {"notifications": params.get("notifications") or {}}
+    if MODE == "ack_other":
+        params = {"notifications": {"toolsListChanged": True}}
     if MODE != "ack_noid":
         params["_meta"] = meta
     send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",

@@ -58,6 +58,16 @@ kill -INT "$watch"
 wait "$watch"
 echo "ok: under 2025 too, nothing offered ends the watch; what is offered is watched"
 
+# Acknowledged with only what was not asked for (tools list changes, for a
+# --resource): nothing will come, the watch ends (it listened for tools,
+# forever).
+start=$(date +%s)
+expect_exit 3 "acknowledged for something else" -- \
+    timeout 30 "$MCP" watch --resource file:///a -- python3 "$HOSTILE" ack_other
+[ $(($(date +%s) - start)) -lt 10 ] || fail "acknowledged for something else: took over 10 s"
+contains "$WORK/err" "mcp: the server offers none of the notifications asked for" "said why"
+lacks "$WORK/err" "listening for: tools" "tools were not asked for"
+
 # Refused with a JSON-RPC error: its message and code.
 expect_exit 3 "refused" -- timeout 30 "$MCP" watch -- python3 "$HOSTILE" listen_err
 contains "$WORK/err" "mcp: subscriptions/listen failed: no such subscription " "the server's message"

@@ -134,20 +134,26 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
     if (ev->kind != MCP_LISTEN_NOTIFICATION)
         uv_timer_stop(&st->ack_timer);
     switch (ev->kind) {
-    case MCP_LISTEN_ACKNOWLEDGED:
+    case MCP_LISTEN_ACKNOWLEDGED: {
+        /* What the server honours of what was asked for: a kind it adds
+         * unasked is not printed (asked_for), so does not count. */
+        unsigned asked = st->filter.kinds |
+                         (st->filter.resource_count ? MCP_LISTEN_RESOURCE_UPDATES : 0u);
+        unsigned kinds = ev->kinds & asked;
         st->acked_at = mcp_monotonic_ms();
-        if (ev->kinds)
+        if (kinds)
             fprintf(stderr, "listening for:%s%s%s%s (subscription %llu)\n",
-                    ev->kinds & MCP_LISTEN_TOOLS ? " tools" : "",
-                    ev->kinds & MCP_LISTEN_PROMPTS ? " prompts" : "",
-                    ev->kinds & MCP_LISTEN_RESOURCES ? " resources" : "",
-                    ev->kinds & MCP_LISTEN_RESOURCE_UPDATES ? " resource updates" : "",
+                    kinds & MCP_LISTEN_TOOLS ? " tools" : "",
+                    kinds & MCP_LISTEN_PROMPTS ? " prompts" : "",
+                    kinds & MCP_LISTEN_RESOURCES ? " resources" : "",
+                    kinds & MCP_LISTEN_RESOURCE_UPDATES ? " resource updates" : "",
                     (unsigned long long)h);
         else { /* nothing will ever come: waiting would be forever */
             fputs("mcp: the server offers none of the notifications asked for\n", stderr);
             give_up(st, EXIT_CONNECTION, "none of the notifications asked for is offered");
         }
         break;
+    }
     case MCP_LISTEN_NOTIFICATION:
         /* What the user asked for, whatever the server sends on the
          * subscription (an update of another URI, a list not asked for). */
