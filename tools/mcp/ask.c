@@ -139,13 +139,45 @@ typedef struct cli_job {
     void (*run)(mcp_question *q, cli_asker *a);
 } job;
 
+/* A question waiting for a thread (cli_asker.waiting). */
+typedef struct cli_waiting {
+    struct cli_waiting *next;
+    mcp_question *q;
+    void (*run)(mcp_question *q, cli_asker *a);
+} waiting;
+
+/* The most questions answered at once: each is a thread, a sampling
+ * command a process (and maybe a paid model's answer). More wait their
+ * turn, answered by the threads as they finish, rather than hundreds of
+ * threads and commands at once (a withdrawn one ends at once when its
+ * turn comes). */
+#define MAX_QUESTION_THREADS 16
+
+/* A question's thread: its question, then the waiting ones, in order. */
 static void *job_thread(void *arg)
 {
     job *j = arg;
-    j->run(j->q, j->a);
-    atomic_store(&j->done, true);
-    atomic_fetch_sub(&j->a->open, 1);
-    return NULL;
+    cli_asker *a = j->a;
+    mcp_question *q = j->q;
+    void (*run)(mcp_question *, cli_asker *) = j->run;
+    for (;;) {
+        run(q, a);
+        pthread_mutex_lock(&a->mu);
+        waiting *w = a->waiting;
+        if (w) {
+            a->waiting = w->next;
+        } else {
+            a->threads--;
+            atomic_store(&j->done, true); /* a->mu is not taken again */
+        }
+        pthread_mutex_unlock(&a->mu);
+        atomic_fetch_sub(&a->open, 1);
+        if (!w)
+            return NULL;
+        q = w->q;
+        run = w->run;
+        free(w);
+    }
 }
 
 /* Join the jobs of a that are done (their threads take a->mu no more).
@@ -164,48 +196,49 @@ static void join_done_jobs(cli_asker *a)
     }
 }
 
-/* The most questions answered at once: each is a thread, a sampling
- * command a process (and maybe a paid model's answer). A server asking
- * more at once gets an error for the rest, said once, rather than
- * hundreds of threads and commands. */
-#define MAX_OPEN_QUESTIONS 16
-
 static void start_job(mcp_question *q, cli_asker *a, void (*run)(mcp_question *, cli_asker *))
 {
-    /* Only this (loop) thread adds to open: the check holds until the add. */
-    if (atomic_load(&a->open) >= MAX_OPEN_QUESTIONS) {
-        if (!a->said_too_many)
-            ask_tell("mcp: %s asks more than %d questions at once: the rest are refused\n",
-                     a->server, MAX_OPEN_QUESTIONS);
-        a->said_too_many = true;
-        char why[100];
-        snprintf(why, sizeof why, "too many questions at once: the client answers at most %d "
-                                  "at a time", MAX_OPEN_QUESTIONS);
-        mcp_question_answer_error(q, -32603, why);
-        return;
-    }
-    job *j = calloc(1, sizeof *j);
-    if (j) {
-        j->q = q;
-        j->a = a;
-        j->run = run;
-        atomic_init(&j->done, false);
-        atomic_fetch_add(&a->open, 1);
-        if (a->before_asking)
-            a->before_asking(a->user_data);
-        pthread_mutex_lock(&a->mu);
-        join_done_jobs(a); /* the ended ones: a long call asks many */
-        bool started = pthread_create(&j->thread, NULL, job_thread, j) == 0;
-        if (started) {
-            j->next = a->jobs;
-            a->jobs = j;
+    atomic_fetch_add(&a->open, 1);
+    if (a->before_asking)
+        a->before_asking(a->user_data);
+    pthread_mutex_lock(&a->mu);
+    join_done_jobs(a); /* the ended ones: a long call asks many */
+    bool started = false;
+    if (a->threads >= MAX_QUESTION_THREADS) {
+        waiting *w = calloc(1, sizeof *w), **end = &a->waiting;
+        if (w) {
+            w->q = q;
+            w->run = run;
+            while (*end)
+                end = &(*end)->next;
+            *end = w;
+            started = true;
+            if (!a->said_waiting)
+                ask_tell("mcp: %s asks more than %d questions at once: the others wait "
+                         "their turn\n", a->server, MAX_QUESTION_THREADS);
+            a->said_waiting = true;
         }
-        pthread_mutex_unlock(&a->mu);
-        if (started)
-            return;
-        atomic_fetch_sub(&a->open, 1);
-        free(j);
+    } else {
+        job *j = calloc(1, sizeof *j);
+        if (j) {
+            j->q = q;
+            j->a = a;
+            j->run = run;
+            atomic_init(&j->done, false);
+            started = pthread_create(&j->thread, NULL, job_thread, j) == 0;
+            if (started) {
+                j->next = a->jobs;
+                a->jobs = j;
+                a->threads++;
+            } else {
+                free(j);
+            }
+        }
     }
+    pthread_mutex_unlock(&a->mu);
+    if (started)
+        return;
+    atomic_fetch_sub(&a->open, 1);
     mcp_question_answer_error(q, -32603, "Internal error: out of memory");
 }
 
@@ -271,7 +304,9 @@ void cli_asker_setup(cli_asker *a, mcp_client_options *o)
     o->elicitation_complete_user_data = a;
     pthread_mutex_init(&a->mu, NULL);
     a->accepted_count = 0;
-    a->said_too_many = false;
+    a->waiting = NULL;
+    a->threads = 0;
+    a->said_waiting = false;
 }
 
 void cli_asker_free(cli_asker *a)

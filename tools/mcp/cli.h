@@ -45,10 +45,13 @@ typedef struct cli_asker {
     const char *sampling_command; /* --sampling-command, or NULL */
     const char *server;           /* how messages name the server (safe text) */
     bool interactive;             /* stdin and stderr are terminals */
-    atomic_int open;              /* questions being answered (at most 16) */
-    bool said_too_many;           /* more were refused, and said (loop thread) */
+    atomic_int open;              /* questions being answered or waiting */
     struct cli_job *jobs;         /* their threads, joined by cli_asker_free
                                      (and as new ones start); under mu */
+    int threads;                  /* of them running (at most 16); under mu */
+    struct cli_waiting *waiting;  /* the questions past 16, in order, for
+                                     the threads as they finish; under mu */
+    bool said_waiting;            /* that some wait was said (loop thread) */
     /* Loop thread, before a question takes the terminal or a server's log
      * is shown (the progress bar goes); NULL: nothing. */
     void (*before_asking)(void *user_data);
