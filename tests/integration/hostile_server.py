@@ -41,6 +41,13 @@ command's integration tests. One mode, the first argument:
    sampling_flood N  a tools/call sends N sampling/createMessage requests
                  at once and, once all are answered, answers the call with
                  "results R errors E"
+   subscribe_dies FILE  declares resource subscriptions; the first start
+                 (FILE does not exist: it is made) exits (status 1) on
+                 resources/subscribe, later ones answer it and send the
+                 URI's update
+   legacy_crashes FILE  declares tools list changes; counts its starts in
+                 FILE: the 5th lives 31 s after notifications/initialized,
+                 every other exits 0.2 s after it
    subscribe_silent  declares resource subscriptions, never answers
                  resources/subscribe
    hang_restart FILE  the first start (FILE does not exist: it is made)
@@ -151,9 +158,14 @@ def tools_call(i, params):
 
 
 def main():
-    if MODE == "hang_restart":
+    if MODE in ("hang_restart", "subscribe_dies"):
         first = not os.path.exists(sys.argv[2])
         open(sys.argv[2], "a").close()
+    if MODE == "legacy_crashes":
+        with open(sys.argv[2], "a") as f:
+            f.write("started\n")
+        with open(sys.argv[2]) as f:
+            start = len(f.readlines())
     if MODE == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         sys.stderr.write("hostile_server pid %d\n" % os.getpid())
@@ -185,6 +197,9 @@ def main():
         if method == "notifications/initialized" and MODE == "hang_restart":
             time.sleep(0.3)
             sys.exit(0)
+        if method == "notifications/initialized" and MODE == "legacy_crashes":
+            time.sleep(31 if start == 5 else 0.2)
+            sys.exit(0)
         if method == "notifications/initialized" and MODE == "chatty":
             for what in ("tools", "prompts", "resources"):
                 send({"jsonrpc": "2.0", "method": "notifications/%s/list_changed" % what})
@@ -206,9 +221,9 @@ def main():
             if MODE == "banner_esc":
                 send("starting " + NASTY)
             caps = {"tools": {}}
-            if MODE == "hang_restart":
+            if MODE in ("hang_restart", "legacy_crashes"):
                 caps = {"tools": {"listChanged": True}}
-            if MODE == "subscribe_silent":
+            if MODE in ("subscribe_silent", "subscribe_dies"):
                 caps = {"resources": {"subscribe": True}}
             if MODE == "chatty":
                 caps = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
@@ -229,6 +244,12 @@ def main():
             tools_call(i, params)
         elif method == "resources/subscribe" and MODE == "subscribe_silent":
             continue
+        elif method == "resources/subscribe" and MODE == "subscribe_dies":
+            if first:
+                sys.exit(1)
+            result(i, {})
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": params.get("uri")}})
         elif method == "resources/subscribe" and MODE == "chatty":
             result(i, {})
             for uri in (params.get("uri"), "file:///other"):

@@ -116,3 +116,43 @@ code=$?
 [ $(($(date +%s) - start)) -lt 5 ] || fail "Ctrl-C while starting the server again: took over 5 s"
 lacks "$WORK/err" "did not finish connecting" "the connect was not waited for"
 echo "ok: Ctrl-C while the server is started again ends the watch at once"
+
+# A 2025 server that dies while resources/subscribe waits has gone away, as
+# any other: started again and subscribed again (the watch ended, exit 3,
+# as if the subscription were refused).
+rm -f "$WORK/started"
+"$MCP" watch --resource file:///a -- python3 "$HOSTILE" subscribe_dies "$WORK/started" \
+    >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+i=0
+while ! grep -qF "resources/updated file:///a" "$WORK/out" 2>/dev/null; do
+    i=$((i + 1))
+    running "$watch" || { cat "$WORK/err"; fail "the watch ended when the server died in resources/subscribe"; }
+    [ $i -le 200 ] || { cat "$WORK/err"; fail "waited 10 s for the update after the restart"; }
+    sleep 0.05
+done
+contains "$WORK/err" "starting it again" "the server was started again"
+kill -INT "$watch"
+wait "$watch"
+echo "ok: a 2025 server dying in resources/subscribe is started again"
+
+# A 2025 server's restarts count afresh once it has lived 30 s, as a 2026
+# server's do after its acknowledgment (they added up over the whole watch:
+# a server crashing once a day was given up after 5 days). Here 4 quick
+# crashes (pauses 0, 1, 2, 4 s), 31 s up, then a crash: a new outage, started
+# again at once (it was the 5th attempt in a row, after a pause of 8 s).
+rm -f "$WORK/started"
+"$MCP" watch --protocol 2025-11-25 -- python3 "$HOSTILE" legacy_crashes "$WORK/started" \
+    >"$WORK/out" 2>"$WORK/err" &
+watch=$!
+i=0
+while [ "$(cat "$WORK/started" 2>/dev/null | wc -l)" -lt 6 ]; do
+    i=$((i + 1))
+    running "$watch" || { cat "$WORK/err"; fail "a 2025 server up for 31 s: its next crash was given up"; }
+    [ $i -le 1200 ] || { cat "$WORK/err"; fail "waited 60 s for the 6th start"; }
+    sleep 0.05
+done
+kill -INT "$watch"
+wait "$watch"
+lacks "$WORK/err" "trying again in 8 s" "the count started afresh"
+echo "ok: a 2025 server's restarts count afresh after 30 s"

@@ -52,7 +52,9 @@ typedef struct watch_state {
     char *refusal; /* the error response ending the listen: message, sanitized */
     long long refusal_code;
     bool stream_broke; /* HTTP: the listen's stream broke */
-    uint64_t acked_at;  /* monotonic ms of the last acknowledgment, or 0 */
+    bool lost_in_setup; /* the server went away while subscribed to (2025) */
+    uint64_t acked_at;  /* monotonic ms of the last acknowledgment (2025: of
+                           watching), or 0 */
     uv_timer_t pause;   /* the wait before reaching the server again */
     bool paused;
     cli_asker asker; /* the server's questions and logs */
@@ -232,9 +234,11 @@ static bool declares(const mcp_json *caps, const char *name, const char *flag)
 }
 
 /* resources/subscribe of each --resource URI (a 2025 server keeps them for
- * its session: after a reconnect they are made again). False when one is
- * refused or fails: said, and the watch gives up. */
-static bool subscribe_legacy(watch_state *st)
+ * its session: after a reconnect they are made again). MCP_OK; MCP_ERR_CLOSED
+ * when the server went away meanwhile (it is started or reached again, as
+ * any server gone); else one was refused or failed: said, the watch gives
+ * up (MCP_ERR_REMOTE). */
+static int subscribe_legacy(watch_state *st)
 {
     for (size_t i = 0; i < st->filter.resource_count; i++) {
         uint64_t idle, left;
@@ -242,21 +246,24 @@ static bool subscribe_legacy(watch_state *st)
         mcp_client_call_options co = {.size = sizeof co, .timeout_ms = idle};
         const char *uri = st->filter.resource_uris[i];
         int rc = mcp_client_subscribe_resource(st->client, uri, &co);
+        if (rc == MCP_ERR_CLOSED)
+            return rc;
         if (rc != MCP_OK) {
             fprintf(stderr, "mcp: resources/subscribe %s failed: %s\n", cli_safe(uri),
                     mcp_client_error(st->client)[0] ? cli_safe(mcp_client_error(st->client))
                                                     : mcp_strerror(rc));
             give_up(st, rc == MCP_ERR_TIMED_OUT ? EXIT_TIMEOUT : EXIT_CONNECTION,
                     "a subscription was refused");
-            return false;
+            return MCP_ERR_REMOTE;
         }
     }
-    return true;
+    return MCP_OK;
 }
 
 /* A legacy server: no subscriptions, but the list_changed notifications it
  * declares in its capabilities. Asked only for what it never sends, there
- * is nothing to wait for. */
+ * is nothing to wait for. MCP_OK (watching, or given up), or MCP_ERR_CLOSED:
+ * the server went away while being subscribed to. */
 static int watch_legacy(watch_state *st)
 {
     const mcp_json *caps = mcp_json_object_get(mcp_client_server_info(st->client), "capabilities");
@@ -268,12 +275,13 @@ static int watch_legacy(watch_state *st)
     if ((asked & MCP_LISTEN_RESOURCES) && declares(caps, "resources", "listChanged"))
         offered |= MCP_LISTEN_RESOURCES;
     const char *version = mcp_client_protocol_version(st->client);
+    int rc;
     if (st->filter.resource_count) {
         if (!declares(caps, "resources", "subscribe"))
             fprintf(stderr, "mcp: the server (%s) offers no resource subscriptions "
                             "(resources.subscribe)\n", version);
-        else if (!subscribe_legacy(st))
-            return MCP_OK; /* said; given up */
+        else if ((rc = subscribe_legacy(st)) != MCP_OK)
+            return rc == MCP_ERR_CLOSED ? rc : MCP_OK; /* gone, or said and given up */
         else
             offered |= MCP_LISTEN_RESOURCE_UPDATES;
     }
@@ -292,6 +300,9 @@ static int watch_legacy(watch_state *st)
         fprintf(stderr, "the server speaks %s: subscribed to %zu resource%s (resources/subscribe); "
                         "printing their updates\n",
                 version, st->filter.resource_count, st->filter.resource_count == 1 ? "" : "s");
+    /* Watching from now: what counts as a server that lived (SETTLED_MS),
+     * as a 2026-07-28 acknowledgment does. */
+    st->acked_at = mcp_monotonic_ms();
     return MCP_OK;
 }
 
@@ -484,7 +495,8 @@ int cli_watch(int argc, char **argv)
     int rc = listen_now(&st);
     blocking_end(&st);
     code = 0;
-    if (rc != MCP_OK) {
+    st.lost_in_setup = rc == MCP_ERR_CLOSED; /* gone while subscribed to: started again */
+    if (rc != MCP_OK && !st.lost_in_setup) {
         fprintf(stderr, "mcp: cannot listen: %s\n", mcp_strerror(rc));
         code = EXIT_CONNECTION;
     }
@@ -498,7 +510,7 @@ int cli_watch(int argc, char **argv)
             code = legacy_stream_gone(&st, &gone_too);
             break;
         }
-        int run = mcp_client_run_once(st.client, true);
+        int run = st.lost_in_setup ? MCP_ERR_CLOSED : mcp_client_run_once(st.client, true);
         if (st.stop_code)
             break;
         if (st.give_up) {
@@ -509,7 +521,9 @@ int cli_watch(int argc, char **argv)
         }
         /* Over HTTP a listen stream that broke ends with an error the
          * transport made up (data.httpError): the server is reached again. */
-        bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED || st.stream_broke;
+        bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED || st.stream_broke ||
+                    st.lost_in_setup;
+        st.lost_in_setup = false;
         if (!lost && (code = legacy_stream_gone(&st, &lost)) != 0)
             break;
         if (st.ended && !lost) {
