@@ -48,6 +48,8 @@ command's integration tests. One mode, the first argument:
    legacy_crashes FILE  declares tools list changes; counts its starts in
                  FILE: the 5th lives 31 s after notifications/initialized,
                  every other exits 0.2 s after it
+   list_flood    declares tools list changes and sends 20,000
+                 tools/list_changed right after notifications/initialized
    subscribe_silent  declares resource subscriptions, never answers
                  resources/subscribe
    hang_restart FILE  the first start (FILE does not exist: it is made)
@@ -197,6 +199,9 @@ def main():
         if method == "notifications/initialized" and MODE == "hang_restart":
             time.sleep(0.3)
             sys.exit(0)
+        if method == "notifications/initialized" and MODE == "list_flood":
+            for _ in range(20000):
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         if method == "notifications/initialized" and MODE == "legacy_crashes":
             time.sleep(31 if start == 5 else 0.2)
             sys.exit(0)
@@ -221,7 +226,7 @@ def main():
             if MODE == "banner_esc":
                 send("starting " + NASTY)
             caps = {"tools": {}}
-            if MODE in ("hang_restart", "legacy_crashes"):
+            if MODE in ("hang_restart", "legacy_crashes", "list_flood"):
                 caps = {"tools": {"listChanged": True}}
             if MODE in ("subscribe_silent", "subscribe_dies"):
                 caps = {"resources": {"subscribe": True}}

@@ -117,6 +117,28 @@ code=$?
 lacks "$WORK/err" "did not finish connecting" "the connect was not waited for"
 echo "ok: Ctrl-C while the server is started again ends the watch at once"
 
+# A reader that stops reading (a full pipe) blocks the output: Ctrl-C
+# still ends the watch at once (it was ignored, the second too, until the
+# reader went away).
+mkfifo "$WORK/fifo"
+"$MCP" watch --tools -- python3 "$HOSTILE" list_flood >"$WORK/fifo" 2>"$WORK/err" &
+watch=$!
+exec 7<"$WORK/fifo" # opened, never read
+sleep 2
+start=$(date +%s)
+kill -INT "$watch"
+i=0
+while running "$watch"; do
+    i=$((i + 1))
+    [ $i -le 100 ] || { exec 7<&-; cat "$WORK/err"; fail "Ctrl-C with the output blocked: still running after 5 s"; }
+    sleep 0.05
+done
+exec 7<&-
+wait "$watch"
+code=$?
+[ "$code" -eq 130 ] || { cat "$WORK/err"; fail "Ctrl-C with the output blocked: exit $code, expected 130"; }
+echo "ok: Ctrl-C ends a watch whose output is blocked"
+
 # A 2025 server that dies while resources/subscribe waits has gone away, as
 # any other: started again and subscribed again (the watch ended, exit 3,
 # as if the subscription were refused).

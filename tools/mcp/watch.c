@@ -53,6 +53,7 @@ typedef struct watch_state {
     long long refusal_code;
     bool stream_broke; /* HTTP: the listen's stream broke */
     bool lost_in_setup; /* the server went away while subscribed to (2025) */
+    int blocking;       /* blocking steps under way (blocking_begin) */
     uint64_t acked_at;  /* monotonic ms of the last acknowledgment (2025: of
                            watching), or 0 */
     uv_timer_t pause;   /* the wait before reaching the server again */
@@ -69,8 +70,33 @@ static void give_up(watch_state *st, int code, const char *reason)
     uv_stop(mcp_client_loop(st->client));
 }
 
+static void on_signal(uv_signal_t *s, int signum);
+
+/* Blocking steps: the library's (mcp_client_reconnect, a 2025 server's
+ * resources/subscribe) run the loop until they end, and a write to stdout
+ * blocks while its reader does not read (a full pipe): a signal caught on
+ * the loop cannot cut them short. While one runs, a Ctrl-C or SIGTERM ends
+ * mcp at once (killing the server it started), as while connecting the
+ * first time; then signals are caught again, unless one already came (the
+ * next one exits at once). They nest (a notification printed during a
+ * subscribe). */
+static void blocking_begin(watch_state *st)
+{
+    if (st->blocking++ == 0)
+        cli_exit_at_once(st->client, &st->sigint, &st->sigterm);
+}
+
+static void blocking_end(watch_state *st)
+{
+    if (--st->blocking == 0 && !st->stop_code) {
+        uv_signal_start(&st->sigint, on_signal, SIGINT);
+        uv_signal_start(&st->sigterm, on_signal, SIGTERM);
+    }
+}
+
 static void print_notification(watch_state *st, const mcp_message *m)
 {
+    blocking_begin(st);
     if (st->args->json) {
         mcp_buf b;
         mcp_buf_init(&b, 0, NULL);
@@ -85,7 +111,9 @@ static void print_notification(watch_state *st, const mcp_message *m)
         const char *uri = mcp_json_string(mcp_json_object_get(m->params, "uri"), &uri_len);
         printf("%s%s%s\n", cli_safe(name), uri ? " " : "", uri ? cli_safe_n(uri, uri_len) : "");
     }
-    if (!cli_output_ok()) /* flushes: each notification as it comes */
+    bool ok = cli_output_ok(); /* flushes: each notification as it comes */
+    blocking_end(st);
+    if (!ok)
         give_up(st, EXIT_OUTPUT, "the output could not be written");
 }
 
@@ -316,22 +344,6 @@ static int listen_now(watch_state *st)
     if (st->listening)
         uv_timer_start(&st->ack_timer, on_ack_timeout, st->ack_ms, 0);
     return rc;
-}
-
-/* The library's blocking steps (mcp_client_reconnect, a 2025 server's
- * resources/subscribe) run the loop until they end, which a signal caught
- * on the loop cannot cut short: while one runs, a Ctrl-C or SIGTERM ends
- * mcp at once (killing the server it started), as while connecting the
- * first time; then signals are caught again. */
-static void blocking_begin(watch_state *st)
-{
-    cli_exit_at_once(st->client, &st->sigint, &st->sigterm);
-}
-
-static void blocking_end(watch_state *st)
-{
-    uv_signal_start(&st->sigint, on_signal, SIGINT);
-    uv_signal_start(&st->sigterm, on_signal, SIGTERM);
 }
 
 /* A 2025 server over HTTP sends its list changes on the GET stream: one it
