@@ -33,6 +33,27 @@ got=$?
 contains "$WORK/err" "mcp: cannot write the output: Bad file descriptor" "stdout closed: said why"
 echo "ok: call with stdout closed (exit 1)"
 
+# A reader that stops reading (a full pipe) blocks the result's output: a
+# signal still ends the call at once (it waited for the reader).
+TEXT=$(head -c 100000 /dev/zero | tr '\0' x)
+mkfifo "$WORK/fifo"
+"$MCP" call echo "{\"text\":\"$TEXT\"}" -- "$MCP" serve >"$WORK/fifo" 2>"$WORK/err" &
+call=$!
+exec 7<"$WORK/fifo" # opened, never read
+sleep 1
+kill -TERM "$call"
+i=0
+while running "$call"; do
+    i=$((i + 1))
+    [ $i -le 100 ] || { exec 7<&-; cat "$WORK/err"; fail "SIGTERM with the output blocked: still running after 5 s"; }
+    sleep 0.05
+done
+exec 7<&-
+wait "$call"
+got=$?
+[ "$got" -eq 143 ] || { cat "$WORK/err"; fail "SIGTERM with the output blocked: exit $got, expected 143"; }
+echo "ok: SIGTERM ends a call whose output is blocked (exit 143)"
+
 # watch into a full disk: the first notification fails; the subscription is
 # cancelled with the reason.
 MCP_LOG_LEVEL=debug "$MCP" watch --trace -- "$MCP" serve >/dev/full 2>"$WORK/err" &

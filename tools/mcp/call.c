@@ -440,6 +440,10 @@ int cli_call(int argc, char **argv)
         clear_bar(&st);
         if (st.cancelled_by)
             mcp_client_flush(st.client); /* the cancel is on the wire */
+        /* Nothing left to cancel: a signal while the result is written (a
+         * reader that stops reading blocks it, and the loop with it) ends
+         * mcp at once, killing the server. */
+        cli_exit_at_once(st.client, &st.sigint, &st.sigterm);
         code = st.cancelled_by ? st.cancelled_by : report(&st);
         /* Said now, before the server is stopped (which may take seconds). */
         if (!cli_output_ok() && code == 0)
