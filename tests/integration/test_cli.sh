@@ -133,6 +133,9 @@ done
 
 # A real Ctrl-C, then a SIGTERM, to the client only.
 for sig in INT TERM; do
+    # Emptied first: the job's own redirection may come after wait_for has
+    # read the previous run's log (then the signal came before mcp caught it).
+    : >"$WORK/err"
     "$MCP" call --trace sleep '{"seconds":30}' -- "$MCP" serve >"$WORK/out" 2>"$WORK/err" &
     pid=$!
     wait_for "$WORK/err" '"method":"tools/call"' 10

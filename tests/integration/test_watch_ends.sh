@@ -91,6 +91,7 @@ echo "ok: a crash loop is given up after 5 attempts with a growing pause"
 for sig in INT TERM; do
     want=130
     [ $sig = TERM ] && want=143
+    : >"$WORK/err" # not the previous run's log for wait_for
     "$MCP" watch --resource file:///a -- python3 "$HOSTILE" subscribe_silent \
         >"$WORK/out" 2>"$WORK/err" &
     watch=$!
