@@ -30,8 +30,9 @@ struct mcp_cancel_token {
     atomic_uint refs;
     atomic_bool cancelled;
     pthread_mutex_t mu;
-    pthread_cond_t cv;  /* made by the first wait: most tokens never wait */
-    bool cv_made;
+    /* Made by the first wait, in memory of its own: most tokens never
+     * wait, and every request in flight has a token (48 bytes each). */
+    pthread_cond_t *cv;
     char *reason;       /* written once, before `cancelled` is set */
     int fd, fd_write;   /* -1 until first asked for */
     callback *callbacks;
@@ -44,15 +45,21 @@ struct mcp_cancel_token {
  * clock. False when it cannot be made (the wait then polls). */
 static bool make_cv(mcp_cancel_token *t)
 {
-    if (t->cv_made)
+    if (t->cv)
         return true;
+    pthread_cond_t *cv = malloc(sizeof *cv);
     pthread_condattr_t ca;
-    if (pthread_condattr_init(&ca) != 0)
+    if (!cv || pthread_condattr_init(&ca) != 0) {
+        free(cv);
         return false;
+    }
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    t->cv_made = pthread_cond_init(&t->cv, &ca) == 0;
+    if (pthread_cond_init(cv, &ca) == 0)
+        t->cv = cv;
+    else
+        free(cv);
     pthread_condattr_destroy(&ca);
-    return t->cv_made;
+    return t->cv != NULL;
 }
 
 /* Under t->mu: wait for a broadcast, until deadline (NULL: none);
@@ -61,8 +68,8 @@ static bool make_cv(mcp_cancel_token *t)
 static int cv_wait(mcp_cancel_token *t, const struct timespec *deadline)
 {
     if (make_cv(t))
-        return deadline ? pthread_cond_timedwait(&t->cv, &t->mu, deadline)
-                        : pthread_cond_wait(&t->cv, &t->mu);
+        return deadline ? pthread_cond_timedwait(t->cv, &t->mu, deadline)
+                        : pthread_cond_wait(t->cv, &t->mu);
     pthread_mutex_unlock(&t->mu);
     struct timespec ms = {0, 1000000};
     nanosleep(&ms, NULL);
@@ -108,8 +115,10 @@ void mcp__token_unref(mcp_cancel_token *t)
     if (t->fd_write >= 0 && t->fd_write != t->fd)
         close(t->fd_write);
     pthread_mutex_destroy(&t->mu);
-    if (t->cv_made)
-        pthread_cond_destroy(&t->cv);
+    if (t->cv) {
+        pthread_cond_destroy(t->cv);
+        free(t->cv);
+    }
     free(t->reason);
     free(t);
 }
@@ -147,8 +156,8 @@ bool mcp__token_cancel(mcp_cancel_token *t, const char *reason)
     t->callbacks = NULL;
     t->running = list != NULL;
     t->runner = pthread_self();
-    if (t->cv_made)
-        pthread_cond_broadcast(&t->cv);
+    if (t->cv)
+        pthread_cond_broadcast(t->cv);
     pthread_mutex_unlock(&t->mu);
     bool ran = list != NULL;
     /* Registration order: reverse the stack. */
@@ -168,8 +177,8 @@ bool mcp__token_cancel(mcp_cancel_token *t, const char *reason)
     if (ran) {
         pthread_mutex_lock(&t->mu);
         t->running = false;
-        if (t->cv_made)
-            pthread_cond_broadcast(&t->cv); /* a detach waits for this */
+        if (t->cv)
+            pthread_cond_broadcast(t->cv); /* a detach waits for this */
         pthread_mutex_unlock(&t->mu);
     }
     return true;
