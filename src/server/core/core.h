@@ -158,13 +158,13 @@ struct mcp__request {
     mcp__job job;      /* first: a pool job is a request */
     atomic_uint refs;
     atomic_bool ended; /* the handler ended it */
+    bool settled;      /* loop thread: answered or cancelled */
     conn *conn;        /* a reference on the connection */
     mcp_handle handle;
     mcp_message *msg;  /* one reference */
     registry *snapshot; /* the registry it started with */
     const char *version; /* the revision it is served under (a literal) */
     mcp_cancel_token *token;
-    bool settled;      /* loop thread: answered or cancelled */
     void (*destroy)(struct mcp__request *r); /* frees what embeds it */
 };
 

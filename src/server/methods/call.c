@@ -51,7 +51,7 @@ static int text_result(mcp_buf *b, const char *text, size_t n, bool is_error)
  * server's log says why. MCP_OK when the result may go. */
 static int check_output(mcp_call *c, const mcp_json *structured, bool is_error)
 {
-    const mcp_schema *check = c->tool ? c->tool->output_check : NULL;
+    const mcp_schema *check = c->kind == CALL_TOOL ? c->tool->output_check : NULL;
     if (!check || is_error)
         return MCP_OK;
     mcp_schema_error e;
@@ -357,6 +357,17 @@ static void destroy_call(mcp__request *r)
     free(r);
 }
 
+/* The application's handler of what c calls. */
+static void run_handler(mcp_call *c)
+{
+    if (c->kind == CALL_TOOL)
+        c->tool->handler(c, c->tool->user_data);
+    else if (c->kind == CALL_COMPLETE)
+        c->entry->complete(c, c->entry->user_data);
+    else
+        c->entry->handler(c, c->entry->user_data);
+}
+
 /* Worker thread: run a blocking handler unless the call was cancelled while
  * queued, and end the call if the handler returned without doing so. */
 static void run_blocking(mcp__job *job)
@@ -366,7 +377,7 @@ static void run_blocking(mcp__job *job)
      * last of the others, and we still look at it afterwards. */
     mcp__request_ref(&c->req);
     if (!mcp_cancel_token_is_cancelled(c->req.token))
-        c->handler(c, c->user_data);
+        run_handler(c);
     if (!atomic_load(&c->req.ended))
         mcp_call_finish(c);
     mcp__request_unref(&c->req);
@@ -399,7 +410,7 @@ void mcp__call_run(mcp_call *c)
         c->req.job.run = run_blocking;
         mcp__pool_submit(c->req.conn->server->pool, &c->req.job);
     } else {
-        c->handler(c, c->user_data);
+        run_handler(c);
     }
 }
 

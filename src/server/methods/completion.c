@@ -112,8 +112,6 @@ static void completion_complete(conn *cn, mcp_handle h, const mcp_message *msg,
         return;
     c->entry = e;
     c->subject = e->key;
-    c->handler = e->complete;
-    c->user_data = e->user_data;
     c->flags = e->flags;
     c->args = msg->params;
     mcp__call_run(c);

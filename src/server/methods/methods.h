@@ -24,13 +24,17 @@ typedef enum { CALL_TOOL, CALL_READ, CALL_PROMPT, CALL_COMPLETE } call_kind;
 struct mcp_call {
     mcp__request req; /* first: a request pointer is a call pointer */
     call_kind kind;
-    const tool *tool;   /* CALL_TOOL; kept alive by req.snapshot, as entry */
-    const entry *entry; /* the resource, template or prompt */
+    unsigned flags;
+    /* What it calls, kept alive by req.snapshot: the tool (CALL_TOOL), or
+     * the resource, template or prompt; its handler is theirs (complete
+     * for CALL_COMPLETE). Every request in flight holds a call: its fields
+     * are packed (a held request's memory is a measured figure). */
+    union {
+        const tool *tool;
+        const entry *entry;
+    };
     const char *subject; /* the tool's or prompt's name, the entry's key */
     const char *uri;    /* CALL_READ: borrowed from req.msg */
-    mcp_tool_fn handler;
-    void *user_data;
-    unsigned flags;
     mcp__pool *pool; /* the pool a blocking handler runs on (it outlives the call) */
     const mcp_json *args;
     mcp_json_doc *own_args; /* a template read's variables */
@@ -38,8 +42,8 @@ struct mcp_call {
      * the handler took (what the next requestState carries), the questions
      * noted this round (inputRequests), how many were asked. */
     mcp_json_doc *answers, *taken, *asked;
-    unsigned asks_made;
     double last_progress;
+    unsigned asks_made;
     bool sent_progress;
 };
 

@@ -80,8 +80,6 @@ static void prompts_get(conn *cn, mcp_handle h, const mcp_message *msg, void *st
         return;
     c->entry = e;
     c->subject = e->key;
-    c->handler = e->handler;
-    c->user_data = e->user_data;
     c->flags = e->flags;
     if (args)
         c->args = args;

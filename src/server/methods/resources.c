@@ -72,8 +72,6 @@ static void resources_read(conn *cn, mcp_handle h, const mcp_message *msg, void 
     c->entry = e;
     c->subject = e->key;
     c->uri = uri;
-    c->handler = e->handler;
-    c->user_data = e->user_data;
     c->flags = e->flags;
     if (vars) {
         c->own_args = vars;

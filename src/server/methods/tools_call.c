@@ -90,8 +90,6 @@ static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *sta
         return;
     c->tool = t;
     c->subject = t->name;
-    c->handler = t->handler;
-    c->user_data = t->user_data;
     c->flags = t->flags;
     if (args)
         c->args = args;
