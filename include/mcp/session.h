@@ -656,6 +656,19 @@ MCP_EXTERN bool mcp_session_inbound_active(const mcp_session *s, mcp_handle h);
 MCP_EXTERN const mcp_message *mcp_session_inbound_message(const mcp_session *s,
                                                           mcp_handle h);
 
+/* mcp_session_set_inbound_data: attach data (kept, never read by the
+ * session) to the peer's request h while it is in flight, so that a
+ * callback naming h finds what the application made for it without a
+ * table of its own (nghttp2's stream user data). The session forgets it
+ * when h settles; inside on_cancel for h, mcp_session_inbound_data still
+ * returns it. MCP_OK, or MCP_ERR_NOT_FOUND when h is not in flight. Loop
+ * thread. */
+MCP_EXTERN int mcp_session_set_inbound_data(mcp_session *s, mcp_handle h, void *data);
+
+/* The data attached to the peer's request h; NULL when there is none or h
+ * is not in flight (but inside on_cancel for h). Loop thread. */
+MCP_EXTERN void *mcp_session_inbound_data(const mcp_session *s, mcp_handle h);
+
 /* The revision request h is handled under ("2026-07-28" for a request with
  * the modern envelope, else the connection's), borrowed (a literal); NULL
  * when h is not in flight. */

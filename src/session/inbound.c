@@ -182,6 +182,7 @@ void mcp__inbound_unregister(mcp_session *s, inbound *in)
     in->gen++;
     in->msg = NULL;
     in->batch = NULL;
+    in->data = NULL;
     in->next_free = s->free_head;
     s->free_head = index + 1;
     s->in_count--;
@@ -202,13 +203,21 @@ static void settle_cancelled(mcp_session *s, uint64_t now, inbound *in, const ch
     bool call = in->kind == IN_CALL;
     int64_t age = mcp__age(now, in->start);
     uint64_t route = route_lost ? 0 : in->route;
+    void *data = in->data;
     /* Out of the tables before any user code runs, the log included. */
     mcp__inbound_unregister(s, in);
     mcp__log(s, MCP_LOG_INFO, event, &msg->id, msg->method, "inbound", reason, age,
              event == MCP_LOG_EVENT_CANCEL_RECEIVED ? "cancel received:"
                                                     : "request cancelled:");
-    if (call && s->cb.on_cancel)
+    if (call && s->cb.on_cancel) {
+        mcp_handle outer = s->cancelling;
+        void *outer_data = s->cancelling_data;
+        s->cancelling = h;
+        s->cancelling_data = data;
         s->cb.on_cancel(s->cb.user_data, h, reason);
+        s->cancelling = outer; /* a cancel inside a cancel: the outer one again */
+        s->cancelling_data = outer_data;
+    }
     if (route && !batch && s->cb.on_route_ended)
         s->cb.on_route_ended(s->cb.user_data, route);
     if (batch)
@@ -603,6 +612,23 @@ const mcp_message *mcp_session_inbound_message(const mcp_session *s, mcp_handle 
 {
     inbound *in = mcp__inbound_lookup(s, h);
     return in ? in->msg : NULL;
+}
+
+int mcp_session_set_inbound_data(mcp_session *s, mcp_handle h, void *data)
+{
+    inbound *in = mcp__inbound_lookup(s, h);
+    if (!in)
+        return MCP_ERR_NOT_FOUND;
+    in->data = data;
+    return MCP_OK;
+}
+
+void *mcp_session_inbound_data(const mcp_session *s, mcp_handle h)
+{
+    inbound *in = mcp__inbound_lookup(s, h);
+    if (in)
+        return in->data;
+    return h && h == s->cancelling ? s->cancelling_data : NULL;
 }
 
 const char *mcp_session_inbound_version(const mcp_session *s, mcp_handle h)

@@ -80,6 +80,7 @@ typedef struct inbound {
     uint64_t start;
     struct mcp__batch *batch; /* 2025-03-26: the array that answers it */
     const mcp_json *caps;     /* modern: the envelope's clientCapabilities */
+    void *data;               /* the application's (mcp_session_set_inbound_data) */
     const mcp_json *uris;     /* IN_LISTEN: resourceSubscriptions honoured */
     struct inbound *listen_next, *listen_prev; /* IN_LISTEN: all of them */
 } inbound;
@@ -197,6 +198,10 @@ struct mcp_session {
     uint32_t nchunks;
     uint32_t free_head; /* index + 1 */
     uint32_t in_count;
+    /* The request whose on_cancel runs, out of the tables already, and its
+     * data: mcp_session_inbound_data still answers for it there. */
+    mcp_handle cancelling;
+    void *cancelling_data;
     mcp__map in_ids;    /* hash of the peer's id -> inbound */
     inbound *listens;   /* the peer's subscriptions */
     size_t nlistens;

@@ -200,6 +200,43 @@ static void reply_settles_once_and_a_second_reply_is_dropped(void **state)
     peer_free(&p);
 }
 
+static void *data_in_cancel;
+static void read_data_in_cancel(peer *p, mcp_handle h)
+{
+    data_in_cancel = mcp_session_inbound_data(p->s, h);
+}
+
+static void a_request_carries_the_applications_data_until_it_settles(void **state)
+{
+    peer p;
+    ready_server(&p);
+    p.on_cancel_hook = read_data_in_cancel;
+    data_in_cancel = NULL;
+    int one, two;
+    peer_feed(&p, CALL("1"));
+    peer_feed(&p, CALL("2"));
+    mcp_handle h1 = p.requests[0], h2 = p.requests[1];
+    assert_null(mcp_session_inbound_data(p.s, h1));
+    assert_int_equal(mcp_session_set_inbound_data(p.s, h1, &one), MCP_OK);
+    assert_int_equal(mcp_session_set_inbound_data(p.s, h2, &two), MCP_OK);
+    assert_ptr_equal(mcp_session_inbound_data(p.s, h1), &one);
+    assert_ptr_equal(mcp_session_inbound_data(p.s, h2), &two);
+    /* Answered: forgotten, and no data may be set any more. */
+    assert_int_equal(mcp_session_reply(p.s, h1, NULL), MCP_OK);
+    assert_null(mcp_session_inbound_data(p.s, h1));
+    assert_int_equal(mcp_session_set_inbound_data(p.s, h1, &one), MCP_ERR_NOT_FOUND);
+    /* Cancelled: its on_cancel still finds it, nothing does afterwards. */
+    peer_feed(&p, CANCEL("2"));
+    assert_int_equal(p.ncancels, 1);
+    assert_ptr_equal(data_in_cancel, &two);
+    assert_null(mcp_session_inbound_data(p.s, h2));
+    /* A slot used again does not inherit the data of the one before. */
+    peer_feed(&p, CALL("3"));
+    assert_null(mcp_session_inbound_data(p.s, p.requests[2]));
+    assert_null(mcp_session_inbound_data(p.s, 0));
+    peer_free(&p);
+}
+
 static void after_a_cancel_no_result_is_sent(void **state)
 {
     peer p;
@@ -787,6 +824,7 @@ int main(void)
         cmocka_unit_test(requests_beyond_the_in_flight_cap_get_an_error),
         cmocka_unit_test(many_requests_in_flight_are_all_found),
         cmocka_unit_test(reply_settles_once_and_a_second_reply_is_dropped),
+        cmocka_unit_test(a_request_carries_the_applications_data_until_it_settles),
         cmocka_unit_test(after_a_cancel_no_result_is_sent),
         cmocka_unit_test(a_reason_with_control_characters_makes_one_inert_log_line),
         cmocka_unit_test(bad_input_warnings_are_capped),

@@ -22,7 +22,6 @@ void mcp__conn_unref(conn *c)
 {
     if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
-    mcp__map_free(&c->requests, &c->server->mem);
     mcp__features_conn_free(c);
     free(c->credential);
     free(c);

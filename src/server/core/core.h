@@ -179,8 +179,10 @@ typedef enum {
     ANSWER_NOT_FOUND
 } answer_kind;
 
-/* Loop thread: register r (refs 2) with its connection. MCP_OK or
- * MCP_ERR_NOMEM (r untouched). */
+/* Loop thread: register r (refs 2) with its connection: it becomes the
+ * session's data of request h (mcp_session_set_inbound_data), how a cancel
+ * naming h finds it. MCP_OK, MCP_ERR_NOMEM or MCP_ERR_STATE (h is not in
+ * flight); r untouched on error. */
 int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message *msg,
                        registry *snapshot);
 /* Any thread: end the request with an answer (a result's JSON text, or an
@@ -213,7 +215,6 @@ struct conn {
     mcp_server *server;
     mcp__driver driver;
     conn *next, *prev; /* the server's connections */
-    mcp__map requests; /* handle -> mcp__request, loop thread */
     atomic_uint refs;  /* the server's, and one per request */
     bool down;         /* the transport went: draining, then released */
     bool released;

@@ -39,9 +39,11 @@ int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message
                        registry *snapshot)
 {
     mcp_cancel_token *token = mcp__token_new();
-    if (!token || mcp__map_put(&c->requests, &c->server->mem, h, r) != MCP_OK) {
-        mcp__token_unref(token);
+    if (!token)
         return MCP_ERR_NOMEM;
+    if (mcp_session_set_inbound_data(c->driver.session, h, r) != MCP_OK) {
+        mcp__token_unref(token);
+        return MCP_ERR_STATE; /* not in flight: a caller's mistake */
     }
     atomic_init(&r->refs, 2);
     atomic_init(&r->ended, false);
@@ -59,7 +61,7 @@ int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message
 
 void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason)
 {
-    mcp__request *r = mcp__map_take(&c->requests, h);
+    mcp__request *r = mcp_session_inbound_data(c->driver.session, h);
     if (!r)
         return;
     r->settled = true; /* before the token fires: a reply from a cleanup is dropped */
@@ -112,7 +114,7 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
     }
     /* Out of the table first: the reply may fail and close the session,
      * which must then find nothing of this request to cancel. */
-    mcp__map_take(&c->requests, r->handle);
+    mcp_session_set_inbound_data(c->driver.session, r->handle, NULL);
     r->settled = true;
     /* An error with data (mcp_call_reply_error_data) comes as the text
      * {"message":...,"data":...}. */
