@@ -45,6 +45,46 @@ void mcp__era_write_supported(mcp__jw *w)
     mcp__jw_array_end(w);
 }
 
+/* Whether the elicitation capability e (an object) declares form mode:
+ * by name, or by being empty (2025-11-25: {} means form only). */
+static bool declares_form(const mcp_json *e)
+{
+    return mcp_json_object_size(e) == 0 || mcp_json_object_get(e, "form") != NULL;
+}
+
+void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
+{
+    const mcp_json *caps = mcp_json_doc_root(s->caps_doc);
+    /* The common case costs one test: a server's, or a revision that has
+     * every elicitation mode there is. */
+    const mcp_json *e = s->role == MCP_ROLE_CLIENT && !era->url_elicitation
+                            ? mcp_json_object_get(caps, "elicitation")
+                            : NULL;
+    if (!e) {
+        mcp__jw_value(w, caps);
+        return;
+    }
+    mcp__jw_object(w);
+    for (size_t i = 0; i < mcp_json_object_size(caps); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(caps, i, &k, &kn);
+        if (v != e) {
+            mcp__jw_keyn(w, k, kn);
+            mcp__jw_value(w, v);
+        } else if (era->elicitation && mcp_json_typeof(e) == MCP_JSON_OBJECT &&
+                   declares_form(e)) {
+            /* 2025-06-18: elicitation is an empty object, form being the
+             * only mode there is. */
+            mcp__jw_key(w, "elicitation");
+            mcp__jw_object(w);
+            mcp__jw_object_end(w);
+        }
+        /* else: a revision without elicitation, or only modes it lacks. */
+    }
+    mcp__jw_object_end(w);
+}
+
 bool mcp_protocol_known(const char *version, size_t len)
 {
     return version && mcp__era_find(version, len) != NULL;

@@ -38,6 +38,12 @@ const mcp__era *mcp__era_latest(bool modern);
 /* Write the revisions we speak, newest first, as a JSON array. */
 void mcp__era_write_supported(mcp__jw *w);
 
+/* Our capabilities object as revision era defines it. A client's
+ * elicitation modes follow the era table: all of them where the revision
+ * has URL mode, an empty object (form) where it has elicitation without
+ * URL mode, nothing where it has no elicitation. A server's as given. */
+void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era);
+
 /* The reserved _meta keys of 2026-07-28. */
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
 #define META_CLIENT_CAPS "io.modelcontextprotocol/clientCapabilities"

@@ -133,8 +133,10 @@ static uint64_t remaining(const mcp_session *s, uint64_t now)
     return s->connect.deadline > now ? s->connect.deadline - now : 0;
 }
 
+/* method with params_raw: the params' members, without braces (may be
+ * NULL: none). */
 static int send_connect_request(mcp_session *s, uint64_t now, const char *method,
-                                const mcp_json *params, uint64_t timeout_ms)
+                                const char *params_raw, size_t params_len, uint64_t timeout_ms)
 {
     uint64_t left = remaining(s, now);
     if (!left)
@@ -144,7 +146,8 @@ static int send_connect_request(mcp_session *s, uint64_t now, const char *method
                              .max_time_ms = left,
                              .progress = MCP_PROGRESS_NONE};
     outbound_spec sp = {.method = method,
-                        .params = params,
+                        .params_raw = params_raw,
+                        .params_raw_len = params_len,
                         .opts = &o,
                         .kind = OUT_CONNECT,
                         .cancellable = false, /* never cancelled: settled locally */
@@ -154,23 +157,28 @@ static int send_connect_request(mcp_session *s, uint64_t now, const char *method
 
 static int send_initialize(mcp_session *s, uint64_t now, const mcp__era *era)
 {
-    mcp_json_doc *doc = mcp_json_doc_new(&s->mem);
-    if (!doc)
-        return MCP_ERR_NOMEM;
-    mcp_json *p = mcp_json_new_object(doc);
-    mcp_json *info = mcp_json_new_object(doc);
-    mcp_json_object_set(doc, p, "protocolVersion", mcp_json_new_string(doc, era->version));
-    mcp_json_object_set(doc, p, "capabilities",
-                        mcp_json_copy(doc, mcp_json_doc_root(s->caps_doc)));
-    mcp_json_object_set(doc, info, "name", mcp_json_new_string(doc, s->name));
-    mcp_json_object_set(doc, info, "version", mcp_json_new_string(doc, s->version));
-    mcp_json_object_set(doc, p, "clientInfo", info);
-    int rc = mcp_json_doc_error(doc);
+    /* The params' members, written once: the capabilities as the revision
+     * asked for defines them. */
+    mcp_buf b;
+    mcp_buf_init(&b, 0, &s->mem);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "protocolVersion");
+    mcp__jw_string(&w, era->version);
+    mcp__jw_key(&w, "capabilities");
+    mcp__write_caps(s, &w, era);
+    mcp__jw_key(&w, "clientInfo");
+    mcp__write_implementation(s, &w);
+    mcp__jw_object_end(&w);
+    int rc = mcp__jw_finish(&w);
+    if (rc == MCP_ERR_UTF8)
+        rc = MCP_ERR_INVALID_ARG;
     if (rc == MCP_OK) {
         s->connect.want = era;
-        rc = send_connect_request(s, now, "initialize", p, UINT64_MAX);
+        rc = send_connect_request(s, now, "initialize", b.data + 1, b.len - 2, UINT64_MAX);
     }
-    mcp_json_doc_free(doc);
+    mcp_buf_free(&b);
     return rc;
 }
 
@@ -207,7 +215,7 @@ int mcp_session_connect(mcp_session *s, uint64_t now, const mcp_connect_options 
     s->lifecycle = LC_CONNECTING;
     int rc = o.mode == MCP_CONNECT_LEGACY
                  ? send_initialize(s, now, want)
-                 : send_connect_request(s, now, "server/discover", NULL,
+                 : send_connect_request(s, now, "server/discover", NULL, 0,
                                         o.mode == MCP_CONNECT_AUTO ? s->connect.probe_ms
                                                                    : UINT64_MAX);
     if (rc != MCP_OK && s->lifecycle == LC_CONNECTING)
@@ -303,7 +311,7 @@ static void discover_answered(mcp_session *s, int outcome, const mcp_message *ms
             /* Refused our version but offers another we speak: ask again. */
             s->era = NULL;
             s->connect.want = m;
-            int rc = send_connect_request(s, now, "server/discover", NULL, UINT64_MAX);
+            int rc = send_connect_request(s, now, "server/discover", NULL, 0, UINT64_MAX);
             if (rc != MCP_OK)
                 connect_done(s, rc == MCP_ERR_CLOSED ? MCP_ERR_CLOSED : rc, NULL);
             return;

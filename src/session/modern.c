@@ -67,7 +67,7 @@ void mcp__write_envelope(mcp_session *s, mcp__jw *w)
     mcp__jw_key(w, META_VERSION);
     mcp__jw_string(w, era->version);
     mcp__jw_key(w, META_CLIENT_CAPS);
-    mcp__jw_value(w, mcp_json_doc_root(s->caps_doc));
+    mcp__write_caps(s, w, era);
     mcp__jw_key(w, META_CLIENT_INFO);
     mcp__write_implementation(s, w);
 }

@@ -315,6 +315,7 @@ static void url_requests_are_checked(void **state)
     scripted s;
     char *hello;
     scripted_open(&s, "2025-11-25", options(), &hello);
+    says(hello, "\"elicitation\":{\"form\":{},\"url\":{}}");
     free(hello);
     static const struct {
         const char *params, *why;
@@ -352,8 +353,11 @@ static void url_requests_are_checked(void **state)
     ask_url(&s, 30, "acc-1", "\"action\":\"accept\"");
     assert_int_equal(t.asked, 1);
     scripted_close(&s);
-    /* 2025-06-18 has no URL mode. */
+    /* 2025-06-18 has no URL mode: the client does not declare it (the
+     * revision's elicitation capability is an empty object), and refuses
+     * a URL-mode request all the same. */
     scripted_open(&s, "2025-06-18", options(), &hello);
+    says(hello, "\"elicitation\":{}");
     free(hello);
     ask_url(&s, 40, "acc-1",
             "\"code\":-32602,\"message\":\"Invalid params: URL-mode elicitation came with "

@@ -233,6 +233,65 @@ static void client_refuses_unknown_version_in_the_result(void **state)
     peer_free(&p);
 }
 
+/* The capabilities a client declares are what the revision it asks for
+ * defines (era table): 2025-06-18 has elicitation without URL mode, so
+ * {"form":{},"url":{}} goes out as {}; a client that takes only URL mode
+ * declares no elicitation there at all; 2025-11-25 and 2026-07-28 (the
+ * envelope of every request) get the modes as given. */
+static const mcp_json *declared(const char *version, const char *caps_json, mcp_json_doc **doc,
+                                peer *p)
+{
+    assert_int_equal(mcp_json_parse(caps_json, strlen(caps_json), NULL, NULL, doc, NULL), MCP_OK);
+    mcp_session_options o = {.size = sizeof o, .capabilities = mcp_json_doc_root(*doc)};
+    peer_init(p, MCP_ROLE_CLIENT, &o);
+    bool modern = mcp_protocol_modern(version);
+    mcp_connect_options co = {.size = sizeof co,
+                              .mode = modern ? MCP_CONNECT_MODERN : MCP_CONNECT_LEGACY,
+                              .version = version};
+    assert_int_equal(mcp_session_connect(p->s, p->now, &co, init_done, NULL), MCP_OK);
+    const mcp_message *m = peer_next(p);
+    assert_non_null(m);
+    if (!modern)
+        return mcp_json_object_get(m->params, "capabilities");
+    return mcp_json_object_get(mcp_json_object_get(m->params, "_meta"),
+                               "io.modelcontextprotocol/clientCapabilities");
+}
+
+static void client_capabilities_follow_the_revision(void **state)
+{
+    static const struct {
+        const char *version, *caps, *elicitation; /* NULL: none declared */
+    } cases[] = {
+        {"2025-06-18", "{\"sampling\":{},\"elicitation\":{\"form\":{},\"url\":{}}}", "{}"},
+        {"2025-06-18", "{\"sampling\":{},\"elicitation\":{}}", "{}"},
+        {"2025-06-18", "{\"sampling\":{},\"elicitation\":{\"url\":{}}}", NULL},
+        {"2025-11-25", "{\"sampling\":{},\"elicitation\":{\"form\":{},\"url\":{}}}",
+         "{\"form\":{},\"url\":{}}"},
+        {"2026-07-28", "{\"sampling\":{},\"elicitation\":{\"form\":{},\"url\":{}}}",
+         "{\"form\":{},\"url\":{}}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        peer p;
+        mcp_json_doc *doc;
+        const mcp_json *caps = declared(cases[i].version, cases[i].caps, &doc, &p);
+        assert_int_equal(mcp_json_typeof(caps), MCP_JSON_OBJECT);
+        assert_non_null(mcp_json_object_get(caps, "sampling"));
+        const mcp_json *e = mcp_json_object_get(caps, "elicitation");
+        if (!cases[i].elicitation) {
+            assert_null(e);
+        } else {
+            mcp_json_doc *want;
+            assert_int_equal(mcp_json_parse(cases[i].elicitation, strlen(cases[i].elicitation), NULL,
+                                            NULL, &want, NULL),
+                             MCP_OK);
+            assert_true(mcp_json_equal(e, mcp_json_doc_root(want)));
+            mcp_json_doc_free(want);
+        }
+        peer_free(&p);
+        mcp_json_doc_free(doc);
+    }
+}
+
 static void initialize_timeout_settles_locally_without_a_cancel(void **state)
 {
     peer p;
@@ -294,6 +353,7 @@ int main(void)
         cmocka_unit_test(client_sends_initialized_after_the_result),
         cmocka_unit_test(client_initialize_announces_latest_version_and_info),
         cmocka_unit_test(client_refuses_unknown_version_in_the_result),
+        cmocka_unit_test(client_capabilities_follow_the_revision),
         cmocka_unit_test(initialize_timeout_settles_locally_without_a_cancel),
         cmocka_unit_test(aborting_initialize_sends_nothing),
         cmocka_unit_test(server_never_honours_a_cancel_of_initialize),
