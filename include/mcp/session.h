@@ -436,6 +436,28 @@ typedef enum mcp_progress_mode {
     MCP_PROGRESS_NONE
 } mcp_progress_mode;
 
+/*
+ * Called, on the loop thread, when the server answers a request made with
+ * this hook (2026-07-28, client role: tools/call, resources/read,
+ * prompts/get) with an InputRequiredResult m (basic/patterns/mrtr.mdx). m
+ * is borrowed for the call (and stays readable while its questions are
+ * answered: the session holds it). The request is not over: it stays in
+ * flight under the same handle, its deadlines on the session's timers (the
+ * idle timeout restarts now and with each round sent; the total limit runs
+ * on from the first round), and mcp_session_cancel ends it. Return MCP_OK
+ * to take the questions: answer each key of m's inputRequests with
+ * mcp_session_input_response (now or later, in any order); once every one
+ * is answered (at once when there are none) the session sends the request
+ * again, with a new JSON-RPC id, the caller's params, the answers as
+ * inputResponses and the requestState echoed exactly, and so on until a
+ * final result ends it through its response callback. Any other return
+ * ends the request with that code (its response callback runs with it,
+ * before the hook's caller returns): return MCP_ERR_PROTOCOL for a result
+ * the application cannot use.
+ */
+typedef int (*mcp_input_required_fn)(void *user_data, mcp_handle handle,
+                                     const mcp_message *m);
+
 typedef struct mcp_request_options {
     size_t size;          /* sizeof(mcp_request_options) */
     uint64_t timeout_ms;  /* idle timeout; 0 = default, MCP_NO_TIMEOUT = none */
@@ -452,6 +474,11 @@ typedef struct mcp_request_options {
      * stream ends with its request); the application cancels it when that
      * request ends. */
     mcp_handle related;
+    /* Client, 2026-07-28: take an InputRequiredResult as a round of this
+     * request (see mcp_input_required_fn), called with the request's
+     * user_data; NULL: such a result ends the request with MCP_OK, as any
+     * result. Only for tools/call, resources/read and prompts/get. */
+    mcp_input_required_fn on_input_required;
 } mcp_request_options;
 
 /*
@@ -460,9 +487,10 @@ typedef struct mcp_request_options {
  * mode is MCP_PROGRESS_NONE, and on a 2026-07-28 connection the request
  * envelope too. cb is required and is called exactly once; progress_cb may
  * be NULL. Under 2026-07-28 a result whose resultType is "input_required"
- * ends the request with MCP_OK for tools/call, resources/read and
- * prompts/get (the caller answers and sends it again:
- * basic/patterns/mrtr.mdx), with MCP_ERR_PROTOCOL for any other method.
+ * goes to opts->on_input_required (the request's rounds, kept by the
+ * session) or, without that hook, ends the request with MCP_OK, for
+ * tools/call, resources/read and prompts/get; with MCP_ERR_PROTOCOL for any
+ * other method.
  * opts NULL means defaults. *out receives the handle (which is
  * also the request's integer JSON-RPC id).
  * Returns MCP_OK; MCP_ERR_STATE (not connected; for a server, no legacy
@@ -480,10 +508,37 @@ MCP_EXTERN int mcp_session_request(mcp_session *s, uint64_t now,
                                    void *user_data, mcp_handle *out);
 
 /*
+ * mcp_session_input_response: the answer (result, an object: borrowed for
+ * the call) to the question under key (key_len bytes) of the
+ * InputRequiredResult request h is waiting on (mcp_input_required_fn).
+ * The last answer sends the request again (inside this call, unless the
+ * hook is still running: then when it returns); that send may fail and
+ * end the request (MCP_ERR_CLOSED to its callback) before this returns.
+ * Loop thread. Returns MCP_OK, MCP_ERR_NOT_FOUND (h is not waiting for
+ * answers: it ended, or a round is on the wire), MCP_ERR_INVALID_ARG (no
+ * such key, already answered, result not an object or not UTF-8) or
+ * MCP_ERR_NOMEM (the request then ends with MCP_ERR_NOMEM).
+ */
+MCP_EXTERN int mcp_session_input_response(mcp_session *s, uint64_t now, mcp_handle h,
+                                          const char *key, size_t key_len,
+                                          const mcp_json *result);
+
+/*
+ * mcp_session_end_reason: inside a response callback, why the request
+ * ended locally, as logged: "timed out after N ms", "maximum total time N
+ * ms exceeded", the reason given to mcp_session_cancel (may be NULL),
+ * "connection closed". NULL for an answer of the peer and outside a
+ * response callback. Borrowed for the callback.
+ */
+MCP_EXTERN const char *mcp_session_end_reason(const mcp_session *s);
+
+/*
  * mcp_session_cancel: cancel our request (or subscription). Sends
  * notifications/cancelled with `reason` (NULL: none) unless the request is
- * initialize or server/discover, then ends it with MCP_ERR_ABORTED (its
- * callback runs before this returns). Never blocks.
+ * initialize or server/discover, or is a 2026-07-28 request between rounds
+ * (its questions being answered: nothing is on the wire), then ends it
+ * with MCP_ERR_ABORTED (its callback runs before this returns). Never
+ * blocks.
  * Returns MCP_OK, MCP_ERR_INVALID_ARG (reason not UTF-8) or
  * MCP_ERR_NOT_FOUND (it already ended).
  */

@@ -166,8 +166,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
         mcp__log_level_from_env(c->opts.log_level ? c->opts.log_level : MCP_LOG_WARN);
     uv_timer_init(&c->loop, &c->wake_timer);
     uv_timer_init(&c->loop, &c->eof_timer);
-    uv_timer_init(&c->loop, &c->answer_timer);
-    c->wake_timer.data = c->eof_timer.data = c->answer_timer.data = c;
+    c->wake_timer.data = c->eof_timer.data = c;
     if (mcp__poster_open(&c->poster, &c->loop) != MCP_OK) {
         c->state = CL_CLOSED;
         mcp_client_free(c);
@@ -461,19 +460,21 @@ static void fill_result(mcp_client_call_result *r, mcp_handle h, int outcome,
     }
 }
 
+void mcp__call_free(mcp__call *cc)
+{
+    free(cc->tool);
+    free(cc);
+}
+
 void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
     mcp__call *cc = ud;
-    if (!cc->handle)
-        cc->handle = h; /* the first round's: the call's handle for good */
-    if (cc->rounds && mcp__rounds_ended(cc, h, outcome, m))
-        return; /* another round, or ended there */
-    mcp__call_finish(cc, outcome, m);
-}
-
-void mcp__call_finish(mcp__call *cc, int outcome, const mcp_message *m)
-{
     mcp_client *c = cc->client;
+    if (!cc->handle)
+        cc->handle = h;
+    /* Questions of its rounds still open are withdrawn first, with the
+     * session's reason. */
+    mcp__questions_call_ended(cc, outcome, mcp_session_end_reason(c->driver.session));
     c->pending--;
     wake_waiters(c);
     char why[400];
@@ -496,9 +497,10 @@ void mcp__call_finish(mcp__call *cc, int outcome, const mcp_message *m)
     mcp_client_call_result r;
     fill_result(&r, cc->handle, outcome, m);
     cc->done(cc->user_data, &r);
-    mcp__rounds_free(cc->rounds);
-    free(cc->tool);
-    free(cc);
+    if (cc->in_hook)
+        cc->finished = true; /* the hook frees it */
+    else
+        mcp__call_free(cc);
 }
 
 void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
@@ -539,20 +541,18 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
         return MCP_ERR_NOMEM;
     }
     /* 2026-07-28: these three may be answered with an InputRequiredResult
-     * (basic/patterns/mrtr.mdx); the request is then sent again, so its
-     * params and budget are kept. */
-    if (mcp_session_modern(c->driver.session) &&
-        (!strcmp(method, "tools/call") || !strcmp(method, "resources/read") ||
-         !strcmp(method, "prompts/get")) &&
-        !(cc->rounds = mcp__rounds_new(c, method, params, &opts))) {
-        free(cc->tool);
-        free(cc);
-        return MCP_ERR_NOMEM;
-    }
+     * (basic/patterns/mrtr.mdx): the session keeps the call's rounds, its
+     * questions come to the hook. */
+    static const char *const round_methods[] = {"tools/call", "resources/read", "prompts/get"};
+    for (size_t i = 0; i < 3; i++)
+        if (!strcmp(method, round_methods[i]))
+            cc->method = round_methods[i];
     mcp_request_options ro = {.size = sizeof ro,
                               .timeout_ms = opts.timeout_ms,
                               .max_time_ms = opts.max_time_ms,
-                              .progress = opts.progress};
+                              .progress = opts.progress,
+                              .on_input_required =
+                                  cc->method ? mcp__questions_input_required : NULL};
     /* Counted first: the call may end before the send returns. */
     c->pending++;
     mcp_handle h;
@@ -561,9 +561,7 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
                                mcp__call_ended, mcp__call_progress, cc, &h));
     if (rc != MCP_OK) {
         c->pending--;
-        mcp__rounds_free(cc->rounds);
-        free(cc->tool);
-        free(cc);
+        mcp__call_free(cc);
         return rc;
     }
     if (handle)
@@ -680,9 +678,7 @@ static void cancel_posted(mcp__post *post)
 {
     cancel_post *p = (cancel_post *)post;
     mcp_client *c = p->client;
-    if (mcp__rounds_cancel(c, p->handle, p->reason)) {
-        /* a call past its first round */
-    } else if (c->driver_open) {
+    if (c->driver_open) {
         mcp_session_cancel(c->driver.session, mcp__now_ms(), p->handle, p->reason);
         mcp__driver_rearm(&c->driver);
         mcp__client_note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
@@ -700,10 +696,6 @@ int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason)
     if (reason && mcp_utf8_validate(reason, strlen(reason), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
     if (mcp__on_loop_thread(&c->poster)) {
-        /* A 2026-07-28 call past its first round: its request in flight has
-         * another id, or it has none while its questions are answered. */
-        if (mcp__rounds_cancel(c, h, reason))
-            return MCP_OK;
         if (!c->driver_open)
             return MCP_ERR_STATE;
         int rc = mcp_session_cancel(c->driver.session, mcp__now_ms(), h, reason);
@@ -788,7 +780,6 @@ void mcp_client_close(mcp_client *c)
     mcp__client_release_driver(c);
     uv_close((uv_handle_t *)&c->wake_timer, NULL);
     uv_close((uv_handle_t *)&c->eof_timer, NULL);
-    uv_close((uv_handle_t *)&c->answer_timer, NULL);
     mcp__poster_close(&c->poster);
     uv_run(&c->loop, UV_RUN_DEFAULT);
     uv_loop_close(&c->loop);

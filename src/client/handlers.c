@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The server's questions (sampling/createMessage, elicitation/create,
- * roots/list) and the rounds of a 2026-07-28 call.
+ * roots/list), in both eras.
  *
  * A question is the same object in both eras, handed to the application's
  * handler on the loop thread and answered from any thread:
@@ -10,10 +10,11 @@
  *   connection ends) the question is withdrawn (its token fires) and a
  *   later answer is dropped, so nothing is sent after a cancel.
  * - 2026-07-28 (basic/patterns/mrtr.mdx): an entry of the inputRequests of
- *   an InputRequiredResult. The answers are gathered and the request sent
- *   again, new id, with inputResponses and the requestState echoed byte
- *   for byte; a call that ends meanwhile (cancel, timeout, connection)
- *   withdraws the questions still open.
+ *   an InputRequiredResult. The session engine keeps the call's rounds
+ *   (src/session/rounds.c): each answer goes to it under the question's
+ *   key, and it sends the request again once all are in; a call that ends
+ *   meanwhile (cancel, timeout, connection) withdraws the questions still
+ *   open, with the engine's reason.
  *
  * Ownership: a question has two references, the application's (dropped
  * when it answers: the answer is posted to the loop and carries it) and
@@ -52,40 +53,12 @@ struct mcp_question {
     mcp_cancel_token *token;
     /* Loop thread. */
     mcp_handle inbound;   /* 2025: the server's request */
-    mcp__call *call;      /* 2026-07-28: the call it belongs to */
+    mcp__call *call;      /* 2026-07-28: the call whose round asked it */
     mcp_question *next, *prev; /* the client's open questions */
     /* The answer, written by the thread that gives it, before it is posted. */
     mcp_json_doc *result; /* NULL: an error */
     int64_t error_code;
     char *error_message;  /* NULL: "Internal error" */
-};
-
-/* The rounds of one 2026-07-28 call. Loop thread. */
-struct mcp__rounds {
-    char *method;
-    mcp_json_doc *params;     /* the caller's params (root), or NULL */
-    uint64_t idle_ms;         /* as given: 0 the client's default, or MCP_NO_TIMEOUT */
-    uint64_t idle_resolved;   /* UINT64_MAX: none */
-    uint64_t max_deadline;    /* of the whole call; UINT64_MAX: none */
-    uint64_t max_ms;
-    mcp_progress_mode progress;
-    unsigned count;           /* InputRequiredResults so far */
-    mcp_handle current;       /* the request in flight; 0 while answering */
-    uint64_t idle_deadline;   /* while answering */
-    char *state;              /* requestState, byte for byte, or NULL */
-    size_t state_len;
-    mcp_json_doc *responses;  /* inputResponses gathered (root: an object) */
-    bool asked;               /* this round had inputRequests */
-    size_t outstanding;       /* questions not answered yet */
-    bool listed;              /* in the client's round_calls */
-    mcp__call *next;
-    /* An ending asked for while the rounds' own code runs (a handler that
-     * cancels, a request answered inside its send): done once it returns. */
-    int busy;
-    bool ended;
-    int end_outcome;
-    mcp_message *end_message;
-    char end_reason[160];
 };
 
 static question_kind kind_of(const char *method)
@@ -442,288 +415,33 @@ void mcp__questions_cancelled(mcp_client *c, mcp_handle h, const char *reason)
         }
 }
 
-/* 2026-07-28: the rounds of a call ----------------------------------------------------------------- */
+/* 2026-07-28: the questions of a call's rounds ------------------------------------------------ */
 
-static void rounds_answered(mcp__call *cc, mcp_question *q);
-static void rounds_end(mcp__call *cc, int outcome, const mcp_message *m, const char *reason);
-
-bool mcp__is_input_required(const mcp_json *result)
+/* The call's hook (mcp_input_required_fn): the server answered it with the
+ * InputRequiredResult m. Every question is checked before any handler
+ * runs: a call the client cannot finish is not half asked. */
+int mcp__questions_input_required(void *ud, mcp_handle h, const mcp_message *m)
 {
-    size_t n;
-    const char *t = mcp_json_string(mcp_json_object_get(result, "resultType"), &n);
-    return t && n == 14 && !memcmp(t, "input_required", 14);
-}
-
-mcp__rounds *mcp__rounds_new(mcp_client *c, const char *method, const mcp_json *params,
-                             const mcp_client_call_options *o)
-{
-    mcp__rounds *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
-    r->method = strdup(method);
-    if (params) {
-        r->params = mcp_json_doc_new(NULL);
-        mcp_json *copy = r->params ? mcp_json_copy(r->params, params) : NULL;
-        if (copy)
-            mcp_json_doc_set_root(r->params, copy);
-        if (!copy || mcp_json_doc_error(r->params) != MCP_OK) {
-            mcp__rounds_free(r);
-            return NULL;
-        }
-    }
-    if (!r->method) {
-        mcp__rounds_free(r);
-        return NULL;
-    }
-    /* The budget is the call's, over every round: the total limit runs
-     * from now, the idle timeout per wait (the server's, the handlers'). */
-    uint64_t idle = o->timeout_ms ? o->timeout_ms
-                    : c->opts.timeout_ms ? c->opts.timeout_ms : MCP_DEFAULT_TIMEOUT_MS;
-    uint64_t max = o->max_time_ms ? o->max_time_ms
-                   : c->opts.max_time_ms ? c->opts.max_time_ms : MCP_DEFAULT_MAX_TIME_MS;
-    uint64_t now = mcp__now_ms();
-    r->idle_ms = o->timeout_ms;
-    r->idle_resolved = idle == MCP_NO_TIMEOUT ? UINT64_MAX : idle;
-    r->max_ms = max;
-    r->max_deadline = max == MCP_NO_TIMEOUT || max > UINT64_MAX - now ? UINT64_MAX : now + max;
-    r->progress = o->progress;
-    return r;
-}
-
-void mcp__rounds_free(mcp__rounds *r)
-{
-    if (!r)
-        return;
-    free(r->method);
-    free(r->state);
-    mcp_json_doc_free(r->params);
-    mcp_json_doc_free(r->responses);
-    mcp_message_free(r->end_message);
-    free(r);
-}
-
-/* The calls whose questions are being answered: when the first of their
- * limits comes. */
-static void arm_timer(mcp_client *c);
-
-static void unlist(mcp_client *c, mcp__call *cc)
-{
-    if (!cc->rounds->listed)
-        return;
-    for (mcp__call **p = &c->round_calls; *p; p = &(*p)->rounds->next)
-        if (*p == cc) {
-            *p = cc->rounds->next;
-            break;
-        }
-    cc->rounds->listed = false;
-}
-
-/* End the call: its open questions withdrawn with reason, then finished
- * with outcome (and m, a final result, for MCP_OK). Deferred while the
- * rounds' own code is running for it. */
-static void rounds_end(mcp__call *cc, int outcome, const mcp_message *m, const char *reason)
-{
-    mcp__rounds *r = cc->rounds;
+    mcp__call *cc = ud;
     mcp_client *c = cc->client;
-    if (r->busy) {
-        if (!r->ended) {
-            r->ended = true;
-            r->end_outcome = outcome;
-            r->end_message = (mcp_message *)m;
-            mcp_message_retain(r->end_message);
-            snprintf(r->end_reason, sizeof r->end_reason, "%s", reason ? reason : "the call ended");
-        }
-        return;
-    }
-    for (mcp_question *q = c->questions, *next; q; q = next) {
-        next = q->next;
-        if (q->call == cc)
-            withdraw(c, q, reason ? reason : "the call ended");
-    }
-    unlist(c, cc);
-    mcp__call_finish(cc, outcome, m);
-    arm_timer(c);
-}
-
-/* After the rounds' own code for cc: an ending it deferred. True when the
- * call has ended. */
-static bool settle(mcp__call *cc)
-{
-    mcp__rounds *r = cc->rounds;
-    if (--r->busy || !r->ended)
-        return false;
-    mcp_message *m = r->end_message;
-    char reason[sizeof r->end_reason];
-    memcpy(reason, r->end_reason, sizeof reason);
-    r->end_message = NULL;
-    rounds_end(cc, r->end_outcome, m, reason);
-    mcp_message_free(m);
-    return true;
-}
-
-static void on_answer_timer(uv_timer_t *t)
-{
-    mcp_client *c = t->data;
-    uint64_t now = mcp__now_ms();
-    for (bool again = true; again;) {
-        again = false;
-        for (mcp__call *cc = c->round_calls; cc; cc = cc->rounds->next) {
-            mcp__rounds *r = cc->rounds;
-            if (r->current || r->busy)
-                continue;
-            char reason[120];
-            int outcome;
-            if (r->max_deadline <= now) {
-                outcome = MCP_ERR_MAX_TIME;
-                snprintf(reason, sizeof reason, "maximum total time %llu ms exceeded",
-                         (unsigned long long)r->max_ms);
-            } else if (r->idle_deadline <= now) {
-                outcome = MCP_ERR_TIMED_OUT;
-                snprintf(reason, sizeof reason, "timed out after %llu ms",
-                         (unsigned long long)r->idle_resolved);
-            } else {
-                continue;
-            }
-            mcp__client_set_error(c, "%s while the server's questions were being answered",
-                                  reason);
-            rounds_end(cc, outcome, NULL, reason);
-            again = true; /* the list changed */
-            break;
-        }
-    }
-    arm_timer(c);
-}
-
-static void arm_timer(mcp_client *c)
-{
-    uint64_t first = UINT64_MAX;
-    for (mcp__call *cc = c->round_calls; cc; cc = cc->rounds->next) {
-        mcp__rounds *r = cc->rounds;
-        if (r->current)
-            continue;
-        uint64_t d = r->idle_deadline < r->max_deadline ? r->idle_deadline : r->max_deadline;
-        if (d < first)
-            first = d;
-    }
-    if (c->state == CL_CLOSED)
-        return;
-    if (first == UINT64_MAX) {
-        uv_timer_stop(&c->answer_timer);
-        return;
-    }
-    uint64_t now = mcp__now_ms();
-    uv_timer_start(&c->answer_timer, on_answer_timer, first > now ? first - now : 0, 0);
-}
-
-/* Send the request again: the caller's params, the answers, the state. */
-static void retry(mcp__call *cc)
-{
-    mcp_client *c = cc->client;
-    mcp__rounds *r = cc->rounds;
-    uint64_t now = mcp__now_ms();
-    if (r->max_deadline <= now) {
-        char reason[100];
-        snprintf(reason, sizeof reason, "maximum total time %llu ms exceeded",
-                 (unsigned long long)r->max_ms);
-        mcp__client_set_error(c, "%s", reason);
-        rounds_end(cc, MCP_ERR_MAX_TIME, NULL, reason);
-        return;
-    }
-    int rc = mcp__client_not_ready(c);
-    if (rc != MCP_OK) {
-        rounds_end(cc, rc == MCP_ERR_STATE ? MCP_ERR_CLOSED : rc, NULL, "connection closed");
-        return;
-    }
-    mcp_json_doc *d = mcp_json_doc_new(NULL);
-    mcp_json *p = NULL;
-    if (d) {
-        p = r->params ? mcp_json_copy(d, mcp_json_doc_root(r->params)) : mcp_json_new_object(d);
-        /* What the server asked for in this round, under the keys it gave;
-         * the state as it gave it (mrtr.mdx: echoed exactly, absent when it
-         * sent none). Anything the caller put there is replaced. */
-        if (r->asked)
-            mcp_json_object_set(d, p, "inputResponses",
-                                mcp_json_copy(d, mcp_json_doc_root(r->responses)));
-        if (r->state)
-            mcp_json_object_set(d, p, "requestState",
-                                mcp_json_new_stringn(d, r->state, r->state_len));
-    }
-    if (!p || mcp_json_doc_error(d) != MCP_OK) {
-        mcp_json_doc_free(d);
-        mcp__client_set_error(c, "out of memory sending %s again", r->method);
-        rounds_end(cc, MCP_ERR_NOMEM, NULL, "out of memory");
-        return;
-    }
-    mcp_request_options ro = {.size = sizeof ro,
-                              .timeout_ms = r->idle_ms,
-                              .max_time_ms = r->max_deadline == UINT64_MAX
-                                                 ? MCP_NO_TIMEOUT
-                                                 : r->max_deadline - now,
-                              .progress = r->progress};
-    mcp_handle h = 0;
-    r->busy++; /* an answer inside the send ends the call only once it returns */
-    rc = mcp__client_note_send_failure(
-        c, mcp_session_request(c->driver.session, now, r->method, p, &ro, mcp__call_ended,
-                               mcp__call_progress, cc, &h));
-    mcp_json_doc_free(d);
-    if (rc == MCP_OK && !r->ended)
-        r->current = h;
-    if (rc != MCP_OK && !r->ended) {
-        /* Never sent: the callback will not come. */
-        r->ended = true;
-        r->end_outcome = rc == MCP_ERR_STATE ? MCP_ERR_CLOSED : rc;
-        snprintf(r->end_reason, sizeof r->end_reason, "%s",
-                 rc == MCP_ERR_CLOSED ? "connection closed" : "the call ended");
-    }
-    if (!settle(cc)) {
-        mcp__driver_rearm(&c->driver);
-        arm_timer(c);
-    }
-}
-
-bool mcp__rounds_ended(mcp__call *cc, mcp_handle h, int outcome, const mcp_message *m)
-{
-    mcp__rounds *r = cc->rounds;
-    mcp_client *c = cc->client;
-    r->current = 0;
-    bool asks = outcome == MCP_OK && m && mcp__is_input_required(m->result);
-    if (r->busy) {
-        /* Answered inside its own send (no transport of ours does that):
-         * ended once the send returns; one more round is not started from
-         * in there. */
-        if (asks)
-            mcp__client_set_error(c, "the server asked for input again before the request "
-                                     "was even sent");
-        rounds_end(cc, asks ? MCP_ERR_PROTOCOL : outcome, asks ? NULL : m, NULL);
-        return true;
-    }
-    if (!asks) {
-        if (!r->listed)
-            return false; /* the first round's ending: an ordinary call's */
-        rounds_end(cc, outcome, m, NULL);
-        return true;
-    }
-    (void)h;
+    if (!cc->handle)
+        cc->handle = h;
     const mcp_json *res = m->result;
     const mcp_json *reqs = mcp_json_object_get(res, "inputRequests");
     const mcp_json *state = mcp_json_object_get(res, "requestState");
-    size_t state_len = 0;
-    const char *state_text = mcp_json_string(state, &state_len);
     const char *bad = NULL;
     char why[400];
-    if (++r->count > MCP_CLIENT_MAX_INPUT_ROUNDS) {
+    if (++cc->rounds > MCP_CLIENT_MAX_INPUT_ROUNDS) {
         snprintf(why, sizeof why,
                  "the server still asked for input after %d rounds (MCP_CLIENT_MAX_INPUT_ROUNDS)",
                  MCP_CLIENT_MAX_INPUT_ROUNDS);
         bad = why;
     } else if (reqs && mcp_json_typeof(reqs) != MCP_JSON_OBJECT)
         bad = "its inputRequests is not an object";
-    else if (state && !state_text)
+    else if (state && mcp_json_typeof(state) != MCP_JSON_STRING)
         bad = "its requestState is not a string";
     else if (!reqs && !state)
         bad = "it has neither inputRequests nor requestState (mrtr.mdx: at least one)";
-    /* Every question is checked before any handler runs: a call the client
-     * cannot finish is not half asked. */
     for (size_t i = 0; !bad && i < mcp_json_object_size(reqs); i++) {
         const char *key;
         size_t kn;
@@ -745,116 +463,98 @@ bool mcp__rounds_ended(mcp__call *cc, mcp_handle h, int outcome, const mcp_messa
     }
     if (bad) {
         mcp__client_set_error(c, "the server's input-required answer to %s cannot be used: %s",
-                              r->method, bad);
-        rounds_end(cc, MCP_ERR_PROTOCOL, NULL, NULL);
-        return true;
+                              cc->method, bad);
+        return MCP_ERR_PROTOCOL;
     }
-    /* The state is kept byte for byte: mrtr.mdx forbids touching it. */
-    free(r->state);
-    r->state = NULL;
-    r->state_len = 0;
-    if (state_text && !(r->state = malloc(state_len + 1))) {
-        mcp__client_set_error(c, "out of memory keeping the requestState");
-        rounds_end(cc, MCP_ERR_NOMEM, NULL, NULL);
-        return true;
-    }
-    if (state_text) {
-        memcpy(r->state, state_text, state_len);
-        r->state[state_len] = '\0';
-        r->state_len = state_len;
-    }
-    mcp_json_doc_free(r->responses);
-    r->responses = mcp_json_doc_new(NULL);
-    if (r->responses)
-        mcp_json_doc_set_root(r->responses, mcp_json_new_object(r->responses));
-    if (!r->responses || !mcp_json_doc_root(r->responses)) {
-        mcp__client_set_error(c, "out of memory gathering the answers");
-        rounds_end(cc, MCP_ERR_NOMEM, NULL, NULL);
-        return true;
-    }
-    r->asked = mcp_json_object_size(reqs) > 0;
-    r->outstanding = 0;
-    if (!r->listed) {
-        r->listed = true;
-        r->next = c->round_calls;
-        c->round_calls = cc;
-    }
-    uint64_t now = mcp__now_ms();
-    r->idle_deadline = r->idle_resolved == UINT64_MAX || r->idle_resolved > UINT64_MAX - now
-                           ? UINT64_MAX
-                           : now + r->idle_resolved;
-    /* Every question made first, then the handlers, then (all answered
-     * already: roots from the fixed list, or nothing asked) the retry. */
-    r->busy++;
+    /* Every question made first (none handed out yet), then the handlers;
+     * roots from the fixed list are answered at once. */
     size_t n = mcp_json_object_size(reqs);
     mcp_question **made = n ? calloc(n, sizeof *made) : NULL;
-    if (n && !made)
-        rounds_end(cc, MCP_ERR_NOMEM, NULL, "out of memory");
-    for (size_t i = 0; made && i < n && !r->ended; i++) {
+    if (n && !made) {
+        mcp__client_set_error(c, "out of memory taking the server's questions");
+        return MCP_ERR_NOMEM;
+    }
+    int rc = MCP_OK;
+    for (size_t i = 0; i < n && rc == MCP_OK; i++) {
         const char *key;
         size_t kn;
         const mcp_json *ir = mcp_json_object_at(reqs, i, &key, &kn);
         const mcp_json *params = mcp_json_object_get(ir, "params");
         question_kind k = kind_of(mcp_json_string(mcp_json_object_get(ir, "method"), NULL));
-        if (k == Q_ROOTS && !c->opts.on_roots) {
-            mcp_json_doc *d = fixed_roots(c);
-            if (!d || mcp_json_object_setn(r->responses, mcp_json_doc_root(r->responses), key, kn,
-                                           mcp_json_copy(r->responses, mcp_json_doc_root(d))) !=
-                          MCP_OK) {
-                mcp__client_set_error(c, "out of memory answering roots/list");
-                rounds_end(cc, MCP_ERR_NOMEM, NULL, "out of memory");
-            }
-            mcp_json_doc_free(d);
+        if (k == Q_ROOTS && !c->opts.on_roots)
             continue;
-        }
         const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
-        int rc;
-        mcp_question *q = question_new(k, params, mode && !strcmp(mode, "url"), key, kn, &rc,
-                                       why, sizeof why);
-        if (!q) {
-            if (rc == MCP_ERR_SCHEMA)
-                mcp__client_set_error(c,
-                                      "the server's input-required answer to %s cannot be used: "
-                                      "inputRequests[\"%.*s\"] has a requestedSchema that is not "
-                                      "a schema: %s",
-                                      r->method, (int)(kn > 60 ? 60 : kn), key, why);
-            else
-                mcp__client_set_error(c, "out of memory taking the server's questions");
-            rounds_end(cc, rc == MCP_ERR_SCHEMA ? MCP_ERR_PROTOCOL : MCP_ERR_NOMEM, NULL,
-                       NULL);
-            break;
+        made[i] = question_new(k, params, mode && !strcmp(mode, "url"), key, kn, &rc, why,
+                               sizeof why);
+        if (rc == MCP_ERR_SCHEMA) {
+            mcp__client_set_error(c,
+                                  "the server's input-required answer to %s cannot be used: "
+                                  "inputRequests[\"%.*s\"] has a requestedSchema that is not "
+                                  "a schema: %s",
+                                  cc->method, (int)(kn > 60 ? 60 : kn), key, why);
+            rc = MCP_ERR_PROTOCOL;
+        } else if (rc != MCP_OK) {
+            mcp__client_set_error(c, "out of memory taking the server's questions");
         }
-        q->call = cc;
-        link_question(c, q);
-        atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed); /* while dispatching */
-        made[i] = q;
-        r->outstanding++;
     }
-    /* Handlers are application code: an answer is posted (it arrives
-     * later), a cancel of the call is deferred until they all ran. */
-    for (size_t i = 0; made && i < n; i++)
+    if (rc != MCP_OK) {
+        for (size_t i = 0; i < n; i++)
+            if (made[i]) {
+                atomic_store(&made[i]->refs, 1);
+                question_unref(made[i]);
+            }
+        free(made);
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++)
         if (made[i]) {
-            if (!r->ended)
+            made[i]->call = cc;
+            link_question(c, made[i]);
+            cc->open++;
+            atomic_fetch_add_explicit(&made[i]->refs, 1, memory_order_relaxed); /* dispatching */
+        }
+    /* Handlers and the fixed roots may end the call (an answer that
+     * cannot be kept, a handler that cancels it): its memory stays until
+     * this returns. */
+    cc->in_hook = true;
+    for (size_t i = 0; i < n; i++) {
+        const char *key;
+        size_t kn;
+        mcp_json_object_at(reqs, i, &key, &kn);
+        if (made[i]) {
+            if (!cc->finished)
                 dispatch(c, made[i]);
             else
                 question_unref(made[i]); /* the application's: never handed over */
             question_unref(made[i]);
+        } else if (!cc->finished) {
+            mcp_json_doc *d = fixed_roots(c);
+            int arc = d ? mcp_session_input_response(c->driver.session, mcp__now_ms(), h, key,
+                                                     kn, mcp_json_doc_root(d))
+                        : MCP_ERR_NOMEM;
+            mcp_json_doc_free(d);
+            if (arc != MCP_OK && !cc->finished) {
+                mcp__client_set_error(c, "out of memory answering roots/list");
+                mcp_session_cancel(c->driver.session, mcp__now_ms(), h, "out of memory");
+            }
         }
+    }
     free(made);
-    if (settle(cc))
-        return true;
-    if (r->outstanding == 0)
-        retry(cc);
-    else
-        arm_timer(c);
-    return true;
+    cc->in_hook = false;
+    if (cc->finished)
+        mcp__call_free(cc);
+    return MCP_OK;
 }
 
-/* The loop has q's answer for the call cc. */
-static void rounds_answered(mcp__call *cc, mcp_question *q)
+/* The loop has q's answer for the call cc (which has not ended: it would
+ * have withdrawn q). */
+static void round_answered(mcp__call *cc, mcp_question *q)
 {
     mcp_client *c = cc->client;
-    mcp__rounds *r = cc->rounds;
+    cc->open--;
+    if (!c->driver_open)
+        return;
+    mcp_session *s = c->driver.session;
     if (!q->result) {
         /* Nowhere to send an error under 2026-07-28 (client/sampling.mdx:
          * the server is not waiting for one): the call is abandoned. */
@@ -863,59 +563,40 @@ static void rounds_answered(mcp__call *cc, mcp_question *q)
                               "with error %lld: %s",
                               q->key, kind_method[q->kind], (long long)q->error_code,
                               q->error_message ? q->error_message : "Internal error");
-        rounds_end(cc, MCP_ERR_ABORTED, NULL, "the call ended");
-        return;
-    }
-    mcp_json_doc *d = r->responses;
-    if (mcp_json_object_setn(d, mcp_json_doc_root(d), q->key, q->key_len,
-                             mcp_json_copy(d, mcp_json_doc_root(q->result))) != MCP_OK) {
+        mcp_session_cancel(s, mcp__now_ms(), cc->handle, "the call ended");
+    } else if (mcp_session_input_response(s, mcp__now_ms(), cc->handle, q->key, q->key_len,
+                                          mcp_json_doc_root(q->result)) == MCP_ERR_NOMEM) {
         mcp__client_set_error(c, "out of memory gathering the answers");
-        rounds_end(cc, MCP_ERR_NOMEM, NULL, "out of memory");
-        return;
     }
-    if (--r->outstanding == 0)
-        retry(cc);
+    mcp__driver_rearm(&c->driver);
+    mcp__client_note_send_failure(c, mcp_session_closed(s) ? MCP_ERR_CLOSED : MCP_OK);
 }
 
-bool mcp__rounds_cancel(mcp_client *c, mcp_handle h, const char *reason)
+void mcp__questions_call_ended(mcp__call *cc, int outcome, const char *reason)
 {
-    for (mcp__call *cc = c->round_calls; cc; cc = cc->rounds->next) {
-        if (cc->handle != h)
-            continue;
-        mcp__rounds *r = cc->rounds;
-        if (r->current && c->driver_open) {
-            /* The round in flight is cancelled on the wire, as any call. */
-            mcp_session_cancel(c->driver.session, mcp__now_ms(), r->current, reason);
-            mcp__driver_rearm(&c->driver);
-            mcp__client_note_send_failure(c, mcp_session_closed(c->driver.session)
-                                                 ? MCP_ERR_CLOSED
-                                                 : MCP_OK);
-        } else {
-            /* Nothing on the wire: the questions are withdrawn, the call
-             * ends here. */
-            rounds_end(cc, MCP_ERR_ABORTED, NULL, reason ? reason : "cancelled");
+    mcp_client *c = cc->client;
+    if (!cc->open)
+        return;
+    if (!reason)
+        reason = "the call ended";
+    if (outcome == MCP_ERR_TIMED_OUT || outcome == MCP_ERR_MAX_TIME)
+        mcp__client_set_error(c, "%s while the server's questions were being answered", reason);
+    else if (outcome == MCP_ERR_CLOSED && !c->error[0])
+        mcp__client_set_error(c, "the connection ended while the server's questions were "
+                                 "being answered");
+    for (mcp_question *q = c->questions, *next; q && cc->open; q = next) {
+        next = q->next;
+        if (q->call == cc) {
+            cc->open--;
+            withdraw(c, q, reason);
         }
-        return true;
     }
-    return false;
 }
 
 void mcp__questions_end_all(mcp_client *c, const char *reason)
 {
-    for (mcp__call *cc = c->round_calls; cc;) {
-        if (cc->rounds->current || cc->rounds->busy) {
-            cc = cc->rounds->next; /* its request's ending comes from the session */
-            continue;
-        }
-        if (!c->error[0])
-            mcp__client_set_error(c, "the connection ended while the server's questions were "
-                                     "being answered");
-        rounds_end(cc, MCP_ERR_CLOSED, NULL, reason);
-        cc = c->round_calls;
-    }
     while (c->questions)
         withdraw(c, c->questions, reason);
-    uv_timer_stop(&c->answer_timer);
 }
 
 /* Answers (any thread) -------------------------------------------------------------------------- */
@@ -932,7 +613,7 @@ static void answer_posted(mcp__post *post)
     if (c) {
         unlink_question(c, q);
         if (q->call) {
-            rounds_answered(q->call, q);
+            round_answered(q->call, q);
         } else if (c->driver_open) {
             /* The session drops it (MCP_ERR_NOT_FOUND) if the server's
              * cancel settled the request first. */

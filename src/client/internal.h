@@ -56,8 +56,8 @@ typedef struct mcp__result_check {
 const mcp__result_check *mcp__client_result_check(const char *method);
 
 /* A call in flight (client.c), possibly over several 2026-07-28 rounds
- * (handlers.c). Loop thread. */
-typedef struct mcp__rounds mcp__rounds;
+ * (the session engine keeps them; handlers.c takes their questions). Loop
+ * thread. */
 typedef struct mcp__call {
     mcp_client *client;
     mcp_client_call_done_fn done;
@@ -69,7 +69,11 @@ typedef struct mcp__call {
     bool tool_list; /* its result's outputSchemas are learned */
     char *tool;     /* tool_call: the tool's name */
     mcp_handle handle; /* the call's handle: its first request's (0 until known) */
-    mcp__rounds *rounds; /* a 2026-07-28 call that may get an InputRequiredResult */
+    const char *method; /* a literal: a method that may have rounds, or NULL */
+    unsigned rounds;    /* InputRequiredResults so far */
+    size_t open;        /* its questions waiting for the application */
+    bool in_hook;       /* its questions are being handed out */
+    bool finished;      /* ended meanwhile: freed when the hook returns */
 } mcp__call;
 
 struct mcp_client {
@@ -118,8 +122,6 @@ struct mcp_client {
     mcp_json_doc *caps;   /* the capabilities declared (root: an object) */
     mcp_json_doc *roots;  /* the fixed roots (root: an array), or NULL */
     mcp_question *questions;  /* open questions, newest first */
-    mcp__call *round_calls;   /* 2026-07-28 calls past their first round */
-    uv_timer_t answer_timer;  /* the limits of calls whose questions are open */
 
     /* url_elicitation.c: the elicitationIds the server may say are
      * complete, oldest first. */
@@ -162,8 +164,8 @@ int mcp__client_note_send_failure(mcp_client *c, int rc);
 void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m);
 void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
                         const char *message);
-/* End the call: its checks, its done callback, its memory. m may be NULL. */
-void mcp__call_finish(mcp__call *cc, int outcome, const mcp_message *m);
+/* The call's memory (once nothing refers to it). */
+void mcp__call_free(mcp__call *cc);
 
 /* stdio.c: connect over in_fd (what the server writes) and out_fd (what it
  * reads), which the transport takes over (closes): a server in this
@@ -181,24 +183,17 @@ void mcp__questions_free(mcp_client *c);
 void mcp__questions_request(mcp_client *c, mcp_handle h, const mcp_message *msg);
 /* The server's request h was cancelled (by it, or by the connection's end). */
 void mcp__questions_cancelled(mcp_client *c, mcp_handle h, const char *reason);
-/* The connection ended: calls between rounds end with MCP_ERR_CLOSED and
- * every question still open is withdrawn with reason. */
+/* The connection ended: every question still open is withdrawn with
+ * reason (a call's own are withdrawn when the session ends the call). */
 void mcp__questions_end_all(mcp_client *c, const char *reason);
-/* The rounds of a call of method with params (borrowed) and its options,
- * or NULL when out of memory. */
-mcp__rounds *mcp__rounds_new(mcp_client *c, const char *method, const mcp_json *params,
-                             const mcp_client_call_options *o);
-void mcp__rounds_free(mcp__rounds *r);
-/* Whether result is an InputRequiredResult. */
-bool mcp__is_input_required(const mcp_json *result);
-/* A round's request ended (h its handle): false when the caller finishes
- * the call with (outcome, m); true when the rounds took it over (the call
- * goes on, or was ended). */
-bool mcp__rounds_ended(mcp__call *cc, mcp_handle h, int outcome, const mcp_message *m);
-/* mcp_client_cancel of h when h is a call past its first round: true
- * (cancelled: the request in flight, or the questions being answered);
- * false when h is not one. */
-bool mcp__rounds_cancel(mcp_client *c, mcp_handle h, const char *reason);
+/* The hook of a call that may have rounds (mcp_input_required_fn; ud: its
+ * mcp__call): the InputRequiredResult m checked, its questions to the
+ * application's handlers (or answered from the fixed roots); the answers
+ * go to the session (mcp_session_input_response). */
+int mcp__questions_input_required(void *ud, mcp_handle h, const mcp_message *m);
+/* The call cc ended with outcome (reason: the session's, may be NULL):
+ * its questions still open are withdrawn. */
+void mcp__questions_call_ended(mcp__call *cc, int outcome, const char *reason);
 
 /* url_elicitation.c: URL-mode elicitation (client/elicitation.mdx) */
 /* Why the params of a URL-mode elicitation/create cannot go to the

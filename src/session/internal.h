@@ -113,8 +113,13 @@ enum outbound_kind {
     OUT_LISTEN     /* a subscription of ours */
 };
 
+struct mcp__rounds;
+
 typedef struct outbound {
-    int64_t id; /* our JSON-RPC id; also the handle */
+    int64_t id;   /* the handle: the JSON-RPC id of its first round */
+    int64_t wire; /* the id of the round on the wire (id, but for a later
+                     round of a 2026-07-28 call); 0 while its questions are
+                     answered. Both are keys of out_ids. */
     char *method;
     uint8_t kind;
     bool cancellable; /* false for initialize and server/discover */
@@ -122,6 +127,9 @@ typedef struct outbound {
     bool ended;       /* ended while sending: freed when the send returns */
     bool silent;      /* ended by a close while sending: no callback */
     bool acked;       /* OUT_LISTEN: the acknowledgment arrived */
+    bool held;        /* the engine holds it across application code or a
+                         send of a later round: an ending calls back and
+                         leaves it to the holder to free */
     mcp_progress_mode progress;
     bool got_progress;
     double last_progress;
@@ -135,6 +143,7 @@ typedef struct outbound {
     mcp_progress_fn progress_cb;
     mcp_listen_fn listen_cb;
     void *user_data;
+    struct mcp__rounds *rounds; /* a call that may take several rounds, or NULL */
 } outbound;
 
 typedef struct timer_heap {
@@ -214,8 +223,9 @@ struct mcp_session {
     mcp__batch *collecting; /* the batch whose items are being read */
 
     int64_t next_id;
-    mcp__map out_ids; /* our id -> outbound */
+    mcp__map out_ids; /* our ids (handles, and later rounds') -> outbound */
     timer_heap timers;
+    const char *end_reason; /* while a local ending calls back (mcp_session_end_reason) */
 
     mcp_buf out;   /* encoding scratch for one message */
     bool emitting; /* out is in use (a callback re-entered) */
@@ -312,10 +322,24 @@ typedef struct outbound_spec {
     mcp_progress_fn progress_cb;
     mcp_listen_fn listen_cb;
     void *user_data;
+    const struct mcp__rounds *round; /* a later round: its answers and state
+                                        replace the caller's members */
 } outbound_spec;
 int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *spec,
                        mcp_handle *out);
+/* The request whose handle is id. */
 outbound *mcp__outbound_get(const mcp_session *s, int64_t id);
+/* The request whose round on the wire has JSON-RPC id id (what an answer,
+ * progress or a cancel of the peer names). */
+outbound *mcp__outbound_on_wire(const mcp_session *s, int64_t id);
+/* Re-sift o after its deadlines changed. */
+void mcp__outbound_rearm(mcp_session *s, outbound *o);
+/* Send o again as its next round (o->rounds; o in the tables, held, not on
+ * the wire): a new id, sp's params. MCP_OK (o may have ended during the
+ * send: o->ended), or the error that kept it from being sent (o untouched). */
+int mcp__outbound_resend(mcp_session *s, uint64_t now, outbound *o, const outbound_spec *sp);
+/* End o after it was held (o->held): free it if it ended meanwhile. */
+void mcp__outbound_release(mcp_session *s, outbound *o);
 /* Take o out of the tables: from then on only the caller can reach it, and
  * must end it with mcp__outbound_end (after logging, if it logs: the log
  * callback may call anything). */
@@ -330,6 +354,21 @@ bool mcp__outbound_reject(mcp_session *s, const mcp_id *id, const char *why);
 void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__outbound_close_all(mcp_session *s, uint64_t now);
 void mcp__outbound_free_all(mcp_session *s);
+
+/* rounds.c: the rounds of a 2026-07-28 call (basic/patterns/mrtr.mdx) */
+/* Keep what e's later rounds need (a copy of sp->params) when sp asks for
+ * rounds (o->on_input_required) on a request that may have them. */
+int mcp__rounds_capture(mcp_session *s, outbound *e, const outbound_spec *sp,
+                        const mcp_request_options *o);
+/* Whether result is an InputRequiredResult. */
+bool mcp__is_input_required(const mcp_json *result);
+/* o (with rounds) was answered with the InputRequiredResult msg. */
+void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
+                                const mcp_message *msg);
+/* The members a later round adds to the caller's params: inputResponses,
+ * requestState. */
+void mcp__rounds_write_members(mcp__jw *w, const struct mcp__rounds *r);
+void mcp__rounds_free(mcp_session *s, struct mcp__rounds *r);
 
 /* lifecycle.c */
 void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *msg);

@@ -101,6 +101,7 @@ static void heap_remove(timer_heap *t, outbound *o)
 
 static void entry_free(mcp_session *s, outbound *o)
 {
+    mcp__rounds_free(s, o->rounds);
     mcp__free(&s->mem, o->method);
     mcp__free(&s->mem, o);
 }
@@ -110,12 +111,27 @@ static void entry_free(mcp_session *s, outbound *o)
 static void detach(mcp_session *s, outbound *o)
 {
     mcp__map_take(&s->out_ids, (uint64_t)o->id);
+    if (o->wire && o->wire != o->id)
+        mcp__map_take(&s->out_ids, (uint64_t)o->wire);
     heap_remove(&s->timers, o);
 }
 
 outbound *mcp__outbound_get(const mcp_session *s, int64_t id)
 {
-    return id > 0 ? mcp__map_get(&s->out_ids, (uint64_t)id) : NULL;
+    outbound *o = id > 0 ? mcp__map_get(&s->out_ids, (uint64_t)id) : NULL;
+    return o && o->id == id ? o : NULL;
+}
+
+outbound *mcp__outbound_on_wire(const mcp_session *s, int64_t id)
+{
+    outbound *o = id > 0 ? mcp__map_get(&s->out_ids, (uint64_t)id) : NULL;
+    return o && o->wire == id ? o : NULL;
+}
+
+void mcp__outbound_rearm(mcp_session *s, outbound *o)
+{
+    heap_down(&s->timers, o->heap_index);
+    heap_up(&s->timers, o->heap_index);
 }
 
 static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
@@ -133,6 +149,13 @@ static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message 
 
 static void end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
 {
+    if (o->held) {
+        /* Its holder frees it once it is back (mcp__outbound_release). */
+        o->ended = true;
+        if (!s->doomed)
+            deliver(s, o, outcome, msg);
+        return;
+    }
     if (s->doomed && !o->sending) {
         entry_free(s, o); /* freed inside a callback: no more callbacks */
         return;
@@ -161,6 +184,22 @@ void mcp__outbound_end(mcp_session *s, outbound *o, int outcome, const mcp_messa
     end(s, o, outcome, msg);
 }
 
+void mcp__outbound_release(mcp_session *s, outbound *o)
+{
+    o->held = false;
+    if (o->ended)
+        entry_free(s, o);
+}
+
+/* An ending that is not the peer's answer, with why (mcp_session_end_reason). */
+static void end_locally(mcp_session *s, outbound *o, int outcome, const char *reason)
+{
+    const char *before = s->end_reason;
+    s->end_reason = reason;
+    end(s, o, outcome, NULL);
+    s->end_reason = before;
+}
+
 /* Sending ------------------------------------------------------------------------- */
 
 /* The params object with what we add to its _meta: the progress token, and
@@ -171,7 +210,7 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
 {
     bool token = o->progress != MCP_PROGRESS_NONE;
     bool logs = sp->envelope && o->want_logs;
-    if (!sp->params && !sp->params_raw && !token && !sp->envelope)
+    if (!sp->params && !sp->params_raw && !token && !sp->envelope && !sp->round)
         return;
     mcp__jw_key(w, "params");
     mcp__jw_object(w);
@@ -184,11 +223,18 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
             meta = v;
             continue;
         }
+        /* A later round: what the server asked for replaces anything the
+         * caller put under these names. */
+        if (sp->round && ((kn == 14 && memcmp(k, "inputResponses", 14) == 0) ||
+                          (kn == 12 && memcmp(k, "requestState", 12) == 0)))
+            continue;
         mcp__jw_keyn(w, k, kn);
         mcp__jw_value(w, v);
     }
     if (sp->params_raw)
         mcp__jw_raw_members(w, sp->params_raw, sp->params_raw_len);
+    if (sp->round)
+        mcp__rounds_write_members(w, sp->round);
     if (meta || token || sp->envelope) {
         mcp__jw_key(w, "_meta");
         mcp__jw_object(w);
@@ -216,6 +262,22 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
         mcp__jw_object_end(w);
     }
     mcp__jw_object_end(w);
+}
+
+/* The request message of a round (id) of method into b. */
+static int write_request(mcp_session *s, mcp_buf *b, const char *method, int64_t id,
+                         const outbound_spec *sp, const mcp_request_options *o)
+{
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "id");
+    mcp__jw_int(&w, id);
+    mcp__jw_key(&w, "method");
+    mcp__jw_string(&w, method);
+    write_params(s, &w, sp, o, id);
+    int rc = mcp__jw_envelope_end(&w);
+    return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc;
 }
 
 int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
@@ -249,7 +311,7 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
         e->route = in->route;
         e->related = o.related;
     }
-    e->id = s->next_id;
+    e->id = e->wire = s->next_id;
     e->kind = (uint8_t)sp->kind;
     e->cancellable = sp->cancellable;
     e->progress = o.progress;
@@ -262,20 +324,14 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
     e->progress_cb = sp->progress_cb;
     e->listen_cb = sp->listen_cb;
     e->user_data = sp->user_data;
+    if (o.on_input_required && mcp__rounds_capture(s, e, sp, &o) != MCP_OK) {
+        entry_free(s, e);
+        return MCP_ERR_NOMEM;
+    }
 
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_int(&w, e->id);
-    mcp__jw_key(&w, "method");
-    mcp__jw_string(&w, sp->method);
-    write_params(s, &w, sp, &o, e->id);
-    int rc = mcp__jw_envelope_end(&w);
-    if (rc == MCP_ERR_UTF8)
-        rc = MCP_ERR_INVALID_ARG;
+    int rc = write_request(s, b, sp->method, e->id, sp, &o);
     /* Room in both tables first: once the request is on the wire,
      * registering it cannot fail. */
     if (rc == MCP_OK)
@@ -307,6 +363,34 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
     }
     if (out)
         *out = (mcp_handle)e->id;
+    return MCP_OK;
+}
+
+int mcp__outbound_resend(mcp_session *s, uint64_t now, outbound *o, const outbound_spec *sp)
+{
+    mcp_request_options ro;
+    if (mcp__opts_copy(&ro, sizeof ro, sp->opts) != MCP_OK)
+        return MCP_ERR_INVALID_ARG;
+    mcp_buf local;
+    mcp_buf *b = mcp__scratch(s, &local);
+    int64_t id = s->next_id;
+    int rc = write_request(s, b, o->method, id, sp, &ro);
+    if (rc == MCP_OK)
+        rc = mcp__map_reserve(&s->out_ids, &s->mem, 1);
+    if (rc != MCP_OK) {
+        mcp__scratch_done(s, b, &local);
+        return rc;
+    }
+    s->next_id++;
+    o->wire = id;
+    mcp__map_put(&s->out_ids, &s->mem, (uint64_t)id, o);
+    /* A round of its own: fresh progress, a fresh idle timeout; the total
+     * limit runs on from the first round. */
+    o->got_progress = false;
+    o->idle_deadline = mcp__deadline(now, o->idle_ms);
+    mcp__outbound_rearm(s, o);
+    mcp__emit(s, o->route, b);
+    mcp__scratch_done(s, b, &local);
     return MCP_OK;
 }
 
@@ -359,11 +443,17 @@ int mcp_session_notify(mcp_session *s, const char *method, const mcp_json *param
  * already out of the tables. */
 static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *reason)
 {
-    mcp_id id = mcp_id_from_int(o->id);
+    mcp_id id = mcp_id_from_int(o->wire ? o->wire : o->id);
     if (!o->cancellable) {
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CANCEL_SENT, &id, o->method, "outbound",
                  reason, mcp__age(now, o->start),
                  "request abandoned locally (never cancelled on the wire):");
+        return;
+    }
+    if (!o->wire) {
+        mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CANCEL_SENT, &id, o->method, "outbound",
+                 reason, mcp__age(now, o->start),
+                 "call ended while its questions were answered (nothing on the wire):");
         return;
     }
     mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CANCEL_SENT, &id, o->method, "outbound",
@@ -401,7 +491,7 @@ int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h, const char *r
     s->now = now;
     detach(s, o);
     send_cancel(s, now, o, reason);
-    end(s, o, MCP_ERR_ABORTED, NULL);
+    end_locally(s, o, MCP_ERR_ABORTED, reason);
     mcp__session_leave(s);
     return MCP_OK;
 }
@@ -428,7 +518,7 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
         }
         if (!s->closed)
             send_cancel(s, now, o, reason);
-        end(s, o, outcome, NULL);
+        end_locally(s, o, outcome, reason);
     }
     mcp__session_leave(s);
 }
@@ -472,7 +562,7 @@ static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *
 
 void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg)
 {
-    outbound *o = msg->id.kind == MCP_ID_INT ? mcp__outbound_get(s, msg->id.num) : NULL;
+    outbound *o = msg->id.kind == MCP_ID_INT ? mcp__outbound_on_wire(s, msg->id.num) : NULL;
     if (!o) {
         if (msg->id.kind == MCP_ID_NONE && msg->kind == MCP_MESSAGE_ERROR)
             mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
@@ -484,13 +574,17 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
                      NULL, -1, "response dropped: no such request in flight (late or unknown):");
         return;
     }
-    detach(s, o);
     int outcome = MCP_ERR_REMOTE;
     if (msg->kind == MCP_MESSAGE_RESULT) {
         outcome = result_outcome(s, o, msg);
         if (outcome != MCP_OK)
             msg = NULL;
     }
+    if (outcome == MCP_OK && o->rounds && mcp__is_input_required(msg->result)) {
+        mcp__rounds_input_required(s, now, o, msg); /* another round */
+        return;
+    }
+    detach(s, o);
     if (o->kind == OUT_LISTEN) {
         mcp_id id = mcp_id_from_int(o->id);
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &id, o->method, "outbound", NULL,
@@ -501,7 +595,7 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
 
 bool mcp__outbound_reject(mcp_session *s, const mcp_id *id, const char *why)
 {
-    outbound *o = id->kind == MCP_ID_INT ? mcp__outbound_get(s, id->num) : NULL;
+    outbound *o = id->kind == MCP_ID_INT ? mcp__outbound_on_wire(s, id->num) : NULL;
     if (!o)
         return false;
     mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, id, o->method, "outbound", NULL,
@@ -518,7 +612,7 @@ void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg
     outbound *o = NULL;
     if (mcp_id_from_json(mcp_json_object_get(p, "progressToken"), &token) == MCP_OK &&
         token.kind == MCP_ID_INT)
-        o = mcp__outbound_get(s, token.num);
+        o = mcp__outbound_on_wire(s, token.num);
     double progress, total = NAN;
     const mcp_json *tv = mcp_json_object_get(p, "total");
     const mcp_json *mv = mcp_json_object_get(p, "message");
@@ -543,8 +637,7 @@ void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg
     o->last_progress = progress;
     if (o->progress == MCP_PROGRESS_RESET_TIMEOUT) {
         o->idle_deadline = mcp__deadline(now, o->idle_ms);
-        heap_down(&s->timers, o->heap_index);
-        heap_up(&s->timers, o->heap_index);
+        mcp__outbound_rearm(s, o);
     }
     if (o->progress_cb)
         o->progress_cb(o->user_data, (mcp_handle)o->id, progress, total,
@@ -561,7 +654,7 @@ void mcp__outbound_close_all(mcp_session *s, uint64_t now)
         mcp_id id = mcp_id_from_int(o->id);
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CLOSED, &id, o->method, "outbound",
                  "connection closed", mcp__age(now, o->start), "request ended:");
-        end(s, o, MCP_ERR_CLOSED, NULL);
+        end_locally(s, o, MCP_ERR_CLOSED, "connection closed");
     }
 }
 
@@ -573,4 +666,9 @@ void mcp__outbound_free_all(mcp_session *s)
     s->timers.items = NULL;
     s->timers.count = s->timers.cap = 0;
     mcp__map_free(&s->out_ids, &s->mem);
+}
+
+const char *mcp_session_end_reason(const mcp_session *s)
+{
+    return s->end_reason;
 }

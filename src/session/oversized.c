@@ -78,8 +78,8 @@ void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *he
                  "request with an invalid id dropped: %s:", text);
         mcp__send_error(s, route, NULL, MCP_WIRE_INVALID_REQUEST, answer, NULL);
     } else if (!sh.method && (sh.result || sh.error) && id.kind == MCP_ID_INT &&
-               mcp__outbound_get(s, id.num)) {
-        outbound *o = mcp__outbound_get(s, id.num);
+               mcp__outbound_on_wire(s, id.num)) {
+        outbound *o = mcp__outbound_on_wire(s, id.num);
         mcp__outbound_take(s, o);
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  mcp__age(now, o->start), "response too large: %s:", text);
