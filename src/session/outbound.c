@@ -574,17 +574,19 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
                      NULL, -1, "response dropped: no such request in flight (late or unknown):");
         return;
     }
+    if (o->rounds && msg->kind == MCP_MESSAGE_RESULT && mcp__is_input_required(msg->result)) {
+        mcp__rounds_input_required(s, now, o, msg); /* another round */
+        return;
+    }
+    /* Out of the tables before anything is logged: the log is application
+     * code. */
+    detach(s, o);
     int outcome = MCP_ERR_REMOTE;
     if (msg->kind == MCP_MESSAGE_RESULT) {
         outcome = result_outcome(s, o, msg);
         if (outcome != MCP_OK)
             msg = NULL;
     }
-    if (outcome == MCP_OK && o->rounds && mcp__is_input_required(msg->result)) {
-        mcp__rounds_input_required(s, now, o, msg); /* another round */
-        return;
-    }
-    detach(s, o);
     if (o->kind == OUT_LISTEN) {
         mcp_id id = mcp_id_from_int(o->id);
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &id, o->method, "outbound", NULL,

@@ -127,7 +127,8 @@ static void send_again(mcp_session *s, uint64_t now, outbound *o)
         mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, &id, o->method, "outbound", NULL,
                  mcp__age(now, o->start), "the call's next round could not be sent (%s):",
                  mcp_strerror(rc));
-        end_call(s, o, rc);
+        if (!o->ended)
+            end_call(s, o, rc);
         return;
     }
     /* Sent: what it carried is not needed any more. */
@@ -146,12 +147,17 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
     mcp_id id = mcp_id_from_int(o->id);
     if (o->sending) {
         /* Answered inside its own send (no transport of ours does that):
-         * not a round to start from in there. */
+         * not a round to start from in there. Out of the tables before the
+         * log, which is application code. */
+        mcp__outbound_take(s, o);
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  -1, "input required before the request was even sent");
-        end_call(s, o, MCP_ERR_PROTOCOL);
+        mcp__outbound_end(s, o, MCP_ERR_PROTOCOL, NULL);
         return;
     }
+    /* Held from here: the log and the hook are application code, and may
+     * end the call (or close the session) under us. */
+    o->held = true;
     /* This round is over: nothing of the call is on the wire while its
      * questions are answered. */
     if (o->wire != o->id)
@@ -171,10 +177,12 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
     mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL, &id, o->method, "outbound", NULL,
              mcp__age(now, o->start), "input required: %zu question(s)%s", r->outstanding,
              r->state ? ", with a state" : "");
-    o->held = true; /* the hook is application code: it may end the call */
-    r->in_hook = true;
-    int rc = r->hook(o->user_data, (mcp_handle)o->id, msg);
-    r->in_hook = false;
+    int rc = MCP_OK;
+    if (!o->ended) {
+        r->in_hook = true;
+        rc = r->hook(o->user_data, (mcp_handle)o->id, msg);
+        r->in_hook = false;
+    }
     if (!o->ended && rc == MCP_OK) {
         /* The hook took it; what the engine itself needs of it must hold. */
         const char *bad = reqs && !r->requests ? "its inputRequests is not an object"
@@ -184,7 +192,7 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
         if (bad) {
             mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                      -1, "unusable input-required result: %s", bad);
-            rc = MCP_ERR_PROTOCOL;
+            rc = MCP_ERR_PROTOCOL; /* unless the log ended it already */
         }
     }
     if (!o->ended && rc != MCP_OK)
@@ -218,11 +226,12 @@ int mcp_session_input_response(mcp_session *s, uint64_t now, mcp_handle h, const
     if (rc != MCP_OK) {
         rc = MCP_ERR_NOMEM;
         mcp_id id = mcp_id_from_int(o->id);
-        mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, &id, o->method, "outbound", NULL,
-                 mcp__age(now, o->start), "out of memory keeping an answer: the call ends");
         bool held = o->held;
         o->held = true;
-        end_call(s, o, MCP_ERR_NOMEM);
+        mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, &id, o->method, "outbound", NULL,
+                 mcp__age(now, o->start), "out of memory keeping an answer: the call ends");
+        if (!o->ended)
+            end_call(s, o, MCP_ERR_NOMEM);
         if (!held)
             mcp__outbound_release(s, o);
     } else if (--r->outstanding == 0 && !r->in_hook) {

@@ -9,7 +9,12 @@
  * either direction, bad input, and finally close. Half the episodes speak
  * 2026-07-28 and add subscriptions: the client opens and cancels them, the
  * server publishes to them and tears them down, the transport closes under
- * them. In some episodes one send of one side fails, closing that side under
+ * them. Some of the client's 2026-07-28 calls take rounds (mrtr.mdx): the
+ * server answers them with an InputRequiredResult, the client's hook
+ * refuses it, cancels from inside or takes it, its questions are answered
+ * (at once or later, a wrong key now and then) and the call is sent again
+ * under the same handle, while timeouts, cancels and the close race with
+ * it. In some episodes one send of one side fails, closing that side under
  * whatever was writing. Invariants checked on every step:
  *
  * - every outbound request ends exactly once (and all have ended after
@@ -18,6 +23,9 @@
  * - nothing is ever sent for a settled request: no second response, no
  *   response or progress after a cancel;
  * - progress on the wire strictly increases per token;
+ * - a call's hook runs only while the call is in flight, one round at a
+ *   time; answers are taken only between rounds, once per key asked; a
+ *   round sent again echoes the state the server gave, exactly;
  * - a subscription is acknowledged before anything else names it, ends
  *   exactly once on the client (whichever of cancel, teardown and close
  *   comes first), and the server sends nothing naming it after its end;
@@ -50,6 +58,7 @@ typedef struct queue {
 typedef struct inbound_rec {
     mcp_handle handle;
     int64_t wire_id;
+    bool tool_call;   /* a 2026-07-28 tools/call: may be asked for input */
     int settles;      /* replies that succeeded + cancels */
     bool cancelled;   /* on_cancel seen */
     bool replied;     /* a response went on the wire */
@@ -69,6 +78,10 @@ typedef struct call_rec {
     int endings;
     bool acked;    /* listen: the acknowledgment came */
     bool cancelling; /* inside mcp_session_cancel for it */
+    bool rounds;     /* made with a hook (on_input_required) */
+    bool answering;  /* its hook took a round: its questions are open */
+    int keys;        /* questions asked in that round */
+    unsigned answered; /* bit k: question "k<k>" answered */
 } call_rec;
 
 typedef struct side {
@@ -150,10 +163,11 @@ static bool listed(const int64_t *ids, int n, int64_t id)
 
 /* How often the interesting races happened, so the test proves its
  * generator reaches them. */
-static long stats[12];
+static long stats[16];
 enum { ST_CANCEL_RECEIVED, ST_CANCEL_IGNORED, ST_DROPPED, ST_TIMED_OUT, ST_MAX_TIME,
        ST_CLOSED, ST_REFUSED_REPLY, ST_LISTEN_ACKED, ST_LISTEN_NOTIFIED, ST_LISTEN_TEARDOWN,
-       ST_LISTEN_CANCELLED, ST_FAILED_SEND };
+       ST_LISTEN_CANCELLED, ST_FAILED_SEND, ST_ROUND_ASKED, ST_ROUND_SENT,
+       ST_ROUND_ENDED_ANSWERING, ST_ROUND_REFUSED_ANSWER };
 
 /* Server side: what names a subscription. */
 static void check_stream(side *sd, const mcp_message *m)
@@ -184,6 +198,13 @@ static void check_stream(side *sd, const mcp_message *m)
     } else {
         stats[ST_LISTEN_NOTIFIED]++;
     }
+}
+
+/* A request carrying the caller's own requestState is a first round. */
+static bool first_round(const mcp_message *m)
+{
+    const char *st = mcp_json_string(mcp_json_object_get(m->params, "requestState"), NULL);
+    return st && !strcmp(st, "caller's");
 }
 
 /* Everything a side sends passes through here: the invariants on output. */
@@ -236,6 +257,11 @@ static int on_send(void *ud, uint64_t route, const char *data, size_t len)
             sd->wire_progress[k] = v;
         }
         check_stream(sd, m);
+        if (m->kind == MCP_MESSAGE_REQUEST &&
+            (mcp_json_object_get(m->params, "inputResponses") ||
+             mcp_json_object_get(m->params, "requestState")) &&
+            !first_round(m))
+            stats[ST_ROUND_SENT]++; /* a round sent again */
         mcp_message_free(m);
         q_push(sd->out, p, (size_t)(nl - p));
         p = nl + 1;
@@ -255,6 +281,23 @@ static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
     r->wire_id = msg->id.num;
     r->has_token = mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"),
                                        "progressToken") != NULL;
+    r->tool_call = mcp_protocol_modern(mcp_session_inbound_version(sd->s, h)) &&
+                   mcp_message_method_is(msg, "tools/call");
+    /* A round sent again: the state is the one this side gave, exactly
+     * ("s" and the wire id of the request it answered). */
+    const char *st = mcp_json_string(mcp_json_object_get(msg->params, "requestState"), NULL);
+    bool answers = mcp_json_object_get(msg->params, "inputResponses") != NULL;
+    if (st && !strcmp(st, "caller's")) {
+        /* The caller's own member: only in a first round. */
+        if (answers)
+            fail_msg("%s got the caller's requestState in a round sent again", sd->name);
+    } else if (st) {
+        long long was = 0;
+        char tail;
+        if (sscanf(st, "s%lld%c", &was, &tail) != 1 || !find_in_by_wire(sd, was))
+            fail_msg("%s got requestState \"%s\", which it never gave", sd->name, st);
+    }
+
 }
 
 static void on_cancel(void *ud, mcp_handle h, const char *reason)
@@ -325,10 +368,58 @@ static void on_log(void *ud, const mcp_log_record *r)
     }
 }
 
+/* The client's hook: a round of a call with rounds. */
+static int on_input_required(void *ud, mcp_handle h, const mcp_message *m)
+{
+    call_rec *c = ud;
+    world *w = the_world;
+    assert_false(c->failed);
+    assert_int_equal(c->endings, 0); /* only while in flight */
+    assert_false(c->answering);      /* one round at a time */
+    assert_true(h == c->handle);
+    stats[ST_ROUND_ASKED]++;
+    c->answering = true;
+    c->answered = 0;
+    c->keys = (int)mcp_json_object_size(mcp_json_object_get(m->result, "inputRequests"));
+    switch (pick(w, 8)) {
+    case 0: return MCP_ERR_PROTOCOL;
+    case 1:
+        /* Cancelled from inside: ended at once, and only once. */
+        c->cancelling = true;
+        assert_int_equal(mcp_session_cancel(c->sd->s, w->now, h, "from the hook"), MCP_OK);
+        c->cancelling = false;
+        assert_int_equal(c->endings, 1);
+        return MCP_OK;
+    case 2:
+        /* Answered from inside: the next round goes when the hook is back. */
+        for (int k = 0; k < c->keys && !c->endings; k++) {
+            char key[16];
+            snprintf(key, sizeof key, "k%d", k);
+            mcp_json_doc *d = NULL;
+            mcp_json_parse("{\"action\":\"accept\"}", strlen("{\"action\":\"accept\"}"), NULL,
+                           NULL, &d, NULL);
+            int rc = mcp_session_input_response(c->sd->s, w->now, h, key, strlen(key),
+                                                mcp_json_doc_root(d));
+            mcp_json_doc_free(d);
+            if (rc == MCP_OK)
+                c->answered |= 1u << k;
+        }
+        break;
+    default: break; /* answered later (answer_round) */
+    }
+    /* Nothing left to answer: the next round goes out as the hook returns. */
+    if (c->answered == (1u << c->keys) - 1)
+        c->answering = false;
+    return MCP_OK;
+}
+
 static void on_response(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
     call_rec *c = ud;
     assert_false(c->failed);
+    if (c->answering)
+        stats[ST_ROUND_ENDED_ANSWERING]++;
+    c->answering = false;
     c->endings++;
     assert_int_equal(c->endings, 1);
     if (outcome == MCP_OK || outcome == MCP_ERR_REMOTE)
@@ -397,9 +488,67 @@ static void issue(world *w, side *sd, const char *method)
                              .timeout_ms = timeouts[pick(w, 4)],
                              .max_time_ms = pick(w, 2) ? 0 : 1500,
                              .progress = (mcp_progress_mode)pick(w, 3)};
-    if (mcp_session_request(sd->s, w->now, method, NULL, &o, on_response, NULL, c,
-                            &c->handle) != MCP_OK)
+    c->rounds = w->modern && sd == &w->client && pick(w, 4);
+    if (c->rounds)
+        o.on_input_required = on_input_required;
+    mcp_json_doc *params = NULL;
+    if (c->rounds)
+    {
+        static const char first[] = "{\"name\":\"t\",\"requestState\":\"caller's\"}";
+        mcp_json_parse(first, sizeof first - 1, NULL, NULL, &params, NULL);
+    }
+    if (mcp_session_request(sd->s, w->now, method, mcp_json_doc_root(params), &o, on_response,
+                            NULL, c, &c->handle) != MCP_OK)
         c->failed = true; /* refused (closed, not allowed) or failed while sending */
+    mcp_json_doc_free(params);
+}
+
+/* The client answers one question of a call, or tries to. */
+static void answer_round(world *w, side *sd)
+{
+    if (!sd->ncalls)
+        return;
+    /* Mostly a call whose questions are open; now and then any. */
+    int at = (int)pick(w, (unsigned)sd->ncalls);
+    for (int i = 0; i < sd->ncalls && pick(w, 8); i++) {
+        call_rec *x = &sd->calls[(at + i) % sd->ncalls];
+        if (x->answering && !x->endings) {
+            at = (at + i) % sd->ncalls;
+            break;
+        }
+    }
+    call_rec *c = &sd->calls[at];
+    if (c->listen || c->cancelling)
+        return;
+    int k = (int)pick(w, (unsigned)c->keys + 1); /* k == keys: a key never asked */
+    char key[16];
+    snprintf(key, sizeof key, "k%d", k);
+    bool open = c->answering && !c->endings && !c->failed;
+    bool again = k < c->keys && (c->answered >> k & 1);
+    mcp_json_doc *d = NULL;
+    mcp_json_parse("{\"action\":\"decline\"}", strlen("{\"action\":\"decline\"}"), NULL, NULL,
+                   &d, NULL);
+    int rc = mcp_session_input_response(sd->s, w->now, c->handle, key, strlen(key),
+                                        mcp_json_doc_root(d));
+    mcp_json_doc_free(d);
+    if (chaos_depth)
+        return;
+    if (!open || c->failed) {
+        /* Not between rounds (never made, ended, or a round on the wire). */
+        if (rc != MCP_ERR_NOT_FOUND && !(c->rounds && c->answering))
+            fail_msg("%s: an answer for call %d (ended %d, answering %d) gave %d", sd->name,
+                     (int)(c - sd->calls), c->endings, c->answering, rc);
+        return;
+    }
+    if (k == c->keys || again) {
+        assert_int_equal(rc, MCP_ERR_INVALID_ARG);
+        stats[ST_ROUND_REFUSED_ANSWER]++;
+        return;
+    }
+    assert_int_equal(rc, MCP_OK);
+    c->answered |= 1u << k;
+    if (!c->endings && c->answered == (1u << c->keys) - 1)
+        c->answering = false; /* the next round is on the wire */
 }
 
 static void open_listen(world *w, side *sd)
@@ -420,14 +569,41 @@ static inbound_rec *random_active(world *w, side *sd)
     return r; /* may be settled: then the engine must refuse */
 }
 
+/* An InputRequiredResult for the request with wire id `id`: questions
+ * (k0, k1, ...), a state naming the request, or both. */
+static mcp_json_doc *input_required(world *w, int64_t id)
+{
+    char text[400];
+    int n = snprintf(text, sizeof text, "{\"resultType\":\"input_required\"");
+    unsigned shape = pick(w, 3); /* 0: questions, 1: state, 2: both */
+    if (shape != 1) {
+        n += snprintf(text + n, sizeof text - (size_t)n, ",\"inputRequests\":{");
+        for (unsigned k = 0, keys = 1 + pick(w, 3); k < keys; k++)
+            n += snprintf(text + n, sizeof text - (size_t)n,
+                          "%s\"k%u\":{\"method\":\"elicitation/create\",\"params\":{}}",
+                          k ? "," : "", k);
+        n += snprintf(text + n, sizeof text - (size_t)n, "}");
+    }
+    if (shape != 0)
+        n += snprintf(text + n, sizeof text - (size_t)n, ",\"requestState\":\"s%lld\"",
+                      (long long)id);
+    snprintf(text + n, sizeof text - (size_t)n, "}");
+    mcp_json_doc *d = NULL;
+    assert_int_equal(mcp_json_parse(text, strlen(text), NULL, NULL, &d, NULL), MCP_OK);
+    return d;
+}
+
 static void answer(world *w, side *sd)
 {
     inbound_rec *r = random_active(w, sd);
     if (!r)
         return;
     bool was_settled = r->settles > 0;
-    int rc = pick(w, 2) ? mcp_session_reply(sd->s, r->handle, NULL)
-                        : mcp_session_reply_error(sd->s, r->handle, -32603, "boom", NULL);
+    mcp_json_doc *ask = r->tool_call && pick(w, 4) ? input_required(w, r->wire_id) : NULL;
+    int rc = ask            ? mcp_session_reply(sd->s, r->handle, mcp_json_doc_root(ask))
+             : pick(w, 2) ? mcp_session_reply(sd->s, r->handle, NULL)
+                          : mcp_session_reply_error(sd->s, r->handle, -32603, "boom", NULL);
+    mcp_json_doc_free(ask);
     if (chaos_depth && rc == MCP_ERR_NOT_FOUND)
         return; /* being settled by the call the log came from */
     if (was_settled) {
@@ -565,7 +741,7 @@ static void episode(world *w, int steps)
     }
 
     for (int i = 0; i < steps; i++) {
-        switch (pick(w, 17)) {
+        switch (pick(w, 19)) {
         case 0: case 1: issue(w, &w->client, "tools/call"); break;
         case 2:
             if (!w->modern)
@@ -593,6 +769,10 @@ static void episode(world *w, int steps)
         case 16:
             if (pick(w, 4) == 0)
                 mcp_session_end_listens(w->server.s, w->now, "race teardown");
+            break;
+        case 17: case 18:
+            if (w->modern)
+                answer_round(w, &w->client);
             break;
         }
     }
@@ -638,16 +818,18 @@ static void every_interleaving_settles_once_and_sends_nothing_after_settle(void 
            "%ld late messages dropped, %ld replies refused after settle, %ld idle "
            "timeouts, %ld max-time endings, %ld closed; subscriptions: %ld acknowledged, "
            "%ld notifications, %ld torn down by the server, %ld cancelled by the client; "
-           "%ld sends failed\n",
+           "%ld sends failed; rounds: %ld asked, %ld sent again, %ld calls ended while "
+           "answering, %ld answers refused\n",
            episodes, (unsigned long long)seed, stats[ST_CANCEL_RECEIVED],
            stats[ST_CANCEL_IGNORED], stats[ST_DROPPED], stats[ST_REFUSED_REPLY],
            stats[ST_TIMED_OUT], stats[ST_MAX_TIME], stats[ST_CLOSED], stats[ST_LISTEN_ACKED],
            stats[ST_LISTEN_NOTIFIED], stats[ST_LISTEN_TEARDOWN], stats[ST_LISTEN_CANCELLED],
-           stats[ST_FAILED_SEND]);
+           stats[ST_FAILED_SEND], stats[ST_ROUND_ASKED], stats[ST_ROUND_SENT],
+           stats[ST_ROUND_ENDED_ANSWERING], stats[ST_ROUND_REFUSED_ANSWER]);
     /* Each race must have been reached many times (scaled to the run). */
     long floor = episodes / 20;
-    for (int k = 0; k <= ST_FAILED_SEND; k++)
-        if (stats[k] < floor / (k >= ST_LISTEN_ACKED ? 4 : 1))
+    for (int k = 0; k <= ST_ROUND_REFUSED_ANSWER; k++)
+        if (stats[k] < floor / (k >= ST_ROUND_ASKED ? 16 : k >= ST_LISTEN_ACKED ? 4 : 1))
             fail_msg("race kind %d reached only %ld times in %ld episodes", k, stats[k], episodes);
 }
 
