@@ -3,6 +3,9 @@
  * The client when its writes fail (design.md, "Re-entrancy"): a conversation
  * with the demo server (`mcp serve`) in both eras, run once for each of its
  * sends, that send failing (a fault-injecting transport under the client).
+ * The conversation includes a question (the demo's confirm tool asks for
+ * an elicitation: the server's request under 2025, a round under
+ * 2026-07-28, whose retry is one of the sends that fail in turn).
  * Whatever fails, every call that was accepted ends exactly once, every call
  * that was refused never does, later calls are refused, the error says
  * why, nothing leaks, and a reconnect brings the client back. Then a server
@@ -110,12 +113,24 @@ static void check_ending(const ending *e, const char *what, int fail_at)
                  fail_at);
 }
 
+/* The user says yes, at once. */
+static void confirm_yes(void *ud, mcp_question *q)
+{
+    static const char yes[] = "{\"action\":\"accept\",\"content\":{\"ok\":true}}";
+    mcp_json_doc *d = args(yes);
+    mcp_question_answer(q, mcp_json_doc_root(d), NULL, 0); /* may be withdrawn: dropped */
+    mcp_json_doc_free(d);
+}
+
 /* One conversation; true when the failure happened during it. */
 static bool converse(mcp_connect_mode mode, int fail_at)
 {
     scenario sc = {.fail_at = fail_at};
-    mcp_client_options o = {
-        .size = sizeof o, .close_grace_ms = 2000, .connect_mode = mode, .capture_stderr = true};
+    mcp_client_options o = {.size = sizeof o,
+                            .close_grace_ms = 2000,
+                            .connect_mode = mode,
+                            .capture_stderr = true,
+                            .on_elicitation = confirm_yes};
     mcp_client *c;
     assert_int_equal(mcp_client_new(&o, &c), MCP_OK);
     c->wrap_transport = wrap;
@@ -147,6 +162,7 @@ static bool converse(mcp_connect_mode mode, int fail_at)
             sub.rc = MCP_ERR_STATE; /* no subscriptions in 2025 */
         }
         check_rc(&sc, call_sync(c, "echo", "{\"text\":\"hi\"}"), "echo");
+        check_rc(&sc, call_sync(c, "confirm", "{\"question\":\"go?\"}"), "confirm");
         if (a.rc == MCP_OK && !sc.first.fired) {
             /* The cancel's own send may be the failing one: the call then
              * ends with the connection, still once. */
