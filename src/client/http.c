@@ -367,5 +367,12 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
 
 mcp_client_stream_state mcp_client_server_stream(const mcp_client *c)
 {
-    return c && c->http ? mcp__http_client_stream_state(c->http) : MCP_CLIENT_STREAM_NONE;
+    static const mcp_client_stream_state states[] = {
+        [MCP__HTTP_STREAM_NONE] = MCP_CLIENT_STREAM_NONE,
+        [MCP__HTTP_STREAM_OPEN] = MCP_CLIENT_STREAM_OPEN,
+        [MCP__HTTP_STREAM_REFUSED] = MCP_CLIENT_STREAM_REFUSED,
+        [MCP__HTTP_STREAM_FAILED] = MCP_CLIENT_STREAM_FAILED,
+        [MCP__HTTP_STREAM_SESSION_ENDED] = MCP_CLIENT_STREAM_SESSION_ENDED};
+    return c && c->http ? states[mcp__http_client_stream_state(c->http)]
+                        : MCP_CLIENT_STREAM_NONE;
 }

@@ -162,23 +162,43 @@ static void made_up_error(http_client *t, const char *id, size_t id_len, long st
         n = bad; /* a body cut inside a character, or not UTF-8 at all */
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
-    mcp_buf_append(&b, id, id_len);
-    char code[80];
-    snprintf(code, sizeof code, ",\"error\":{\"code\":%d,\"message\":", MCP__HTTP_ERROR_CODE);
-    mcp_buf_append(&b, code, strlen(code));
-    mcp_json_write_string(text, n, &b);
-    snprintf(code, sizeof code, ",\"data\":{\"httpStatus\":%ld", status);
-    mcp_buf_append(&b, code, strlen(code));
+    mcp__jw w;
+    mcp__hc_error_start(&w, &b, id, id_len);
+    mcp__jw_key(&w, "code");
+    mcp__jw_int(&w, MCP__HTTP_ERROR_CODE);
+    mcp__jw_key(&w, "message");
+    mcp__jw_stringn(&w, text, n);
+    mcp__jw_key(&w, "data");
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "httpStatus");
+    mcp__jw_int(&w, status);
     if (transport) {
-        mcp_buf_append(&b, ",\"httpError\":", 13);
-        mcp_json_write_string(text, n, &b);
+        mcp__jw_key(&w, "httpError");
+        mcp__jw_stringn(&w, text, n);
     }
-    if (mcp_buf_append(&b, "}}}", 3) == MCP_OK)
+    mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    if (mcp__hc_message_end(&w) == MCP_OK)
         mcp__hc_queue(t, NOTE_MADE_UP, b.data, b.len);
     else
         mcp__hc_say(t, MCP_LOG_ERROR, "out of memory: an HTTP failure could not be reported");
     mcp_buf_free(&b);
+}
+
+void mcp__hc_error_start(mcp__jw *w, mcp_buf *out, const char *id, size_t id_len)
+{
+    mcp__jw_begin(w, out);
+    mcp__jw_envelope(w);
+    mcp__jw_key(w, "id");
+    mcp__jw_raw(w, id, id_len);
+    mcp__jw_key(w, "error");
+    mcp__jw_object(w);
+}
+
+int mcp__hc_message_end(mcp__jw *w)
+{
+    mcp__jw_object_end(w);
+    return mcp__jw_finish(w);
 }
 
 void mcp__hc_fail_request(http_client *t, xfer *x, bool transport, const char *fmt, ...)
@@ -862,16 +882,16 @@ const char *mcp__http_client_unreachable(const mcp__transport *bt)
     return t->unreachable[0] ? t->unreachable : NULL;
 }
 
-mcp_client_stream_state mcp__http_client_stream_state(const mcp__transport *bt)
+mcp__http_stream_state mcp__http_client_stream_state(const mcp__transport *bt)
 {
     const http_client *t = (const http_client *)bt;
     if (t->modern || !t->lversion)
-        return MCP_CLIENT_STREAM_NONE;
+        return MCP__HTTP_STREAM_NONE;
     if (t->expired)
-        return MCP_CLIENT_STREAM_SESSION_ENDED;
+        return MCP__HTTP_STREAM_SESSION_ENDED;
     if (t->listen_off)
-        return MCP_CLIENT_STREAM_REFUSED;
-    return t->listen_given_up ? MCP_CLIENT_STREAM_FAILED : MCP_CLIENT_STREAM_OPEN;
+        return MCP__HTTP_STREAM_REFUSED;
+    return t->listen_given_up ? MCP__HTTP_STREAM_FAILED : MCP__HTTP_STREAM_OPEN;
 }
 
 bool mcp__http_client_listen_settled(const mcp__transport *bt)

@@ -39,7 +39,6 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#include "mcp/client.h"
 #include "mcp/session.h"
 #include "transport/transport.h"
 
@@ -73,8 +72,15 @@ mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_opt
  * got an answer. Cleared by the next answer. Borrowed. */
 const char *mcp__http_client_unreachable(const mcp__transport *t);
 
-/* The GET stream's state (mcp_client_server_stream). */
-mcp_client_stream_state mcp__http_client_stream_state(const mcp__transport *t);
+/* The 2025 GET stream of what the server sends outside responses. */
+typedef enum {
+    MCP__HTTP_STREAM_NONE = 0,     /* 2026-07-28, or no 2025 session yet */
+    MCP__HTTP_STREAM_OPEN,         /* open, or being reopened after a break */
+    MCP__HTTP_STREAM_REFUSED,      /* the server answered the GET with 405 */
+    MCP__HTTP_STREAM_FAILED,       /* given up after LISTEN_MAX_ATTEMPTS failures */
+    MCP__HTTP_STREAM_SESSION_ENDED /* the server ended the session (404) */
+} mcp__http_stream_state;
+mcp__http_stream_state mcp__http_client_stream_state(const mcp__transport *t);
 
 /* 2025: whether the server has answered the session's GET stream (or
  * refused it, or there is none to wait for: 2026-07-28, no session, the

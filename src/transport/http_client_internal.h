@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 
 #include "json/scan.h"
+#include "jsonrpc/internal.h"
 #include "transport/http_client.h"
 #include "transport/http_params.h"
 #include "transport/sse.h"
@@ -149,6 +150,12 @@ bool mcp__hc_read_shape(const char *p, size_t n, shape *sh);
 mcp__span mcp__hc_member(mcp__span obj, const char *name);
 /* The string a JSON string span holds, NUL-terminated in out (reset first). */
 bool mcp__hc_span_string(mcp__span v, mcp_buf *out);
+/* A message the transport writes itself (the one envelope writer): an
+ * error response to id (id_len bytes of JSON: the request's id as sent),
+ * with the error object open for its members; then the message closed:
+ * MCP_OK or the writer's error (out rolled back). */
+void mcp__hc_error_start(mcp__jw *w, mcp_buf *out, const char *id, size_t id_len);
+int mcp__hc_message_end(mcp__jw *w);
 /* A message for the sink, delivered once curl has returned. */
 void mcp__hc_queue(http_client *t, note_kind kind, const char *data, size_t len);
 /* End x's request with an error response made up here (once). transport:

@@ -187,11 +187,16 @@ void mcp__hc_start_reinit(http_client *t)
     snprintf(id, sizeof id, "\"libmcp-reinit-%u\"", ++t->reinits);
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
-    mcp_buf_append(&b, id, strlen(id));
-    mcp_buf_append(&b, ",\"method\":\"initialize\",\"params\":", 32);
-    mcp_buf_append(&b, t->init_params, strlen(t->init_params));
-    int rc = mcp_buf_append(&b, "}", 1);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_envelope(&w);
+    mcp__jw_key(&w, "id");
+    mcp__jw_raw(&w, id, strlen(id));
+    mcp__jw_key(&w, "method");
+    mcp__jw_string(&w, "initialize");
+    mcp__jw_key(&w, "params");
+    mcp__jw_raw(&w, t->init_params, strlen(t->init_params));
+    int rc = mcp__hc_message_end(&w);
     xfer *x = rc == MCP_OK ? mcp__hc_xfer_new(t, X_REINIT) : NULL;
     if (x) {
         x->body = b.data; /* the transfer's now */
@@ -224,9 +229,16 @@ void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why)
         t->expired = false;
         t->listen_given_up = false;
         t->listen_attempts = 0;
-        static const char initialized[] =
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
-        mcp__hc_send_one(t, initialized, sizeof initialized - 1, false);
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        mcp__jw w;
+        mcp__jw_begin(&w, &b);
+        mcp__jw_envelope(&w);
+        mcp__jw_key(&w, "method");
+        mcp__jw_string(&w, "notifications/initialized");
+        if (mcp__hc_message_end(&w) == MCP_OK)
+            mcp__hc_send_one(t, b.data, b.len, false);
+        mcp_buf_free(&b);
         mcp__hc_say(t, MCP_LOG_INFO, "a new session started");
     }
     for (note *m = held, *next; m; m = next) {

@@ -244,11 +244,17 @@ static bool pass_error_body(http_client *t, xfer *x)
     } else if (ok) {
         mcp_buf b;
         mcp_buf_init(&b, 0, NULL);
-        mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
-        mcp_buf_append(&b, x->id, x->id_len);
-        mcp_buf_append(&b, ",\"error\":", 9);
-        mcp_json_write(err, &b);
-        if (mcp_buf_append(&b, "}", 1) == MCP_OK)
+        mcp__jw w;
+        mcp__hc_error_start(&w, &b, x->id, x->id_len);
+        for (size_t i = 0; i < mcp_json_object_size(err); i++) {
+            const char *k;
+            size_t kn;
+            const mcp_json *v = mcp_json_object_at(err, i, &k, &kn);
+            mcp__jw_keyn(&w, k, kn);
+            mcp__jw_value(&w, v);
+        }
+        mcp__jw_object_end(&w);
+        if (mcp__hc_message_end(&w) == MCP_OK)
             mcp__hc_queue(t, NOTE_MESSAGE, b.data, b.len);
         mcp_buf_free(&b);
     }
