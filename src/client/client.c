@@ -67,6 +67,20 @@ const char *mcp_client_error(const mcp_client *c)
     return c->error;
 }
 
+void mcp__client_say(mcp_client *c, mcp_log_level level, mcp_log_event event, const char *fmt,
+                     ...)
+{
+    char text[512], safe[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    /* It may quote the server's text. */
+    mcp_text_escape_controls(text, strlen(text), safe, sizeof safe);
+    mcp_log_record r = {.level = level, .event = event, .message = safe, .age_ms = -1};
+    mcp__client_log(c, &r);
+}
+
 void mcp__client_log(mcp_client *c, const mcp_log_record *r)
 {
     if (c->opts.log) {
@@ -462,8 +476,17 @@ static void fill_result(mcp_client_call_result *r, mcp_handle h, int outcome,
 
 void mcp__call_free(mcp__call *cc)
 {
+    mcp_json_doc_free(cc->params);
     free(cc->tool);
     free(cc);
+}
+
+bool mcp__call_release(mcp__call *cc)
+{
+    if (--cc->busy || !cc->finished)
+        return false;
+    mcp__call_free(cc);
+    return true;
 }
 
 void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
@@ -474,7 +497,13 @@ void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
         cc->handle = h;
     /* Questions of its rounds still open are withdrawn first, with the
      * session's reason. */
-    mcp__questions_call_ended(cc, outcome, mcp_session_end_reason(c->driver.session));
+    mcp__questions_call_ended(cc, outcome,
+                              c->driver_open ? mcp_session_end_reason(c->driver.session) : NULL);
+    /* 2026-07-28 over HTTP: its x-mcp-header parameters were stale. */
+    if (outcome == MCP_ERR_REMOTE && m && m->error_code == MCP_WIRE_HEADER_MISMATCH &&
+        mcp__call_refresh(cc))
+        return;
+    mcp__call_refresh_forget(cc);
     c->pending--;
     wake_waiters(c);
     char why[400];
@@ -497,8 +526,8 @@ void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     mcp_client_call_result r;
     fill_result(&r, cc->handle, outcome, m);
     cc->done(cc->user_data, &r);
-    if (cc->in_hook)
-        cc->finished = true; /* the hook frees it */
+    if (cc->busy)
+        cc->finished = true; /* its holder frees it */
     else
         mcp__call_free(cc);
 }
@@ -547,23 +576,41 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     for (size_t i = 0; i < 3; i++)
         if (!strcmp(method, round_methods[i]))
             cc->method = round_methods[i];
-    mcp_request_options ro = {.size = sizeof ro,
-                              .timeout_ms = opts.timeout_ms,
-                              .max_time_ms = opts.max_time_ms,
-                              .progress = opts.progress,
-                              .on_input_required =
-                                  cc->method ? mcp__questions_input_required : NULL};
+    cc->ro = (mcp_request_options){.size = sizeof cc->ro,
+                                   .timeout_ms = opts.timeout_ms,
+                                   .max_time_ms = opts.max_time_ms,
+                                   .progress = opts.progress,
+                                   .on_input_required =
+                                       cc->method ? mcp__questions_input_required : NULL};
+    /* Over 2026-07-28 HTTP a tools/call may be refused for its mirrored
+     * headers and sent again (retry.c): its params are kept. */
+    if (cc->tool_call && c->http && mcp_session_modern(c->driver.session)) {
+        cc->params = mcp_json_doc_new(NULL);
+        mcp_json *copy = cc->params ? (params ? mcp_json_copy(cc->params, params)
+                                              : mcp_json_new_object(cc->params))
+                                    : NULL;
+        if (copy)
+            mcp_json_doc_set_root(cc->params, copy);
+        if (!copy || mcp_json_doc_error(cc->params) != MCP_OK) {
+            mcp__call_free(cc);
+            return MCP_ERR_NOMEM;
+        }
+    }
     /* Counted first: the call may end before the send returns. */
     c->pending++;
     mcp_handle h;
+    cc->busy++;
     int rc = mcp__client_note_send_failure(
-        c, mcp_session_request(c->driver.session, mcp__now_ms(), method, params, &ro,
+        c, mcp_session_request(c->driver.session, mcp__now_ms(), method, params, &cc->ro,
                                mcp__call_ended, mcp__call_progress, cc, &h));
+    if (rc == MCP_OK && !cc->finished)
+        cc->handle = cc->request = h;
     if (rc != MCP_OK) {
         c->pending--;
-        mcp__call_free(cc);
+        mcp__call_free(cc); /* never sent: its callback never ran */
         return rc;
     }
+    mcp__call_release(cc);
     if (handle)
         *handle = h;
     mcp__driver_rearm(&c->driver);
@@ -678,7 +725,9 @@ static void cancel_posted(mcp__post *post)
 {
     cancel_post *p = (cancel_post *)post;
     mcp_client *c = p->client;
-    if (c->driver_open) {
+    if (mcp__call_refresh_cancel(c, p->handle, p->reason)) {
+        /* a call listed or sent again after a HeaderMismatch */
+    } else if (c->driver_open) {
         mcp_session_cancel(c->driver.session, mcp__now_ms(), p->handle, p->reason);
         mcp__driver_rearm(&c->driver);
         mcp__client_note_send_failure(c, gone(c) ? MCP_ERR_CLOSED : MCP_OK);
@@ -696,6 +745,10 @@ int mcp_client_cancel(mcp_client *c, mcp_handle h, const char *reason)
     if (reason && mcp_utf8_validate(reason, strlen(reason), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
     if (mcp__on_loop_thread(&c->poster)) {
+        /* A call sent again after a HeaderMismatch: its request in flight
+         * has another id. */
+        if (mcp__call_refresh_cancel(c, h, reason))
+            return MCP_OK;
         if (!c->driver_open)
             return MCP_ERR_STATE;
         int rc = mcp_session_cancel(c->driver.session, mcp__now_ms(), h, reason);

@@ -426,6 +426,7 @@ int mcp__questions_input_required(void *ud, mcp_handle h, const mcp_message *m)
     mcp_client *c = cc->client;
     if (!cc->handle)
         cc->handle = h;
+    cc->request = h;
     const mcp_json *res = m->result;
     const mcp_json *reqs = mcp_json_object_get(res, "inputRequests");
     const mcp_json *state = mcp_json_object_get(res, "requestState");
@@ -516,7 +517,7 @@ int mcp__questions_input_required(void *ud, mcp_handle h, const mcp_message *m)
     /* Handlers and the fixed roots may end the call (an answer that
      * cannot be kept, a handler that cancels it): its memory stays until
      * this returns. */
-    cc->in_hook = true;
+    cc->busy++;
     for (size_t i = 0; i < n; i++) {
         const char *key;
         size_t kn;
@@ -540,9 +541,7 @@ int mcp__questions_input_required(void *ud, mcp_handle h, const mcp_message *m)
         }
     }
     free(made);
-    cc->in_hook = false;
-    if (cc->finished)
-        mcp__call_free(cc);
+    mcp__call_release(cc);
     return MCP_OK;
 }
 
@@ -563,8 +562,8 @@ static void round_answered(mcp__call *cc, mcp_question *q)
                               "with error %lld: %s",
                               q->key, kind_method[q->kind], (long long)q->error_code,
                               q->error_message ? q->error_message : "Internal error");
-        mcp_session_cancel(s, mcp__now_ms(), cc->handle, "the call ended");
-    } else if (mcp_session_input_response(s, mcp__now_ms(), cc->handle, q->key, q->key_len,
+        mcp_session_cancel(s, mcp__now_ms(), cc->request, "the call ended");
+    } else if (mcp_session_input_response(s, mcp__now_ms(), cc->request, q->key, q->key_len,
                                           mcp_json_doc_root(q->result)) == MCP_ERR_NOMEM) {
         mcp__client_set_error(c, "out of memory gathering the answers");
     }

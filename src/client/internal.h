@@ -69,11 +69,21 @@ typedef struct mcp__call {
     bool tool_list; /* its result's outputSchemas are learned */
     char *tool;     /* tool_call: the tool's name */
     mcp_handle handle; /* the call's handle: its first request's (0 until known) */
+    mcp_handle request; /* the session's request in flight for it (the first,
+                           its tools/list, its retry) */
     const char *method; /* a literal: a method that may have rounds, or NULL */
     unsigned rounds;    /* InputRequiredResults so far */
     size_t open;        /* its questions waiting for the application */
-    bool in_hook;       /* its questions are being handed out */
-    bool finished;      /* ended meanwhile: freed when the hook returns */
+    int busy;           /* code of ours holds it across application code or a
+                           send (mcp__call_release) */
+    bool finished;      /* ended meanwhile: freed when the last holder lets go */
+    /* retry.c: a 2026-07-28 tools/call over HTTP (params kept) sent again
+     * once after a HeaderMismatch, the tools listed first. */
+    mcp_json_doc *params;
+    mcp_request_options ro;
+    bool refreshed;
+    unsigned pages;
+    struct mcp__call *next_refresh;
 } mcp__call;
 
 struct mcp_client {
@@ -122,6 +132,7 @@ struct mcp_client {
     mcp_json_doc *caps;   /* the capabilities declared (root: an object) */
     mcp_json_doc *roots;  /* the fixed roots (root: an array), or NULL */
     mcp_question *questions;  /* open questions, newest first */
+    mcp__call *refreshing;    /* retry.c: calls listed again after a HeaderMismatch */
 
     /* url_elicitation.c: the elicitationIds the server may say are
      * complete, oldest first. */
@@ -140,6 +151,9 @@ void mcp__client_free_strings(char **v);
 void mcp__client_set_error(mcp_client *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void mcp__client_log(mcp_client *c, const mcp_log_record *r);
+/* A log record of the client's own (control characters escaped). */
+void mcp__client_say(mcp_client *c, mcp_log_level level, mcp_log_event event, const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
 /* Run the loop until done(c, arg) or the deadline (UINT64_MAX: none). */
 typedef bool (*mcp__until_fn)(mcp_client *c, void *arg);
 void mcp__client_run_until(mcp_client *c, mcp__until_fn done, void *arg, uint64_t deadline);
@@ -166,6 +180,20 @@ void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
                         const char *message);
 /* The call's memory (once nothing refers to it). */
 void mcp__call_free(mcp__call *cc);
+/* Let go of a call held (busy); true when it had ended meanwhile and is
+ * freed now. */
+bool mcp__call_release(mcp__call *cc);
+
+/* retry.c */
+/* A tools/call answered HeaderMismatch: list the tools again, then send
+ * it once more; false when that is not for this call (answered once
+ * already, no params kept, no connection): the refusal is its answer. */
+bool mcp__call_refresh(mcp__call *cc);
+/* mcp_client_cancel of h when h is a call being listed again or sent
+ * again: its request in flight cancelled (true); false when h is not one. */
+bool mcp__call_refresh_cancel(mcp_client *c, mcp_handle h, const char *reason);
+/* The call ends: out of the list. */
+void mcp__call_refresh_forget(mcp__call *cc);
 
 /* stdio.c: connect over in_fd (what the server writes) and out_fd (what it
  * reads), which the transport takes over (closes): a server in this

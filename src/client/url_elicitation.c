@@ -27,21 +27,6 @@
 
 #define COMPLETE "notifications/elicitation/complete"
 
-__attribute__((format(printf, 4, 5))) static void say(mcp_client *c, mcp_log_level level,
-                                                       mcp_log_event event, const char *fmt,
-                                                       ...)
-{
-    char text[512], safe[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    /* Ids are the server's text. */
-    mcp_text_escape_controls(text, strlen(text), safe, sizeof safe);
-    mcp_log_record r = {.level = level, .event = event, .message = safe, .age_ms = -1};
-    mcp__client_log(c, &r);
-}
-
 /* The URL ------------------------------------------------------------------------------------ */
 
 static bool alpha(unsigned char ch)
@@ -176,7 +161,7 @@ static void wait_for(mcp_client *c, const char *id, size_t len, const char *from
     if (!c->opts.on_elicitation_complete || find(c, id, len) >= 0)
         return;
     if (len > MCP_CLIENT_MAX_ELICITATION_ID || memchr(id, '\0', len)) {
-        say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL,
+        mcp__client_say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL,
             "the elicitationId of %s is not kept (over %d bytes, or a NUL in it): its "
             "completion will be ignored",
             from, MCP_CLIENT_MAX_ELICITATION_ID);
@@ -184,7 +169,7 @@ static void wait_for(mcp_client *c, const char *id, size_t len, const char *from
     }
     char *copy = malloc(len + 1);
     if (!copy) {
-        say(c, MCP_LOG_WARN, MCP_LOG_EVENT_GENERAL,
+        mcp__client_say(c, MCP_LOG_WARN, MCP_LOG_EVENT_GENERAL,
             "out of memory keeping the elicitationId of %s: its completion will be ignored",
             from);
         return;
@@ -193,7 +178,7 @@ static void wait_for(mcp_client *c, const char *id, size_t len, const char *from
     copy[len] = '\0';
     if (c->elicitation_count == MCP_CLIENT_MAX_OPEN_ELICITATIONS) {
         char *old = take(c, 0);
-        say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL,
+        mcp__client_say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL,
             "elicitationId \"%.80s\" forgotten: %d others were waited for since",
             old, MCP_CLIENT_MAX_OPEN_ELICITATIONS);
         free(old);
@@ -237,13 +222,13 @@ bool mcp__client_url_notification(mcp_client *c, const mcp_message *m)
     size_t len;
     const char *id = mcp_json_string(mcp_json_object_get(m->params, "elicitationId"), &len);
     if (!id) {
-        say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT,
+        mcp__client_say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT,
             "ignored %s: its params.elicitationId is not a string", COMPLETE);
         return true;
     }
     ptrdiff_t i = find(c, id, len);
     if (i < 0) {
-        say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_DROPPED,
+        mcp__client_say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_DROPPED,
             "ignored %s: elicitationId \"%.*s\" is none this client waits for (unknown, "
             "declined, already completed or forgotten)",
             COMPLETE, (int)(len > 80 ? 80 : len), id);

@@ -240,13 +240,6 @@ void mcp__hc_xfer_free(xfer *x)
 {
     http_client *t = x->t;
     mcp__hc_detach(x);
-    if (x->refresh) { /* a call ended while its tools/list runs: not wanted */
-        x->refresh->call = NULL;
-        mcp__hc_xfer_free(x->refresh);
-        x->refresh = NULL;
-    }
-    if (x->call)
-        x->call->refresh = NULL;
     if (x->prev)
         x->prev->next = x->next;
     else
@@ -802,8 +795,7 @@ static void op_stop_input(mcp__transport *bt)
     t->input_stopped = true;
     for (xfer *x = t->xfers, *next; x; x = next) {
         next = x->next;
-        if (x->role == X_REQUEST || x->role == X_LISTEN || x->role == X_REINIT ||
-            x->role == X_REFRESH)
+        if (x->role == X_REQUEST || x->role == X_LISTEN || x->role == X_REINIT)
             mcp__hc_xfer_free(x);
     }
     free_notes(&t->in_head, &t->in_tail);

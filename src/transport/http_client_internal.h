@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP client transport's insides, shared by http_client.c (transfers,
  * curl on the loop, sending), http_response.c (what came back, and how a
- * transfer ends), http_legacy.c (what only 2025 has) and http_refresh.c.
+ * transfer ends) and http_legacy.c (what only 2025 has).
  * Loop thread only. */
 #ifndef MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
 #define MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
@@ -36,8 +36,7 @@ typedef enum {
     X_OUTPUT,  /* a notification's or a response's POST */
     X_LISTEN,  /* 2025: the GET stream of server-initiated messages */
     X_DELETE,  /* 2025: ending the session */
-    X_REINIT,  /* 2025: our own initialize after the session expired */
-    X_REFRESH  /* 2026: our own tools/list after a HeaderMismatch (http_refresh.c) */
+    X_REINIT   /* 2025: our own initialize after the session expired */
 } xrole;
 
 typedef struct http_client http_client;
@@ -73,12 +72,6 @@ typedef struct xfer {
     bool not_resent;  /* curl's retry of it was stopped: it may have run */
     uint64_t retry_ms, due;
     int attempts;
-    /* A tools/call refused for its headers: its tools/list (refresh), and
-     * that the retry is under way (refreshed); X_REFRESH: the call and how
-     * many pages it read. */
-    struct xfer *refresh, *call;
-    bool refreshed;
-    unsigned pages;
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -126,7 +119,6 @@ struct http_client {
     char *init_params; /* 2025: initialize's params, to start a new session */
     bool expired;
     unsigned reinits;
-    unsigned refreshes; /* our tools/list requests (http_refresh.c) */
     bool listen_off; /* the server offers no GET stream (405) */
     int listen_attempts;
     bool listen_given_up; /* LISTEN_MAX_ATTEMPTS failures in a row */
@@ -200,13 +192,6 @@ void mcp__hc_expire(http_client *t, xfer *cause);
 void mcp__hc_hold(http_client *t, const char *p, size_t n);
 void mcp__hc_start_reinit(http_client *t);
 void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why);
-
-/* http_refresh.c */
-/* Whether x's answer is a HeaderMismatch to a tools/call not yet retried. */
-bool mcp__hc_refresh_wanted(http_client *t, const xfer *x);
-/* List the tools again for x, which waits (out of curl) to be sent again. */
-void mcp__hc_refresh_start(http_client *t, xfer *x);
-void mcp__hc_refresh_ended(http_client *t, xfer *r, CURLcode code);
 
 /* Whether x carried the session in use now: a 404 to a transfer of a
  * session already replaced (its GET stream, a late request) says nothing

@@ -386,9 +386,6 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
     } else if (x->status == 404 && x->with_session && !t->modern) {
         mcp__hc_fail_request(t, x, false, "the server ended the MCP session: this request "
                              "was lost; the next one starts a new session");
-    } else if (mcp__hc_refresh_wanted(t, x)) {
-        mcp__hc_refresh_start(t, x); /* x waits for it */
-        return;
     } else if (x->status >= 300 && x->status < 400 && x->location) {
         char shown[256];
         mcp__hc_fail_request(t, x, false, "HTTP %ld%s%s: the server sends the request to %s "
@@ -436,8 +433,6 @@ void mcp__hc_transfer_done(http_client *t, xfer *x, CURLcode code)
     }
     if (x->role == X_REQUEST || x->role == X_REINIT)
         request_ended(t, x, code);
-    else if (x->role == X_REFRESH)
-        mcp__hc_refresh_ended(t, x, code);
     else if (x->role == X_LISTEN)
         mcp__hc_listen_ended(t, x, code);
     else
