@@ -15,6 +15,7 @@
 
 #include "client/internal.h"
 #include "core/opts.h"
+#include "jsonrpc/internal.h"
 
 #define STDERR_CAP ((size_t)1 << 20)
 
@@ -506,6 +507,13 @@ void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     mcp__call_refresh_forget(cc);
     c->pending--;
     wake_waiters(c);
+    /* What it lists is learned first: the list may lose tools there. */
+    mcp_message *kept = NULL;
+    if (cc->tool_list && outcome == MCP_OK && m) {
+        mcp__client_learn_tools(c, m, &kept);
+        if (kept)
+            m = kept;
+    }
     char why[400];
     if (cc->check && outcome == MCP_OK && m && !cc->check->fn(m->result, why, sizeof why)) {
         mcp__client_set_error(c, "the server's %s result is malformed: %s", cc->check->method,
@@ -513,23 +521,50 @@ void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
         outcome = MCP_ERR_PROTOCOL;
         m = NULL;
     } else if (cc->tool_call && outcome == MCP_OK && m &&
-               !mcp__output_schemas_check(&c->output_schemas, cc->tool, m->result, why,
-                                          sizeof why)) {
+               !mcp__tools_check_output(c->tools, cc->tool, m->result, why, sizeof why)) {
         mcp__client_set_error(c, "the server's result breaks the tool's outputSchema: %s", why);
         outcome = MCP_ERR_PROTOCOL;
         m = NULL;
     }
-    if (cc->tool_list && outcome == MCP_OK && m)
-        mcp__output_schemas_learn(&c->output_schemas, m->result);
     if (outcome == MCP_ERR_REMOTE)
         mcp__client_url_required(c, m);
     mcp_client_call_result r;
     fill_result(&r, cc->handle, outcome, m);
     cc->done(cc->user_data, &r);
+    mcp_message_free(kept); /* the application retained it if it keeps it */
     if (cc->busy)
         cc->finished = true; /* its holder frees it */
     else
         mcp__call_free(cc);
+}
+
+static void left_out(void *ud, const char *tool, const char *why)
+{
+    mcp__client_say(ud, MCP_LOG_WARN, MCP_LOG_EVENT_GENERAL, "tool '%s' left out of tools/list: %s",
+                    tool, why);
+}
+
+void mcp__client_learn_tools(mcp_client *c, const mcp_message *m, mcp_message **kept)
+{
+    *kept = NULL;
+    if (!c->tools && !(c->tools = mcp__tools_new()))
+        return; /* out of memory: nothing checked, nothing mirrored */
+    /* x-mcp-header belongs to 2026-07-28 Streamable HTTP. */
+    bool headers = c->http && c->driver_open && mcp_session_modern(c->driver.session);
+    mcp_json_doc *d = NULL;
+    if (mcp__tools_learn(c->tools, m->result, headers, &d, left_out, c) != MCP_OK || !d)
+        return;
+    /* The answer as if the server had listed only the others. */
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp__jw w;
+    mcp__jw_response_start(&w, &b, &m->id, "result");
+    mcp__jw_value(&w, mcp_json_doc_root(d));
+    mcp__jw_object_end(&w);
+    if (mcp__jw_finish(&w) == MCP_OK)
+        mcp_message_decode(b.data, b.len, NULL, NULL, kept, NULL);
+    mcp_buf_free(&b);
+    mcp_json_doc_free(d);
 }
 
 void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
@@ -851,7 +886,7 @@ void mcp_client_free(mcp_client *c)
     mcp__client_free_strings(c->env);
     mcp__client_free_strings(c->argv);
     mcp__client_free_strings(c->http_headers);
-    mcp__output_schemas_free(&c->output_schemas);
+    mcp__tools_free(c->tools);
     mcp__questions_free(c);
     mcp__client_url_free(c);
     free(c->url);

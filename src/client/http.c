@@ -159,6 +159,15 @@ static bool listen_settled(mcp_client *c, void *arg)
            mcp__http_client_listen_settled(c->http);
 }
 
+/* The transport asks, for each 2026-07-28 tools/call, which parameters
+ * its tool mirrors into headers: the client's tool cache knows. */
+static int param_headers(void *ud, const mcp_json *params, int (*add)(void *, const char *),
+                         void *add_ud)
+{
+    mcp_client *c = ud;
+    return mcp__tools_headers_for_call(c->tools, params, add, add_ud);
+}
+
 static int start_once(mcp_client *c)
 {
     c->error[0] = '\0';
@@ -171,7 +180,9 @@ static int start_once(mcp_client *c)
                                    .trace = c->opts.trace ? on_trace : NULL,
                                    .trace_ud = c,
                                    .log = on_log,
-                                   .log_ud = c};
+                                   .log_ud = c,
+                                   .param_headers = param_headers,
+                                   .param_headers_ud = c};
     char why[256];
     mcp__transport *inner = mcp__http_client_new(&c->loop, &ho, why, sizeof why);
     if (!inner) {

@@ -3,6 +3,7 @@
 #ifndef MCP_CLIENT_INTERNAL_H
 #define MCP_CLIENT_INTERNAL_H
 
+#include "client/tools.h"
 #include "mcp/client.h"
 #include "runtime/driver.h"
 #include "runtime/internal.h"
@@ -29,19 +30,6 @@ typedef struct mcp__client_link {
 
 extern const mcp__client_link mcp__client_stdio_link;
 extern const mcp__client_link mcp__client_http_link;
-
-/* output_schemas.c: what the tools listed declared. */
-typedef struct mcp__output_schemas {
-    struct output_schema *items;
-    size_t count, cap;
-} mcp__output_schemas;
-/* Learn the outputSchemas of a tools/list result (a page). */
-void mcp__output_schemas_learn(mcp__output_schemas *o, const mcp_json *result);
-/* Whether a tools/call result of tool satisfies what it declared; why
- * says what breaks it. */
-bool mcp__output_schemas_check(const mcp__output_schemas *o, const char *tool,
-                               const mcp_json *result, char *why, size_t why_len);
-void mcp__output_schemas_free(mcp__output_schemas *o);
 
 /* features.c: the shape the results of a method must have (the spec's
  * schema, as far as a client relies on it). */
@@ -101,7 +89,7 @@ struct mcp_client {
     size_t pending;
     int64_t next_request_id; /* the first id of the next session (0: 1) */
     char error[512];
-    mcp__output_schemas output_schemas;
+    mcp__tools *tools; /* tools.c: what the tools listed declared (NULL until a listing) */
     /* The era found by the first connect, kept for reconnects. */
     mcp_connect_mode era_mode;
     const char *era_version;
@@ -178,6 +166,10 @@ int mcp__client_note_send_failure(mcp_client *c, int rc);
 void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m);
 void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
                         const char *message);
+/* Learn the tools/list result of m (tools.c); *kept: a message to pass
+ * on instead (the list without the tools the x-mcp-header rules leave
+ * out), or NULL. */
+void mcp__client_learn_tools(mcp_client *c, const mcp_message *m, mcp_message **kept);
 /* The call's memory (once nothing refers to it). */
 void mcp__call_free(mcp__call *cc);
 /* Let go of a call held (busy); true when it had ended meanwhile and is

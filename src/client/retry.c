@@ -95,7 +95,9 @@ static void page_done(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     bool found = false;
     const mcp_json *cursor = NULL;
     if (outcome == MCP_OK) {
-        mcp__output_schemas_learn(&c->output_schemas, m->result);
+        mcp_message *kept = NULL;
+        mcp__client_learn_tools(c, m, &kept);
+        mcp_message_free(kept);
         const mcp_json *tools = mcp_json_object_get(m->result, "tools");
         for (size_t i = 0; cc->tool && i < mcp_json_array_size(tools) && !found; i++) {
             const char *n =

@@ -591,10 +591,11 @@ static int modern_headers(http_client *t, xfer *x, const shape *sh)
             rc = add_value_header(x, "Mcp-Name", v.data, v.len);
         mcp_buf_free(&v);
     }
-    if (rc == MCP_OK && x->method && !strcmp(x->method, "tools/call")) {
+    if (rc == MCP_OK && x->method && !strcmp(x->method, "tools/call") && t->o.param_headers) {
         mcp_json_doc *d = NULL;
         if (mcp_json_parse(sh->params.p, sh->params.n, NULL, NULL, &d, NULL) == MCP_OK)
-            rc = mcp__tool_headers_for_call(t->tools, mcp_json_doc_root(d), add_mirrored_header, x);
+            rc = t->o.param_headers(t->o.param_headers_ud, mcp_json_doc_root(d),
+                                    add_mirrored_header, x);
         mcp_json_doc_free(d);
     }
     return rc;
@@ -750,7 +751,6 @@ static void op_close(mcp__transport *bt, void (*done)(void *ud), void *ud)
     t->multi = NULL;
     while (t->socks)
         close_sock(t, t->socks);
-    mcp__tool_headers_free(t->tools);
     free(t->url);
     free(t->ca_file);
     for (char **h = t->headers; h && *h; h++)
@@ -844,10 +844,8 @@ mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_opt
     bool ok = t->url && (!o->ca_file || t->ca_file) && t->headers;
     for (size_t i = 0; ok && i < nh; i++)
         ok = (t->headers[i] = mcp__http_header_for_curl(o->headers[i])) != NULL;
-    t->tools = ok ? mcp__tool_headers_new() : NULL;
-    t->multi = t->tools ? curl_multi_init() : NULL;
+    t->multi = ok ? curl_multi_init() : NULL;
     if (!t->multi) {
-        mcp__tool_headers_free(t->tools);
         for (size_t i = 0; t->headers && i < nh; i++)
             free(t->headers[i]);
         free(t->headers);

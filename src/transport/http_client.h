@@ -60,6 +60,14 @@ typedef struct mcp__http_client_options {
     /* Warnings and debug records of the transport (optional). */
     void (*log)(void *ud, const mcp_log_record *r);
     void *log_ud;
+    /* 2026-07-28: the Mcp-Param-{Name} header lines (no CRLF) of a
+     * tools/call with params (its params object, borrowed for the call),
+     * each passed to add (which takes a copy); MCP_OK or an error, which
+     * fails the send. The tools' x-mcp-header parameters are the client's
+     * knowledge (its tool cache), not the transport's. Optional. */
+    int (*param_headers)(void *ud, const mcp_json *params,
+                         int (*add)(void *add_ud, const char *line), void *add_ud);
+    void *param_headers_ud;
 } mcp__http_client_options;
 
 /* A new transport, or NULL (out of memory, or curl could not start; err

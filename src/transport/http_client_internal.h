@@ -11,7 +11,6 @@
 #include "json/scan.h"
 #include "jsonrpc/internal.h"
 #include "transport/http_client.h"
-#include "transport/http_params.h"
 #include "transport/sse.h"
 
 #define DEFAULT_MAX ((size_t)4 << 20)
@@ -125,7 +124,6 @@ struct http_client {
     /* The server has answered a GET of ours (its headers, or a failure):
      * from then on it has a stream to send its own requests on. */
     bool listen_answered;
-    mcp__tool_headers *tools;
     char unreachable[CURL_ERROR_SIZE];
 };
 

@@ -22,11 +22,6 @@ static bool span_equal(mcp__span a, const char *b, size_t bn)
 
 /* What came back ---------------------------------------------------------------------- */
 
-static void warn_tool(void *ud, const char *tool, const char *why)
-{
-    mcp__hc_say(ud, MCP_LOG_WARN, "tool '%s' left out of tools/list: %s", tool, why);
-}
-
 /* One message from x's response (a JSON body or an SSE event's data). */
 static void message_from(xfer *x, const char *p, size_t n)
 {
@@ -70,16 +65,6 @@ static void message_from(xfer *x, const char *p, size_t n)
     }
     if (x->role == X_REINIT)
         return; /* ours: acted upon when its transfer ends */
-    if (t->modern && sh.result.p && x->method && !strcmp(x->method, "tools/list")) {
-        mcp_buf out;
-        bool changed = false;
-        if (mcp__tool_headers_learn(t->tools, p, n, &out, &changed, warn_tool, t) == MCP_OK &&
-            changed) {
-            mcp__hc_queue(t, NOTE_MESSAGE, out.data, out.len);
-            mcp_buf_free(&out);
-            return;
-        }
-    }
     mcp__hc_queue(t, NOTE_MESSAGE, p, n);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* x-mcp-header: which tools a client keeps, and the headers of a call. */
+/* The client's tool cache (src/client/tools.c), its x-mcp-header side:
+ * which tools a client keeps, and the headers of a call. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transport/http_params.h"
+#include "client/tools.h"
 
 static mcp_json_doc *json(const char *text)
 {
@@ -21,7 +22,7 @@ static mcp_json_doc *json(const char *text)
 static const char *check(const char *schema)
 {
     mcp_json_doc *d = json(schema);
-    const char *why = mcp__tool_headers_check(mcp_json_doc_root(d));
+    const char *why = mcp__tools_header_problem(mcp_json_doc_root(d));
     mcp_json_doc_free(d);
     return why;
 }
@@ -112,33 +113,39 @@ static void a_list_loses_its_bad_tools_and_calls_get_their_headers(void **state)
         "\"f\":{\"type\":\"boolean\",\"x-mcp-header\":\"F\"}}}}}},"
         "{\"name\":\"bad\",\"inputSchema\":{\"properties\":{\"r\":{\"type\":\"number\",\"x-mcp-header\":\"R\"}}}},"
         "{\"name\":\"plain\",\"inputSchema\":{}}]}}";
-    mcp__tool_headers *c = mcp__tool_headers_new();
+    mcp__tools *c = mcp__tools_new();
+    mcp_json_doc *msg = json(list), *kept = NULL;
     mcp_buf out;
-    bool changed;
+    mcp_buf_init(&out, 0, NULL);
     int warned = 0;
-    assert_int_equal(mcp__tool_headers_learn(c, list, strlen(list), &out, &changed, warn, &warned), MCP_OK);
-    assert_true(changed);
+    assert_int_equal(mcp__tools_learn(c, mcp_json_object_get(mcp_json_doc_root(msg), "result"),
+                                      true, &kept, warn, &warned),
+                     MCP_OK);
+    assert_non_null(kept);
+    assert_int_equal(mcp_json_write(mcp_json_doc_root(kept), &out), MCP_OK);
     assert_int_equal(warned, 1);
     assert_null(strstr(out.data, "\"bad\""));
     assert_non_null(strstr(out.data, "\"plain\""));
     mcp_buf_free(&out);
+    mcp_json_doc_free(kept);
+    mcp_json_doc_free(msg);
 
     mcp_json_doc *p = json("{\"name\":\"good\",\"arguments\":{\"r\":\"Hello, \\u4e16\\u754c\","
                            "\"o\":{\"n\":-7,\"f\":false}}}");
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    assert_int_equal(mcp__tool_headers_for_call(c, mcp_json_doc_root(p), collect, &b), MCP_OK);
+    assert_int_equal(mcp__tools_headers_for_call(c, mcp_json_doc_root(p), collect, &b), MCP_OK);
     assert_string_equal(b.data, "Mcp-Param-Region: =?base64?SGVsbG8sIOS4lueVjA==?=|"
                                 "Mcp-Param-N: -7|Mcp-Param-F: false|");
     mcp_json_doc_free(p);
     /* null and absent values: no header. */
     mcp_buf_reset(&b);
     p = json("{\"name\":\"good\",\"arguments\":{\"r\":null}}");
-    assert_int_equal(mcp__tool_headers_for_call(c, mcp_json_doc_root(p), collect, &b), MCP_OK);
+    assert_int_equal(mcp__tools_headers_for_call(c, mcp_json_doc_root(p), collect, &b), MCP_OK);
     assert_int_equal(b.len, 0);
     mcp_json_doc_free(p);
     mcp_buf_free(&b);
-    mcp__tool_headers_free(c);
+    mcp__tools_free(c);
 }
 
 int main(void)
