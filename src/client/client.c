@@ -114,6 +114,18 @@ char **mcp__client_copy_strings(const char *const *v)
     return copy;
 }
 
+mcp_json_doc *mcp__client_copy_json(const mcp_json *v)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *copy = d ? (v ? mcp_json_copy(d, v) : mcp_json_new_object(d)) : NULL;
+    if (!copy || mcp_json_doc_error(d) != MCP_OK) {
+        mcp_json_doc_free(d);
+        return NULL;
+    }
+    mcp_json_doc_set_root(d, copy);
+    return d;
+}
+
 void mcp__client_free_strings(char **v)
 {
     if (!v)
@@ -619,17 +631,10 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
                                        cc->method ? mcp__questions_input_required : NULL};
     /* Over 2026-07-28 HTTP a tools/call may be refused for its mirrored
      * headers and sent again (retry.c): its params are kept. */
-    if (cc->tool_call && c->http && mcp_session_modern(c->driver.session)) {
-        cc->params = mcp_json_doc_new(NULL);
-        mcp_json *copy = cc->params ? (params ? mcp_json_copy(cc->params, params)
-                                              : mcp_json_new_object(cc->params))
-                                    : NULL;
-        if (copy)
-            mcp_json_doc_set_root(cc->params, copy);
-        if (!copy || mcp_json_doc_error(cc->params) != MCP_OK) {
-            mcp__call_free(cc);
-            return MCP_ERR_NOMEM;
-        }
+    if (cc->tool_call && c->http && mcp_session_modern(c->driver.session) &&
+        !(cc->params = mcp__client_copy_json(params))) {
+        mcp__call_free(cc);
+        return MCP_ERR_NOMEM;
     }
     /* Counted first: the call may end before the send returns. */
     c->pending++;

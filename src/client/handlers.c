@@ -186,12 +186,8 @@ static mcp_question *question_new(question_kind k, const mcp_json *params, bool 
     q->kind = k;
     q->url = url;
     q->token = mcp__token_new();
-    q->params = mcp_json_doc_new(NULL);
-    mcp_json *p = q->params ? (params ? mcp_json_copy(q->params, params)
-                                      : mcp_json_new_object(q->params))
-                            : NULL;
-    if (p)
-        mcp_json_doc_set_root(q->params, p);
+    q->params = mcp__client_copy_json(params);
+    const mcp_json *p = mcp_json_doc_root(q->params);
     if (key) {
         q->key = malloc(key_len + 1);
         if (q->key) {

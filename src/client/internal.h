@@ -135,6 +135,9 @@ struct mcp_client {
 /* NULL-terminated string arrays: a copy (NULL for NULL or out of memory)
  * and its free. */
 char **mcp__client_copy_strings(const char *const *v);
+/* A new document holding a copy of v (an empty object for NULL), or NULL
+ * when out of memory. */
+mcp_json_doc *mcp__client_copy_json(const mcp_json *v);
 void mcp__client_free_strings(char **v);
 void mcp__client_set_error(mcp_client *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -178,6 +178,26 @@ void mcp__hc_expire(http_client *t, xfer *cause)
     }
 }
 
+/* A message of ours into b (the one envelope writer): a request when id
+ * (JSON text) is given, else a notification; params: JSON text or NULL. */
+static int write_message(mcp_buf *b, const char *id, const char *method, const char *params)
+{
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_envelope(&w);
+    if (id) {
+        mcp__jw_key(&w, "id");
+        mcp__jw_raw(&w, id, strlen(id));
+    }
+    mcp__jw_key(&w, "method");
+    mcp__jw_string(&w, method);
+    if (params) {
+        mcp__jw_key(&w, "params");
+        mcp__jw_raw(&w, params, strlen(params));
+    }
+    return mcp__hc_message_end(&w);
+}
+
 void mcp__hc_start_reinit(http_client *t)
 {
     for (xfer *x = t->xfers; x; x = x->next)
@@ -187,16 +207,7 @@ void mcp__hc_start_reinit(http_client *t)
     snprintf(id, sizeof id, "\"libmcp-reinit-%u\"", ++t->reinits);
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    mcp__jw w;
-    mcp__jw_begin(&w, &b);
-    mcp__jw_envelope(&w);
-    mcp__jw_key(&w, "id");
-    mcp__jw_raw(&w, id, strlen(id));
-    mcp__jw_key(&w, "method");
-    mcp__jw_string(&w, "initialize");
-    mcp__jw_key(&w, "params");
-    mcp__jw_raw(&w, t->init_params, strlen(t->init_params));
-    int rc = mcp__hc_message_end(&w);
+    int rc = write_message(&b, id, "initialize", t->init_params);
     xfer *x = rc == MCP_OK ? mcp__hc_xfer_new(t, X_REINIT) : NULL;
     if (x) {
         x->body = b.data; /* the transfer's now */
@@ -231,12 +242,7 @@ void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why)
         t->listen_attempts = 0;
         mcp_buf b;
         mcp_buf_init(&b, 0, NULL);
-        mcp__jw w;
-        mcp__jw_begin(&w, &b);
-        mcp__jw_envelope(&w);
-        mcp__jw_key(&w, "method");
-        mcp__jw_string(&w, "notifications/initialized");
-        if (mcp__hc_message_end(&w) == MCP_OK)
+        if (write_message(&b, NULL, "notifications/initialized", NULL) == MCP_OK)
             mcp__hc_send_one(t, b.data, b.len, false);
         mcp_buf_free(&b);
         mcp__hc_say(t, MCP_LOG_INFO, "a new session started");

@@ -49,6 +49,17 @@ static void answer(peer *p, int64_t id, const char *result)
     peer_feed(p, line);
 }
 
+/* The server's progress for token. */
+static void progress(peer *p, int64_t token)
+{
+    char line[160];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
+             "{\"progressToken\":%lld,\"progress\":1}}",
+             (long long)token);
+    peer_feed(p, line);
+}
+
 /* Connect p, a new client peer, in 2026-07-28: the connect's outcome. */
 static int connect_modern(peer *p)
 {
@@ -196,12 +207,7 @@ static void a_round_is_sent_again_with_the_answers_and_the_state(void **state)
     /* An answer or progress naming the first round is late: dropped. */
     answer(&p, (int64_t)h, "{\"content\":[]}");
     assert_int_equal(peer_response_index(&p, h), -1);
-    char prog[160];
-    snprintf(prog, sizeof prog,
-             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
-             "{\"progressToken\":%lld,\"progress\":1}}",
-             (long long)h);
-    peer_feed(&p, prog);
+    progress(&p, (int64_t)h);
     assert_int_equal(p.nprogress, 0);
     /* A round with only a state: sent again at once, no inputResponses. */
     answer(&p, second->id.num, "{\"resultType\":\"input_required\",\"requestState\":\"two\"}");
@@ -275,12 +281,7 @@ static void one_budget_across_rounds(void **state)
     answer(&p, peer_next(&p)->id.num, "{\"resultType\":\"input_required\",\"requestState\":\"x\"}");
     const mcp_message *later = peer_next(&p);
     peer_advance(&p, 900);
-    char prog[160];
-    snprintf(prog, sizeof prog,
-             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
-             "{\"progressToken\":%lld,\"progress\":1}}",
-             (long long)later->id.num);
-    peer_feed(&p, prog);
+    progress(&p, later->id.num);
     assert_int_equal(p.nprogress, 1);
     assert_int_equal(p.progress_handles[0], h); /* under the call's handle */
     peer_advance(&p, 900);
