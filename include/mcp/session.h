@@ -528,7 +528,8 @@ MCP_EXTERN int mcp_session_input_response(mcp_session *s, uint64_t now, mcp_hand
  * ended locally, as logged: "timed out after N ms", "maximum total time N
  * ms exceeded", the reason given to mcp_session_cancel (may be NULL),
  * "connection closed". NULL for an answer of the peer and outside a
- * response callback. Borrowed for the callback.
+ * response callback. Borrowed for the callback (owned by the session or
+ * the canceller). The session's thread (the loop).
  */
 MCP_EXTERN const char *mcp_session_end_reason(const mcp_session *s);
 
