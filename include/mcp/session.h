@@ -370,6 +370,14 @@ typedef struct mcp_connect_options {
     /* AUTO: how long a silent server is given to answer the probe before it
      * is taken for legacy; 0 means 3000 (bounded by timeout_ms). */
     uint64_t probe_timeout_ms;
+    /* MCP_CONNECT_LEGACY only (else MCP_ERR_INVALID_ARG): requests made
+     * while connecting (mcp_session_request) are accepted and wait: their
+     * handles and deadlines start at once, they go out in order once
+     * connected (after notifications/initialized), and a failed connect
+     * ends them with MCP_ERR_CLOSED; a cancel or an expiry meanwhile puts
+     * nothing on the wire. false: such requests are refused
+     * (MCP_ERR_STATE). */
+    bool queue_requests;
 } mcp_connect_options;
 
 /*

@@ -144,6 +144,9 @@ typedef struct outbound {
     mcp_listen_fn listen_cb;
     void *user_data;
     struct mcp__rounds *rounds; /* a call that may take several rounds, or NULL */
+    char *queued;     /* made while connecting: its message, not sent yet */
+    size_t queued_len;
+    struct outbound *next_queued;
 } outbound;
 
 typedef struct timer_heap {
@@ -168,6 +171,7 @@ typedef struct connect_state {
     mcp_response_fn cb;
     void *user_data;
     bool asked_again; /* the refused version, retried once (lifecycle.c) */
+    bool queue;       /* requests made meanwhile wait (queue_requests) */
 } connect_state;
 
 /* Warnings of bad input a session logs before the rest go to debug. */
@@ -226,6 +230,7 @@ struct mcp_session {
     mcp__map out_ids; /* our ids (handles, and later rounds') -> outbound */
     timer_heap timers;
     const char *end_reason; /* while a local ending calls back (mcp_session_end_reason) */
+    outbound *queued_head, *queued_tail; /* requests waiting for the connect */
 
     mcp_buf out;   /* encoding scratch for one message */
     bool emitting; /* out is in use (a callback re-entered) */
@@ -353,6 +358,9 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
 bool mcp__outbound_reject(mcp_session *s, const mcp_id *id, const char *why);
 void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg);
 void mcp__outbound_close_all(mcp_session *s, uint64_t now);
+/* The connect ended: the requests that waited for it go out in order
+ * (connected true), or end with MCP_ERR_CLOSED. */
+void mcp__outbound_flush_queued(mcp_session *s, uint64_t now, bool connected);
 void mcp__outbound_free_all(mcp_session *s);
 
 /* rounds.c: the rounds of a 2026-07-28 call (basic/patterns/mrtr.mdx) */

@@ -191,7 +191,7 @@ int mcp_session_connect(mcp_session *s, uint64_t now, const mcp_connect_options 
     if (s->closed)
         return MCP_ERR_CLOSED;
     if (!cb || mcp__opts_copy(&o, sizeof o, opts) != MCP_OK ||
-        o.mode > MCP_CONNECT_MODERN)
+        o.mode > MCP_CONNECT_MODERN || (o.queue_requests && o.mode != MCP_CONNECT_LEGACY))
         return MCP_ERR_INVALID_ARG;
     const mcp__era *want;
     if (o.version) {
@@ -209,7 +209,7 @@ int mcp_session_connect(mcp_session *s, uint64_t now, const mcp_connect_options 
     if (total != MCP_NO_TIMEOUT && probe > total / 2)
         probe = total / 2 ? total / 2 : 1;
     s->connect = (connect_state){o.mode, want, mcp__deadline(now, total), probe, cb,
-                                 user_data, false};
+                                 user_data, false, o.queue_requests};
     mcp__session_enter(s);
     s->now = now;
     s->lifecycle = LC_CONNECTING;
@@ -265,6 +265,9 @@ static void connect_done(mcp_session *s, int outcome, const mcp_message *msg)
         if (outcome == MCP_ERR_MAX_TIME)
             outcome = MCP_ERR_TIMED_OUT; /* the deadline of the whole connect */
     }
+    /* What waited for it (queue_requests) goes, or ends, first. */
+    s->connect.queue = false;
+    mcp__outbound_flush_queued(s, s->now, outcome == MCP_OK && !s->closed);
     cb(ud, 0, outcome, msg);
 }
 

@@ -102,14 +102,29 @@ static void heap_remove(timer_heap *t, outbound *o)
 static void entry_free(mcp_session *s, outbound *o)
 {
     mcp__rounds_free(s, o->rounds);
+    mcp__free(&s->mem, o->queued);
     mcp__free(&s->mem, o->method);
     mcp__free(&s->mem, o);
 }
 
 /* Take the request out of the table and the heap: from here on nothing can
  * reach it but the caller, which ends it. */
+static void unqueue(mcp_session *s, outbound *o)
+{
+    for (outbound **p = &s->queued_head, *prev = NULL; *p; prev = *p, p = &(*p)->next_queued)
+        if (*p == o) {
+            *p = o->next_queued;
+            if (s->queued_tail == o)
+                s->queued_tail = prev;
+            o->next_queued = NULL;
+            return;
+        }
+}
+
 static void detach(mcp_session *s, outbound *o)
 {
+    if (o->queued)
+        unqueue(s, o);
     mcp__map_take(&s->out_ids, (uint64_t)o->id);
     if (o->wire && o->wire != o->id)
         mcp__map_take(&s->out_ids, (uint64_t)o->wire);
@@ -343,6 +358,32 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
         entry_free(s, e);
         return rc;
     }
+    if (s->lifecycle != LC_READY && sp->kind == OUT_CALL && s->role == MCP_ROLE_CLIENT &&
+        strcmp(sp->method, "ping") != 0) {
+        /* Made while connecting (queue_requests): it waits, its clocks
+         * running; nothing of it is on the wire yet. */
+        e->queued = mcp__malloc(&s->mem, b->len ? b->len : 1);
+        if (!e->queued) {
+            mcp__scratch_done(s, b, &local);
+            entry_free(s, e);
+            return MCP_ERR_NOMEM;
+        }
+        memcpy(e->queued, b->data, b->len);
+        e->queued_len = b->len;
+        mcp__scratch_done(s, b, &local);
+        e->wire = 0;
+        s->next_id++;
+        mcp__map_put(&s->out_ids, &s->mem, (uint64_t)e->id, e);
+        heap_push(&s->timers, e);
+        if (s->queued_tail)
+            s->queued_tail->next_queued = e;
+        else
+            s->queued_head = e;
+        s->queued_tail = e;
+        if (out)
+            *out = (mcp_handle)e->id;
+        return MCP_OK;
+    }
     s->next_id++;
     mcp__map_put(&s->out_ids, &s->mem, (uint64_t)e->id, e);
     heap_push(&s->timers, e);
@@ -453,7 +494,9 @@ static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *r
     if (!o->wire) {
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CANCEL_SENT, &id, o->method, "outbound",
                  reason, mcp__age(now, o->start),
-                 "call ended while its questions were answered (nothing on the wire):");
+                 o->queued ? "request ended before it was sent (it waited for the connect):"
+                           : "call ended while its questions were answered (nothing on the "
+                             "wire):");
         return;
     }
     mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CANCEL_SENT, &id, o->method, "outbound",
@@ -657,6 +700,35 @@ void mcp__outbound_close_all(mcp_session *s, uint64_t now)
         mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CLOSED, &id, o->method, "outbound",
                  "connection closed", mcp__age(now, o->start), "request ended:");
         end_locally(s, o, MCP_ERR_CLOSED, "connection closed");
+    }
+}
+
+void mcp__outbound_flush_queued(mcp_session *s, uint64_t now, bool connected)
+{
+    while (s->queued_head && !s->doomed) {
+        outbound *o = s->queued_head;
+        if (!connected || s->closed) {
+            detach(s, o);
+            mcp_id id = mcp_id_from_int(o->id);
+            mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_CLOSED, &id, o->method, "outbound",
+                     "the connect failed", mcp__age(now, o->start), "request ended:");
+            end_locally(s, o, MCP_ERR_CLOSED, "the connect failed");
+            continue;
+        }
+        unqueue(s, o);
+        o->wire = o->id;
+        /* Held across the send: a failure closes the session and ends it,
+         * with its callback, under us. */
+        o->held = true;
+        mcp_buf b = {.data = o->queued,
+                     .len = o->queued_len,
+                     .alloc = o->queued_len,
+                     .limit = o->queued_len,
+                     .mem = s->mem};
+        o->queued = NULL;
+        mcp__emit(s, o->route, &b);
+        mcp__free(&s->mem, b.data);
+        mcp__outbound_release(s, o);
     }
 }
 

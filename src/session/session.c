@@ -338,7 +338,8 @@ bool mcp__may_request(const mcp_session *s, const char *method)
          * has none; anything else once connected. */
         if (strcmp(method, "ping") == 0)
             return !(s->era && s->era->modern);
-        return s->lifecycle == LC_READY && s->era;
+        return (s->lifecycle == LC_READY && s->era) ||
+               (s->lifecycle == LC_CONNECTING && s->connect.queue);
     }
     /* Server: only to a legacy client (2026-07-28 servers never ask), and
      * only ping before its notifications/initialized. */

@@ -292,6 +292,59 @@ static void client_capabilities_follow_the_revision(void **state)
     }
 }
 
+/* queue_requests: requests made while connecting wait, then go out after
+ * notifications/initialized, in order, under the handles they got; one
+ * cancelled meanwhile never goes out; a failed connect ends the rest. */
+static void requests_may_wait_for_the_connect(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_CLIENT, NULL);
+    init_calls = 0;
+    mcp_connect_options co = {.size = sizeof co, .mode = MCP_CONNECT_LEGACY,
+                              .queue_requests = true};
+    assert_int_equal(mcp_session_connect(p.s, p.now, &co, init_done, NULL), MCP_OK);
+    const mcp_message *init = peer_next(&p);
+    mcp_handle a = 0, b = 0, c = 0;
+    assert_int_equal(peer_request(&p, "tools/call", "{\"name\":\"a\"}", NULL, &a), MCP_OK);
+    assert_int_equal(peer_request(&p, "tools/call", "{\"name\":\"b\"}", NULL, &b), MCP_OK);
+    assert_int_equal(peer_request(&p, "tools/list", NULL, NULL, &c), MCP_OK);
+    assert_int_equal(peer_unread(&p), 0); /* nothing before the connect */
+    assert_int_equal(mcp_session_cancel(p.s, p.now, b, "changed my mind"), MCP_OK);
+    int k = peer_response_index(&p, b);
+    assert_true(k >= 0 && p.outcomes[k] == MCP_ERR_ABORTED);
+    assert_int_equal(peer_unread(&p), 0); /* no cancel for what never went */
+    char result[200];
+    snprintf(result, sizeof result,
+             "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"2025-11-25\","
+             "\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}",
+             (long long)init->id.num);
+    peer_feed(&p, result);
+    assert_int_equal(init_outcome, MCP_OK);
+    assert_true(msg_is_method(peer_next(&p), "notifications/initialized"));
+    const mcp_message *first = peer_next(&p), *second = peer_next(&p);
+    assert_true(msg_is_method(first, "tools/call"));
+    assert_int_equal(first->id.num, (int64_t)a);
+    assert_true(msg_is_method(second, "tools/list"));
+    assert_int_equal(second->id.num, (int64_t)c);
+    assert_int_equal(peer_unread(&p), 0);
+    peer_free(&p);
+
+    /* A connect that fails ends what waited. */
+    peer_init(&p, MCP_ROLE_CLIENT, NULL);
+    assert_int_equal(mcp_session_connect(p.s, p.now, &co, init_done, NULL), MCP_OK);
+    peer_next(&p);
+    assert_int_equal(peer_request(&p, "tools/call", "{\"name\":\"a\"}", NULL, &a), MCP_OK);
+    mcp_session_close(p.s, p.now);
+    k = peer_response_index(&p, a);
+    assert_true(k >= 0 && p.outcomes[k] == MCP_ERR_CLOSED);
+    peer_free(&p);
+    /* Only the legacy handshake waits like this. */
+    peer_init(&p, MCP_ROLE_CLIENT, NULL);
+    co.mode = MCP_CONNECT_AUTO;
+    assert_int_equal(mcp_session_connect(p.s, p.now, &co, init_done, NULL), MCP_ERR_INVALID_ARG);
+    peer_free(&p);
+}
+
 static void initialize_timeout_settles_locally_without_a_cancel(void **state)
 {
     peer p;
@@ -354,6 +407,7 @@ int main(void)
         cmocka_unit_test(client_initialize_announces_latest_version_and_info),
         cmocka_unit_test(client_refuses_unknown_version_in_the_result),
         cmocka_unit_test(client_capabilities_follow_the_revision),
+        cmocka_unit_test(requests_may_wait_for_the_connect),
         cmocka_unit_test(initialize_timeout_settles_locally_without_a_cancel),
         cmocka_unit_test(aborting_initialize_sends_nothing),
         cmocka_unit_test(server_never_honours_a_cancel_of_initialize),
