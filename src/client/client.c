@@ -391,17 +391,68 @@ static bool connect_finished(mcp_client *c, void *arg)
     return ((connect_wait *)arg)->done;
 }
 
+/* The options of every session of the client; ids go on from first_id. */
+static mcp_session_options session_options(const mcp_client *c, int64_t first_id)
+{
+    return (mcp_session_options){.size = sizeof(mcp_session_options),
+                                 .role = MCP_ROLE_CLIENT,
+                                 .name = c->name,
+                                 .version = c->version,
+                                 .timeout_ms = c->opts.timeout_ms,
+                                 .max_time_ms = c->opts.max_time_ms,
+                                 .max_message = c->opts.max_message,
+                                 .first_request_id = first_id,
+                                 .capabilities = mcp_json_doc_root(c->caps)};
+}
+
+static void renewed(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    mcp_client *c = ud;
+    if (outcome == MCP_OK) {
+        mcp__client_say(c, MCP_LOG_INFO, MCP_LOG_EVENT_GENERAL, "a new session started");
+        return;
+    }
+    if (outcome == MCP_ERR_REMOTE && m)
+        mcp__client_set_error(c, "cannot start a new session: the server refused it: %.*s",
+                              (int)m->error_message_len, m->error_message);
+    else
+        mcp__client_set_error(c, "cannot start a new session: %s", mcp_strerror(outcome));
+    c->session_expired = true; /* the next call tries again */
+}
+
+int mcp__client_renew_session(mcp_client *c)
+{
+    if (!c->session_expired || c->state != CL_READY || !c->driver_open)
+        return MCP_OK;
+    c->session_expired = false;
+    mcp_session_options so =
+        session_options(c, mcp_session_next_request_id(c->driver.session));
+    int rc = mcp__driver_renew(&c->driver, &so);
+    if (rc == MCP_OK) {
+        /* The era the first connect found; what is asked meanwhile waits
+         * for the handshake. */
+        mcp_connect_options co = {.size = sizeof co,
+                                  .mode = MCP_CONNECT_LEGACY,
+                                  .version = c->era_version,
+                                  .timeout_ms = c->opts.connect_timeout_ms,
+                                  .queue_requests = true};
+        rc = mcp__client_note_send_failure(
+            c, mcp_session_connect(c->driver.session, mcp__now_ms(), &co, renewed, c));
+        mcp__driver_rearm(&c->driver);
+    }
+    if (rc != MCP_OK) {
+        c->session_expired = true;
+        if (!c->error[0])
+            mcp__client_set_error(c, "cannot start a new session: %s", mcp_strerror(rc));
+        return rc == MCP_ERR_STATE ? MCP_ERR_CLOSED : rc;
+    }
+    return MCP_OK;
+}
+
 int mcp__client_open(mcp_client *c, mcp__transport *t)
 {
-    mcp_session_options so = {.size = sizeof so,
-                              .role = MCP_ROLE_CLIENT,
-                              .name = c->name,
-                              .version = c->version,
-                              .timeout_ms = c->opts.timeout_ms,
-                              .max_time_ms = c->opts.max_time_ms,
-                              .max_message = c->opts.max_message,
-                              .first_request_id = c->next_request_id,
-                              .capabilities = mcp_json_doc_root(c->caps)};
+    mcp_session_options so = session_options(c, c->next_request_id);
+    c->session_expired = false;
     mcp__driver_events ev = {on_request, on_cancel, on_notification, NULL, on_log,
                              on_transport_down, c};
     int rc = mcp__driver_init(&c->driver, &c->loop, &so, &ev);
@@ -596,7 +647,9 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
     mcp_client_call_options opts;
     if (mcp__opts_copy(&opts, sizeof opts, opts_in) != MCP_OK || !done)
         return MCP_ERR_INVALID_ARG;
-    int ready = mcp__client_not_ready(c);
+    int ready = mcp__client_renew_session(c);
+    if (ready == MCP_OK)
+        ready = mcp__client_not_ready(c);
     if (ready != MCP_OK)
         return ready;
     mcp__call *cc = calloc(1, sizeof *cc);

@@ -168,6 +168,12 @@ static int param_headers(void *ud, const mcp_json *params, int (*add)(void *, co
     return mcp__tools_headers_for_call(c->tools, params, add, add_ud);
 }
 
+/* The server ended the 2025 session: the next call starts a new one. */
+static void session_expired(void *ud)
+{
+    ((mcp_client *)ud)->session_expired = true;
+}
+
 static int start_once(mcp_client *c)
 {
     c->error[0] = '\0';
@@ -182,7 +188,9 @@ static int start_once(mcp_client *c)
                                    .log = on_log,
                                    .log_ud = c,
                                    .param_headers = param_headers,
-                                   .param_headers_ud = c};
+                                   .param_headers_ud = c,
+                                   .session_expired = session_expired,
+                                   .session_expired_ud = c};
     char why[256];
     mcp__transport *inner = mcp__http_client_new(&c->loop, &ho, why, sizeof why);
     if (!inner) {

@@ -86,6 +86,9 @@ struct mcp_client {
     uv_timer_t wake_timer, eof_timer;
     mcp__driver driver;
     bool driver_open;
+    /* 2025 over HTTP: the server ended the MCP session; the next call
+     * starts a new one (mcp__client_renew_session). */
+    bool session_expired;
     size_t pending;
     int64_t next_request_id; /* the first id of the next session (0: 1) */
     char error[512];
@@ -160,6 +163,11 @@ void mcp__client_release_driver(mcp_client *c);
 /* End the connection, stop the server (link->stop), keeping the error
  * that ended it: the client is as new, ready to start again. */
 void mcp__client_teardown(mcp_client *c);
+/* Before a call: a new session when the server ended the last one (a new
+ * session of the engine on the same transport, its own initialize; the
+ * call waits for it). MCP_OK (nothing to do, or started), or why not (the
+ * error set). */
+int mcp__client_renew_session(mcp_client *c);
 /* Why a call cannot start now (MCP_ERR_CLOSED, _STATE, with the error
  * set), or MCP_OK. */
 int mcp__client_not_ready(mcp_client *c);

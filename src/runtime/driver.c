@@ -153,13 +153,9 @@ static void sink_output_failed(void *ud, const char *why)
 
 /* Life ------------------------------------------------------------------------------ */
 
-int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options *so,
-                     const mcp__driver_events *ev)
+/* A session whose callbacks are the driver's. */
+static int new_session(mcp__driver *d, const mcp_session_options *so, mcp_session **out)
 {
-    memset(d, 0, sizeof *d);
-    d->loop = loop;
-    d->ev = *ev;
-    d->armed = UINT64_MAX;
     mcp_session_callbacks cb = {.size = sizeof cb,
                                 .send = on_send,
                                 .on_request = on_request,
@@ -169,13 +165,38 @@ int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options 
                                 .log = on_log,
                                 .user_data = d,
                                 .on_route_ended = on_route_ended};
-    int rc = mcp_session_new(so, &cb, &d->session);
+    return mcp_session_new(so, &cb, out);
+}
+
+int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options *so,
+                     const mcp__driver_events *ev)
+{
+    memset(d, 0, sizeof *d);
+    d->loop = loop;
+    d->ev = *ev;
+    d->armed = UINT64_MAX;
+    int rc = new_session(d, so, &d->session);
     if (rc != MCP_OK)
         return rc;
     uv_timer_init(loop, &d->timer);
     uv_timer_init(loop, &d->defer);
     d->timer.data = d->defer.data = d;
     d->open_handles = 2;
+    return MCP_OK;
+}
+
+int mcp__driver_renew(mcp__driver *d, const mcp_session_options *so)
+{
+    mcp_session *fresh;
+    int rc = new_session(d, so, &fresh);
+    if (rc != MCP_OK)
+        return rc;
+    /* Closed while still the driver's: its endings reach the owner as any. */
+    mcp_session_close(d->session, mcp__now_ms());
+    mcp_session_free(d->session); /* deferred when inside one of its callbacks */
+    d->session = fresh;
+    d->armed = 0; /* re-armed for the new session, whatever the old one had */
+    mcp__driver_rearm(d);
     return MCP_OK;
 }
 

@@ -66,6 +66,13 @@ int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options 
  * driver). Call before the transport starts reading. */
 void mcp__driver_attach(mcp__driver *d, mcp__transport *t);
 
+/* A new session (options as mcp__driver_init) over the same transport, in
+ * place of the old one, which is closed first (its requests end with their
+ * callbacks; inbound ones are cancelled) and freed. For an owner whose
+ * peer ended the conversation but not the connection (2025 HTTP: the
+ * server ended the MCP session). MCP_OK, or the error of mcp_session_new
+ * (the old session is left as it was). */
+int mcp__driver_renew(mcp__driver *d, const mcp_session_options *so);
 /* Re-arm the timer for the session's next deadline: after any call into the
  * session that is not made through the driver (requests, replies). */
 void mcp__driver_rearm(mcp__driver *d);

@@ -663,19 +663,22 @@ int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced)
         t->modern = false;
         free(t->lversion);
         free(t->session_id);
-        free(t->init_params);
         t->lversion = t->session_id = NULL;
         t->expired = false;
-        t->init_params = sh.params.p ? strndup(sh.params.p, sh.params.n) : NULL;
+        t->listen_given_up = false;
+        t->listen_attempts = 0;
         for (xfer *x = t->xfers, *next; x; x = next) {
             next = x->next;
             if (x->role == X_REQUEST && x->method && !strcmp(x->method, "server/discover"))
                 mcp__hc_xfer_free(x); /* the probe's answer is no longer wanted */
         }
     } else if (t->expired && !t->modern) {
+        /* The session ended: only a new initialize starts another (the
+         * client's, with a new session of the engine). */
         if (request) {
-            mcp__hc_hold(t, p, n);
-            mcp__hc_start_reinit(t);
+            xfer fake = {.t = t, .id = (char *)sh.id.p, .id_len = sh.id.n};
+            mcp__hc_fail_request(t, &fake, false, "the server ended the MCP session: start a "
+                                                  "new one (initialize) first");
         } else {
             mcp__hc_say(t, MCP_LOG_DEBUG, "%s dropped: its session has ended",
                 has_method ? method.data : "a response");
@@ -746,7 +749,6 @@ static void op_close(mcp__transport *bt, void (*done)(void *ud), void *ud)
     while (t->xfers)
         mcp__hc_xfer_free(t->xfers);
     free_notes(&t->in_head, &t->in_tail);
-    free_notes(&t->held_head, &t->held_tail);
     curl_multi_cleanup(t->multi); /* may close sockets through on_socket */
     t->multi = NULL;
     while (t->socks)
@@ -758,7 +760,6 @@ static void op_close(mcp__transport *bt, void (*done)(void *ud), void *ud)
     free(t->headers);
     free(t->lversion);
     free(t->session_id);
-    free(t->init_params);
     uv_close((uv_handle_t *)&t->curl_timer, handle_closed);
     uv_close((uv_handle_t *)&t->resume_timer, handle_closed);
 }
@@ -795,11 +796,10 @@ static void op_stop_input(mcp__transport *bt)
     t->input_stopped = true;
     for (xfer *x = t->xfers, *next; x; x = next) {
         next = x->next;
-        if (x->role == X_REQUEST || x->role == X_LISTEN || x->role == X_REINIT)
+        if (x->role == X_REQUEST || x->role == X_LISTEN)
             mcp__hc_xfer_free(x);
     }
     free_notes(&t->in_head, &t->in_tail);
-    free_notes(&t->held_head, &t->held_tail);
 }
 
 static const mcp__transport_ops ops = {op_send,      op_close_route, op_close,    NULL,

@@ -24,11 +24,10 @@
  *
  * Session expiry (2025: 404 to a request carrying the session id): every
  * request in flight ends with such an error ("the server ended the
- * session"), and the next request the session sends first re-runs the
- * initialize it sent at the start (same params) and
- * notifications/initialized, on a new session id, then goes out; the
- * session engine never notices. Notifications for the old session are
- * dropped.
+ * session"), the GET stream closes, and the owner hears it
+ * (session_expired). From then on only an initialize goes out (a new
+ * session from scratch, whose id the transport takes from its answer):
+ * another request fails at once, a notification is dropped.
  *
  * Loop thread only. No curl call is ever made from inside a curl callback:
  * messages decoded there wait in an inbox delivered once curl returns.
@@ -68,6 +67,12 @@ typedef struct mcp__http_client_options {
     int (*param_headers)(void *ud, const mcp_json *params,
                          int (*add)(void *add_ud, const char *line), void *add_ud);
     void *param_headers_ud;
+    /* 2025: the server ended the session (HTTP 404 to a request that
+     * carried its id); what was in flight has failed. Called on the loop
+     * thread from inside the transport's work: note it, act later.
+     * Optional. */
+    void (*session_expired)(void *ud);
+    void *session_expired_ud;
 } mcp__http_client_options;
 
 /* A new transport, or NULL (out of memory, or curl could not start; err

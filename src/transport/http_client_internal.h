@@ -34,8 +34,7 @@ typedef enum {
     X_REQUEST, /* a request's POST, or a GET resuming its stream */
     X_OUTPUT,  /* a notification's or a response's POST */
     X_LISTEN,  /* 2025: the GET stream of server-initiated messages */
-    X_DELETE,  /* 2025: ending the session */
-    X_REINIT   /* 2025: our own initialize after the session expired */
+    X_DELETE   /* 2025: ending the session */
 } xrole;
 
 typedef struct http_client http_client;
@@ -65,7 +64,7 @@ typedef struct xfer {
     bool dec_open;
     /* The stream, across resumes. */
     char *last_id;
-    bool has_last_id, has_retry, answered, got_event, waiting, reinit_ok;
+    bool has_last_id, has_retry, answered, got_event, waiting;
     bool unusable_id; /* the last event id could not be sent back */
     unsigned sends;   /* times curl began to send this launch (on_prereq) */
     bool not_resent;  /* curl's retry of it was stopped: it may have run */
@@ -105,7 +104,6 @@ struct http_client {
     xfer *xfers;
     sock_ctx *socks;
     note *in_head, *in_tail;
-    note *held_head, *held_tail; /* sent while a new session starts */
     bool delivering, closing, input_stopped, ending;
     void (*done)(void *ud);
     void *done_ud;
@@ -115,9 +113,7 @@ struct http_client {
     char *lversion;   /* 2025: negotiated by initialize */
     char *session_id; /* 2025 */
     unsigned session_gen; /* bumped with every new session id */
-    char *init_params; /* 2025: initialize's params, to start a new session */
     bool expired;
-    unsigned reinits;
     bool listen_off; /* the server offers no GET stream (405) */
     int listen_attempts;
     bool listen_given_up; /* LISTEN_MAX_ATTEMPTS failures in a row */
@@ -186,10 +182,6 @@ void mcp__hc_start_listen(http_client *t, xfer *reuse);
 void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code);
 /* The server ended the session: what was in flight fails; cause is freed. */
 void mcp__hc_expire(http_client *t, xfer *cause);
-/* Keep a request until the new session is there, and start that. */
-void mcp__hc_hold(http_client *t, const char *p, size_t n);
-void mcp__hc_start_reinit(http_client *t);
-void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why);
 
 /* Whether x carried the session in use now: a 404 to a transfer of a
  * session already replaced (its GET stream, a late request) says nothing

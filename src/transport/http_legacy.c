@@ -2,8 +2,8 @@
 /*
  * The 2025 side of the HTTP client transport: the GET stream of what the
  * server sends on its own, resuming a broken stream with Last-Event-ID after
- * the server's retry, and a session the server ended (404) replaced by a new
- * one before the next request goes out (see http_client.h).
+ * the server's retry, and a session the server ended (404): what was in
+ * flight fails, and the client hears of it (see http_client.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +161,7 @@ void mcp__hc_expire(http_client *t, xfer *cause)
                          "its id); a new session starts with the next request");
     free(t->session_id);
     t->session_id = NULL;
-    t->expired = t->init_params != NULL;
+    t->expired = t->lversion != NULL;
     for (xfer *x = t->xfers, *next; x; x = next) {
         next = x->next;
         if (x->role == X_REQUEST) {
@@ -176,108 +176,9 @@ void mcp__hc_expire(http_client *t, xfer *cause)
             mcp__hc_xfer_free(x);
         }
     }
+    /* Whose session it was decides what comes next. */
+    if (t->expired && t->o.session_expired)
+        t->o.session_expired(t->o.session_expired_ud);
 }
 
-/* A message of ours into b (the one envelope writer): a request when id
- * (JSON text) is given, else a notification; params: JSON text or NULL. */
-static int write_message(mcp_buf *b, const char *id, const char *method, const char *params)
-{
-    mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_envelope(&w);
-    if (id) {
-        mcp__jw_key(&w, "id");
-        mcp__jw_raw(&w, id, strlen(id));
-    }
-    mcp__jw_key(&w, "method");
-    mcp__jw_string(&w, method);
-    if (params) {
-        mcp__jw_key(&w, "params");
-        mcp__jw_raw(&w, params, strlen(params));
-    }
-    return mcp__hc_message_end(&w);
-}
-
-void mcp__hc_start_reinit(http_client *t)
-{
-    for (xfer *x = t->xfers; x; x = x->next)
-        if (x->role == X_REINIT)
-            return;
-    char id[48];
-    snprintf(id, sizeof id, "\"libmcp-reinit-%u\"", ++t->reinits);
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    int rc = write_message(&b, id, "initialize", t->init_params);
-    xfer *x = rc == MCP_OK ? mcp__hc_xfer_new(t, X_REINIT) : NULL;
-    if (x) {
-        x->body = b.data; /* the transfer's now */
-        x->body_len = b.len;
-        x->id_len = strlen(id);
-    } else {
-        mcp_buf_free(&b);
-    }
-    if (!x || !(x->id = strdup(id)) || !(x->method = strdup("initialize")) ||
-        mcp__hc_add_header(x, "Content-Type: application/json") ||
-        mcp__hc_add_header(x, "Accept: application/json, text/event-stream") ||
-        mcp__hc_add_header(x, "Expect:") || mcp__hc_common_headers(t, x) ||
-        mcp__hc_launch(t, x, false) != MCP_OK) {
-        if (x)
-            mcp__hc_xfer_free(x);
-        mcp__hc_say(t, MCP_LOG_ERROR, "cannot start a new session: out of memory");
-        mcp__hc_reinit_ended(t, NULL, "out of memory");
-        return;
-    }
-    if (t->o.trace)
-        t->o.trace(t->o.trace_ud, true, x->body, x->body_len);
-}
-
-/* The new session answered (or not): send what waited, or fail it. */
-void mcp__hc_reinit_ended(http_client *t, xfer *x, const char *why)
-{
-    note *held = t->held_head;
-    t->held_head = t->held_tail = NULL;
-    if (!why) {
-        t->expired = false;
-        t->listen_given_up = false;
-        t->listen_attempts = 0;
-        mcp_buf b;
-        mcp_buf_init(&b, 0, NULL);
-        if (write_message(&b, NULL, "notifications/initialized", NULL) == MCP_OK)
-            mcp__hc_send_one(t, b.data, b.len, false);
-        mcp_buf_free(&b);
-        mcp__hc_say(t, MCP_LOG_INFO, "a new session started");
-    }
-    for (note *m = held, *next; m; m = next) {
-        next = m->next;
-        if (!why) {
-            mcp__hc_send_one(t, m->data, m->len, true);
-        } else {
-            shape sh;
-            if (mcp__hc_read_shape(m->data, m->len, &sh) && sh.id.p && sh.method.p) {
-                xfer fake = {.t = t, .status = x ? x->status : 0};
-                fake.id = (char *)sh.id.p;
-                fake.id_len = sh.id.n;
-                mcp__hc_fail_request(t, &fake, true, "cannot start a new session: %s", why);
-            }
-        }
-        free(m);
-    }
-}
-
-void mcp__hc_hold(http_client *t, const char *p, size_t n)
-{
-    note *m = malloc(sizeof *m + n + 1);
-    if (!m)
-        return;
-    m->next = NULL;
-    m->kind = NOTE_MESSAGE;
-    m->len = n;
-    memcpy(m->data, p, n);
-    m->data[n] = '\0';
-    if (t->held_tail)
-        t->held_tail->next = m;
-    else
-        t->held_head = m;
-    t->held_tail = m;
-}
 

@@ -36,35 +36,24 @@ static void message_from(xfer *x, const char *p, size_t n)
     }
     bool initialize = x->method && !strcmp(x->method, "initialize");
     if (initialize && sh.result.p && x->session_bad) {
-        if (x->role == X_REINIT)
-            x->answered = true; /* not reinit_ok: the renewal fails */
-        else
-            mcp__hc_fail_request(t, x, true, "the server's Mcp-Session-Id cannot be sent back "
-                                 "(%s): no session can be used", x->session_bad);
+        mcp__hc_fail_request(t, x, true, "the server's Mcp-Session-Id cannot be sent back "
+                             "(%s): no session can be used", x->session_bad);
         return;
     }
     x->answered = true;
     if (initialize && sh.result.p) {
         mcp_buf v;
         mcp_buf_init(&v, 64, NULL);
-        bool got = mcp__hc_span_string(mcp__hc_member(sh.result, "protocolVersion"), &v);
-        bool take = x->role == X_REQUEST;
-        if (x->role == X_REINIT)
-            take = x->reinit_ok = got && t->lversion && !strcmp(v.data, t->lversion);
-        else if (got) {
+        if (mcp__hc_span_string(mcp__hc_member(sh.result, "protocolVersion"), &v)) {
             free(t->lversion);
             t->lversion = strdup(v.data);
         }
         mcp_buf_free(&v);
-        if (take) {
-            free(t->session_id);
-            t->session_id = x->session_header;
-            t->session_gen++;
-            x->session_header = NULL;
-        }
+        free(t->session_id);
+        t->session_id = x->session_header;
+        t->session_gen++;
+        x->session_header = NULL;
     }
-    if (x->role == X_REINIT)
-        return; /* ours: acted upon when its transfer ends */
     mcp__hc_queue(t, NOTE_MESSAGE, p, n);
 }
 
@@ -311,17 +300,6 @@ static const char *not_resumable(const xfer *x)
 
 static void request_ended(http_client *t, xfer *x, CURLcode code)
 {
-    if (x->role == X_REINIT) {
-        if (code == CURLE_OK && x->status >= 200 && x->status < 300 && !x->sse && x->in.len)
-            message_from(x, x->in.data, x->in.len);
-        char why[160];
-        snprintf(why, sizeof why, "initialize %s (HTTP %ld%s%s)",
-                 x->answered ? "was refused" : "failed", x->status, code != CURLE_OK ? ", " : "",
-                 code != CURLE_OK ? curl_easy_strerror(code) : "");
-        mcp__hc_reinit_ended(t, x, x->reinit_ok ? NULL : why);
-        mcp__hc_xfer_free(x);
-        return;
-    }
     bool ok_status = x->status >= 200 && x->status < 300;
     if (x->oversized || x->nomem) {
         if (!x->answered && x->id) {
@@ -416,7 +394,7 @@ void mcp__hc_transfer_done(http_client *t, xfer *x, CURLcode code)
         if (id && n)
             take_event_id(x, id, n);
     }
-    if (x->role == X_REQUEST || x->role == X_REINIT)
+    if (x->role == X_REQUEST)
         request_ended(t, x, code);
     else if (x->role == X_LISTEN)
         mcp__hc_listen_ended(t, x, code);
