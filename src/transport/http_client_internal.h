@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The HTTP client transport's insides, shared by http_client.c (transfers,
- * curl on the loop, sending), http_response.c (what came back, and how a
- * transfer ends) and http_legacy.c (what only 2025 has).
+/* The HTTP client transport's insides, shared by http_client.c (the
+ * vtable, sending, curl on the loop), http_response.c (what came back, and
+ * how a transfer ends), http_legacy.c (what only 2025 has) and
+ * http_xfer.c (transfers, the inbox, the errors it writes). The calls go
+ * one way: http_client.c to the three others, http_response.c to
+ * http_legacy.c and http_xfer.c, http_legacy.c to http_xfer.c; curl's
+ * callbacks reach http_response.c through the function pointers below.
  * Loop thread only. */
 #ifndef MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
 #define MCP_TRANSPORT_HTTP_CLIENT_INTERNAL_H
@@ -99,6 +103,10 @@ struct http_client {
     uv_timer_t curl_timer, resume_timer;
     int open_handles;
     mcp__http_client_options o;
+    /* What curl hands back (http_response.c's, set at creation). */
+    size_t (*on_body)(char *p, size_t size, size_t nmemb, void *ud);
+    size_t (*on_header)(char *p, size_t size, size_t nmemb, void *ud);
+    void (*on_done)(http_client *t, xfer *x, CURLcode code);
     char *url, *ca_file;
     char **headers;
     xfer *xfers;
@@ -127,7 +135,7 @@ typedef struct shape {
     mcp__span method, id, params, result, error;
 } shape;
 
-/* http_client.c */
+/* http_xfer.c */
 void mcp__hc_say(http_client *t, mcp_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The top-level members of a message; false when it is not an object. */
@@ -158,12 +166,16 @@ int mcp__hc_common_headers(http_client *t, xfer *x);
 int mcp__hc_legacy_headers(http_client *t, xfer *x);
 /* Start x: a GET (or the DELETE of X_DELETE), or a POST of its body. */
 int mcp__hc_launch(http_client *t, xfer *x, bool get);
+/* What curl finished, then the inbox to the sink. */
+void mcp__hc_after(http_client *t);
+/* Drop what the inbox holds. */
+void mcp__hc_free_inbox(http_client *t);
+
+/* http_client.c */
 /* The headers of x's POST, from its body: the era's, and the caller's. */
 int mcp__hc_post_headers(http_client *t, xfer *x);
 /* Send one message of the session's (traced: already traced). */
 int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced);
-/* What curl finished, then the inbox to the sink. */
-void mcp__hc_after(http_client *t);
 
 /* http_response.c */
 /* curl's CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION (data: the xfer). */
