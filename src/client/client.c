@@ -68,18 +68,18 @@ const char *mcp_client_error(const mcp_client *c)
     return c->error;
 }
 
+static void log_to_client(void *ud, const mcp_log_record *r)
+{
+    mcp__client_log(ud, r);
+}
+
 void mcp__client_say(mcp_client *c, mcp_log_level level, mcp_log_event event, const char *fmt,
                      ...)
 {
-    char text[512], safe[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    mcp__log_vsay(log_to_client, c, level, event, fmt, ap);
     va_end(ap);
-    /* It may quote the server's text. */
-    mcp_text_escape_controls(text, strlen(text), safe, sizeof safe);
-    mcp_log_record r = {.level = level, .event = event, .message = safe, .age_ms = -1};
-    mcp__client_log(c, &r);
 }
 
 void mcp__client_log(mcp_client *c, const mcp_log_record *r)

@@ -19,6 +19,16 @@ static const char *level_name(mcp_log_level l)
     }
 }
 
+void mcp__log_vsay(mcp_log_fn fn, void *ud, mcp_log_level level, mcp_log_event event,
+                   const char *fmt, va_list ap)
+{
+    char text[512], safe[600];
+    vsnprintf(text, sizeof text, fmt, ap);
+    mcp_text_escape_controls(text, strlen(text), safe, sizeof safe);
+    mcp_log_record r = {.level = level, .event = event, .message = safe, .age_ms = -1};
+    fn(ud, &r);
+}
+
 void mcp__stderr_log(void *user_data, const mcp_log_record *r)
 {
     const mcp__stderr_logger *l = user_data;

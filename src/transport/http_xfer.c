@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/log.h"
 #include "transport/http_client_internal.h"
 
 /* Logging -------------------------------------------------------------------- */
@@ -21,16 +22,10 @@ void mcp__hc_say(http_client *t, mcp_log_level level, const char *fmt, ...)
 {
     if (!t->o.log)
         return;
-    char text[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    mcp__log_vsay(t->o.log, t->o.log_ud, level, MCP_LOG_EVENT_GENERAL, fmt, ap);
     va_end(ap);
-    char safe[sizeof text];
-    mcp_text_escape_controls(text, strlen(text), safe, sizeof safe);
-    mcp_log_record r = {.level = level, .event = MCP_LOG_EVENT_GENERAL, .message = safe,
-                        .age_ms = -1};
-    t->o.log(t->o.log_ud, &r);
 }
 
 /* Scanning messages ------------------------------------------------------------ */
