@@ -20,7 +20,7 @@ void mcp__stderr_log(void *user_data, const mcp_log_record *r);
  * ap, cut at 512 bytes, its control characters escaped (it may quote a
  * peer's text). The thread of the caller. */
 void mcp__log_vsay(mcp_log_fn fn, void *ud, mcp_log_level level, mcp_log_event event,
-                   const char *fmt, va_list ap);
+                   const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* MCP_LOG_LEVEL=debug|info|warn|error, or fallback when unset or unknown
  * (an unknown value is reported on stderr, once per process). */
