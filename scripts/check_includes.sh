@@ -86,10 +86,6 @@ BEGIN {
 
     # Named exceptions: code that breaks the rules today, each with why and
     # what removes it. Format: "file include".
-    # The HTTP client transport takes the client public options and
-    # callbacks (mcp/client.h): issue 16, section 2, reduces it to a
-    # transport that reports typed events (another helper is on it).
-    exception["src/transport/http_client.h mcp/client.h"] = 1
     # The server checks a URL elicitation with the client rule for a URL
     # a browser can open (mcp_elicitation_url_host), so both sides agree;
     # the rule belongs below both (src/core), then this goes.
