@@ -193,6 +193,12 @@ struct mcp_session {
      * also written once: that is nearly every result. */
     char *result_tail;
     size_t result_tail_len;
+    /* Client: the envelope's members for envelope_era (version, our
+     * capabilities as that revision has them, clientInfo), written by the
+     * first 2026-07-28 request: every request carries it. */
+    char *envelope;
+    size_t envelope_len;
+    const struct mcp__era *envelope_era;
     mcp_json_doc *caps_doc; /* our capabilities (a copy) */
     uint64_t timeout_ms, max_time_ms;
     unsigned max_inbound;
@@ -364,10 +370,11 @@ void mcp__outbound_flush_queued(mcp_session *s, uint64_t now, bool connected);
 void mcp__outbound_free_all(mcp_session *s);
 
 /* rounds.c: the rounds of a 2026-07-28 call (basic/patterns/mrtr.mdx) */
-/* Keep what e's later rounds need (a copy of sp->params) when sp asks for
+/* Keep what e's later rounds need (a copy of its params as written: len
+ * bytes, the object's text, 0 when the request has none) when sp asks for
  * rounds (o->on_input_required) on a request that may have them. */
 int mcp__rounds_capture(mcp_session *s, outbound *e, const outbound_spec *sp,
-                        const mcp_request_options *o);
+                        const mcp_request_options *o, const char *params, size_t len);
 /* Whether result is an InputRequiredResult. */
 bool mcp__is_input_required(const mcp_json *result);
 /* o (with rounds) was answered with the InputRequiredResult msg. */

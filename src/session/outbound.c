@@ -220,14 +220,20 @@ static void end_locally(mcp_session *s, outbound *o, int outcome, const char *re
 /* The params object with what we add to its _meta: the progress token, and
  * on a 2026-07-28 connection the request envelope (a caller's own entries
  * under those keys are replaced). */
+/* Where a request's params object stands in its message, if it has one. */
+typedef struct params_span {
+    size_t at, len;
+} params_span;
+
 static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
-                         const mcp_request_options *o, int64_t id)
+                         const mcp_request_options *o, int64_t id, params_span *span)
 {
     bool token = o->progress != MCP_PROGRESS_NONE;
     bool logs = sp->envelope && o->want_logs;
     if (!sp->params && !sp->params_raw && !token && !sp->envelope && !sp->round)
         return;
     mcp__jw_key(w, "params");
+    span->at = w->out->len;
     mcp__jw_object(w);
     const mcp_json *meta = NULL;
     for (size_t i = 0; i < mcp_json_object_size(sp->params); i++) {
@@ -277,12 +283,18 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
         mcp__jw_object_end(w);
     }
     mcp__jw_object_end(w);
+    span->len = w->out->len - span->at;
 }
 
-/* The request message of a round (id) of method into b. */
+/* The request message of a round (id) of method into b; span (may be NULL)
+ * gets where its params are in b. */
 static int write_request(mcp_session *s, mcp_buf *b, const char *method, int64_t id,
-                         const outbound_spec *sp, const mcp_request_options *o)
+                         const outbound_spec *sp, const mcp_request_options *o,
+                         params_span *span)
 {
+    params_span unused;
+    span = span ? span : &unused;
+    *span = (params_span){0, 0};
     mcp__jw w;
     mcp__jw_begin(&w, b);
     mcp__jw_envelope(&w);
@@ -290,7 +302,7 @@ static int write_request(mcp_session *s, mcp_buf *b, const char *method, int64_t
     mcp__jw_int(&w, id);
     mcp__jw_key(&w, "method");
     mcp__jw_string(&w, method);
-    write_params(s, &w, sp, o, id);
+    write_params(s, &w, sp, o, id, span);
     int rc = mcp__jw_envelope_end(&w);
     return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc;
 }
@@ -339,14 +351,12 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
     e->progress_cb = sp->progress_cb;
     e->listen_cb = sp->listen_cb;
     e->user_data = sp->user_data;
-    if (o.on_input_required && mcp__rounds_capture(s, e, sp, &o) != MCP_OK) {
-        entry_free(s, e);
-        return MCP_ERR_NOMEM;
-    }
-
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    int rc = write_request(s, b, sp->method, e->id, sp, &o);
+    params_span span;
+    int rc = write_request(s, b, sp->method, e->id, sp, &o, &span);
+    if (rc == MCP_OK && o.on_input_required)
+        rc = mcp__rounds_capture(s, e, sp, &o, b->data + span.at, span.len);
     /* Room in both tables first: once the request is on the wire,
      * registering it cannot fail. */
     if (rc == MCP_OK)
@@ -415,7 +425,7 @@ int mcp__outbound_resend(mcp_session *s, uint64_t now, outbound *o, const outbou
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     int64_t id = s->next_id;
-    int rc = write_request(s, b, o->method, id, sp, &ro);
+    int rc = write_request(s, b, o->method, id, sp, &ro, NULL);
     if (rc == MCP_OK)
         rc = mcp__map_reserve(&s->out_ids, &s->mem, 1);
     if (rc != MCP_OK) {

@@ -29,7 +29,12 @@
 typedef struct mcp__rounds {
     mcp_input_required_fn hook;
     mcp_request_options opts; /* the caller's, for every round */
-    mcp_json_doc *params;     /* the caller's params (a copy), or NULL */
+    /* The params as the first round wrote them (text: copying bytes costs
+     * a fraction of copying a tree, and most calls never have a second
+     * round), read back into params when one comes. */
+    char *params_text;
+    size_t params_len;
+    mcp_json_doc *params;     /* params_text read, or NULL */
     mcp_message *asked;       /* the InputRequiredResult being answered */
     const mcp_json *requests; /* its inputRequests (an object), or NULL */
     const char *state;        /* its requestState, or NULL */
@@ -53,7 +58,7 @@ bool mcp__is_input_required(const mcp_json *result)
 }
 
 int mcp__rounds_capture(mcp_session *s, outbound *e, const outbound_spec *sp,
-                        const mcp_request_options *o)
+                        const mcp_request_options *o, const char *params, size_t len)
 {
     if (s->role != MCP_ROLE_CLIENT || !s->era || !s->era->modern || sp->kind != OUT_CALL ||
         !may_have_rounds(sp->method))
@@ -64,13 +69,29 @@ int mcp__rounds_capture(mcp_session *s, outbound *e, const outbound_spec *sp,
     e->rounds = r;
     r->hook = o->on_input_required;
     r->opts = *o;
-    if (sp->params) {
-        r->params = mcp_json_doc_new(&s->mem);
-        mcp_json *copy = r->params ? mcp_json_copy(r->params, sp->params) : NULL;
-        if (!copy || mcp_json_doc_error(r->params) != MCP_OK)
+    if (len) {
+        r->params_text = mcp__strndup(&s->mem, params, len);
+        if (!r->params_text)
             return MCP_ERR_NOMEM; /* the caller frees e, r with it */
-        mcp_json_doc_set_root(r->params, copy);
+        r->params_len = len;
     }
+    return MCP_OK;
+}
+
+/* The params of the next round: the first round's, read back once. What
+ * the first round added of its own (its progressToken, the envelope) is
+ * written anew by every round, in place of what it reads here. */
+static int round_params(mcp_session *s, mcp__rounds *r, const mcp_json **out)
+{
+    *out = NULL;
+    if (!r->params_text)
+        return MCP_OK;
+    if (!r->params) {
+        int rc = mcp_json_parse(r->params_text, r->params_len, NULL, &s->mem, &r->params, NULL);
+        if (rc != MCP_OK)
+            return rc == MCP_ERR_NOMEM ? rc : MCP_ERR_STATE; /* we wrote it: never */
+    }
+    *out = mcp_json_doc_root(r->params);
     return MCP_OK;
 }
 
@@ -78,6 +99,7 @@ void mcp__rounds_free(mcp_session *s, mcp__rounds *r)
 {
     if (!r)
         return;
+    mcp__free(&s->mem, r->params_text);
     mcp_json_doc_free(r->params);
     mcp_json_doc_free(r->answers);
     mcp_message_free(r->asked);
@@ -115,13 +137,14 @@ static void send_again(mcp_session *s, uint64_t now, outbound *o)
 {
     mcp__rounds *r = o->rounds;
     outbound_spec sp = {.method = o->method,
-                        .params = r->params ? mcp_json_doc_root(r->params) : NULL,
                         .opts = &r->opts,
                         .kind = OUT_CALL,
                         .cancellable = true,
                         .envelope = true,
                         .round = r};
-    int rc = mcp__outbound_resend(s, now, o, &sp);
+    int rc = round_params(s, r, &sp.params);
+    if (rc == MCP_OK)
+        rc = mcp__outbound_resend(s, now, o, &sp);
     if (rc != MCP_OK) {
         mcp_id id = mcp_id_from_int(o->id);
         mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, &id, o->method, "outbound", NULL,

@@ -135,6 +135,7 @@ static void destroy(mcp_session *s)
     mcp__free(&s->mem, s->version);
     mcp__free(&s->mem, s->impl_json);
     mcp__free(&s->mem, s->result_tail);
+    mcp__free(&s->mem, s->envelope);
     mcp__free(&s->mem, s->instructions);
     mcp_buf_free(&s->out);
     mcp_mem mem = s->mem;
