@@ -610,7 +610,10 @@ typedef void (*mcp_listen_fn)(void *user_data, mcp_handle handle,
 
 /*
  * mcp_session_listen (client role, 2026-07-28): open a subscription. The
- * request never times out; end it with mcp_session_cancel. Returns MCP_OK
+ * request never times out; end it with mcp_session_cancel. cb gets only
+ * what filter asked for: a list change of a kind not asked for, or an
+ * update of a resource not named, that the server sends anyway is dropped
+ * (logged at debug); notifications of other kinds pass. Returns MCP_OK
  * and *out; MCP_ERR_STATE (not connected in 2026-07-28), MCP_ERR_INVALID_ARG
  * (bad filter: nothing asked for, URIs not UTF-8), MCP_ERR_CLOSED,
  * MCP_ERR_LIMIT or MCP_ERR_NOMEM (cb never called).

@@ -114,6 +114,7 @@ enum outbound_kind {
 };
 
 struct mcp__rounds;
+struct mcp__listen_want;
 
 typedef struct outbound {
     int64_t id;   /* the handle: the JSON-RPC id of its first round */
@@ -144,6 +145,7 @@ typedef struct outbound {
     mcp_listen_fn listen_cb;
     void *user_data;
     struct mcp__rounds *rounds; /* a call that may take several rounds, or NULL */
+    struct mcp__listen_want *want; /* OUT_LISTEN: what it asked for (listen.c) */
     char *queued;     /* made while connecting: its message, not sent yet */
     size_t queued_len;
     struct outbound *next_queued;
@@ -402,6 +404,7 @@ void mcp__write_envelope(mcp_session *s, mcp__jw *w);
 void mcp__write_implementation(mcp_session *s, mcp__jw *w);
 
 /* listen.c */
+void mcp__listen_want_free(mcp_session *s, struct mcp__listen_want *w);
 void mcp__listen_open(mcp_session *s, uint64_t now, uint64_t route, mcp_message *msg,
                       const mcp__era *era);
 void mcp__listen_unlink(mcp_session *s, inbound *in);

@@ -303,6 +303,58 @@ size_t mcp_session_end_listens(mcp_session *s, uint64_t now, const char *reason)
 
 /* Client ------------------------------------------------------------------- */
 
+/* What a subscription of ours asked for: the server is to send nothing
+ * else on it, and what it sends anyway is not passed on (the callback gets
+ * "the notifications asked for"). */
+typedef struct mcp__listen_want {
+    unsigned kinds;
+    size_t nuris;
+    char *uris[]; /* each NUL-terminated, in the same allocation */
+} mcp__listen_want;
+
+static mcp__listen_want *want_new(mcp_session *s, const mcp_listen_filter *f)
+{
+    size_t bytes = sizeof(mcp__listen_want) + f->resource_count * sizeof(char *);
+    for (size_t i = 0; i < f->resource_count; i++)
+        bytes += strlen(f->resource_uris[i]) + 1;
+    mcp__listen_want *w = mcp__malloc(&s->mem, bytes);
+    if (!w)
+        return NULL;
+    w->kinds = f->kinds;
+    w->nuris = f->resource_count;
+    char *text = (char *)(w->uris + w->nuris);
+    for (size_t i = 0; i < w->nuris; i++) {
+        size_t n = strlen(f->resource_uris[i]) + 1;
+        memcpy(text, f->resource_uris[i], n);
+        w->uris[i] = text;
+        text += n;
+    }
+    return w;
+}
+
+void mcp__listen_want_free(mcp_session *s, mcp__listen_want *w)
+{
+    mcp__free(&s->mem, w);
+}
+
+/* Whether msg, a notification on a subscription that asked for w, was
+ * asked for. Notifications of other kinds than the four a filter names
+ * pass: the filter says nothing about them. */
+static bool wanted(const mcp__listen_want *w, const mcp_message *msg)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (mcp_message_method_is(msg, kinds[i].method))
+            return (w->kinds & kinds[i].kind) != 0;
+    if (!MCP__METHOD_IS(msg, "notifications/resources/updated"))
+        return true;
+    size_t n;
+    const char *uri = mcp_json_string(mcp_json_object_get(msg->params, "uri"), &n);
+    for (size_t i = 0; uri && i < w->nuris; i++)
+        if (strlen(w->uris[i]) == n && memcmp(w->uris[i], uri, n) == 0)
+            return true;
+    return false;
+}
+
 int mcp_session_listen(mcp_session *s, uint64_t now, const mcp_listen_filter *filter,
                        mcp_listen_fn cb, void *user_data, mcp_handle *out)
 {
@@ -351,9 +403,22 @@ int mcp_session_listen(mcp_session *s, uint64_t now, const mcp_listen_filter *fi
                             .envelope = true,
                             .listen_cb = cb,
                             .user_data = user_data};
+        mcp__listen_want *want = want_new(s, &f);
+        mcp_handle h = 0;
+        rc = want ? MCP_OK : MCP_ERR_NOMEM;
         mcp__session_enter(s);
-        rc = mcp__outbound_send(s, now, &sp, out);
+        if (rc == MCP_OK)
+            rc = mcp__outbound_send(s, now, &sp, &h);
+        /* Nothing can arrive for it before this returns: what it asked for
+         * is with it before any notification. */
+        outbound *sub = rc == MCP_OK ? mcp__outbound_get(s, (int64_t)h) : NULL;
+        if (sub)
+            sub->want = want;
+        else
+            mcp__listen_want_free(s, want);
         mcp__session_leave(s);
+        if (out)
+            *out = h;
     }
     mcp_json_doc_free(doc);
     return rc;
@@ -417,6 +482,10 @@ bool mcp__listen_notification(mcp_session *s, const mcp_message *msg)
     } else if (!o->acked) {
         mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  -1, "notification before the acknowledgment dropped (%s):", msg->method);
+        return true;
+    } else if (o->want && !wanted(o->want, msg)) {
+        mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_DROPPED, &id, o->method, "outbound", NULL,
+                 -1, "notification not asked for dropped (%s):", msg->method);
         return true;
     }
     o->listen_cb(o->user_data, (mcp_handle)o->id, &ev);

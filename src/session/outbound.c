@@ -102,6 +102,7 @@ static void heap_remove(timer_heap *t, outbound *o)
 static void entry_free(mcp_session *s, outbound *o)
 {
     mcp__rounds_free(s, o->rounds);
+    mcp__listen_want_free(s, o->want);
     mcp__free(&s->mem, o->queued);
     mcp__free(&s->mem, o->method);
     mcp__free(&s->mem, o);

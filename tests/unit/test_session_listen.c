@@ -290,6 +290,47 @@ static void a_client_needs_the_acknowledgment_before_anything_else(void **state)
     peer_free(&p);
 }
 
+static void feed_update(peer *p, const char *uri, const char *sid)
+{
+    char line[400];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":"
+             "{\"uri\":\"%s\",\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%s}}}",
+             uri, sid);
+    peer_feed(p, line);
+}
+
+static void only_the_notifications_asked_for_reach_the_callback(void **state)
+{
+    peer p;
+    modern_client(&p);
+    events e;
+    memset(&e, 0, sizeof e);
+    const char *uris[] = {"file:///a", "file:///b"};
+    mcp_listen_filter f = {.size = sizeof f, .kinds = MCP_LISTEN_TOOLS, .resource_uris = uris,
+                           .resource_count = 2};
+    mcp_handle h = 0;
+    assert_int_equal(mcp_session_listen(p.s, p.now, &f, on_listen, &e, &h), MCP_OK);
+    assert_true(msg_is_method(peer_next(&p), "subscriptions/listen"));
+    char sid[32];
+    snprintf(sid, sizeof sid, "%llu", (unsigned long long)h);
+    feed_note(&p, "notifications/subscriptions/acknowledged", sid);
+    assert_int_equal(e.acks, 1);
+    /* A server that sends more than it was asked for: not passed on. */
+    feed_note(&p, "notifications/prompts/list_changed", sid);
+    feed_note(&p, "notifications/resources/list_changed", sid);
+    feed_update(&p, "file:///other", sid);
+    feed_update(&p, "file:///ab", sid);
+    assert_int_equal(e.notes, 0);
+    assert_int_equal(peer_count_logs(&p, MCP_LOG_EVENT_DROPPED), 4);
+    /* What was asked for is. */
+    feed_note(&p, "notifications/tools/list_changed", sid);
+    feed_update(&p, "file:///b", sid);
+    assert_int_equal(e.notes, 2);
+    assert_string_equal(e.last, "notifications/resources/updated");
+    peer_free(&p);
+}
+
 static void two_subscriptions_are_told_apart(void **state)
 {
     peer p;
@@ -411,6 +452,7 @@ int main(void)
         cmocka_unit_test(a_legacy_client_hears_list_changes_the_2025_way),
         cmocka_unit_test(closing_ends_subscriptions_silently),
         cmocka_unit_test(a_client_needs_the_acknowledgment_before_anything_else),
+        cmocka_unit_test(only_the_notifications_asked_for_reach_the_callback),
         cmocka_unit_test(two_subscriptions_are_told_apart),
         cmocka_unit_test(the_servers_result_and_cancel_end_it_once),
         cmocka_unit_test(a_cancel_naming_it_as_a_decimal_string_ends_it),
