@@ -400,6 +400,12 @@ bool mcp__is_modern_request(const mcp_message *msg);
 void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *msg);
 /* The request envelope our modern requests carry, as members of _meta. */
 void mcp__write_envelope(mcp_session *s, mcp__jw *w);
+/* What every message of a session repeats, written once: the object write
+ * fills (given arg), kept in mem's memory as its text (*len bytes, NUL
+ * after), or only its members, without the braces (members true). NULL
+ * when it could not be written or kept. */
+char *mcp__write_once(const mcp_mem *mem, void (*write)(mcp__jw *w, const void *arg),
+                      const void *arg, bool members, size_t *len);
 /* Our implementation info object {"name":..,"version":..}. */
 void mcp__write_implementation(mcp_session *s, mcp__jw *w);
 

@@ -62,50 +62,41 @@ void mcp__write_implementation(mcp_session *s, mcp__jw *w)
     mcp__jw_raw(w, s->impl_json, s->impl_len);
 }
 
-static void write_envelope_members(mcp_session *s, mcp__jw *w, const mcp__era *era)
-{
-    mcp__jw_key(w, META_VERSION);
-    mcp__jw_string(w, era->version);
-    mcp__jw_key(w, META_CLIENT_CAPS);
-    mcp__write_caps(s, w, era);
-    mcp__jw_key(w, META_CLIENT_INFO);
-    mcp__write_implementation(s, w);
-}
+typedef struct envelope_for {
+    mcp_session *s;
+    const mcp__era *era;
+} envelope_for;
 
-/* The envelope's members for era, written once (the capabilities never
- * change after creation); false when they could not be kept (written
- * member by member then). */
-static bool keep_envelope(mcp_session *s, const mcp__era *era)
+static void envelope_members(mcp__jw *w, const void *arg)
 {
-    if (s->envelope_era == era)
-        return true;
-    mcp_buf b;
-    mcp_buf_init(&b, 0, &s->mem);
-    mcp__jw w;
-    mcp__jw_begin(&w, &b);
-    mcp__jw_object(&w);
-    write_envelope_members(s, &w, era);
-    mcp__jw_object_end(&w);
-    /* The members, without the braces around them. */
-    size_t len = b.len - 2;
-    char *kept = mcp__jw_finish(&w) == MCP_OK ? mcp__strndup(&s->mem, b.data + 1, len) : NULL;
-    mcp_buf_free(&b);
-    if (!kept)
-        return false;
-    mcp__free(&s->mem, s->envelope);
-    s->envelope = kept;
-    s->envelope_len = len;
-    s->envelope_era = era;
-    return true;
+    const envelope_for *e = arg;
+    mcp__jw_key(w, META_VERSION);
+    mcp__jw_string(w, e->era->version);
+    mcp__jw_key(w, META_CLIENT_CAPS);
+    mcp__write_caps(e->s, w, e->era);
+    mcp__jw_key(w, META_CLIENT_INFO);
+    mcp__write_implementation(e->s, w);
 }
 
 void mcp__write_envelope(mcp_session *s, mcp__jw *w)
 {
-    const mcp__era *era = s->era ? s->era : s->connect.want;
-    if (keep_envelope(s, era))
+    envelope_for e = {s, s->era ? s->era : s->connect.want};
+    /* Written once per revision (the capabilities never change after
+     * creation); member by member when it could not be kept. */
+    if (s->envelope_era != e.era) {
+        size_t len;
+        char *kept = mcp__write_once(&s->mem, envelope_members, &e, true, &len);
+        if (kept) {
+            mcp__free(&s->mem, s->envelope);
+            s->envelope = kept;
+            s->envelope_len = len;
+            s->envelope_era = e.era;
+        }
+    }
+    if (s->envelope_era == e.era)
         mcp__jw_raw_members(w, s->envelope, s->envelope_len);
     else
-        write_envelope_members(s, w, era);
+        envelope_members(w, &e);
 }
 
 /* Methods of the legacy handshake and of features 2026-07-28 removed. */

@@ -14,52 +14,51 @@
 
 /* Creation and destruction ------------------------------------------------- */
 
-/* {"name":..,"version":..} of strings already checked for UTF-8, in
- * memory of its own (*len bytes, NUL-terminated); NULL when out of memory. */
-static char *write_implementation(const mcp_mem *mem, const char *name, const char *version,
-                                  size_t *len)
+char *mcp__write_once(const mcp_mem *mem, void (*write)(mcp__jw *w, const void *arg),
+                      const void *arg, bool members, size_t *len)
 {
     mcp_buf b;
     mcp_buf_init(&b, 0, mem);
     mcp__jw w;
     mcp__jw_begin(&w, &b);
     mcp__jw_object(&w);
-    mcp__jw_key(&w, "name");
-    mcp__jw_string(&w, name);
-    mcp__jw_key(&w, "version");
-    mcp__jw_string(&w, version);
+    write(&w, arg);
     mcp__jw_object_end(&w);
-    char *json = mcp__jw_finish(&w) == MCP_OK ? mcp__strndup(mem, b.data, b.len) : NULL;
-    *len = json ? b.len : 0;
+    char *kept = NULL;
+    *len = 0;
+    if (mcp__jw_finish(&w) == MCP_OK) {
+        /* An object is at least "{}": its members are what the braces hold. */
+        size_t skip = members ? 1 : 0;
+        kept = mcp__strndup(mem, b.data + skip, b.len - 2 * skip);
+        *len = kept ? b.len - 2 * skip : 0;
+    }
     mcp_buf_free(&b);
-    return json;
+    return kept;
 }
 
-/* The members a 2026-07-28 result without resultType or _meta ends with
- * (server), in memory of its own (*len bytes); NULL when out of memory. */
-static char *write_result_tail(const mcp_mem *mem, const char *impl, size_t impl_len,
-                               bool omit_server_info, size_t *len)
+/* {"name":..,"version":..} (strings checked for UTF-8 already). */
+static void implementation_members(mcp__jw *w, const void *arg)
 {
-    mcp_buf b;
-    mcp_buf_init(&b, 0, mem);
-    mcp__jw w;
-    mcp__jw_begin(&w, &b);
-    mcp__jw_object(&w);
-    mcp__jw_key(&w, "resultType");
-    mcp__jw_string(&w, "complete");
-    mcp__jw_key(&w, "_meta");
-    mcp__jw_object(&w);
-    if (!omit_server_info) {
-        mcp__jw_key(&w, META_SERVER_INFO);
-        mcp__jw_raw(&w, impl, impl_len);
+    const mcp_session *s = arg;
+    mcp__jw_key(w, "name");
+    mcp__jw_string(w, s->name);
+    mcp__jw_key(w, "version");
+    mcp__jw_string(w, s->version);
+}
+
+/* What a 2026-07-28 result without resultType or _meta ends with (server). */
+static void result_tail_members(mcp__jw *w, const void *arg)
+{
+    const mcp_session *s = arg;
+    mcp__jw_key(w, "resultType");
+    mcp__jw_string(w, "complete");
+    mcp__jw_key(w, "_meta");
+    mcp__jw_object(w);
+    if (!s->omit_server_info) {
+        mcp__jw_key(w, META_SERVER_INFO);
+        mcp__jw_raw(w, s->impl_json, s->impl_len);
     }
-    mcp__jw_object_end(&w);
-    mcp__jw_object_end(&w);
-    /* The members, without the braces around them. */
-    char *tail = mcp__jw_finish(&w) == MCP_OK ? mcp__strndup(mem, b.data + 1, b.len - 2) : NULL;
-    *len = tail ? b.len - 2 : 0;
-    mcp_buf_free(&b);
-    return tail;
+    mcp__jw_object_end(w);
 }
 
 int mcp_session_new(const mcp_session_options *opts_in,
@@ -106,10 +105,10 @@ int mcp_session_new(const mcp_session_options *opts_in,
     if (opts.instructions)
         s->instructions = mcp__strndup(&mem, opts.instructions, strlen(opts.instructions));
     if (s->name && s->version)
-        s->impl_json = write_implementation(&mem, s->name, s->version, &s->impl_len);
+        s->impl_json = mcp__write_once(&mem, implementation_members, s, false, &s->impl_len);
     if (s->impl_json && s->role == MCP_ROLE_SERVER)
-        s->result_tail = write_result_tail(&mem, s->impl_json, s->impl_len,
-                                           s->omit_server_info, &s->result_tail_len);
+        s->result_tail =
+            mcp__write_once(&mem, result_tail_members, s, true, &s->result_tail_len);
     s->caps_doc = mcp_json_doc_new(&mem);
     mcp_json *caps = NULL;
     if (s->caps_doc)
