@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "runtime/internal.h"
+#include "session/receive.h"
 
 /* Session callbacks --------------------------------------------------------- */
 
@@ -115,6 +116,13 @@ static int sink_message(void *ud, uint64_t route, const char *data, size_t len)
 {
     mcp__driver *d = ud;
     int rc = mcp_session_receive(d->session, mcp__now_ms(), route, data, len);
+    mcp__driver_rearm(d);
+    return rc;
+}
+
+int mcp__driver_receive(mcp__driver *d, uint64_t route, mcp_message *m)
+{
+    int rc = mcp__session_receive_message(d->session, mcp__now_ms(), route, m);
     mcp__driver_rearm(d);
     return rc;
 }

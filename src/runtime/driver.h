@@ -73,6 +73,11 @@ void mcp__driver_attach(mcp__driver *d, mcp__transport *t);
  * server ended the MCP session). MCP_OK, or the error of mcp_session_new
  * (the old session is left as it was). */
 int mcp__driver_renew(mcp__driver *d, const mcp_session_options *so);
+
+/* Hand the session a message its owner decoded already (as the transport's
+ * message callback would hand it the bytes; see session/receive.h). */
+int mcp__driver_receive(mcp__driver *d, uint64_t route, mcp_message *m);
+
 /* Re-arm the timer for the session's next deadline: after any call into the
  * session that is not made through the driver (requests, replies). */
 void mcp__driver_rearm(mcp__driver *d);

@@ -11,6 +11,7 @@
 #include "core/mem.h"
 #include "core/opts.h"
 #include "session/internal.h"
+#include "session/receive.h"
 
 /* Creation and destruction ------------------------------------------------- */
 
@@ -480,6 +481,21 @@ int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
     mcp_message_free(m);
     mcp__session_leave(s);
     return rc;
+}
+
+int mcp__session_receive_message(mcp_session *s, uint64_t now, uint64_t route,
+                                 mcp_message *m)
+{
+    if (s->closed)
+        return MCP_ERR_STATE;
+    mcp__session_enter(s);
+    s->now = now;
+    mcp__batch *outer = s->collecting;
+    s->collecting = NULL;
+    mcp__dispatch(s, now, route, m);
+    s->collecting = outer;
+    mcp__session_leave(s);
+    return MCP_OK;
 }
 
 int mcp_session_receive_oversized(mcp_session *s, uint64_t now, uint64_t route,

@@ -242,7 +242,6 @@ static bool evict_one(http_listener *l)
 
 /* Requests ------------------------------------------------------------------------- */
 
-/* Feed the body to the peer's engine, on a new route when it is a request. */
 /* Whether a batch gets an answer: it holds a request, or an element that
  * is neither a notification nor a response (answered with an error); one
  * of notifications and responses alone gets 202. */
@@ -259,16 +258,29 @@ static bool batch_answered(const mcp_message *m)
     return false;
 }
 
-static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool initialize)
+/* m, x's body, to p's engine on route: as decoded here (once), unless the
+ * engine reads it otherwise: a batch, or a body over its message cap (it
+ * reads the bytes and answers as it would on any transport). */
+static void deliver(hpeer *p, uint64_t route, mcp__http_exchange *x, mcp_message *m)
 {
     size_t len;
     const char *body = mcp__http_exchange_body(x, &len);
+    size_t cap = p->l->server->opts.max_message;
+    if (m->kind == MCP_MESSAGE_BATCH || len > (cap ? cap : MCP_JSON_DEFAULT_MAX_SIZE))
+        p->t.sink.message(p->t.sink.ud, route, body, len);
+    else
+        mcp__driver_receive(&p->conn->driver, route, m);
+}
+
+/* Feed the body to the peer's engine, on a new route when it is a request. */
+static void feed(hpeer *p, mcp__http_exchange *x, mcp_message *m, bool initialize)
+{
     p->last_used = mcp__now_ms();
     bool answered = m->kind == MCP_MESSAGE_REQUEST ||
                     (m->kind == MCP_MESSAGE_BATCH && batch_answered(m));
     if (!answered) {
         mcp__http_respond(x, 202, NULL, NULL, 0, NULL);
-        p->t.sink.message(p->t.sink.ud, 0, body, len);
+        deliver(p, 0, x, m);
         return;
     }
     hroute *r = mcp__route_open(p, x, ++p->l->next_route);
@@ -281,7 +293,7 @@ static void feed(hpeer *p, mcp__http_exchange *x, const mcp_message *m, bool ini
     if (!p->legacy && m->kind == MCP_MESSAGE_REQUEST)
         mcp_id_copy(&r->request, &m->id, NULL);
     mcp__route_stream_now(r);
-    p->t.sink.message(p->t.sink.ud, r->id, body, len);
+    deliver(p, r->id, x, m);
 }
 
 /* A 2025 session's GET: its own stream, or with Last-Event-ID the resume
@@ -319,7 +331,7 @@ static void on_get(mcp__http_exchange *x, hpeer *p)
 }
 
 /* A 2025 session's request: the session header and its checks. */
-static void on_session_request(http_listener *l, mcp__http_exchange *x, const mcp_message *m)
+static void on_session_request(http_listener *l, mcp__http_exchange *x, mcp_message *m)
 {
     mcp__http_method method = mcp__http_exchange_method(x);
     const char *sid = mcp__http_exchange_header(x, SESSION_HEADER);
@@ -401,7 +413,7 @@ static const char *meta_version(const mcp_message *m, size_t *len)
 
 /* A 2026-07-28 request: its headers agree with its body, then it runs on
  * a peer of its own. */
-static void on_stateless(http_listener *l, mcp__http_exchange *x, const mcp_message *m)
+static void on_stateless(http_listener *l, mcp__http_exchange *x, mcp_message *m)
 {
     if (m->kind != MCP_MESSAGE_REQUEST) {
         /* This revision defines no client notification over HTTP; a
