@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "runtime/internal.h"
-#include "session/receive.h"
+#include "session/entry.h"
 
 /* Session callbacks --------------------------------------------------------- */
 
@@ -261,4 +261,38 @@ void mcp__driver_release(mcp__driver *d, void (*done)(void *ud), void *ud)
     uv_close((uv_handle_t *)&d->defer, handle_closed);
     if (d->transport)
         d->transport->ops->close(d->transport, transport_closed, d);
+}
+
+static void detached(void *ud)
+{
+    mcp__driver *d = ud;
+    void (*done)(void *ud) = d->done;
+    d->transport = NULL;
+    d->done = NULL;
+    if (done)
+        done(d->done_ud);
+}
+
+void mcp__driver_detach(mcp__driver *d, void (*done)(void *ud), void *ud)
+{
+    mcp__driver_end(d, NULL);
+    uv_timer_stop(&d->timer);
+    uv_timer_stop(&d->defer);
+    d->done = done;
+    d->done_ud = ud;
+    if (d->transport)
+        d->transport->ops->close(d->transport, detached, d);
+    else
+        detached(d);
+}
+
+int mcp__driver_renew(mcp__driver *d)
+{
+    if (d->transport || d->open_handles != 2 || mcp__session_reset(d->session) != MCP_OK)
+        return MCP_ERR_STATE;
+    d->armed = UINT64_MAX;
+    d->failure = NULL;
+    d->input_reported = d->output_reported = d->input_down = d->input_failed = false;
+    d->done_ud = NULL;
+    return MCP_OK;
 }

@@ -89,7 +89,19 @@ void mcp__driver_end(mcp__driver *d, const char *reason);
 
 /* Release everything: end, close the transport and the timers, free the
  * session. done(ud) runs (from the loop) once all is closed; the driver's
- * memory may then be reused. */
+ * memory may then be reused. Also after mcp__driver_detach. */
 void mcp__driver_release(mcp__driver *d, void (*done)(void *ud), void *ud);
+
+/* As mcp__driver_release, but the session and the timers stay, to carry
+ * another conversation: end, stop the timers, close the transport; done(ud)
+ * runs once it is closed (maybe within). Then mcp__driver_renew, or
+ * mcp__driver_release. */
+void mcp__driver_detach(mcp__driver *d, void (*done)(void *ud), void *ud);
+
+/* After mcp__driver_detach: the driver as mcp__driver_init left it, its
+ * session as new (session/entry.h, mcp__session_reset), ready for
+ * mcp__driver_attach. MCP_OK, or MCP_ERR_STATE when the session still
+ * holds something (release it then). */
+int mcp__driver_renew(mcp__driver *d);
 
 #endif

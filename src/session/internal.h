@@ -210,6 +210,9 @@ struct mcp_session {
     bool omit_server_info;
     mcp_json_parse_options parse;
 
+    /* From here to legacy_log_level, one conversation's state (with
+     * bad_input_warnings): mcp__session_reset (session.c) resets each, and
+     * must learn of a field added here. */
     enum lifecycle lifecycle;
     bool peer_initialized; /* server: notifications/initialized received */
     bool closed;

@@ -11,7 +11,7 @@
 #include "core/mem.h"
 #include "core/opts.h"
 #include "session/internal.h"
-#include "session/receive.h"
+#include "session/entry.h"
 
 /* Creation and destruction ------------------------------------------------- */
 
@@ -151,6 +151,27 @@ void mcp_session_free(mcp_session *s)
         return;
     }
     destroy(s);
+}
+
+int mcp__session_reset(mcp_session *s)
+{
+    if (!s->closed || s->depth || s->doomed || s->in_count || s->nlistens ||
+        s->out_ids.count || s->timers.count || s->collecting)
+        return MCP_ERR_STATE;
+    /* What one conversation leaves; the options, callbacks, request tables
+     * (empty, their slots free) and the next request id stay. */
+    mcp_message_free(s->peer_msg);
+    s->peer_msg = NULL;
+    s->peer_info = s->peer_caps = NULL;
+    s->bad_input_warnings = 0;
+    s->lifecycle = LC_NEW;
+    s->peer_initialized = false;
+    s->closed = false;
+    s->era = NULL;
+    memset(&s->connect, 0, sizeof s->connect);
+    s->legacy_log_level = MCP_LOGGING_DEBUG;
+    mcp_buf_reset(&s->out);
+    return MCP_OK;
 }
 
 void mcp__session_enter(mcp_session *s)

@@ -74,7 +74,8 @@ static void on_transport_down(void *ud, bool input, const char *why)
 
 /* Life ------------------------------------------------------------------------------ */
 
-int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
+/* A connection as calloc and mcp__driver_init make it, on s's loop. */
+static int conn_new(mcp_server *s, conn **out)
 {
     *out = NULL;
     conn *c = calloc(1, sizeof *c + mcp__features_state_size());
@@ -102,7 +103,24 @@ int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
         free(c);
         return rc;
     }
+    *out = c;
+    return MCP_OK;
+}
+
+int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
+{
+    *out = NULL;
+    conn *c = s->spares;
+    if (c) {
+        s->spares = c->next;
+        s->nspares--;
+    } else {
+        int rc = conn_new(s, &c);
+        if (rc != MCP_OK)
+            return rc;
+    }
     mcp__driver_attach(&c->driver, t);
+    c->prev = NULL;
     c->next = s->conns;
     if (s->conns)
         s->conns->prev = c;
@@ -126,6 +144,8 @@ void mcp__conn_end(conn *c, const char *why)
     if (c->down)
         return;
     c->down = true;
+    c->down_next = c->server->down;
+    c->server->down = c;
     c->last_progress = mcp__now_ms();
     c->drain_deadline = c->last_progress + c->server->opts.shutdown_grace_ms;
     c->last_unwritten = SIZE_MAX;
@@ -134,14 +154,40 @@ void mcp__conn_end(conn *c, const char *why)
     mcp__features_conn_ending(c, why);
     /* A stop says so to the handlers; a connection that ended is "closed". */
     mcp__driver_end(&c->driver, c->server->stopping ? why : NULL);
-    mcp_server *s = c->server;
-    if (!uv_is_active((uv_handle_t *)&s->sweep_timer))
-        uv_timer_start(&s->sweep_timer, sweep_cb, 0, 10);
+    /* Swept on the next turn of the loop (a connection with nothing left
+     * to wait for goes then), and every 10 ms while any drains. */
+    uv_timer_start(&c->server->sweep_timer, sweep_cb, 0, 10);
 }
 
 static void released(void *ud)
 {
     mcp__conn_unref(ud); /* the server's reference */
+}
+
+/* The transport of c closed (mcp__driver_detach): c is kept as a spare when
+ * nothing else holds it (no handler, even abandoned, no answer on its way)
+ * and its session can start again; else released. */
+static void detached(void *ud)
+{
+    conn *c = ud;
+    mcp_server *s = c->server;
+    if (!s->keep_spares || s->stopping || s->nspares >= MCP__CONN_SPARES ||
+        atomic_load_explicit(&c->refs, memory_order_acquire) != 1 || c->requests.count ||
+        mcp__driver_renew(&c->driver) != MCP_OK) {
+        mcp__driver_release(&c->driver, released, c);
+        return;
+    }
+    mcp__features_conn_free(c);
+    memset(c->feature_state, 0, mcp__features_state_size());
+    free(c->credential);
+    c->credential = NULL;
+    c->down = c->released = false;
+    c->drain_deadline = c->last_progress = 0;
+    c->last_unwritten = 0;
+    c->down_next = c->prev = NULL;
+    c->next = s->spares;
+    s->spares = c;
+    s->nspares++;
 }
 
 static void release(conn *c)
@@ -155,16 +201,24 @@ static void release(conn *c)
     if (c->next)
         c->next->prev = c->prev;
     s->nconns--;
-    mcp__driver_release(&c->driver, released, c);
+    mcp__driver_detach(&c->driver, detached, c);
+}
+
+void mcp__conns_drop_spares(mcp_server *s)
+{
+    s->keep_spares = false;
+    while (s->spares) {
+        conn *c = s->spares;
+        s->spares = c->next;
+        s->nspares--;
+        mcp__driver_release(&c->driver, released, c);
+    }
 }
 
 bool mcp__conns_sweep(mcp_server *s, bool force)
 {
     uint64_t now = mcp__now_ms();
-    for (conn *c = s->conns, *next; c; c = next) {
-        next = c->next;
-        if (!c->down)
-            continue;
+    for (conn **at = &s->down, *c; (c = *at) != NULL;) {
         mcp__transport *t = c->driver.transport;
         size_t unwritten = t && t->ops->unwritten ? t->ops->unwritten(t) : 0;
         size_t handlers = atomic_load(&c->refs) - 1;
@@ -198,10 +252,13 @@ bool mcp__conns_sweep(mcp_server *s, bool force)
                                     "nothing for %llu ms",
                                     unwritten, (unsigned long long)(now - c->last_progress));
             }
+            *at = c->down_next;
             release(c);
+        } else {
+            at = &c->down_next;
         }
     }
-    if (!s->conns)
+    if (!s->down)
         uv_timer_stop(&s->sweep_timer);
     return s->conns == NULL;
 }

@@ -214,7 +214,8 @@ void mcp__show_string(char *out, size_t size, const char *s, size_t n, size_t ma
 struct conn {
     mcp_server *server;
     mcp__driver driver;
-    conn *next, *prev; /* the server's connections */
+    conn *next, *prev; /* the server's connections (or spares, next only) */
+    conn *down_next;   /* the server's connections that are down */
     atomic_uint refs;  /* the server's, and one per request */
     bool down;         /* the transport went: draining, then released */
     bool released;
@@ -230,7 +231,7 @@ struct conn {
 };
 
 /* Loop thread: a connection of s over t (taken over), its session on the
- * loop. */
+ * loop: a spare one when s keeps any. */
 int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out);
 /* Loop thread: end c's conversation (its transport went, or a stop): the
  * features told (conn_ending), its session closed and its requests
@@ -241,6 +242,14 @@ void mcp__conn_unref(conn *c);
 /* Loop thread: release the connections that are down and drained (or past
  * their grace). True when none remain. */
 bool mcp__conns_sweep(mcp_server *s, bool force);
+/* Loop thread: free the spare connections, and keep none from now on (the
+ * loop closes). */
+void mcp__conns_drop_spares(mcp_server *s);
+
+/* Released connections kept for the next ones (a 2026-07-28 HTTP request is
+ * a connection of its own): their session, timers and memory serve again,
+ * reset. At most this many. */
+#define MCP__CONN_SPARES 64
 
 /* The server (server.c, publish.c) and its listeners --------------------------------- */
 
@@ -269,6 +278,10 @@ struct mcp_server {
     uv_timer_t sweep_timer;  /* drains connections that went down */
     conn *conns;
     size_t nconns;
+    conn *down;              /* the connections that are down (down_next) */
+    conn *spares;            /* released, ready for the next (next) */
+    size_t nspares;
+    bool keep_spares;        /* while the loop runs on */
     mcp__listener *listeners; /* those listening now */
     atomic_size_t live;      /* requests not yet freed */
     atomic_bool stop_asked;

@@ -214,6 +214,7 @@ int mcp__server_open_loop(mcp_server *s)
     }
     uv_timer_init(&s->loop, &s->sweep_timer);
     s->sweep_timer.data = s;
+    s->keep_spares = true;
     s->loop_open = true;
     return MCP_OK;
 }
@@ -306,6 +307,7 @@ void mcp_server_stop(mcp_server *s)
 static void close_loop(mcp_server *s)
 {
     stop_listeners(s);
+    mcp__conns_drop_spares(s);
     mcp__conns_sweep(s, true);
     uv_close((uv_handle_t *)&s->sweep_timer, NULL);
     bool abandoned = atomic_load(&s->live) > 0;

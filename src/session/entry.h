@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Entry points of the engine for the layers above it that run many short
+ * sessions (the HTTP server: a session per 2026-07-28 request): a message
+ * decoded once, by whoever had to read it first, and a session used again
+ * rather than made anew. Loop thread, as the rest of the session. */
+#ifndef MCP_SESSION_ENTRY_H
+#define MCP_SESSION_ENTRY_H
+
+#include <stdint.h>
+
+#include "mcp/session.h"
+
+/* What mcp_session_receive does with bytes that decode (mcp_message_decode,
+ * under the session's own limits: its max_message, the default depth and
+ * duplicate policy) to m without error: a request, notification or
+ * response, never a batch. The session takes references of m as it needs
+ * them; the caller keeps its own. MCP_OK, or MCP_ERR_STATE when closed. */
+int mcp__session_receive_message(mcp_session *s, uint64_t now, uint64_t route,
+                                 mcp_message *m);
+
+/* Make a closed session that holds nothing any more as new, with the same
+ * options and callbacks, keeping its memory (request tables, scratch):
+ * what mcp_session_free then mcp_session_new would give, for less. Handles
+ * of its past requests stay dead (their slots' generations go on). MCP_OK,
+ * or MCP_ERR_STATE (nothing changed) unless it is closed, outside every
+ * call into it, with no request in flight either way and no subscription. */
+int mcp__session_reset(mcp_session *s);
+
+#endif
