@@ -51,7 +51,7 @@ int mcp__map_reserve(mcp__map *m, const mcp_mem *mem, uint32_t more)
     uint64_t need = ((uint64_t)m->count + more) * 2;
     if (need <= m->size)
         return MCP_OK;
-    uint32_t size = m->size ? m->size : 64;
+    uint32_t size = m->size ? m->size : 8;
     while (size < need)
         size *= 2;
     mcp__map old = *m;
