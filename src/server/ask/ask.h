@@ -40,9 +40,11 @@ extern const mcp__feature mcp__ask_feature;
 typedef struct ask_state {
     struct ask *in_flight; /* loop thread: asks sent, of every call */
     atomic_uint waiting;   /* its calls waiting on the client */
-    char *url_ids[MCP__MAX_URL_IDS]; /* URL elicitations its client was
-                          given, oldest first (url_elicitation.c), loop thread */
-    unsigned n_url_ids;
+    char **url_ids;        /* URL elicitations its client was given, oldest
+                              first (url_elicitation.c), loop thread: grown
+                              as needed (most connections have none), at
+                              most MCP__MAX_URL_IDS */
+    unsigned n_url_ids, url_ids_room;
 } ask_state;
 
 /* url_elicitation.c ------------------------------------------------------------------ */

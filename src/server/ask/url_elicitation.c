@@ -54,9 +54,18 @@ void mcp__url_elicitation_note(ask_state *st, const char *version, const mcp_jso
     if (!has_ids(version) || !mode || strcmp(mode, "url") != 0 || !id || !n || n > MAX_ID ||
         memchr(id, '\0', n))
         return;
+    if (st->n_url_ids == st->url_ids_room && st->url_ids_room < MCP__MAX_URL_IDS) {
+        unsigned room = st->url_ids_room ? st->url_ids_room * 2 : 4;
+        room = room < MCP__MAX_URL_IDS ? room : MCP__MAX_URL_IDS;
+        char **ids = realloc(st->url_ids, room * sizeof *ids);
+        if (!ids)
+            return; /* its completion will not be sent: a courtesy lost */
+        st->url_ids = ids;
+        st->url_ids_room = room;
+    }
     char *copy = strdup(id);
     if (!copy)
-        return; /* its completion will not be sent: a courtesy lost */
+        return; /* the same */
     if (st->n_url_ids == MCP__MAX_URL_IDS) {
         /* The oldest goes: its user has long been done, or never will be. */
         free(st->url_ids[0]);
@@ -70,7 +79,9 @@ void mcp__url_elicitations_free(ask_state *st)
 {
     for (unsigned i = 0; i < st->n_url_ids; i++)
         free(st->url_ids[i]);
-    st->n_url_ids = 0;
+    free(st->url_ids);
+    st->url_ids = NULL;
+    st->n_url_ids = st->url_ids_room = 0;
 }
 
 const char *mcp__url_required_check(const char *version, const mcp_json *data)
