@@ -93,7 +93,7 @@ bool mcp__scan_open(mcp__scan *sc, const char *text, size_t len)
     return true;
 }
 
-int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value)
+int mcp__scan_key(mcp__scan *sc, mcp__span *key)
 {
     key->p = NULL;
     key->n = 0;
@@ -122,16 +122,27 @@ int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value)
         return MCP__SCAN_TRUNCATED;
     if (*p != ':')
         return MCP__SCAN_BAD;
-    p = skip_ws(p + 1, sc->end);
+    sc->p = skip_ws(p + 1, sc->end);
+    return MCP__SCAN_MEMBER;
+}
+
+int mcp__scan_value(mcp__scan *sc, mcp__span *value)
+{
     const char *after;
-    int rc = skip_value(p, sc->end, &after);
+    int rc = skip_value(sc->p, sc->end, &after);
     if (rc != MCP__SCAN_MEMBER)
         return rc;
-    value->p = p;
-    value->n = (size_t)(after - p);
+    value->p = sc->p;
+    value->n = (size_t)(after - sc->p);
     sc->p = after;
     sc->first = false;
     return MCP__SCAN_MEMBER;
+}
+
+int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value)
+{
+    int rc = mcp__scan_key(sc, key);
+    return rc == MCP__SCAN_MEMBER ? mcp__scan_value(sc, value) : rc;
 }
 
 /* Backward ---------------------------------------------------------------- */

@@ -39,6 +39,12 @@ bool mcp__scan_open(mcp__scan *sc, const char *text, size_t len);
  * When the text runs out inside a member's value (MCP__SCAN_TRUNCATED),
  * key is that member's key (key.p NULL when it ran out before one). */
 int mcp__scan_next(mcp__scan *sc, mcp__span *key, mcp__span *value);
+/* The same in two steps, for a reader that may stop at a key without
+ * passing its value (a large one): the next member's key, then its value.
+ * Each mcp__scan_key that returns MCP__SCAN_MEMBER is followed by
+ * mcp__scan_value before the next key. */
+int mcp__scan_key(mcp__scan *sc, mcp__span *key);
+int mcp__scan_value(mcp__scan *sc, mcp__span *value);
 
 /* Backward over the last members of the object that closes text: yields
  * members from the last one back, any value (a string or a container is

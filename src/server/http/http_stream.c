@@ -35,7 +35,6 @@ static bool is_response(const char *line, size_t len, int64_t *error_code)
 {
     mcp__scan sc;
     mcp__span k, v;
-    bool response = true;
     *error_code = 0;
     size_t lead = 0;
     while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
@@ -44,10 +43,16 @@ static bool is_response(const char *line, size_t len, int64_t *error_code)
         return true; /* a batch's answer (2025-03-26): all of it at once */
     if (!mcp__scan_open(&sc, line, len))
         return false;
-    while (mcp__scan_next(&sc, &k, &v) == MCP__SCAN_MEMBER) {
-        if (mcp__span_is_key(k, "method")) {
-            response = false;
-        } else if (mcp__span_is_key(k, "error")) {
+    while (mcp__scan_key(&sc, &k) == MCP__SCAN_MEMBER) {
+        if (mcp__span_is_key(k, "method"))
+            return false;
+        /* A result makes a response: its value, most of the line, need
+         * not be read through. */
+        if (mcp__span_is_key(k, "result"))
+            return true;
+        if (mcp__scan_value(&sc, &v) != MCP__SCAN_MEMBER)
+            break;
+        if (mcp__span_is_key(k, "error")) {
             mcp__scan inner;
             mcp__span ik, iv;
             if (!mcp__scan_open(&inner, v.p, v.n))
@@ -57,7 +62,7 @@ static bool is_response(const char *line, size_t len, int64_t *error_code)
                     *error_code = strtoll(iv.p, NULL, 10);
         }
     }
-    return response;
+    return true;
 }
 
 /* 2026-07-28 gives some errors their own status; a 2025 session answers
