@@ -80,6 +80,12 @@ static void unlink_session(hpeer *p)
     p->l->nsessions--;
 }
 
+static void listener_free(http_listener *l)
+{
+    mcp_buf_free(&l->scratch);
+    free(l);
+}
+
 static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
 {
     hpeer *p = (hpeer *)t;
@@ -103,7 +109,7 @@ static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
     /* Connections are swept after the listener closed (a stop): the last
      * peer frees it. */
     if (--l->npeers == 0 && l->closed)
-        free(l);
+        listener_free(l);
     if (done)
         done(ud);
 }
@@ -411,9 +417,10 @@ static const char *meta_version(const mcp_message *m, size_t *len)
     return v ? mcp_json_string(v, len) : NULL;
 }
 
-/* A 2026-07-28 request: its headers agree with its body, then it runs on
- * a peer of its own. */
-static void on_stateless(http_listener *l, mcp__http_exchange *x, mcp_message *m)
+/* A 2026-07-28 request (bv: its body's protocolVersion, or NULL): its
+ * headers agree with its body, then it runs on a peer of its own. */
+static void on_stateless(http_listener *l, mcp__http_exchange *x, mcp_message *m, const char *bv,
+                         size_t bv_len)
 {
     if (m->kind != MCP_MESSAGE_REQUEST) {
         /* This revision defines no client notification over HTTP; a
@@ -423,7 +430,7 @@ static void on_stateless(http_listener *l, mcp__http_exchange *x, mcp_message *m
         return;
     }
     char why[200];
-    if (!mcp__http_headers_match(x, m, l, why, sizeof why)) {
+    if (!mcp__http_headers_match(x, m, bv, bv_len, l, why, sizeof why)) {
         respond_error(x, 400, &m->id, MCP_WIRE_HEADER_MISMATCH, why);
         return;
     }
@@ -489,7 +496,7 @@ static void on_request(void *ud, mcp__http_exchange *x)
                           "Invalid params: _meta.io.modelcontextprotocol/protocolVersion is "
                           "required");
         } else if (body_version || header_modern) {
-            on_stateless(l, x, m);
+            on_stateless(l, x, m, body_version, vlen);
         } else if (mcp_message_method_is(m, "initialize") &&
                    !mcp__http_exchange_header(x, SESSION_HEADER)) {
             if (l->nsessions >= l->opts.max_sessions && !evict_one(l)) {
@@ -544,6 +551,7 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
         return MCP_ERR_NOMEM;
     l->server = s;
     l->opts = o;
+    mcp_buf_init(&l->scratch, 0, NULL);
     if (!l->opts.max_sessions)
         l->opts.max_sessions = 1024;
     if (!l->opts.session_idle_ms)
@@ -572,7 +580,7 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
                         : errno          ? strerror(errno)
                         : o.tls_cert_pem ? "the TLS certificate or key was refused"
                                          : "libmicrohttpd could not start");
-        free(l);
+        listener_free(l);
         return rc;
     }
     /* Our copies: the caller's options may go. */
@@ -605,7 +613,7 @@ static void listener_handle_closed(uv_handle_t *h)
         return;
     l->closed = true;
     if (!l->npeers)
-        free(l);
+        listener_free(l);
 }
 
 static void http_closed(void *ud)

@@ -62,6 +62,7 @@ struct http_listener {
     int open_handles;
     size_t npeers;       /* the listener lives until its last peer closed */
     bool closing, closed;
+    mcp_buf scratch;     /* header values decoded for a check (http_check.c) */
 };
 
 /* http_stream.c: routes and what the engine sends on them. */
@@ -97,10 +98,11 @@ void mcp__http_respond_error(mcp__http_exchange *x, unsigned status, const mcp_i
                              int64_t code, const char *message, const char *const *headers);
 
 /* http_check.c: whether the headers of a 2026-07-28 request agree with its
- * body (streamable-http.mdx, "Server Validation"): MCP-Protocol-Version,
+ * body (streamable-http.mdx, "Server Validation"; bv: the body's
+ * protocolVersion, bv_len bytes, or NULL): MCP-Protocol-Version,
  * Mcp-Method, Mcp-Name, and Mcp-Param-{Name} for the tool's parameters
  * marked x-mcp-header. False with the reason in why (for a -32020). */
-bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_listener *l,
-                             char *why, size_t why_size);
+bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, const char *bv,
+                             size_t bv_len, http_listener *l, char *why, size_t why_size);
 
 #endif

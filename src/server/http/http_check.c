@@ -14,9 +14,10 @@
 #include "server/http/http.h"
 #include "transport/http_headers.h"
 
-/* Whether header `name` decodes to exactly the len bytes at want. */
-static bool header_equals(mcp__http_exchange *x, const char *name, const char *want, size_t len,
-                          char *why, size_t n)
+/* Whether header `name` decodes to exactly the len bytes at want. The
+ * value is decoded into the listener's scratch buffer (loop thread). */
+static bool header_equals(mcp__http_exchange *x, http_listener *l, const char *name,
+                          const char *want, size_t len, char *why, size_t n)
 {
     size_t vlen;
     const char *v = mcp__http_exchange_header_n(x, name, &vlen);
@@ -24,11 +25,10 @@ static bool header_equals(mcp__http_exchange *x, const char *name, const char *w
         snprintf(why, n, "Header mismatch: the %s header is required", name);
         return false;
     }
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    int rc = mcp__http_value_decode(&b, v, vlen);
-    bool same = rc == MCP_OK && b.len == len && (!len || memcmp(b.data, want, len) == 0);
-    mcp_buf_free(&b);
+    mcp_buf *b = &l->scratch;
+    mcp_buf_reset(b);
+    int rc = mcp__http_value_decode(b, v, vlen);
+    bool same = rc == MCP_OK && b->len == len && (!len || memcmp(b->data, want, len) == 0);
     if (rc != MCP_OK)
         snprintf(why, n, "Header mismatch: the %s header is not a valid value", name);
     else if (!same)
@@ -134,8 +134,8 @@ static void check_params(param_walk *w, const mcp_json *schema, const mcp_json *
     }
 }
 
-bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_listener *l,
-                             char *why, size_t n)
+bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, const char *bv,
+                             size_t vlen, http_listener *l, char *why, size_t n)
 {
     size_t hlen;
     const char *version = mcp__http_exchange_header_n(x, "MCP-Protocol-Version", &hlen);
@@ -143,11 +143,6 @@ bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_l
         snprintf(why, n, "Header mismatch: the MCP-Protocol-Version header is required");
         return false;
     }
-    const mcp_json *meta = m->params ? mcp_json_object_get(m->params, "_meta") : NULL;
-    const mcp_json *body_version =
-        meta ? mcp_json_object_get(meta, "io.modelcontextprotocol/protocolVersion") : NULL;
-    size_t vlen;
-    const char *bv = body_version ? mcp_json_string(body_version, &vlen) : NULL;
     /* A body without the envelope is the engine's to refuse (-32602). */
     if (bv && (hlen != vlen || memcmp(version, bv, vlen) != 0)) {
         /* The peer's bytes go into a JSON string: printable ASCII only (a
@@ -162,7 +157,7 @@ bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_l
                  shown);
         return false;
     }
-    if (!header_equals(x, "Mcp-Method", m->method, m->method_len, why, n))
+    if (!header_equals(x, l, "Mcp-Method", m->method, m->method_len, why, n))
         return false;
     const char *field = mcp_message_method_is(m, "tools/call") ||
                                 mcp_message_method_is(m, "prompts/get")
@@ -176,14 +171,14 @@ bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, http_l
     const char *want = v ? mcp_json_string(v, &len) : NULL;
     if (!want)
         return true; /* the engine answers the missing name */
-    if (!header_equals(x, "Mcp-Name", want, len, why, n))
+    if (!header_equals(x, l, "Mcp-Name", want, len, why, n))
         return false;
     if (!mcp_message_method_is(m, "tools/call"))
         return true;
     registry *r = mcp__server_snapshot(l->server);
     const tool *t = r ? mcp__registry_find(r, want, len) : NULL;
     param_walk w = {x, why, n, true};
-    if (t && t->input_schema)
+    if (t && t->input_schema && t->param_headers)
         check_params(&w, mcp_json_doc_root(t->input_schema),
                      mcp_json_object_get(m->params, "arguments"), 0);
     mcp__registry_unref(r);

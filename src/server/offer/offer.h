@@ -38,6 +38,8 @@ typedef struct tool {
     char *name, *title, *description;
     mcp_json_doc *input_schema, *output_schema, *required_caps;
     mcp_schema *input_check, *output_check; /* compiled once */
+    bool param_headers; /* a member x-mcp-header is somewhere in its input
+                           schema: http/ checks the headers it names */
     mcp_tool_fn handler;
     void *user_data;
     unsigned flags;

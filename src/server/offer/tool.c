@@ -101,6 +101,25 @@ void mcp__tool_unref(tool *t)
     free(t);
 }
 
+/* Whether a member of v, at any depth, is named key. */
+static bool has_member(const mcp_json *v, const char *key, size_t len)
+{
+    if (mcp_json_typeof(v) == MCP_JSON_ARRAY) {
+        for (size_t i = 0; i < mcp_json_array_size(v); i++)
+            if (has_member(mcp_json_array_at(v, i), key, len))
+                return true;
+    } else if (mcp_json_typeof(v) == MCP_JSON_OBJECT) {
+        for (size_t i = 0; i < mcp_json_object_size(v); i++) {
+            const char *k;
+            size_t n;
+            const mcp_json *m = mcp_json_object_at(v, i, &k, &n);
+            if ((n == len && memcmp(k, key, len) == 0) || has_member(m, key, len))
+                return true;
+        }
+    }
+    return false;
+}
+
 int mcp__tool_new(const mcp_tool *spec_in, tool **out, uint64_t seq)
 {
     *out = NULL;
@@ -117,6 +136,9 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out, uint64_t seq)
     atomic_init(&t->refs, 1);
     int rc = parse_object(spec.input_schema ? spec.input_schema : "{\"type\":\"object\"}",
                           &t->input_schema);
+    if (rc == MCP_OK)
+        t->param_headers = has_member(mcp_json_doc_root(t->input_schema),
+                                      MCP_LITERAL("x-mcp-header"));
     if (rc == MCP_OK)
         rc = parse_object(spec.output_schema, &t->output_schema);
     if (rc == MCP_OK)
