@@ -598,19 +598,28 @@ typedef struct dup_scan {
     bool has_length, has_encoding;
 } dup_scan;
 
-static const char *const single[] = {
-    "Host", "Content-Length", "Content-Type", "Transfer-Encoding", "Authorization",
-    "Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-ID",
+/* With their lengths: a header of another length is none of them, and
+ * most are of no other's length (every request is scanned). */
+#define NAMED(name) {name, sizeof(name) - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} single[] = {
+    NAMED("Host"), NAMED("Content-Length"), NAMED("Content-Type"), NAMED("Transfer-Encoding"),
+    NAMED("Authorization"), NAMED("Mcp-Session-Id"), NAMED("MCP-Protocol-Version"),
+    NAMED("Mcp-Method"), NAMED("Mcp-Name"), NAMED("Last-Event-ID"),
 };
+#undef NAMED
 
 static bool scan_header(void *ud, const char *name, const char *value)
 {
     (void)value;
     dup_scan *d = ud;
+    size_t n = strlen(name);
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
-        if (strcasecmp(name, single[i]) == 0) {
+        if (single[i].len == n && strcasecmp(name, single[i].name) == 0) {
             if (d->seen & (1u << i)) {
-                d->twice = single[i];
+                d->twice = single[i].name;
                 return false;
             }
             d->seen |= 1u << i;
