@@ -571,16 +571,28 @@ static bool media_is(const char *value, const char *type)
     return c == '\0' || c == ';' || c == ' ' || c == '\t' || c == ',';
 }
 
+/* Whether value is the wildcard of type's major type (its first major
+ * bytes): "text" then a slash and a star for text/event-stream, as
+ * media_is reads a type, without writing the wildcard out (every request
+ * checks its Accept). */
+static bool media_is_any_of(const char *value, const char *type, size_t major)
+{
+    while (*value == ' ' || *value == '\t')
+        value++;
+    if (strncasecmp(value, type, major + 1) != 0 || value[major + 1] != '*')
+        return false;
+    char c = value[major + 2];
+    return c == '\0' || c == ';' || c == ' ' || c == '\t' || c == ',';
+}
+
 /* Accept lists the type (or a wildcard covering it). */
 static bool accepts(const char *accept, const char *type)
 {
     if (!accept)
         return false;
-    const char *slash = strchr(type, '/');
-    char major_any[64];
-    snprintf(major_any, sizeof major_any, "%.*s/*", (int)(slash - type), type);
+    size_t major = (size_t)(strchr(type, '/') - type);
     for (const char *p = accept; p && *p;) {
-        if (media_is(p, type) || media_is(p, major_any) || media_is(p, "*/*"))
+        if (media_is(p, type) || media_is_any_of(p, type, major) || media_is(p, "*/*"))
             return true;
         p = strchr(p, ',');
         if (p)

@@ -78,6 +78,16 @@ status type 415 'Content-Type must be application/json'
 req accept -H 'Content-Type: application/json' -H 'Accept: application/json' \
     --data-binary "$call_echo" "$URL"
 status accept 406 'Accept must list'
+# A wildcard covers what it names: everything, or a major type (any case,
+# with parameters); text/* alone still lacks application/json.
+H26='MCP-Protocol-Version: 2026-07-28'
+for a in 'any:*/*' 'major:Application/*;q=0.9, TEXT/* ' 'text_only:text/*'; do
+    req "accept_${a%%:*}" -H 'Content-Type: application/json' -H "Accept: ${a#*:}" -H "$H26" \
+        -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo' --data-binary "$call_echo" "$URL"
+done
+status accept_any 200 '"text":"hi"'
+status accept_major 200 '"text":"hi"'
+status accept_text_only 406 'Accept must list'
 head -c 5000000 /dev/zero | tr '\0' ' ' >"$WORK/big"
 req big -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
     --data-binary @"$WORK/big" "$URL"
