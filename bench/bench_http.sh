@@ -2,19 +2,24 @@
 # SPDX-License-Identifier: MIT
 # Streamable HTTP request rates, each server against its reference in the
 # same run: wrk (-t1 -c16), one tools/call echo per request, every answer
-# checked (a wrong one fails the run).
+# checked (a wrong one fails the run). On a shared machine a rate moves
+# with its neighbours: libmcp's two rates and bare libmicrohttpd's are taken
+# in ROUNDS short rounds, one after the other in each, and each figure is
+# the median of its rounds (the TypeScript peers, far slower, run once).
 #
-#   bench_http.sh MCP BARE_MHD NODE INTEROP_DIR [SECONDS]
+#   bench_http.sh MCP BARE_MHD NODE INTEROP_DIR [SECONDS [ROUNDS]]
 #
 # Prints
 #   http 2025-11-25 tools/call/s: libmcp=<n> ts_sdk_v1=<n> ratio=<x>
-#   http 2026-07-28 tools/call/s: libmcp=<n> ts_sdk_v2=<n> ratio=<x> bare_mhd=<n> of_bare=<pct>
+#   http 2026-07-28 tools/call/s: libmcp=<n> ts_sdk_v2=<n> ratio=<x> bare_mhd=<n> of_bare=<pct> of_2025=<pct>
+# (of_2025: libmcp's 2026-07-28 rate against its 2025-11-25 one.)
 set -eu
 MCP=$1
 BARE=$2
 NODE=$3
 INTEROP=$4
 SECS=${5:-5}
+ROUNDS=${6:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 command -v wrk >/dev/null || { echo "bench_http: wrk is needed (Debian package wrk)" >&2; exit 1; }
 command -v curl >/dev/null || { echo "bench_http: curl is needed" >&2; exit 1; }
@@ -40,6 +45,8 @@ start() {
     var=$1
     name=$2
     shift 2
+    : >"$WORK/$name.out" # there before the loop below reads them
+    : >"$WORK/$name.err"
     "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     pids="$pids $!"
     i=0
@@ -93,26 +100,37 @@ session() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? a / b : 0 }'; }
+percent() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", b ? 100 * a / b : 0 }'; }
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 start ours libmcp env MCP_LOG_LEVEL=error "$MCP" serve --http 127.0.0.1:0
 start ts1 ts1 "$NODE" "$INTEROP/ts_http_echo_server.mjs"
 start ts2 ts2 "$NODE" "$INTEROP/ts2_http_echo_server.mjs"
 start bare bare "$BARE"
 
-# 2025-11-25: one session each, JSON answers.
+# 2025-11-25: one session each, JSON answers. 2026-07-28: stateless, every
+# request with its envelope and headers.
 sid=$(session "http://127.0.0.1:$ours/mcp")
-r_ours=$(rate "http://127.0.0.1:$ours/mcp" "$CALL25" "$ACCEPT
+HEAD25="$ACCEPT
 Mcp-Session-Id: $sid
-MCP-Protocol-Version: 2025-11-25" '"text":"hi"')
+MCP-Protocol-Version: 2025-11-25"
+all25="" all26="" allbare=""
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+    all25="$all25 $(rate "http://127.0.0.1:$ours/mcp" "$CALL25" "$HEAD25" '"text":"hi"')"
+    all26="$all26 $(rate "http://127.0.0.1:$ours/mcp" "$CALL26" "$HEAD26" '"text":"hi"')"
+    allbare="$allbare $(rate "http://127.0.0.1:$bare/mcp" "$CALL26" "$HEAD26" '')"
+    i=$((i + 1))
+done
+# shellcheck disable=SC2086
+r25=$(median $all25) r26=$(median $all26) r_bare=$(median $allbare)
+
 sid=$(session "http://127.0.0.1:$ts1/mcp")
 r_ts1=$(rate "http://127.0.0.1:$ts1/mcp" "$CALL25" "$ACCEPT
 Mcp-Session-Id: $sid
 MCP-Protocol-Version: 2025-11-25" '"text":"hi"')
-echo "http 2025-11-25 tools/call/s: libmcp=$r_ours ts_sdk_v1=$r_ts1 ratio=$(ratio "$r_ours" "$r_ts1")"
+echo "http 2025-11-25 tools/call/s: libmcp=$r25 ts_sdk_v1=$r_ts1 ratio=$(ratio "$r25" "$r_ts1")"
 
-# 2026-07-28: stateless, every request with its envelope and headers.
-r_ours=$(rate "http://127.0.0.1:$ours/mcp" "$CALL26" "$HEAD26" '"text":"hi"')
 r_ts2=$(rate "http://127.0.0.1:$ts2/mcp" "$CALL26" "$HEAD26" '"text":"hi"')
-r_bare=$(rate "http://127.0.0.1:$bare/mcp" "$CALL26" "$HEAD26" '')
-echo "http 2026-07-28 tools/call/s: libmcp=$r_ours ts_sdk_v2=$r_ts2 ratio=$(ratio "$r_ours" "$r_ts2")" \
-    "bare_mhd=$r_bare of_bare=$(awk -v a="$r_ours" -v b="$r_bare" 'BEGIN { printf "%.0f%%", b ? 100 * a / b : 0 }')"
+echo "http 2026-07-28 tools/call/s: libmcp=$r26 ts_sdk_v2=$r_ts2 ratio=$(ratio "$r26" "$r_ts2")" \
+    "bare_mhd=$r_bare of_bare=$(percent "$r26" "$r_bare") of_2025=$(percent "$r26" "$r25")"
