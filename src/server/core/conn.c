@@ -156,7 +156,9 @@ void mcp__conn_end(conn *c, const char *why)
     mcp__driver_end(&c->driver, c->server->stopping ? why : NULL);
     /* Swept on the next turn of the loop (a connection with nothing left
      * to wait for goes then), and every 10 ms while any drains. */
-    uv_timer_start(&c->server->sweep_timer, sweep_cb, 0, 10);
+    uv_timer_t *sweep = &c->server->sweep_timer;
+    if (!uv_is_active((uv_handle_t *)sweep) || uv_timer_get_due_in(sweep) > 0)
+        uv_timer_start(sweep, sweep_cb, 0, 10);
 }
 
 static void released(void *ud)

@@ -152,7 +152,8 @@ void mcp__peer_finish(hpeer *p)
     p->ended = true;
     p->next_finished = p->l->finished;
     p->l->finished = p;
-    uv_timer_start(&p->l->reaper, reap, 0, 0);
+    if (!uv_is_active((uv_handle_t *)&p->l->reaper)) /* else it reaps p too */
+        uv_timer_start(&p->l->reaper, reap, 0, 0);
 }
 
 static hpeer *peer_open(http_listener *l, bool legacy)
