@@ -559,30 +559,14 @@ static bool origin_allowed(const mcp__http_server *s, const char *origin)
     return rest && loopback_name(rest, strlen(rest));
 }
 
-/* A media type, without parameters, compared case-insensitively. */
-static bool media_is(const char *value, const char *type)
+/* A media type, without parameters, compared case-insensitively: the first
+ * k bytes of type, then tail (with "*": a major type's wildcard). */
+static bool media_is(const char *value, const char *type, size_t k, const char *tail)
 {
-    size_t k = strlen(type);
-    while (*value == ' ' || *value == '\t')
-        value++;
-    if (strncasecmp(value, type, k) != 0)
-        return false;
-    char c = value[k];
-    return c == '\0' || c == ';' || c == ' ' || c == '\t' || c == ',';
-}
-
-/* Whether value is the wildcard of type's major type (its first major
- * bytes): "text" then a slash and a star for text/event-stream, as
- * media_is reads a type, without writing the wildcard out (every request
- * checks its Accept). */
-static bool media_is_any_of(const char *value, const char *type, size_t major)
-{
-    while (*value == ' ' || *value == '\t')
-        value++;
-    if (strncasecmp(value, type, major + 1) != 0 || value[major + 1] != '*')
-        return false;
-    char c = value[major + 2];
-    return c == '\0' || c == ';' || c == ' ' || c == '\t' || c == ',';
+    value += strspn(value, " \t");
+    size_t t = strlen(tail);
+    return strncasecmp(value, type, k) == 0 && strncmp(value + k, tail, t) == 0 &&
+           strchr(";, \t", value[k + t]); /* or the end: strchr finds the NUL */
 }
 
 /* Accept lists the type (or a wildcard covering it). */
@@ -590,9 +574,10 @@ static bool accepts(const char *accept, const char *type)
 {
     if (!accept)
         return false;
-    size_t major = (size_t)(strchr(type, '/') - type);
+    size_t all = strlen(type), major = (size_t)(strchr(type, '/') - type) + 1;
     for (const char *p = accept; p && *p;) {
-        if (media_is(p, type) || media_is_any_of(p, type, major) || media_is(p, "*/*"))
+        if (media_is(p, type, all, "") || media_is(p, type, major, "*") ||
+            media_is(p, MCP_LITERAL("*/*"), ""))
             return true;
         p = strchr(p, ',');
         if (p)
@@ -610,18 +595,12 @@ typedef struct dup_scan {
     bool has_length, has_encoding;
 } dup_scan;
 
-/* With their lengths: a header of another length is none of them, and
- * most are of no other's length (every request is scanned). */
-#define NAMED(name) {name, sizeof(name) - 1}
-static const struct {
-    const char *name;
-    size_t len;
-} single[] = {
+#define NAMED(s) {s, sizeof(s) - 1} /* the length rules most headers out */
+static const struct { const char *name; size_t len; } single[] = {
     NAMED("Host"), NAMED("Content-Length"), NAMED("Content-Type"), NAMED("Transfer-Encoding"),
     NAMED("Authorization"), NAMED("Mcp-Session-Id"), NAMED("MCP-Protocol-Version"),
     NAMED("Mcp-Method"), NAMED("Mcp-Name"), NAMED("Last-Event-ID"),
 };
-#undef NAMED
 
 static bool scan_header(void *ud, const char *name, const char *value)
 {
@@ -751,7 +730,7 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
     const char *accept = mcp__http_exchange_header(x, MHD_HTTP_HEADER_ACCEPT);
     if (x->method == MCP__HTTP_POST) {
         const char *type = mcp__http_exchange_header(x, MHD_HTTP_HEADER_CONTENT_TYPE);
-        if (!type || !media_is(type, "application/json")) {
+        if (!type || !media_is(type, MCP_LITERAL("application/json"), "")) {
             refuse(x, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, MCP_WIRE_INVALID_REQUEST,
                    "Unsupported Media Type: Content-Type must be application/json", NULL);
             return false;
