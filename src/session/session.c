@@ -476,17 +476,30 @@ void mcp__bad_message(mcp_session *s, uint64_t route, int rc, const mcp_message 
     }
 }
 
+/* Around the handling of what comes in: a free from a callback waits for
+ * the end, and a message received from inside a callback while a batch is
+ * being read is no part of that batch. */
+static mcp__batch *input_begin(mcp_session *s, uint64_t now)
+{
+    mcp__session_enter(s);
+    s->now = now;
+    mcp__batch *outer = s->collecting;
+    s->collecting = NULL;
+    return outer;
+}
+
+static void input_end(mcp_session *s, mcp__batch *outer)
+{
+    s->collecting = outer;
+    mcp__session_leave(s);
+}
+
 int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
                         const char *data, size_t len)
 {
     if (s->closed)
         return MCP_ERR_STATE;
-    mcp__session_enter(s);
-    s->now = now;
-    /* A message received from inside a callback while a batch is being
-     * read is no part of that batch. */
-    mcp__batch *outer = s->collecting;
-    s->collecting = NULL;
+    mcp__batch *outer = input_begin(s, now);
     mcp_message *m;
     mcp_decode_error err;
     int rc = mcp_message_decode(data, len, &s->parse, &s->mem, &m, &err);
@@ -498,9 +511,8 @@ int mcp_session_receive(mcp_session *s, uint64_t now, uint64_t route,
         ; /* ended the request it answers: a response is never answered */
     else
         mcp__bad_message(s, route, rc, m, &err);
-    s->collecting = outer;
     mcp_message_free(m);
-    mcp__session_leave(s);
+    input_end(s, outer);
     return rc;
 }
 
@@ -509,13 +521,9 @@ int mcp__session_receive_message(mcp_session *s, uint64_t now, uint64_t route,
 {
     if (s->closed)
         return MCP_ERR_STATE;
-    mcp__session_enter(s);
-    s->now = now;
-    mcp__batch *outer = s->collecting;
-    s->collecting = NULL;
+    mcp__batch *outer = input_begin(s, now);
     mcp__dispatch(s, now, route, m);
-    s->collecting = outer;
-    mcp__session_leave(s);
+    input_end(s, outer);
     return MCP_OK;
 }
 
@@ -525,13 +533,9 @@ int mcp_session_receive_oversized(mcp_session *s, uint64_t now, uint64_t route,
 {
     if (s->closed)
         return MCP_ERR_STATE;
-    mcp__session_enter(s);
-    s->now = now;
-    mcp__batch *outer = s->collecting;
-    s->collecting = NULL;
+    mcp__batch *outer = input_begin(s, now);
     mcp__oversized(s, now, route, head, head_len, tail, tail_len, limit);
-    s->collecting = outer;
-    mcp__session_leave(s);
+    input_end(s, outer);
     return MCP_OK;
 }
 
