@@ -286,7 +286,7 @@ void mcp__driver_detach(mcp__driver *d, void (*done)(void *ud), void *ud)
         detached(d);
 }
 
-int mcp__driver_renew(mcp__driver *d)
+int mcp__driver_reuse(mcp__driver *d)
 {
     if (d->transport || d->open_handles != 2 || mcp__session_reset(d->session) != MCP_OK)
         return MCP_ERR_STATE;

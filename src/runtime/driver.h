@@ -94,7 +94,7 @@ void mcp__driver_release(mcp__driver *d, void (*done)(void *ud), void *ud);
 
 /* As mcp__driver_release, but the session and the timers stay, to carry
  * another conversation: end, stop the timers, close the transport; done(ud)
- * runs once it is closed (maybe within). Then mcp__driver_renew, or
+ * runs once it is closed (maybe within). Then mcp__driver_reuse, or
  * mcp__driver_release. */
 void mcp__driver_detach(mcp__driver *d, void (*done)(void *ud), void *ud);
 
@@ -102,6 +102,6 @@ void mcp__driver_detach(mcp__driver *d, void (*done)(void *ud), void *ud);
  * session as new (session/entry.h, mcp__session_reset), ready for
  * mcp__driver_attach. MCP_OK, or MCP_ERR_STATE when the session still
  * holds something (release it then). */
-int mcp__driver_renew(mcp__driver *d);
+int mcp__driver_reuse(mcp__driver *d);
 
 #endif

@@ -174,8 +174,9 @@ static void detached(void *ud)
     conn *c = ud;
     mcp_server *s = c->server;
     if (!s->keep_spares || s->stopping || s->nspares >= MCP__CONN_SPARES ||
-        atomic_load_explicit(&c->refs, memory_order_acquire) != 1 || c->requests.count ||
-        mcp__driver_renew(&c->driver) != MCP_OK) {
+        atomic_load_explicit(&c->refs, memory_order_acquire) != 1 ||
+        mcp_session_inbound_count(c->driver.session) ||
+        mcp__driver_reuse(&c->driver) != MCP_OK) {
         mcp__driver_release(&c->driver, released, c);
         return;
     }
