@@ -26,21 +26,6 @@ typedef struct callback {
     void *user_data;
 } callback;
 
-struct mcp_cancel_token {
-    atomic_uint refs;
-    atomic_bool cancelled;
-    pthread_mutex_t mu;
-    /* Made by the first wait, in memory of its own: most tokens never
-     * wait, and every request in flight has a token (48 bytes each). */
-    pthread_cond_t *cv;
-    char *reason;       /* written once, before `cancelled` is set */
-    int fd, fd_write;   /* -1 until first asked for */
-    callback *callbacks;
-    bool detached;      /* the call ended: callbacks never run any more */
-    bool running;       /* callbacks are being run, by `runner` */
-    pthread_t runner;
-};
-
 /* Under t->mu, before a wait: the condition variable, on the monotonic
  * clock. False when it cannot be made (the wait then polls). */
 static bool make_cv(mcp_cancel_token *t)
@@ -82,30 +67,19 @@ static int cv_wait(mcp_cancel_token *t, const struct timespec *deadline)
                : 0;
 }
 
-mcp_cancel_token *mcp__token_new(void)
+int mcp__token_init(mcp_cancel_token *t)
 {
-    mcp_cancel_token *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
+    memset(t, 0, sizeof *t);
     atomic_init(&t->refs, 1);
     atomic_init(&t->cancelled, false);
-    if (pthread_mutex_init(&t->mu, NULL) != 0) {
-        free(t);
-        return NULL;
-    }
+    if (pthread_mutex_init(&t->mu, NULL) != 0)
+        return MCP_ERR_NOMEM;
     t->fd = t->fd_write = -1;
-    return t;
+    return MCP_OK;
 }
 
-void mcp__token_ref(mcp_cancel_token *t)
+void mcp__token_fini(mcp_cancel_token *t)
 {
-    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
-}
-
-void mcp__token_unref(mcp_cancel_token *t)
-{
-    if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
-        return;
     for (callback *c = t->callbacks, *next; c; c = next) {
         next = c->next;
         free(c);
@@ -120,6 +94,28 @@ void mcp__token_unref(mcp_cancel_token *t)
         free(t->cv);
     }
     free(t->reason);
+}
+
+mcp_cancel_token *mcp__token_new(void)
+{
+    mcp_cancel_token *t = malloc(sizeof *t);
+    if (!t || mcp__token_init(t) != MCP_OK) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void mcp__token_ref(mcp_cancel_token *t)
+{
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+}
+
+void mcp__token_unref(mcp_cancel_token *t)
+{
+    if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    mcp__token_fini(t);
     free(t);
 }
 

@@ -5,6 +5,7 @@
 #define MCP_RUNTIME_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <uv.h>
 
@@ -12,6 +13,28 @@
 
 /* Cancel tokens ----------------------------------------------------------- */
 
+/* The token, in the open so that a request can hold one in its own memory
+ * (every request in flight has one). */
+struct mcp_cancel_token {
+    atomic_uint refs;
+    atomic_bool cancelled;
+    pthread_mutex_t mu;
+    /* Made by the first wait, in memory of its own: most tokens never
+     * wait (48 bytes each). */
+    pthread_cond_t *cv;
+    char *reason;       /* written once, before `cancelled` is set */
+    int fd, fd_write;   /* -1 until first asked for */
+    struct callback *callbacks;
+    bool detached;      /* the call ended: callbacks never run any more */
+    bool running;       /* callbacks are being run, by `runner` */
+    pthread_t runner;
+};
+
+/* A token in the caller's memory (embedded in what it belongs to): made
+ * with init (MCP_OK, or MCP_ERR_NOMEM: nothing to finish), ended with fini
+ * once nothing can reach it any more (it takes no references). */
+int mcp__token_init(mcp_cancel_token *t);
+void mcp__token_fini(mcp_cancel_token *t);
 /* A new token with one reference, or NULL. */
 mcp_cancel_token *mcp__token_new(void);
 void mcp__token_ref(mcp_cancel_token *t);

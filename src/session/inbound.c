@@ -140,9 +140,10 @@ inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
     in->msg = mcp_message_retain(msg);
     in->route = route;
     in->start = now;
-    in->has_token = mcp_id_from_json(
-        mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"), "progressToken"),
-        &in->token) == MCP_OK;
+    mcp_id token;
+    in->token = mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"), "progressToken");
+    if (mcp_id_from_json(in->token, &token) != MCP_OK)
+        in->token = NULL; /* not a token: no progress for it */
     mcp__map_put(&s->in_ids, &s->mem, mcp_id_hash(&msg->id), in); /* reserved */
     s->in_count++;
     if (s->collecting) {
@@ -514,7 +515,8 @@ static int progress_impl(mcp_session *s, mcp_handle h, double progress, double t
     inbound *in = mcp__inbound_lookup(s, h);
     if (!in || in->kind != IN_CALL)
         return late(s, h, "progress");
-    if (!in->has_token)
+    mcp_id token;
+    if (!in->token || mcp_id_from_json(in->token, &token) != MCP_OK)
         return MCP_ERR_STATE; /* the peer did not ask for progress */
     if (!isfinite(progress) || (in->sent_progress && !(progress > in->last_progress)) ||
         (!isnan(total) && !isfinite(total)))
@@ -524,7 +526,7 @@ static int progress_impl(mcp_session *s, mcp_handle h, double progress, double t
     mcp__jw w;
     mcp__jw_notification_start(&w, b, "notifications/progress");
     mcp__jw_key(&w, "progressToken");
-    mcp__jw_id(&w, &in->token);
+    mcp__jw_id(&w, &token);
     mcp__jw_key(&w, "progress");
     mcp__jw_double(&w, progress);
     if (!isnan(total)) {

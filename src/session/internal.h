@@ -72,7 +72,6 @@ typedef struct inbound {
     uint64_t gen;       /* bumped on every release (40 bits used) */
     uint8_t state;
     uint8_t kind;
-    uint8_t has_token;
     uint8_t sent_progress;
     int8_t log_level;   /* modern: lowest level wanted, or -1 for none */
     uint8_t listen_kinds; /* IN_LISTEN: what the subscription gets */
@@ -80,7 +79,7 @@ typedef struct inbound {
     uint32_t index;     /* its own place in the slab */
     const mcp__era *era; /* the revision the request is handled under */
     mcp_message *msg;   /* one reference held while in flight */
-    mcp_id token;       /* progress token, borrowed from msg */
+    const mcp_json *token; /* its progress token (a string or an integer), in msg */
     double last_progress;
     uint64_t route;
     uint64_t start;

@@ -355,7 +355,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     ask_state *st = mcp__conn_state(r->conn, &mcp__ask_feature);
     if (mcp__on_loop_thread(&s->poster) || c->kind == CALL_COMPLETE)
         return MCP_ERR_STATE;
-    if (mcp_cancel_token_is_cancelled(r->token))
+    if (mcp_cancel_token_is_cancelled(&r->token))
         return MCP_ERR_CANCELLED;
     mcp_schema *form;
     int frc = form_schema(method, params, r->version, &form);
@@ -478,7 +478,7 @@ static bool request_starting(mcp__request *r, void *state)
 static int request_unanswered(mcp__request *r, void *state)
 {
     mcp_call *c = mcp__call_of(r);
-    if (!c->asked || mcp_cancel_token_is_cancelled(r->token))
+    if (!c->asked || mcp_cancel_token_is_cancelled(&r->token))
         return MCP_ERR_NOT_FOUND;
     return mcp__mrtr_finish(c);
 }

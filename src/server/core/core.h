@@ -164,7 +164,7 @@ struct mcp__request {
     mcp_message *msg;  /* one reference */
     registry *snapshot; /* the registry it started with */
     const char *version; /* the revision it is served under (a literal) */
-    mcp_cancel_token *token;
+    mcp_cancel_token token; /* its own (a request in flight costs no allocation for it) */
     void (*destroy)(struct mcp__request *r); /* frees what embeds it */
 };
 

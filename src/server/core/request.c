@@ -28,7 +28,7 @@ void mcp__request_unref(mcp__request *r)
     conn *c = r->conn;
     mcp_server *s = c->server;
     mcp_message_free(r->msg);
-    mcp__token_unref(r->token);
+    mcp__token_fini(&r->token);
     mcp__registry_unref(r->snapshot);
     r->destroy(r);
     mcp__conn_unref(c);
@@ -38,13 +38,11 @@ void mcp__request_unref(mcp__request *r)
 int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message *msg,
                        registry *snapshot)
 {
-    mcp_cancel_token *token = mcp__token_new();
-    if (!token)
-        return MCP_ERR_NOMEM;
-    if (mcp_session_set_inbound_data(c->driver.session, h, r) != MCP_OK) {
-        mcp__token_unref(token);
+    if (!mcp_session_inbound_active(c->driver.session, h))
         return MCP_ERR_STATE; /* not in flight: a caller's mistake */
-    }
+    if (mcp__token_init(&r->token) != MCP_OK)
+        return MCP_ERR_NOMEM;
+    mcp_session_set_inbound_data(c->driver.session, h, r);
     atomic_init(&r->refs, 2);
     atomic_init(&r->ended, false);
     r->conn = c;
@@ -52,7 +50,6 @@ int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message
     r->msg = mcp_message_retain((mcp_message *)msg);
     r->snapshot = snapshot;
     r->version = mcp_session_inbound_version(c->driver.session, h);
-    r->token = token;
     r->settled = false;
     mcp__conn_ref(c);
     atomic_fetch_add(&c->server->live, 1);
@@ -65,7 +62,7 @@ void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason)
     if (!r)
         return;
     r->settled = true; /* before the token fires: a reply from a cleanup is dropped */
-    mcp__token_cancel(r->token, reason);
+    mcp__token_cancel(&r->token, reason);
     mcp__settle how = {.cancelled = true, .reason = reason ? reason : "cancelled"};
     mcp__features_request_settled(r, &how);
     mcp__request_unref(r);
@@ -173,9 +170,9 @@ int mcp__request_end(mcp__request *r, answer_kind kind, int64_t code, const char
     if (atomic_exchange(&r->ended, true))
         return MCP_ERR_STATE;
     /* From here the handler may free what its cancel callbacks use. */
-    mcp__token_detach(r->token);
+    mcp__token_detach(&r->token);
     mcp_server *s = r->conn->server;
-    if (mcp_cancel_token_is_cancelled(r->token) && kind != ANSWER_NONE) {
+    if (mcp_cancel_token_is_cancelled(&r->token) && kind != ANSWER_NONE) {
         mcp__request_unref(r);
         return MCP_ERR_CANCELLED;
     }

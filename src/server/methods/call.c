@@ -263,7 +263,7 @@ int mcp_call_progress(mcp_call *c, double progress, double total, const char *me
 {
     if (atomic_load(&c->req.ended))
         return MCP_ERR_STATE;
-    if (mcp_cancel_token_is_cancelled(c->req.token))
+    if (mcp_cancel_token_is_cancelled(&c->req.token))
         return MCP_ERR_CANCELLED;
     mcp_id id;
     if (mcp_id_from_json(mcp_json_object_get(mcp_json_object_get(c->req.msg->params, "_meta"),
@@ -283,7 +283,7 @@ int mcp_call_send_log(mcp_call *c, mcp_logging_level level, const char *text)
 {
     if (atomic_load(&c->req.ended))
         return MCP_ERR_STATE;
-    if (mcp_cancel_token_is_cancelled(c->req.token))
+    if (mcp_cancel_token_is_cancelled(&c->req.token))
         return MCP_ERR_CANCELLED;
     if (!text || !mcp_logging_level_name(level) ||
         mcp_utf8_validate(text, strlen(text), NULL) != MCP_OK)
@@ -327,12 +327,12 @@ const char *mcp_call_protocol_version(const mcp_call *c)
 
 mcp_cancel_token *mcp_call_cancel_token(mcp_call *c)
 {
-    return c->req.token;
+    return &c->req.token;
 }
 
 bool mcp_call_is_cancelled(const mcp_call *c)
 {
-    return mcp_cancel_token_is_cancelled(c->req.token);
+    return mcp_cancel_token_is_cancelled(&c->req.token);
 }
 
 void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, ...)
@@ -376,7 +376,7 @@ static void run_blocking(mcp__job *job)
     /* Our own reference: ending the call inside the handler may drop the
      * last of the others, and we still look at it afterwards. */
     mcp__request_ref(&c->req);
-    if (!mcp_cancel_token_is_cancelled(c->req.token))
+    if (!mcp_cancel_token_is_cancelled(&c->req.token))
         run_handler(c);
     if (!atomic_load(&c->req.ended))
         mcp_call_finish(c);
