@@ -54,7 +54,7 @@ static void on_cancel(void *ud)
 }
 
 /* Runs until its client goes away. */
-static void tool_wait(mcp_call *c, void *ud)
+static void tool_wait(void *ud, mcp_call *c)
 {
     (void)ud;
     if (mcp_cancel_token_on_cancel(mcp_call_cancel_token(c), on_cancel, c) != MCP_OK)

@@ -44,7 +44,7 @@ static void token_fired(void *ud)
     free(p);
 }
 
-static void wait_cancel(mcp_call *call, void *ud)
+static void wait_cancel(void *ud, mcp_call *call)
 {
     pending *p = malloc(sizeof *p);
     int64_t id = -1;
@@ -54,12 +54,12 @@ static void wait_cancel(mcp_call *call, void *ud)
     mcp_cancel_token_on_cancel(mcp_call_cancel_token(call), token_fired, p);
 }
 
-static void hold(mcp_call *call, void *ud)
+static void hold(void *ud, mcp_call *call)
 {
     (void)call; /* never answered */
 }
 
-static void rss(mcp_call *call, void *ud)
+static void rss(void *ud, mcp_call *call)
 {
     FILE *f = fopen("/proc/self/statm", "r");
     long pages = 0, resident = 0;

@@ -11,7 +11,7 @@
 /* Counts down one second per step, reporting progress; stops as soon as the
  * client cancels. Blocking is fine: the tool is registered as blocking, so
  * it runs on a worker thread. */
-static void countdown(mcp_call *call, void *user_data)
+static void countdown(void *user_data, mcp_call *call)
 {
     int64_t from = 5;
     mcp_json_get_int64(mcp_json_object_get(mcp_call_arguments(call), "from"), &from);

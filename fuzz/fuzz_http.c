@@ -119,7 +119,7 @@ static bool authorize(void *ud, const char *value)
     return value && strcmp(value, "Bearer fuzz") == 0;
 }
 
-static void echo(mcp_call *c, void *ud)
+static void echo(void *ud, mcp_call *c)
 {
     (void)ud;
     const mcp_json *t = mcp_json_object_get(mcp_call_arguments(c), "text");
@@ -128,14 +128,14 @@ static void echo(mcp_call *c, void *ud)
     mcp_call_reply_text_n(c, s ? s : "", s ? n : 0);
 }
 
-static void progress(mcp_call *c, void *ud)
+static void progress(void *ud, mcp_call *c)
 {
     (void)ud;
     mcp_call_progress(c, 1, 2, "half way"); /* an event stream, when asked */
     mcp_call_reply_text(c, "done");
 }
 
-static void failing(mcp_call *c, void *ud)
+static void failing(void *ud, mcp_call *c)
 {
     (void)ud;
     mcp_call_reply_tool_error(c, "it failed");

@@ -28,6 +28,9 @@
  *   client or server needs them (client.h, server.h): SIGPIPE is set to
  *   ignored when the application left it at its default, and a closed
  *   stdin, stdout or stderr is reserved on /dev/null.
+ * - Callbacks. Every callback, whether a typedef or a struct member (the
+ *   allocator's three functions included), takes the user_data given with
+ *   it as its first parameter: `void handler(void *user_data, ...)`.
  * - Allocation. Objects take an optional allocator (struct mcp_mem); NULL means
  *   malloc/realloc/free. The struct is copied; the caller need not keep it.
  *   Two readers use malloc for scratch memory whatever the document's
@@ -155,9 +158,9 @@ MCP_EXTERN const char *mcp_version(void);
  */
 typedef struct mcp_mem {
     void *user_data;
-    void *(*malloc)(size_t size, void *user_data);
-    void *(*realloc)(void *ptr, size_t size, void *user_data);
-    void (*free)(void *ptr, void *user_data);
+    void *(*malloc)(void *user_data, size_t size);
+    void *(*realloc)(void *user_data, void *ptr, size_t size);
+    void (*free)(void *user_data, void *ptr);
 } mcp_mem;
 
 /*

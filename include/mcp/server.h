@@ -49,7 +49,7 @@ typedef struct mcp_call mcp_call;
 /* A tool handler. Runs on the loop thread, where it must not block, or on a
  * worker thread when the tool is MCP_TOOL_BLOCKING; a blocking call
  * cancelled while queued is ended without running its handler. */
-typedef void (*mcp_tool_fn)(mcp_call *call, void *user_data);
+typedef void (*mcp_tool_fn)(void *user_data, mcp_call *call);
 
 enum mcp_tool_flags {
     MCP_TOOL_BLOCKING = 1 /* run on the worker pool; may block */

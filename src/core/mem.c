@@ -4,19 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *default_malloc(size_t n, void *ud)
+static void *default_malloc(void *ud, size_t n)
 {
     (void)ud;
     return malloc(n);
 }
 
-static void *default_realloc(void *p, size_t n, void *ud)
+static void *default_realloc(void *ud, void *p, size_t n)
 {
     (void)ud;
     return realloc(p, n);
 }
 
-static void default_free(void *p, void *ud)
+static void default_free(void *ud, void *p)
 {
     (void)ud;
     free(p);

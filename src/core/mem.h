@@ -10,17 +10,17 @@ void mcp__mem_init(mcp_mem *dst, const mcp_mem *src);
 
 static inline void *mcp__malloc(const mcp_mem *m, size_t n)
 {
-    return m->malloc(n, m->user_data);
+    return m->malloc(m->user_data, n);
 }
 
 static inline void *mcp__realloc(const mcp_mem *m, void *p, size_t n)
 {
-    return m->realloc(p, n, m->user_data);
+    return m->realloc(m->user_data, p, n);
 }
 
 static inline void mcp__free(const mcp_mem *m, void *p)
 {
-    m->free(p, m->user_data);
+    m->free(m->user_data, p);
 }
 
 /* calloc through the hook; NULL on overflow of n * size. */

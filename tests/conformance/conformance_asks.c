@@ -266,7 +266,7 @@ static const char *question_text(mcp_call *call, const one_question *f, const ch
 }
 
 /* Sampling: the prompt to the client's model, at most 100 tokens back. */
-static void sampling(mcp_call *call, void *ud)
+static void sampling(void *ud, mcp_call *call)
 {
     const one_question *f = ud;
     size_t n;
@@ -292,7 +292,7 @@ static void sampling(mcp_call *call, void *ud)
 }
 
 /* Elicitation: a form of the fixture's schema; the answer shown whole. */
-static void elicitation(mcp_call *call, void *ud)
+static void elicitation(void *ud, mcp_call *call)
 {
     const one_question *f = ud;
     size_t n;
@@ -362,7 +362,7 @@ static const one_question with_enums = {
  * asked again), ignore-extra-params (answers nobody asked for: ignored)
  * and validate-input (an answer that is not an object: asked again;
  * inputResponses null: -32602), all the library's doing. */
-static void irr_elicitation(mcp_call *call, void *ud)
+static void irr_elicitation(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
@@ -396,7 +396,7 @@ static const one_question capital = {.key = "capital_question",
 
 /* test_input_required_result_list_roots: "client_roots" (roots/list has no
  * params: the library sends {}). */
-static void irr_list_roots(mcp_call *call, void *ud)
+static void irr_list_roots(void *ud, mcp_call *call)
 {
     (void)ud;
     asking q = {.call = call};
@@ -422,7 +422,7 @@ static const one_question confirm = {
 
 /* test_input_required_result_multiple_inputs: three questions of three
  * kinds in one round ("user_name", "greeting", "client_roots"). */
-static void irr_multiple(mcp_call *call, void *ud)
+static void irr_multiple(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
@@ -462,7 +462,7 @@ static void irr_multiple(mcp_call *call, void *ud)
 /* test_input_required_result_multi_round: "step1", and only once it is
  * answered "step2" (it depends on the first answer: a second round). The
  * third run finds step1's answer in the requestState of the second. */
-static void irr_multi_round(mcp_call *call, void *ud)
+static void irr_multi_round(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
@@ -503,7 +503,7 @@ static void irr_multi_round(mcp_call *call, void *ud)
  * the roots, each only if the client declared it can answer (the library
  * says MCP_ERR_STATE otherwise, and the question is left out): a client
  * with sampling alone gets the sampling question alone. */
-static void irr_capabilities(mcp_call *call, void *ud)
+static void irr_capabilities(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
@@ -537,7 +537,7 @@ static void irr_capabilities(mcp_call *call, void *ud)
 
 /* Prompt test_input_required_result_prompt: prompts/get asks too
  * ("user_context"), and answers a GetPromptResult. */
-static void irr_prompt(mcp_call *call, void *ud)
+static void irr_prompt(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);

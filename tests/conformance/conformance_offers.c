@@ -59,19 +59,19 @@ static void reply_built(mcp_call *call, mcp_json_doc *d, const mcp_json *result)
 
 /* Resources ---------------------------------------------------------------------------- */
 
-static void read_static_text(mcp_call *call, void *ud)
+static void read_static_text(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_reply_resource_text(call, "text/plain", STATIC_TEXT, sizeof STATIC_TEXT - 1);
 }
 
-static void read_static_binary(mcp_call *call, void *ud)
+static void read_static_binary(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_reply_resource_blob(call, "image/png", png_1x1, sizeof png_1x1);
 }
 
-static void read_watched(mcp_call *call, void *ud)
+static void read_watched(void *ud, mcp_call *call)
 {
     (void)ud;
     unsigned v = atomic_load(&watched_version);
@@ -84,7 +84,7 @@ static void read_watched(mcp_call *call, void *ud)
 /* test://template/{id}/data: the library matched the URI and decoded id;
  * the text is JSON naming it ({"id":"123","templateTest":true,...}),
  * written with the JSON writer since id is the client's text. */
-static void read_template(mcp_call *call, void *ud)
+static void read_template(void *ud, mcp_call *call)
 {
     (void)ud;
     size_t n;
@@ -129,7 +129,7 @@ static void complete_from(mcp_call *call, const char *const *candidates, size_t 
 }
 
 /* The template's only variable is id. */
-static void complete_template(mcp_call *call, void *ud)
+static void complete_template(void *ud, mcp_call *call)
 {
     (void)ud;
     static const char *const ids[] = {"1", "12", "123", "42"};
@@ -171,7 +171,7 @@ static mcp_json_doc *new_prompt_result(mcp_json **result, mcp_json **messages)
     return d;
 }
 
-static void get_simple(mcp_call *call, void *ud)
+static void get_simple(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json *result, *messages;
@@ -183,7 +183,7 @@ static void get_simple(mcp_call *call, void *ud)
 
 /* arg1 and arg2 are required (the library refused the get without
  * them), so both are strings here. */
-static void get_with_arguments(mcp_call *call, void *ud)
+static void get_with_arguments(void *ud, mcp_call *call)
 {
     (void)ud;
     const mcp_json *args = mcp_call_arguments(call);
@@ -216,7 +216,7 @@ static void get_with_arguments(mcp_call *call, void *ud)
 
 /* Completes test_prompt_with_arguments' arguments (completion-complete
  * asks for arg1 from "test": no candidate starts so, an empty list). */
-static void complete_arguments(mcp_call *call, void *ud)
+static void complete_arguments(void *ud, mcp_call *call)
 {
     (void)ud;
     static const char *const arg1[] = {"hello", "help", "paris", "park", "party"};
@@ -229,7 +229,7 @@ static void complete_arguments(mcp_call *call, void *ud)
         complete_from(call, arg1, sizeof arg1 / sizeof arg1[0]);
 }
 
-static void get_with_embedded_resource(mcp_call *call, void *ud)
+static void get_with_embedded_resource(void *ud, mcp_call *call)
 {
     (void)ud;
     size_t n = 0;
@@ -253,7 +253,7 @@ static void get_with_embedded_resource(mcp_call *call, void *ud)
     reply_built(call, d, result);
 }
 
-static void get_with_image(mcp_call *call, void *ud)
+static void get_with_image(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json *result, *messages;
@@ -269,7 +269,7 @@ static void get_with_image(mcp_call *call, void *ud)
     reply_built(call, d, result);
 }
 
-static void get_dynamic(mcp_call *call, void *ud)
+static void get_dynamic(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_json *result, *messages;
@@ -285,7 +285,7 @@ static void get_dynamic(mcp_call *call, void *ud)
  * server-stateless (2026-07-28) calls it while listening for
  * promptsListChanged: the server declares prompts.listChanged, so the
  * scenario expects the notification on the listen stream. */
-static void trigger_prompt_change(mcp_call *call, void *ud)
+static void trigger_prompt_change(void *ud, mcp_call *call)
 {
     mcp_server *s = ud;
     int rc = mcp_server_remove_prompt(s, "test_dynamic_prompt");
@@ -305,7 +305,7 @@ static void trigger_prompt_change(mcp_call *call, void *ud)
 
 /* The watched resource's update -------------------------------------------------------- */
 
-static void update_watched(mcp_call *call, void *ud)
+static void update_watched(void *ud, mcp_call *call)
 {
     mcp_server *s = ud;
     unsigned v = atomic_fetch_add(&watched_version, 1) + 1;

@@ -47,27 +47,27 @@ static bool pause_ms(mcp_call *call, uint64_t ms)
     return false;
 }
 
-static void simple_text(mcp_call *call, void *ud)
+static void simple_text(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_reply_text(call, "This is a simple text response for testing.");
 }
 
-static void image_content(mcp_call *call, void *ud)
+static void image_content(void *ud, mcp_call *call)
 {
     (void)ud;
     reply_json(call, "{\"content\":[{\"type\":\"image\",\"data\":\"" PNG_1X1
                      "\",\"mimeType\":\"image/png\"}]}");
 }
 
-static void audio_content(mcp_call *call, void *ud)
+static void audio_content(void *ud, mcp_call *call)
 {
     (void)ud;
     reply_json(call, "{\"content\":[{\"type\":\"audio\",\"data\":\"" WAV_TINY
                      "\",\"mimeType\":\"audio/wav\"}]}");
 }
 
-static void embedded_resource(mcp_call *call, void *ud)
+static void embedded_resource(void *ud, mcp_call *call)
 {
     (void)ud;
     reply_json(call, "{\"content\":[{\"type\":\"resource\",\"resource\":{"
@@ -75,7 +75,7 @@ static void embedded_resource(mcp_call *call, void *ud)
                      "\"text\":\"This is an embedded resource content.\"}}]}");
 }
 
-static void multiple_content_types(mcp_call *call, void *ud)
+static void multiple_content_types(void *ud, mcp_call *call)
 {
     (void)ud;
     reply_json(call, "{\"content\":["
@@ -88,7 +88,7 @@ static void multiple_content_types(mcp_call *call, void *ud)
 
 /* Three log messages about 50 ms apart, on the call's own stream (sent at
  * the level the client set: tools-call-with-logging sets debug first). */
-static void tool_with_logging(mcp_call *call, void *ud)
+static void tool_with_logging(void *ud, mcp_call *call)
 {
     (void)ud;
     static const char *const steps[] = {"Tool execution started", "Tool processing data",
@@ -104,7 +104,7 @@ static void tool_with_logging(mcp_call *call, void *ud)
 /* Progress 0, 50, 100 of 100, about 50 ms apart, for whatever token the
  * client sent (an integer from 0.1.16's SDK client, "progress-test-1" from
  * 0.2.0: the library echoes it with its type). */
-static void tool_with_progress(mcp_call *call, void *ud)
+static void tool_with_progress(void *ud, mcp_call *call)
 {
     (void)ud;
     for (int step = 0; step <= 2; step++) {
@@ -121,7 +121,7 @@ static void tool_with_progress(mcp_call *call, void *ud)
 
 /* A tool execution error: a result with isError, not a JSON-RPC error
  * (tools-call-error fails on the latter). */
-static void error_handling(mcp_call *call, void *ud)
+static void error_handling(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_reply_tool_error(call, "This tool intentionally returns an error for testing");
@@ -131,7 +131,7 @@ static void error_handling(mcp_call *call, void *ud)
  * the reference server closes that stream mid-call and delivers the result
  * to the client's GET with Last-Event-ID. The stream is the library's to
  * close (no handler can); the tool finishes a little later, as there. */
-static void reconnection(mcp_call *call, void *ud)
+static void reconnection(void *ud, mcp_call *call)
 {
     (void)ud;
     if (!pause_ms(call, 100))
@@ -140,7 +140,7 @@ static void reconnection(mcp_call *call, void *ud)
                               "the client properly reconnected after stream closure.");
 }
 
-static void json_schema_tool(mcp_call *call, void *ud)
+static void json_schema_tool(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_reply_text(call, "JSON Schema 2020-12 tool called.");
@@ -150,7 +150,7 @@ static void json_schema_tool(mcp_call *call, void *ud)
  * library refuses the call from a client that did not declare sampling
  * (server-stateless expects -32021 naming it, HTTP 400), so this handler
  * runs only for one that did. */
-static void missing_capability(mcp_call *call, void *ud)
+static void missing_capability(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_reply_text(call, "The client declared the sampling capability.");
@@ -159,7 +159,7 @@ static void missing_capability(mcp_call *call, void *ud)
 /* server-stateless reads the frames of its response stream: none may be a
  * request (2026-07-28 has none on a response stream). Progress first, when
  * the client asked for it, then the result. */
-static void streaming_elicitation(mcp_call *call, void *ud)
+static void streaming_elicitation(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_progress(call, 1, 2, "working"); /* MCP_ERR_STATE: no progress asked for */
@@ -169,14 +169,14 @@ static void streaming_elicitation(mcp_call *call, void *ud)
 /* Logs only when the client asked for log messages (2026-07-28:
  * io.modelcontextprotocol/logLevel in the request's _meta): the library
  * drops it otherwise, which server-stateless checks. */
-static void logging_tool(mcp_call *call, void *ud)
+static void logging_tool(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_send_log(call, MCP_LOGGING_INFO, "test_logging_tool was called");
     mcp_call_reply_text(call, "Logging tool completed.");
 }
 
-static void dynamic_tool(mcp_call *call, void *ud)
+static void dynamic_tool(void *ud, mcp_call *call)
 {
     (void)ud;
     mcp_call_reply_text(call, "test_dynamic_tool was added by test_trigger_tool_change.");
@@ -184,7 +184,7 @@ static void dynamic_tool(mcp_call *call, void *ud)
 
 /* Changes the tool list, so that listeners hear tools/list_changed:
  * removes test_dynamic_tool when it is there, adds it when it is not. */
-static void trigger_tool_change(mcp_call *call, void *ud)
+static void trigger_tool_change(void *ud, mcp_call *call)
 {
     mcp_server *s = ud;
     int rc = mcp_server_remove_tool(s, "test_dynamic_tool");
@@ -206,7 +206,7 @@ static void trigger_tool_change(mcp_call *call, void *ud)
 /* A parameter mirrored in a header (2026-07-28, SEP-2243: x-mcp-header):
  * the library checks Mcp-Param-Region against the body before the call
  * runs; http-custom-header-server-validation probes that check. */
-static void custom_header(mcp_call *call, void *ud)
+static void custom_header(void *ud, mcp_call *call)
 {
     (void)ud;
     size_t n;

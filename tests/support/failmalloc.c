@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-static void *fm_malloc(size_t n, void *ud)
+static void *fm_malloc(void *ud, size_t n)
 {
     failmalloc *f = ud;
     if (++f->calls == f->fail_at) {
@@ -16,7 +16,7 @@ static void *fm_malloc(size_t n, void *ud)
     return p;
 }
 
-static void *fm_realloc(void *p, size_t n, void *ud)
+static void *fm_realloc(void *ud, void *p, size_t n)
 {
     failmalloc *f = ud;
     if (++f->calls == f->fail_at) {
@@ -29,7 +29,7 @@ static void *fm_realloc(void *p, size_t n, void *ud)
     return q;
 }
 
-static void fm_free(void *p, void *ud)
+static void fm_free(void *ud, void *p)
 {
     failmalloc *f = ud;
     if (p)

@@ -96,13 +96,13 @@ static void ask_and_tell(mcp_call *c, const char *key, const char *method, const
     mcp_ask_answer_release(&a);
 }
 
-static void tool_form(mcp_call *c, void *ud)
+static void tool_form(void *ud, mcp_call *c)
 {
     ask_and_tell(c, "form", "elicitation/create",
                  "{\"message\":\"Who are you?\",\"requestedSchema\":" FORM_SCHEMA "}", 0);
 }
 
-static void tool_url(mcp_call *c, void *ud)
+static void tool_url(void *ud, mcp_call *c)
 {
     ask_and_tell(c, "url", "elicitation/create",
                  "{\"mode\":\"url\",\"message\":\"Sign in\",\"url\":\"https://example.com/x\","
@@ -110,7 +110,7 @@ static void tool_url(mcp_call *c, void *ud)
                  0);
 }
 
-static void tool_sample(mcp_call *c, void *ud)
+static void tool_sample(void *ud, mcp_call *c)
 {
     ask_and_tell(c, "s", "sampling/createMessage",
                  "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":"
@@ -118,13 +118,13 @@ static void tool_sample(mcp_call *c, void *ud)
                  0);
 }
 
-static void tool_roots(mcp_call *c, void *ud)
+static void tool_roots(void *ud, mcp_call *c)
 {
     ask_and_tell(c, "r", "roots/list", NULL, 0);
 }
 
 /* 2025: the server gives up on its question after 300 ms and cancels it. */
-static void tool_impatient(mcp_call *c, void *ud)
+static void tool_impatient(void *ud, mcp_call *c)
 {
     ask_and_tell(c, "form", "elicitation/create",
                  "{\"message\":\"Quick!\",\"requestedSchema\":{\"type\":\"object\"}}", 300);
@@ -132,7 +132,7 @@ static void tool_impatient(mcp_call *c, void *ud)
 
 /* Two questions: in one round under 2026-07-28, one after the other under
  * 2025. */
-static void tool_both(mcp_call *c, void *ud)
+static void tool_both(void *ud, mcp_call *c)
 {
     mcp_json_doc *f = json("{\"message\":\"Name?\",\"requestedSchema\":" FORM_SCHEMA "}");
     mcp_json_doc *s = json("{\"messages\":[],\"maxTokens\":5}");
@@ -163,7 +163,7 @@ static void tool_both(mcp_call *c, void *ud)
 }
 
 /* Asks k1, k2, k3, ...: one more every round, never done (2026-07-28). */
-static void tool_forever(mcp_call *c, void *ud)
+static void tool_forever(void *ud, mcp_call *c)
 {
     mcp_json_doc *p = json("{\"message\":\"Again?\",\"requestedSchema\":{\"type\":\"object\"}}");
     for (int i = 1;; i++) {

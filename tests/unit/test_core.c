@@ -307,6 +307,35 @@ static void every_release_function_accepts_null(void **state)
     mcp_json_doc_free(d);
 }
 
+/* Every callback type takes its user_data first (common.h): a type whose
+ * parameters move fails to compile here. */
+#define MCP__HAS_TYPE(expr, type) _Generic((expr), type: 1, default: 0)
+_Static_assert(MCP__HAS_TYPE((mcp_tool_fn)0, void (*)(void *, mcp_call *)), "mcp_tool_fn");
+_Static_assert(MCP__HAS_TYPE(((mcp_mem *)0)->malloc, void *(*)(void *, size_t)), "malloc");
+_Static_assert(MCP__HAS_TYPE(((mcp_mem *)0)->realloc, void *(*)(void *, void *, size_t)),
+               "realloc");
+_Static_assert(MCP__HAS_TYPE(((mcp_mem *)0)->free, void (*)(void *, void *)), "free");
+_Static_assert(MCP__HAS_TYPE((mcp_question_fn)0, void (*)(void *, mcp_question *)), "question");
+_Static_assert(MCP__HAS_TYPE((mcp_log_fn)0, void (*)(void *, const mcp_log_record *)), "log");
+_Static_assert(MCP__HAS_TYPE((mcp_cancel_fn)0, void (*)(void *)), "cancel");
+_Static_assert(MCP__HAS_TYPE((mcp_client_call_done_fn)0,
+                             void (*)(void *, const mcp_client_call_result *)),
+               "call done");
+
+/* An allocator gets its user_data first in each of its three functions. */
+static void allocator_gets_user_data_first(void **state)
+{
+    (void)state;
+    failmalloc fm;
+    failmalloc_init(&fm, 0);
+    mcp_buf b;
+    mcp_buf_init(&b, 0, &fm.mem);
+    assert_int_equal(mcp_buf_append(&b, MCP_LITERAL("hello")), MCP_OK);
+    assert_int_equal(fm.live, 1);
+    mcp_buf_free(&b);
+    assert_int_equal(fm.live, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +354,7 @@ int main(void)
         cmocka_unit_test(a_cut_never_splits_an_escape_or_a_character),
         cmocka_unit_test(the_buffer_form_stops_at_its_limit),
         cmocka_unit_test(every_release_function_accepts_null),
+        cmocka_unit_test(allocator_gets_user_data_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

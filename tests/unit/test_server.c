@@ -60,14 +60,14 @@ static char *expect_line(harness *h, const char *needle)
 
 /* Tools ------------------------------------------------------------------------ */
 
-static void tool_echo(mcp_call *c, void *ud)
+static void tool_echo(void *ud, mcp_call *c)
 {
     atomic_fetch_add(&handler_runs, 1);
     const char *t = mcp_json_string(mcp_json_object_get(mcp_call_arguments(c), "text"), NULL);
     mcp_call_reply_text(c, t ? t : "(none)");
 }
 
-static void tool_structured(mcp_call *c, void *ud)
+static void tool_structured(void *ud, mcp_call *c)
 {
     const char *t = "{\"temperature\":22.5,\"conditions\":\"cloudy\"}";
     mcp_json_doc *d;
@@ -76,7 +76,7 @@ static void tool_structured(mcp_call *c, void *ud)
     mcp_json_doc_free(d);
 }
 
-static void tool_wait(mcp_call *c, void *ud)
+static void tool_wait(void *ud, mcp_call *c)
 {
     /* Blocking: wait for the cancel, note the reason, try to reply anyway. */
     atomic_fetch_add(&handler_runs, 1);
@@ -94,7 +94,7 @@ static void tool_wait(mcp_call *c, void *ud)
     mcp_call_reply_text(c, "not cancelled");
 }
 
-static void tool_progress(mcp_call *c, void *ud)
+static void tool_progress(void *ud, mcp_call *c)
 {
     for (int i = 1; i <= 3; i++)
         assert_int_equal(mcp_call_progress(c, i, 3, "step"), MCP_OK);
@@ -109,7 +109,7 @@ static void *reply_later(void *arg)
     return NULL;
 }
 
-static void tool_async(mcp_call *c, void *ud)
+static void tool_async(void *ud, mcp_call *c)
 {
     /* Non-blocking: returns at once, answers later from its own thread. */
     pthread_t th;
@@ -117,12 +117,12 @@ static void tool_async(mcp_call *c, void *ud)
     pthread_detach(th);
 }
 
-static void tool_forgets(mcp_call *c, void *ud)
+static void tool_forgets(void *ud, mcp_call *c)
 {
     /* A blocking handler that returns without ending its call. */
 }
 
-static void tool_stubborn(mcp_call *c, void *ud)
+static void tool_stubborn(void *ud, mcp_call *c)
 {
     /* Ignores cancellation for longer than the shutdown grace. */
     usleep(800 * 1000);
@@ -139,13 +139,13 @@ static void count_log(void *ud, const mcp_log_record *r)
 /* Tools with schemas: arguments checked before the handler, results after. */
 static atomic_int typed_runs, broken_reply_rc;
 
-static void tool_typed(mcp_call *c, void *ud)
+static void tool_typed(void *ud, mcp_call *c)
 {
     atomic_fetch_add(&typed_runs, 1);
     mcp_call_reply_text(c, "typed ok");
 }
 
-static void tool_breaks_output(mcp_call *c, void *ud)
+static void tool_breaks_output(void *ud, mcp_call *c)
 {
     const char *t = "{\"y\":1}";
     mcp_json_doc *d;
@@ -154,7 +154,7 @@ static void tool_breaks_output(mcp_call *c, void *ud)
     mcp_json_doc_free(d);
 }
 
-static void tool_text_despite_output(mcp_call *c, void *ud)
+static void tool_text_despite_output(void *ud, mcp_call *c)
 {
     atomic_store(&broken_reply_rc, mcp_call_reply_text(c, "no structure"));
 }

@@ -26,7 +26,7 @@ static atomic_int asks_done;
 
 /* Asks for a sampling (timeout in arguments.timeout_ms) and answers with
  * the text the client's model gave, or says how the ask ended. */
-static void tool_sample(mcp_call *c, void *ud)
+static void tool_sample(void *ud, mcp_call *c)
 {
     int64_t timeout = 0;
     mcp_json_get_int64(mcp_json_object_get(mcp_call_arguments(c), "timeout_ms"), &timeout);
@@ -56,7 +56,7 @@ static void tool_sample(mcp_call *c, void *ud)
     mcp_ask_answer_release(&a);
 }
 
-static void tool_roots(mcp_call *c, void *ud)
+static void tool_roots(void *ud, mcp_call *c)
 {
     mcp_ask_answer a;
     int rc = mcp_call_ask(c, NULL, "roots/list", NULL, 0, &a);
@@ -70,7 +70,7 @@ static void tool_roots(mcp_call *c, void *ud)
 }
 
 /* On the loop thread an ask cannot wait: refused, and bad methods too. */
-static void tool_inline(mcp_call *c, void *ud)
+static void tool_inline(void *ud, mcp_call *c)
 {
     mcp_ask_answer a;
     int state = mcp_call_ask(c, NULL, "roots/list", NULL, 0, &a);
@@ -97,7 +97,7 @@ static const char *accepted(const mcp_ask_answer *a, const char *field)
 
 /* Asks step1 (a name), then step2 (a colour), one round each; with
  * arguments.together both in one round. The same code in both eras. */
-static void tool_steps(mcp_call *c, void *ud)
+static void tool_steps(void *ud, mcp_call *c)
 {
     bool together = false;
     mcp_json_get_bool(mcp_json_object_get(mcp_call_arguments(c), "together"), &together);
@@ -127,7 +127,7 @@ static void tool_steps(mcp_call *c, void *ud)
     mcp_ask_answer_release(&a2);
 }
 
-static void tool_quick(mcp_call *c, void *ud)
+static void tool_quick(void *ud, mcp_call *c)
 {
     mcp_call_reply_text(c, "quick");
 }

@@ -43,7 +43,7 @@ static char cancel_reason[64]; /* the last cancelled call's, written before canc
 
 /* Waits for its cancel or for `release` (a blocking tool). */
 static atomic_int release;
-static void tool_wait(mcp_call *c, void *ud)
+static void tool_wait(void *ud, mcp_call *c)
 {
     atomic_fetch_add(&running, 1);
     mcp_cancel_token *t = mcp_call_cancel_token(c);
@@ -61,14 +61,14 @@ static void tool_wait(mcp_call *c, void *ud)
 }
 
 static mcp_server *the_server;
-static void tool_add(mcp_call *c, void *ud)
+static void tool_add(void *ud, mcp_call *c)
 {
     mcp_tool t = {.size = sizeof t, .name = "added", .handler = tool_wait,
                   .flags = MCP_TOOL_BLOCKING};
     mcp_call_reply_text(c, mcp_server_add_tool(the_server, &t) == MCP_OK ? "added" : "not");
 }
 
-static void tool_logs(mcp_call *c, void *ud)
+static void tool_logs(void *ud, mcp_call *c)
 {
     mcp_call_send_log(c, MCP_LOGGING_DEBUG, "a debug line");
     mcp_call_send_log(c, MCP_LOGGING_ERROR, "an error line");
@@ -76,7 +76,7 @@ static void tool_logs(mcp_call *c, void *ud)
 }
 
 /* Asks the client for a sampling and waits (a blocking tool). */
-static void tool_asks(mcp_call *c, void *ud)
+static void tool_asks(void *ud, mcp_call *c)
 {
     atomic_fetch_add(&running, 1);
     mcp_ask_answer a;
@@ -89,12 +89,12 @@ static void tool_asks(mcp_call *c, void *ud)
     atomic_fetch_add(&ended, 1);
 }
 
-static void read_note(mcp_call *c, void *ud)
+static void read_note(void *ud, mcp_call *c)
 {
     mcp_call_reply_resource_text(c, NULL, "note", 4);
 }
 
-static void tool_big(mcp_call *c, void *ud)
+static void tool_big(void *ud, mcp_call *c)
 {
     static char text[20000];
     memset(text, 'x', sizeof text - 1);
@@ -103,7 +103,7 @@ static void tool_big(mcp_call *c, void *ud)
 
 /* The same on the pool (its replies come after every request was read),
  * each call with its own text: they run at once. */
-static void tool_big_later(mcp_call *c, void *ud)
+static void tool_big_later(void *ud, mcp_call *c)
 {
     atomic_fetch_add(&running, 1);
     char *text = malloc(20000);

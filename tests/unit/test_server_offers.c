@@ -19,7 +19,7 @@
 
 /* Handlers ------------------------------------------------------------------------- */
 
-static void read_readme(mcp_call *c, void *ud)
+static void read_readme(void *ud, mcp_call *c)
 {
     assert_string_equal(mcp_call_method(c), "resources/read");
     /* Not this request's answers: refused, nothing ended. */
@@ -28,14 +28,14 @@ static void read_readme(mcp_call *c, void *ud)
     mcp_call_reply_resource_text(c, "text/markdown", "# Hello", 7);
 }
 
-static void read_logo(mcp_call *c, void *ud)
+static void read_logo(void *ud, mcp_call *c)
 {
     static const unsigned char png[] = {0x89, 'P', 'N', 'G', 0, 0xff};
     mcp_call_reply_resource_blob(c, "image/png", png, sizeof png);
 }
 
 /* users://{id}/profile: the variable, echoed; "missing" is not there. */
-static void read_user(mcp_call *c, void *ud)
+static void read_user(void *ud, mcp_call *c)
 {
     const char *id = mcp_json_string(mcp_json_object_get(mcp_call_arguments(c), "id"), NULL);
     if (id && !strcmp(id, "missing")) {
@@ -48,7 +48,7 @@ static void read_user(mcp_call *c, void *ud)
 }
 
 /* files:///{+path}: two contents, given whole. */
-static void read_files(mcp_call *c, void *ud)
+static void read_files(void *ud, mcp_call *c)
 {
     static const char r[] = "{\"contents\":[{\"uri\":\"files:///a\",\"text\":\"A\"},"
                             "{\"uri\":\"files:///b\",\"blob\":\"Qg==\"}]}";
@@ -60,7 +60,7 @@ static void read_files(mcp_call *c, void *ud)
 
 /* A handler whose answer breaks the shape of resources/read. */
 static int bad_rc;
-static void read_bad(mcp_call *c, void *ud)
+static void read_bad(void *ud, mcp_call *c)
 {
     static const char r[] = "{\"contents\":[{\"text\":\"no uri\"}]}";
     mcp_json_doc *d;
@@ -69,7 +69,7 @@ static void read_bad(mcp_call *c, void *ud)
     mcp_json_doc_free(d);
 }
 
-static void get_greet(mcp_call *c, void *ud)
+static void get_greet(void *ud, mcp_call *c)
 {
     const char *who = mcp_json_string(mcp_json_object_get(mcp_call_arguments(c), "name"), NULL);
     char r[256];
@@ -85,7 +85,7 @@ static void get_greet(mcp_call *c, void *ud)
 
 /* Completes the language argument (or any variable) from a fixed list,
  * filtered by the prefix typed; 150 values for "many". */
-static void complete_any(mcp_call *c, void *ud)
+static void complete_any(void *ud, mcp_call *c)
 {
     assert_string_equal(mcp_call_method(c), "completion/complete");
     const mcp_json *arg = mcp_json_object_get(mcp_call_arguments(c), "argument");
@@ -468,7 +468,7 @@ static void registration_refuses_what_it_cannot_serve(void **state)
     mcp_server_free(s);
 }
 
-static void tool_noop(mcp_call *c, void *ud)
+static void tool_noop(void *ud, mcp_call *c)
 {
     mcp_call_reply_text(c, "ok");
 }

@@ -31,7 +31,7 @@
 
 static atomic_int replied;
 
-static void tool_big(mcp_call *c, void *ud)
+static void tool_big(void *ud, mcp_call *c)
 {
     static char text[256 << 10];
     memset(text, 'x', sizeof text - 1);

@@ -25,7 +25,7 @@ static atomic_int done;
                          "\"" id "}"
 
 /* Asks the URL elicitation arguments.params (an object), says how it went. */
-static void tool_url(mcp_call *c, void *ud)
+static void tool_url(void *ud, mcp_call *c)
 {
     (void)ud;
     const mcp_json *params = mcp_json_object_get(mcp_call_arguments(c), "params");
@@ -49,7 +49,7 @@ static void tool_url(mcp_call *c, void *ud)
 
 /* Fails with arguments.code and arguments.data; replies how that went
  * (the reply is the call's only answer: a refused one became -32603). */
-static void tool_fail(mcp_call *c, void *ud)
+static void tool_fail(void *ud, mcp_call *c)
 {
     (void)ud;
     int64_t code = 0;

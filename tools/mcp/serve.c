@@ -23,7 +23,7 @@
 
 static mcp_server *the_server;
 
-static void tool_echo(mcp_call *call, void *ud)
+static void tool_echo(void *ud, mcp_call *call)
 {
     size_t n;
     const char *text = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "text"), &n);
@@ -48,7 +48,7 @@ static const char *number_arg(mcp_call *call, const char *name, double lo, doubl
     return NULL;
 }
 
-static void tool_sleep(mcp_call *call, void *ud)
+static void tool_sleep(void *ud, mcp_call *call)
 {
     double seconds;
     const char *bad = number_arg(call, "seconds", 0, 86400, &seconds);
@@ -70,7 +70,7 @@ static void tool_sleep(mcp_call *call, void *ud)
     mcp_call_reply_text(call, text);
 }
 
-static void tool_count(mcp_call *call, void *ud)
+static void tool_count(void *ud, mcp_call *call)
 {
     double n, delay;
     const char *bad = number_arg(call, "n", 0, 1000000, &n);
@@ -100,7 +100,7 @@ static void tool_count(mcp_call *call, void *ud)
     mcp_call_reply_text(call, text);
 }
 
-static void tool_fail(mcp_call *call, void *ud)
+static void tool_fail(void *ud, mcp_call *call)
 {
     size_t n;
     const char *m = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "message"), &n);
@@ -130,14 +130,14 @@ static void tool_fail(mcp_call *call, void *ud)
 }
 
 /* The tools add_tool creates: echo under another name. */
-static void tool_added(mcp_call *call, void *ud)
+static void tool_added(void *ud, mcp_call *call)
 {
     char text[200];
     snprintf(text, sizeof text, "%s was added by add_tool", mcp_call_tool_name(call));
     mcp_call_reply_text(call, text);
 }
 
-static void tool_add(mcp_call *call, void *ud)
+static void tool_add(void *ud, mcp_call *call)
 {
     size_t n;
     const char *name = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "name"), &n);
@@ -202,7 +202,7 @@ static bool ask_ended(mcp_call *call, int rc, const mcp_ask_answer *a)
 }
 
 /* confirm {question}: asks the user (elicitation, a form with one boolean). */
-static void tool_confirm(mcp_call *call, void *ud)
+static void tool_confirm(void *ud, mcp_call *call)
 {
     const char *q = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "question"), NULL);
     mcp_json_doc *d = mcp_json_doc_new(NULL);
@@ -237,7 +237,7 @@ static void tool_confirm(mcp_call *call, void *ud)
  * the interaction is said complete at once (2025-11-25: the client gets
  * notifications/elicitation/complete), as a service would when its page
  * is done. */
-static void tool_connect(mcp_call *call, void *ud)
+static void tool_connect(void *ud, mcp_call *call)
 {
     static atomic_uint made;
     size_t url_len = 0;
@@ -279,7 +279,7 @@ static void tool_connect(mcp_call *call, void *ud)
 }
 
 /* summarize {text}: asks the client's model (sampling). */
-static void tool_summarize(mcp_call *call, void *ud)
+static void tool_summarize(void *ud, mcp_call *call)
 {
     const char *text = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "text"), NULL);
     mcp_json_doc *d = mcp_json_doc_new(NULL);
@@ -313,7 +313,7 @@ static void tool_summarize(mcp_call *call, void *ud)
 }
 
 /* roots: the client's roots, one URI a line. */
-static void tool_roots(mcp_call *call, void *ud)
+static void tool_roots(void *ud, mcp_call *call)
 {
     mcp_ask_answer a;
     int rc = mcp_call_ask(call, "roots", "roots/list", NULL, 0, &a);
@@ -423,18 +423,18 @@ static const char demo_readme[] =
     "demo://echo/{text} (any text, read back).\n"
     "Prompt: greet (name, and a style completed from formal, casual, pirate).\n";
 
-static void read_readme(mcp_call *call, void *ud)
+static void read_readme(void *ud, mcp_call *call)
 {
     mcp_call_reply_resource_text(call, "text/plain", demo_readme, sizeof demo_readme - 1);
 }
 
-static void read_logo(mcp_call *call, void *ud)
+static void read_logo(void *ud, mcp_call *call)
 {
     static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     mcp_call_reply_resource_blob(call, "image/png", png, sizeof png);
 }
 
-static void read_echo(mcp_call *call, void *ud)
+static void read_echo(void *ud, mcp_call *call)
 {
     size_t n;
     const char *text = mcp_json_string(mcp_json_object_get(mcp_call_arguments(call), "text"), &n);
@@ -443,7 +443,7 @@ static void read_echo(mcp_call *call, void *ud)
 
 static const char *const greet_styles[] = {"formal", "casual", "pirate"};
 
-static void get_greet(mcp_call *call, void *ud)
+static void get_greet(void *ud, mcp_call *call)
 {
     const mcp_json *args = mcp_call_arguments(call);
     size_t n;
@@ -478,7 +478,7 @@ static void get_greet(mcp_call *call, void *ud)
     mcp_buf_free(&text);
 }
 
-static void complete_greet(mcp_call *call, void *ud)
+static void complete_greet(void *ud, mcp_call *call)
 {
     const mcp_json *arg = mcp_json_object_get(mcp_call_arguments(call), "argument");
     const char *name = mcp_json_string(mcp_json_object_get(arg, "name"), NULL);

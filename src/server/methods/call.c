@@ -361,11 +361,11 @@ static void destroy_call(mcp__request *r)
 static void run_handler(mcp_call *c)
 {
     if (c->kind == CALL_TOOL)
-        c->tool->handler(c, c->tool->user_data);
+        c->tool->handler(c->tool->user_data, c);
     else if (c->kind == CALL_COMPLETE)
-        c->entry->complete(c, c->entry->user_data);
+        c->entry->complete(c->entry->user_data, c);
     else
-        c->entry->handler(c, c->entry->user_data);
+        c->entry->handler(c->entry->user_data, c);
 }
 
 /* Worker thread: run a blocking handler unless the call was cancelled while
