@@ -72,9 +72,9 @@ typedef struct mcp_client_options {
     /* The child's stderr is passed through to ours unless captured; then
      * it is kept (up to 1 MiB) for mcp_client_stderr(). */
     bool capture_stderr;
-    /* NULL: lines on stderr at log_level (default warn; MCP_LOG_LEVEL=
-     * debug|info|warn|error in the environment overrides it, an unknown
-     * value is reported once on stderr). A hook gets the records at
+    /* NULL: lines on stderr at log_level (default warning; MCP_LOG_LEVEL=
+     * debug|info|warn|warning|error in the environment overrides it, an
+     * unknown value is reported once on stderr). A hook gets the records at
      * log_level and above (MCP_LOG_DEFAULT: all of them). */
     mcp_log_fn log;
     void *log_user_data;

@@ -192,9 +192,9 @@ typedef struct mcp_server_options {
     mcp_log_fn log;
     void *log_user_data;
     /* Lowest level logged. MCP_LOG_DEFAULT: everything for a log hook, INFO
-     * for the stderr default, where MCP_LOG_LEVEL=debug|info|warn|error in
-     * the environment overrides log_level (an unknown value is reported
-     * once on stderr). */
+     * for the stderr default, where MCP_LOG_LEVEL=debug|info|warn|warning|
+     * error in the environment overrides log_level (an unknown value is
+     * reported once on stderr). */
     mcp_log_level log_level;
     /* Every message, both directions (optional; loop thread): line is len
      * bytes (no newline; not NUL-terminated), borrowed for the call. */
@@ -478,11 +478,11 @@ MCP_EXTERN int mcp_call_progress(mcp_call *c, double progress, double total,
  * call's own stream before its answer, when the client wants that level
  * (2026-07-28: io.modelcontextprotocol/logLevel on the request; legacy:
  * logging/setLevel). Returns MCP_OK (sent, queued, or not wanted by the
- * client: nothing sent), MCP_ERR_CANCELLED, MCP_ERR_INVALID_ARG (bad level,
- * text NULL or not UTF-8) or MCP_ERR_NOMEM. Not after the call was ended
+ * client: nothing sent), MCP_ERR_CANCELLED, MCP_ERR_INVALID_ARG (a level outside
+ * MCP_LOG_DEBUG..MCP_LOG_EMERGENCY, text NULL or not UTF-8) or MCP_ERR_NOMEM. Not after the call was ended
  * (the pointer is invalid then).
  */
-MCP_EXTERN int mcp_call_send_log(mcp_call *c, mcp_logging_level level, const char *text);
+MCP_EXTERN int mcp_call_send_log(mcp_call *c, mcp_log_level level, const char *text);
 
 /* Log through the server's log hook, tagged with the call's tool. */
 MCP_EXTERN void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, ...)

@@ -77,15 +77,28 @@ typedef enum mcp_role { MCP_ROLE_CLIENT = 1, MCP_ROLE_SERVER = 2 } mcp_role;
 #define MCP_PROTOCOL_LATEST_LEGACY "2025-11-25"
 
 /* ------------------------------------------------------------------------ */
-/* Logging (the library's own log, not the protocol's notifications/message) */
+/* Logging: one set of levels for the library's own log and the protocol's
+ * (notifications/message, logging/setLevel,
+ * io.modelcontextprotocol/logLevel): the RFC 5424 severities, lowest
+ * first, so a level is "at or above" another by comparing the values. The
+ * library's own records use DEBUG, INFO, WARNING and ERROR. */
 
 typedef enum mcp_log_level {
-    MCP_LOG_DEFAULT = 0, /* in options: the component's default level */
+    MCP_LOG_DEFAULT = 0, /* in options: the component's default level; never
+                            a record's level nor a level on the wire */
     MCP_LOG_DEBUG,
     MCP_LOG_INFO,
-    MCP_LOG_WARN,
-    MCP_LOG_ERROR
+    MCP_LOG_NOTICE,
+    MCP_LOG_WARNING,
+    MCP_LOG_ERROR,
+    MCP_LOG_CRITICAL,
+    MCP_LOG_ALERT,
+    MCP_LOG_EMERGENCY
 } mcp_log_level;
+
+/* The wire name of a level ("debug" ... "emergency"); a string literal, or
+ * NULL for MCP_LOG_DEFAULT and values outside the enum. Any thread. */
+MCP_EXTERN const char *mcp_log_level_name(mcp_log_level level);
 
 typedef enum mcp_log_event {
     MCP_LOG_EVENT_GENERAL = 0,
@@ -118,23 +131,6 @@ typedef struct mcp_log_record {
  * thread that calls mcp_call_log (so it must be thread-safe). Client: on the
  * loop thread. Must not block. */
 typedef void (*mcp_log_fn)(void *user_data, const mcp_log_record *record);
-
-/* The protocol's log levels (notifications/message, logging/setLevel,
- * io.modelcontextprotocol/logLevel), RFC 5424 severities, lowest first. */
-typedef enum mcp_logging_level {
-    MCP_LOGGING_DEBUG = 0,
-    MCP_LOGGING_INFO,
-    MCP_LOGGING_NOTICE,
-    MCP_LOGGING_WARNING,
-    MCP_LOGGING_ERROR,
-    MCP_LOGGING_CRITICAL,
-    MCP_LOGGING_ALERT,
-    MCP_LOGGING_EMERGENCY
-} mcp_logging_level;
-
-/* The wire name of a level ("debug" ... "emergency"); a string literal, or
- * NULL for a value outside the enum. Any thread. */
-MCP_EXTERN const char *mcp_logging_level_name(mcp_logging_level level);
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                  */
@@ -472,9 +468,10 @@ typedef struct mcp_request_options {
     uint64_t max_time_ms; /* hard total; 0 = default, MCP_NO_TIMEOUT = none */
     mcp_progress_mode progress;
     /* 2026-07-28: ask the server for notifications/message at log_level
-     * and above on this request (io.modelcontextprotocol/logLevel). */
+     * and above on this request (io.modelcontextprotocol/logLevel;
+     * MCP_LOG_DEFAULT: debug, every level). */
     bool want_logs;
-    mcp_logging_level log_level;
+    mcp_log_level log_level;
     /* Server, 2025 revisions: the request in flight this one is made for (a
      * tool call asking for sampling, say), or 0. It goes on that request's
      * route (over HTTP, the call's own event stream), as does its cancel
@@ -707,12 +704,12 @@ MCP_EXTERN int mcp_session_progress(mcp_session *s, mcp_handle h,
  * io.modelcontextprotocol/logLevel at or below `level`; under a legacy
  * revision when `level` is at or above the one set by logging/setLevel (all
  * levels until it is set). Returns MCP_OK (sent), MCP_ERR_STATE (not wanted:
- * nothing sent), MCP_ERR_NOT_FOUND (settled), MCP_ERR_INVALID_ARG (bad
- * level, data NULL, logger or strings not UTF-8), MCP_ERR_LIMIT or
+ * nothing sent), MCP_ERR_NOT_FOUND (settled), MCP_ERR_INVALID_ARG (a
+ * level outside MCP_LOG_DEBUG..MCP_LOG_EMERGENCY, data NULL, logger or strings not UTF-8), MCP_ERR_LIMIT or
  * MCP_ERR_NOMEM (nothing sent), MCP_ERR_CLOSED.
  */
 MCP_EXTERN int mcp_session_log_message(mcp_session *s, mcp_handle h,
-                                       mcp_logging_level level,
+                                       mcp_log_level level,
                                        const char *logger, const mcp_json *data);
 
 /* Whether inbound request h is still in flight. */

@@ -190,7 +190,7 @@ int mcp_client_new(const mcp_client_options *opts, mcp_client **out)
     c->era_version = NULL;
     c->default_logger.prefix = "mcp";
     c->default_logger.level =
-        mcp__log_level_from_env(c->opts.log_level ? c->opts.log_level : MCP_LOG_WARN);
+        mcp__log_level_from_env(c->opts.log_level ? c->opts.log_level : MCP_LOG_WARNING);
     uv_timer_init(&c->loop, &c->wake_timer);
     uv_timer_init(&c->loop, &c->eof_timer);
     c->wake_timer.data = c->eof_timer.data = c;
@@ -603,7 +603,7 @@ void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 
 static void left_out(void *ud, const char *tool, const char *why)
 {
-    mcp__client_say(ud, MCP_LOG_WARN, MCP_LOG_EVENT_GENERAL, "tool '%s' left out of tools/list: %s",
+    mcp__client_say(ud, MCP_LOG_WARNING, MCP_LOG_EVENT_GENERAL, "tool '%s' left out of tools/list: %s",
                     tool, why);
 }
 

@@ -169,7 +169,7 @@ static void wait_for(mcp_client *c, const char *id, size_t len, const char *from
     }
     char *copy = malloc(len + 1);
     if (!copy) {
-        mcp__client_say(c, MCP_LOG_WARN, MCP_LOG_EVENT_GENERAL,
+        mcp__client_say(c, MCP_LOG_WARNING, MCP_LOG_EVENT_GENERAL,
             "out of memory keeping the elicitationId of %s: its completion will be ignored",
             from);
         return;

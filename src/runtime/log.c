@@ -10,13 +10,8 @@
 
 static const char *level_name(mcp_log_level l)
 {
-    switch (l) {
-    case MCP_LOG_DEBUG: return "debug";
-    case MCP_LOG_INFO: return "info";
-    case MCP_LOG_WARN: return "warning";
-    case MCP_LOG_ERROR: return "error";
-    default: return "log";
-    }
+    const char *name = mcp_log_level_name(l);
+    return name ? name : "log";
 }
 
 void mcp__log_vsay(mcp_log_fn fn, void *ud, mcp_log_level level, mcp_log_event event,
@@ -61,7 +56,7 @@ mcp_log_level mcp__log_level_from_env(mcp_log_level fallback)
     if (!strcmp(v, "info"))
         return MCP_LOG_INFO;
     if (!strcmp(v, "warn") || !strcmp(v, "warning"))
-        return MCP_LOG_WARN;
+        return MCP_LOG_WARNING;
     if (!strcmp(v, "error"))
         return MCP_LOG_ERROR;
     /* Said once per process: a typo must not pass for the default. */

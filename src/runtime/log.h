@@ -22,7 +22,7 @@ void mcp__stderr_log(void *user_data, const mcp_log_record *r);
 void mcp__log_vsay(mcp_log_fn fn, void *ud, mcp_log_level level, mcp_log_event event,
                    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
-/* MCP_LOG_LEVEL=debug|info|warn|error, or fallback when unset or unknown
+/* MCP_LOG_LEVEL=debug|info|warn|warning|error, or fallback when unset or unknown
  * (an unknown value is reported on stderr, once per process). */
 mcp_log_level mcp__log_level_from_env(mcp_log_level fallback);
 

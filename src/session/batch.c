@@ -54,7 +54,7 @@ int mcp__batch_receive(mcp_session *s, uint64_t now, uint64_t route, mcp_message
                                            : "JSON-RPC batches are not supported",
                  s->era && !s->era->batches ? " in protocol revision " : "",
                  s->era && !s->era->batches ? s->era->version : "");
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
                  "%s", text);
         mcp__send_error(s, route, NULL, err->wire_code, text, NULL);
         return MCP_ERR_RPC_BATCH;

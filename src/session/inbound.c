@@ -99,7 +99,7 @@ bool mcp__inbound_refuse_duplicate(mcp_session *s, uint64_t route, const mcp_mes
     /* The first request with this id stays untouched; the second is
      * refused even when it would be answered at once (ping): two responses
      * with one id would let the peer take one for the other. */
-    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method, "inbound", NULL,
+    mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method, "inbound", NULL,
              -1, "duplicate request id already in flight:");
     mcp__send_error(s, route, &msg->id, MCP_WIRE_INVALID_REQUEST,
                     "Invalid request: a request with this id is already in flight", NULL);
@@ -114,7 +114,7 @@ inbound *mcp__inbound_register(mcp_session *s, uint64_t now, uint64_t route,
     if (s->in_count >= s->max_inbound) {
         char text[96];
         snprintf(text, sizeof text, "Too many requests in flight (limit %u)", s->max_inbound);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &msg->id, msg->method,
                  "inbound", NULL, -1, "%s:", text);
         mcp__send_error(s, route, &msg->id, MCP_WIRE_INTERNAL_ERROR, text, NULL);
         return NULL;
@@ -561,13 +561,13 @@ int mcp_session_progress(mcp_session *s, mcp_handle h, double progress, double t
     return rc;
 }
 
-static int log_impl(mcp_session *s, mcp_handle h, mcp_logging_level level,
+static int log_impl(mcp_session *s, mcp_handle h, mcp_log_level level,
                     const char *logger, const mcp_json *data)
 {
     inbound *in = mcp__inbound_lookup(s, h);
     if (!in || in->kind != IN_CALL)
         return late(s, h, "log message");
-    if (!mcp_logging_level_name(level) || !data)
+    if (!mcp_log_level_name(level) || !data)
         return MCP_ERR_INVALID_ARG;
     int wanted = in->era && in->era->modern ? in->log_level : s->legacy_log_level;
     if (wanted < 0 || (int)level < wanted)
@@ -577,7 +577,7 @@ static int log_impl(mcp_session *s, mcp_handle h, mcp_logging_level level,
     mcp__jw w;
     mcp__jw_notification_start(&w, b, "notifications/message");
     mcp__jw_key(&w, "level");
-    mcp__jw_string(&w, mcp_logging_level_name(level));
+    mcp__jw_string(&w, mcp_log_level_name(level));
     if (logger) {
         mcp__jw_key(&w, "logger");
         mcp__jw_string(&w, logger);
@@ -594,7 +594,7 @@ static int log_impl(mcp_session *s, mcp_handle h, mcp_logging_level level,
     return rc;
 }
 
-int mcp_session_log_message(mcp_session *s, mcp_handle h, mcp_logging_level level,
+int mcp_session_log_message(mcp_session *s, mcp_handle h, mcp_log_level level,
                             const char *logger, const mcp_json *data)
 {
     mcp__session_enter(s);

@@ -39,7 +39,7 @@ void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *m
     }
     const char *bad = check_initialize_params(msg->params);
     if (bad) {
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &msg->id, "initialize",
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &msg->id, "initialize",
                  "inbound", NULL, -1, "%s:", bad);
         mcp__send_error(s, route, &msg->id, MCP_WIRE_INVALID_PARAMS, bad, NULL);
         return;
@@ -91,12 +91,12 @@ void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *m
     mcp__scratch_done(s, b, &local);
 }
 
-int mcp__logging_level_parse(const mcp_json *v)
+int mcp__log_level_parse(const mcp_json *v)
 {
     size_t n;
     const char *name = mcp_json_string(v, &n);
-    for (int l = MCP_LOGGING_DEBUG; name && l <= MCP_LOGGING_EMERGENCY; l++) {
-        const char *k = mcp_logging_level_name((mcp_logging_level)l);
+    for (int l = MCP_LOG_DEBUG; name && l <= MCP_LOG_EMERGENCY; l++) {
+        const char *k = mcp_log_level_name((mcp_log_level)l);
         if (strlen(k) == n && memcmp(k, name, n) == 0)
             return l;
     }
@@ -110,7 +110,7 @@ void mcp__server_set_level(mcp_session *s, uint64_t route, const mcp_message *ms
                         "Method not found: this server does not offer logging", NULL);
         return;
     }
-    int level = mcp__logging_level_parse(mcp_json_object_get(msg->params, "level"));
+    int level = mcp__log_level_parse(mcp_json_object_get(msg->params, "level"));
     if (level < 0) {
         mcp__send_error(s, route, &msg->id, MCP_WIRE_INVALID_PARAMS,
                         "Invalid params: level must be one of debug, info, notice, warning, "

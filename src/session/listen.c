@@ -480,7 +480,7 @@ bool mcp__listen_notification(mcp_session *s, const mcp_message *msg)
         ev.kind = MCP_LISTEN_ACKNOWLEDGED;
         ev.kinds = ack_kinds(mcp_json_object_get(msg->params, "notifications"));
     } else if (!o->acked) {
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  -1, "notification before the acknowledgment dropped (%s):", msg->method);
         return true;
     } else if (o->want && !wanted(o->want, msg)) {

@@ -174,7 +174,7 @@ static void invalid_envelope(mcp_session *s, uint64_t route, const mcp_message *
 {
     char text[200];
     snprintf(text, sizeof text, "Invalid params: %s", why);
-    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound", NULL,
+    mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound", NULL,
              -1, "%s:", text);
     mcp__send_error(s, route, &m->id, MCP_WIRE_INVALID_PARAMS, text, NULL);
 }
@@ -214,7 +214,7 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
         return;
     }
     const mcp_json *level_v = e.log_level;
-    int level = level_v ? mcp__logging_level_parse(level_v) : -1;
+    int level = level_v ? mcp__log_level_parse(level_v) : -1;
     if (level_v && level < 0) {
         invalid_envelope(s, route, m,
                          "_meta." META_LOG_LEVEL " must be one of debug, info, notice, "

@@ -279,7 +279,7 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
             mcp__write_envelope(s, w);
         if (logs) {
             mcp__jw_key(w, META_LOG_LEVEL);
-            mcp__jw_string(w, mcp_logging_level_name(o->log_level));
+            mcp__jw_string(w, mcp_log_level_name(o->log_level ? o->log_level : MCP_LOG_DEBUG));
         }
         mcp__jw_object_end(w);
     }
@@ -318,7 +318,7 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
         (!sp->cb && sp->kind == OUT_CALL) || (sp->kind == OUT_LISTEN && !sp->listen_cb) ||
         (sp->params && mcp_json_typeof(sp->params) != MCP_JSON_OBJECT) ||
         mcp_utf8_validate(sp->method, strlen(sp->method), NULL) != MCP_OK ||
-        (o.want_logs && !mcp_logging_level_name(o.log_level)))
+        (o.want_logs && o.log_level && !mcp_log_level_name(o.log_level)))
         return MCP_ERR_INVALID_ARG;
     s->now = now;
     outbound *e = mcp__calloc(&s->mem, 1, sizeof *e);
@@ -589,7 +589,7 @@ static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *
     if (mcp_json_typeof(msg->result) != MCP_JSON_OBJECT) {
         /* Every MCP result is an object; 5 or null is no answer to act on. */
         mcp_id id = mcp_id_from_int(o->id);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  -1, "unusable result: not an object");
         return MCP_ERR_PROTOCOL;
     }
@@ -605,7 +605,7 @@ static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *
          !strcmp(o->method, "prompts/get")))
         return MCP_OK;
     mcp_id id = mcp_id_from_int(o->id);
-    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL, -1,
+    mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL, -1,
              "unusable result: resultType %.*s%s", type ? (int)(n > 40 ? 40 : n) : 9,
              type ? type : "not text", type && n == 14 && !memcmp(type, "input_required", 14)
                                             ? " (mrtr.mdx allows it only for tools/call, "
@@ -619,7 +619,7 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
     outbound *o = msg->id.kind == MCP_ID_INT ? mcp__outbound_on_wire(s, msg->id.num) : NULL;
     if (!o) {
         if (msg->id.kind == MCP_ID_NONE && msg->kind == MCP_MESSAGE_ERROR)
-            mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
+            mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
                      "peer reported an error without a request id: %lld %.*s",
                      (long long)msg->error_code, (int)msg->error_message_len,
                      msg->error_message);
@@ -654,7 +654,7 @@ bool mcp__outbound_reject(mcp_session *s, const mcp_id *id, const char *why)
     outbound *o = id->kind == MCP_ID_INT ? mcp__outbound_on_wire(s, id->num) : NULL;
     if (!o)
         return false;
-    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, id, o->method, "outbound", NULL,
+    mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, id, o->method, "outbound", NULL,
              mcp__age(s->now, o->start), "unusable answer: %s", why);
     detach(s, o);
     end(s, o, MCP_ERR_PROTOCOL, NULL);

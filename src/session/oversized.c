@@ -65,7 +65,7 @@ void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *he
     if (sh.method && id.kind != MCP_ID_NONE && !mcp__never_answer(s)) {
         char answer[128];
         snprintf(answer, sizeof answer, "Invalid request: %s", text);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, NULL, "inbound", NULL, -1,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, NULL, "inbound", NULL, -1,
                  "request dropped: %s:", text);
         mcp__send_error(s, route, &id, MCP_WIRE_INVALID_REQUEST, answer, NULL);
     } else if (sh.method && id_read && id.kind == MCP_ID_NONE && !mcp__never_answer(s)) {
@@ -74,18 +74,18 @@ void mcp__oversized(mcp_session *s, uint64_t now, uint64_t route, const char *he
         char answer[160];
         snprintf(answer, sizeof answer, "Invalid request: id must be a string or an integer; %s",
                  text);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, "inbound", NULL, -1,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, "inbound", NULL, -1,
                  "request with an invalid id dropped: %s:", text);
         mcp__send_error(s, route, NULL, MCP_WIRE_INVALID_REQUEST, answer, NULL);
     } else if (!sh.method && (sh.result || sh.error) && id.kind == MCP_ID_INT &&
                mcp__outbound_on_wire(s, id.num)) {
         outbound *o = mcp__outbound_on_wire(s, id.num);
         mcp__outbound_take(s, o);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  mcp__age(now, o->start), "response too large: %s:", text);
         mcp__outbound_end(s, o, MCP_ERR_TOO_LARGE, NULL);
     } else {
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, id.kind ? &id : NULL, NULL, NULL,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, id.kind ? &id : NULL, NULL, NULL,
                  NULL, -1, "%s%s: dropped%s", sh.method ? "a notification's " : "", text,
                  id.kind || sh.method ? "" : " (whose it was could not be read)");
     }

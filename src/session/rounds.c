@@ -173,7 +173,7 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
          * not a round to start from in there. Out of the tables before the
          * log, which is application code. */
         mcp__outbound_take(s, o);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                  -1, "input required before the request was even sent");
         mcp__outbound_end(s, o, MCP_ERR_PROTOCOL, NULL);
         return;
@@ -213,7 +213,7 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
                           : !reqs && !state    ? "it has neither inputRequests nor requestState"
                                                : NULL;
         if (bad) {
-            mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
+            mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL,
                      -1, "unusable input-required result: %s", bad);
             rc = MCP_ERR_PROTOCOL; /* unless the log ended it already */
         }

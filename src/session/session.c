@@ -97,7 +97,7 @@ int mcp_session_new(const mcp_session_options *opts_in,
     s->omit_server_info = opts.omit_server_info;
     s->parse.size = sizeof s->parse;
     s->parse.max_size = opts.max_message;
-    s->legacy_log_level = MCP_LOGGING_DEBUG;
+    s->legacy_log_level = MCP_LOG_DEBUG;
     s->next_id = opts.first_request_id ? opts.first_request_id : 1;
     const char *name = opts.name ? opts.name : "libmcp";
     const char *version = opts.version ? opts.version : MCP_VERSION_STRING;
@@ -309,7 +309,7 @@ void mcp__log(mcp_session *s, mcp_log_level level, mcp_log_event event,
      * server may not send) must not scroll everything else away: past
      * MAX_BAD_INPUT_WARNINGS, the rest is logged at debug. */
     bool last_warning = false;
-    if (event == MCP_LOG_EVENT_BAD_INPUT && level >= MCP_LOG_WARN) {
+    if (event == MCP_LOG_EVENT_BAD_INPUT && level >= MCP_LOG_WARNING) {
         if (s->bad_input_warnings >= MCP__MAX_BAD_INPUT_WARNINGS)
             level = MCP_LOG_DEBUG;
         else
@@ -390,7 +390,7 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
     if (mcp__never_answer(s)) {
         /* 2026-07-28 servers never send requests, and its clients never
          * write responses: dropped. */
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound",
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method, "inbound",
                  NULL, -1, "request from a 2026-07-28 server dropped:");
         return;
     }
@@ -405,7 +405,7 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
         return;
     }
     if (s->role == MCP_ROLE_SERVER && s->lifecycle != LC_READY) {
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &m->id, m->method,
                  "inbound", NULL, -1, "request before initialize");
         mcp__send_error(s, route, &m->id, MCP_WIRE_INVALID_REQUEST,
                         "Server not initialized: the first request must be initialize "
@@ -456,7 +456,7 @@ void mcp__bad_message(mcp_session *s, uint64_t route, int rc, const mcp_message 
     char text[200];
     if (rc == MCP_ERR_RPC_PARSE) {
         snprintf(text, sizeof text, "Parse error: %s", err->message);
-        mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
+        mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, NULL, NULL, NULL, NULL, -1,
                  "%s", text);
         mcp__send_error(s, route, NULL, MCP_WIRE_PARSE_ERROR, text, NULL);
     } else if (rc == MCP_ERR_RPC_INVALID) {
@@ -465,7 +465,7 @@ void mcp__bad_message(mcp_session *s, uint64_t route, int rc, const mcp_message 
         if (id && !err->wire_code && mcp__outbound_reject(s, id, err->message))
             return;
         snprintf(text, sizeof text, "Invalid request: %s", err->message);
-        mcp__log(s, err->wire_code ? MCP_LOG_WARN : MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT,
+        mcp__log(s, err->wire_code ? MCP_LOG_WARNING : MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT,
                  id, NULL, NULL, NULL, -1, "%s%s", text,
                  err->wire_code ? "" : " (not answered)");
         if (err->wire_code)
@@ -570,7 +570,7 @@ void mcp__session_fail(mcp_session *s, const char *why)
 {
     if (s->closed)
         return;
-    mcp__log(s, MCP_LOG_WARN, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
+    mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,
              "closing: %s", why);
     mcp_session_close(s, s->now);
 }
@@ -633,9 +633,9 @@ size_t mcp_session_listen_count(const mcp_session *s)
     return s->nlistens;
 }
 
-const char *mcp_logging_level_name(mcp_logging_level level)
+const char *mcp_log_level_name(mcp_log_level level)
 {
-    static const char *const names[] = {"debug", "info", "notice", "warning",
+    static const char *const names[] = {NULL,    "debug", "info",  "notice",   "warning",
                                         "error", "critical", "alert", "emergency"};
     return (unsigned)level < sizeof names / sizeof names[0] ? names[level] : NULL;
 }

@@ -105,7 +105,7 @@ void mcp__hc_start_listen(http_client *t, xfer *reuse)
         x = mcp__hc_xfer_new(t, X_LISTEN);
     }
     if (!x || mcp__hc_launch_get(t, x) != MCP_OK) {
-        mcp__hc_say(t, MCP_LOG_WARN, "cannot open the GET stream: out of memory");
+        mcp__hc_say(t, MCP_LOG_WARNING, "cannot open the GET stream: out of memory");
         if (x)
             mcp__hc_xfer_free(x);
     }
@@ -134,12 +134,12 @@ void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code)
     }
     bool streamed = x->sse && x->status >= 200 && x->status < 300;
     if (!streamed && code != CURLE_OK)
-        mcp__hc_say(t, MCP_LOG_WARN, "the GET stream failed: %s", x->errbuf);
+        mcp__hc_say(t, MCP_LOG_WARNING, "the GET stream failed: %s", x->errbuf);
     else if (!streamed)
-        mcp__hc_say(t, MCP_LOG_WARN, "the GET stream failed: HTTP %ld %s", x->status, x->reason);
+        mcp__hc_say(t, MCP_LOG_WARNING, "the GET stream failed: HTTP %ld %s", x->status, x->reason);
     t->listen_attempts = x->got_event ? 1 : t->listen_attempts + 1;
     if (t->listen_attempts > LISTEN_MAX_ATTEMPTS) {
-        mcp__hc_say(t, MCP_LOG_WARN, "the GET stream failed %d times in a row: given up",
+        mcp__hc_say(t, MCP_LOG_WARNING, "the GET stream failed %d times in a row: given up",
             LISTEN_MAX_ATTEMPTS);
         t->listen_given_up = true;
         mcp__hc_xfer_free(x);
@@ -157,7 +157,7 @@ void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code)
 
 void mcp__hc_expire(http_client *t, xfer *cause)
 {
-    mcp__hc_say(t, MCP_LOG_WARN, "the server ended the session (HTTP 404 to a request that carried "
+    mcp__hc_say(t, MCP_LOG_WARNING, "the server ended the session (HTTP 404 to a request that carried "
                          "its id); a new session starts with the next request");
     free(t->session_id);
     t->session_id = NULL;

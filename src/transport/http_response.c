@@ -373,7 +373,7 @@ static void output_ended(http_client *t, xfer *x, CURLcode code)
         return;
     }
     if (!ok && x->role == X_OUTPUT)
-        mcp__hc_say(t, MCP_LOG_WARN, "the server did not take %s: %s%s%ld %s",
+        mcp__hc_say(t, MCP_LOG_WARNING, "the server did not take %s: %s%s%ld %s",
             x->method ? x->method : "a message", code != CURLE_OK ? x->errbuf : "",
             code != CURLE_OK ? " " : "HTTP ", x->status, x->reason);
     if (ok && x->method && !strcmp(x->method, "notifications/initialized"))

@@ -96,7 +96,7 @@ static void tool_with_logging(void *ud, mcp_call *call)
     for (size_t i = 0; i < 3; i++) {
         if (i && !pause_ms(call, 50))
             return;
-        mcp_call_send_log(call, MCP_LOGGING_INFO, steps[i]);
+        mcp_call_send_log(call, MCP_LOG_INFO, steps[i]);
     }
     mcp_call_reply_text(call, "Tool with logging completed successfully.");
 }
@@ -172,7 +172,7 @@ static void streaming_elicitation(void *ud, mcp_call *call)
 static void logging_tool(void *ud, mcp_call *call)
 {
     (void)ud;
-    mcp_call_send_log(call, MCP_LOGGING_INFO, "test_logging_tool was called");
+    mcp_call_send_log(call, MCP_LOG_INFO, "test_logging_tool was called");
     mcp_call_reply_text(call, "Logging tool completed.");
 }
 

@@ -10,6 +10,7 @@
 #include "core/arena.h"
 #include "core/hash.h"
 #include "core/map.h"
+#include "runtime/log.h"
 #include "failmalloc.h"
 #include "mcp/common.h"
 #include "mcp/mcp.h"
@@ -336,6 +337,26 @@ static void allocator_gets_user_data_first(void **state)
     assert_int_equal(fm.live, 0);
 }
 
+/* MCP_LOG_LEVEL keeps its four words (and "warning"), mapped onto the one
+ * set of levels; unset leaves the fallback. */
+static void the_log_level_variable_names_the_levels(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        mcp_log_level level;
+    } cases[] = {{"debug", MCP_LOG_DEBUG},     {"info", MCP_LOG_INFO},
+                 {"warn", MCP_LOG_WARNING},    {"warning", MCP_LOG_WARNING},
+                 {"error", MCP_LOG_ERROR}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("MCP_LOG_LEVEL", cases[i].value, 1);
+        assert_int_equal(mcp__log_level_from_env(MCP_LOG_NOTICE), cases[i].level);
+    }
+    unsetenv("MCP_LOG_LEVEL");
+    assert_int_equal(mcp__log_level_from_env(MCP_LOG_NOTICE), MCP_LOG_NOTICE);
+    assert_string_equal(mcp_log_level_name(MCP_LOG_WARNING), "warning");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +376,7 @@ int main(void)
         cmocka_unit_test(the_buffer_form_stops_at_its_limit),
         cmocka_unit_test(every_release_function_accepts_null),
         cmocka_unit_test(allocator_gets_user_data_first),
+        cmocka_unit_test(the_log_level_variable_names_the_levels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

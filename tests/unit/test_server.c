@@ -132,7 +132,7 @@ static void tool_stubborn(void *ud, mcp_call *c)
 static atomic_int too_long_logged;
 static void count_log(void *ud, const mcp_log_record *r)
 {
-    if (r->level == MCP_LOG_WARN && strstr(r->message, "request dropped: message exceeds"))
+    if (r->level == MCP_LOG_WARNING && strstr(r->message, "request dropped: message exceeds"))
         atomic_fetch_add(&too_long_logged, 1);
 }
 
@@ -176,7 +176,7 @@ static void start_with(harness *h, uint64_t grace_ms, unsigned workers, size_t m
     h->w.fd = sv[0];
     h->server_fd = sv[1];
     mcp_server_options o = {.size = sizeof o, .name = "test", .shutdown_grace_ms = grace_ms,
-                            .worker_threads = workers, .log_level = MCP_LOG_WARN,
+                            .worker_threads = workers, .log_level = MCP_LOG_WARNING,
                             .log = count_log, .max_message = max_message};
     assert_int_equal(mcp_server_new(&o, &h->server), MCP_OK);
     const mcp_tool tools[] = {

@@ -70,8 +70,8 @@ static void tool_add(void *ud, mcp_call *c)
 
 static void tool_logs(void *ud, mcp_call *c)
 {
-    mcp_call_send_log(c, MCP_LOGGING_DEBUG, "a debug line");
-    mcp_call_send_log(c, MCP_LOGGING_ERROR, "an error line");
+    mcp_call_send_log(c, MCP_LOG_DEBUG, "a debug line");
+    mcp_call_send_log(c, MCP_LOG_ERROR, "an error line");
     mcp_call_reply_text(c, "logged");
 }
 

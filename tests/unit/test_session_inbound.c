@@ -284,7 +284,7 @@ static void bad_input_warnings_are_capped(void **state)
     for (int i = 0; i < p.nlogs; i++) {
         if (p.logs[i].event != MCP_LOG_EVENT_BAD_INPUT)
             continue;
-        if (p.logs[i].level >= MCP_LOG_WARN) {
+        if (p.logs[i].level >= MCP_LOG_WARNING) {
             warn++;
             last_warn = p.log_texts[i];
         } else {

@@ -228,7 +228,7 @@ static void progress_flows_to_a_modern_request_until_it_settles(void **state)
     peer_free(&p);
 }
 
-static int log_at(peer *p, mcp_handle h, mcp_logging_level level)
+static int log_at(peer *p, mcp_handle h, mcp_log_level level)
 {
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *data = mcp_json_new_string(d, "text");
@@ -248,10 +248,10 @@ static void log_messages_follow_the_request_level_in_2026(void **state)
     peer_feed(&p, MCALL("1", ",\"io.modelcontextprotocol/logLevel\":\"warning\""));
     peer_feed(&p, MCALL("2", ""));
     /* Below the level, or without one: nothing is sent. */
-    assert_int_equal(log_at(&p, p.requests[0], MCP_LOGGING_INFO), MCP_ERR_STATE);
-    assert_int_equal(log_at(&p, p.requests[1], MCP_LOGGING_EMERGENCY), MCP_ERR_STATE);
+    assert_int_equal(log_at(&p, p.requests[0], MCP_LOG_INFO), MCP_ERR_STATE);
+    assert_int_equal(log_at(&p, p.requests[1], MCP_LOG_EMERGENCY), MCP_ERR_STATE);
     assert_int_equal(peer_unread(&p), 0);
-    assert_int_equal(log_at(&p, p.requests[0], MCP_LOGGING_ERROR), MCP_OK);
+    assert_int_equal(log_at(&p, p.requests[0], MCP_LOG_ERROR), MCP_OK);
     const mcp_message *n = peer_next(&p);
     assert_true(msg_is_method(n, "notifications/message"));
     assert_string_equal(mcp_json_string(mcp_json_object_get(n->params, "level"), NULL), "error");
@@ -260,7 +260,46 @@ static void log_messages_follow_the_request_level_in_2026(void **state)
     /* Never after the request settled. */
     mcp_session_reply(p.s, p.requests[0], NULL);
     peer_next(&p);
-    assert_int_equal(log_at(&p, p.requests[0], MCP_LOGGING_ERROR), MCP_ERR_NOT_FOUND);
+    assert_int_equal(log_at(&p, p.requests[0], MCP_LOG_ERROR), MCP_ERR_NOT_FOUND);
+    peer_free(&p);
+}
+
+/* One set of levels: each of the eight goes on the wire by its RFC 5424
+ * name, a request's logLevel admits its own level and those above, never
+ * the one below; MCP_LOG_DEFAULT is no level to send. */
+static void every_log_level_round_trips_by_its_wire_name(void **state)
+{
+    static const char *const names[] = {"debug", "info",     "notice", "warning",
+                                        "error", "critical", "alert",  "emergency"};
+    assert_null(mcp_log_level_name(MCP_LOG_DEFAULT));
+    assert_null(mcp_log_level_name((mcp_log_level)(MCP_LOG_EMERGENCY + 1)));
+    mcp_json_doc *caps;
+    assert_int_equal(mcp_json_parse("{\"logging\":{}}", 14, NULL, NULL, &caps, NULL), MCP_OK);
+    mcp_session_options o = {.size = sizeof o, .capabilities = mcp_json_doc_root(caps)};
+    peer p;
+    peer_init(&p, MCP_ROLE_SERVER, &o);
+    mcp_json_doc_free(caps);
+    for (int l = MCP_LOG_DEBUG; l <= MCP_LOG_EMERGENCY; l++) {
+        const char *name = names[l - MCP_LOG_DEBUG];
+        assert_string_equal(mcp_log_level_name((mcp_log_level)l), name);
+        char call[400];
+        snprintf(call, sizeof call, MCALL("%d", ",\"io.modelcontextprotocol/logLevel\":\"%s\""),
+                 l, name);
+        int before = p.nrequests;
+        peer_feed(&p, call);
+        assert_int_equal(p.nrequests, before + 1);
+        mcp_handle h = p.requests[before];
+        assert_int_equal(log_at(&p, h, MCP_LOG_DEFAULT), MCP_ERR_INVALID_ARG);
+        if (l > MCP_LOG_DEBUG)
+            assert_int_equal(log_at(&p, h, (mcp_log_level)(l - 1)), MCP_ERR_STATE);
+        assert_int_equal(peer_unread(&p), 0);
+        assert_int_equal(log_at(&p, h, (mcp_log_level)l), MCP_OK);
+        const mcp_message *n = peer_next(&p);
+        assert_true(msg_is_method(n, "notifications/message"));
+        assert_string_equal(mcp_json_string(mcp_json_object_get(n->params, "level"), NULL), name);
+        mcp_session_reply(p.s, h, NULL);
+        peer_next(&p);
+    }
     peer_free(&p);
 }
 
@@ -274,13 +313,13 @@ static void legacy_logging_follows_set_level(void **state)
     mcp_json_doc_free(caps);
     peer_server_ready(&p, "2025-11-25");
     peer_feed(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}");
-    assert_int_equal(log_at(&p, p.requests[0], MCP_LOGGING_DEBUG), MCP_OK); /* all, until set */
+    assert_int_equal(log_at(&p, p.requests[0], MCP_LOG_DEBUG), MCP_OK); /* all, until set */
     peer_next(&p);
     peer_feed(&p, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/setLevel\",\"params\":"
                   "{\"level\":\"error\"}}");
     assert_true(msg_is_result_for(peer_next(&p), 2));
-    assert_int_equal(log_at(&p, p.requests[0], MCP_LOGGING_WARNING), MCP_ERR_STATE);
-    assert_int_equal(log_at(&p, p.requests[0], MCP_LOGGING_CRITICAL), MCP_OK);
+    assert_int_equal(log_at(&p, p.requests[0], MCP_LOG_WARNING), MCP_ERR_STATE);
+    assert_int_equal(log_at(&p, p.requests[0], MCP_LOG_CRITICAL), MCP_OK);
     peer_next(&p);
     peer_feed(&p, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"logging/setLevel\",\"params\":"
                   "{\"level\":\"verbose\"}}");
@@ -740,6 +779,7 @@ int main(void)
         cmocka_unit_test(a_modern_server_sends_no_requests),
         cmocka_unit_test(progress_flows_to_a_modern_request_until_it_settles),
         cmocka_unit_test(log_messages_follow_the_request_level_in_2026),
+        cmocka_unit_test(every_log_level_round_trips_by_its_wire_name),
         cmocka_unit_test(legacy_logging_follows_set_level),
         cmocka_unit_test(a_raw_result_keeps_its_meta_and_type),
         cmocka_unit_test(a_callers_server_info_wins_and_meta_must_be_an_object),

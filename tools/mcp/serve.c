@@ -93,7 +93,7 @@ static void tool_count(void *ud, mcp_call *call)
         int rc = mcp_call_progress(call, (double)i, n, msg);
         if (rc != MCP_OK && rc != MCP_ERR_STATE) /* STATE: no progress asked for */
             break;
-        mcp_call_send_log(call, MCP_LOGGING_DEBUG, msg); /* sent if the client asked */
+        mcp_call_send_log(call, MCP_LOG_DEBUG, msg); /* sent if the client asked */
     }
     char text[64];
     snprintf(text, sizeof text, "counted to %ld", (long)n);

@@ -240,7 +240,7 @@ bool mcp__conns_sweep(mcp_server *s, bool force)
                            (s->stopping && now - c->last_progress >= grace);
         if (force || (handlers_done && output_done)) {
             if (handlers && !force)
-                mcp__server_log(s, MCP_LOG_WARN,
+                mcp__server_log(s, MCP_LOG_WARNING,
                                 "%zu handler(s) still running after the %llu ms grace: "
                                 "abandoned",
                                 handlers, (unsigned long long)grace);

@@ -193,7 +193,7 @@ int mcp__request_end(mcp__request *r, answer_kind kind, int64_t code, const char
 /* Any thread: progress and log messages for the request, before it ends. */
 int mcp__request_progress(mcp__request *r, double progress, double total,
                           const char *message);
-int mcp__request_log(mcp__request *r, mcp_logging_level level, const char *logger,
+int mcp__request_log(mcp__request *r, mcp_log_level level, const char *logger,
                      const char *text);
 void mcp__request_ref(mcp__request *r);
 void mcp__request_unref(mcp__request *r);

@@ -226,7 +226,7 @@ typedef struct notice {
     mcp__request *request;
     bool is_log;
     double progress, total;
-    mcp_logging_level level;
+    mcp_log_level level;
     char *logger;
     char *text; /* progress message or log text; may be NULL */
 } notice;
@@ -298,7 +298,7 @@ int mcp__request_progress(mcp__request *r, double progress, double total,
     return notify(r, &n);
 }
 
-int mcp__request_log(mcp__request *r, mcp_logging_level level, const char *logger,
+int mcp__request_log(mcp__request *r, mcp_log_level level, const char *logger,
                      const char *text)
 {
     notice n = {.is_log = true, .level = level, .logger = (char *)logger,

@@ -279,13 +279,13 @@ int mcp_call_progress(mcp_call *c, double progress, double total, const char *me
     return mcp__request_progress(&c->req, progress, total, message);
 }
 
-int mcp_call_send_log(mcp_call *c, mcp_logging_level level, const char *text)
+int mcp_call_send_log(mcp_call *c, mcp_log_level level, const char *text)
 {
     if (atomic_load(&c->req.ended))
         return MCP_ERR_STATE;
     if (mcp_cancel_token_is_cancelled(&c->req.token))
         return MCP_ERR_CANCELLED;
-    if (!text || !mcp_logging_level_name(level) ||
+    if (!text || !mcp_log_level_name(level) ||
         mcp_utf8_validate(text, strlen(text), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
     return mcp__request_log(&c->req, level, c->subject, text);
