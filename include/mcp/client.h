@@ -17,7 +17,9 @@
  *
  * Endings. Every call ends exactly once with one outcome: MCP_OK (a
  * result, possibly with isError), MCP_ERR_REMOTE (a JSON-RPC error from the
- * server), MCP_ERR_ABORTED (mcp_client_cancel; under 2026-07-28 also an
+ * server), MCP_ERR_HTTP (over HTTP, the exchange failed: an HTTP error
+ * status, or the network; see mcp_client_call_result.http_status),
+ * MCP_ERR_ABORTED (mcp_client_cancel; under 2026-07-28 also an
  * application that answered a question of the call with an error, see
  * "Questions from the server"), MCP_ERR_TIMED_OUT (no answer or progress
  * within the idle timeout), MCP_ERR_MAX_TIME (the total limit),
@@ -204,12 +206,15 @@ typedef struct mcp_http_client_options {
     uint64_t connect_timeout_ms;
 } mcp_http_client_options;
 
-/* The JSON-RPC error code of a call that an HTTP failure ended: outcome
- * MCP_ERR_REMOTE, error_message naming the HTTP status and the start of the
- * body (or the network failure), error data {"httpStatus": N} plus
- * "httpError" (a text) when the failure was the network's or a stream that
- * broke rather than the server's answer. A JSON-RPC error the server sent
- * as the body of its HTTP error is passed on as it is instead. */
+/* A call that an HTTP failure ended has outcome MCP_ERR_HTTP, its status
+ * in http_status (0 for the network's failure or a stream that broke) and
+ * error_message naming the status and the start of the body, or the
+ * network failure (see mcp_client_call_result). A JSON-RPC error the
+ * server sent as the body of its HTTP error is passed on as it is instead
+ * (MCP_ERR_REMOTE). What remains of this code: a subscription's
+ * MCP_LISTEN_ENDED event for a failed exchange carries an error message
+ * with this code, error data {"httpStatus": N} plus "httpError" (a text)
+ * for a network or stream failure. */
 #define MCP_CLIENT_HTTP_ERROR (-32603)
 
 /*
@@ -231,15 +236,16 @@ typedef struct mcp_http_client_options {
  * server sends on that stream right away (a tool's elicitation that names
  * no request of ours) would find no stream and be lost. When the server
  * ends the session (HTTP 404 to a request carrying its id), every call in
- * flight ends with MCP_ERR_REMOTE ("the server ended the MCP session ...",
- * code MCP_CLIENT_HTTP_ERROR) and the next call first starts a new session (the
+ * flight ends with MCP_ERR_HTTP ("the server ended the MCP session ...";
+ * http_status 404 for the request answered so, 0 for the others lost with
+ * it) and the next call first starts a new session (the
  * same initialize, then notifications/initialized), transparently; state
  * the server kept for the old session (resources/subscribe, the log level)
  * is gone. 2026-07-28: no session; a cancel or a timeout closes the
  * request's stream; a tools/call the server refuses with HeaderMismatch
  * (-32020: the tool's x-mcp-header parameters changed since it was listed)
  * lists the tools again and is sent once more, whose answer is the call's.
- * HTTP failures end calls as MCP_CLIENT_HTTP_ERROR says. Redirects are not
+ * HTTP failures end calls with MCP_ERR_HTTP (see MCP_CLIENT_HTTP_ERROR). Redirects are not
  * followed (the error names the Location). A request that may have run is
  * never sent twice: when a kept-alive connection closes before any answer,
  * only requests known to change nothing when repeated (ping, lists, reads,
@@ -327,7 +333,10 @@ typedef struct mcp_client_call_result {
     bool is_error;        /* outcome MCP_OK and result.isError is true */
     const mcp_json *result;      /* outcome MCP_OK: the result object */
     int64_t error_code;          /* outcome MCP_ERR_REMOTE */
-    const char *error_message;   /* outcome MCP_ERR_REMOTE */
+    const char *error_message;   /* outcome MCP_ERR_REMOTE: the server's
+                                    message; MCP_ERR_HTTP: the failure in
+                                    words (the status line and the start
+                                    of the body, or the network's error) */
     mcp_message *response; /* the response (NULL for local endings); the
                               fields above point into it. The error's
                               data, when it has any, is
@@ -337,7 +346,13 @@ typedef struct mcp_client_call_result {
                               elicitations (mode, message, url,
                               elicitationId) to complete before calling
                               again, as the server sent them (unchecked:
-                              mcp_elicitation_url_host checks a url) */
+                              mcp_elicitation_url_host checks a url).
+                              MCP_ERR_HTTP: the error this library made
+                              up for the failure (holds error_message) */
+    int http_status; /* outcome MCP_ERR_HTTP: the HTTP status that failed
+                        the call (404, 503...), 0 when there was none (the
+                        server could not be reached, the connection or
+                        the stream broke); 0 for every other outcome */
 } mcp_client_call_result;
 
 /* Release a result filled by a synchronous call (drops its response). */

@@ -126,6 +126,9 @@ enum mcp_error {
     MCP_ERR_TOO_LARGE = -307, /* the peer's answer exceeded the message size cap */
     MCP_ERR_INPUT_REQUIRED = -308, /* 2026-07-28: the client must answer first (the
                                       call ends asking; its retry brings the answer) */
+    MCP_ERR_HTTP = -309, /* the HTTP exchange carrying a request failed: an
+                            HTTP error status, or the network (the status, 0
+                            for none, in mcp_client_call_result.http_status) */
 
     /* Runtime and transports, -400 .. -499 */
     MCP_ERR_SPAWN = -400, /* the server command could not be started */

@@ -593,6 +593,8 @@ void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
         mcp__client_url_required(c, m);
     mcp_client_call_result r;
     fill_result(&r, cc->handle, outcome, m);
+    if (outcome == MCP_ERR_REMOTE)
+        mcp__client_http_failure(c, &r);
     cc->done(cc->user_data, &r);
     mcp_message_free(kept); /* the application retained it if it keeps it */
     if (cc->busy)

@@ -384,6 +384,21 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
     return rc;
 }
 
+void mcp__client_http_failure(const mcp_client *c, mcp_client_call_result *r)
+{
+    const mcp_message *m = r->response;
+    if (!c->http || !m || m->error_code != MCP__HTTP_ERROR_CODE || !mcp__http_client_made_up(c->http))
+        return;
+    int64_t status = 0;
+    if (!mcp_json_object_get(m->error_data, "httpError") &&
+        (mcp_json_get_int64(mcp_json_object_get(m->error_data, "httpStatus"), &status) != MCP_OK ||
+         status < 0 || status > 999))
+        status = 0;
+    r->outcome = MCP_ERR_HTTP;
+    r->error_code = 0;
+    r->http_status = (int)status;
+}
+
 mcp_client_stream_state mcp_client_server_stream(const mcp_client *c)
 {
     static const mcp_client_stream_state states[] = {

@@ -203,6 +203,13 @@ void mcp__call_refresh_forget(mcp__call *cc);
  * process, for the tests. Returns as mcp_client_connect_stdio. */
 int mcp__client_connect_fds(mcp_client *c, int in_fd, int out_fd);
 
+/* http.c: when r (outcome MCP_ERR_REMOTE) is the error the HTTP transport
+ * made up for a failed exchange, not one the server sent, it becomes
+ * outcome MCP_ERR_HTTP with its http_status (0: no HTTP status, the
+ * network's or a broken stream's failure) and error_code 0. Only inside
+ * the response callback the transport's delivery runs. */
+void mcp__client_http_failure(const mcp_client *c, mcp_client_call_result *r);
+
 /* handlers.c */
 /* The capabilities the options declare, and the fixed roots: MCP_OK,
  * MCP_ERR_INVALID_ARG or MCP_ERR_NOMEM (nothing kept). */

@@ -37,6 +37,7 @@ const char *mcp_strerror(int code)
     case MCP_ERR_CANCELLED: return "request cancelled by the peer";
     case MCP_ERR_TOO_LARGE: return "response too large";
     case MCP_ERR_INPUT_REQUIRED: return "the client must answer first (input required)";
+    case MCP_ERR_HTTP: return "the HTTP request failed";
     case MCP_ERR_SPAWN: return "could not start the server process";
     case MCP_ERR_BUSY: return "queue full";
     case MCP_ERR_SCHEMA: return "not a valid JSON Schema";

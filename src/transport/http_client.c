@@ -475,6 +475,11 @@ const char *mcp__http_client_unreachable(const mcp__transport *bt)
     return t->unreachable[0] ? t->unreachable : NULL;
 }
 
+bool mcp__http_client_made_up(const mcp__transport *bt)
+{
+    return ((const http_client *)bt)->delivering_made_up;
+}
+
 mcp__http_stream_state mcp__http_client_stream_state(const mcp__transport *bt)
 {
     const http_client *t = (const http_client *)bt;

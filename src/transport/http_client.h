@@ -20,7 +20,9 @@
  * in the message, data.httpStatus and, for a network or stream failure,
  * data.httpError), so every call ends with a clear error and the session's
  * era logic sees the answer to its server/discover probe; a JSON-RPC error
- * body the server sent is passed on as it is.
+ * body the server sent is passed on as it is. The client tells the two
+ * apart with mcp__http_client_made_up and ends a call that failed so with
+ * MCP_ERR_HTTP and the status (src/client/http.c).
  *
  * Session expiry (2025: 404 to a request carrying the session id): every
  * request in flight ends with such an error ("the server ended the
@@ -84,6 +86,12 @@ mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_opt
  * words: could not connect, resolve, TLS...), or NULL while every transfer
  * got an answer. Cleared by the next answer. Borrowed. */
 const char *mcp__http_client_unreachable(const mcp__transport *t);
+
+/* Whether the message the sink's message callback is handling now is an
+ * error this transport made up for a failed exchange (above), not one the
+ * server sent: the owner tells an HTTP failure from a server's -32603 by it
+ * (a server cannot forge it). False outside that callback. */
+bool mcp__http_client_made_up(const mcp__transport *t);
 
 /* The 2025 GET stream of what the server sends outside responses. */
 typedef enum {

@@ -113,6 +113,7 @@ struct http_client {
     sock_ctx *socks;
     note *in_head, *in_tail;
     bool delivering, closing, input_stopped, ending;
+    bool delivering_made_up; /* the message being delivered is made up */
     void (*done)(void *ud);
     void *done_ud;
     /* The era, as the session's messages show it. */

@@ -132,7 +132,9 @@ static void drain(http_client *t)
             /* The trace is the wire: an error made up here was not on it. */
             if (t->o.trace && m->kind == NOTE_MESSAGE)
                 t->o.trace(t->o.trace_ud, false, m->data, m->len);
+            t->delivering_made_up = m->kind == NOTE_MADE_UP;
             k->message(k->ud, 0, m->data, m->len);
+            t->delivering_made_up = false;
         } else {
             k->oversized(k->ud, 0, m->data, m->len, NULL, 0, t->o.max_message);
         }

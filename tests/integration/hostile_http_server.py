@@ -332,6 +332,14 @@ class Handler(BaseHTTPRequestHandler):
             return
         if name == "wide":
             return self.text(rid, "wide")
+        if name == "busy":
+            return self.reply(503, b"overloaded, try later", "text/plain")
+        if name == "rpc503":
+            # The server's own JSON-RPC error, dressed like the one the
+            # client makes up for an HTTP failure: passed on as the server's.
+            return self.json({"jsonrpc": "2.0", "id": rid, "error": {
+                "code": -32603, "message": "busy inside",
+                "data": {"httpStatus": 503}}}, 503)
         if name == "cut":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

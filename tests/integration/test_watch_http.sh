@@ -53,3 +53,9 @@ hport=$(sed -n 's/^listening \([0-9]*\)/\1/p' "$WORK/hostile" | head -n 1)
 expect_exit 3 "GET refused" -- timeout 20 "$MCP" watch --url "http://127.0.0.1:$hport/mcp"
 contains "$WORK/err" "mcp: the server offers no stream for its notifications (its GET answered 405): nothing to watch" "said why"
 echo "ok: a 2025 server without a GET stream ends the watch"
+# The same server, a call it answers with HTTP 503: told as the HTTP
+# failure it is (MCP_ERR_HTTP), not as a JSON-RPC error of the server's.
+expect_exit 3 "a call answered 503" -- timeout 20 "$MCP" call busy '{}' --url "http://127.0.0.1:$hport/mcp"
+contains "$WORK/err" "mcp: busy failed: HTTP 503" "the status"
+contains "$WORK/err" "overloaded, try later" "the start of the body"
+lacks "$WORK/err" "JSON-RPC error" "no JSON-RPC code made up"

@@ -128,7 +128,8 @@ static void v1(const char *mode)
     assert_int_equal(call(c, "end_session", NULL, &r), MCP_OK);
     mcp_client_call_result_release(&r);
     assert_true(http_peer_says(&p, c, "session ended", 2000));
-    assert_int_equal(call(c, "echo", "{\"text\":\"x\"}", &r), MCP_ERR_REMOTE);
+    assert_int_equal(call(c, "echo", "{\"text\":\"x\"}", &r), MCP_ERR_HTTP);
+    assert_int_equal(r.http_status, 404);
     assert_non_null(strstr(r.error_message, "ended the MCP session"));
     mcp_client_call_result_release(&r);
     assert_int_equal(call(c, "echo", "{\"text\":\"again\"}", &r), MCP_OK);

@@ -210,7 +210,8 @@ static void every_error_code_has_a_specific_message(void **state)
                          MCP_ERR_RPC_BATCH, MCP_ERR_LINE_TOO_LONG, MCP_ERR_REMOTE,
                          MCP_ERR_ABORTED, MCP_ERR_TIMED_OUT, MCP_ERR_MAX_TIME,
                          MCP_ERR_CLOSED, MCP_ERR_PROTOCOL, MCP_ERR_CANCELLED,
-                         MCP_ERR_TOO_LARGE, MCP_ERR_SPAWN, MCP_ERR_BUSY};
+                         MCP_ERR_TOO_LARGE, MCP_ERR_INPUT_REQUIRED, MCP_ERR_HTTP,
+                         MCP_ERR_SPAWN, MCP_ERR_BUSY};
     const char *unknown = mcp_strerror(12345);
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         const char *s = mcp_strerror(codes[i]);

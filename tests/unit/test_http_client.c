@@ -108,8 +108,8 @@ static void an_ended_session_fails_the_call_and_the_next_starts_a_new_one(void *
     start(&p, "legacy");
     mcp_client *c = connected(&p, 0);
     mcp_client_call_result r;
-    assert_int_equal(call(c, "end", 0, &r), MCP_ERR_REMOTE);
-    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    assert_int_equal(call(c, "end", 0, &r), MCP_ERR_HTTP);
+    assert_int_equal(r.http_status, 404);
     assert_non_null(strstr(r.error_message, "ended the MCP session"));
     mcp_client_call_result_release(&r);
     if (call(c, "echo", 0, &r) != MCP_OK)
@@ -278,14 +278,43 @@ static void a_timeout_posts_the_cancel_under_2025(void **state)
     http_peer_stop(&p);
 }
 
+/* An HTTP error status ends the call with MCP_ERR_HTTP and the status, not
+ * as a server's JSON-RPC error; a JSON-RPC error the server sent in its 503
+ * (even one carrying data.httpStatus) stays the server's. */
+static void an_http_error_status_is_its_own_ending(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    mcp_client_call_result r;
+    assert_int_equal(call(c, "busy", 0, &r), MCP_ERR_HTTP);
+    assert_int_equal(r.outcome, MCP_ERR_HTTP);
+    assert_int_equal(r.http_status, 503);
+    assert_int_equal(r.error_code, 0);
+    if (!r.error_message || !strstr(r.error_message, "HTTP 503") ||
+        !strstr(r.error_message, "overloaded, try later"))
+        fail_msg("%s", r.error_message ? r.error_message : "(none)");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "rpc503", 0, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, -32603);
+    assert_int_equal(r.http_status, 0);
+    assert_string_equal(r.error_message, "busy inside");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
+    assert_int_equal(r.http_status, 0);
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 static void a_connection_closed_mid_response_ends_the_call_clearly(void **state)
 {
     http_peer p;
     start(&p, "legacy");
     mcp_client *c = connected(&p, 0);
     mcp_client_call_result r;
-    assert_int_equal(call(c, "cut", 0, &r), MCP_ERR_REMOTE);
-    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    assert_int_equal(call(c, "cut", 0, &r), MCP_ERR_HTTP);
+    assert_int_equal(r.http_status, 0); /* the stream broke: no status failed it */
     assert_non_null(strstr(r.error_message, "connection broke"));
     mcp_client_call_result_release(&r);
     assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
@@ -305,8 +334,8 @@ static void a_server_gone_mid_call_may_have_run_it(void **state)
     mcp_client_call_result r;
     assert_int_equal(call(c, "echo", 0, &r), MCP_OK); /* leaves a connection to reuse */
     mcp_client_call_result_release(&r);
-    assert_int_equal(call(c, "vanish", 0, &r), MCP_ERR_REMOTE);
-    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    assert_int_equal(call(c, "vanish", 0, &r), MCP_ERR_HTTP);
+    assert_int_equal(r.http_status, 0);
     if (!strstr(r.error_message, "closed the connection without answering") ||
         !strstr(r.error_message, "may have run"))
         fail_msg("%s", r.error_message);
@@ -347,8 +376,8 @@ static void the_era_is_remembered_per_origin(void **state)
 static void fails_then_works(mcp_client *c, const char *tool, const char *says)
 {
     mcp_client_call_result r;
-    assert_int_equal(call(c, tool, 20000, &r), MCP_ERR_REMOTE);
-    assert_int_equal(r.error_code, MCP_CLIENT_HTTP_ERROR);
+    assert_int_equal(call(c, tool, 20000, &r), MCP_ERR_HTTP);
+    assert_int_equal(r.http_status, 0); /* each a network or stream failure */
     if (!r.error_message || !strstr(r.error_message, says))
         fail_msg("%s: '%s' does not say '%s'", tool, r.error_message ? r.error_message : "",
                  says);
@@ -510,6 +539,7 @@ int main(void)
         cmocka_unit_test(a_header_mismatch_lists_the_tools_again_and_retries_once),
         cmocka_unit_test(a_timeout_posts_the_cancel_under_2025),
         cmocka_unit_test(a_connection_closed_mid_response_ends_the_call_clearly),
+        cmocka_unit_test(an_http_error_status_is_its_own_ending),
         cmocka_unit_test(a_server_gone_mid_call_may_have_run_it),
         cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
         cmocka_unit_test(the_era_is_remembered_per_origin),

@@ -210,6 +210,12 @@ static int report(call_state *st)
                             : cli_safe(r->error_message),
                 (long long)r->error_code);
         return EXIT_CONNECTION;
+    case MCP_ERR_HTTP: /* the message names the status, or the network's failure */
+        fprintf(stderr, "mcp: %s failed: %s\n", cli_safe(st->tool),
+                r->response ? cli_safe_n(r->response->error_message,
+                                         r->response->error_message_len)
+                            : cli_safe(r->error_message));
+        return EXIT_CONNECTION;
     case MCP_ERR_TIMED_OUT:
         fprintf(stderr, "mcp: %s timed out after %g s without an answer or progress; cancelled\n",
                 cli_safe(st->tool), a->timeout < 0 ? 60 : a->timeout);

@@ -462,6 +462,9 @@ int cli_request_failed(mcp_client *c, const char *method, int rc,
         fprintf(stderr, "mcp: %s failed: %s (JSON-RPC error %lld)\n", method,
                 cli_safe_n(r->response->error_message, r->response->error_message_len),
                 (long long)r->error_code);
+    else if (rc == MCP_ERR_HTTP && r && r->response) /* the message names the status */
+        fprintf(stderr, "mcp: %s failed: %s\n", method,
+                cli_safe_n(r->response->error_message, r->response->error_message_len));
     else
         fprintf(stderr, "mcp: %s\n", mcp_client_error(c)[0] ? cli_safe(mcp_client_error(c))
                                                              : mcp_strerror(rc));
