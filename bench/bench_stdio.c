@@ -142,7 +142,7 @@ static double round_trips(const char *const *argv, mcp_connect_mode mode, int in
 /* bench_server's resident set size, by its rss tool. */
 static long server_rss(mcp_client *c)
 {
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     long v = -1;
     if (mcp_client_call_tool(c, "rss", NULL, NULL, &r) == MCP_OK) {
         const char *t = mcp_json_string(mcp_json_object_get(mcp_json_array_at(

@@ -326,7 +326,10 @@ MCP_EXTERN mcp_client_stream_state mcp_client_server_stream(const mcp_client *c)
 /* ------------------------------------------------------------------------ */
 /* Calls                                                                     */
 
+/* A call's ending. Its first version has the fields up to and including
+ * response; http_status came after (common.h: output structs grow). */
 typedef struct mcp_client_call_result {
+    size_t size;          /* set by the caller of a synchronous call (sizeof) */
     int outcome;          /* see "Endings" above */
     mcp_handle handle;    /* also the request's JSON-RPC id (of its first
                              round, for a 2026-07-28 call sent again) */
@@ -355,7 +358,9 @@ typedef struct mcp_client_call_result {
                         the stream broke); 0 for every other outcome */
 } mcp_client_call_result;
 
-/* Release a result filled by a synchronous call (drops its response). */
+/* Release a result filled by a synchronous call (drops its response); the
+ * fields within its size are zeroed, except size, kept for the next call.
+ * A result whose size is not one a call accepts is left alone. */
 MCP_EXTERN void mcp_client_call_result_release(mcp_client_call_result *r);
 
 typedef struct mcp_client_call_options {
@@ -394,8 +399,9 @@ MCP_EXTERN int mcp_client_call_tool_async(mcp_client *c, const char *name,
  * mcp_client_call_tool: the same, blocking until the call ends. *result is
  * filled (release it with mcp_client_call_result_release) and the outcome
  * is also returned; errors that prevent sending are returned with
- * result->outcome set to the same code and nothing to release; a NULL
- * result is MCP_ERR_INVALID_ARG.
+ * result->outcome set to the same code and nothing to release. A NULL
+ * result, or one whose size the caller did not set to a size this library
+ * accepts (common.h), is MCP_ERR_INVALID_ARG with nothing written.
  */
 MCP_EXTERN int mcp_client_call_tool(mcp_client *c, const char *name,
                                     const mcp_json *arguments,
@@ -409,8 +415,10 @@ MCP_EXTERN int mcp_client_request(mcp_client *c, const char *method,
                                   const mcp_client_call_options *opts,
                                   mcp_client_call_result *result);
 
-/* Caching hints of a list (2026-07-28, SEP-2549). */
+/* Caching hints of a list (2026-07-28, SEP-2549). Filled in the caller's
+ * memory: set size (common.h; the first version has every field below). */
 typedef struct mcp_cache_hint {
+    size_t size;         /* sizeof(mcp_cache_hint), set by the caller */
     bool present;        /* the server gave them */
     uint64_t ttl_ms;     /* fresh for this long (the smallest of all pages) */
     mcp_cache_scope scope;
@@ -422,13 +430,13 @@ typedef struct mcp_cache_hint {
 /*
  * mcp_client_list_tools: every tool the server lists (following
  * nextCursor), as a new document whose root is an array of Tool objects.
- * opts applies to each page (NULL: defaults); hint (may be NULL) gets the
- * caching hints. Blocks. Returns MCP_OK and *tools (free with
+ * opts applies to each page (NULL: defaults); hint (may be NULL; its size
+ * set by the caller) gets the caching hints, on success only. Blocks. Returns MCP_OK and *tools (free with
  * mcp_json_doc_free); the failing page's outcome; MCP_ERR_PROTOCOL when a
  * page has no tools array, a tool has no name string, nextCursor is
  * neither a string nor null, or the server sends a cursor again (it would
  * never end); MCP_ERR_LIMIT past MCP_CLIENT_MAX_PAGES pages;
- * MCP_ERR_INVALID_ARG (tools NULL) or MCP_ERR_NOMEM. *tools is set only on
+ * MCP_ERR_INVALID_ARG (tools NULL, a hint of a bad size) or MCP_ERR_NOMEM. *tools is set only on
  * success. mcp_client_error() says which (naming the item, for a bad
  * one). An empty string is a cursor like any other, not the end.
  */
@@ -471,7 +479,8 @@ MCP_EXTERN int mcp_client_list_prompts(mcp_client *c, const mcp_client_call_opti
  * string that is canonical padded base64 (mcp_resource_blob_decode gives
  * its bytes), "mimeType" a string where present. Returns the outcome (see
  * "Endings"; a result that breaks the shape is MCP_ERR_PROTOCOL, saying
- * which item), MCP_ERR_INVALID_ARG (uri or result NULL, uri not UTF-8;
+ * which item), MCP_ERR_INVALID_ARG (uri or result NULL, a result of a bad size (see
+ * mcp_client_call_tool), uri not UTF-8;
  * nothing sent), or the errors of mcp_client_call_tool_async. A resource
  * the server does not have is MCP_ERR_REMOTE, code -32002 (2025) or -32602
  * (2026-07-28), as the server says.
@@ -499,7 +508,8 @@ MCP_EXTERN int mcp_resource_blob_decode(const mcp_json *item, mcp_buf *out);
  * "user" or "assistant" and a "content" object with a "type" string (and
  * a "text" string when the type is "text"); "description" a string where
  * present. Returns the outcome (see "Endings"; a result of another shape
- * is MCP_ERR_PROTOCOL), MCP_ERR_INVALID_ARG (name or result NULL,
+ * is MCP_ERR_PROTOCOL), MCP_ERR_INVALID_ARG (name or result NULL, a
+ * result of a bad size,
  * arguments not an object or with a value that is not a string, text not
  * UTF-8; nothing sent, mcp_client_error() names the argument), or the
  * errors of mcp_client_call_tool_async. A missing required argument or an
@@ -520,8 +530,10 @@ typedef enum mcp_complete_ref {
 #define MCP_COMPLETION_MAX_VALUES 100
 
 /* A completion's answer. Points into the call's response: valid until the
- * mcp_client_call_result it came with is released. */
+ * mcp_client_call_result it came with is released. Filled in the caller's
+ * memory: set size (common.h; the first version has every field below). */
 typedef struct mcp_completion {
+    size_t size;            /* sizeof(mcp_completion), set by the caller */
     const mcp_json *values; /* array of strings, at most
                                MCP_COMPLETION_MAX_VALUES, in the server's
                                order (most relevant first) */
@@ -545,6 +557,7 @@ typedef struct mcp_completion {
  * present; more values is MCP_ERR_PROTOCOL (never cut silently), as is
  * any other shape. Returns the outcome (see "Endings"),
  * MCP_ERR_INVALID_ARG (kind unknown, ref, argument, value or result NULL,
+ * a result or completion of a bad size (nothing written to that one),
  * context_arguments not an object of strings, text not UTF-8; nothing
  * sent), or the errors of mcp_client_call_tool_async. A server without
  * the completions capability answers MCP_ERR_REMOTE (-32601).

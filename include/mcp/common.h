@@ -43,6 +43,22 @@
  *   larger than this library knows, is MCP_ERR_INVALID_ARG. A NULL options
  *   pointer means every default, except where a field has none
  *   (mcp_session_new, mcp_process_run: MCP_ERR_INVALID_ARG).
+ * - Output structs grow the same way. A struct the library fills in the
+ *   caller's memory (mcp_client_call_result, mcp_cache_hint,
+ *   mcp_completion, mcp_ask_answer) starts with `size_t size`, which the
+ *   caller sets before the call (`mcp_client_call_result r = {.size =
+ *   sizeof r};`). The library writes nothing past that size (fields a newer
+ *   library added stay unwritten) and never changes it; a release function
+ *   keeps it, so the struct can be used again. A size of 0, one smaller
+ *   than the struct's first version (its comment says which fields that
+ *   has) or one larger than this library knows is MCP_ERR_INVALID_ARG, and
+ *   nothing is written. A struct the library hands to a callback
+ *   (mcp_client_call_result in mcp_client_call_done_fn) is the library's,
+ *   its size set by the library. Exempt, with a fixed layout for good:
+ *   the error reports that are a code, an offset and text in fixed arrays
+ *   (mcp_json_error, mcp_decode_error, mcp_schema_error: a new detail goes
+ *   into their text, a new kind of detail into a new struct and function),
+ *   and the value types mcp_id, mcp_buf and mcp_mem.
  */
 #ifndef MCP_COMMON_H
 #define MCP_COMMON_H

@@ -559,8 +559,10 @@ MCP_EXTERN int mcp_call_reply_completion(mcp_call *c, const char *const *values,
 /* ------------------------------------------------------------------------ */
 /* Asking the client, inside a call                                          */
 
-/* The client's answer to mcp_call_ask. */
+/* The client's answer to mcp_call_ask. Filled in the caller's memory: set
+ * size (common.h; the first version has every field below). */
 typedef struct mcp_ask_answer {
+    size_t size;          /* sizeof(mcp_ask_answer), set by the caller */
     mcp_json_doc *result; /* MCP_OK: the result object (the root); owned */
     int64_t error_code;   /* MCP_ERR_REMOTE: the client's JSON-RPC error */
     char *error_message;  /* MCP_ERR_REMOTE: owned, NUL-terminated */
@@ -628,15 +630,18 @@ typedef struct mcp_ask_answer {
  * a url that mcp_elicitation_url_host takes (scheme://host..., no spaces
  * or controls: what the client requires) and, under 2025-11-25, an
  * elicitationId of 1 to 256 bytes) or MCP_ERR_NOMEM. A URL mode
- * elicitationId is kept for mcp_server_elicitation_complete. answer is
- * zeroed first;
- * release it with mcp_ask_answer_release whatever the outcome. Not after
+ * elicitationId is kept for mcp_server_elicitation_complete. answer's
+ * size is set by the caller (common.h): answer NULL or of a bad size is
+ * MCP_ERR_INVALID_ARG with nothing written; otherwise answer is zeroed
+ * first (its size kept): release it with mcp_ask_answer_release whatever
+ * the outcome. Not after
  * the call was ended; one thread per call at a time.
  */
 MCP_EXTERN int mcp_call_ask(mcp_call *c, const char *key, const char *method,
                             const mcp_json *params, uint64_t timeout_ms, mcp_ask_answer *answer);
 
-/* Free what an answer holds and zero it. NULL is a no-op. */
+/* Free what an answer holds and zero it, keeping its size. NULL, or an
+ * answer of a size mcp_call_ask refuses, is a no-op. */
 MCP_EXTERN void mcp_ask_answer_release(mcp_ask_answer *answer);
 
 #ifdef __cplusplus

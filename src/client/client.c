@@ -524,6 +524,7 @@ static void fill_result(mcp_client_call_result *r, mcp_handle h, int outcome,
                         const mcp_message *m)
 {
     memset(r, 0, sizeof *r);
+    r->size = sizeof *r; /* the library's: a callback's */
     r->outcome = outcome;
     r->handle = h;
     r->response = (mcp_message *)m;
@@ -740,7 +741,7 @@ typedef struct sync_wait {
 static void sync_done(void *ud, const mcp_client_call_result *r)
 {
     sync_wait *w = ud;
-    *w->result = *r;
+    mcp__out_fill(w->result, r); /* within the caller's size: response is */
     mcp_message_retain(r->response);
     w->done = true;
 }
@@ -754,22 +755,19 @@ static bool sync_finished(mcp_client *c, void *arg)
 static int wait_sync(mcp_client *c, sync_wait *w, int rc)
 {
     if (rc != MCP_OK) {
-        memset(w->result, 0, sizeof *w->result);
-        w->result->outcome = rc;
+        mcp__call_result_refused(w->result, rc);
         return rc;
     }
     mcp__client_run_until(c, sync_finished, w, UINT64_MAX);
-    if (!w->done) { /* cannot happen while the session is open: ended by close */
-        memset(w->result, 0, sizeof *w->result);
-        w->result->outcome = MCP_ERR_CLOSED;
-    }
+    if (!w->done) /* cannot happen while the session is open: ended by close */
+        mcp__call_result_refused(w->result, MCP_ERR_CLOSED);
     return w->result->outcome;
 }
 
 int mcp_client_call_tool(mcp_client *c, const char *name, const mcp_json *arguments,
                          const mcp_client_call_options *opts, mcp_client_call_result *result)
 {
-    if (!result)
+    if (!result || !mcp__call_result_ok(result))
         return MCP_ERR_INVALID_ARG;
     sync_wait w = {false, result};
     return wait_sync(c, &w,
@@ -779,18 +777,29 @@ int mcp_client_call_tool(mcp_client *c, const char *name, const mcp_json *argume
 int mcp_client_request(mcp_client *c, const char *method, const mcp_json *params,
                        const mcp_client_call_options *opts, mcp_client_call_result *result)
 {
-    if (!result)
+    if (!result || !mcp__call_result_ok(result))
         return MCP_ERR_INVALID_ARG;
     sync_wait w = {false, result};
     return wait_sync(c, &w, request_async(c, method, params, opts, sync_done, &w, NULL));
 }
 
+bool mcp__call_result_ok(const mcp_client_call_result *r)
+{
+    return mcp__out_size_ok(r, MCP__CALL_RESULT_FIRST, sizeof *r);
+}
+
+void mcp__call_result_refused(mcp_client_call_result *r, int rc)
+{
+    mcp__out_zero(r);
+    r->outcome = rc;
+}
+
 void mcp_client_call_result_release(mcp_client_call_result *r)
 {
-    if (!r)
+    if (!r || !mcp__call_result_ok(r))
         return;
     mcp_message_free(r->response);
-    memset(r, 0, sizeof *r);
+    mcp__out_zero(r);
 }
 
 /* Subscriptions ---------------------------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 
 #include "client/internal.h"
 #include "core/base64.h"
+#include "core/opts.h"
 
 /* Shapes ---------------------------------------------------------------------------------- */
 
@@ -360,7 +361,7 @@ static int one_page(mcp_client *c, const char *method, const char *key, const ch
             return MCP_ERR_NOMEM;
         }
     }
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     int rc = mcp_client_request(c, method, params, opts, &r);
     mcp_json_doc_free(pd);
     if (rc != MCP_OK) {
@@ -395,10 +396,10 @@ static int list_all(mcp_client *c, const char *method, const char *key,
                     const mcp_client_call_options *opts, mcp_json_doc **result,
                     mcp_cache_hint *hint)
 {
-    if (!result)
+    if (!result || (hint && !mcp__out_size_ok(hint, sizeof *hint, sizeof *hint)))
         return MCP_ERR_INVALID_ARG;
     *result = NULL;
-    mcp_cache_hint h = {0};
+    mcp_cache_hint h = {.size = sizeof h};
     mcp_json_doc *out = mcp_json_doc_new(NULL);
     char **seen = calloc(MCP_CLIENT_MAX_PAGES, sizeof *seen);
     if (!out || !seen) {
@@ -434,7 +435,7 @@ static int list_all(mcp_client *c, const char *method, const char *key,
         return rc;
     }
     if (hint)
-        *hint = h;
+        mcp__out_fill(hint, &h);
     *result = out;
     return MCP_OK;
 }
@@ -487,12 +488,11 @@ static int send_built(mcp_client *c, const char *method, mcp_json_doc *doc, mcp_
         if (rc == MCP_ERR_REMOTE)
             mcp__client_set_error(c, "%s failed: %s", method, result->error_message);
     } else {
-        memset(result, 0, sizeof *result);
         if (rc == MCP_ERR_UTF8) {
             mcp__client_set_error(c, "%s: a string given is not valid UTF-8", method);
             rc = MCP_ERR_INVALID_ARG;
         }
-        result->outcome = rc;
+        mcp__call_result_refused(result, rc);
     }
     mcp_json_doc_free(doc);
     return rc;
@@ -510,17 +510,15 @@ static mcp_json_doc *uri_params(const char *uri, mcp_json **params)
 /* An argument check that failed before anything was sent. */
 static int refuse(mcp_client_call_result *result, int rc)
 {
-    if (result) {
-        memset(result, 0, sizeof *result);
-        result->outcome = rc;
-    }
+    if (result && mcp__call_result_ok(result))
+        mcp__call_result_refused(result, rc);
     return rc;
 }
 
 int mcp_client_read_resource(mcp_client *c, const char *uri, const mcp_client_call_options *opts,
                              mcp_client_call_result *result)
 {
-    if (!uri || !result)
+    if (!uri || !result || !mcp__call_result_ok(result))
         return refuse(result, MCP_ERR_INVALID_ARG);
     mcp_json *params;
     mcp_json_doc *doc = uri_params(uri, &params);
@@ -530,7 +528,8 @@ int mcp_client_read_resource(mcp_client *c, const char *uri, const mcp_client_ca
 int mcp_client_get_prompt(mcp_client *c, const char *name, const mcp_json *arguments,
                           const mcp_client_call_options *opts, mcp_client_call_result *result)
 {
-    if (!name || !result || !strings_object(c, arguments, "argument"))
+    if (!name || !result || !mcp__call_result_ok(result) ||
+        !strings_object(c, arguments, "argument"))
         return refuse(result, MCP_ERR_INVALID_ARG);
     mcp_json_doc *doc = mcp_json_doc_new(NULL);
     mcp_json *params = doc ? mcp_json_new_object(doc) : NULL;
@@ -545,10 +544,12 @@ int mcp_client_complete(mcp_client *c, mcp_complete_ref kind, const char *ref,
                         const mcp_json *context_arguments, const mcp_client_call_options *opts,
                         mcp_client_call_result *result, mcp_completion *completion)
 {
+    if (completion && !mcp__out_size_ok(completion, sizeof *completion, sizeof *completion))
+        return refuse(result, MCP_ERR_INVALID_ARG);
     if (completion)
-        memset(completion, 0, sizeof *completion);
+        mcp__out_zero(completion);
     if ((kind != MCP_COMPLETE_PROMPT && kind != MCP_COMPLETE_RESOURCE_TEMPLATE) || !ref ||
-        !argument || !value || !result ||
+        !argument || !value || !result || !mcp__call_result_ok(result) ||
         !strings_object(c, context_arguments, "context argument"))
         return refuse(result, MCP_ERR_INVALID_ARG);
     mcp_json_doc *doc = mcp_json_doc_new(NULL);
@@ -571,14 +572,15 @@ int mcp_client_complete(mcp_client *c, mcp_complete_ref kind, const char *ref,
     if (rc == MCP_OK && completion) {
         /* The shape was checked as the result arrived (complete_ok). */
         const mcp_json *comp = mcp_json_object_get(result->result, "completion");
-        completion->values = mcp_json_object_get(comp, "values");
-        completion->count = mcp_json_array_size(completion->values);
-        completion->has_total =
-            mcp_json_get_uint64(mcp_json_object_get(comp, "total"), &completion->total) ==
-            MCP_OK;
+        mcp_completion got = {.size = sizeof got};
+        got.values = mcp_json_object_get(comp, "values");
+        got.count = mcp_json_array_size(got.values);
+        got.has_total =
+            mcp_json_get_uint64(mcp_json_object_get(comp, "total"), &got.total) == MCP_OK;
         bool more = false;
-        completion->has_more =
+        got.has_more =
             mcp_json_get_bool(mcp_json_object_get(comp, "hasMore"), &more) == MCP_OK && more;
+        mcp__out_fill(completion, &got);
     }
     return rc;
 }
@@ -598,7 +600,7 @@ static int subscription(mcp_client *c, const char *method, const char *uri,
     }
     mcp_json *params;
     mcp_json_doc *doc = uri_params(uri, &params);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     int rc = send_built(c, method, doc, params, opts, &r);
     mcp_client_call_result_release(&r);
     return rc;

@@ -203,6 +203,15 @@ void mcp__call_refresh_forget(mcp__call *cc);
  * process, for the tests. Returns as mcp_client_connect_stdio. */
 int mcp__client_connect_fds(mcp_client *c, int in_fd, int out_fd);
 
+/* The first version of mcp_client_call_result (common.h): up to and
+ * including response. */
+#define MCP__CALL_RESULT_FIRST offsetof(mcp_client_call_result, http_status)
+/* client.c: whether the caller's result has a size a call accepts; a
+ * result ended before anything was sent (outcome rc, nothing to release),
+ * written within its size. */
+bool mcp__call_result_ok(const mcp_client_call_result *r);
+void mcp__call_result_refused(mcp_client_call_result *r, int rc);
+
 /* http.c: when r (outcome MCP_ERR_REMOTE) is the error the HTTP transport
  * made up for a failed exchange, not one the server sent, it becomes
  * outcome MCP_ERR_HTTP with its http_status (0: no HTTP status, the

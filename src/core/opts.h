@@ -3,6 +3,7 @@
 #ifndef MCP_CORE_OPTS_H
 #define MCP_CORE_OPTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -27,6 +28,35 @@ static inline int mcp__opts_copy(void *dst, size_t dst_size, const void *src)
     }
     memcpy(dst, &dst_size, sizeof dst_size);
     return MCP_OK;
+}
+
+/*
+ * Output structs the caller allocates (common.h), whose first member is
+ * `size_t size`: whether out's size is one the library can fill, at least
+ * `first` (the struct's first version) and at most `known` (sizeof here).
+ */
+static inline bool mcp__out_size_ok(const void *out, size_t first, size_t known)
+{
+    size_t n;
+    memcpy(&n, out, sizeof n);
+    return n >= first && n >= sizeof n && n <= known;
+}
+
+/* Fill the caller's out, whose size was checked, from src (a whole struct
+ * of this library's size): the bytes within out's size, out's size kept. */
+static inline void mcp__out_fill(void *out, const void *src)
+{
+    size_t n;
+    memcpy(&n, out, sizeof n);
+    memcpy((char *)out + sizeof n, (const char *)src + sizeof n, n - sizeof n);
+}
+
+/* Zero the caller's out within its size (checked), keeping the size. */
+static inline void mcp__out_zero(void *out)
+{
+    size_t n;
+    memcpy(&n, out, sizeof n);
+    memset((char *)out + sizeof n, 0, n - sizeof n);
 }
 
 #endif

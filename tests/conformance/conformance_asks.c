@@ -55,7 +55,7 @@ static void fail(mcp_call *call, const char *why)
 static bool ask(asking *q, const char *key, const char *method, const mcp_json *params,
                 bool skip_undeclared, mcp_ask_answer *a)
 {
-    memset(a, 0, sizeof *a);
+    *a = (mcp_ask_answer){.size = sizeof *a};
     if (q->ended)
         return false;
     int rc = params || !strcmp(method, "roots/list")
@@ -273,7 +273,7 @@ static void sampling(void *ud, mcp_call *call)
     const char *prompt = question_text(call, f, "prompt", &n);
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     asking q = {.call = call};
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     bool answered = ask(&q, f->key, "sampling/createMessage",
                         d ? sampling_params(d, prompt, n, 100) : NULL, false, &a);
     if (asking_done(&q) && answered) {
@@ -299,7 +299,7 @@ static void elicitation(void *ud, mcp_call *call)
     const char *message = question_text(call, f, "message", &n);
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     asking q = {.call = call};
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     bool answered = ask(&q, f->key, "elicitation/create",
                         d ? elicit_params(d, message, n, f->schema) : NULL, false, &a);
     if (asking_done(&q) && answered) {
@@ -367,7 +367,7 @@ static void irr_elicitation(void *ud, mcp_call *call)
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     asking q = {.call = call};
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     bool answered = ask(&q, "user_name", "elicitation/create",
                         d ? ELICIT(d, "What is your name?", NAME_SCHEMA) : NULL, false, &a);
     if (asking_done(&q) && answered) {
@@ -400,7 +400,7 @@ static void irr_list_roots(void *ud, mcp_call *call)
 {
     (void)ud;
     asking q = {.call = call};
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     bool answered = ask(&q, "client_roots", "roots/list", NULL, false, &a);
     if (asking_done(&q) && answered) {
         mcp_buf b;
@@ -427,7 +427,8 @@ static void irr_multiple(void *ud, mcp_call *call)
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     asking q = {.call = call};
-    mcp_ask_answer name, greeting, roots;
+    mcp_ask_answer name = {.size = sizeof name}, greeting = {.size = sizeof greeting},
+                   roots = {.size = sizeof roots};
     ask(&q, "user_name", "elicitation/create",
         d ? ELICIT(d, "What is your name?", NAME_SCHEMA) : NULL, false, &name);
     ask(&q, "greeting", "sampling/createMessage", d ? SAMPLE(d, "Generate a greeting", 50) : NULL,
@@ -467,8 +468,7 @@ static void irr_multi_round(void *ud, mcp_call *call)
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     asking q = {.call = call};
-    mcp_ask_answer step1, step2;
-    memset(&step2, 0, sizeof step2);
+    mcp_ask_answer step1 = {.size = sizeof step1}, step2 = {.size = sizeof step2};
     if (ask(&q, "step1", "elicitation/create",
             d ? ELICIT(d, "Step 1: What is your name?", NAME_SCHEMA) : NULL, false, &step1))
         ask(&q, "step2", "elicitation/create",
@@ -508,7 +508,7 @@ static void irr_capabilities(void *ud, mcp_call *call)
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     asking q = {.call = call};
-    mcp_ask_answer a[3];
+    mcp_ask_answer a[3] = {{.size = sizeof a[0]}, {.size = sizeof a[0]}, {.size = sizeof a[0]}};
     static const char *const what[] = {"elicitation", "sampling", "roots"};
     bool answered[3]; /* asked in this order (an initializer list's are not sequenced) */
     answered[0] = ask(&q, "user_name", "elicitation/create",
@@ -542,7 +542,7 @@ static void irr_prompt(void *ud, mcp_call *call)
     (void)ud;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     asking q = {.call = call};
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     bool answered = ask(&q, "user_context", "elicitation/create",
                         d ? ELICIT(d, "What context should the prompt use?",
                                    "{\"type\":\"object\",\"properties\":{\"context\":{\"type\":"

@@ -105,7 +105,7 @@ static bool request(scenario_run *r, const char *method, const mcp_json *params,
                     mcp_client_call_result *out)
 {
     mcp_client_call_options co = call_options(r);
-    mcp_client_call_result res;
+    mcp_client_call_result res = {.size = sizeof res};
     int rc = mcp_client_request(r->c, method, params, &co, &res);
     char what[160];
     size_t nn;
@@ -146,7 +146,7 @@ static bool call_tool_n(scenario_run *r, const char *name, size_t nn, const mcp_
         fail(r, EXIT_CONNECTION, "out of memory");
         return false;
     }
-    mcp_client_call_result res;
+    mcp_client_call_result res = {.size = sizeof res};
     bool ok = request(r, "tools/call", params, &res);
     mcp_json_doc_free(d);
     if (!ok)
@@ -299,7 +299,7 @@ static void play_standard_headers(scenario_run *r)
     } kinds[] = {{"resources/list", "resources", "resources/read", "uri"},
                  {"prompts/list", "prompts", "prompts/get", "name"}};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        mcp_client_call_result res;
+        mcp_client_call_result res = {.size = sizeof res};
         if (!request(r, kinds[k].list, NULL, &res))
             continue;
         const mcp_json *items = mcp_json_object_get(res.result, kinds[k].key);

@@ -54,7 +54,7 @@ static void our_timeout_reaches_the_typescript_handler_with_our_reason(void **st
     mcp_client *c = connect_ts(&k);
     assert_true(server_stderr_says(c, "ts-server: ready", 5000));
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_call_tool(c, "slow", NULL, &o, &r), MCP_ERR_TIMED_OUT);
     assert_true(server_stderr_says(c, "ts-server: slow aborted: timed out after 300 ms", 5000));
     mcp_client_free(c);
@@ -85,7 +85,7 @@ static void a_late_response_is_dropped_and_the_connection_stays_usable(void **st
     counts k;
     mcp_client *c = connect_ts(&k);
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 150};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_call_tool(c, "late", NULL, &o, &r), MCP_ERR_TIMED_OUT);
     assert_true(server_stderr_says(c, "ts-server: late: answered request", 5000));
     for (int i = 0; i < 100 && k.dropped == 0; i++) {
@@ -118,7 +118,7 @@ static void progress_from_the_typescript_server_arrives(void **state)
     progress_count = 0;
     last_progress = 0;
     mcp_client_call_options o = {.size = sizeof o, .on_progress = on_progress};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_call_tool(c, "progress", mcp_json_doc_root(args), &o, &r), MCP_OK);
     assert_int_equal(progress_count, 5);
     const char *text = mcp_json_string(mcp_json_object_get(mcp_json_array_at(

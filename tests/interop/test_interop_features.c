@@ -73,7 +73,7 @@ static const char *str(const mcp_json *v, const char *key)
 static void lists(mcp_client *c, bool modern)
 {
     mcp_json_doc *d;
-    mcp_cache_hint hint;
+    mcp_cache_hint hint = {.size = sizeof hint};
     assert_int_equal(mcp_client_list_resources(c, NULL, &d, &hint), MCP_OK);
     const mcp_json *l = mcp_json_doc_root(d);
     assert_int_equal(mcp_json_array_size(l), 2);
@@ -105,7 +105,7 @@ static void lists(mcp_client *c, bool modern)
 
 static void reads(mcp_client *c)
 {
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_read_resource(c, "file:///greeting.txt", NULL, &r), MCP_OK);
     const mcp_json *item = mcp_json_array_at(mcp_json_object_get(r.result, "contents"), 0);
     assert_string_equal(str(item, "text"), "Hello, world!\nsecond line \xc3\xa9\n");
@@ -137,7 +137,7 @@ static void reads(mcp_client *c)
 
 static void prompts(mcp_client *c)
 {
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     mcp_json_doc *a = json("{\"code\":\"x = 1\",\"language\":\"python\"}");
     assert_int_equal(mcp_client_get_prompt(c, "review", mcp_json_doc_root(a), NULL, &r), MCP_OK);
     mcp_json_doc_free(a);
@@ -170,8 +170,8 @@ static const char *joined(const mcp_completion *comp)
 
 static void completions(mcp_client *c)
 {
-    mcp_client_call_result r;
-    mcp_completion comp;
+    mcp_client_call_result r = {.size = sizeof r};
+    mcp_completion comp = {.size = sizeof comp};
     assert_int_equal(mcp_client_complete(c, MCP_COMPLETE_PROMPT, "review", "language", "p", NULL,
                                          NULL, &r, &comp),
                      MCP_OK);

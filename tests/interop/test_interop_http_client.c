@@ -69,7 +69,7 @@ static void on_progress(void *ud, mcp_handle h, double p, double total, const ch
 
 static void results_and_progress(mcp_client *c)
 {
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "echo", "{\"text\":\"h\\u00e9\"}", &r), MCP_OK);
     assert_string_equal(text_of(&r), "h\xc3\xa9");
     mcp_client_call_result_release(&r);
@@ -114,7 +114,7 @@ static void v1(const char *mode)
     cancel_reaches_the_handler(&p, c, "sleep started",
                                "sleep cancelled: cancelled by the C client");
     assert_true(http_peer_says(&p, c, "cancel received: requestId=", 2000));
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     if (!strcmp(mode, "sse")) {
         /* Their tool closes its own stream: resumed with Last-Event-ID. */
         assert_int_equal(call(c, "drop", NULL, &r), MCP_OK);
@@ -201,7 +201,7 @@ static void v2_calls_cancels_and_listens_under_2026(void **state)
     mcp_json_doc_free(tools);
     assert_true(region);
     assert_false(broken);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "region", "{\"region\":\"us-west1\",\"query\":\"q\"}", &r), MCP_OK);
     assert_string_equal(text_of(&r), "q in us-west1");
     mcp_client_call_result_release(&r);

@@ -129,7 +129,7 @@ static mcp_client *connect_script(const char *script, bool modern)
 /* The tool's first text (caller frees), and whether it is an error. */
 static int call(mcp_client *c, const char *tool, char **text, bool *is_error)
 {
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     int rc = mcp_client_call_tool(c, tool, NULL, NULL, &r);
     const char *t = mcp_json_string(
         mcp_json_object_get(mcp_json_array_at(mcp_json_object_get(r.result, "content"), 0),

@@ -58,7 +58,7 @@ static void results_and_progress_arrive_under_2026(void **state)
 {
     mcp_client *c = connect_ts2();
     mcp_json_doc *a = json("{\"text\":\"a\\u0000b \\u00e9\"}");
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_call_tool(c, "echo", mcp_json_doc_root(a), NULL, &r), MCP_OK);
     size_t n;
     const char *text = mcp_json_string(
@@ -102,7 +102,7 @@ static void our_abort_and_timeout_reach_the_typescript_handler(void **state)
     assert_true(server_stderr_says(c, "sleep cancelled: cancelled by the C client", 5000));
 
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_call_tool(c, "sleep", mcp_json_doc_root(a), &o, &r),
                      MCP_ERR_TIMED_OUT);
     assert_true(server_stderr_says(c, "sleep cancelled: timed out after 300 ms", 5000));
@@ -149,7 +149,7 @@ static void a_subscription_hears_a_change_and_is_cancelled_on_the_wire(void **st
     assert_true(run_until_count(c, &l.acks, 1));
     assert_int_equal(l.kinds, MCP_LISTEN_TOOLS);
     mcp_json_doc *a = json("{\"name\":\"from_c\"}");
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_call_tool(c, "add_tool", mcp_json_doc_root(a), NULL, &r), MCP_OK);
     mcp_client_call_result_release(&r);
     mcp_json_doc_free(a);

@@ -87,7 +87,7 @@ static void connect_negotiates_and_lists_tools(void **state)
     const mcp_json *info = mcp_client_server_implementation(c);
     assert_string_equal(mcp_json_string(mcp_json_object_get(info, "name"), NULL), "mcp serve");
     mcp_json_doc *tools;
-    mcp_cache_hint hint;
+    mcp_cache_hint hint = {.size = sizeof hint};
     assert_int_equal(mcp_client_list_tools(c, NULL, &tools, &hint), MCP_OK);
     assert_int_equal(mcp_json_array_size(mcp_json_doc_root(tools)), 9);
     assert_true(hint.present); /* 2026-07-28 lists carry caching hints */
@@ -98,7 +98,7 @@ static void connect_negotiates_and_lists_tools(void **state)
 static void a_call_returns_the_result(void **state)
 {
     mcp_client *c = connect_to(serve_argv, NULL, false);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "echo", "{\"text\":\"héllo\"}", NULL, &r), MCP_OK);
     assert_false(r.is_error);
     assert_string_equal(first_text(&r), "héllo");
@@ -113,7 +113,7 @@ static void a_call_returns_the_result(void **state)
 static void an_unknown_tool_is_a_remote_error(void **state)
 {
     mcp_client *c = connect_to(serve_argv, NULL, false);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "nope", "{}", NULL, &r), MCP_ERR_REMOTE);
     assert_int_equal(r.error_code, MCP_WIRE_INVALID_PARAMS);
     assert_non_null(strstr(r.error_message, "Unknown tool"));
@@ -126,7 +126,7 @@ static void a_timeout_cancels_on_the_wire_and_the_handler_sees_it(void **state)
     log_counts lc;
     mcp_client *c = connect_to(serve_argv, &lc, true);
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "sleep", "{\"seconds\":30}", &o, &r), MCP_ERR_TIMED_OUT);
     assert_null(r.response);
     assert_int_equal(lc.cancel_sent, 1);
@@ -141,7 +141,7 @@ static void the_maximum_time_ends_a_call_that_keeps_progressing(void **state)
     log_counts lc;
     mcp_client *c = connect_to(serve_argv, &lc, true);
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 1000, .max_time_ms = 400};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "count", "{\"n\":100,\"delay_ms\":50}", &o, &r), MCP_ERR_MAX_TIME);
     assert_string_equal(lc.last_reason, "maximum total time 400 ms exceeded");
     assert_true(server_stderr_says(c, "count: cancelled at step", 2000));
@@ -160,7 +160,7 @@ static void progress_keeps_a_long_call_alive(void **state)
     progress_seen = 0;
     /* 10 steps of 100 ms: 1 s in all, 3 times the idle timeout. */
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300, .on_progress = on_progress};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "count", "{\"n\":10,\"delay_ms\":100}", &o, &r), MCP_OK);
     assert_string_equal(first_text(&r), "counted to 10");
     assert_int_equal(progress_seen, 10);
@@ -235,7 +235,7 @@ static void a_late_answer_after_a_timeout_is_dropped_quietly(void **state)
     log_counts lc;
     mcp_client *c = connect_to(argv, &lc, true);
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 100};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "x", "{}", &o, &r), MCP_ERR_TIMED_OUT);
     /* The fake server answers anyway; the answer must be dropped, and the
      * connection must stay usable. */
@@ -254,7 +254,7 @@ static void a_server_that_exits_ends_calls_closed(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "exit", NULL};
     mcp_client *c = connect_to(argv, NULL, true);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_CLOSED);
     assert_non_null(strstr(mcp_client_error(c), "status 3"));
     /* The connection is gone: a new call cannot be sent, and says why. */
@@ -273,7 +273,7 @@ static void a_call_after_an_idle_server_died_says_how(void **state)
     mcp_client *c = connect_to(serve_argv, NULL, true);
     assert_int_equal(kill(mcp_client_server_pid(c), SIGKILL), 0);
     usleep(200 * 1000);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "echo", "{\"text\":\"x\"}", NULL, &r), MCP_ERR_CLOSED);
     if (!strstr(mcp_client_error(c), "killed by signal 9"))
         fail_msg("the error says: %s", mcp_client_error(c));
@@ -322,7 +322,7 @@ static void garbage_from_the_server_does_not_break_the_call(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "garbage", NULL};
     mcp_client *c = connect_to(argv, NULL, true);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_OK);
     assert_string_equal(first_text(&r), "late answer");
     mcp_client_call_result_release(&r);
@@ -336,7 +336,7 @@ static void a_command_that_does_not_exist_is_a_spawn_error(void **state)
     assert_int_equal(mcp_client_new(NULL, &c), MCP_OK);
     assert_int_equal(mcp_client_connect_stdio(c, argv), MCP_ERR_SPAWN);
     assert_non_null(strstr(mcp_client_error(c), "could not start"));
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "x", "{}", NULL, &r), MCP_ERR_STATE);
     assert_non_null(strstr(mcp_client_error(c), "not connected"));
     mcp_client_free(c);
@@ -349,7 +349,7 @@ static void a_result_is_checked_against_the_listed_output_schema(void **state)
 {
     const char *const argv[] = {FAKE_SERVER, "outschema", NULL};
     mcp_client *c = connect_to(argv, NULL, false);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "bad", "{}", NULL, &r), MCP_OK); /* not listed yet */
     mcp_client_call_result_release(&r);
     mcp_json_doc *tools;
@@ -389,7 +389,7 @@ static void a_failed_connect_leaves_a_client_that_can_connect_again(void **state
     assert_int_equal(mcp_client_connect_stdio(c, serve_argv), MCP_OK);
     assert_string_equal(mcp_client_error(c), "");
     assert_true(mcp_client_server_pid(c) > 0);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "echo", "{\"text\":\"back\"}", NULL, &r), MCP_OK);
     assert_string_equal(first_text(&r), "back");
     mcp_client_call_result_release(&r);

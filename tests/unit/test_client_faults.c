@@ -76,7 +76,7 @@ static mcp_json_doc *args(const char *json)
 static int call_sync(mcp_client *c, const char *tool, const char *json)
 {
     mcp_json_doc *a = args(json);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     int rc = mcp_client_call_tool(c, tool, mcp_json_doc_root(a), NULL, &r);
     mcp_json_doc_free(a);
     if (rc == MCP_OK)

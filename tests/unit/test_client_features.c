@@ -85,7 +85,7 @@ static void an_empty_cursor_is_a_cursor(void **state)
 {
     mcp_client *c = fake("emptycursor", NULL);
     mcp_json_doc *out;
-    mcp_cache_hint hint;
+    mcp_cache_hint hint = {.size = sizeof hint};
     assert_int_equal(mcp_client_list_resources(c, NULL, &out, &hint), MCP_OK);
     const mcp_json *list = mcp_json_doc_root(out);
     assert_int_equal(mcp_json_array_size(list), 2);
@@ -122,7 +122,7 @@ static void a_bad_item_is_a_protocol_error_naming_it(void **state)
 static void a_blob_that_is_not_base64_is_refused(void **state)
 {
     mcp_client *c = fake("malformed", NULL);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_read_resource(c, "file:///b", NULL, &r), MCP_ERR_PROTOCOL);
     assert_int_equal(r.outcome, MCP_ERR_PROTOCOL);
     assert_null(r.result);
@@ -140,7 +140,7 @@ static void a_blob_that_is_not_base64_is_refused(void **state)
 static void a_prompt_message_with_a_foreign_role_is_refused(void **state)
 {
     mcp_client *c = fake("malformed", NULL);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_get_prompt(c, "p", NULL, NULL, &r), MCP_ERR_PROTOCOL);
     error_says(c, "messages[0] has a role other than");
     mcp_client_call_result_release(&r);
@@ -150,8 +150,8 @@ static void a_prompt_message_with_a_foreign_role_is_refused(void **state)
 static void completion_values_stop_at_100(void **state)
 {
     mcp_client *c = fake("late", NULL);
-    mcp_client_call_result r;
-    mcp_completion comp;
+    mcp_client_call_result r = {.size = sizeof r};
+    mcp_completion comp = {.size = sizeof comp};
     assert_int_equal(mcp_client_complete(c, MCP_COMPLETE_PROMPT, "p", "a", "100", NULL, NULL, &r,
                                          &comp),
                      MCP_OK);
@@ -170,6 +170,40 @@ static void completion_values_stop_at_100(void **state)
     mcp_client_free(c);
 }
 
+static bool server_got(mcp_client *c, const char *method);
+
+/* Output structs the caller allocates carry its size (common.h): one it
+ * did not set, or one larger than this library knows, is refused before
+ * anything is sent, and nothing is written into it. */
+static void output_structs_of_a_bad_size_are_refused_untouched(void **state)
+{
+    mcp_client *c = fake("late", NULL);
+    mcp_completion comp;
+    memset(&comp, 0xAA, sizeof comp);
+    comp.size = 0;
+    mcp_client_call_result r = {.size = sizeof r};
+    assert_int_equal(mcp_client_complete(c, MCP_COMPLETE_PROMPT, "p", "a", "1", NULL, NULL, &r,
+                                         &comp),
+                     MCP_ERR_INVALID_ARG);
+    assert_int_equal(comp.size, 0);
+    assert_int_equal(comp.count, (size_t)0xAAAAAAAAAAAAAAAAull);
+    mcp_client_call_result_release(&r);
+    mcp_client_call_result big = {.size = sizeof big + 1, .outcome = 7};
+    assert_int_equal(mcp_client_get_prompt(c, "p", NULL, NULL, &big), MCP_ERR_INVALID_ARG);
+    assert_int_equal(big.outcome, 7);
+    mcp_client_call_result_release(&big); /* a size no call accepts: left alone */
+    assert_int_equal(big.outcome, 7);
+    mcp_cache_hint hint = {.size = 0, .ttl_ms = 7};
+    mcp_json_doc *out = NULL;
+    assert_int_equal(mcp_client_list_prompts(c, NULL, &out, &hint), MCP_ERR_INVALID_ARG);
+    assert_null(out);
+    assert_int_equal(hint.ttl_ms, 7);
+    assert_false(server_got(c, "completion/complete"));
+    assert_false(server_got(c, "prompts/get"));
+    assert_false(server_got(c, "prompts/list"));
+    mcp_client_free(c);
+}
+
 /* Whether the fake server has logged a request of method (it logs each
  * line it receives before answering it). */
 static bool server_got(mcp_client *c, const char *method)
@@ -182,7 +216,7 @@ static bool server_got(mcp_client *c, const char *method)
 static void arguments_that_are_not_strings_are_refused_before_sending(void **state)
 {
     mcp_client *c = fake("late", NULL);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     mcp_json_doc *args = json("{\"code\":\"x\",\"n\":1}");
     assert_int_equal(mcp_client_get_prompt(c, "p", mcp_json_doc_root(args), NULL, &r),
                      MCP_ERR_INVALID_ARG);
@@ -278,6 +312,7 @@ int main(void)
         cmocka_unit_test(a_blob_that_is_not_base64_is_refused),
         cmocka_unit_test(a_prompt_message_with_a_foreign_role_is_refused),
         cmocka_unit_test(completion_values_stop_at_100),
+        cmocka_unit_test(output_structs_of_a_bad_size_are_refused_untouched),
         cmocka_unit_test(arguments_that_are_not_strings_are_refused_before_sending),
         cmocka_unit_test(updates_of_a_subscribed_resource_reach_on_notification),
         cmocka_unit_test(subscribing_is_refused_under_2026),

@@ -77,7 +77,7 @@ static void ask_and_tell(mcp_call *c, const char *key, const char *method, const
                          uint64_t timeout_ms)
 {
     mcp_json_doc *p = params ? json(params) : NULL;
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_call_ask(c, key, method, p ? mcp_json_doc_root(p) : NULL, timeout_ms, &a);
     mcp_json_doc_free(p);
     atomic_store(&server_outcome, rc);
@@ -136,8 +136,7 @@ static void tool_both(void *ud, mcp_call *c)
 {
     mcp_json_doc *f = json("{\"message\":\"Name?\",\"requestedSchema\":" FORM_SCHEMA "}");
     mcp_json_doc *s = json("{\"messages\":[],\"maxTokens\":5}");
-    mcp_ask_answer a, b;
-    memset(&b, 0, sizeof b);
+    mcp_ask_answer a = {.size = sizeof a}, b = {.size = sizeof b};
     int ra = mcp_call_ask(c, "e", "elicitation/create", mcp_json_doc_root(f), 0, &a);
     int rb = ra == MCP_OK || ra == MCP_ERR_INPUT_REQUIRED
                  ? mcp_call_ask(c, "s", "sampling/createMessage", mcp_json_doc_root(s), 0, &b)
@@ -169,7 +168,7 @@ static void tool_forever(void *ud, mcp_call *c)
     for (int i = 1;; i++) {
         char key[16];
         snprintf(key, sizeof key, "k%d", i);
-        mcp_ask_answer a;
+        mcp_ask_answer a = {.size = sizeof a};
         int rc = mcp_call_ask(c, key, "elicitation/create", mcp_json_doc_root(p), 0, &a);
         mcp_ask_answer_release(&a);
         if (rc != MCP_OK) {
@@ -381,7 +380,7 @@ static void close_pair(pair *p)
  * (caller frees), or of the error for MCP_ERR_REMOTE. */
 static int call(pair *p, const char *tool, const mcp_client_call_options *o, char **text)
 {
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     int rc = mcp_client_call_tool(p->client, tool, NULL, o, &r);
     if (text) {
         const char *t = rc == MCP_OK ? mcp_json_string(

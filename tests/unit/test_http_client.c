@@ -78,7 +78,7 @@ static void fallback(const char *mode)
     assert_int_equal(http_peer_count(&p, "POST server/discover"), 1);
     assert_int_equal(http_peer_count(&p, "POST initialize session=- version=-"), 1);
     /* After initialize: the session id and the version on every request. */
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
     mcp_client_call_result_release(&r);
     assert_true(http_peer_says(&p, c, "POST tools/call session=s1 version=2025-11-25", 2000));
@@ -107,7 +107,7 @@ static void an_ended_session_fails_the_call_and_the_next_starts_a_new_one(void *
     http_peer p;
     start(&p, "legacy");
     mcp_client *c = connected(&p, 0);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "end", 0, &r), MCP_ERR_HTTP);
     assert_int_equal(r.http_status, 404);
     assert_non_null(strstr(r.error_message, "ended the MCP session"));
@@ -138,7 +138,7 @@ static void a_dropped_stream_resumes_after_the_servers_retry(void **state)
     mcp_client *c = connected(&p, 0);
     progress_seen = 0;
     mcp_client_call_options o = {.size = sizeof o, .on_progress = on_progress};
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(mcp_client_call_tool(c, "drop", NULL, &o, &r), MCP_OK);
     assert_string_equal(text_of(&r), "resumed");
     mcp_client_call_result_release(&r);
@@ -162,7 +162,7 @@ static void an_oversized_answer_ends_the_call_too_large(void **state)
     http_peer p;
     start(&p, "legacy");
     mcp_client *c = connected(&p, 1 << 20);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "big", 0, &r), MCP_ERR_TOO_LARGE);
     mcp_client_call_result_release(&r);
     assert_int_equal(call(c, "echo", 0, &r), MCP_OK); /* and the client goes on */
@@ -189,7 +189,7 @@ static void an_answer_the_session_cannot_use_ends_the_call_at_once(void **state)
         start(&p, modern ? "modern" : "legacy");
         mcp_client *c = connected(&p, 0);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            mcp_client_call_result r;
+            mcp_client_call_result r = {.size = sizeof r};
             assert_int_equal(call(c, cases[i].tool, 30000, &r), cases[i].outcome);
             mcp_client_call_result_release(&r);
             assert_int_equal(call(c, "echo", 0, &r), MCP_OK); /* and the client goes on */
@@ -206,7 +206,7 @@ static void a_timeout_closes_the_stream_under_2026(void **state)
     start(&p, "modern");
     mcp_client *c = connected(&p, 0);
     assert_string_equal(mcp_client_protocol_version(c), "2026-07-28");
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "hang", 300, &r), MCP_ERR_TIMED_OUT);
     mcp_client_call_result_release(&r);
     assert_true(http_peer_says(&p, c, "hang: client went away", 3000));
@@ -236,7 +236,7 @@ static void a_header_mismatch_lists_the_tools_again_and_retries_once(void **stat
     mcp_json_doc_free(tools);
     /* The tool gained an x-mcp-header since: refused, listed, sent again
      * with the header, answered. */
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     if (call_args(c, "regional", "{\"region\":\"eu-west\"}", 0, &r) != MCP_OK)
         fail_msg("regional: %s", r.error_message ? r.error_message : mcp_client_error(c));
     assert_string_equal(text_of(&r), "region eu-west");
@@ -269,7 +269,7 @@ static void a_timeout_posts_the_cancel_under_2025(void **state)
     http_peer p;
     start(&p, "legacy");
     mcp_client *c = connected(&p, 0);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "hang", 300, &r), MCP_ERR_TIMED_OUT);
     mcp_client_call_result_release(&r);
     assert_true(http_peer_says(&p, c, "POST notifications/cancelled session=s1", 3000));
@@ -286,7 +286,7 @@ static void an_http_error_status_is_its_own_ending(void **state)
     http_peer p;
     start(&p, "legacy");
     mcp_client *c = connected(&p, 0);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "busy", 0, &r), MCP_ERR_HTTP);
     assert_int_equal(r.outcome, MCP_ERR_HTTP);
     assert_int_equal(r.http_status, 503);
@@ -307,12 +307,54 @@ static void an_http_error_status_is_its_own_ending(void **state)
     http_peer_stop(&p);
 }
 
+/* A result of the first version's size (as a program built before
+ * http_status was added sets it) gets the ending, and not a byte past its
+ * size: nor from the call, nor from its release. */
+static void a_result_of_the_old_size_gets_nothing_past_it(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    const size_t old = offsetof(mcp_client_call_result, http_status);
+    mcp_client_call_result *r = malloc(sizeof *r);
+    assert_non_null(r);
+    memset(r, 0xAA, sizeof *r);
+    r->size = old;
+    assert_int_equal(call(c, "busy", 0, r), MCP_ERR_HTTP);
+    assert_int_equal(r->outcome, MCP_ERR_HTTP);
+    assert_non_null(r->response);
+    assert_int_equal(r->size, old);
+    for (size_t i = old; i < sizeof *r; i++)
+        if (((const unsigned char *)r)[i] != 0xAA)
+            fail_msg("byte %zu past the size %zu was written", i, old);
+    mcp_client_call_result_release(r);
+    assert_null(r->response);
+    assert_int_equal(r->size, old); /* kept: the result can be used again */
+    for (size_t i = old; i < sizeof *r; i++)
+        assert_int_equal(((const unsigned char *)r)[i], 0xAA);
+    assert_int_equal(call(c, "echo", 0, r), MCP_OK);
+    mcp_client_call_result_release(r);
+    /* Sizes no call accepts: nothing written, not even the outcome. */
+    const size_t bad[] = {0, old - 1, sizeof *r + 1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(r, 0xAA, sizeof *r);
+        r->size = bad[i];
+        assert_int_equal(call(c, "echo", 0, r), MCP_ERR_INVALID_ARG);
+        assert_int_equal(r->size, bad[i]);
+        for (size_t j = sizeof r->size; j < sizeof *r; j++)
+            assert_int_equal(((const unsigned char *)r)[j], 0xAA);
+    }
+    free(r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 static void a_connection_closed_mid_response_ends_the_call_clearly(void **state)
 {
     http_peer p;
     start(&p, "legacy");
     mcp_client *c = connected(&p, 0);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "cut", 0, &r), MCP_ERR_HTTP);
     assert_int_equal(r.http_status, 0); /* the stream broke: no status failed it */
     assert_non_null(strstr(r.error_message, "connection broke"));
@@ -331,7 +373,7 @@ static void a_server_gone_mid_call_may_have_run_it(void **state)
     http_peer p;
     start(&p, "modern");
     mcp_client *c = connected(&p, 0);
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "echo", 0, &r), MCP_OK); /* leaves a connection to reuse */
     mcp_client_call_result_release(&r);
     assert_int_equal(call(c, "vanish", 0, &r), MCP_ERR_HTTP);
@@ -375,7 +417,7 @@ static void the_era_is_remembered_per_origin(void **state)
  * is not left broken. */
 static void fails_then_works(mcp_client *c, const char *tool, const char *says)
 {
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, tool, 20000, &r), MCP_ERR_HTTP);
     assert_int_equal(r.http_status, 0); /* each a network or stream failure */
     if (!r.error_message || !strstr(r.error_message, says))
@@ -412,7 +454,7 @@ static void each_broken_answer_is_told_for_what_it_is(void **state)
     assert_int_equal(http_peer_count(&p, "GET last-event-id=a"), 0);
     assert_int_equal(http_peer_count(&p, "GET last-event-id=I"), 0);
     /* text/event-streamXYZ is no event stream: the JSON body is the answer. */
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     assert_int_equal(call(c, "fakesse", 0, &r), MCP_OK);
     assert_string_equal(text_of(&r), "plain json");
     mcp_client_call_result_release(&r);
@@ -540,6 +582,7 @@ int main(void)
         cmocka_unit_test(a_timeout_posts_the_cancel_under_2025),
         cmocka_unit_test(a_connection_closed_mid_response_ends_the_call_clearly),
         cmocka_unit_test(an_http_error_status_is_its_own_ending),
+        cmocka_unit_test(a_result_of_the_old_size_gets_nothing_past_it),
         cmocka_unit_test(a_server_gone_mid_call_may_have_run_it),
         cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
         cmocka_unit_test(the_era_is_remembered_per_origin),

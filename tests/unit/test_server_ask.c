@@ -34,7 +34,7 @@ static void tool_sample(void *ud, mcp_call *c)
                             "\"text\":\"2+2?\"}}],\"maxTokens\":10}";
     mcp_json_doc *d;
     assert_int_equal(mcp_json_parse(p, sizeof p - 1, NULL, NULL, &d, NULL), MCP_OK);
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_call_ask(c, NULL, "sampling/createMessage", mcp_json_doc_root(d), (uint64_t)timeout,
                           &a);
     mcp_json_doc_free(d);
@@ -58,7 +58,7 @@ static void tool_sample(void *ud, mcp_call *c)
 
 static void tool_roots(void *ud, mcp_call *c)
 {
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_call_ask(c, NULL, "roots/list", NULL, 0, &a);
     char text[300];
     snprintf(text, sizeof text, "%s: %d roots", mcp_strerror(rc),
@@ -72,11 +72,17 @@ static void tool_roots(void *ud, mcp_call *c)
 /* On the loop thread an ask cannot wait: refused, and bad methods too. */
 static void tool_inline(void *ud, mcp_call *c)
 {
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int state = mcp_call_ask(c, NULL, "roots/list", NULL, 0, &a);
     int bad = mcp_call_ask(c, NULL, "tools/call", NULL, 0, &a);
-    mcp_call_reply_text(c, state == MCP_ERR_STATE && bad == MCP_ERR_INVALID_ARG ? "refused"
-                                                                                 : "asked?");
+    /* An answer whose size was not set: refused first, nothing written. */
+    mcp_ask_answer unsized = {.error_code = 7};
+    int zero = mcp_call_ask(c, NULL, "roots/list", NULL, 0, &unsized);
+    bool untouched = unsized.size == 0 && unsized.error_code == 7;
+    mcp_call_reply_text(c, state == MCP_ERR_STATE && bad == MCP_ERR_INVALID_ARG &&
+                                   zero == MCP_ERR_INVALID_ARG && untouched
+                               ? "refused"
+                               : "asked?");
 }
 
 
@@ -103,8 +109,7 @@ static void tool_steps(void *ud, mcp_call *c)
     mcp_json_get_bool(mcp_json_object_get(mcp_call_arguments(c), "together"), &together);
     mcp_json_doc *d;
     assert_int_equal(mcp_json_parse(form, sizeof form - 1, NULL, NULL, &d, NULL), MCP_OK);
-    mcp_ask_answer a1, a2;
-    memset(&a2, 0, sizeof a2);
+    mcp_ask_answer a1 = {.size = sizeof a1}, a2 = {.size = sizeof a2};
     int rc1 = mcp_call_ask(c, "step1", "elicitation/create", mcp_json_doc_root(d), 0, &a1);
     int rc2 = MCP_OK;
     if (rc1 == MCP_OK || together)

@@ -79,7 +79,7 @@ static void tool_logs(void *ud, mcp_call *c)
 static void tool_asks(void *ud, mcp_call *c)
 {
     atomic_fetch_add(&running, 1);
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_call_ask(c, NULL, "sampling/createMessage", NULL, 0, &a);
     if (rc == MCP_OK)
         mcp_call_reply_text(c, "answered");

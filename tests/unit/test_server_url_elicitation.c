@@ -29,7 +29,7 @@ static void tool_url(void *ud, mcp_call *c)
 {
     (void)ud;
     const mcp_json *params = mcp_json_object_get(mcp_call_arguments(c), "params");
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_call_ask(c, "connect", "elicitation/create", params, 0, &a);
     atomic_store(&outcome, rc);
     atomic_fetch_add(&done, 1);

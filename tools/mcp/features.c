@@ -98,7 +98,7 @@ static int print_list(mcp_client *c, const mcp_client_call_options *co,
                       const char *key)
 {
     mcp_json_doc *doc = NULL;
-    mcp_cache_hint hint;
+    mcp_cache_hint hint = {.size = sizeof hint};
     int rc = fn(c, co, &doc, &hint);
     if (rc != MCP_OK)
         return cli_request_failed(c, method, rc, NULL);
@@ -222,7 +222,7 @@ static int run_read(void *st, mcp_client *c, const mcp_client_call_options *co,
                     const cli_client_args *a)
 {
     feature_args *f = st;
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     int rc = mcp_client_read_resource(c, f->first, co, &r);
     if (rc != MCP_OK)
         return failed(c, "resources/read", rc, &r);
@@ -286,7 +286,7 @@ static int run_prompt(void *st, mcp_client *c, const mcp_client_call_options *co
                       const cli_client_args *a)
 {
     feature_args *f = st;
-    mcp_client_call_result r;
+    mcp_client_call_result r = {.size = sizeof r};
     int rc = mcp_client_get_prompt(c, f->first, mcp_json_doc_root(f->json), co, &r);
     if (rc != MCP_OK)
         return failed(c, "prompts/get", rc, &r);
@@ -361,8 +361,8 @@ static int run_complete(void *st, mcp_client *c, const mcp_client_call_options *
                         const cli_client_args *a)
 {
     feature_args *f = st;
-    mcp_client_call_result r;
-    mcp_completion comp;
+    mcp_client_call_result r = {.size = sizeof r};
+    mcp_completion comp = {.size = sizeof comp};
     int rc = mcp_client_complete(c, f->prompt ? MCP_COMPLETE_PROMPT : MCP_COMPLETE_RESOURCE_TEMPLATE,
                                  f->prompt ? f->prompt : f->template_uri, f->first, f->second,
                                  mcp_json_doc_root(f->json), co, &r, &comp);

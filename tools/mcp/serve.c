@@ -214,7 +214,7 @@ static void tool_confirm(void *ud, mcp_call *call)
     mcp_json_parse(schema, sizeof schema - 1, NULL, NULL, &sd, NULL);
     mcp_json_object_set(d, params, "requestedSchema", sd ? mcp_json_copy(d, mcp_json_doc_root(sd)) : NULL);
     mcp_json_doc_free(sd);
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_json_doc_error(d) == MCP_OK
                  ? mcp_call_ask(call, "confirm", "elicitation/create", params, 0, &a)
                  : MCP_ERR_NOMEM;
@@ -260,7 +260,7 @@ static void tool_connect(void *ud, mcp_call *call)
     bool ids = !strcmp(mcp_call_protocol_version(call), "2025-11-25");
     if (ids)
         mcp_json_object_set(d, params, "elicitationId", mcp_json_new_string(d, id));
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_json_doc_error(d) == MCP_OK
                  ? mcp_call_ask(call, "connect", "elicitation/create", params, 0, &a)
                  : MCP_ERR_NOMEM;
@@ -295,7 +295,7 @@ static void tool_summarize(void *ud, mcp_call *call)
     mcp_json_object_set(d, params, "messages", messages);
     mcp_json_object_set(d, params, "systemPrompt", mcp_json_new_string(d, "Summarize in one line."));
     mcp_json_object_set(d, params, "maxTokens", mcp_json_new_int(d, 100));
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_json_doc_error(d) == MCP_OK
                  ? mcp_call_ask(call, "summary", "sampling/createMessage", params, 0, &a)
                  : MCP_ERR_NOMEM;
@@ -315,7 +315,7 @@ static void tool_summarize(void *ud, mcp_call *call)
 /* roots: the client's roots, one URI a line. */
 static void tool_roots(void *ud, mcp_call *call)
 {
-    mcp_ask_answer a;
+    mcp_ask_answer a = {.size = sizeof a};
     int rc = mcp_call_ask(call, "roots", "roots/list", NULL, 0, &a);
     if (!ask_ended(call, rc, &a)) {
         const mcp_json *roots = mcp_json_object_get(mcp_json_doc_root(a.result), "roots");

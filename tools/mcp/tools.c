@@ -10,7 +10,7 @@ static int list(void *state, mcp_client *c, const mcp_client_call_options *co,
                 const cli_client_args *a)
 {
     mcp_json_doc *tools = NULL;
-    mcp_cache_hint hint;
+    mcp_cache_hint hint = {.size = sizeof hint};
     int rc = mcp_client_list_tools(c, co, &tools, &hint);
     if (rc != MCP_OK)
         return cli_request_failed(c, "tools/list", rc, NULL);

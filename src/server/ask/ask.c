@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/opts.h"
 #include "server/ask/ask.h"
 #include "session/revision.h"
 
@@ -340,12 +341,11 @@ static bool key_ok(const char *key)
     return true;
 }
 
-int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
-                 uint64_t timeout_ms, mcp_ask_answer *answer)
+/* mcp_call_ask into a whole answer of this library's size. */
+static int ask_impl(mcp_call *c, const char *key, const char *method, const mcp_json *params,
+                    uint64_t timeout_ms, mcp_ask_answer *answer)
 {
-    if (answer)
-        memset(answer, 0, sizeof *answer);
-    if (!answer || !method ||
+    if (!method ||
         (strcmp(method, "sampling/createMessage") && strcmp(method, "elicitation/create") &&
          strcmp(method, "roots/list")) ||
         (params && mcp_json_typeof(params) != MCP_JSON_OBJECT) || (key && !key_ok(key)))
@@ -370,6 +370,7 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     ask *a = calloc(1, sizeof *a);
     if (!a)
         return MCP_ERR_NOMEM;
+    a->answer.size = sizeof a->answer; /* released with a, when not taken */
     mcp_buf text;
     mcp_buf_init(&text, 0, NULL);
     int rc = params ? mcp_json_write(params, &text) : MCP_OK;
@@ -422,20 +423,31 @@ int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_jso
     atomic_fetch_sub(&st->waiting, 1);
     rc = a->outcome;
     *answer = a->answer;
-    memset(&a->answer, 0, sizeof a->answer);
+    mcp__out_zero(&a->answer); /* taken: nothing left to release */
     ask_unref(a);
     rc = settle(rc, method, params, form, answer);
     mcp_schema_free(form);
     return rc;
 }
 
+int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
+                 uint64_t timeout_ms, mcp_ask_answer *answer)
+{
+    if (!answer || !mcp__out_size_ok(answer, sizeof *answer, sizeof *answer))
+        return MCP_ERR_INVALID_ARG;
+    mcp_ask_answer a = {.size = sizeof a};
+    int rc = ask_impl(c, key, method, params, timeout_ms, &a);
+    mcp__out_fill(answer, &a); /* every field is in the first version */
+    return rc;
+}
+
 void mcp_ask_answer_release(mcp_ask_answer *answer)
 {
-    if (!answer)
+    if (!answer || !mcp__out_size_ok(answer, sizeof *answer, sizeof *answer))
         return;
     mcp_json_doc_free(answer->result);
     free(answer->error_message);
-    memset(answer, 0, sizeof *answer);
+    mcp__out_zero(answer);
 }
 
 /* The feature ------------------------------------------------------------------ */
