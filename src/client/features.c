@@ -365,7 +365,7 @@ static int one_page(mcp_client *c, const char *method, const char *key, const ch
     int rc = mcp_client_request(c, method, params, opts, &r);
     mcp_json_doc_free(pd);
     if (rc != MCP_OK) {
-        if (rc == MCP_ERR_REMOTE)
+        if (rc == MCP_ERR_REMOTE || rc == MCP_ERR_HTTP)
             mcp__client_set_error(c, "%s failed: %s", method, r.error_message);
         mcp_client_call_result_release(&r);
         return rc;
@@ -485,7 +485,7 @@ static int send_built(mcp_client *c, const char *method, mcp_json_doc *doc, mcp_
     int rc = doc ? mcp_json_doc_error(doc) : MCP_ERR_NOMEM;
     if (rc == MCP_OK) {
         rc = mcp_client_request(c, method, params, opts, result);
-        if (rc == MCP_ERR_REMOTE)
+        if (rc == MCP_ERR_REMOTE || rc == MCP_ERR_HTTP)
             mcp__client_set_error(c, "%s failed: %s", method, result->error_message);
     } else {
         if (rc == MCP_ERR_UTF8) {

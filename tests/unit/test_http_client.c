@@ -307,6 +307,23 @@ static void an_http_error_status_is_its_own_ending(void **state)
     http_peer_stop(&p);
 }
 
+/* A list whose page fails at the HTTP level ends with MCP_ERR_HTTP, and
+ * the client's error names the list and the status. */
+static void a_list_answered_503_says_so(void **state)
+{
+    http_peer p;
+    start(&p, "busylists");
+    mcp_client *c = connected(&p, 0);
+    mcp_json_doc *out = NULL;
+    assert_int_equal(mcp_client_list_prompts(c, NULL, &out, NULL), MCP_ERR_HTTP);
+    assert_null(out);
+    const char *e = mcp_client_error(c);
+    if (!strstr(e, "prompts/list failed: HTTP 503") || !strstr(e, "lists are resting"))
+        fail_msg("%s", e);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 /* A result of the first version's size (as a program built before
  * http_status was added sets it) gets the ending, and not a byte past its
  * size: nor from the call, nor from its release. */
@@ -583,6 +600,7 @@ int main(void)
         cmocka_unit_test(a_connection_closed_mid_response_ends_the_call_clearly),
         cmocka_unit_test(an_http_error_status_is_its_own_ending),
         cmocka_unit_test(a_result_of_the_old_size_gets_nothing_past_it),
+        cmocka_unit_test(a_list_answered_503_says_so),
         cmocka_unit_test(a_server_gone_mid_call_may_have_run_it),
         cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
         cmocka_unit_test(the_era_is_remembered_per_origin),
