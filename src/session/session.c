@@ -169,7 +169,7 @@ int mcp__session_reset(mcp_session *s)
     s->closed = false;
     s->era = NULL;
     memset(&s->connect, 0, sizeof s->connect);
-    s->legacy_log_level = MCP_LOGGING_DEBUG;
+    s->legacy_log_level = MCP_LOG_DEBUG;
     mcp_buf_reset(&s->out);
     return MCP_OK;
 }
