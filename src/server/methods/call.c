@@ -28,11 +28,11 @@ static int text_result_with(mcp_buf *b, const char *text, size_t n, const char *
     if (rc == MCP_OK)
         rc = mcp_json_write_string(text, n, b);
     if (rc == MCP_OK)
-        rc = mcp_buf_append(b, "}]", 2);
+        rc = mcp_buf_append(b, MCP_LITERAL("}]"));
     if (rc == MCP_OK)
         rc = mcp_buf_append(b, extra, extra_len);
     if (rc == MCP_OK)
-        rc = mcp_buf_append(b, "}", 1);
+        rc = mcp_buf_append(b, MCP_LITERAL("}"));
     return rc;
 }
 
@@ -160,7 +160,7 @@ int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
         const char *problem = mcp__result_problem(c, result);
         if (problem) {
             mcp__server_log(c->req.conn->server, MCP_LOG_ERROR, "%s of '%s': %s",
-                            mcp_call_method(c), c->subject, problem);
+                            mcp_call_method(c), mcp__call_subject(c), problem);
             static const char why[] = "Internal error: the handler produced an invalid result";
             int rc = mcp__request_end(&c->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why,
                                       sizeof why - 1);
@@ -185,7 +185,7 @@ int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
         b.len--; /* the closing brace */
         rc = mcp__read_hints(c, mcp_json_object_size(result) > 0, &b);
         if (rc == MCP_OK)
-            rc = mcp_buf_append(&b, "}", 1);
+            rc = mcp_buf_append(&b, MCP_LITERAL("}"));
     }
     return mcp__call_end_buffer(c, rc, &b);
 }
@@ -215,15 +215,15 @@ int mcp_call_reply_error_data(mcp_call *c, int64_t code, const char *message,
     mcp_buf_init(&b, 0, NULL);
     int rc = MCP_OK;
     if (!why) {
-        rc = mcp_buf_append(&b, "{\"message\":", 11);
+        rc = mcp_buf_append(&b, MCP_LITERAL("{\"message\":"));
         if (rc == MCP_OK)
             rc = mcp_json_write_string(message, strlen(message), &b);
         if (rc == MCP_OK)
-            rc = mcp_buf_append(&b, ",\"data\":", 8);
+            rc = mcp_buf_append(&b, MCP_LITERAL(",\"data\":"));
         if (rc == MCP_OK)
             rc = mcp_json_write(data, &b);
         if (rc == MCP_OK)
-            rc = mcp_buf_append(&b, "}", 1);
+            rc = mcp_buf_append(&b, MCP_LITERAL("}"));
         if (rc == MCP_ERR_UTF8 || rc == MCP_ERR_INVALID_ARG)
             why = "data cannot be written as JSON";
     }
@@ -288,14 +288,14 @@ int mcp_call_send_log(mcp_call *c, mcp_log_level level, const char *text)
     if (!text || !mcp_log_level_name(level) ||
         mcp_utf8_validate(text, strlen(text), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
-    return mcp__request_log(&c->req, level, c->subject, text);
+    return mcp__request_log(&c->req, level, mcp__call_subject(c), text);
 }
 
 /* Accessors ---------------------------------------------------------------------- */
 
 const char *mcp_call_tool_name(const mcp_call *c)
 {
-    return c->subject;
+    return mcp__call_subject(c);
 }
 
 const char *mcp_call_method(const mcp_call *c)
@@ -307,7 +307,10 @@ const char *mcp_call_method(const mcp_call *c)
 
 const char *mcp_call_uri(const mcp_call *c)
 {
-    return c->uri;
+    /* Checked when the read began (a string that is valid UTF-8). */
+    return c->kind == CALL_READ
+               ? mcp_json_string(mcp_json_object_get(c->req.msg->params, "uri"), NULL)
+               : NULL;
 }
 
 bool mcp__call_modern(const mcp_call *c)
@@ -342,7 +345,7 @@ void mcp_call_log(mcp_call *c, mcp_log_level level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    mcp__server_log(c->req.conn->server, level, "%s: %s", c->subject, text);
+    mcp__server_log(c->req.conn->server, level, "%s: %s", mcp__call_subject(c), text);
 }
 
 /* Starting ----------------------------------------------------------------------- */

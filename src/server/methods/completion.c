@@ -111,7 +111,6 @@ static void completion_complete(conn *cn, mcp_handle h, const mcp_message *msg,
     if (!c)
         return;
     c->entry = e;
-    c->subject = e->key;
     c->flags = e->flags;
     c->args = msg->params;
     mcp__call_run(c);

@@ -33,8 +33,6 @@ struct mcp_call {
         const tool *tool;
         const entry *entry;
     };
-    const char *subject; /* the tool's or prompt's name, the entry's key */
-    const char *uri;    /* CALL_READ: borrowed from req.msg */
     mcp__pool *pool; /* the pool a blocking handler runs on (it outlives the call) */
     const mcp_json *args;
     mcp_json_doc *own_args; /* a template read's variables */
@@ -46,6 +44,12 @@ struct mcp_call {
     unsigned asks_made;
     bool sent_progress;
 };
+
+/* What the call is about: the tool's or prompt's name, the entry's key. */
+static inline const char *mcp__call_subject(const mcp_call *c)
+{
+    return c->kind == CALL_TOOL ? c->tool->name : c->entry->key;
+}
 
 /* Loop thread: a call of request h (snap: referenced, taken over either
  * way). NULL when out of memory: h answered -32603 then. */

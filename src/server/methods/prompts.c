@@ -79,7 +79,6 @@ static void prompts_get(conn *cn, mcp_handle h, const mcp_message *msg, void *st
     if (!c)
         return;
     c->entry = e;
-    c->subject = e->key;
     c->flags = e->flags;
     if (args)
         c->args = args;

@@ -70,8 +70,6 @@ static void resources_read(conn *cn, mcp_handle h, const mcp_message *msg, void 
         return;
     }
     c->entry = e;
-    c->subject = e->key;
-    c->uri = uri;
     c->flags = e->flags;
     if (vars) {
         c->own_args = vars;
@@ -99,11 +97,12 @@ static int one_content(mcp_call *c, const char *mime_type, const char *key, cons
 {
     if (mime_type && mcp_utf8_validate(mime_type, strlen(mime_type), NULL) != MCP_OK)
         return MCP_ERR_INVALID_ARG;
-    int rc = mcp_buf_append(b, "{\"contents\":[{\"uri\":", 20);
+    const char *uri = mcp_call_uri(c);
+    int rc = mcp_buf_append(b, MCP_LITERAL("{\"contents\":[{\"uri\":"));
     if (rc == MCP_OK)
-        rc = mcp_json_write_string(c->uri, strlen(c->uri), b);
+        rc = mcp_json_write_string(uri, strlen(uri), b);
     if (rc == MCP_OK && mime_type) {
-        rc = mcp_buf_append(b, ",\"mimeType\":", 12);
+        rc = mcp_buf_append(b, MCP_LITERAL(",\"mimeType\":"));
         if (rc == MCP_OK)
             rc = mcp_json_write_string(mime_type, strlen(mime_type), b);
     }
@@ -115,11 +114,11 @@ static int one_content(mcp_call *c, const char *mime_type, const char *key, cons
     if (rc == MCP_OK)
         rc = mcp_buf_append(b, v, vn);
     if (rc == MCP_OK)
-        rc = mcp_buf_append(b, "}]", 2);
+        rc = mcp_buf_append(b, MCP_LITERAL("}]"));
     if (rc == MCP_OK && mcp__call_modern(c))
         rc = mcp__read_hints(c, true, b);
     if (rc == MCP_OK)
-        rc = mcp_buf_append(b, "}", 1);
+        rc = mcp_buf_append(b, MCP_LITERAL("}"));
     return rc;
 }
 
@@ -147,11 +146,11 @@ int mcp_call_reply_resource_blob(mcp_call *c, const char *mime_type, const void 
     mcp_buf v, b;
     mcp_buf_init(&v, 0, NULL);
     mcp_buf_init(&b, 0, NULL);
-    int rc = !data && len ? MCP_ERR_INVALID_ARG : mcp_buf_append(&v, "\"", 1);
+    int rc = !data && len ? MCP_ERR_INVALID_ARG : mcp_buf_append(&v, MCP_LITERAL("\""));
     if (rc == MCP_OK)
         rc = mcp__base64_encode(&v, data, len);
     if (rc == MCP_OK)
-        rc = mcp_buf_append(&v, "\"", 1);
+        rc = mcp_buf_append(&v, MCP_LITERAL("\""));
     if (rc == MCP_OK)
         rc = one_content(c, mime_type, "blob", v.data, v.len, &b);
     mcp_buf_free(&v);

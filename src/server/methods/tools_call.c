@@ -89,7 +89,6 @@ static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *sta
     if (!c)
         return;
     c->tool = t;
-    c->subject = t->name;
     c->flags = t->flags;
     if (args)
         c->args = args;
