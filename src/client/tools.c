@@ -402,11 +402,11 @@ int mcp__tools_headers_for_call(const mcp__tools *c, const mcp_json *params,
             continue; /* null, absent or of another type: no header */
         mcp_buf line;
         mcp_buf_init(&line, 0, NULL);
-        rc = mcp_buf_append(&line, "Mcp-Param-", 10);
+        rc = mcp_buf_append(&line, MCP_LITERAL("Mcp-Param-"));
         if (rc == MCP_OK)
             rc = mcp_buf_append(&line, header, hn);
         if (rc == MCP_OK)
-            rc = mcp_buf_append(&line, ": ", 2);
+            rc = mcp_buf_append(&line, MCP_LITERAL(": "));
         if (rc == MCP_OK)
             rc = mcp__http_value_encode(&line, text, tn);
         if (rc == MCP_OK)

@@ -25,9 +25,9 @@ static void flush(mcp_session *s, mcp__batch *b)
     } else if (b->items.len && !s->closed) {
         mcp_buf line;
         mcp_buf_init(&line, 0, &s->mem);
-        if (mcp_buf_append(&line, "[", 1) == MCP_OK &&
+        if (mcp_buf_append(&line, MCP_LITERAL("[")) == MCP_OK &&
             mcp_buf_append(&line, b->items.data, b->items.len) == MCP_OK &&
-            mcp_buf_append(&line, "]\n", 2) == MCP_OK)
+            mcp_buf_append(&line, MCP_LITERAL("]\n")) == MCP_OK)
             mcp__emit(s, b->route, &line);
         else
             mcp__log(s, MCP_LOG_ERROR, MCP_LOG_EVENT_GENERAL, NULL, NULL, NULL, NULL, -1,

@@ -248,7 +248,7 @@ bool mcp__emit_response(mcp_session *s, uint64_t route, mcp__batch *batch,
         return !s->closed;
     /* One array element: the line without its newline. */
     size_t n = buf->data[buf->len - 1] == '\n' ? buf->len - 1 : buf->len;
-    int rc = batch->items.len ? mcp_buf_append(&batch->items, ",", 1) : MCP_OK;
+    int rc = batch->items.len ? mcp_buf_append(&batch->items, MCP_LITERAL(",")) : MCP_OK;
     if (rc == MCP_OK)
         rc = mcp_buf_append(&batch->items, buf->data, n);
     if (rc != MCP_OK)

@@ -66,7 +66,7 @@ static int add_value_header(xfer *x, const char *name, const char *v, size_t n)
     mcp_buf_init(&b, 0, NULL);
     int rc = mcp_buf_append(&b, name, strlen(name));
     if (rc == MCP_OK)
-        rc = mcp_buf_append(&b, ": ", 2);
+        rc = mcp_buf_append(&b, MCP_LITERAL(": "));
     if (rc == MCP_OK)
         rc = mcp__http_value_encode(&b, v, n);
     if (rc == MCP_OK)

@@ -129,7 +129,7 @@ static void line_cb(void *ud, int status, const char *line, size_t len)
         /* Paused inside this read: the rest waits, in order. Out of memory
          * to hold it, it is handled now (the output cap still bounds it). */
         if (mcp_buf_append(&c->held, line, len) == MCP_OK &&
-            mcp_buf_append(&c->held, "\n", 1) == MCP_OK)
+            mcp_buf_append(&c->held, MCP_LITERAL("\n")) == MCP_OK)
             return;
     }
     if (status == MCP_OK) {

@@ -96,7 +96,7 @@ static bool principal_of(const mcp_call *c, char hex[2 * DIGEST_LEN + 1])
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     unsigned char tag[DIGEST_LEN];
-    bool ok = mcp_buf_append(&b, "p\n", 2) == MCP_OK &&
+    bool ok = mcp_buf_append(&b, MCP_LITERAL("p\n")) == MCP_OK &&
               mcp_buf_append(&b, credential, strlen(credential)) == MCP_OK &&
               mac(c->req.conn->server, b.data, b.len, tag);
     mcp_buf_free(&b);
@@ -270,16 +270,16 @@ static int seal(mcp_call *c, mcp_buf *out)
     }
     if (rc == MCP_OK)
         rc = c->taken ? mcp_json_write(mcp_json_doc_root(c->taken), &payload)
-                      : mcp_buf_append(&payload, "{}", 2);
+                      : mcp_buf_append(&payload, MCP_LITERAL("{}"));
     if (rc == MCP_OK)
-        rc = mcp_buf_append(&payload, "}", 1);
+        rc = mcp_buf_append(&payload, MCP_LITERAL("}"));
     unsigned char tag[DIGEST_LEN];
     if (rc == MCP_OK && !mac(s, payload.data, payload.len, tag))
         rc = MCP_ERR_NOMEM;
     if (rc == MCP_OK)
         rc = mcp__base64_encode(out, payload.data, payload.len);
     if (rc == MCP_OK)
-        rc = mcp_buf_append(out, ".", 1);
+        rc = mcp_buf_append(out, MCP_LITERAL("."));
     if (rc == MCP_OK)
         rc = mcp__base64_encode(out, tag, sizeof tag);
     mcp_buf_free(&payload);
@@ -297,10 +297,10 @@ int mcp__mrtr_finish(mcp_call *c)
     if (rc == MCP_OK)
         rc = mcp_json_write(mcp_json_doc_root(c->asked), &b);
     if (rc == MCP_OK)
-        rc = mcp_buf_append(&b, ",\"requestState\":\"", 17);
+        rc = mcp_buf_append(&b, MCP_LITERAL(",\"requestState\":\""));
     if (rc == MCP_OK)
         rc = seal(c, &b); /* Base64 and '.': nothing to escape */
     if (rc == MCP_OK)
-        rc = mcp_buf_append(&b, "\"}", 2);
+        rc = mcp_buf_append(&b, MCP_LITERAL("\"}"));
     return mcp__call_end_buffer(c, rc, &b);
 }

@@ -314,7 +314,7 @@ void mcp__show_string(char *out, size_t size, const char *s, size_t n, size_t ma
     mcp_buf b;
     mcp_buf_init(&b, limit, NULL);
     if (mcp_json_write_string(s, n > max ? max : n, &b) != MCP_OK)
-        mcp_buf_append(&b, "?", 1);
+        mcp_buf_append(&b, MCP_LITERAL("?"));
     snprintf(out, size, "%s", b.data ? b.data : "?");
     mcp_buf_free(&b);
 }
