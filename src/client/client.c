@@ -692,6 +692,7 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
         mcp__call_free(cc);
         return MCP_ERR_NOMEM;
     }
+    cc->started = mcp__now_ms();
     /* Counted first: the call may end before the send returns. */
     c->pending++;
     mcp_handle h;

@@ -69,6 +69,7 @@ typedef struct mcp__call {
      * once after a HeaderMismatch, the tools listed first. */
     mcp_json_doc *params;
     mcp_request_options ro;
+    uint64_t started; /* when it was first sent: its total limit runs from then */
     bool refreshed;
     unsigned pages;
     struct mcp__call *next_refresh;

@@ -28,10 +28,32 @@ static void unlist(mcp_client *c, mcp__call *cc)
         }
 }
 
+/* The call's total limit spans its first send, the listing and the retry
+ * (one budget, as the engine keeps for rounds): what is left of it for the
+ * next request, MCP_NO_TIMEOUT when it has none, 0 when it is spent. */
+static uint64_t time_left(const mcp__call *cc)
+{
+    const mcp_client *c = cc->client;
+    uint64_t max = cc->ro.max_time_ms      ? cc->ro.max_time_ms
+                   : c->opts.max_time_ms ? c->opts.max_time_ms
+                                         : MCP_DEFAULT_MAX_TIME_MS;
+    if (max == MCP_NO_TIMEOUT)
+        return MCP_NO_TIMEOUT;
+    uint64_t spent = mcp__now_ms() - cc->started;
+    return spent < max ? max - spent : 0;
+}
+
 /* Send the call again (it ends there when it cannot be sent). */
 static void send_again(mcp__call *cc)
 {
     mcp_client *c = cc->client;
+    uint64_t left = time_left(cc);
+    if (!left) {
+        mcp__call_ended(cc, 0, MCP_ERR_MAX_TIME, NULL);
+        return;
+    }
+    mcp_request_options ro = cc->ro;
+    ro.max_time_ms = left;
     mcp__client_say(c, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL,
                     "tools/call: sent again after tools/list");
     mcp_handle h = 0;
@@ -40,7 +62,7 @@ static void send_again(mcp__call *cc)
     if (rc == MCP_OK)
         rc = mcp__client_note_send_failure(
             c, mcp_session_request(c->driver.session, mcp__now_ms(), "tools/call",
-                                   mcp_json_doc_root(cc->params), &cc->ro, mcp__call_ended,
+                                   mcp_json_doc_root(cc->params), &ro, mcp__call_ended,
                                    mcp__call_progress, cc, &h));
     if (rc == MCP_OK && !cc->finished)
         cc->request = h;
@@ -65,8 +87,12 @@ static bool list_page(mcp__call *cc, const mcp_json *cursor)
     int rc = params ? mcp_json_doc_error(d) : MCP_ERR_NOMEM;
     mcp_request_options ro = {.size = sizeof ro,
                               .timeout_ms = cc->ro.timeout_ms,
-                              .max_time_ms = cc->ro.max_time_ms,
+                              .max_time_ms = time_left(cc),
                               .progress = MCP_PROGRESS_NONE};
+    if (!ro.max_time_ms) {
+        mcp_json_doc_free(d);
+        return false; /* the caller's send_again ends it */
+    }
     mcp_handle page = 0;
     cc->pages++;
     cc->busy++; /* an answer inside the send may end the call */

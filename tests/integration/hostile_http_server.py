@@ -35,6 +35,7 @@ listed it (HeaderMismatch, -32020, unless Mcp-Param-Region is there):
   stubborn           always refused with -32020
   slowfix            refused with -32020; the next tools/list then hangs
                      (logs "list: client went away" when dropped)
+  slowstubborn       refused with -32020 after 400 ms, every time
 
 Every mode answers these tools/call names the same way (a failure each):
 
@@ -224,7 +225,8 @@ class Handler(BaseHTTPRequestHandler):
         schema = {"type": "object", "properties": {"region": region}}
         wide = {"type": "object", "properties": {"v": {"type": "string", "x-mcp-header": "Wide"}}}
         self.result(rid, {"tools": [
-            {"name": n, "inputSchema": schema} for n in ("regional", "stubborn", "slowfix")] +
+            {"name": n, "inputSchema": schema} for n in ("regional", "stubborn", "slowfix",
+                                                         "slowstubborn")] +
             [{"name": "wide", "inputSchema": wide}]})
 
     def mismatch(self, rid):
@@ -269,6 +271,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.mismatch(rid)
         if name == "slowfix":
             HANG_LIST[0] = True
+            return self.mismatch(rid)
+        if name == "slowstubborn":
+            time.sleep(0.4)
             return self.mismatch(rid)
         if name == "end":
             SESSIONS[sid] = False

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "http_peer.h"
@@ -260,6 +261,39 @@ static void a_header_mismatch_lists_the_tools_again_and_retries_once(void **stat
     assert_true(http_peer_says(&p, c, "list: client went away", 3000));
     assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
     mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
+static uint64_t ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The call's total limit spans its listing and its retry: one budget, as
+ * when the transport did the retry inside the one request. */
+static void a_header_mismatch_retry_keeps_the_calls_total_limit(void **state)
+{
+    http_peer p;
+    start(&p, "modern");
+    mcp_client *c = connected(&p, 0);
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse("{}", 2, NULL, NULL, &d, NULL), MCP_OK);
+    mcp_client_call_options o = {.size = sizeof o, .max_time_ms = 600};
+    mcp_client_call_result r = {.size = sizeof r};
+    uint64_t t0 = ms_now();
+    int rc = mcp_client_call_tool(c, "slowstubborn", mcp_json_doc_root(d), &o, &r);
+    uint64_t took = ms_now() - t0;
+    mcp_json_doc_free(d);
+    /* Refused after 400 ms, listed, sent again: the retry's 400 ms would
+     * end at 800 ms, past the 600 ms the call was given. */
+    if (rc != MCP_ERR_MAX_TIME)
+        fail_msg("outcome %s after %llu ms, not the total limit", mcp_strerror(rc),
+                 (unsigned long long)took);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(http_peer_count(&p, "POST tools/list"), 1);
     mcp_client_free(c);
     http_peer_stop(&p);
 }
@@ -596,6 +630,7 @@ int main(void)
         cmocka_unit_test(an_answer_the_session_cannot_use_ends_the_call_at_once),
         cmocka_unit_test(a_timeout_closes_the_stream_under_2026),
         cmocka_unit_test(a_header_mismatch_lists_the_tools_again_and_retries_once),
+        cmocka_unit_test(a_header_mismatch_retry_keeps_the_calls_total_limit),
         cmocka_unit_test(a_timeout_posts_the_cancel_under_2025),
         cmocka_unit_test(a_connection_closed_mid_response_ends_the_call_clearly),
         cmocka_unit_test(an_http_error_status_is_its_own_ending),
