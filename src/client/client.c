@@ -427,7 +427,8 @@ int mcp__client_renew_session(mcp_client *c)
     c->session_expired = false;
     mcp_session_options so =
         session_options(c, mcp_session_next_request_id(c->driver.session));
-    int rc = mcp__driver_renew(&c->driver, &so);
+    mcp_session *old;
+    int rc = mcp__driver_renew(&c->driver, &so, &old);
     if (rc == MCP_OK) {
         /* The era the first connect found; what is asked meanwhile waits
          * for the handshake. */
@@ -439,6 +440,10 @@ int mcp__client_renew_session(mcp_client *c)
         rc = mcp__client_note_send_failure(
             c, mcp_session_connect(c->driver.session, mcp__now_ms(), &co, renewed, c));
         mcp__driver_rearm(&c->driver);
+        /* The old one ends what it still held (requests whose failure the
+         * transport has yet to deliver): a callback that calls again
+         * meanwhile finds the new session connecting, and waits in it. */
+        mcp__driver_retire(&c->driver, old);
     }
     if (rc != MCP_OK) {
         c->session_expired = true;

@@ -193,19 +193,28 @@ int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options 
     return MCP_OK;
 }
 
-int mcp__driver_renew(mcp__driver *d, const mcp_session_options *so)
+int mcp__driver_renew(mcp__driver *d, const mcp_session_options *so, mcp_session **old)
 {
     mcp_session *fresh;
+    *old = NULL;
     int rc = new_session(d, so, &fresh);
     if (rc != MCP_OK)
         return rc;
-    /* Closed while still the driver's: its endings reach the owner as any. */
-    mcp_session_close(d->session, mcp__now_ms());
-    mcp_session_free(d->session); /* deferred when inside one of its callbacks */
+    *old = d->session;
     d->session = fresh;
     d->armed = 0; /* re-armed for the new session, whatever the old one had */
     mcp__driver_rearm(d);
     return MCP_OK;
+}
+
+void mcp__driver_retire(mcp__driver *d, mcp_session *old)
+{
+    /* Its callbacks are the driver's: its endings reach the owner as any,
+     * and what they ask for goes to the session in its place. A closed
+     * session sends nothing. */
+    mcp_session_close(old, mcp__now_ms());
+    mcp_session_free(old); /* deferred when inside one of its callbacks */
+    mcp__driver_rearm(d);
 }
 
 void mcp__driver_attach(mcp__driver *d, mcp__transport *t)

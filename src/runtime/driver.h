@@ -67,12 +67,17 @@ int mcp__driver_init(mcp__driver *d, uv_loop_t *loop, const mcp_session_options 
 void mcp__driver_attach(mcp__driver *d, mcp__transport *t);
 
 /* A new session (options as mcp__driver_init) over the same transport, in
- * place of the old one, which is closed first (its requests end with their
- * callbacks; inbound ones are cancelled) and freed. For an owner whose
- * peer ended the conversation but not the connection (2025 HTTP: the
- * server ended the MCP session). MCP_OK, or the error of mcp_session_new
- * (the old session is left as it was). */
-int mcp__driver_renew(mcp__driver *d, const mcp_session_options *so);
+ * place of the old one, which is handed back in *old for
+ * mcp__driver_retire. For an owner whose peer ended the conversation but
+ * not the connection (2025 HTTP: the server ended the MCP session). The
+ * owner starts the new session first, then retires the old: what the old
+ * one's endings call meanwhile (a callback making a new request) reaches
+ * the new one. MCP_OK, or the error of mcp_session_new (the old session is
+ * left as it was, *old NULL). */
+int mcp__driver_renew(mcp__driver *d, const mcp_session_options *so, mcp_session **old);
+/* Close the session renew handed back (its requests end with their
+ * callbacks; inbound ones are cancelled) and free it. */
+void mcp__driver_retire(mcp__driver *d, mcp_session *old);
 
 /* Hand the session a message its owner decoded already (as the transport's
  * message callback would hand it the bytes; see session/receive.h). */

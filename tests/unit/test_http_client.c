@@ -126,6 +126,62 @@ static void an_ended_session_fails_the_call_and_the_next_starts_a_new_one(void *
     http_peer_stop(&p);
 }
 
+/* Two calls in flight when the server ends the session; each one's done
+ * callback makes a new call at once (a retry). Both retries must go out on
+ * the new session: the second is made while the renewal ends what the old
+ * session still held. */
+typedef struct retry_state {
+    mcp_client *c;
+    int ended, started, refused, answered;
+    int first_outcome[2];
+} retry_state;
+
+static void retried(void *ud, const mcp_client_call_result *r)
+{
+    retry_state *st = ud;
+    if (r->outcome == MCP_OK)
+        st->answered++;
+}
+
+static void ended_then_retry(void *ud, const mcp_client_call_result *r)
+{
+    retry_state *st = ud;
+    st->first_outcome[st->ended++ & 1] = r->outcome;
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse("{\"text\":\"again\"}", 16, NULL, NULL, &d, NULL), MCP_OK);
+    int rc = mcp_client_call_tool_async(st->c, "echo", mcp_json_doc_root(d), NULL, retried, st,
+                                        NULL);
+    mcp_json_doc_free(d);
+    if (rc == MCP_OK)
+        st->started++;
+    else {
+        st->refused++;
+        fprintf(stderr, "retry refused: %s (%s)\n", mcp_strerror(rc), mcp_client_error(st->c));
+    }
+}
+
+static void calls_made_as_a_session_ends_go_out_on_the_new_one(void **state)
+{
+    http_peer p;
+    start(&p, "legacy");
+    mcp_client *c = connected(&p, 0);
+    retry_state st = {.c = c};
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 5000};
+    assert_int_equal(mcp_client_call_tool_async(c, "hang", NULL, &o, ended_then_retry, &st, NULL),
+                     MCP_OK);
+    assert_true(http_peer_says(&p, c, "hang: holding", 3000));
+    assert_int_equal(mcp_client_call_tool_async(c, "end", NULL, &o, ended_then_retry, &st, NULL),
+                     MCP_OK);
+    for (int i = 0; i < 500 && st.answered + st.refused < 2; i++)
+        assert_int_equal(mcp_client_run_once(c, true), MCP_OK);
+    assert_int_equal(st.ended, 2);
+    assert_int_equal(st.refused, 0);
+    assert_int_equal(st.answered, 2);
+    assert_int_equal(http_peer_count(&p, "POST initialize"), 2);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 static int progress_seen;
 static void on_progress(void *ud, mcp_handle h, double p, double total, const char *m)
 {
@@ -625,6 +681,7 @@ int main(void)
         cmocka_unit_test(a_404_without_a_body_falls_back_to_initialize),
         cmocka_unit_test(a_400_with_a_json_body_that_is_no_jsonrpc_error_falls_back),
         cmocka_unit_test(an_ended_session_fails_the_call_and_the_next_starts_a_new_one),
+        cmocka_unit_test(calls_made_as_a_session_ends_go_out_on_the_new_one),
         cmocka_unit_test(a_dropped_stream_resumes_after_the_servers_retry),
         cmocka_unit_test(an_oversized_answer_ends_the_call_too_large),
         cmocka_unit_test(an_answer_the_session_cannot_use_ends_the_call_at_once),
