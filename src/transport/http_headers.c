@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base64.h"
 
@@ -151,4 +152,70 @@ const char *mcp__http_url_shown(const char *url, char *out, size_t size)
     }
     out[n] = '\0';
     return out;
+}
+
+/* Request headers the server checks -------------------------------------------- */
+
+bool mcp__http_name_in_list(char *const *list, const char *v, size_t n)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if ((strcmp(list[i], "*") == 0) || (strlen(list[i]) == n && strncasecmp(list[i], v, n) == 0))
+            return true;
+    return false;
+}
+
+bool mcp__http_loopback_name(const char *v, size_t n)
+{
+    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t k = strlen(names[i]);
+        if (n >= k && strncasecmp(v, names[i], k) == 0) {
+            if (n == k)
+                return true;
+            if (v[k] != ':' || n == k + 1)
+                continue;
+            size_t j = k + 1;
+            while (j < n && v[j] >= '0' && v[j] <= '9')
+                j++;
+            if (j == n)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool mcp__http_media_is(const char *value, const char *type, size_t k, const char *tail)
+{
+    value += strspn(value, " \t");
+    size_t t = strlen(tail);
+    return strncasecmp(value, type, k) == 0 && strncmp(value + k, tail, t) == 0 &&
+           strchr(";, \t", value[k + t]); /* or the end: strchr finds the NUL */
+}
+
+bool mcp__http_accepts(const char *accept, const char *type)
+{
+    if (!accept)
+        return false;
+    size_t all = strlen(type), major = (size_t)(strchr(type, '/') - type) + 1;
+    for (const char *p = accept; p && *p;) {
+        if (mcp__http_media_is(p, type, all, "") || mcp__http_media_is(p, type, major, "*") ||
+            mcp__http_media_is(p, MCP_LITERAL("*/*"), ""))
+            return true;
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    return false;
+}
+
+bool mcp__http_chunked_last(const char *te)
+{
+    const char *v = strrchr(te, ',');
+    v = v ? v + 1 : te;
+    size_t n = strlen(v);
+    while (n && (*v == ' ' || *v == '\t'))
+        v++, n--;
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    return n == 7 && strncasecmp(v, "chunked", 7) == 0;
 }

@@ -5,7 +5,8 @@
  * carry body values, as plain ASCII when that is safe and as
  * `=?base64?<Base64 of the UTF-8>?=` otherwise. Shared by the server, which
  * decodes before comparing with the body, and the client, which encodes.
- * Pure functions: any thread.
+ * Also the request header values the server checks. Pure functions: any
+ * thread.
  */
 #ifndef MCP_TRANSPORT_HTTP_HEADERS_H
 #define MCP_TRANSPORT_HTTP_HEADERS_H
@@ -48,5 +49,25 @@ char *mcp__http_header_for_curl(const char *line);
  * by "***", control characters and non-ASCII bytes by '?', cut with "..."
  * to fit size (at least 4). Returns out. */
 const char *mcp__http_url_shown(const char *url, char *out, size_t size);
+
+/* Request headers the server checks (RFC 9110). */
+
+/* v (n bytes) equals a name of list (NULL-terminated; "*" matches all),
+ * case-insensitively. */
+bool mcp__http_name_in_list(char *const *list, const char *v, size_t n);
+
+/* v (n bytes) is "localhost", "127.0.0.1" or "[::1]", with a port or none. */
+bool mcp__http_loopback_name(const char *v, size_t n);
+
+/* The media type that value starts with (blanks before it skipped,
+ * parameters after it ignored) is the first k bytes of type followed by
+ * tail ("*": a major type's wildcard), case-insensitively. */
+bool mcp__http_media_is(const char *value, const char *type, size_t k, const char *tail);
+
+/* An Accept value (NULL: none) lists type, or a wildcard covering it. */
+bool mcp__http_accepts(const char *accept, const char *type);
+
+/* The last coding of a Transfer-Encoding value is chunked (blanks aside). */
+bool mcp__http_chunked_last(const char *te);
 
 #endif

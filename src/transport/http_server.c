@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "transport/http_headers.h"
 #include "mcp/common.h"
 #include "mcp/jsonrpc.h"
 #include "runtime/internal.h"
@@ -65,6 +66,7 @@ struct mcp__http_exchange {
     bool hung_up;
     bool aborted;
     bool no_watch;   /* the owner does not want hang-ups reported */
+    bool probed;     /* no_watch, its client's FIN seen: watched for a reset */
     struct MHD_Response *pending; /* given while parked: queued on resume */
     unsigned pending_status;
     /* An event stream. */
@@ -211,8 +213,11 @@ static void watch(mcp__http_exchange *x)
     if (!ci)
         return;
     /* Hang-up only, never EPOLLIN: the data on the socket is
-     * libmicrohttpd's (a pipelined request) and must not wake us. */
-    struct epoll_event ev = {.events = EPOLLRDHUP | EPOLLONESHOT, .data.ptr = x};
+     * libmicrohttpd's (a pipelined request) and must not wake us. Once a
+     * no_watch client's FIN came (on_watch), only the reset a closed
+     * client answers a write with (EPOLLERR, EPOLLHUP: always reported). */
+    struct epoll_event ev = {.events = (x->probed ? 0u : EPOLLRDHUP) | EPOLLONESHOT,
+                             .data.ptr = x};
     if (epoll_ctl(x->server->watch_fd, EPOLL_CTL_ADD, ci->connect_fd, &ev) == 0)
         x->watched = true;
 }
@@ -221,8 +226,7 @@ static void park(mcp__http_exchange *x)
 {
     MHD_suspend_connection(x->conn);
     x->suspended = true;
-    if (!x->no_watch)
-        watch(x);
+    watch(x);
 }
 
 static void unpark(mcp__http_exchange *x)
@@ -262,6 +266,16 @@ static void on_watch(uv_poll_t *p, int status, int events)
         if (!x->watched)
             continue;
         unwatch(x);
+        if (x->no_watch && !(ev[i].events & (EPOLLERR | EPOLLHUP))) {
+            /* Its FIN: half-closed (it still gets its answer) or gone. A
+             * stream is written a comment, which a closed client resets
+             * (a stream held until the keep-alive found it kept the
+             * client's next GET out, 409, for half a minute). */
+            x->probed = true;
+            if (!x->sse || mcp__http_sse_write(x, ":\n\n", 3) != MCP_OK)
+                watch(x);
+            continue;
+        }
         x->hung_up = true;
         notify(x, MCP__HTTP_DISCONNECTED);
         unpark(x); /* libmicrohttpd closes it and frees x */
@@ -505,43 +519,14 @@ static void refuse(mcp__http_exchange *x, unsigned status, int64_t code, const c
     MHD_destroy_response(r);
 }
 
-static bool in_list(char **list, const char *v, size_t n)
-{
-    for (size_t i = 0; list && list[i]; i++)
-        if ((strcmp(list[i], "*") == 0) || (strlen(list[i]) == n && strncasecmp(list[i], v, n) == 0))
-            return true;
-    return false;
-}
-
-/* "localhost", "127.0.0.1" or "[::1]", with any port or none. */
-static bool loopback_name(const char *v, size_t n)
-{
-    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
-    for (size_t i = 0; i < 3; i++) {
-        size_t k = strlen(names[i]);
-        if (n >= k && strncasecmp(v, names[i], k) == 0) {
-            if (n == k)
-                return true;
-            if (v[k] != ':' || n == k + 1)
-                continue;
-            size_t j = k + 1;
-            while (j < n && v[j] >= '0' && v[j] <= '9')
-                j++;
-            if (j == n)
-                return true;
-        }
-    }
-    return false;
-}
-
 static bool host_allowed(const mcp__http_server *s, const char *host)
 {
     if (!host)
         return false; /* HTTP/1.1 requires it */
     size_t n = strlen(host);
     if (s->hosts)
-        return in_list(s->hosts, host, n);
-    return !s->loopback || loopback_name(host, n);
+        return mcp__http_name_in_list(s->hosts, host, n);
+    return !s->loopback || mcp__http_loopback_name(host, n);
 }
 
 static bool origin_allowed(const mcp__http_server *s, const char *origin)
@@ -550,40 +535,13 @@ static bool origin_allowed(const mcp__http_server *s, const char *origin)
         return true; /* not a browser */
     size_t n = strlen(origin);
     if (s->origins)
-        return in_list(s->origins, origin, n);
+        return mcp__http_name_in_list(s->origins, origin, n);
     if (!s->loopback)
         return false;
     const char *rest = strncmp(origin, "http://", 7) == 0    ? origin + 7
                        : strncmp(origin, "https://", 8) == 0 ? origin + 8
                                                              : NULL;
-    return rest && loopback_name(rest, strlen(rest));
-}
-
-/* A media type, without parameters, compared case-insensitively: the first
- * k bytes of type, then tail (with "*": a major type's wildcard). */
-static bool media_is(const char *value, const char *type, size_t k, const char *tail)
-{
-    value += strspn(value, " \t");
-    size_t t = strlen(tail);
-    return strncasecmp(value, type, k) == 0 && strncmp(value + k, tail, t) == 0 &&
-           strchr(";, \t", value[k + t]); /* or the end: strchr finds the NUL */
-}
-
-/* Accept lists the type (or a wildcard covering it). */
-static bool accepts(const char *accept, const char *type)
-{
-    if (!accept)
-        return false;
-    size_t all = strlen(type), major = (size_t)(strchr(type, '/') - type) + 1;
-    for (const char *p = accept; p && *p;) {
-        if (media_is(p, type, all, "") || media_is(p, type, major, "*") ||
-            media_is(p, MCP_LITERAL("*/*"), ""))
-            return true;
-        p = strchr(p, ',');
-        if (p)
-            p++;
-    }
-    return false;
+    return rest && mcp__http_loopback_name(rest, strlen(rest));
 }
 
 /* Headers that must not come twice: a proxy that reads the other copy
@@ -618,30 +576,6 @@ static bool scan_header(void *ud, const char *name, const char *value)
             d->has_encoding |= i == 3;
         }
     return true;
-}
-
-/* A coding of a Transfer-Encoding list: chunked, blanks around it aside. */
-static bool is_chunked(const char *v, size_t n)
-{
-    while (n && (*v == ' ' || *v == '\t'))
-        v++, n--;
-    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-        n--;
-    return n == 7 && strncasecmp(v, "chunked", 7) == 0;
-}
-
-/* What libmicrohttpd reads as chunked: the word alone, any case, nothing
- * around it ("chunked " it would take for no coding at all, and wait). */
-static bool coding_is_chunked(const char *te)
-{
-    return strcasecmp(te, "chunked") == 0;
-}
-
-static bool ends_with_chunked(const char *te)
-{
-    const char *last = strrchr(te, ',');
-    last = last ? last + 1 : te;
-    return is_chunked(last, strlen(last));
 }
 
 /* True when the request may go on; else it was refused. */
@@ -688,9 +622,11 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
      * 6.3: 400 when chunked is not the final coding, else 501), and the
      * connection must go, its framing unknown. */
     const char *te = mcp__http_exchange_header(x, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    if (te && !coding_is_chunked(te)) {
+    /* What libmicrohttpd reads as chunked: the word alone, any case (it would
+     * take "chunked " for no coding at all, and wait). */
+    if (te && strcasecmp(te, "chunked") != 0) {
         static const char *const close_it[] = {"Connection", "close", NULL};
-        bool final = ends_with_chunked(te);
+        bool final = mcp__http_chunked_last(te);
         refuse(x, final ? MHD_HTTP_NOT_IMPLEMENTED : MHD_HTTP_BAD_REQUEST,
                MCP_WIRE_INVALID_REQUEST,
                final ? "Not Implemented: a transfer coding other than chunked"
@@ -730,12 +666,12 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
     const char *accept = mcp__http_exchange_header(x, MHD_HTTP_HEADER_ACCEPT);
     if (x->method == MCP__HTTP_POST) {
         const char *type = mcp__http_exchange_header(x, MHD_HTTP_HEADER_CONTENT_TYPE);
-        if (!type || !media_is(type, MCP_LITERAL("application/json"), "")) {
+        if (!type || !mcp__http_media_is(type, MCP_LITERAL("application/json"), "")) {
             refuse(x, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, MCP_WIRE_INVALID_REQUEST,
                    "Unsupported Media Type: Content-Type must be application/json", NULL);
             return false;
         }
-        if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+        if (!mcp__http_accepts(accept, "application/json") || !mcp__http_accepts(accept, "text/event-stream")) {
             refuse(x, MHD_HTTP_NOT_ACCEPTABLE, MCP_WIRE_INVALID_REQUEST,
                    "Not Acceptable: Accept must list application/json and text/event-stream",
                    NULL);
@@ -747,7 +683,7 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
                    "Content Too Large: the body exceeds the server's cap", NULL);
             return false;
         }
-    } else if (x->method == MCP__HTTP_GET && !accepts(accept, "text/event-stream")) {
+    } else if (x->method == MCP__HTTP_GET && !mcp__http_accepts(accept, "text/event-stream")) {
         refuse(x, MHD_HTTP_NOT_ACCEPTABLE, MCP_WIRE_INVALID_REQUEST,
                "Not Acceptable: Accept must list text/event-stream", NULL);
         return false;

@@ -459,6 +459,32 @@ print(data.decode(errors="replace"))
 PY
 contains "$WORK/half" '"id":21,"result"' "a half-closed 2025 client gets its answer"
 
+# A 2025 client whose GET stream's connection closes may open another at
+# once: the closed one is found gone when the server sees its FIN (a
+# comment written to it is answered with a reset), not by the keep-alive
+# half a minute later (409 "already being read" until then).
+python3 - "$port" "$A" >"$WORK/reget" <<'PY' || fail "GET again: $(cat "$WORK/reget")"
+import socket, sys, time
+port, sid = int(sys.argv[1]), sys.argv[2]
+def get():
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAccept: text/event-stream\r\n"
+               "Authorization: Bearer secret\r\nMcp-Session-Id: %s\r\n"
+               "MCP-Protocol-Version: 2025-11-25\r\n\r\n" % (port, sid)).encode())
+    return s, s.recv(200).split(b"\r\n")[0]
+for attempt in range(3):
+    start = time.time()
+    while True:
+        s, status = get()
+        s.close()
+        if b" 200 " in status:
+            break
+        if time.time() - start > 3:
+            sys.exit("GET %d after a closed one: %r after %.1f s" % (attempt, status, time.time() - start))
+        time.sleep(0.05)
+print("ok: three GET streams, each closed, each followed at once by the next")
+PY
+
 # SIGTERM while a 2026 call runs, a 2025 call streams and a GET stream is
 # open: every exchange is let go, the calls are cancelled, exit 0.
 modern term_call tools/call sleep "$sleep_call" --max-time 20 &

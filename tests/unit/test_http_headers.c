@@ -174,6 +174,40 @@ static void an_empty_header_value_becomes_curls_semicolon_form(void **state)
     }
 }
 
+/* The server's checks of Host, Origin, Accept, Content-Type and
+ * Transfer-Encoding read the values these say. */
+static void request_header_values_are_read_as_rfc_9110_says(void **state)
+{
+    assert_true(mcp__http_accepts("application/json, text/event-stream", "text/event-stream"));
+    assert_true(mcp__http_accepts("text/*;q=0.5", "text/event-stream"));
+    assert_true(mcp__http_accepts(" */*", "application/json"));
+    assert_true(mcp__http_accepts("APPLICATION/JSON", "application/json"));
+    assert_false(mcp__http_accepts("application/jsonl", "application/json"));
+    assert_false(mcp__http_accepts("text/html, application/*x", "application/json"));
+    assert_false(mcp__http_accepts(NULL, "application/json"));
+    assert_true(mcp__http_media_is("application/json; charset=utf-8",
+                                   MCP_LITERAL("application/json"), ""));
+    assert_false(mcp__http_media_is("application/json-seq", MCP_LITERAL("application/json"), ""));
+    static const char *const loopback[] = {"localhost", "LOCALHOST:8080", "127.0.0.1:1",
+                                           "[::1]"};
+    for (size_t i = 0; i < sizeof loopback / sizeof loopback[0]; i++)
+        assert_true(mcp__http_loopback_name(loopback[i], strlen(loopback[i])));
+    static const char *const other[] = {"localhost.evil", "localhost:", "127.0.0.1:8x",
+                                        "127.0.0.10", "[::1]x", ""};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        assert_false(mcp__http_loopback_name(other[i], strlen(other[i])));
+    char *names[] = {"a.example", "B.example", NULL};
+    assert_true(mcp__http_name_in_list(names, "b.EXAMPLE", 9));
+    assert_false(mcp__http_name_in_list(names, "a.exampl", 8));
+    char *all[] = {"*", NULL};
+    assert_true(mcp__http_name_in_list(all, "anything", 8));
+    assert_false(mcp__http_name_in_list(NULL, "x", 1));
+    assert_true(mcp__http_chunked_last("gzip, Chunked "));
+    assert_true(mcp__http_chunked_last("\tchunked"));
+    assert_false(mcp__http_chunked_last("chunked, gzip"));
+    assert_false(mcp__http_chunked_last("xchunked"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +219,7 @@ int main(void)
         cmocka_unit_test(header_names_are_tokens),
         cmocka_unit_test(urls_are_shown_without_passwords_or_controls),
         cmocka_unit_test(an_empty_header_value_becomes_curls_semicolon_form),
+        cmocka_unit_test(request_header_values_are_read_as_rfc_9110_says),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
