@@ -16,6 +16,9 @@
 #define CONFORMANCE_PNG_1X1                                                                        \
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 
+/* Register the n tools on s: MCP_OK, or the first failure (printed). */
+int conformance_add_tools(mcp_server *s, const mcp_tool *tools, size_t n);
+
 /* Register every fixture of the server scenarios on s (conformance_server.c,
  * then the two below): MCP_OK, or the failure (printed). */
 int conformance_server(mcp_server *s);

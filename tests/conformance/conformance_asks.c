@@ -634,14 +634,9 @@ int conformance_asks(mcp_server *s)
              "Asks only what the client declared it can answer.", NO_ARGS, irr_capabilities, NULL),
     };
 #undef TOOL
-    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
-        int rc = mcp_server_add_tool(s, &tools[i]);
-        if (rc != MCP_OK) {
-            fprintf(stderr, "mcp-conformance server: cannot register tool %s: %s\n", tools[i].name,
-                    mcp_strerror(rc));
-            return rc;
-        }
-    }
+    int rc = conformance_add_tools(s, tools, sizeof tools / sizeof tools[0]);
+    if (rc != MCP_OK)
+        return rc;
     const mcp_prompt prompt = {.size = sizeof prompt,
                                .name = "test_input_required_result_prompt",
                                .title = "Prompt That Asks",
@@ -649,7 +644,7 @@ int conformance_asks(mcp_server *s)
                                               "before it is given.",
                                .get = irr_prompt,
                                .flags = MCP_TOOL_BLOCKING};
-    int rc = mcp_server_add_prompt(s, &prompt);
+    rc = mcp_server_add_prompt(s, &prompt);
     if (rc != MCP_OK)
         fprintf(stderr, "mcp-conformance server: cannot register prompt %s: %s\n", prompt.name,
                 mcp_strerror(rc));

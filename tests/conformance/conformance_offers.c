@@ -430,10 +430,5 @@ int conformance_offers(mcp_server *s)
          .handler = update_watched,
          .user_data = s},
     };
-    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
-        rc = mcp_server_add_tool(s, &tools[i]);
-        if (rc != MCP_OK)
-            return failed("tool", tools[i].name, rc);
-    }
-    return MCP_OK;
+    return conformance_add_tools(s, tools, sizeof tools / sizeof tools[0]);
 }

@@ -239,6 +239,19 @@ static const char json_schema_2020_12[] =
     "\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},"
     "\"additionalProperties\":false}";
 
+int conformance_add_tools(mcp_server *s, const mcp_tool *tools, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = mcp_server_add_tool(s, &tools[i]);
+        if (rc != MCP_OK) {
+            fprintf(stderr, "mcp-conformance server: cannot register tool %s: %s\n", tools[i].name,
+                    mcp_strerror(rc));
+            return rc;
+        }
+    }
+    return MCP_OK;
+}
+
 int conformance_server(mcp_server *s)
 {
     /* Order matters: http-header-validation calls the first listed tool
@@ -326,14 +339,9 @@ int conformance_server(mcp_server *s)
          "\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]}",
          .handler = custom_header},
     };
-    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
-        int rc = mcp_server_add_tool(s, &tools[i]);
-        if (rc != MCP_OK) {
-            fprintf(stderr, "mcp-conformance server: cannot register tool %s: %s\n", tools[i].name,
-                    mcp_strerror(rc));
-            return rc;
-        }
-    }
-    int rc = conformance_offers(s);
+    int rc = conformance_add_tools(s, tools, sizeof tools / sizeof tools[0]);
+    if (rc != MCP_OK)
+        return rc;
+    rc = conformance_offers(s);
     return rc == MCP_OK ? conformance_asks(s) : rc;
 }
