@@ -399,7 +399,10 @@ int mcp__log_level_parse(const mcp_json *v);
 /* modern.c */
 /* Whether a request carries the 2026-07-28 envelope in its _meta. */
 bool mcp__is_modern_request(const mcp_message *msg);
-void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *msg);
+/* A server's request: when it carries the envelope, handle it as a
+ * 2026-07-28 request and return true (the envelope read once); else false,
+ * nothing done. */
+bool mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *msg);
 /* The request envelope our modern requests carry, as members of _meta. */
 void mcp__write_envelope(mcp_session *s, mcp__jw *w);
 /* What every message of a session repeats, written once: the object write

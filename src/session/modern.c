@@ -23,9 +23,15 @@ typedef struct envelope {
 #define ENVELOPE_PREFIX "io.modelcontextprotocol/"
 #define KEY_IS(k, kn, lit) ((kn) == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
-static void read_envelope(const mcp_json *meta, envelope *e)
+/* True when any of the request keys of the envelope is there: a 2026-07-28
+ * attempt, so that one missing key gets its own error instead of a legacy
+ * "not initialized". */
+static bool read_envelope(const mcp_message *msg, envelope *e)
 {
     *e = (envelope){NULL, NULL, NULL, NULL};
+    const mcp_json *meta = mcp_json_object_get(msg->params, "_meta");
+    if (!meta)
+        return false; /* the common legacy case: one lookup */
     const size_t prefix = sizeof ENVELOPE_PREFIX - 1;
     for (size_t i = 0, n = mcp_json_object_size(meta); i < n; i++) {
         const char *k;
@@ -42,19 +48,13 @@ static void read_envelope(const mcp_json *meta, envelope *e)
         else if (KEY_IS(k, kn, META_LOG_LEVEL))
             e->log_level = v;
     }
+    return e->version || e->caps || e->info;
 }
 
 bool mcp__is_modern_request(const mcp_message *msg)
 {
-    /* Any of the request keys of the envelope marks a 2026-07-28 attempt,
-     * so that one missing key gets its own error instead of a legacy
-     * "not initialized". */
-    const mcp_json *meta = mcp_json_object_get(msg->params, "_meta");
-    if (!meta)
-        return false; /* the common legacy case: one lookup */
     envelope e;
-    read_envelope(meta, &e);
-    return e.version || e.caps || e.info;
+    return read_envelope(msg, &e);
 }
 
 void mcp__write_implementation(mcp_session *s, mcp__jw *w)
@@ -179,16 +179,17 @@ static void invalid_envelope(mcp_session *s, uint64_t route, const mcp_message *
     mcp__send_error(s, route, &m->id, MCP_WIRE_INVALID_PARAMS, text, NULL);
 }
 
-void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
+bool mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *m)
 {
     envelope e;
-    read_envelope(mcp_json_object_get(m->params, "_meta"), &e);
+    if (!read_envelope(m, &e))
+        return false;
     size_t vlen;
     const char *version = mcp_json_string(e.version, &vlen);
     if (!version) {
         invalid_envelope(s, route, m,
                          "_meta." META_VERSION " is required and must be a string");
-        return;
+        return true;
     }
     const mcp__era *era = mcp__era_find(version, vlen);
     if (!era || !era->modern) {
@@ -196,13 +197,13 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
                  NULL, -1, "unsupported protocol version %.*s:", vlen > 40 ? 40 : (int)vlen,
                  version);
         unsupported_version(s, route, m, version, vlen);
-        return;
+        return true;
     }
     const mcp_json *caps = e.caps;
     if (mcp_json_typeof(caps) != MCP_JSON_OBJECT) {
         invalid_envelope(s, route, m,
                          "_meta." META_CLIENT_CAPS " is required and must be an object");
-        return;
+        return true;
     }
     const mcp_json *info = e.info;
     if (info && (mcp_json_typeof(info) != MCP_JSON_OBJECT ||
@@ -211,7 +212,7 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
         invalid_envelope(s, route, m,
                          "_meta." META_CLIENT_INFO
                          " must be an object with string name and version");
-        return;
+        return true;
     }
     const mcp_json *level_v = e.log_level;
     int level = level_v ? mcp__log_level_parse(level_v) : -1;
@@ -219,22 +220,23 @@ void mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_messa
         invalid_envelope(s, route, m,
                          "_meta." META_LOG_LEVEL " must be one of debug, info, notice, "
                          "warning, error, critical, alert, emergency");
-        return;
+        return true;
     }
     if (MCP__METHOD_IS(m, "server/discover")) {
         discover(s, route, m); /* never registered: never cancellable */
-        return;
+        return true;
     }
     if (removed_method(m)) {
         char text[160];
         snprintf(text, sizeof text, "Method not found: %s is not part of protocol revision %s",
                  m->method, era->version);
         mcp__send_error(s, route, &m->id, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
-        return;
+        return true;
     }
     if (MCP__METHOD_IS(m, "subscriptions/listen")) {
         mcp__listen_open(s, now, route, m, era);
-        return;
+        return true;
     }
     mcp__inbound_request(s, now, route, m, era, caps, level);
+    return true;
 }

@@ -383,10 +383,8 @@ static void on_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message
 {
     if (mcp__inbound_refuse_duplicate(s, route, m))
         return;
-    if (s->role == MCP_ROLE_SERVER && mcp__is_modern_request(m)) {
-        mcp__modern_request(s, now, route, m);
+    if (s->role == MCP_ROLE_SERVER && mcp__modern_request(s, now, route, m))
         return;
-    }
     if (mcp__never_answer(s)) {
         /* 2026-07-28 servers never send requests, and its clients never
          * write responses: dropped. */
