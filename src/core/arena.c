@@ -7,15 +7,16 @@
 
 #include "core/mem.h"
 
-#define ARENA_ALIGN (alignof(max_align_t) < 8 ? 8 : alignof(max_align_t))
+#define ARENA_ALIGN MCP__ARENA_ALIGN
 #define MIN_BLOCK 256u
 /* Beyond this a block no longer doubles: large documents grow linearly. */
 #define MAX_GROWTH ((size_t)1 << 20)
 
+/* The free part of the current block is the arena's cur..end; older
+ * blocks are full (their tail, too short for what came next, unused). */
 struct mcp__arena_block {
     mcp__arena_block *next;
     size_t size; /* bytes in data[] */
-    size_t used;
     alignas(ARENA_ALIGN) unsigned char data[];
 };
 
@@ -28,6 +29,7 @@ void mcp__arena_init(mcp__arena *a, const mcp_mem *mem, size_t first_size)
 {
     mcp__mem_init(&a->mem, mem);
     a->head = NULL;
+    a->cur = a->end = NULL;
     a->next_size = first_size < MIN_BLOCK ? MIN_BLOCK : first_size;
 }
 
@@ -42,28 +44,25 @@ static mcp__arena_block *new_block(mcp__arena *a, size_t need)
     if (!b)
         return NULL;
     b->size = size;
-    b->used = 0;
     b->next = a->head;
     a->head = b;
+    a->cur = b->data;
+    a->end = b->data + size;
     size_t grow = a->next_size < MAX_GROWTH ? a->next_size : MAX_GROWTH;
     if (a->next_size <= SIZE_MAX - grow)
         a->next_size += grow;
     return b;
 }
 
-void *mcp__arena_alloc(mcp__arena *a, size_t n)
+void *mcp__arena_alloc_slow(mcp__arena *a, size_t n)
 {
     if (n > SIZE_MAX - ARENA_ALIGN)
         return NULL;
     n = align_up(n ? n : 1);
-    mcp__arena_block *b = a->head;
-    if (!b || b->size - b->used < n) {
-        b = new_block(a, n);
-        if (!b)
-            return NULL;
-    }
-    void *p = b->data + b->used;
-    b->used += n;
+    if (n > (size_t)(a->end - a->cur) && !new_block(a, n))
+        return NULL;
+    void *p = a->cur;
+    a->cur += n;
     return p;
 }
 
@@ -74,9 +73,9 @@ void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n)
     if (new_n > SIZE_MAX - ARENA_ALIGN)
         return NULL;
     size_t new_al = align_up(new_n ? new_n : 1);
-    if (b && p && (unsigned char *)p + old_al == b->data + b->used &&
-        new_al - old_al <= b->size - b->used) {
-        b->used += new_al - old_al;
+    if (b && p && (unsigned char *)p + old_al == a->cur &&
+        new_al - old_al <= (size_t)(a->end - a->cur)) {
+        a->cur += new_al - old_al;
         return p;
     }
     void *q = mcp__arena_alloc(a, new_n);
@@ -93,19 +92,12 @@ size_t mcp__arena_footprint(const mcp__arena *a)
     return total;
 }
 
-size_t mcp__arena_used(const mcp__arena *a)
-{
-    size_t total = 0;
-    for (const mcp__arena_block *b = a->head; b; b = b->next)
-        total += b->used;
-    return total;
-}
-
 void mcp__arena_release(mcp__arena *a)
 {
     mcp_mem mem = a->mem;
     mcp__arena_block *b = a->head;
     a->head = NULL;
+    a->cur = a->end = NULL;
     while (b) {
         mcp__arena_block *next = b->next;
         mcp__free(&mem, b);

@@ -8,6 +8,7 @@
 #define MCP_CORE_ARENA_H
 
 #include <stddef.h>
+#include <stdalign.h>
 
 #include "mcp/common.h"
 
@@ -16,15 +17,33 @@ typedef struct mcp__arena_block mcp__arena_block;
 typedef struct mcp__arena {
     mcp_mem mem;
     mcp__arena_block *head; /* current block; older blocks follow ->next */
-    size_t next_size;       /* data size of the next block to allocate */
+    unsigned char *cur;     /* the free part of the current block: cur..end */
+    unsigned char *end;
+    size_t next_size; /* data size of the next block to allocate */
 } mcp__arena;
+
+/* Every allocation's alignment: any scalar type's. */
+#define MCP__ARENA_ALIGN (_Alignof(max_align_t) < 8 ? 8 : _Alignof(max_align_t))
 
 /* Prepare an arena whose first block will hold first_size bytes. Allocates
  * nothing until the first mcp__arena_alloc. */
 void mcp__arena_init(mcp__arena *a, const mcp_mem *mem, size_t first_size);
 
-/* n bytes aligned for any scalar type; NULL on allocation failure. */
-void *mcp__arena_alloc(mcp__arena *a, size_t n);
+/* The allocation that needs a new block (or is too large to align). */
+void *mcp__arena_alloc_slow(mcp__arena *a, size_t n);
+
+/* n bytes aligned for any scalar type; NULL on allocation failure. Inline:
+ * a document's parse makes one per value, and most fit the current block. */
+static inline void *mcp__arena_alloc(mcp__arena *a, size_t n)
+{
+    size_t al = (n + (MCP__ARENA_ALIGN - 1)) & ~(size_t)(MCP__ARENA_ALIGN - 1);
+    if (n && al >= n && al <= (size_t)(a->end - a->cur)) {
+        void *p = a->cur;
+        a->cur += al;
+        return p;
+    }
+    return mcp__arena_alloc_slow(a, n);
+}
 
 /* Grow the allocation p (of old_n bytes, the last one made) to new_n bytes,
  * in place when it fits, else by copying into a fresh allocation. Returns the
@@ -33,9 +52,6 @@ void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n);
 
 /* Bytes obtained from the allocator, for memory accounting in tests. */
 size_t mcp__arena_footprint(const mcp__arena *a);
-
-/* Bytes handed out (after alignment), for sizing and tests. */
-size_t mcp__arena_used(const mcp__arena *a);
 
 /* Release every block. The arena struct itself may live inside one of the
  * blocks: the function copies what it needs first. */
