@@ -11,7 +11,8 @@
 mcp_json_doc *mcp_json_doc_new(const mcp_mem *mem)
 {
     mcp__arena arena;
-    mcp__arena_init(&arena, mem, 1024);
+    /* With the block's header, 1 KiB: within glibc's per-thread cache. */
+    mcp__arena_init(&arena, mem, 1024 - 16);
     mcp_json_doc *doc = mcp__arena_alloc(&arena, sizeof *doc);
     if (!doc) {
         mcp__arena_release(&arena);

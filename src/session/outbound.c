@@ -218,14 +218,14 @@ static void end_locally(mcp_session *s, outbound *o, int outcome, const char *re
 
 /* Sending ------------------------------------------------------------------------- */
 
-/* The params object with what we add to its _meta: the progress token, and
- * on a 2026-07-28 connection the request envelope (a caller's own entries
- * under those keys are replaced). */
 /* Where a request's params object stands in its message, if it has one. */
 typedef struct params_span {
     size_t at, len;
 } params_span;
 
+/* The params object with what we add to its _meta: the progress token, and
+ * on a 2026-07-28 connection the request envelope (a caller's own entries
+ * under those keys are replaced). */
 static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
                          const mcp_request_options *o, int64_t id, params_span *span)
 {
