@@ -141,6 +141,7 @@ bench: build interop-deps
 	$(BUILD)/bench/bench_stdio $(BUILD)/mcp $(BUILD)/bench/bench_server $(BUILD)/bench/echo_peer \
 	  tests/interop/node_modules/.bin/node tests/interop/ts_echo_server.mjs \
 	  tests/interop/ts2_echo_server.mjs
+	sh bench/stdio_instructions.sh $(BUILD)/mcp $(BUILD)/bench/bench_stdio
 	sh bench/bench_http.sh $(BUILD)/mcp $(BUILD)/bench/bare_mhd tests/interop/node_modules/.bin/node \
 	  tests/interop
 	$(BUILD)/bench/bench_http_streams

@@ -23,6 +23,7 @@
  *       revision (a 2026-07-28 request keeps its envelope).
  *
  * usage: bench_stdio MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER TS2_ECHO_SERVER]
+ *        bench_stdio --calls 2025|2026 N COMMAND...   (for callgrind)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,23 @@ static void issue(load *l)
     l->issued++;
 }
 
+/* total echo calls on c, inflight at a time: the seconds they took. */
+static double run_calls(mcp_client *c, const mcp_json *args, int inflight, long total,
+                        const char *server, int *failed)
+{
+    load l = {c, args, 0, 0, total, 0};
+    for (int i = 0; i < inflight && l.issued < l.total; i++)
+        issue(&l);
+    double t0 = now_s();
+    while (l.done < l.total)
+        mcp_client_run_once(c, true);
+    double elapsed = now_s() - t0;
+    if (l.failed)
+        fprintf(stderr, "bench: %d calls failed against %s\n", l.failed, server);
+    *failed += l.failed;
+    return elapsed;
+}
+
 /* Round trips per second with `inflight` calls outstanding for ~seconds. */
 static double round_trips(const char *const *argv, mcp_connect_mode mode, int inflight,
                           double seconds)
@@ -116,25 +134,13 @@ static double round_trips(const char *const *argv, mcp_connect_mode mode, int in
     mcp_json_doc *args;
     mcp_json_parse("{\"text\":\"x\"}", 12, NULL, NULL, &args, NULL);
     /* Calibrate the count on a short run, then measure. */
-    load l = {c, mcp_json_doc_root(args), 0, 0, 2000, 0};
-    for (int i = 0; i < inflight && l.issued < l.total; i++)
-        issue(&l);
-    double t0 = now_s();
-    while (l.done < l.total)
-        mcp_client_run_once(c, true);
-    double rate = l.total / (now_s() - t0);
-    l = (load){c, mcp_json_doc_root(args), 0, 0, (long)(rate * seconds) + inflight, 0};
-    for (int i = 0; i < inflight && l.issued < l.total; i++)
-        issue(&l);
-    t0 = now_s();
-    while (l.done < l.total)
-        mcp_client_run_once(c, true);
-    double elapsed = now_s() - t0;
-    if (l.failed)
-        fprintf(stderr, "bench: %d calls failed against %s\n", l.failed, argv[0]);
+    int failed = 0;
+    double rate = 2000 / run_calls(c, mcp_json_doc_root(args), inflight, 2000, argv[0], &failed);
+    long total = (long)(rate * seconds) + inflight;
+    double elapsed = run_calls(c, mcp_json_doc_root(args), inflight, total, argv[0], &failed);
     mcp_json_doc_free(args);
     mcp_client_free(c);
-    return l.total / elapsed;
+    return total / elapsed;
 }
 
 /* Cancel latency ----------------------------------------------------------------- */
@@ -279,8 +285,28 @@ static long bytes_per_request(const char *bench_server, mcp_connect_mode mode, i
     return (after - before) / n;
 }
 
+/* bench_stdio --calls 2025|2026 N CMD...: N echo calls, 64 in flight, and
+ * nothing else: for callgrind (bench/stdio_instructions.sh), whose count
+ * of a run with N = 0 (start, connect, close) is taken off. */
+static int calls_only(char **argv)
+{
+    mcp_connect_mode mode = strcmp(argv[0], "2026") == 0 ? MCP_CONNECT_MODERN : MCP_CONNECT_LEGACY;
+    long n = atol(argv[1]);
+    mcp_client *c = start((const char *const *)argv + 2, mode);
+    mcp_json_doc *args;
+    mcp_json_parse("{\"text\":\"x\"}", 12, NULL, NULL, &args, NULL);
+    int failed = 0;
+    if (n > 0)
+        run_calls(c, mcp_json_doc_root(args), 64, n, argv[2], &failed);
+    mcp_json_doc_free(args);
+    mcp_client_free(c);
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 5 && strcmp(argv[1], "--calls") == 0)
+        return calls_only(argv + 2);
     if (argc < 4) {
         fprintf(stderr, "usage: %s MCP BENCH_SERVER ECHO_PEER [NODE TS_ECHO_SERVER TS2_ECHO_SERVER]\n",
                 argv[0]);

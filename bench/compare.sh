@@ -30,6 +30,10 @@ bench() {
         "$b/bench/bench_json" "$t/bench/data/tools_call_1k.json"
         "$b/bench/bench_stdio" "$b/mcp" "$b/bench/bench_server" "$b/bench/echo_peer" \
             "$node" "$t/tests/interop/ts_echo_server.mjs" "$t/tests/interop/ts2_echo_server.mjs"
+        # Trees from before it have no such line (nor bench_stdio --calls).
+        if [ -f "$t/bench/stdio_instructions.sh" ]; then
+            sh "$t/bench/stdio_instructions.sh" "$b/mcp" "$b/bench/bench_stdio"
+        fi
         sh "$t/bench/bench_http.sh" "$b/mcp" "$b/bench/bare_mhd" "$node" "$t/tests/interop"
         "$b/bench/bench_http_streams"
         "$b/bench/bench_schema" "$t/bench/data/search_documents.schema.json" \
@@ -53,7 +57,8 @@ cat "$WORK"/old.* | awk -v side=old '{ print side "\t" $0 }' >"$WORK/all"
 cat "$WORK"/new.* | awk -v side=new '{ print side "\t" $0 }' >>"$WORK/all"
 awk -F '\t' '
 function lower_better(label, key) {
-    if (key ~ /^(ratio|of_bare)$/) return 0
+    if (key ~ /^(ratio|of_bare|of_2025)$/) return 0
+    if (label ~ /instructions/) return 1
     if (key ~ /^(p50|p99|rss_per_stream)$/) return 1
     if (label ~ /(bytes|latency|disconnect| us)/) return 1
     if (label ~ /^(json|schema)/) return 1   # nanoseconds per operation
