@@ -616,7 +616,9 @@ MCP_EXTERN size_t mcp_client_pending(const mcp_client *c);
 /*
  * mcp_client_listen: open a subscription (subscriptions/listen): cb gets
  * the acknowledgment, the notifications asked for, and one ending (see
- * mcp_listen_fn). End it with mcp_client_cancel. Returns MCP_OK and *handle;
+ * mcp_listen_fn; over HTTP a failed exchange ends it MCP_ERR_HTTP with
+ * the event's http_status, as calls end). End it with mcp_client_cancel.
+ * Returns MCP_OK and *handle;
  * MCP_ERR_STATE (not connected, or the server is not 2026-07-28),
  * MCP_ERR_INVALID_ARG, MCP_ERR_CLOSED, MCP_ERR_LIMIT or MCP_ERR_NOMEM (cb
  * never called).

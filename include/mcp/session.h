@@ -587,7 +587,9 @@ typedef struct mcp_listen_event {
     /* ENDED: MCP_OK (the server closed it gracefully, with a result or a
      * cancel), MCP_ERR_REMOTE (an error response), MCP_ERR_ABORTED (we
      * cancelled it), MCP_ERR_CLOSED (the connection went away: reconnect
-     * and listen again), MCP_ERR_TOO_LARGE or MCP_ERR_PROTOCOL. */
+     * and listen again), MCP_ERR_TOO_LARGE or MCP_ERR_PROTOCOL; through
+     * mcp_client_listen over HTTP also MCP_ERR_HTTP (the exchange failed:
+     * http_status below; message is the error this library made). */
     int outcome;
     /* The ack, the notification, or the closing response (NULL for local
      * endings and for a server's cancel, outcome MCP_OK). Borrowed for the
@@ -596,6 +598,9 @@ typedef struct mcp_listen_event {
     /* ACKNOWLEDGED: which notifications the server will send (kinds are
      * enum mcp_listen_kinds; 0 means none of those asked for). */
     unsigned kinds;
+    /* ENDED with MCP_ERR_HTTP: the HTTP status that failed (0: none, the
+     * connection or the stream failed). Else 0. */
+    int http_status;
 } mcp_listen_event;
 
 /* Events of one subscription, in order: at most one ACKNOWLEDGED, which

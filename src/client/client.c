@@ -810,14 +810,51 @@ void mcp_client_call_result_release(mcp_client_call_result *r)
 
 /* Subscriptions ---------------------------------------------------------------------------------- */
 
+/* Over HTTP a listen's ending passes through the client, which tells an
+ * HTTP failure (MCP_ERR_HTTP, its status) from a server's error, as for
+ * calls. Freed at the ending, which comes exactly once. */
+typedef struct listen_relay {
+    mcp_client *client;
+    mcp_listen_fn cb;
+    void *user_data;
+} listen_relay;
+
+static void relay_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
+{
+    listen_relay *r = ud;
+    if (ev->kind != MCP_LISTEN_ENDED) {
+        r->cb(r->user_data, h, ev);
+        return;
+    }
+    mcp_listen_event ended = *ev;
+    int status = ev->outcome == MCP_ERR_REMOTE ? mcp__client_http_status(r->client, ev->message)
+                                               : -1;
+    if (status >= 0) {
+        ended.outcome = MCP_ERR_HTTP;
+        ended.http_status = status;
+    }
+    listen_relay done = *r;
+    free(r);
+    done.cb(done.user_data, h, &ended);
+}
+
 int mcp_client_listen(mcp_client *c, const mcp_listen_filter *filter, mcp_listen_fn cb,
                       void *user_data, mcp_handle *handle)
 {
     int ready = mcp__client_not_ready(c);
     if (ready != MCP_OK)
         return ready;
-    int rc = mcp__client_note_send_failure(c, mcp_session_listen(c->driver.session, mcp__now_ms(), filter,
-                                                     cb, user_data, handle));
+    listen_relay *r = NULL;
+    if (c->http && cb) {
+        if (!(r = malloc(sizeof *r)))
+            return MCP_ERR_NOMEM;
+        *r = (listen_relay){c, cb, user_data};
+    }
+    int rc = mcp__client_note_send_failure(
+        c, mcp_session_listen(c->driver.session, mcp__now_ms(), filter, r ? relay_listen : cb,
+                              r ? (void *)r : user_data, handle));
+    if (rc != MCP_OK)
+        free(r); /* cb never called */
     mcp__driver_rearm(&c->driver);
     return rc;
 }

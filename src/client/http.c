@@ -384,19 +384,26 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
     return rc;
 }
 
-void mcp__client_http_failure(const mcp_client *c, mcp_client_call_result *r)
+int mcp__client_http_status(const mcp_client *c, const mcp_message *m)
 {
-    const mcp_message *m = r->response;
     if (!c->http || !m || m->error_code != MCP__HTTP_ERROR_CODE || !mcp__http_client_made_up(c->http))
-        return;
+        return -1;
     int64_t status = 0;
     if (!mcp_json_object_get(m->error_data, "httpError") &&
         (mcp_json_get_int64(mcp_json_object_get(m->error_data, "httpStatus"), &status) != MCP_OK ||
          status < 0 || status > 999))
         status = 0;
+    return (int)status;
+}
+
+void mcp__client_http_failure(const mcp_client *c, mcp_client_call_result *r)
+{
+    int status = mcp__client_http_status(c, r->response);
+    if (status < 0)
+        return;
     r->outcome = MCP_ERR_HTTP;
     r->error_code = 0;
-    r->http_status = (int)status;
+    r->http_status = status;
 }
 
 mcp_client_stream_state mcp_client_server_stream(const mcp_client *c)

@@ -219,6 +219,9 @@ void mcp__call_result_refused(mcp_client_call_result *r, int rc);
  * network's or a broken stream's failure) and error_code 0. Only inside
  * the response callback the transport's delivery runs. */
 void mcp__client_http_failure(const mcp_client *c, mcp_client_call_result *r);
+/* The same for any message m: its HTTP status (0: none), or -1 when it is
+ * not such an error. */
+int mcp__client_http_status(const mcp_client *c, const mcp_message *m);
 
 /* handlers.c */
 /* The capabilities the options declare, and the fixed roots: MCP_OK,

@@ -469,7 +469,7 @@ bool mcp__listen_notification(mcp_session *s, const mcp_message *msg)
         return true;
     }
     mcp_id id = mcp_id_from_int(o->id);
-    mcp_listen_event ev = {MCP_LISTEN_NOTIFICATION, MCP_OK, msg, 0};
+    mcp_listen_event ev = {MCP_LISTEN_NOTIFICATION, MCP_OK, msg, 0, 0};
     if (MCP__METHOD_IS(msg, "notifications/subscriptions/acknowledged")) {
         if (o->acked) {
             mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound",

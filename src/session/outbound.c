@@ -155,7 +155,7 @@ static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message 
     switch (o->kind) {
     case OUT_CONNECT: mcp__connect_answered(s, o, outcome, msg); break;
     case OUT_LISTEN: {
-        mcp_listen_event ev = {MCP_LISTEN_ENDED, outcome, msg, 0};
+        mcp_listen_event ev = {MCP_LISTEN_ENDED, outcome, msg, 0, 0};
         o->listen_cb(o->user_data, (mcp_handle)o->id, &ev);
         break;
     }

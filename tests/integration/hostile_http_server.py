@@ -203,6 +203,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(202)
         if method == "tools/call":
             return self.call(rid, msg["params"]["name"], msg["params"].get("arguments") or {}, sid)
+        if method == "subscriptions/listen" and MODE == "modern":
+            return self.reply(503, b"listens are resting", "text/plain")
         if method == "prompts/list" and MODE == "busylists":
             return self.reply(503, b"lists are resting", "text/plain")
         if method == "tools/list" and MODE == "modern":

@@ -59,3 +59,21 @@ expect_exit 3 "a call answered 503" -- timeout 20 "$MCP" call busy '{}' --url "h
 contains "$WORK/err" "mcp: busy failed: HTTP 503" "the status"
 contains "$WORK/err" "overloaded, try later" "the start of the body"
 lacks "$WORK/err" "JSON-RPC error" "no JSON-RPC code made up"
+echo "ok: a call answered 503 is told as an HTTP failure"
+kill "$server"
+wait "$server" 2>/dev/null || :
+
+# A 2026-07-28 server that answers the listen itself with HTTP 503: the
+# watch ends saying so, with the status, and is not taken for a stream that
+# broke (which would be reached again, and again).
+python3 "$HOSTILE_HTTP" modern >"$WORK/hostile_modern" 2>&1 &
+server=$!
+wait_for "$WORK/hostile_modern" "listening " 10
+hport=$(sed -n 's/^listening \([0-9]*\)/\1/p' "$WORK/hostile_modern" | head -n 1)
+expect_exit 3 "a listen answered 503" -- timeout 20 "$MCP" watch --url "http://127.0.0.1:$hport/mcp"
+contains "$WORK/err" "mcp: subscriptions/listen failed: " "said what failed"
+contains "$WORK/err" "(HTTP 503)" "the status"
+lacks "$WORK/err" "JSON-RPC error" "no JSON-RPC code made up"
+lacks "$WORK/err" "went away" "not taken for a broken stream"
+kill "$server"
+echo "ok: a listen answered 503 ends the watch with the status"

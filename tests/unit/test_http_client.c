@@ -414,6 +414,48 @@ static void a_list_answered_503_says_so(void **state)
     http_peer_stop(&p);
 }
 
+typedef struct listen_seen {
+    int acks, endings, outcome, http_status;
+} listen_seen;
+
+static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
+{
+    (void)h;
+    listen_seen *seen = ud;
+    if (ev->kind == MCP_LISTEN_ACKNOWLEDGED)
+        seen->acks++;
+    if (ev->kind == MCP_LISTEN_ENDED) {
+        seen->endings++;
+        seen->outcome = ev->outcome;
+        seen->http_status = ev->http_status;
+    }
+}
+
+/* A listen the server refuses at the HTTP level ends as a call does:
+ * MCP_ERR_HTTP with the status, not a server's -32603. */
+static void a_listen_answered_503_ends_with_the_status(void **state)
+{
+    http_peer p;
+    start(&p, "modern");
+    mcp_client *c = connected(&p, 0);
+    listen_seen seen = {0};
+    mcp_listen_filter f = {.size = sizeof f, .kinds = MCP_LISTEN_TOOLS};
+    mcp_handle h;
+    assert_int_equal(mcp_client_listen(c, &f, on_listen, &seen, &h), MCP_OK);
+    while (!seen.endings)
+        assert_int_equal(mcp_client_run_once(c, true), MCP_OK);
+    assert_int_equal(seen.acks, 0);
+    assert_int_equal(seen.endings, 1);
+    assert_int_equal(seen.outcome, MCP_ERR_HTTP);
+    assert_int_equal(seen.http_status, 503);
+    /* The client goes on: a call after it is answered. */
+    mcp_client_call_result r = {.size = sizeof r};
+    assert_int_equal(call(c, "echo", 0, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 /* A result of the first version's size (as a program built before
  * http_status was added sets it) gets the ending, and not a byte past its
  * size: nor from the call, nor from its release. */
@@ -693,6 +735,7 @@ int main(void)
         cmocka_unit_test(an_http_error_status_is_its_own_ending),
         cmocka_unit_test(a_result_of_the_old_size_gets_nothing_past_it),
         cmocka_unit_test(a_list_answered_503_says_so),
+        cmocka_unit_test(a_listen_answered_503_ends_with_the_status),
         cmocka_unit_test(a_server_gone_mid_call_may_have_run_it),
         cmocka_unit_test(a_server_that_cannot_be_reached_is_an_io_error),
         cmocka_unit_test(the_era_is_remembered_per_origin),

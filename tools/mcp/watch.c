@@ -51,6 +51,7 @@ typedef struct watch_state {
     char ack_reason[64];
     char *refusal; /* the error response ending the listen: message, sanitized */
     long long refusal_code;
+    int refusal_http; /* the HTTP status that refused it, else 0 */
     bool stream_broke; /* HTTP: the listen's stream broke */
     bool lost_in_setup; /* the server went away while subscribed to (2025) */
     int blocking;       /* blocking steps under way (blocking_begin) */
@@ -193,13 +194,14 @@ static void on_listen(void *ud, mcp_handle h, const mcp_listen_event *ev)
     case MCP_LISTEN_ENDED:
         st->listening = false;
         st->ended = ev->outcome + 1;
-        st->stream_broke = ev->outcome == MCP_ERR_REMOTE && ev->message &&
-                           ev->message->error_code == MCP_CLIENT_HTTP_ERROR &&
-                           mcp_json_object_get(ev->message->error_data, "httpError");
-        if (ev->outcome == MCP_ERR_REMOTE && ev->message && !st->refusal && !st->stream_broke) {
+        /* An HTTP failure without a status: the connection or the stream. */
+        st->stream_broke = ev->outcome == MCP_ERR_HTTP && ev->http_status == 0;
+        if ((ev->outcome == MCP_ERR_REMOTE || ev->outcome == MCP_ERR_HTTP) && ev->message &&
+            !st->refusal && !st->stream_broke) {
             const mcp_message *m = ev->message;
             st->refusal = strdup(cli_safe_n(m->error_message, m->error_message_len));
             st->refusal_code = (long long)m->error_code;
+            st->refusal_http = ev->http_status;
         }
         uv_stop(mcp_client_loop(st->client));
         break;
@@ -531,15 +533,18 @@ int cli_watch(int argc, char **argv)
             code = st.give_up;
             break;
         }
-        /* Over HTTP a listen stream that broke ends with an error the
-         * transport made up (data.httpError): the server is reached again. */
+        /* Over HTTP a listen stream that broke ends MCP_ERR_HTTP without a
+         * status: the server is reached again. */
         bool lost = st.ended == MCP_ERR_CLOSED + 1 || run == MCP_ERR_CLOSED || st.stream_broke ||
                     st.lost_in_setup;
         st.lost_in_setup = false;
         if (!lost && (code = legacy_stream_gone(&st, &lost)) != 0)
             break;
         if (st.ended && !lost) {
-            if (st.refusal)
+            if (st.refusal && st.refusal_http)
+                fprintf(stderr, "mcp: subscriptions/listen failed: %s (HTTP %d)\n", st.refusal,
+                        st.refusal_http);
+            else if (st.refusal)
                 fprintf(stderr, "mcp: subscriptions/listen failed: %s (JSON-RPC error %lld)\n",
                         st.refusal, st.refusal_code);
             else
