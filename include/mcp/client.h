@@ -259,8 +259,10 @@ typedef struct mcp_http_client_options {
  * logs show "***" for a password.
  *
  * Returns MCP_OK; MCP_ERR_IO (no HTTP answer at all: the server cannot be
- * reached, the name does not resolve, TLS failed), MCP_ERR_REMOTE (the
- * server refused: an HTTP or JSON-RPC error, mcp_client_error() has it),
+ * reached, the name does not resolve, TLS failed), MCP_ERR_HTTP (an HTTP
+ * error status answered, or the exchange broke: mcp_client_error() names
+ * the status and the start of the body), MCP_ERR_REMOTE (the server
+ * refused with a JSON-RPC error, mcp_client_error() has it),
  * MCP_ERR_TIMED_OUT, MCP_ERR_PROTOCOL, MCP_ERR_TOO_LARGE, MCP_ERR_INVALID_ARG
  * (nothing was sent: url NULL, not http(s) or not a URL curl can use, a bad
  * options size or header, a ca_file that cannot be read, or a

@@ -369,8 +369,12 @@ static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     mcp_client *c = w->client;
     w->done = true;
     uv_stop(&c->loop);
+    /* An HTTP failure is told as one, as for calls (the message names the
+     * status or the network's failure). */
+    if (outcome == MCP_ERR_REMOTE && mcp__client_http_status(c, m) >= 0)
+        outcome = MCP_ERR_HTTP;
     w->outcome = outcome;
-    if (outcome == MCP_ERR_REMOTE)
+    if (outcome == MCP_ERR_REMOTE || outcome == MCP_ERR_HTTP)
         mcp__client_set_error(c, "the server refused the connection: %.*s",
                               (int)m->error_message_len, m->error_message);
     else if (outcome == MCP_ERR_PROTOCOL)

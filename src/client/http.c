@@ -226,7 +226,7 @@ static int start_once(mcp_client *c)
             char shown[256];
             mcp__client_set_error(c, "cannot reach %s: %s",
                                   mcp__http_url_shown(c->url, shown, sizeof shown), unreachable);
-            if (rc == MCP_ERR_REMOTE)
+            if (rc == MCP_ERR_REMOTE || rc == MCP_ERR_HTTP)
                 rc = MCP_ERR_IO;
         }
         mcp__client_teardown(c);

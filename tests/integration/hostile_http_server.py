@@ -184,6 +184,8 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "redirect":
             return self.reply(301, b"", "text/plain", headers={
                 "Location": "https://user:secretpw@elsewhere.example/mcp\x01x"})
+        if MODE == "closed":
+            return self.reply(503, b"closed for the night", "text/plain")
         if MODE == "mute":
             self.close_connection = True
             return

@@ -633,6 +633,21 @@ static void an_unusable_session_id_fails_the_connect(void **state)
     }
 }
 
+/* A connect answered with an HTTP error is told as one: MCP_ERR_HTTP, the
+ * status and the body in the error, not a server's -32603. */
+static void a_connect_answered_503_is_an_http_failure(void **state)
+{
+    http_peer p;
+    start(&p, "closed");
+    mcp_client *c = client(0);
+    assert_int_equal(mcp_client_connect_http(c, p.url, NULL), MCP_ERR_HTTP);
+    const char *e = mcp_client_error(c);
+    if (!strstr(e, "HTTP 503") || !strstr(e, "closed for the night"))
+        fail_msg("%s", e);
+    mcp_client_free(c);
+    http_peer_stop(&p);
+}
+
 static void a_redirect_is_told_with_its_location_and_no_password(void **state)
 {
     http_peer p;
@@ -744,6 +759,7 @@ int main(void)
         cmocka_unit_test(each_broken_answer_is_told_for_what_it_is),
         cmocka_unit_test(an_unusable_session_id_fails_the_connect),
         cmocka_unit_test(a_redirect_is_told_with_its_location_and_no_password),
+        cmocka_unit_test(a_connect_answered_503_is_an_http_failure),
         cmocka_unit_test(an_empty_header_value_is_sent_empty),
     };
     /* The peer runs as "python3" from PATH, wherever that is. */
