@@ -73,6 +73,10 @@ void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n)
     if (new_n > SIZE_MAX - ARENA_ALIGN)
         return NULL;
     size_t new_al = align_up(new_n ? new_n : 1);
+    /* No larger once aligned (a shrink too): p already holds it. Past
+     * here new_n > old_n, so the copy below stays inside q. */
+    if (p && new_al <= old_al)
+        return p;
     if (b && p && (unsigned char *)p + old_al == a->cur &&
         new_al - old_al <= (size_t)(a->end - a->cur)) {
         a->cur += new_al - old_al;

@@ -47,7 +47,8 @@ static inline void *mcp__arena_alloc(mcp__arena *a, size_t n)
 
 /* Grow the allocation p (of old_n bytes, the last one made) to new_n bytes,
  * in place when it fits, else by copying into a fresh allocation. Returns the
- * (possibly moved) pointer or NULL; on NULL p stays valid. */
+ * (possibly moved) pointer or NULL; on NULL p stays valid. A new_n no larger
+ * (once aligned) returns p as it is. */
 void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n);
 
 /* Bytes obtained from the allocator, for memory accounting in tests. */

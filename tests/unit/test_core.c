@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/arena.h"
@@ -97,6 +99,94 @@ static void arena_grows_the_last_allocation_in_place(void **state)
     char *huge = mcp__arena_alloc(&a, 1 << 20); /* bigger than any block yet */
     assert_non_null(huge);
     mcp__arena_release(&a);
+}
+
+/* Blocks with a guard after them: a write past a block's end is seen when
+ * the block is freed. */
+typedef struct guarded {
+    size_t blocks, overrun;
+} guarded;
+#define GUARD 512
+static void *guarded_malloc(void *ud, size_t n)
+{
+    (void)ud;
+    if (n > SIZE_MAX / 2)
+        return NULL;
+    unsigned char *p = malloc(sizeof(size_t) * 2 + n + GUARD);
+    if (!p)
+        return NULL;
+    memcpy(p, &n, sizeof n);
+    memset(p + sizeof(size_t) * 2 + n, 0x5A, GUARD);
+    return p + sizeof(size_t) * 2;
+}
+static void guarded_free(void *ud, void *q)
+{
+    guarded *g = ud;
+    if (!q)
+        return;
+    unsigned char *p = (unsigned char *)q - sizeof(size_t) * 2;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    for (size_t i = 0; i < GUARD; i++)
+        if (p[sizeof(size_t) * 2 + n + i] != 0x5A) {
+            g->overrun++;
+            break;
+        }
+    g->blocks++;
+    free(p);
+}
+
+static void arena_edges(void **state)
+{
+    (void)state;
+    guarded g = {0, 0};
+    mcp_mem mem = {&g, guarded_malloc, NULL, guarded_free};
+    mcp__arena a;
+    mcp__arena_init(&a, &mem, 0); /* the smallest block */
+    /* Zero bytes: a distinct, aligned pointer each time. */
+    unsigned char *z1 = mcp__arena_alloc(&a, 0), *z2 = mcp__arena_alloc(&a, 0);
+    assert_non_null(z1);
+    assert_non_null(z2);
+    assert_ptr_not_equal(z1, z2);
+    assert_int_equal((uintptr_t)z1 % MCP__ARENA_ALIGN, 0);
+    assert_int_equal((uintptr_t)z2 % MCP__ARENA_ALIGN, 0);
+    /* Sizes that overflow when aligned, or that no block can have. */
+    assert_null(mcp__arena_alloc(&a, SIZE_MAX));
+    assert_null(mcp__arena_alloc(&a, SIZE_MAX - MCP__ARENA_ALIGN + 2));
+    assert_null(mcp__arena_alloc(&a, SIZE_MAX - MCP__ARENA_ALIGN));
+    assert_null(mcp__arena_alloc(&a, SIZE_MAX - 64));
+    /* Odd sizes stay aligned; the block is filled to its end exactly. */
+    for (size_t n = 1; n < 300; n += 7) {
+        unsigned char *p = mcp__arena_alloc(&a, n);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % MCP__ARENA_ALIGN, 0);
+        memset(p, 0xEE, n);
+    }
+    /* Growing beyond what can be had fails and leaves p as it was. */
+    unsigned char *p = mcp__arena_alloc(&a, 24);
+    memcpy(p, "abcdefghijklmnopqrstuvw", 24);
+    assert_null(mcp__arena_grow(&a, p, 24, SIZE_MAX));
+    assert_null(mcp__arena_grow(&a, p, 24, SIZE_MAX - MCP__ARENA_ALIGN + 1));
+    assert_memory_equal(p, "abcdefghijklmnopqrstuvw", 24);
+    /* The last allocation grown by less than its alignment stays put. */
+    assert_ptr_equal(mcp__arena_grow(&a, p, 24, 24 + 1), p);
+    /* Made smaller (last or not), it keeps its first new_n bytes and
+     * writes no more than new_n where it goes. */
+    unsigned char *big = mcp__arena_alloc(&a, 200);
+    memset(big, 'b', 200);
+    unsigned char *small = mcp__arena_grow(&a, big, 200, 8);
+    assert_non_null(small);
+    assert_memory_equal(small, "bbbbbbbb", 8);
+    unsigned char *filler = mcp__arena_alloc(&a, 16);
+    (void)filler;
+    for (int i = 0; i < 64; i++) { /* not the last: a copy, at a block's end */
+        unsigned char *s2 = mcp__arena_grow(&a, big, 200, 8);
+        assert_non_null(s2);
+        assert_memory_equal(s2, "bbbbbbbb", 8);
+    }
+    mcp__arena_release(&a);
+    assert_true(g.blocks > 1);
+    assert_int_equal(g.overrun, 0);
 }
 
 static void hash_is_stable_within_a_process(void **state)
@@ -366,6 +456,7 @@ int main(void)
         cmocka_unit_test(buffer_reports_allocation_failure_and_keeps_content),
         cmocka_unit_test(arena_allocations_are_aligned_and_released_at_once),
         cmocka_unit_test(arena_grows_the_last_allocation_in_place),
+        cmocka_unit_test(arena_edges),
         cmocka_unit_test(hash_is_stable_within_a_process),
         cmocka_unit_test(map_agrees_with_a_reference_under_random_operations),
         cmocka_unit_test(map_growth_failure_leaves_the_map_unchanged),
