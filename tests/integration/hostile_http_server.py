@@ -35,7 +35,7 @@ listed it (HeaderMismatch, -32020, unless Mcp-Param-Region is there):
   stubborn           always refused with -32020
   slowfix            refused with -32020; the next tools/list then hangs
                      (logs "list: client went away" when dropped)
-  slowstubborn       refused with -32020 after 400 ms, every time
+  slowstubborn       refused with -32020 after 1 s, every time
 
 Every mode answers these tools/call names the same way (a failure each):
 
@@ -277,7 +277,7 @@ class Handler(BaseHTTPRequestHandler):
             HANG_LIST[0] = True
             return self.mismatch(rid)
         if name == "slowstubborn":
-            time.sleep(0.4)
+            time.sleep(1.0)
             return self.mismatch(rid)
         if name == "end":
             SESSIONS[sid] = False

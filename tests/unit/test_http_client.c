@@ -337,14 +337,16 @@ static void a_header_mismatch_retry_keeps_the_calls_total_limit(void **state)
     mcp_client *c = connected(&p, 0);
     mcp_json_doc *d;
     assert_int_equal(mcp_json_parse("{}", 2, NULL, NULL, &d, NULL), MCP_OK);
-    mcp_client_call_options o = {.size = sizeof o, .max_time_ms = 600};
+    mcp_client_call_options o = {.size = sizeof o, .max_time_ms = 1500};
     mcp_client_call_result r = {.size = sizeof r};
     uint64_t t0 = ms_now();
     int rc = mcp_client_call_tool(c, "slowstubborn", mcp_json_doc_root(d), &o, &r);
     uint64_t took = ms_now() - t0;
     mcp_json_doc_free(d);
-    /* Refused after 400 ms, listed, sent again: the retry's 400 ms would
-     * end at 800 ms, past the 600 ms the call was given. */
+    /* Refused after 1 s, listed, sent again: the retry's 1 s would end at
+     * 2 s, past the 1.5 s the call was given. Half a second each way: with
+     * 400 ms in 600 (as first written), a refusal 180 ms late under load
+     * left the listing no time, and it was never sent (count 0). */
     if (rc != MCP_ERR_MAX_TIME)
         fail_msg("outcome %s after %llu ms, not the total limit", mcp_strerror(rc),
                  (unsigned long long)took);
