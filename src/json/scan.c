@@ -338,9 +338,14 @@ bool mcp__span_is_key(mcp__span key, const char *name)
 {
     if (key.n < 2 || key.p[0] != '"' || key.p[key.n - 1] != '"')
         return false;
-    /* Compared as the parser reads it: "\u0069d" is the key "id" too. */
+    /* Compared as the parser reads it: "\u0069d" is the key "id" too. An
+     * escape makes the written key longer than what it reads as: a key
+     * written no longer than name is name only as the same bytes, none of
+     * them an escape's. */
     const char *p = key.p + 1, *end = key.p + key.n - 1;
     size_t n = strlen(name), at = 0;
+    if ((size_t)(end - p) <= n)
+        return (size_t)(end - p) == n && memcmp(p, name, n) == 0 && !memchr(p, '\\', n);
     while (p < end) {
         char c[4];
         size_t k = next_char(&p, end, c);
