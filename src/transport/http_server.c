@@ -173,7 +173,12 @@ static void run_mhd(mcp__http_server *s)
         s->zero_runs = ms ? 0 : s->zero_runs + 1;
         if (s->zero_runs > 2)
             ms = s->zero_runs - 2 < 10 ? s->zero_runs - 2 : 10;
-        uv_timer_start(&s->mhd_timer, on_mhd_timer, ms, 0);
+        /* A timer that fires no later than needed stays: an early run
+         * finds nothing due and arms the next (restarting it on every run
+         * cost two timer-heap updates per request). */
+        if (!uv_is_active((uv_handle_t *)&s->mhd_timer) ||
+            uv_timer_get_due_in(&s->mhd_timer) > ms)
+            uv_timer_start(&s->mhd_timer, on_mhd_timer, ms, 0);
     }
     else
         uv_timer_stop(&s->mhd_timer);
