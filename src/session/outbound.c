@@ -152,6 +152,11 @@ void mcp__outbound_rearm(mcp_session *s, outbound *o)
 
 static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)
 {
+    /* A peer's answer has no local reason, even when it is fed in from
+     * inside another request's local ending. */
+    const char *before = s->end_reason;
+    if (msg)
+        s->end_reason = NULL;
     switch (o->kind) {
     case OUT_CONNECT: mcp__connect_answered(s, o, outcome, msg); break;
     case OUT_LISTEN: {
@@ -161,6 +166,7 @@ static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message 
     }
     default: o->cb(o->user_data, (mcp_handle)o->id, outcome, msg); break;
     }
+    s->end_reason = before;
 }
 
 static void end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg)

@@ -197,15 +197,16 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
     r->requests = mcp_json_typeof(reqs) == MCP_JSON_OBJECT ? reqs : NULL;
     r->state = mcp_json_string(state, &r->state_len);
     r->outstanding = mcp_json_object_size(r->requests);
+    /* Answers given from here on (the log's callback too) are counted;
+     * the round goes out below, once. */
+    r->in_hook = true;
     mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL, &id, o->method, "outbound", NULL,
              mcp__age(now, o->start), "input required: %zu question(s)%s", r->outstanding,
              r->state ? ", with a state" : "");
     int rc = MCP_OK;
-    if (!o->ended) {
-        r->in_hook = true;
+    if (!o->ended)
         rc = r->hook(o->user_data, (mcp_handle)o->id, msg);
-        r->in_hook = false;
-    }
+    r->in_hook = false;
     if (!o->ended && rc == MCP_OK) {
         /* The hook took it; what the engine itself needs of it must hold. */
         const char *bad = reqs && !r->requests ? "its inputRequests is not an object"

@@ -313,6 +313,45 @@ static void a_cancel_between_rounds_sends_nothing(void **state)
     peer_free(&p);
 }
 
+/* A peer's answer fed in from inside another request's local ending has
+ * no reason of its own: that ending's reason is not B's. */
+static mcp_handle nested_b;
+static int64_t nested_b_wire;
+static bool nested_b_seen;
+static const char *nested_b_reason;
+static void answer_b_inside(peer *p, mcp_handle h, int outcome)
+{
+    (void)outcome;
+    if (h == nested_b) {
+        nested_b_seen = true;
+        nested_b_reason = mcp_session_end_reason(p->s);
+        return;
+    }
+    if (nested_b_wire) {
+        int64_t id = nested_b_wire;
+        nested_b_wire = 0;
+        answer(p, id, "{\"content\":[]}");
+    }
+}
+
+static void an_answer_inside_a_local_ending_has_no_reason(void **state)
+{
+    peer p;
+    modern_client(&p);
+    p.on_response_hook = answer_b_inside;
+    mcp_handle a = 0;
+    assert_int_equal(peer_request(&p, "tools/call", NULL, NULL, &a), MCP_OK);
+    peer_next(&p);
+    assert_int_equal(peer_request(&p, "tools/call", NULL, NULL, &nested_b), MCP_OK);
+    nested_b_wire = peer_next(&p)->id.num;
+    nested_b_seen = false;
+    nested_b_reason = "unset";
+    assert_int_equal(mcp_session_cancel(p.s, p.now, a, "user pressed stop"), MCP_OK);
+    assert_true(nested_b_seen);
+    assert_null(nested_b_reason);
+    peer_free(&p);
+}
+
 static void the_hook_may_refuse_end_or_answer_at_once(void **state)
 {
     peer p;
@@ -433,6 +472,7 @@ int main(void)
         cmocka_unit_test(a_round_is_sent_again_with_the_answers_and_the_state),
         cmocka_unit_test(one_budget_across_rounds),
         cmocka_unit_test(a_cancel_between_rounds_sends_nothing),
+        cmocka_unit_test(an_answer_inside_a_local_ending_has_no_reason),
         cmocka_unit_test(the_hook_may_refuse_end_or_answer_at_once),
         cmocka_unit_test(a_close_between_rounds_ends_the_call),
         cmocka_unit_test(every_allocation_failure_in_rounds_is_survived),
