@@ -362,7 +362,8 @@ typedef struct mcp_client_call_result {
 
 /* Release a result filled by a synchronous call (drops its response); the
  * fields within its size are zeroed, except size, kept for the next call.
- * A result whose size is not one a call accepts is left alone. */
+ * A result whose size is not one a call accepts is left alone. Any thread
+ * (it touches no client). */
 MCP_EXTERN void mcp_client_call_result_release(mcp_client_call_result *r);
 
 typedef struct mcp_client_call_options {

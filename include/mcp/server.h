@@ -641,7 +641,8 @@ MCP_EXTERN int mcp_call_ask(mcp_call *c, const char *key, const char *method,
                             const mcp_json *params, uint64_t timeout_ms, mcp_ask_answer *answer);
 
 /* Free what an answer holds and zero it, keeping its size. NULL, or an
- * answer of a size mcp_call_ask refuses, is a no-op. */
+ * answer of a size mcp_call_ask refuses, is a no-op. Any thread (it
+ * touches no call). */
 MCP_EXTERN void mcp_ask_answer_release(mcp_ask_answer *answer);
 
 #ifdef __cplusplus

@@ -444,8 +444,9 @@ typedef enum mcp_progress_mode {
  * Called, on the loop thread, when the server answers a request made with
  * this hook (2026-07-28, client role: tools/call, resources/read,
  * prompts/get) with an InputRequiredResult m (basic/patterns/mrtr.mdx). m
- * is borrowed for the call (and stays readable while its questions are
- * answered: the session holds it). The request is not over: it stays in
+ * is borrowed: valid until the mcp_session_input_response that gives the
+ * last answer returns, or the request ends (mcp_message_retain to keep
+ * it longer). The request is not over: it stays in
  * flight under the same handle, its deadlines on the session's timers (the
  * idle timeout restarts now and with each round sent; the total limit runs
  * on from the first round), and mcp_session_cancel ends it. Return MCP_OK
@@ -482,7 +483,8 @@ typedef struct mcp_request_options {
     /* Client, 2026-07-28: take an InputRequiredResult as a round of this
      * request (see mcp_input_required_fn), called with the request's
      * user_data; NULL: such a result ends the request with MCP_OK, as any
-     * result. Only for tools/call, resources/read and prompts/get. */
+     * result. Only for tools/call, resources/read and prompts/get: for any
+     * other method it is ignored. */
     mcp_input_required_fn on_input_required;
 } mcp_request_options;
 
@@ -514,14 +516,15 @@ MCP_EXTERN int mcp_session_request(mcp_session *s, uint64_t now,
 
 /*
  * mcp_session_input_response: the answer (result, an object: borrowed for
- * the call) to the question under key (key_len bytes) of the
+ * the call, and copied) to the question under key (key_len bytes,
+ * borrowed for the call) of the
  * InputRequiredResult request h is waiting on (mcp_input_required_fn).
  * The last answer sends the request again (inside this call, unless the
  * hook is still running: then when it returns); that send may fail and
  * end the request (MCP_ERR_CLOSED to its callback) before this returns.
  * Loop thread. Returns MCP_OK, MCP_ERR_NOT_FOUND (h is not waiting for
  * answers: it ended, or a round is on the wire), MCP_ERR_INVALID_ARG (no
- * such key, already answered, result not an object or not UTF-8) or
+ * such key, already answered, result not an object) or
  * MCP_ERR_NOMEM (the request then ends with MCP_ERR_NOMEM).
  */
 MCP_EXTERN int mcp_session_input_response(mcp_session *s, uint64_t now, mcp_handle h,

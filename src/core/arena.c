@@ -7,7 +7,6 @@
 
 #include "core/mem.h"
 
-#define ARENA_ALIGN MCP__ARENA_ALIGN
 #define MIN_BLOCK 256u
 /* Beyond this a block no longer doubles: large documents grow linearly. */
 #define MAX_GROWTH ((size_t)1 << 20)
@@ -17,13 +16,8 @@
 struct mcp__arena_block {
     mcp__arena_block *next;
     size_t size; /* bytes in data[] */
-    alignas(ARENA_ALIGN) unsigned char data[];
+    alignas(MCP__ARENA_ALIGN) unsigned char data[];
 };
-
-static size_t align_up(size_t n)
-{
-    return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
-}
 
 void mcp__arena_init(mcp__arena *a, const mcp_mem *mem, size_t first_size)
 {
@@ -56,9 +50,9 @@ static mcp__arena_block *new_block(mcp__arena *a, size_t need)
 
 void *mcp__arena_alloc_slow(mcp__arena *a, size_t n)
 {
-    if (n > SIZE_MAX - ARENA_ALIGN)
+    if (n > SIZE_MAX - MCP__ARENA_ALIGN)
         return NULL;
-    n = align_up(n ? n : 1);
+    n = mcp__arena_align(n ? n : 1);
     if (n > (size_t)(a->end - a->cur) && !new_block(a, n))
         return NULL;
     void *p = a->cur;
@@ -68,16 +62,15 @@ void *mcp__arena_alloc_slow(mcp__arena *a, size_t n)
 
 void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n)
 {
-    mcp__arena_block *b = a->head;
-    size_t old_al = align_up(old_n ? old_n : 1);
-    if (new_n > SIZE_MAX - ARENA_ALIGN)
+    size_t old_al = mcp__arena_align(old_n ? old_n : 1);
+    if (new_n > SIZE_MAX - MCP__ARENA_ALIGN)
         return NULL;
-    size_t new_al = align_up(new_n ? new_n : 1);
+    size_t new_al = mcp__arena_align(new_n ? new_n : 1);
     /* No larger once aligned (a shrink too): p already holds it. Past
      * here new_n > old_n, so the copy below stays inside q. */
     if (p && new_al <= old_al)
         return p;
-    if (b && p && (unsigned char *)p + old_al == a->cur &&
+    if (p && (unsigned char *)p + old_al == a->cur &&
         new_al - old_al <= (size_t)(a->end - a->cur)) {
         a->cur += new_al - old_al;
         return p;

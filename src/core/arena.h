@@ -25,6 +25,12 @@ typedef struct mcp__arena {
 /* Every allocation's alignment: any scalar type's. */
 #define MCP__ARENA_ALIGN (_Alignof(max_align_t) < 8 ? 8 : _Alignof(max_align_t))
 
+/* n rounded up to the alignment (n at most SIZE_MAX - MCP__ARENA_ALIGN). */
+static inline size_t mcp__arena_align(size_t n)
+{
+    return (n + (MCP__ARENA_ALIGN - 1)) & ~(size_t)(MCP__ARENA_ALIGN - 1);
+}
+
 /* Prepare an arena whose first block will hold first_size bytes. Allocates
  * nothing until the first mcp__arena_alloc. */
 void mcp__arena_init(mcp__arena *a, const mcp_mem *mem, size_t first_size);
@@ -36,7 +42,7 @@ void *mcp__arena_alloc_slow(mcp__arena *a, size_t n);
  * a document's parse makes one per value, and most fit the current block. */
 static inline void *mcp__arena_alloc(mcp__arena *a, size_t n)
 {
-    size_t al = (n + (MCP__ARENA_ALIGN - 1)) & ~(size_t)(MCP__ARENA_ALIGN - 1);
+    size_t al = mcp__arena_align(n);
     if (n && al >= n && al <= (size_t)(a->end - a->cur)) {
         void *p = a->cur;
         a->cur += al;

@@ -201,7 +201,8 @@ static int modern_headers(http_client *t, xfer *x, const shape *sh)
     return rc;
 }
 
-int mcp__hc_post_headers(http_client *t, xfer *x)
+/* The headers of x's POST, from its body: the era's, and the caller's. */
+static int post_headers(http_client *t, xfer *x)
 {
     shape sh;
     if (!mcp__hc_read_shape(x->body, x->body_len, &sh))
@@ -232,7 +233,8 @@ static void cancel_request(http_client *t, const shape *sh, bool posted)
     mcp__hc_xfer_free(x);
 }
 
-int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced)
+/* Send one message of the session's. */
+static int send_one(http_client *t, const char *p, size_t n)
 {
     shape sh;
     if (!mcp__hc_read_shape(p, n, &sh))
@@ -242,7 +244,7 @@ int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced)
     bool has_method = mcp__hc_span_string(sh.method, &method);
     bool request = has_method && sh.id.p;
     bool cancel = has_method && !request && !strcmp(method.data, "notifications/cancelled");
-    if (!traced && t->o.trace && !(cancel && t->modern))
+    if (t->o.trace && !(cancel && t->modern))
         t->o.trace(t->o.trace_ud, true, p, n);
     mcp__span ver = mcp__hc_member(mcp__hc_member(sh.params, "_meta"), "io.modelcontextprotocol/protocolVersion");
     mcp_buf v;
@@ -299,7 +301,7 @@ int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced)
     if (rc == MCP_OK) {
         memcpy(x->body, p, n);
         x->body_len = n;
-        rc = mcp__hc_post_headers(t, x);
+        rc = post_headers(t, x);
     }
     if (rc == MCP_OK)
         rc = mcp__hc_launch(t, x, false);
@@ -320,7 +322,7 @@ static int op_send(mcp__transport *bt, uint64_t route, const char *data, size_t 
         const char *nl = memchr(data, '\n', len);
         size_t n = nl ? (size_t)(nl - data) : len;
         if (n) {
-            int rc = mcp__hc_send_one(t, data, n, false);
+            int rc = send_one(t, data, n);
             if (rc != MCP_OK)
                 return rc;
         }

@@ -172,11 +172,6 @@ void mcp__hc_after(http_client *t);
 /* Drop what the inbox holds. */
 void mcp__hc_free_inbox(http_client *t);
 
-/* http_client.c */
-/* The headers of x's POST, from its body: the era's, and the caller's. */
-int mcp__hc_post_headers(http_client *t, xfer *x);
-/* Send one message of the session's (traced: already traced). */
-int mcp__hc_send_one(http_client *t, const char *p, size_t n, bool traced);
 
 /* http_response.c */
 /* curl's CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION (data: the xfer). */

@@ -108,8 +108,7 @@ static void response_started(xfer *x)
     mcp_buf_init(&x->in, ok ? t->o.max_message : ERROR_BODY_CAP, NULL);
     /* The media type exactly (parameters may follow): text/event-streamX
      * is not a stream. */
-    x->sse = ok && ct && strncasecmp(ct, "text/event-stream", 17) == 0 &&
-             (!ct[17] || ct[17] == ';' || ct[17] == ' ' || ct[17] == '\t');
+    x->sse = ok && ct && mcp__http_media_is(ct, MCP_LITERAL("text/event-stream"), "");
     if (x->sse) {
         mcp__sse_callbacks cb = {on_event, on_retry, x};
         mcp__sse_decoder_init(&x->dec, t->o.max_message, &cb);

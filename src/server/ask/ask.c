@@ -73,22 +73,16 @@ static void finish(ask *a, int outcome)
     ask_unref(a);
 }
 
-/* Whether a is in its connection's list (unlinked: answered or ended). */
-static bool linked(const ask_state *st, const ask *a)
-{
-    for (const ask *x = st->in_flight; x; x = x->next)
-        if (x == a)
-            return true;
-    return false;
-}
-
-static void unlink_ask(ask *a)
+/* Take a out of its connection's list: false when it was not there
+ * (answered or ended already). */
+static bool unlink_ask(ask *a)
 {
     for (ask **p = &a->state->in_flight; *p; p = &(*p)->next)
         if (*p == a) {
             *p = a->next;
-            return;
+            return true;
         }
+    return false;
 }
 
 static void on_answer(void *ud, mcp_handle h, int outcome, const mcp_message *m)
@@ -218,10 +212,8 @@ static void cancel_asks(ask_state *st, mcp_session *ss, const mcp__request *r,
         /* Ends it at once (on_answer unlinks it), unless the connection
          * closed under us, which ended it already. */
         if (mcp_session_cancel(ss, mcp__now_ms(), a->handle, a->cancel_reason) != MCP_OK &&
-            linked(st, a)) {
-            unlink_ask(a);
+            unlink_ask(a))
             finish(a, MCP_ERR_CLOSED);
-        }
     }
 }
 

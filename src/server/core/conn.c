@@ -125,7 +125,6 @@ int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
     if (s->conns)
         s->conns->prev = c;
     s->conns = c;
-    s->nconns++;
     *out = c;
     return MCP_OK;
 }
@@ -184,7 +183,7 @@ static void detached(void *ud)
     memset(c->feature_state, 0, mcp__features_state_size());
     free(c->credential);
     c->credential = NULL;
-    c->down = c->released = false;
+    c->down = false;
     c->drain_deadline = c->last_progress = 0;
     c->last_unwritten = 0;
     c->down_next = c->prev = NULL;
@@ -196,14 +195,12 @@ static void detached(void *ud)
 static void release(conn *c)
 {
     mcp_server *s = c->server;
-    c->released = true;
     if (c->prev)
         c->prev->next = c->next;
     else
         s->conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    s->nconns--;
     mcp__driver_detach(&c->driver, detached, c);
 }
 

@@ -218,7 +218,6 @@ struct conn {
     conn *down_next;   /* the server's connections that are down */
     atomic_uint refs;  /* the server's, and one per request */
     bool down;         /* the transport went: draining, then released */
-    bool released;
     uint64_t drain_deadline; /* for its handlers */
     char *credential;  /* a 2026-07-28 HTTP request's Authorization value
                           (owned), to which its requestState is bound */
@@ -277,7 +276,6 @@ struct mcp_server {
     mcp__poster poster;
     uv_timer_t sweep_timer;  /* drains connections that went down */
     conn *conns;
-    size_t nconns;
     conn *down;              /* the connections that are down (down_next) */
     conn *spares;            /* released, ready for the next (next) */
     size_t nspares;

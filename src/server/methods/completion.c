@@ -26,14 +26,6 @@ static bool has_variable(const entry *e, const char *name, size_t n)
     return false;
 }
 
-static bool has_argument(const entry *e, const char *name, size_t n)
-{
-    for (size_t i = 0; i < e->nargs; i++)
-        if (strlen(e->arg_names[i]) == n && !memcmp(e->arg_names[i], name, n))
-            return true;
-    return false;
-}
-
 /* context (CompleteRequestParams): absent, null, or an object whose
  * optional arguments is an object of strings. */
 static bool context_ok(const mcp_json *context)
@@ -89,7 +81,7 @@ static void completion_complete(conn *cn, mcp_handle h, const mcp_message *msg,
     if (!e)
         snprintf(why, sizeof why, "Invalid params: unknown %s %s",
                  prompt ? "prompt" : "resource template", s);
-    else if (prompt ? !has_argument(e, arg, an) : !has_variable(e, arg, an))
+    else if (prompt ? mcp__prompt_argument(e, arg, an) == e->nargs : !has_variable(e, arg, an))
         snprintf(why, sizeof why, "Invalid params: %s %.200s has no %s %.200s",
                  prompt ? "prompt" : "resource template", s, prompt ? "argument" : "variable", a);
     else
@@ -157,7 +149,7 @@ const char *mcp__completion_result_problem(const mcp_json *result)
                                                  "values");
     if (mcp_json_typeof(values) != MCP_JSON_ARRAY)
         return "no completion.values array";
-    if (mcp_json_array_size(values) > 100)
+    if (mcp_json_array_size(values) > MAX_COMPLETION_VALUES)
         return "more than 100 completion values";
     for (size_t i = 0; i < mcp_json_array_size(values); i++)
         if (!mcp_json_string(mcp_json_array_at(values, i), NULL))

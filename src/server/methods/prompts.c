@@ -10,7 +10,6 @@
 #include "server/methods/methods.h"
 
 /* The most values one completion carries (server/utilities/completion.mdx). */
-#define MAX_COMPLETION_VALUES 100
 
 /* Why args do not fit prompt e (written to why), or NULL: an object of
  * strings, every required argument there, none it does not declare. */
@@ -21,9 +20,7 @@ static bool arguments_fit(const entry *e, const mcp_json *args, char *why, size_
         const char *k;
         size_t kn;
         const mcp_json *v = mcp_json_object_at(args, i, &k, &kn);
-        size_t j = 0;
-        while (j < e->nargs && !(strlen(e->arg_names[j]) == kn && !memcmp(e->arg_names[j], k, kn)))
-            j++;
+        size_t j = mcp__prompt_argument(e, k, kn);
         mcp__show_string(name, sizeof name, k, kn, 128, 300);
         if (j == e->nargs) {
             snprintf(why, size, "Invalid params: prompt %s has no argument %s", e->key, name);

@@ -77,6 +77,14 @@ static bool uri_ok(const char *uri)
     return true;
 }
 
+size_t mcp__prompt_argument(const entry *e, const char *name, size_t n)
+{
+    size_t i = 0;
+    while (i < e->nargs && !(strlen(e->arg_names[i]) == n && !memcmp(e->arg_names[i], name, n)))
+        i++;
+    return i;
+}
+
 void mcp__entry_unref(entry *e)
 {
     if (!e || atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)

@@ -35,7 +35,7 @@ typedef struct listed {
 typedef struct tool {
     atomic_uint refs;
     listed l;
-    char *name, *title, *description;
+    char *name;
     mcp_json_doc *input_schema, *output_schema, *required_caps;
     mcp_schema *input_check, *output_check; /* compiled once */
     bool param_headers; /* a member x-mcp-header is somewhere in its input
@@ -93,6 +93,9 @@ int mcp__template_new(const mcp_resource_template *spec, entry **out, uint64_t s
                       char *why, size_t why_len);
 int mcp__prompt_new(const mcp_prompt *spec, entry **out, uint64_t seq);
 void mcp__entry_unref(entry *e);
+/* The place of prompt e's argument name (n bytes) among its arguments, or
+ * e->nargs when it declares none of that name. */
+size_t mcp__prompt_argument(const entry *e, const char *name, size_t n);
 /* Write the members "annotations" (an object), "icons" (an array) and
  * "_meta" (an object) from their JSON texts (each may be NULL).
  * MCP_ERR_INVALID_ARG when one is not JSON of its type. */

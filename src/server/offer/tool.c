@@ -25,11 +25,6 @@ static bool valid_name(const char *name)
     return true;
 }
 
-static char *dup_opt(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 /* Parse JSON text that must be an object. */
 static int parse_object(const char *text, mcp_json_doc **out)
 {
@@ -91,8 +86,6 @@ void mcp__tool_unref(tool *t)
         return;
     free(t->l.item);
     free(t->name);
-    free(t->title);
-    free(t->description);
     mcp_json_doc_free(t->input_schema);
     mcp_json_doc_free(t->output_schema);
     mcp_schema_free(t->input_check);
@@ -153,9 +146,7 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out, uint64_t seq)
         rc = tool_item(t, &spec);
     if (rc == MCP_OK) {
         t->name = strdup(spec.name);
-        t->title = dup_opt(spec.title);
-        t->description = dup_opt(spec.description);
-        if (!t->name || (spec.title && !t->title) || (spec.description && !t->description))
+        if (!t->name)
             rc = MCP_ERR_NOMEM;
     }
     if (rc != MCP_OK) {
