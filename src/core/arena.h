@@ -60,6 +60,12 @@ void *mcp__arena_grow(mcp__arena *a, void *p, size_t old_n, size_t new_n);
 /* Bytes obtained from the allocator, for memory accounting in tests. */
 size_t mcp__arena_footprint(const mcp__arena *a);
 
+/* Blocks the calling thread keeps for its next arenas (0 under
+ * AddressSanitizer, which the cache would blind): for tests. */
+unsigned mcp__arena_cached_blocks(void);
+/* Free the blocks the calling thread keeps (what its exit does). */
+void mcp__arena_cache_release(void);
+
 /* Release every block. The arena struct itself may live inside one of the
  * blocks: the function copies what it needs first. */
 void mcp__arena_release(mcp__arena *a);

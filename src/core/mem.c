@@ -34,6 +34,11 @@ void mcp__mem_init(mcp_mem *dst, const mcp_mem *src)
     dst->free = default_free;
 }
 
+bool mcp__mem_is_default(const mcp_mem *m)
+{
+    return m->malloc == default_malloc && m->free == default_free;
+}
+
 void *mcp__calloc(const mcp_mem *m, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)

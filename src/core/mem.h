@@ -3,10 +3,16 @@
 #ifndef MCP_CORE_MEM_H
 #define MCP_CORE_MEM_H
 
+#include <stdbool.h>
+
 #include "mcp/common.h"
 
 /* Fill *dst with src, or with the C library allocator when src is NULL. */
 void mcp__mem_init(mcp_mem *dst, const mcp_mem *src);
+
+/* Whether m is the C library allocator of mcp__mem_init(dst, NULL): what
+ * it returns may be kept and handed out again by the library itself. */
+bool mcp__mem_is_default(const mcp_mem *m);
 
 static inline void *mcp__malloc(const mcp_mem *m, size_t n)
 {

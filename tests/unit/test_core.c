@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,94 @@ static void arena_allocations_are_aligned_and_released_at_once(void **state)
     assert_true(mcp__arena_footprint(&a) > 2000);
     mcp__arena_release(&a);
     assert_int_equal(fm.live, 0);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ADDRESS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ADDRESS_SANITIZED 1
+#endif
+#endif
+
+/* An arena of first_size (mem: NULL for the C library's) with one small
+ * allocation, released. */
+static void arena_used_once(const mcp_mem *mem, size_t first_size)
+{
+    mcp__arena a;
+    mcp__arena_init(&a, mem, first_size);
+    assert_non_null(mcp__arena_alloc(&a, 16));
+    mcp__arena_release(&a);
+}
+
+#ifndef ADDRESS_SANITIZED
+static void *release_arenas_and_exit(void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < 3; i++) {
+        mcp__arena a;
+        mcp__arena_init(&a, NULL, 2000 + 100 * (size_t)i);
+        if (mcp__arena_alloc(&a, 16))
+            mcp__arena_release(&a);
+    }
+    /* Kept by this thread; its exit frees them (valgrind and LeakSanitizer
+     * tell a leak otherwise). */
+    return (void *)(uintptr_t)mcp__arena_cached_blocks();
+}
+#endif
+
+/* A released block of 1 to 16 KiB of the C library allocator waits for
+ * the next arena of its thread, which takes it when it holds the first
+ * block asked for with at most a quarter to spare; 8 wait at most; a
+ * caller's allocator sees every allocation. */
+static void released_blocks_serve_the_next_arenas(void **state)
+{
+    mcp__arena_cache_release();
+    assert_int_equal(mcp__arena_cached_blocks(), 0);
+    arena_used_once(NULL, 2000);
+#ifdef ADDRESS_SANITIZED
+    assert_int_equal(mcp__arena_cached_blocks(), 0); /* off: it would hide a use after free */
+#else
+    assert_int_equal(mcp__arena_cached_blocks(), 1);
+    mcp__arena a;
+    mcp__arena_init(&a, NULL, 1900);
+    assert_non_null(mcp__arena_alloc(&a, 1950)); /* the kept block's room, not 1900 */
+    assert_int_equal(mcp__arena_cached_blocks(), 0);
+    assert_true(mcp__arena_footprint(&a) >= 2000 && mcp__arena_footprint(&a) < 2100);
+    mcp__arena_release(&a);
+    assert_int_equal(mcp__arena_cached_blocks(), 1);
+
+    arena_used_once(NULL, 1500); /* 2000 would be a third too much */
+    assert_int_equal(mcp__arena_cached_blocks(), 2);
+    arena_used_once(NULL, 512); /* small and large blocks go back to the C library */
+    arena_used_once(NULL, 20000);
+    assert_int_equal(mcp__arena_cached_blocks(), 2);
+    mcp__arena many[10];
+    for (int i = 0; i < 10; i++) { /* all held at once: none takes another's */
+        mcp__arena_init(&many[i], NULL, 4096);
+        assert_non_null(mcp__arena_alloc(&many[i], 16));
+    }
+    for (int i = 0; i < 10; i++)
+        mcp__arena_release(&many[i]);
+    assert_int_equal(mcp__arena_cached_blocks(), 8);
+
+    failmalloc fm;
+    failmalloc_init(&fm, 0);
+    arena_used_once(&fm.mem, 4096);
+    assert_int_equal(fm.calls, 1);
+    assert_int_equal(fm.live, 0);
+    assert_int_equal(mcp__arena_cached_blocks(), 8);
+
+    pthread_t t;
+    void *kept;
+    mcp__arena_cache_release();
+    assert_int_equal(pthread_create(&t, NULL, release_arenas_and_exit, NULL), 0);
+    assert_int_equal(pthread_join(t, &kept), 0);
+    assert_int_equal((uintptr_t)kept, 3);
+    assert_int_equal(mcp__arena_cached_blocks(), 0); /* its own thread's */
+#endif
+    mcp__arena_cache_release();
+    assert_int_equal(mcp__arena_cached_blocks(), 0);
 }
 
 static void arena_grows_the_last_allocation_in_place(void **state)
@@ -469,6 +558,7 @@ int main(void)
         cmocka_unit_test(every_release_function_accepts_null),
         cmocka_unit_test(allocator_gets_user_data_first),
         cmocka_unit_test(the_log_level_variable_names_the_levels),
+        cmocka_unit_test(released_blocks_serve_the_next_arenas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
