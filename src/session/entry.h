@@ -18,6 +18,12 @@
 int mcp__session_receive_message(mcp_session *s, uint64_t now, uint64_t route,
                                  mcp_message *m);
 
+/* mcp_session_reply_raw for a result the caller wrote itself as one
+ * object with no whitespace and neither "_meta" nor "resultType" among its
+ * members: under 2026-07-28 its members are copied without being read for
+ * those two (a result is merged with the revision's own). Same returns. */
+int mcp__session_reply_plain(mcp_session *s, mcp_handle h, const char *json, size_t len);
+
 /* Make a closed session that holds nothing any more as new, with the same
  * options and callbacks, keeping its memory (request tables, scratch):
  * what mcp_session_free then mcp_session_new would give, for less. Handles

@@ -18,6 +18,7 @@
 #include "core/mem.h"
 #include "json/scan.h"
 #include "json/value.h"
+#include "session/entry.h"
 #include "session/internal.h"
 
 /* Slab ------------------------------------------------------------------- */
@@ -315,7 +316,7 @@ static void write_meta(mcp_session *s, mcp__jw *w, const mcp_id *subscription,
 
 void mcp__write_result(mcp_session *s, mcp__jw *w, const mcp__era *era,
                        const mcp_json *result, const char *raw, size_t raw_len,
-                       const mcp_id *subscription)
+                       bool raw_plain, const mcp_id *subscription)
 {
     if (!era || !era->modern) {
         if (raw)
@@ -334,7 +335,14 @@ void mcp__write_result(mcp_session *s, mcp__jw *w, const mcp__era *era,
     const mcp_json *meta_dom = NULL;
     mcp__span meta_raw = {NULL, 0};
     mcp__jw_object(w);
-    if (raw) {
+    if (raw && raw_plain) {
+        /* Our own writer's object, without spaces, _meta or resultType:
+         * its members as they are, unread. */
+        if (raw_len < 2 || raw[0] != '{' || raw[raw_len - 1] != '}')
+            w->err = w->err ? w->err : MCP_ERR_INVALID_ARG;
+        else
+            mcp__jw_raw_members(w, raw + 1, raw_len - 2);
+    } else if (raw) {
         mcp__scan sc;
         mcp__span key, value;
         if (!mcp__scan_open(&sc, raw, raw_len)) {
@@ -383,7 +391,7 @@ void mcp__write_result(mcp_session *s, mcp__jw *w, const mcp__era *era,
     mcp__jw_object_end(w);
 }
 
-typedef enum { REPLY_JSON, REPLY_RAW, REPLY_ERROR } reply_kind;
+typedef enum { REPLY_JSON, REPLY_RAW, REPLY_RAW_PLAIN, REPLY_ERROR } reply_kind;
 
 typedef struct reply_args {
     reply_kind kind;
@@ -403,7 +411,8 @@ static int encode_reply(mcp_session *s, mcp_buf *b, const inbound *in, const rep
     mcp__jw w;
     mcp__jw_response_start(&w, b, id, "result");
     mcp__write_result(s, &w, in->era, a->kind == REPLY_JSON ? a->result : NULL,
-                      a->kind == REPLY_RAW ? a->raw : NULL, a->raw_len, NULL);
+                      a->kind != REPLY_JSON ? a->raw : NULL, a->raw_len,
+                      a->kind == REPLY_RAW_PLAIN, NULL);
     return mcp__jw_envelope_end(&w);
 }
 
@@ -414,7 +423,8 @@ static int reply(mcp_session *s, mcp_handle h, const reply_args *a)
         return late(s, h, a->kind == REPLY_ERROR ? "error reply" : "reply");
     if ((a->kind == REPLY_JSON && a->result &&
          mcp_json_typeof(a->result) != MCP_JSON_OBJECT) ||
-        (a->kind == REPLY_ERROR && !a->message) || (a->kind == REPLY_RAW && !a->raw))
+        (a->kind == REPLY_ERROR && !a->message) ||
+        ((a->kind == REPLY_RAW || a->kind == REPLY_RAW_PLAIN) && !a->raw))
         return MCP_ERR_INVALID_ARG;
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
@@ -461,6 +471,15 @@ int mcp_session_reply_raw(mcp_session *s, mcp_handle h, const char *json, size_t
 {
     mcp__session_enter(s);
     reply_args a = {REPLY_RAW, NULL, json, len, 0, NULL, NULL};
+    int rc = reply(s, h, &a);
+    mcp__session_leave(s);
+    return rc;
+}
+
+int mcp__session_reply_plain(mcp_session *s, mcp_handle h, const char *json, size_t len)
+{
+    mcp__session_enter(s);
+    reply_args a = {REPLY_RAW_PLAIN, NULL, json, len, 0, NULL, NULL};
     int rc = reply(s, h, &a);
     mcp__session_leave(s);
     return rc;

@@ -318,10 +318,11 @@ mcp_handle mcp__inbound_handle(const mcp_session *s, const inbound *in);
 /* Write a result object of a request handled under era: the result's own
  * serialized text (raw) or a DOM object (result, NULL for {}); modern
  * requests get resultType and serverInfo, and with `subscription` the
- * subscription id in _meta. */
+ * subscription id in _meta. raw_plain: raw has no whitespace and neither
+ * _meta nor resultType, so its members are copied unread. */
 void mcp__write_result(mcp_session *s, mcp__jw *w, const mcp__era *era,
                        const mcp_json *result, const char *raw, size_t raw_len,
-                       const mcp_id *subscription);
+                       bool raw_plain, const mcp_id *subscription);
 
 /* outbound.c */
 typedef struct outbound_spec {

@@ -273,7 +273,7 @@ size_t mcp_session_end_listens(mcp_session *s, uint64_t now, const char *reason)
         mcp_buf *b = mcp__scratch(s, &local);
         mcp__jw w;
         mcp__jw_response_start(&w, b, &msg->id, "result");
-        mcp__write_result(s, &w, era, NULL, NULL, 0, &msg->id);
+        mcp__write_result(s, &w, era, NULL, NULL, 0, false, &msg->id);
         int rc = mcp__jw_envelope_end(&w);
         bool open = rc == MCP_OK ? mcp__emit(s, route, b) : !s->closed;
         if (open && route == 0) {

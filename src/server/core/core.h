@@ -171,8 +171,11 @@ struct mcp__request {
 /* ANSWER_NOT_FOUND: "Resource not found" for the request's params.uri, with
  * the code given (the revision's). */
 /* ANSWER_ERROR_DATA: the text is {"message":...,"data":...}. */
+/* ANSWER_RESULT_PLAIN: a result written by the server itself, with no
+ * whitespace, _meta or resultType (mcp__session_reply_plain). */
 typedef enum {
     ANSWER_RESULT,
+    ANSWER_RESULT_PLAIN,
     ANSWER_ERROR,
     ANSWER_ERROR_DATA,
     ANSWER_NONE,

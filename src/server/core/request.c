@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "server/core/core.h"
+#include "session/entry.h"
 
 /* References ----------------------------------------------------------------- */
 
@@ -127,6 +128,8 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
     int rc;
     if (kind == ANSWER_RESULT)
         rc = mcp_session_reply_raw(ss, r->handle, text, len);
+    else if (kind == ANSWER_RESULT_PLAIN)
+        rc = mcp__session_reply_plain(ss, r->handle, text, len);
     else if (kind == ANSWER_ERROR)
         rc = mcp_session_reply_error(ss, r->handle, code, text, NULL);
     else if (kind == ANSWER_ERROR_DATA && !root)

@@ -19,7 +19,8 @@
 /* A CallToolResult with one text item, the text escaped, and then
  * `extra` (trusted members, or ""): written directly, since it is the one
  * answer every call makes (the envelope writer's generality costs a third
- * of a small call's time here). */
+ * of a small call's time here). The result is plain (ANSWER_RESULT_PLAIN):
+ * no whitespace, no _meta, no resultType. */
 static int text_result_with(mcp_buf *b, const char *text, size_t n, const char *extra,
                             size_t extra_len)
 {
@@ -72,11 +73,13 @@ static int check_output(mcp_call *c, const mcp_json *structured, bool is_error)
     return MCP_ERR_SCHEMA_MISMATCH;
 }
 
-int mcp__call_end_buffer(mcp_call *c, int rc, mcp_buf *b)
+/* End c with the result in b (as `kind`), or with the error rc stands for;
+ * frees b. */
+static int end_with(mcp_call *c, int rc, mcp_buf *b, answer_kind kind)
 {
     int ret;
     if (rc == MCP_OK) {
-        ret = mcp__request_end(&c->req, ANSWER_RESULT, 0, b->data, b->len);
+        ret = mcp__request_end(&c->req, kind, 0, b->data, b->len);
     } else {
         const char *why = rc == MCP_ERR_INVALID_ARG ? "Internal error: the tool produced an invalid result"
                           : rc == MCP_ERR_LIMIT ? "Internal error: the result is too large"
@@ -90,6 +93,11 @@ int mcp__call_end_buffer(mcp_call *c, int rc, mcp_buf *b)
     return ret;
 }
 
+int mcp__call_end_buffer(mcp_call *c, int rc, mcp_buf *b)
+{
+    return end_with(c, rc, b, ANSWER_RESULT);
+}
+
 int mcp_call_reply_text_n(mcp_call *c, const char *text, size_t len)
 {
     if (c->kind != CALL_TOOL)
@@ -99,8 +107,8 @@ int mcp_call_reply_text_n(mcp_call *c, const char *text, size_t len)
         return oc;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    return mcp__call_end_buffer(c, text ? text_result(&b, text, len, false) : MCP_ERR_INVALID_ARG,
-                           &b);
+    return end_with(c, text ? text_result(&b, text, len, false) : MCP_ERR_INVALID_ARG, &b,
+                    ANSWER_RESULT_PLAIN);
 }
 
 int mcp_call_reply_text(mcp_call *c, const char *text)
@@ -114,9 +122,8 @@ int mcp_call_reply_tool_error(mcp_call *c, const char *text)
         return MCP_ERR_STATE;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    return mcp__call_end_buffer(c, text ? text_result(&b, text, strlen(text), true)
-                                   : MCP_ERR_INVALID_ARG,
-                           &b);
+    return end_with(c, text ? text_result(&b, text, strlen(text), true) : MCP_ERR_INVALID_ARG,
+                    &b, ANSWER_RESULT_PLAIN);
 }
 
 /* {"content":[{"type":"text","text":"<json>"}],"structuredContent":<json>} */
@@ -151,7 +158,7 @@ int mcp_call_reply_structured(mcp_call *c, const mcp_json *structured)
         return oc;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    return mcp__call_end_buffer(c, structured_result(&b, structured), &b);
+    return end_with(c, structured_result(&b, structured), &b, ANSWER_RESULT_PLAIN);
 }
 
 int mcp_call_reply_result(mcp_call *c, const mcp_json *result)
