@@ -21,6 +21,7 @@
  * params, the result being answered (its state and questions are read in
  * place), and the answers given so far.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -31,8 +32,9 @@ typedef struct mcp__rounds {
     mcp_request_options opts; /* the caller's, for every round */
     /* The params as the first round wrote them (text: copying bytes costs
      * a fraction of copying a tree, and most calls never have a second
-     * round), read back into params when one comes. */
-    char *params_text;
+     * round), read back into params when one comes. They follow the
+     * struct in its allocation: one allocation per call. */
+    const char *params_text;
     size_t params_len;
     mcp_json_doc *params;     /* params_text read, or NULL */
     mcp_message *asked;       /* the InputRequiredResult being answered */
@@ -63,16 +65,20 @@ int mcp__rounds_capture(mcp_session *s, outbound *e, const outbound_spec *sp,
     if (s->role != MCP_ROLE_CLIENT || !s->era || !s->era->modern || sp->kind != OUT_CALL ||
         !may_have_rounds(sp->method))
         return MCP_OK;
-    mcp__rounds *r = mcp__calloc(&s->mem, 1, sizeof *r);
+    if (len > SIZE_MAX - sizeof(mcp__rounds) - 1)
+        return MCP_ERR_NOMEM;
+    mcp__rounds *r = mcp__malloc(&s->mem, sizeof *r + len + 1);
     if (!r)
         return MCP_ERR_NOMEM;
+    memset(r, 0, sizeof *r);
     e->rounds = r;
     r->hook = o->on_input_required;
     r->opts = *o;
     if (len) {
-        r->params_text = mcp__strndup(&s->mem, params, len);
-        if (!r->params_text)
-            return MCP_ERR_NOMEM; /* the caller frees e, r with it */
+        char *text = (char *)(r + 1);
+        memcpy(text, params, len);
+        text[len] = '\0';
+        r->params_text = text;
         r->params_len = len;
     }
     return MCP_OK;
@@ -99,7 +105,6 @@ void mcp__rounds_free(mcp_session *s, mcp__rounds *r)
 {
     if (!r)
         return;
-    mcp__free(&s->mem, r->params_text);
     mcp_json_doc_free(r->params);
     mcp_json_doc_free(r->answers);
     mcp_message_free(r->asked);
