@@ -24,6 +24,19 @@ int mcp__session_receive_message(mcp_session *s, uint64_t now, uint64_t route,
  * those two (a result is merged with the revision's own). Same returns. */
 int mcp__session_reply_plain(mcp_session *s, mcp_handle h, const char *json, size_t len);
 
+/* A 2025-11-25 task's progress and log messages, once its request was
+ * answered (CreateTaskResult): notifications on the session's own route
+ * (stdio: the connection; HTTP: the session's GET stream), with the task
+ * named in _meta (io.modelcontextprotocol/related-task). Progress needs the
+ * request's progressToken (else MCP_ERR_STATE); a log message is sent only
+ * at or above the level the client set (else MCP_ERR_STATE). MCP_OK,
+ * MCP_ERR_INVALID_ARG (not encodable), MCP_ERR_CLOSED (the write closed
+ * the session), MCP_ERR_STATE (closed), MCP_ERR_LIMIT, MCP_ERR_NOMEM. */
+int mcp__session_task_progress(mcp_session *s, const mcp_json *token, double progress,
+                               double total, const char *message, const char *task_id);
+int mcp__session_task_log(mcp_session *s, mcp_log_level level, const char *logger,
+                          const mcp_json *data, const char *task_id);
+
 /* Make a closed session that holds nothing any more as new, with the same
  * options and callbacks, keeping its memory (request tables, scratch):
  * what mcp_session_free then mcp_session_new would give, for less. Handles

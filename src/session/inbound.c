@@ -528,6 +528,64 @@ int mcp_session_reply_missing_capability(mcp_session *s, mcp_handle h,
 
 /* Progress and log messages ---------------------------------------------------------- */
 
+/* _meta naming the task a message belongs to (2025-11-25 tasks), when
+ * task_id is not NULL. */
+static void write_related_task(mcp__jw *w, const char *task_id)
+{
+    if (!task_id)
+        return;
+    mcp__jw_key(w, "_meta");
+    mcp__jw_object(w);
+    mcp__jw_key(w, "io.modelcontextprotocol/related-task");
+    mcp__jw_object(w);
+    mcp__jw_key(w, "taskId");
+    mcp__jw_string(w, task_id);
+    mcp__jw_object_end(w);
+    mcp__jw_object_end(w);
+}
+
+static int encode_progress(mcp_buf *b, const mcp_id *token, double progress, double total,
+                           const char *message, const char *task_id)
+{
+    mcp__jw w;
+    mcp__jw_notification_start(&w, b, "notifications/progress");
+    mcp__jw_key(&w, "progressToken");
+    mcp__jw_id(&w, token);
+    mcp__jw_key(&w, "progress");
+    mcp__jw_double(&w, progress);
+    if (!isnan(total)) {
+        mcp__jw_key(&w, "total");
+        mcp__jw_double(&w, total);
+    }
+    if (message) {
+        mcp__jw_key(&w, "message");
+        mcp__jw_string(&w, message);
+    }
+    write_related_task(&w, task_id);
+    mcp__jw_object_end(&w);
+    int rc = mcp__jw_envelope_end(&w);
+    return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc;
+}
+
+static int encode_log(mcp_buf *b, mcp_log_level level, const char *logger,
+                      const mcp_json *data, const char *task_id)
+{
+    mcp__jw w;
+    mcp__jw_notification_start(&w, b, "notifications/message");
+    mcp__jw_key(&w, "level");
+    mcp__jw_string(&w, mcp_log_level_name(level));
+    if (logger) {
+        mcp__jw_key(&w, "logger");
+        mcp__jw_string(&w, logger);
+    }
+    mcp__jw_key(&w, "data");
+    mcp__jw_value(&w, data);
+    write_related_task(&w, task_id);
+    mcp__jw_object_end(&w);
+    int rc = mcp__jw_envelope_end(&w);
+    return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc;
+}
+
 static int progress_impl(mcp_session *s, mcp_handle h, double progress, double total,
                          const char *message)
 {
@@ -542,24 +600,7 @@ static int progress_impl(mcp_session *s, mcp_handle h, double progress, double t
         return MCP_ERR_INVALID_ARG;
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    mcp__jw w;
-    mcp__jw_notification_start(&w, b, "notifications/progress");
-    mcp__jw_key(&w, "progressToken");
-    mcp__jw_id(&w, &token);
-    mcp__jw_key(&w, "progress");
-    mcp__jw_double(&w, progress);
-    if (!isnan(total)) {
-        mcp__jw_key(&w, "total");
-        mcp__jw_double(&w, total);
-    }
-    if (message) {
-        mcp__jw_key(&w, "message");
-        mcp__jw_string(&w, message);
-    }
-    mcp__jw_object_end(&w);
-    int rc = mcp__jw_envelope_end(&w);
-    if (rc == MCP_ERR_UTF8)
-        rc = MCP_ERR_INVALID_ARG;
+    int rc = encode_progress(b, &token, progress, total, message, NULL);
     if (rc == MCP_OK) {
         /* Recorded before the write, which may end the request. */
         in->sent_progress = 1;
@@ -593,20 +634,7 @@ static int log_impl(mcp_session *s, mcp_handle h, mcp_log_level level,
         return MCP_ERR_STATE;
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
-    mcp__jw w;
-    mcp__jw_notification_start(&w, b, "notifications/message");
-    mcp__jw_key(&w, "level");
-    mcp__jw_string(&w, mcp_log_level_name(level));
-    if (logger) {
-        mcp__jw_key(&w, "logger");
-        mcp__jw_string(&w, logger);
-    }
-    mcp__jw_key(&w, "data");
-    mcp__jw_value(&w, data);
-    mcp__jw_object_end(&w);
-    int rc = mcp__jw_envelope_end(&w);
-    if (rc == MCP_ERR_UTF8)
-        rc = MCP_ERR_INVALID_ARG;
+    int rc = encode_log(b, level, logger, data, NULL);
     if (rc == MCP_OK && !mcp__emit(s, in->route, b))
         rc = MCP_ERR_CLOSED;
     mcp__scratch_done(s, b, &local);
@@ -618,6 +646,45 @@ int mcp_session_log_message(mcp_session *s, mcp_handle h, mcp_log_level level,
 {
     mcp__session_enter(s);
     int rc = log_impl(s, h, level, logger, data);
+    mcp__session_leave(s);
+    return rc;
+}
+
+int mcp__session_task_progress(mcp_session *s, const mcp_json *token, double progress,
+                               double total, const char *message, const char *task_id)
+{
+    mcp_id id;
+    if (mcp_id_from_json(token, &id) != MCP_OK)
+        return MCP_ERR_STATE; /* the peer did not ask for progress */
+    mcp__session_enter(s);
+    int rc = MCP_ERR_STATE;
+    if (!s->closed) {
+        mcp_buf local;
+        mcp_buf *b = mcp__scratch(s, &local);
+        rc = encode_progress(b, &id, progress, total, message, task_id);
+        if (rc == MCP_OK && !mcp__emit(s, 0, b))
+            rc = MCP_ERR_CLOSED;
+        mcp__scratch_done(s, b, &local);
+    }
+    mcp__session_leave(s);
+    return rc;
+}
+
+int mcp__session_task_log(mcp_session *s, mcp_log_level level, const char *logger,
+                          const mcp_json *data, const char *task_id)
+{
+    if (!mcp_log_level_name(level) || !data)
+        return MCP_ERR_INVALID_ARG;
+    mcp__session_enter(s);
+    int rc = MCP_ERR_STATE;
+    if (!s->closed && s->legacy_log_level >= 0 && (int)level >= s->legacy_log_level) {
+        mcp_buf local;
+        mcp_buf *b = mcp__scratch(s, &local);
+        rc = encode_log(b, level, logger, data, task_id);
+        if (rc == MCP_OK && !mcp__emit(s, 0, b))
+            rc = MCP_ERR_CLOSED;
+        mcp__scratch_done(s, b, &local);
+    }
     mcp__session_leave(s);
     return rc;
 }

@@ -95,6 +95,9 @@ typedef struct mcp__feature {
     void (*conn_ending)(conn *c, void *state, const char *why);
     /* Any thread: c's last reference went: free what state holds. */
     void (*conn_free)(conn *c, void *state);
+    /* Loop thread: the server's loop closes (the end of a run), after
+     * every connection ended: close the feature's own handles on it. */
+    void (*loop_closing)(mcp_server *s, void *state);
     /* Loop thread: request r settles, answered or cancelled, before its
      * answer is written. A write here may close r's connection. */
     void (*request_settled)(mcp__request *r, void *state, const mcp__settle *how);
@@ -140,6 +143,7 @@ void mcp__features_server_free(mcp_server *s);
 /* Run the hooks of that name of every feature that has one. */
 void mcp__features_conn_ending(conn *c, const char *why);
 void mcp__features_conn_free(conn *c);
+void mcp__features_loop_closing(mcp_server *s);
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
 void mcp__features_published(conn *c, unsigned kind, const char *uri);
 bool mcp__features_request_starting(mcp__request *r);
@@ -166,6 +170,9 @@ struct mcp__request {
     const char *version; /* the revision it is served under (a literal) */
     mcp_cancel_token token; /* its own (a request in flight costs no allocation for it) */
     void (*destroy)(struct mcp__request *r); /* frees what embeds it */
+    /* Where its answer, progress and logs go once it is no longer its
+     * session handle's to answer (mcp__request_detach); NULL until then. */
+    const struct mcp__request_sink *sink;
 };
 
 /* ANSWER_NOT_FOUND: "Resource not found" for the request's params.uri, with
@@ -181,6 +188,22 @@ typedef enum {
     ANSWER_NONE,
     ANSWER_NOT_FOUND
 } answer_kind;
+
+/* A detached request's destination (a task's run: the request itself was
+ * answered CreateTaskResult). Loop thread, each once the request is
+ * detached and until it settles. A feature embeds the sink in what it
+ * keeps for the request and finds that from the pointer. Each may write,
+ * and a write may end r's connection. */
+typedef struct mcp__request_sink {
+    /* r settled with this answer (as mcp__request_end was given it, the
+     * settle hooks already run); after it, r is the sink's no more. */
+    void (*answered)(mcp__request *r, answer_kind kind, int64_t code, const char *text,
+                     size_t len);
+    /* r's handler reported progress (checked as mcp_call_progress does) or
+     * a log message. */
+    void (*progress)(mcp__request *r, double progress, double total, const char *message);
+    void (*log)(mcp__request *r, mcp_log_level level, const char *logger, const char *text);
+} mcp__request_sink;
 
 /* Loop thread: register r (refs 2) with its connection: it becomes the
  * session's data of request h (mcp_session_set_inbound_data), how a cancel
@@ -202,6 +225,14 @@ void mcp__request_ref(mcp__request *r);
 void mcp__request_unref(mcp__request *r);
 /* Loop thread: the session cancelled request h of c. */
 void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason);
+/* Loop thread: settle r as cancelled, its token fired with reason (a
+ * detached request, whose session knows it no more). */
+void mcp__request_cancel(mcp__request *r, const char *reason);
+/* Loop thread: r, in flight and not settled, is no longer its session
+ * handle's: its handle forgets it (a cancel naming the handle finds
+ * nothing), r->handle becomes 0, and what it answers, reports or logs goes
+ * to sink (kept until r settles). The caller answers the handle itself. */
+void mcp__request_detach(mcp__request *r, const mcp__request_sink *sink);
 /* Answer h "Resource not found" for uri, with the code of its revision. */
 int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri);
 /* A string a client sent (n bytes, any), as an answer may show it:

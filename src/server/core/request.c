@@ -52,6 +52,7 @@ int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message
     r->snapshot = snapshot;
     r->version = mcp_session_inbound_version(c->driver.session, h);
     r->settled = false;
+    r->sink = NULL;
     mcp__conn_ref(c);
     atomic_fetch_add(&c->server->live, 1);
     return MCP_OK;
@@ -60,7 +61,20 @@ int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message
 void mcp__request_cancelled(conn *c, mcp_handle h, const char *reason)
 {
     mcp__request *r = mcp_session_inbound_data(c->driver.session, h);
-    if (!r)
+    if (r)
+        mcp__request_cancel(r, reason);
+}
+
+void mcp__request_detach(mcp__request *r, const mcp__request_sink *sink)
+{
+    mcp_session_set_inbound_data(r->conn->driver.session, r->handle, NULL);
+    r->handle = 0;
+    r->sink = sink;
+}
+
+void mcp__request_cancel(mcp__request *r, const char *reason)
+{
+    if (r->settled)
         return;
     r->settled = true; /* before the token fires: a reply from a cleanup is dropped */
     mcp__token_cancel(&r->token, reason);
@@ -108,6 +122,14 @@ static void deliver(mcp__request *r, answer_kind kind, int64_t code, const char 
     if (r->settled) {
         mcp__server_log(c->server, MCP_LOG_DEBUG, "answer dropped: %s already cancelled",
                         r->msg->method);
+        return;
+    }
+    if (r->sink) {
+        r->settled = true;
+        mcp__settle how = {.error_code = kind == ANSWER_ERROR || kind == ANSWER_ERROR_DATA ? code : 0};
+        mcp__features_request_settled(r, &how);
+        r->sink->answered(r, kind, code, text, len);
+        mcp__request_unref(r);
         return;
     }
     /* Out of the table first: the reply may fail and close the session,
@@ -238,6 +260,13 @@ static void send_notice(mcp__request *r, const notice *n)
 {
     if (r->settled)
         return;
+    if (r->sink) {
+        if (n->is_log)
+            r->sink->log(r, n->level, n->logger, n->text);
+        else
+            r->sink->progress(r, n->progress, n->total, n->text);
+        return;
+    }
     mcp_session *ss = r->conn->driver.session;
     if (!n->is_log) {
         mcp_session_progress(ss, r->handle, n->progress, n->total, n->text);

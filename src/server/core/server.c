@@ -307,6 +307,7 @@ static void close_loop(mcp_server *s)
     stop_listeners(s);
     mcp__conns_drop_spares(s);
     mcp__conns_sweep(s, true);
+    mcp__features_loop_closing(s);
     uv_close((uv_handle_t *)&s->sweep_timer, NULL);
     bool abandoned = atomic_load(&s->live) > 0;
     mcp__poster_close(&s->poster);

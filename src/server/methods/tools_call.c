@@ -50,8 +50,10 @@ static void refuse_arguments(mcp_call *c, int rc, const mcp_schema_error *e)
     }
 }
 
-static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *state)
+const tool *mcp__tools_call_find(conn *cn, mcp_handle h, const mcp_message *msg,
+                                 registry **snap_out)
 {
+    *snap_out = NULL;
     mcp_session *ss = cn->driver.session;
     size_t nlen;
     const char *name = mcp_json_string(mcp_json_object_get(msg->params, "name"), &nlen);
@@ -59,13 +61,13 @@ static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *sta
     if (!name) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
                                 "Invalid params: tools/call needs params.name, a string", NULL);
-        return;
+        return NULL;
     }
     if (args && mcp_json_typeof(args) != MCP_JSON_OBJECT) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
                                 "Invalid params: tools/call params.arguments must be an object",
                                 NULL);
-        return;
+        return NULL;
     }
     registry *snap = mcp__server_snapshot(cn->server);
     const tool *t = snap ? mcp__registry_find(snap, name, nlen) : NULL;
@@ -76,22 +78,34 @@ static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *sta
         mcp_session_reply_error(ss, h, snap ? MCP_WIRE_INVALID_PARAMS : MCP_WIRE_INTERNAL_ERROR,
                                 snap ? text : "Internal error: out of memory", NULL);
         mcp__registry_unref(snap);
-        return;
+        return NULL;
     }
     if (t->required_caps &&
         !declares(mcp_session_inbound_client_capabilities(ss, h),
                   mcp_json_doc_root(t->required_caps))) {
         mcp_session_reply_missing_capability(ss, h, mcp_json_doc_root(t->required_caps));
         mcp__registry_unref(snap);
-        return;
+        return NULL;
     }
+    *snap_out = snap;
+    return t;
+}
+
+void mcp__tools_call_start(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
+                           const tool *t, bool (*made)(mcp_call *c, void *arg), void *arg)
+{
     mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_TOOL);
     if (!c)
         return;
     c->tool = t;
     c->flags = t->flags;
+    const mcp_json *args = mcp_json_object_get(msg->params, "arguments");
     if (args)
         c->args = args;
+    if (made && !made(c, arg)) {
+        mcp__request_end(&c->req, ANSWER_NONE, 0, NULL, 0);
+        return;
+    }
     mcp_schema_error e;
     int vr = mcp_schema_validate(t->input_check, c->args, &e);
     if (vr != MCP_OK) {
@@ -99,6 +113,15 @@ static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *sta
         return;
     }
     mcp__call_run(c);
+}
+
+static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *state)
+{
+    (void)state;
+    registry *snap;
+    const tool *t = mcp__tools_call_find(cn, h, msg, &snap);
+    if (t)
+        mcp__tools_call_start(cn, h, msg, snap, t, NULL, NULL);
 }
 
 static const mcp__method methods[] = {{"tools/call", tools_call, MCP__ERAS_ALL, 0, NULL}};
