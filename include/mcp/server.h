@@ -55,6 +55,18 @@ enum mcp_tool_flags {
     MCP_TOOL_BLOCKING = 1 /* run on the worker pool; may block */
 };
 
+/* Whether a tool runs as a task (2025-11-25 execution.taskSupport): a
+ * client may ask a task of an OPTIONAL tool, must of a REQUIRED one, and
+ * may not of a FORBIDDEN one (each refused with -32601 otherwise). The
+ * handler is the same either way: the library makes the call a task,
+ * answers CreateTaskResult at once, and keeps what the handler answers
+ * for tasks/result. */
+typedef enum mcp_task_support {
+    MCP_TASK_FORBIDDEN = 0,
+    MCP_TASK_OPTIONAL = 1,
+    MCP_TASK_REQUIRED = 2
+} mcp_task_support;
+
 typedef struct mcp_tool {
     size_t size;               /* sizeof(mcp_tool) */
     const char *name;          /* required; 1-128 of [A-Za-z0-9_.-] */
@@ -74,6 +86,8 @@ typedef struct mcp_tool {
      * readOnlyHint, destructiveHint, ...), icons (an array of Icon
      * objects), meta (the item's _meta object). */
     const char *annotations, *icons, *meta;
+    /* Listed as execution.taskSupport unless FORBIDDEN (the default). */
+    mcp_task_support task_support;
 } mcp_tool;
 
 /*
@@ -224,6 +238,17 @@ typedef struct mcp_server_options {
      * the next item, not a position: a page read after the list changed
      * neither repeats nor skips what stayed. */
     size_t page_size;
+    /* Tasks (2025-11-25 task-augmented tools/call; mcp_task_support): the
+     * longest a task is kept from its creation (a longer ttl asked for, or
+     * none, gets this: the ttl reported is the one granted; 0: one hour),
+     * the pollInterval suggested (0: 1000 ms), how many tasks, finished or
+     * not, one client may hold (0: 64) and the server holds in all (0:
+     * 4096): past either, a task-augmented call is refused (-32603). A
+     * client's tasks are its session's: they end with it. */
+    uint64_t task_max_ttl_ms;
+    uint64_t task_poll_interval_ms;
+    unsigned task_max_per_client;
+    unsigned task_max_total;
 } mcp_server_options;
 
 /* mcp_server_new: MCP_OK and *out (free with mcp_server_free),

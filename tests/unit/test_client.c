@@ -89,7 +89,7 @@ static void connect_negotiates_and_lists_tools(void **state)
     mcp_json_doc *tools;
     mcp_cache_hint hint = {.size = sizeof hint};
     assert_int_equal(mcp_client_list_tools(c, NULL, &tools, &hint), MCP_OK);
-    assert_int_equal(mcp_json_array_size(mcp_json_doc_root(tools)), 9);
+    assert_int_equal(mcp_json_array_size(mcp_json_doc_root(tools)), 10); /* the demo tools, job included */
     assert_true(hint.present); /* 2026-07-28 lists carry caching hints */
     mcp_json_doc_free(tools);
     mcp_client_free(c);

@@ -350,7 +350,8 @@ static int add_demo_tools(void)
          .input_schema = "{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0}},"
          "\"required\":[\"seconds\"]}",
          .handler = tool_sleep,
-         .flags = MCP_TOOL_BLOCKING},
+         .flags = MCP_TOOL_BLOCKING,
+         .task_support = MCP_TASK_OPTIONAL},
         {.size = sizeof(mcp_tool),
          .name = "count",
          .title = "Count",
@@ -358,13 +359,25 @@ static int add_demo_tools(void)
          .input_schema = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":0},"
          "\"delay_ms\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"n\",\"delay_ms\"]}",
          .handler = tool_count,
-         .flags = MCP_TOOL_BLOCKING},
+         .flags = MCP_TOOL_BLOCKING,
+         .task_support = MCP_TASK_OPTIONAL},
+        {.size = sizeof(mcp_tool),
+         .name = "job",
+         .title = "Job",
+         .description = "Counts to n, one step every delay_ms, reporting progress: as a task "
+                        "only (2025-11-25 execution.taskSupport \"required\").",
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":0},"
+         "\"delay_ms\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"n\",\"delay_ms\"]}",
+         .handler = tool_count,
+         .flags = MCP_TOOL_BLOCKING,
+         .task_support = MCP_TASK_REQUIRED},
         {.size = sizeof(mcp_tool),
          .name = "fail",
          .title = "Fail",
          .description = "Always fails, with the given message (an isError result).",
          .input_schema = "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}}}",
-         .handler = tool_fail},
+         .handler = tool_fail,
+         .task_support = MCP_TASK_OPTIONAL},
         {.size = sizeof(mcp_tool),
          .name = "add_tool",
          .title = "Add a tool",
@@ -549,8 +562,9 @@ int cli_serve(int argc, char **argv)
         .prog = "mcp serve",
         .usage_command = "serve",
         .options = {.name = "mcp serve",
-                    .instructions = "A demo server: the tools echo, sleep, count, fail, add_tool, "
-                                    "confirm, connect, summarize and roots; "
+                    .instructions = "A demo server: the tools echo, sleep, count, job, fail, "
+                                    "add_tool, confirm, connect, summarize and roots (sleep, "
+                                    "count and fail may run as tasks, job only as one); "
                                     "resources (demo://readme) and a prompt (greet).",
                     /* The demo's tools change (add_tool), its prompts and
                      * resources never: only what can change is declared. */

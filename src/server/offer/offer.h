@@ -43,6 +43,7 @@ typedef struct tool {
     mcp_tool_fn handler;
     void *user_data;
     unsigned flags;
+    mcp_task_support task_support;
 } tool;
 
 /* Resources, resource templates and prompts (catalog.c). */

@@ -66,6 +66,14 @@ static int tool_item(tool *t, const mcp_tool *spec)
         mcp__jw_key(&w, "outputSchema");
         mcp__jw_value(&w, mcp_json_doc_root(t->output_schema));
     }
+    static const char *const support[] = {NULL, "optional", "required"};
+    if (spec->task_support != MCP_TASK_FORBIDDEN) {
+        mcp__jw_key(&w, "execution");
+        mcp__jw_object(&w);
+        mcp__jw_key(&w, "taskSupport");
+        mcp__jw_string(&w, support[spec->task_support]);
+        mcp__jw_object_end(&w);
+    }
     int rc = mcp__catalog_extras(&w, spec->annotations, spec->icons, spec->meta);
     mcp__jw_object_end(&w);
     int frc = mcp__jw_finish(&w);
@@ -121,7 +129,8 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out, uint64_t seq)
         !spec.handler || !valid_name(spec.name) ||
         (spec.title && mcp_utf8_validate(spec.title, strlen(spec.title), NULL)) ||
         (spec.description &&
-         mcp_utf8_validate(spec.description, strlen(spec.description), NULL)))
+         mcp_utf8_validate(spec.description, strlen(spec.description), NULL)) ||
+        (unsigned)spec.task_support > MCP_TASK_REQUIRED)
         return MCP_ERR_INVALID_ARG;
     tool *t = calloc(1, sizeof *t);
     if (!t)
@@ -157,6 +166,7 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out, uint64_t seq)
     t->handler = spec.handler;
     t->user_data = spec.user_data;
     t->flags = spec.flags;
+    t->task_support = spec.task_support;
     *out = t;
     return MCP_OK;
 }

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tasks a server keeps: ids, the state machine, expiry. Everything here
+ * runs on the loop thread, so a transition is one step that nothing can
+ * interleave with; what a write may do meanwhile (end the connection and
+ * remove the task) is met by holding the task across it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "core/hash.h"
+#include "json/writer.h"
+#include "server/tasks/tasks.h"
+
+static const char *const status_names[] = {"working", "input_required", "completed", "failed",
+                                           "cancelled"};
+
+const char *task_status_name(task_status s)
+{
+    return status_names[s];
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Expiry ------------------------------------------------------------------------- */
+
+static void expire_due(uv_timer_t *timer);
+
+/* Arm the timer for the earliest expiry, or stop it when no task lives. */
+static void arm(task_store *ts)
+{
+    if (!ts->timer_open)
+        return;
+    uint64_t first = UINT64_MAX;
+    for (task *t = ts->oldest; t; t = t->next)
+        if (t->expires < first)
+            first = t->expires;
+    if (first == UINT64_MAX) {
+        uv_timer_stop(&ts->expiry);
+        return;
+    }
+    uint64_t now = mcp__now_ms();
+    uv_timer_start(&ts->expiry, expire_due, first > now ? first - now : 0, 0);
+}
+
+static bool due(const task *t, const void *now)
+{
+    return t->expires <= *(const uint64_t *)now;
+}
+
+static void expire_due(uv_timer_t *timer)
+{
+    task_store *ts = timer->data;
+    uint64_t now = mcp__now_ms();
+    task_remove_matching(ts, due, &now, "the task expired");
+    arm(ts);
+}
+
+void task_remove_matching(task_store *ts, bool (*match)(const task *t, const void *ctx),
+                          const void *ctx, const char *why)
+{
+    /* Held first, then removed: removing one cancels its run and answers
+     * its waiters, which may end a connection and remove other tasks. */
+    for (;;) {
+        task *batch[64];
+        size_t n = 0;
+        for (task *t = ts->oldest; t && n < 64; t = t->next)
+            if (match(t, ctx)) {
+                task_hold(t);
+                batch[n++] = t;
+            }
+        for (size_t i = 0; i < n; i++) {
+            if (!batch[i]->gone)
+                mcp__server_log(ts->server, MCP_LOG_DEBUG, "task %s (%s) removed: %s",
+                                batch[i]->id, task_status_name(batch[i]->status), why);
+            task_remove(batch[i], why);
+            task_release(batch[i]);
+        }
+        if (n < 64)
+            break;
+    }
+}
+
+/* Making and finding ------------------------------------------------------------- */
+
+static bool same_id(const void *value, const void *ctx)
+{
+    return strcmp(((const task *)value)->id, ctx) == 0;
+}
+
+task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms)
+{
+    unsigned char raw[TASK_ID_LEN / 2];
+    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+        return NULL;
+    task *t = calloc(1, sizeof *t);
+    if (!t || mcp__map_reserve(&ts->by_id, &ts->server->mem, 1) != MCP_OK) {
+        free(t);
+        return NULL;
+    }
+    if (!ts->timer_open) {
+        uv_timer_init(&ts->server->loop, &ts->expiry);
+        ts->expiry.data = ts;
+        ts->timer_open = true;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof raw; i++) {
+        t->id[2 * i] = hex[raw[i] >> 4];
+        t->id[2 * i + 1] = hex[raw[i] & 15];
+    }
+    t->store = ts;
+    t->status = TASK_WORKING;
+    t->created_ms = t->updated_ms = wall_ms();
+    t->ttl_ms = ttl_ms;
+    t->expires = mcp__now_ms() + ttl_ms;
+    t->seq = ++ts->next_seq;
+    t->owner = owner;
+    mcp__conn_ref(owner);
+    ((task_owner *)mcp__conn_state(owner, &mcp__tasks_feature))->count++;
+    mcp__map_put(&ts->by_id, &ts->server->mem, mcp__hash_bytes(t->id, TASK_ID_LEN), t);
+    t->prev = ts->newest;
+    if (ts->newest)
+        ts->newest->next = t;
+    else
+        ts->oldest = t;
+    ts->newest = t;
+    ts->count++;
+    arm(ts);
+    return t;
+}
+
+task *task_find(task_store *ts, conn *c, const char *id, size_t len)
+{
+    if (len != TASK_ID_LEN || memchr(id, '\0', len))
+        return NULL;
+    char key[TASK_ID_LEN + 1];
+    memcpy(key, id, len);
+    key[len] = '\0';
+    task *t = mcp__map_find(&ts->by_id, mcp__hash_bytes(key, len), same_id, key);
+    return t && t->owner == c ? t : NULL;
+}
+
+task *task_next_of(task_store *ts, conn *c, uint64_t after)
+{
+    for (task *t = ts->oldest; t; t = t->next)
+        if (t->seq > after && t->owner == c)
+            return t;
+    return NULL;
+}
+
+/* Life ------------------------------------------------------------------------- */
+
+void task_hold(task *t)
+{
+    t->holds++;
+}
+
+static void task_free(task *t)
+{
+    free(t->status_message);
+    free(t->outcome);
+    free(t);
+}
+
+void task_release(task *t)
+{
+    if (--t->holds == 0 && t->gone)
+        task_free(t);
+}
+
+bool task_transition(task *t, task_status to, const char *message)
+{
+    /* working <-> input_required, and either to a terminal status; a
+     * terminal status never changes (tasks.mdx, "Task Status Lifecycle"). */
+    if (task_terminal(t->status) || t->status == to)
+        return false;
+    char *copy = message ? strdup(message) : NULL;
+    free(t->status_message);
+    t->status_message = copy; /* out of memory: the message is lost, not the change */
+    t->status = to;
+    int64_t now = wall_ms();
+    t->updated_ms = now > t->updated_ms ? now : t->updated_ms;
+    return true;
+}
+
+void task_remove(task *t, const char *why)
+{
+    if (t->gone)
+        return;
+    task_store *ts = t->store;
+    t->gone = true;
+    mcp__map_remove(&ts->by_id, mcp__hash_bytes(t->id, TASK_ID_LEN), t);
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        ts->oldest = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        ts->newest = t->prev;
+    t->prev = t->next = NULL;
+    ts->count--;
+    ((task_owner *)mcp__conn_state(t->owner, &mcp__tasks_feature))->count--;
+    task_hold(t);
+    mcp__request *run = t->run;
+    t->run = NULL;
+    if (run) {
+        mcp__server_log(ts->server, MCP_LOG_INFO, "task %s: its call is cancelled: %s", t->id,
+                        why);
+        mcp__request_cancel(run, why);
+    }
+    /* Its waiters learn it is gone (each answer may end their connection). */
+    while (t->waiters) {
+        task_waiter *w = t->waiters;
+        t->waiters = w->next;
+        w->task = NULL;
+        char text[120];
+        snprintf(text, sizeof text, "Task %s no longer exists: %s", t->id, why);
+        mcp__request_end(&w->req, ANSWER_ERROR, MCP_WIRE_INVALID_PARAMS, text, strlen(text));
+    }
+    conn *owner = t->owner;
+    t->owner = NULL;
+    task_release(t);
+    mcp__conn_unref(owner);
+}
+
+/* The Task ----------------------------------------------------------------------- */
+
+/* RFC 3339, UTC, with milliseconds: what ISO 8601 allows and every parser
+ * reads. */
+static void timestamp(char out[32], int64_t ms)
+{
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03dZ", (int)(ms % 1000));
+}
+
+void task_write(mcp__jw *w, const task *t)
+{
+    char when[32];
+    mcp__jw_key(w, "taskId");
+    mcp__jw_string(w, t->id);
+    mcp__jw_key(w, "status");
+    mcp__jw_string(w, task_status_name(t->status));
+    if (t->status_message) {
+        mcp__jw_key(w, "statusMessage");
+        mcp__jw_string(w, t->status_message);
+    }
+    timestamp(when, t->created_ms);
+    mcp__jw_key(w, "createdAt");
+    mcp__jw_string(w, when);
+    timestamp(when, t->updated_ms);
+    mcp__jw_key(w, "lastUpdatedAt");
+    mcp__jw_string(w, when);
+    mcp__jw_key(w, "ttl");
+    mcp__jw_int(w, (int64_t)t->ttl_ms);
+    mcp__jw_key(w, "pollInterval");
+    mcp__jw_int(w, (int64_t)t->store->poll_ms);
+}

@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tasks feature: tools/call taken over (a call with params.task becomes
+ * a task), tasks/get, tasks/result, tasks/list and tasks/cancel, the
+ * capabilities, and a task's run: the call detached from its request,
+ * whose answer ends the task.
+ *
+ * Choices the spec leaves open:
+ * - tasks/result of a cancelled task is the error -32602 "Task <id> was
+ *   cancelled" with data {"taskId", "status": "cancelled"}: the call has
+ *   no result, and the request names a task whose result cannot be had.
+ * - A task-augmented call past the caps (per client, in all) is refused
+ *   -32603 with a message that names the cap.
+ * - A task that no longer exists (expired, its session ended) answers its
+ *   waiting tasks/result -32602, as an unknown id would be answered.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/writer.h"
+#include "server/tasks/tasks.h"
+#include "session/entry.h"
+
+#define RELATED_TASK "io.modelcontextprotocol/related-task"
+
+/* Whether a request of this revision knows tasks: 2025-11-25 (and not the
+ * 2026-07-28 extension, which is not served yet). */
+static bool tasks_revision(const char *version)
+{
+    return version && !mcp_protocol_modern(version) && strcmp(version, "2025-11-25") >= 0;
+}
+
+static task_store *store_of(conn *c)
+{
+    return mcp__server_state(c->server, &mcp__tasks_feature);
+}
+
+/* Writing ------------------------------------------------------------------------ */
+
+/* {<the task's members>} in b, or {"task":{...}} (CreateTaskResult). */
+static int task_object(mcp_buf *b, const task *t, bool nested)
+{
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_object(&w);
+    if (nested) {
+        mcp__jw_key(&w, "task");
+        mcp__jw_object(&w);
+    }
+    task_write(&w, t);
+    if (nested)
+        mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    return mcp__jw_finish(&w);
+}
+
+static void reply_task(mcp_session *ss, mcp_handle h, const task *t)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    if (task_object(&b, t, false) == MCP_OK)
+        mcp_session_reply_raw(ss, h, b.data, b.len);
+    else
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+    mcp_buf_free(&b);
+}
+
+/* The call's result as tasks/result gives it: as the call made it, with
+ * the task named in its _meta (tasks.mdx: MUST). */
+static int result_with_task(const task *t, mcp_buf *b)
+{
+    mcp_json_doc *d;
+    int rc = mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &d, NULL);
+    if (rc != MCP_OK)
+        return rc;
+    const mcp_json *root = mcp_json_doc_root(d), *meta = NULL;
+    mcp__jw w;
+    mcp__jw_begin(&w, b);
+    mcp__jw_object(&w);
+    for (size_t i = 0; i < mcp_json_object_size(root); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(root, i, &k, &kn);
+        if (kn == 5 && !memcmp(k, "_meta", 5) && mcp_json_typeof(v) == MCP_JSON_OBJECT) {
+            meta = v;
+            continue;
+        }
+        mcp__jw_keyn(&w, k, kn);
+        mcp__jw_value(&w, v);
+    }
+    mcp__jw_key(&w, "_meta");
+    mcp__jw_object(&w);
+    for (size_t i = 0; i < mcp_json_object_size(meta); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(meta, i, &k, &kn);
+        if (kn == strlen(RELATED_TASK) && !memcmp(k, RELATED_TASK, kn))
+            continue;
+        mcp__jw_keyn(&w, k, kn);
+        mcp__jw_value(&w, v);
+    }
+    mcp__jw_key(&w, RELATED_TASK);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "taskId");
+    mcp__jw_string(&w, t->id);
+    mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    mcp__jw_object_end(&w);
+    rc = mcp__jw_finish(&w);
+    mcp_json_doc_free(d);
+    return rc;
+}
+
+/* What tasks/result answers for ended t: the kind and code of the answer,
+ * and in b its text as mcp__request_end takes it (a result object, or
+ * {"message":...,"data":...}). */
+static int task_answer(const task *t, answer_kind *kind, int64_t *code, mcp_buf *b)
+{
+    if (t->status == TASK_CANCELLED) {
+        mcp__jw w;
+        mcp__jw_begin(&w, b);
+        mcp__jw_object(&w);
+        mcp__jw_key(&w, "message");
+        char text[80];
+        snprintf(text, sizeof text, "Task %s was cancelled", t->id);
+        mcp__jw_string(&w, text);
+        mcp__jw_key(&w, "data");
+        mcp__jw_object(&w);
+        mcp__jw_key(&w, "taskId");
+        mcp__jw_string(&w, t->id);
+        mcp__jw_key(&w, "status");
+        mcp__jw_string(&w, "cancelled");
+        mcp__jw_object_end(&w);
+        mcp__jw_object_end(&w);
+        *kind = ANSWER_ERROR_DATA;
+        *code = MCP_WIRE_INVALID_PARAMS;
+        return mcp__jw_finish(&w);
+    }
+    if (t->outcome_is_error) {
+        *kind = ANSWER_ERROR_DATA;
+        *code = t->outcome_code;
+        return mcp_buf_append(b, t->outcome, t->outcome_len);
+    }
+    *kind = ANSWER_RESULT;
+    *code = 0;
+    return result_with_task(t, b);
+}
+
+/* Answer request h of the session now with what t ended with. */
+static void reply_ended(mcp_session *ss, mcp_handle h, const task *t)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    answer_kind kind;
+    int64_t code;
+    if (task_answer(t, &kind, &code, &b) != MCP_OK) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+    } else if (kind == ANSWER_RESULT) {
+        mcp_session_reply_raw(ss, h, b.data, b.len);
+    } else {
+        mcp_json_doc *d = NULL;
+        if (mcp_json_parse(b.data, b.len, NULL, NULL, &d, NULL) == MCP_OK) {
+            const mcp_json *root = mcp_json_doc_root(d);
+            mcp_session_reply_error(ss, h, code,
+                                    mcp_json_string(mcp_json_object_get(root, "message"), NULL),
+                                    mcp_json_object_get(root, "data"));
+        } else {
+            mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
+                                    "Internal error: out of memory", NULL);
+        }
+        mcp_json_doc_free(d);
+    }
+    mcp_buf_free(&b);
+}
+
+/* Telling ------------------------------------------------------------------------ */
+
+void tasks_notify_status(task *t)
+{
+    if (t->gone || t->owner->down)
+        return;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_json_doc *d = NULL;
+    if (task_object(&b, t, false) == MCP_OK &&
+        mcp_json_parse(b.data, b.len, NULL, NULL, &d, NULL) == MCP_OK)
+        mcp_session_notify(t->owner->driver.session, "notifications/tasks/status",
+                           mcp_json_doc_root(d));
+    mcp_json_doc_free(d);
+    mcp_buf_free(&b);
+}
+
+void tasks_ended(task *t)
+{
+    task_hold(t);
+    while (t->waiters && !t->gone) {
+        task_waiter *w = t->waiters;
+        t->waiters = w->next;
+        w->task = NULL;
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        answer_kind kind;
+        int64_t code;
+        if (task_answer(t, &kind, &code, &b) == MCP_OK)
+            mcp__request_end(&w->req, kind, code, b.data, b.len);
+        else
+            mcp__request_end(&w->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR,
+                             MCP_LITERAL("Internal error: out of memory"));
+        mcp_buf_free(&b);
+    }
+    tasks_notify_status(t);
+    task_release(t);
+}
+
+/* The run: the tool's call as the task ------------------------------------------- */
+
+static task *task_of(mcp__request *r)
+{
+    return (task *)(void *)(uintptr_t)r->sink;
+}
+
+/* Whether a tool's result says isError: a failed task (tasks.mdx). */
+static bool is_error_result(const char *text, size_t len)
+{
+    mcp_json_doc *d;
+    bool yes = false;
+    if (mcp_json_parse(text, len, NULL, NULL, &d, NULL) == MCP_OK) {
+        mcp_json_get_bool(mcp_json_object_get(mcp_json_doc_root(d), "isError"), &yes);
+        mcp_json_doc_free(d);
+    }
+    return yes;
+}
+
+/* {"message":message} as an error's text (n bytes of message). */
+static char *error_text(const char *message, size_t n, size_t *len)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "message");
+    mcp__jw_stringn(&w, message, n);
+    mcp__jw_object_end(&w);
+    if (mcp__jw_finish(&w) != MCP_OK) {
+        mcp_buf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data;
+}
+
+static void run_answered(mcp__request *r, answer_kind kind, int64_t code, const char *text,
+                         size_t len)
+{
+    task *t = task_of(r);
+    t->run = NULL;
+    if (t->gone || task_terminal(t->status))
+        return;
+    task_status to = TASK_COMPLETED;
+    const char *message = NULL;
+    char *outcome = NULL;
+    size_t outcome_len = 0;
+    bool is_error = false;
+    if (kind == ANSWER_RESULT || kind == ANSWER_RESULT_PLAIN) {
+        outcome = malloc(len + 1);
+        if (outcome) {
+            memcpy(outcome, text, len);
+            outcome[len] = '\0';
+            outcome_len = len;
+        }
+        if (is_error_result(text, len)) {
+            to = TASK_FAILED;
+            message = "The tool reported an error (isError)";
+        }
+    } else if (kind == ANSWER_ERROR_DATA) {
+        outcome = strndup(text, len);
+        outcome_len = len;
+        is_error = true;
+        to = TASK_FAILED;
+        message = "The call ended with an error";
+    } else {
+        if (kind != ANSWER_ERROR) {
+            code = MCP_WIRE_INTERNAL_ERROR;
+            text = "Internal error: the handler ended without a result";
+            len = strlen(text);
+        }
+        message = "The call ended with an error";
+        outcome = error_text(text, len, &outcome_len);
+        is_error = true;
+        to = TASK_FAILED;
+    }
+    if (!outcome) {
+        /* Out of memory: the task still ends, failed, with a short error. */
+        to = TASK_FAILED;
+        is_error = true;
+        code = MCP_WIRE_INTERNAL_ERROR;
+        message = "Internal error: out of memory";
+        outcome = error_text(message, strlen(message), &outcome_len);
+    }
+    t->outcome = outcome;
+    t->outcome_len = outcome_len;
+    t->outcome_is_error = is_error;
+    t->outcome_code = code;
+    task_transition(t, to, message);
+    tasks_ended(t);
+}
+
+static void run_progress(mcp__request *r, double progress, double total, const char *message)
+{
+    task *t = task_of(r);
+    if (t->gone || t->owner->down)
+        return;
+    const mcp_json *token =
+        mcp_json_object_get(mcp_json_object_get(r->msg->params, "_meta"), "progressToken");
+    mcp__session_task_progress(t->owner->driver.session, token, progress, total, message, t->id);
+}
+
+static void run_log(mcp__request *r, mcp_log_level level, const char *logger, const char *text)
+{
+    task *t = task_of(r);
+    if (t->gone || t->owner->down)
+        return;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *data = d ? mcp_json_new_string(d, text) : NULL;
+    if (data)
+        mcp__session_task_log(t->owner->driver.session, level, logger, data, t->id);
+    mcp_json_doc_free(d);
+}
+
+static const mcp__request_sink run_sink = {run_answered, run_progress, run_log};
+
+typedef struct start {
+    task *task;
+    mcp_handle handle;
+    bool started;
+} start;
+
+/* The call is made: it becomes the task's run, and the request is
+ * answered CreateTaskResult before anything of the run can end the task. */
+static bool task_started(mcp_call *c, void *arg)
+{
+    start *st = arg;
+    task *t = st->task;
+    st->started = true;
+    t->run = &c->req;
+    mcp__request_detach(&c->req, &t->sink);
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    int rc = task_object(&b, t, true);
+    task_hold(t);
+    mcp_session *ss = c->req.conn->driver.session;
+    if (rc == MCP_OK)
+        rc = mcp_session_reply_raw(ss, st->handle, b.data, b.len);
+    else
+        mcp_session_reply_error(ss, st->handle, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: out of memory", NULL);
+    mcp_buf_free(&b);
+    /* Written, or the write ended the connection (and the task with it). */
+    if (rc != MCP_OK && rc != MCP_ERR_CLOSED)
+        task_remove(t, "its CreateTaskResult could not be sent");
+    bool running = !t->gone && !c->req.settled;
+    task_release(t);
+    return running;
+}
+
+/* The methods -------------------------------------------------------------------- */
+
+static void not_in_revision(mcp_session *ss, mcp_handle h, const mcp_message *msg)
+{
+    char text[160];
+    snprintf(text, sizeof text, "Method not found: %.*s is not part of protocol revision %s",
+             (int)msg->method_len, msg->method, mcp_session_inbound_version(ss, h));
+    mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
+}
+
+/* The task params.taskId names, if c owns it; else h is answered -32602
+ * (the same for an unknown id and another's: nothing tells them apart). */
+static task *named_task(conn *c, mcp_handle h, const mcp_message *msg)
+{
+    mcp_session *ss = c->driver.session;
+    if (!tasks_revision(mcp_session_inbound_version(ss, h))) {
+        not_in_revision(ss, h, msg);
+        return NULL;
+    }
+    size_t n;
+    const char *id = mcp_json_string(mcp_json_object_get(msg->params, "taskId"), &n);
+    if (!id) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: params.taskId must be a string", NULL);
+        return NULL;
+    }
+    task *t = task_find(store_of(c), c, id, n);
+    if (!t) {
+        char text[200], shown[120];
+        mcp__show_string(shown, sizeof shown, id, n, 64, 100);
+        snprintf(text, sizeof text, "Invalid params: no task %s", shown);
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, text, NULL);
+    }
+    return t;
+}
+
+static void tasks_get(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    (void)state;
+    task *t = named_task(c, h, msg);
+    if (t)
+        reply_task(c->driver.session, h, t);
+}
+
+static void waiter_destroy(mcp__request *r)
+{
+    free(r);
+}
+
+static void tasks_result(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    (void)state;
+    task *t = named_task(c, h, msg);
+    if (!t)
+        return;
+    mcp_session *ss = c->driver.session;
+    if (task_terminal(t->status)) {
+        reply_ended(ss, h, t);
+        return;
+    }
+    /* Blocks until the end (tasks.mdx: MUST): the request waits, answered
+     * when the task ends, or cancelled like any other. */
+    task_waiter *w = calloc(1, sizeof *w);
+    if (!w || mcp__request_start(&w->req, c, h, msg, NULL) != MCP_OK) {
+        free(w);
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+        return;
+    }
+    w->req.destroy = waiter_destroy;
+    w->task = t;
+    w->next = t->waiters;
+    t->waiters = w;
+}
+
+static void unlink_waiter(task_waiter *w)
+{
+    for (task_waiter **p = &w->task->waiters; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    w->task = NULL;
+}
+
+/* A tasks/result cancelled while it waits (by the client, its session's
+ * end): out of its task's list, and its own reference dropped. */
+static void request_settled(mcp__request *r, void *state, const mcp__settle *how)
+{
+    (void)state;
+    if (r->destroy != waiter_destroy || !how->cancelled)
+        return;
+    task_waiter *w = (task_waiter *)r;
+    if (w->task)
+        unlink_waiter(w);
+    mcp__request_end(r, ANSWER_NONE, 0, NULL, 0);
+}
+
+static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    (void)state;
+    task *t = named_task(c, h, msg);
+    if (!t)
+        return;
+    mcp_session *ss = c->driver.session;
+    if (task_terminal(t->status)) {
+        char text[120];
+        snprintf(text, sizeof text,
+                 "Invalid params: task %s cannot be cancelled: it is already %s", t->id,
+                 task_status_name(t->status));
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, text, NULL);
+        return;
+    }
+    /* One step: cancelled before anything is written (tasks.mdx: the task
+     * is cancelled before the response), then the run stops. */
+    task_hold(t);
+    mcp__request *run = t->run;
+    t->run = NULL;
+    task_transition(t, TASK_CANCELLED, "Cancelled by the client");
+    if (run) {
+        mcp__server_log(c->server, MCP_LOG_INFO, "task %s cancelled (tasks/cancel): its call stops",
+                        t->id);
+        mcp__request_cancel(run, "the task was cancelled (tasks/cancel)");
+    }
+    reply_task(ss, h, t);
+    if (!t->gone)
+        tasks_ended(t);
+    task_release(t);
+}
+
+/* A tasks/list cursor: the sequence of the last task listed, in decimal. */
+static bool read_cursor(const mcp_json *v, uint64_t *after)
+{
+    *after = 0;
+    if (!v)
+        return true;
+    size_t n;
+    const char *s = mcp_json_string(v, &n);
+    if (!s || n == 0 || n > 19)
+        return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    }
+    *after = x;
+    return true;
+}
+
+static void tasks_list(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    (void)state;
+    mcp_session *ss = c->driver.session;
+    if (!tasks_revision(mcp_session_inbound_version(ss, h))) {
+        not_in_revision(ss, h, msg);
+        return;
+    }
+    uint64_t after;
+    if (!read_cursor(mcp_json_object_get(msg->params, "cursor"), &after)) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, "Invalid params: unknown cursor",
+                                NULL);
+        return;
+    }
+    task_store *ts = store_of(c);
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    mcp__jw_key(&w, "tasks");
+    mcp__jw_array(&w);
+    size_t shown = 0;
+    task *t = task_next_of(ts, c, after);
+    for (; t && shown < ts->page_size; t = task_next_of(ts, c, t->seq)) {
+        mcp__jw_object(&w);
+        task_write(&w, t);
+        mcp__jw_object_end(&w);
+        after = t->seq;
+        shown++;
+    }
+    mcp__jw_array_end(&w);
+    if (t) {
+        char cursor[24];
+        snprintf(cursor, sizeof cursor, "%llu", (unsigned long long)after);
+        mcp__jw_key(&w, "nextCursor");
+        mcp__jw_string(&w, cursor);
+    }
+    mcp__jw_object_end(&w);
+    if (mcp__jw_finish(&w) == MCP_OK)
+        mcp_session_reply_raw(ss, h, b.data, b.len);
+    else
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+    mcp_buf_free(&b);
+}
+
+/* params.task.ttl: absent or null, the longest; else a whole number of
+ * milliseconds, at least 1, cut to the longest. False: not one. */
+static bool granted_ttl(const task_store *ts, const mcp_json *task_param, uint64_t *ttl)
+{
+    const mcp_json *v = mcp_json_object_get(task_param, "ttl");
+    *ttl = ts->max_ttl_ms;
+    if (!v || mcp_json_typeof(v) == MCP_JSON_NULL)
+        return true;
+    uint64_t asked;
+    if (mcp_json_get_uint64(v, &asked) != MCP_OK || asked == 0)
+        return false;
+    if (asked < *ttl)
+        *ttl = asked;
+    return true;
+}
+
+static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    task_owner *own = state;
+    mcp_session *ss = c->driver.session;
+    const mcp_json *param = mcp_json_object_get(msg->params, "task");
+    /* Before 2025-11-25, and without the extension under 2026-07-28, a
+     * task param is a member like any unknown one: ignored. */
+    bool as_task = param && tasks_revision(mcp_session_inbound_version(ss, h));
+    if (as_task && mcp_json_typeof(param) != MCP_JSON_OBJECT) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: params.task must be an object", NULL);
+        return;
+    }
+    task_store *ts = store_of(c);
+    uint64_t ttl = 0;
+    if (as_task && !granted_ttl(ts, param, &ttl)) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: params.task.ttl must be a whole number of "
+                                "milliseconds, at least 1",
+                                NULL);
+        return;
+    }
+    registry *snap;
+    const tool *tl = mcp__tools_call_find(c, h, msg, &snap);
+    if (!tl)
+        return;
+    char text[260];
+    if (!as_task) {
+        if (tl->task_support == MCP_TASK_REQUIRED &&
+            tasks_revision(mcp_session_inbound_version(ss, h))) {
+            snprintf(text, sizeof text,
+                     "Method not found: tool %s runs only as a task (its "
+                     "execution.taskSupport is \"required\"): call it with params.task",
+                     tl->name);
+            mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
+            mcp__registry_unref(snap);
+            return;
+        }
+        mcp__tools_call_start(c, h, msg, snap, tl, NULL, NULL);
+        return;
+    }
+    if (tl->task_support == MCP_TASK_FORBIDDEN) {
+        snprintf(text, sizeof text,
+                 "Method not found: tool %s does not run as a task (its "
+                 "execution.taskSupport is \"forbidden\"): call it without params.task",
+                 tl->name);
+        mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
+        mcp__registry_unref(snap);
+        return;
+    }
+    if (own->count >= ts->max_per_client || ts->count >= ts->max_total) {
+        bool mine = own->count >= ts->max_per_client;
+        snprintf(text, sizeof text,
+                 "Too many tasks: %s %zu, the server's limit; cancel some or wait for them to "
+                 "expire",
+                 mine ? "this client holds" : "the server holds", mine ? own->count : ts->count);
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
+        mcp__registry_unref(snap);
+        return;
+    }
+    task *t = task_create(ts, c, ttl);
+    if (!t) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: out of memory", NULL);
+        mcp__registry_unref(snap);
+        return;
+    }
+    t->sink = run_sink;
+    start st = {t, h, false};
+    task_hold(t);
+    mcp__tools_call_start(c, h, msg, snap, tl, task_started, &st);
+    if (!st.started) /* the call could not be made: h was answered -32603 */
+        task_remove(t, "its call could not be made");
+    task_release(t);
+}
+
+/* The feature -------------------------------------------------------------------- */
+
+static int declare(const mcp_server *s, mcp_json_doc *d, mcp_json *caps)
+{
+    (void)s;
+    mcp_json *tasks = mcp_json_new_object(d), *requests = mcp_json_new_object(d),
+             *tools = mcp_json_new_object(d);
+    mcp_json_object_set(d, tasks, "list", mcp_json_new_object(d));
+    mcp_json_object_set(d, tasks, "cancel", mcp_json_new_object(d));
+    mcp_json_object_set(d, tools, "call", mcp_json_new_object(d));
+    mcp_json_object_set(d, requests, "tools", tools);
+    mcp_json_object_set(d, tasks, "requests", requests);
+    mcp_json_object_set(d, caps, "tasks", tasks);
+    return mcp_json_doc_error(d) ? MCP_ERR_NOMEM : MCP_OK;
+}
+
+static int server_init(mcp_server *s, void *state)
+{
+    task_store *ts = state;
+    ts->server = s;
+    ts->max_ttl_ms = s->opts.task_max_ttl_ms ? s->opts.task_max_ttl_ms : 3600000;
+    ts->poll_ms = s->opts.task_poll_interval_ms ? s->opts.task_poll_interval_ms : 1000;
+    ts->max_per_client = s->opts.task_max_per_client ? s->opts.task_max_per_client : 64;
+    ts->max_total = s->opts.task_max_total ? s->opts.task_max_total : 4096;
+    ts->page_size = s->opts.page_size ? s->opts.page_size : 100;
+    return MCP_OK;
+}
+
+static void server_free(mcp_server *s, void *state)
+{
+    task_store *ts = state;
+    mcp__map_free(&ts->by_id, &s->mem);
+}
+
+static bool owned_by(const task *t, const void *c)
+{
+    return t->owner == c;
+}
+
+static bool any(const task *t, const void *unused)
+{
+    (void)t;
+    (void)unused;
+    return true;
+}
+
+static void conn_ending(conn *c, void *state, const char *why)
+{
+    (void)why;
+    if (((task_owner *)state)->count)
+        task_remove_matching(store_of(c), owned_by, c, "its session ended");
+}
+
+static void loop_closing(mcp_server *s, void *state)
+{
+    (void)s;
+    task_store *ts = state;
+    task_remove_matching(ts, any, NULL, "the server stopped");
+    if (ts->timer_open) {
+        uv_close((uv_handle_t *)&ts->expiry, NULL);
+        ts->timer_open = false;
+    }
+}
+
+#define NO_TASKS "Method not found: this server offers no tasks"
+
+static const mcp__method methods[] = {
+    {"tools/call", tasks_tools_call, MCP__ERAS_ALL, NULL, NULL},
+    {"tasks/get", tasks_get, MCP__ERA_2025, "tasks", NO_TASKS},
+    {"tasks/result", tasks_result, MCP__ERA_2025, "tasks", NO_TASKS},
+    {"tasks/list", tasks_list, MCP__ERA_2025, "tasks.list", NO_TASKS},
+    {"tasks/cancel", tasks_cancel, MCP__ERA_2025, "tasks.cancel", NO_TASKS},
+};
+
+const mcp__feature mcp__tasks_feature = {
+    .name = "tasks",
+    .methods = methods,
+    .nmethods = sizeof methods / sizeof methods[0],
+    .declare = declare,
+    .server_state_size = sizeof(task_store),
+    .server_init = server_init,
+    .server_free = server_free,
+    .conn_state_size = sizeof(task_owner),
+    .conn_ending = conn_ending,
+    .loop_closing = loop_closing,
+    .request_settled = request_settled,
+};

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tasks (2025-11-25, basic/utilities/tasks.mdx): a tools/call that carries
+ * params.task is answered CreateTaskResult at once, and the tool's own
+ * handler runs as the task, its call detached from the request
+ * (mcp__request_detach): what it answers is kept for tasks/result, its
+ * progress and logs go out naming the task, and tasks/cancel fires its
+ * cancel token. tasks.c answers the methods; task.c keeps the tasks: one
+ * state machine for every transition, the store, expiry.
+ *
+ * A task belongs to the connection whose session made it (a 2025 session
+ * is the client's identity): another asking for it is told it does not
+ * exist, and the connection's end ends its tasks (nobody could reach them
+ * any more).
+ *
+ * Threads: the loop thread, all of it; a handler's answers reach it
+ * through the request context's posts.
+ */
+#ifndef MCP_SERVER_TASKS_H
+#define MCP_SERVER_TASKS_H
+
+#include "server/methods/methods.h"
+
+extern const mcp__feature mcp__tasks_feature;
+
+typedef enum {
+    TASK_WORKING,
+    TASK_INPUT_REQUIRED,
+    TASK_COMPLETED,
+    TASK_FAILED,
+    TASK_CANCELLED
+} task_status;
+
+/* 128 random bits, as hex. */
+#define TASK_ID_LEN 32
+
+typedef struct task task;
+typedef struct task_waiter task_waiter;
+
+/* The server's tasks (the feature's server state). */
+typedef struct task_store {
+    mcp_server *server;
+    mcp__map by_id;       /* hash of the id -> task */
+    task *oldest, *newest; /* every task, in the order made */
+    size_t count;
+    uint64_t next_seq;
+    uint64_t max_ttl_ms, poll_ms;
+    size_t max_per_client, max_total, page_size;
+    uv_timer_t expiry; /* due at the earliest expiry, while any task lives */
+    bool timer_open;
+} task_store;
+
+/* What a connection holds (the feature's connection state). */
+typedef struct task_owner {
+    size_t count; /* its tasks */
+} task_owner;
+
+struct task {
+    mcp__request_sink sink; /* its run's: first, a sink pointer is the task */
+    task_store *store;
+    char id[TASK_ID_LEN + 1];
+    task_status status;
+    char *status_message; /* owned, or NULL */
+    int64_t created_ms, updated_ms; /* wall clock, for createdAt and lastUpdatedAt */
+    uint64_t ttl_ms;
+    uint64_t expires; /* loop clock */
+    uint64_t seq;     /* order made: tasks/list cursors */
+    conn *owner;      /* referenced */
+    mcp__request *run; /* the handler's call, until it settles */
+    task_waiter *waiters; /* tasks/result requests waiting for the end */
+    /* The end (completed or failed): the call's result object, or its
+     * error: outcome_code and {"message":..[,"data":..]}. */
+    char *outcome;
+    size_t outcome_len;
+    int64_t outcome_code;
+    bool outcome_is_error;
+    unsigned holds; /* code in the middle of using it: freed when 0 */
+    bool gone;      /* removed from the store: found no more */
+    task *prev, *next;
+};
+
+/* A tasks/result waiting for its task to end: a request of its own. */
+struct task_waiter {
+    mcp__request req; /* first */
+    task *task;       /* NULL once answered or cancelled */
+    task_waiter *next;
+};
+
+/* task.c -------------------------------------------------------------------------- */
+
+static inline bool task_terminal(task_status s)
+{
+    return s == TASK_COMPLETED || s == TASK_FAILED || s == TASK_CANCELLED;
+}
+const char *task_status_name(task_status s);
+
+/* A new task of owner, working, kept ttl_ms; NULL when out of memory or
+ * no random id could be had. */
+task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms);
+/* The task of that id owned by c, or NULL (unknown, gone, another's). */
+task *task_find(task_store *ts, conn *c, const char *id, size_t len);
+/* Keep t alive across a write (which may end its connection and remove
+ * it); task_release frees it when removed meanwhile. */
+void task_hold(task *t);
+void task_release(task *t);
+/* The one state machine: move t to `to` (false, nothing changed, when
+ * that is no transition of the spec's: from a terminal status, or to
+ * working from working), stamped now, with the status message (copied;
+ * NULL: none). */
+bool task_transition(task *t, task_status to, const char *message);
+/* Take t out of the store: its run cancelled (why), its waiters answered
+ * that the task is gone; freed once nothing holds it. */
+void task_remove(task *t, const char *why);
+/* Remove every task match accepts (ctx passed on), as task_remove does:
+ * safe however the removals end connections and remove others. */
+void task_remove_matching(task_store *ts, bool (*match)(const task *t, const void *ctx),
+                          const void *ctx, const char *why);
+/* The Task object's members (taskId, status, ...) written by w. */
+void task_write(mcp__jw *w, const task *t);
+/* Tasks of c made after the one of sequence `after`, in order: the next
+ * one, or NULL. */
+task *task_next_of(task_store *ts, conn *c, uint64_t after);
+
+/* tasks.c ------------------------------------------------------------------------- */
+
+/* t ended (its status terminal): answer its waiters and tell its owner.
+ * Holds t meanwhile. */
+void tasks_ended(task *t);
+/* t's status changed: notifications/tasks/status to its owner. */
+void tasks_notify_status(task *t);
+
+#endif

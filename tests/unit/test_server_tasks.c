@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tasks, 2025-11-25 (basic/utilities/tasks.mdx), served: a task-augmented
+ * tools/call answered CreateTaskResult at once with the tool's own handler
+ * running as the task; execution.taskSupport enforced; tasks/get,
+ * tasks/result (blocking), tasks/list (paged, the session's own) and
+ * tasks/cancel (final, before its answer, firing the handler's token);
+ * progress and logs naming the task; ttl, caps and the session's end.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "serve_harness.h"
+
+static atomic_bool gate_open;
+static atomic_int handlers_ended, handlers_started;
+static char cancel_reason[128];
+static atomic_bool cancel_seen;
+
+static void tool_add(void *ud, mcp_call *c)
+{
+    int64_t a = 0, b = 0;
+    mcp_json_get_int64(mcp_json_object_get(mcp_call_arguments(c), "a"), &a);
+    mcp_json_get_int64(mcp_json_object_get(mcp_call_arguments(c), "b"), &b);
+    char text[64];
+    snprintf(text, sizeof text, "sum %lld", (long long)(a + b));
+    mcp_call_reply_text(c, text);
+}
+
+/* Waits for the gate (or its cancel); reports progress first when asked. */
+static void tool_wait(void *ud, mcp_call *c)
+{
+    atomic_fetch_add(&handlers_started, 1);
+    mcp_call_progress(c, 1, 2, "waiting");
+    mcp_call_send_log(c, MCP_LOG_WARNING, "waiting for the gate");
+    mcp_cancel_token *t = mcp_call_cancel_token(c);
+    while (!atomic_load(&gate_open)) {
+        if (mcp_cancel_token_wait(t, 5)) {
+            snprintf(cancel_reason, sizeof cancel_reason, "%s",
+                     mcp_cancel_token_reason(t) ? mcp_cancel_token_reason(t) : "?");
+            atomic_store(&cancel_seen, true);
+            /* A late answer: the cancelled task must not change. */
+            mcp_call_reply_text(c, "finished anyway");
+            atomic_fetch_add(&handlers_ended, 1);
+            return;
+        }
+    }
+    mcp_call_reply_text(c, "gate opened");
+    atomic_fetch_add(&handlers_ended, 1);
+}
+
+static void tool_broken(void *ud, mcp_call *c)
+{
+    mcp_call_reply_tool_error(c, "it broke");
+}
+
+static void tool_refuse(void *ud, mcp_call *c)
+{
+    mcp_call_reply_error(c, -32000, "refused by the tool");
+}
+
+static mcp_server *new_server_with(const mcp_server_options *extra)
+{
+    mcp_server_options o = {.size = sizeof o, .name = "tasks", .log_level = MCP_LOG_ERROR};
+    if (extra) {
+        o.task_max_ttl_ms = extra->task_max_ttl_ms;
+        o.task_max_per_client = extra->task_max_per_client;
+        o.task_max_total = extra->task_max_total;
+        o.page_size = extra->page_size;
+        o.task_poll_interval_ms = extra->task_poll_interval_ms;
+    }
+    mcp_server *s;
+    assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
+    const mcp_tool tools[] = {
+        {.size = sizeof(mcp_tool), .name = "add", .handler = tool_add,
+         .input_schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}",
+         .task_support = MCP_TASK_OPTIONAL},
+        {.size = sizeof(mcp_tool), .name = "wait", .handler = tool_wait,
+         .flags = MCP_TOOL_BLOCKING, .task_support = MCP_TASK_REQUIRED},
+        {.size = sizeof(mcp_tool), .name = "plain", .handler = tool_add},
+        {.size = sizeof(mcp_tool), .name = "broken", .handler = tool_broken,
+         .task_support = MCP_TASK_OPTIONAL},
+        {.size = sizeof(mcp_tool), .name = "refuse", .handler = tool_refuse,
+         .task_support = MCP_TASK_OPTIONAL},
+    };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        assert_int_equal(mcp_server_add_tool(s, &tools[i]), MCP_OK);
+    atomic_store(&gate_open, false);
+    atomic_store(&handlers_ended, 0);
+    atomic_store(&handlers_started, 0);
+    atomic_store(&cancel_seen, false);
+    cancel_reason[0] = '\0';
+    return s;
+}
+
+static mcp_server *new_server(void)
+{
+    return new_server_with(NULL);
+}
+
+/* The taskId of a CreateTaskResult (or a Task) in answer, into id. */
+static void task_id_of(const char *answer, char id[33])
+{
+    const char *p = strstr(answer, "\"taskId\":\"");
+    if (!p)
+        fail_msg("no taskId in %s", answer);
+    memcpy(id, p + 10, 32);
+    id[32] = '\0';
+    assert_int_equal(p[42], '"');
+}
+
+/* tools/call of tool as a task (task: the task param's members). */
+static char *call_task(harness *h, int id, const char *tool, const char *args, const char *task,
+                       char task_id[33])
+{
+    char params[400];
+    snprintf(params, sizeof params, "\"name\":\"%s\",\"arguments\":{%s},\"task\":{%s}", tool, args,
+             task);
+    char *answer = harness_req(h, id, "tools/call", params);
+    if (task_id)
+        task_id_of(answer, task_id);
+    return answer;
+}
+
+static char *on_task(harness *h, int id, const char *method, const char task_id[33])
+{
+    char params[80];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", task_id);
+    return harness_req(h, id, method, params);
+}
+
+/* A blocking call cancelled while queued never runs its handler: the
+ * tests that cancel wait for it to run first. */
+static void wait_started(int n)
+{
+    for (int i = 0; i < 1000 && atomic_load(&handlers_started) < n; i++)
+        usleep(5000);
+    assert_int_equal(atomic_load(&handlers_started), n);
+}
+
+static void wait_handlers(int n)
+{
+    for (int i = 0; i < 1000 && atomic_load(&handlers_ended) < n; i++)
+        usleep(5000);
+    assert_int_equal(atomic_load(&handlers_ended), n);
+}
+
+static void the_capabilities_and_the_tools_say_what_runs_as_a_task(void **state)
+{
+    harness h;
+    char *init;
+    harness_start(&h, new_server(), "2025-11-25", NULL, &init);
+    harness_expect_in(init, "\"tasks\":{\"list\":{},\"cancel\":{},\"requests\":{\"tools\":"
+                            "{\"call\":{}}}}");
+    char *list = harness_req(&h, 1, "tools/list", "");
+    assert_non_null(strstr(list, "\"name\":\"add\",\"inputSchema\":{\"type\":\"object\","
+                                 "\"properties\":{\"a\":{\"type\":\"integer\"}}},\"execution\":"
+                                 "{\"taskSupport\":\"optional\"}"));
+    assert_non_null(strstr(list, "\"execution\":{\"taskSupport\":\"required\"}"));
+    /* forbidden is the default, and not written. */
+    char *plain = strstr(list, "\"name\":\"plain\"");
+    assert_non_null(plain);
+    char *next = strstr(plain, "{\"name\"");
+    if (next)
+        *next = '\0';
+    assert_null(strstr(plain, "execution"));
+    free(list);
+    harness_stop(&h);
+}
+
+/* The same handler, as a call and as a task: CreateTaskResult at once,
+ * then the result from tasks/result with the task in its _meta. */
+static void a_task_runs_the_tools_own_handler(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/call", "\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}"),
+                      "sum 5");
+    char id[33];
+    char *created = call_task(&h, 2, "add", "\"a\":2,\"b\":40", "\"ttl\":60000", id);
+    assert_non_null(strstr(created, "\"result\":{\"task\":{\"taskId\":\""));
+    assert_non_null(strstr(created, "\"status\":\"working\""));
+    assert_non_null(strstr(created, "\"ttl\":60000,\"pollInterval\":1000"));
+    assert_non_null(strstr(created, "\"createdAt\":\"20"));
+    assert_non_null(strstr(created, "Z\",\"lastUpdatedAt\":\""));
+    free(created);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "\"status\":\"completed\"");
+    char *result = on_task(&h, 3, "tasks/result", id);
+    char want[200];
+    snprintf(want, sizeof want,
+             "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 42\"}],\"_meta\":"
+             "{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"%s\"}}}",
+             id);
+    if (!strstr(result, want))
+        fail_msg("%s: no %s", result, want);
+    free(result);
+    harness_expect_in(on_task(&h, 4, "tasks/get", id), "\"status\":\"completed\"");
+    /* An isError result is a failed task whose result is still the call's. */
+    char *failed = call_task(&h, 5, "broken", "", "", id);
+    free(failed);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "\"status\":\"failed\"");
+    harness_expect_in(on_task(&h, 6, "tasks/result", id), "\"isError\":true");
+    /* An error answer is the task's error, told by tasks/result as it was. */
+    free(call_task(&h, 7, "refuse", "", "", id));
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "\"status\":\"failed\"");
+    harness_expect_in(on_task(&h, 8, "tasks/result", id),
+                      "\"error\":{\"code\":-32000,\"message\":\"refused by the tool\"}");
+    /* Arguments the schema refuses are the task's answer, as the call's. */
+    free(call_task(&h, 9, "add", "\"a\":\"two\"", "", id));
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "\"status\":\"failed\"");
+    harness_expect_in(on_task(&h, 10, "tasks/result", id), "Invalid arguments for tool add");
+    harness_stop(&h);
+}
+
+static void task_support_decides_how_a_tool_may_be_called(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/call", "\"name\":\"plain\",\"task\":{}"),
+                      "\"code\":-32601,\"message\":\"Method not found: tool plain does not run "
+                      "as a task");
+    harness_expect_in(harness_req(&h, 2, "tools/call", "\"name\":\"wait\""),
+                      "\"code\":-32601,\"message\":\"Method not found: tool wait runs only as a task");
+    harness_expect_in(harness_req(&h, 3, "tools/call", "\"name\":\"nothere\",\"task\":{}"),
+                      "\"code\":-32602,\"message\":\"Unknown tool: \\\"nothere\\\"\"");
+    harness_stop(&h);
+
+    /* Before 2025-11-25 there are no tasks: the param is ignored, the
+     * methods are not part of the revision. */
+    harness_start(&h, new_server(), "2025-06-18", NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/call",
+                                  "\"name\":\"add\",\"arguments\":{\"a\":1},\"task\":{}"),
+                      "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 1\"}]}");
+    harness_expect_in(harness_req(&h, 2, "tasks/get", "\"taskId\":\"x\""),
+                      "\"code\":-32601,\"message\":\"Method not found: tasks/get is not part of "
+                      "protocol revision 2025-06-18\"");
+    harness_expect_in(harness_req(&h, 3, "tasks/list", ""), "-32601");
+    harness_stop(&h);
+}
+
+static void tasks_result_waits_for_the_end(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "wait", "", "", id));
+    char params[80];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 2, "tasks/result", params);
+    /* Still waiting: other requests are answered meanwhile. */
+    harness_expect_in(on_task(&h, 3, "tasks/get", id), "\"status\":\"working\"");
+    harness_expect_in(harness_req(&h, 4, "ping", ""), "\"result\":{}");
+    atomic_store(&gate_open, true);
+    char *answer = wire_expect(&h.w, "\"id\":2,");
+    assert_non_null(strstr(answer, "gate opened"));
+    assert_non_null(strstr(answer, id));
+    free(answer);
+    harness_stop(&h);
+}
+
+static void tasks_cancel_stops_the_handler_and_is_final(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "wait", "", "", id));
+    char params[80];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 2, "tasks/result", params);
+    wait_started(1);
+    char *cancelled = on_task(&h, 3, "tasks/cancel", id);
+    assert_non_null(strstr(cancelled, "\"status\":\"cancelled\""));
+    assert_non_null(strstr(cancelled, id));
+    free(cancelled);
+    /* The waiting tasks/result learns it; the handler's token fired. */
+    harness_expect_in(wire_expect(&h.w, "\"id\":2,"),
+                      "\"code\":-32602,\"message\":\"Task ");
+    wait_handlers(1);
+    assert_true(atomic_load(&cancel_seen));
+    assert_string_equal(cancel_reason, "the task was cancelled (tasks/cancel)");
+    /* Its late answer changed nothing. */
+    harness_expect_in(on_task(&h, 4, "tasks/get", id), "\"status\":\"cancelled\"");
+    harness_expect_in(on_task(&h, 5, "tasks/result", id),
+                      "\"data\":{\"taskId\":\"");
+    harness_expect_in(on_task(&h, 6, "tasks/cancel", id),
+                      "\"code\":-32602,\"message\":\"Invalid params: task ");
+    /* A finished task cannot be cancelled either. */
+    free(call_task(&h, 7, "add", "\"a\":1", "", id));
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "completed");
+    harness_expect_in(on_task(&h, 8, "tasks/cancel", id), "it is already completed");
+    harness_stop(&h);
+}
+
+/* notifications/cancelled names requests; once CreateTaskResult answered
+ * the call, it names none: the task goes on (tasks/cancel is the way). */
+static void notifications_cancelled_does_not_cancel_a_task(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "wait", "", "", id));
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                    "{\"requestId\":1,\"reason\":\"not like this\"}}");
+    harness_expect_in(harness_req(&h, 2, "ping", ""), "\"result\":{}");
+    harness_expect_in(on_task(&h, 3, "tasks/get", id), "\"status\":\"working\"");
+    assert_false(atomic_load(&cancel_seen));
+    atomic_store(&gate_open, true);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "\"status\":\"completed\"");
+    harness_stop(&h);
+}
+
+static void progress_and_logs_name_their_task(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "logging/setLevel", "\"level\":\"info\""), "\"result\"");
+    char *created = harness_req(&h, 2, "tools/call",
+                                "\"name\":\"wait\",\"task\":{},\"_meta\":{\"progressToken\":\"p\"}");
+    char id[33];
+    task_id_of(created, id);
+    free(created);
+    char want[120];
+    snprintf(want, sizeof want, "\"_meta\":{\"io.modelcontextprotocol/related-task\":"
+                                "{\"taskId\":\"%s\"}}", id);
+    char *progress = wire_expect(&h.w, "notifications/progress");
+    assert_non_null(strstr(progress, "\"progressToken\":\"p\",\"progress\":1,\"total\":2"));
+    assert_non_null(strstr(progress, want));
+    free(progress);
+    char *log = wire_expect(&h.w, "notifications/message");
+    assert_non_null(strstr(log, "waiting for the gate"));
+    assert_non_null(strstr(log, want));
+    free(log);
+    atomic_store(&gate_open, true);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "completed");
+    harness_stop(&h);
+}
+
+static void bad_task_params_get_clear_errors(void **state)
+{
+    mcp_server_options o = {.task_max_ttl_ms = 5000};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    static const char *const bad_ttls[] = {"\"ttl\":-1", "\"ttl\":0", "\"ttl\":\"60\"",
+                                           "\"ttl\":1.5", "\"ttl\":{}"};
+    for (int i = 0; i < 5; i++)
+        harness_expect_in(call_task(&h, 10 + i, "add", "", bad_ttls[i], NULL),
+                          "\"code\":-32602,\"message\":\"Invalid params: params.task.ttl");
+    harness_expect_in(harness_req(&h, 20, "tools/call", "\"name\":\"add\",\"task\":\"yes\""),
+                      "Invalid params: params.task must be an object");
+    /* A longer ttl than the server keeps is cut, and the one granted told. */
+    harness_expect_in(call_task(&h, 21, "add", "", "\"ttl\":99999999999", NULL), "\"ttl\":5000,");
+    harness_expect_in(call_task(&h, 22, "add", "", "\"ttl\":null", NULL), "\"ttl\":5000,");
+    harness_expect_in(call_task(&h, 23, "add", "", "\"ttl\":1200", NULL), "\"ttl\":1200,");
+    harness_expect_in(harness_req(&h, 30, "tasks/get", ""),
+                      "Invalid params: params.taskId must be a string");
+    harness_expect_in(harness_req(&h, 31, "tasks/get", "\"taskId\":7"),
+                      "Invalid params: params.taskId must be a string");
+    harness_expect_in(harness_req(&h, 32, "tasks/get", "\"taskId\":\"0123456789abcdef0123456789abcdef\""),
+                      "\"code\":-32602,\"message\":\"Invalid params: no task");
+    harness_expect_in(harness_req(&h, 33, "tasks/result", "\"taskId\":\"\\u0000\""),
+                      "Invalid params: no task \\\"\\\\u0000\\\"");
+    harness_expect_in(harness_req(&h, 34, "tasks/list", "\"cursor\":\"abc\""),
+                      "Invalid params: unknown cursor");
+    harness_expect_in(harness_req(&h, 35, "tasks/list", "\"cursor\":7"),
+                      "Invalid params: unknown cursor");
+    /* And the connection serves on. */
+    harness_expect_in(harness_req(&h, 40, "tools/call", "\"name\":\"add\",\"arguments\":{\"a\":1}"),
+                      "sum 1");
+    harness_stop(&h);
+}
+
+static void the_caps_refuse_more_tasks_and_nothing_else(void **state)
+{
+    mcp_server_options o = {.task_max_per_client = 2};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    free(call_task(&h, 1, "wait", "", "", NULL));
+    free(call_task(&h, 2, "wait", "", "", NULL));
+    harness_expect_in(call_task(&h, 3, "wait", "", "", NULL),
+                      "\"code\":-32603,\"message\":\"Too many tasks: this client holds 2");
+    harness_expect_in(harness_req(&h, 4, "tools/call", "\"name\":\"add\",\"arguments\":{\"a\":4}"),
+                      "sum 4");
+    atomic_store(&gate_open, true);
+    wait_handlers(2);
+    harness_stop(&h);
+}
+
+static void tasks_list_pages_through_the_sessions_tasks(void **state)
+{
+    mcp_server_options o = {.page_size = 2};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    char ids[3][33];
+    for (int i = 0; i < 3; i++)
+        free(call_task(&h, 1 + i, "wait", "", "", ids[i]));
+    char *page = harness_req(&h, 10, "tasks/list", "");
+    assert_non_null(strstr(page, ids[0]));
+    assert_non_null(strstr(page, ids[1]));
+    assert_null(strstr(page, ids[2]));
+    char *cursor = strstr(page, "\"nextCursor\":\"");
+    assert_non_null(cursor);
+    char params[64];
+    snprintf(params, sizeof params, "\"cursor\":\"%.*s\"",
+             (int)(strchr(cursor + 14, '"') - (cursor + 14)), cursor + 14);
+    free(page);
+    page = harness_req(&h, 11, "tasks/list", params);
+    assert_non_null(strstr(page, ids[2]));
+    assert_null(strstr(page, ids[0]));
+    assert_null(strstr(page, "nextCursor"));
+    free(page);
+    atomic_store(&gate_open, true);
+    wait_handlers(3);
+    harness_stop(&h);
+}
+
+/* The ttl ends a task however far it got: its run cancelled, its waiter
+ * answered, its id unknown from then on. */
+static void a_task_past_its_ttl_is_gone(void **state)
+{
+    mcp_server_options o = {.task_max_ttl_ms = 600};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "wait", "", "", id));
+    char params[80];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 2, "tasks/result", params);
+    wait_started(1);
+    harness_expect_in(wire_expect(&h.w, "\"id\":2,"), "no longer exists: the task expired");
+    wait_handlers(1);
+    assert_string_equal(cancel_reason, "the task expired");
+    harness_expect_in(on_task(&h, 3, "tasks/get", id), "Invalid params: no task");
+    harness_stop(&h);
+}
+
+/* The session's end ends its tasks: nobody could reach them. */
+static void the_sessions_end_cancels_its_tasks(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    free(call_task(&h, 1, "wait", "", "", NULL));
+    wait_started(1);
+    harness_stop(&h);
+    assert_int_equal(atomic_load(&handlers_ended), 1);
+    assert_string_equal(cancel_reason, "its session ended");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_capabilities_and_the_tools_say_what_runs_as_a_task),
+        cmocka_unit_test(a_task_runs_the_tools_own_handler),
+        cmocka_unit_test(task_support_decides_how_a_tool_may_be_called),
+        cmocka_unit_test(tasks_result_waits_for_the_end),
+        cmocka_unit_test(tasks_cancel_stops_the_handler_and_is_final),
+        cmocka_unit_test(notifications_cancelled_does_not_cancel_a_task),
+        cmocka_unit_test(progress_and_logs_name_their_task),
+        cmocka_unit_test(bad_task_params_get_clear_errors),
+        cmocka_unit_test(the_caps_refuse_more_tasks_and_nothing_else),
+        cmocka_unit_test(tasks_list_pages_through_the_sessions_tasks),
+        cmocka_unit_test(a_task_past_its_ttl_is_gone),
+        cmocka_unit_test(the_sessions_end_cancels_its_tasks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
