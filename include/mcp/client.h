@@ -366,6 +366,16 @@ typedef struct mcp_client_call_result {
  * (it touches no client). */
 MCP_EXTERN void mcp_client_call_result_release(mcp_client_call_result *r);
 
+/* Whether a tools/call runs as a task (2025-11-25, basic/utilities/tasks). */
+typedef enum mcp_call_task_mode {
+    MCP_CALL_TASK_AUTO = 0, /* when the tool requires it (its execution.taskSupport
+                               in the last tools/list) and the server runs tools
+                               as tasks */
+    MCP_CALL_TASK_ALWAYS,   /* always: MCP_ERR_STATE when the server's revision or
+                               capabilities have no tasks */
+    MCP_CALL_TASK_NEVER
+} mcp_call_task_mode;
+
 typedef struct mcp_client_call_options {
     size_t size;          /* sizeof(mcp_client_call_options) */
     uint64_t timeout_ms;  /* 0: the client default; MCP_NO_TIMEOUT: none */
@@ -373,6 +383,16 @@ typedef struct mcp_client_call_options {
     mcp_progress_mode progress; /* default: token attached, resets timeout */
     mcp_progress_fn on_progress; /* may be NULL; handle is the call's */
     void *progress_user_data;
+    /* tools/call only. A call run as a task ends as a plain call does,
+     * once, with what the task gave (the client polls tasks/get at the
+     * server's pollInterval, sooner on its status notifications, then
+     * fetches tasks/result); its answers about the task reset the idle
+     * timeout. A cancel, the idle timeout or the total limit sends
+     * tasks/cancel, never notifications/cancelled: also when the task's id
+     * is not known yet, then as soon as it is (the call ends at once
+     * either way). task_ttl_ms: the ttl asked for (0: the server's). */
+    mcp_call_task_mode task;
+    uint64_t task_ttl_ms;
 } mcp_client_call_options;
 
 /* Called once when an asynchronous call ends, possibly inside the _async

@@ -486,6 +486,20 @@ typedef struct mcp_request_options {
      * result. Only for tools/call, resources/read and prompts/get: for any
      * other method it is ignored. */
     mcp_input_required_fn on_input_required;
+    /* Client, 2025-11-25, tools/call: run the call as a task (params.task;
+     * task_ttl_ms, when not 0, as the ttl asked for). The handle and cb
+     * stay the call's: the session waits for the task's end (tasks/get at
+     * the server's pollInterval, sooner when notifications/tasks/status
+     * says it ended or needs input), fetches what tasks/result gives, and
+     * calls cb once with that, as for a plain call (a server that made no
+     * task of it answers as for a plain call too); progress keeps its
+     * token. A cancel (mcp_session_cancel, the idle timeout, which the
+     * server's answers about the task reset, the total limit) sends
+     * tasks/cancel, never notifications/cancelled: cb is called at once,
+     * and when the task's id is not known yet tasks/cancel goes as soon as
+     * CreateTaskResult brings it. */
+    bool task;
+    uint64_t task_ttl_ms;
 } mcp_request_options;
 
 /*

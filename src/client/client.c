@@ -16,6 +16,7 @@
 #include "client/internal.h"
 #include "core/opts.h"
 #include "jsonrpc/internal.h"
+#include "session/revision.h"
 
 #define STDERR_CAP ((size_t)1 << 20)
 
@@ -652,6 +653,22 @@ void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
                         message);
 }
 
+/* Whether the server runs tools as tasks (2025-11-25 capabilities:
+ * tasks.requests.tools.call) and the call to tool is to be one. */
+static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_options *o)
+{
+    if (o->task == MCP_CALL_TASK_NEVER)
+        return false;
+    mcp_session *ss = c->driver.session;
+    const mcp_json *caps = mcp_json_object_get(mcp_session_peer_info(ss), "capabilities");
+    const mcp_json *tools = mcp_json_object_get(
+        mcp_json_object_get(mcp_json_object_get(caps, "tasks"), "requests"), "tools");
+    if (mcp_session_modern(ss) || !mcp_json_object_get(tools, "call") ||
+        !mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASKS))
+        return false;
+    return o->task == MCP_CALL_TASK_ALWAYS || mcp__tools_task_support(c->tools, tool) == 2;
+}
+
 static int request_async(mcp_client *c, const char *method, const mcp_json *params,
                          const mcp_client_call_options *opts_in,
                          mcp_client_call_done_fn done, void *ud, mcp_handle *handle)
@@ -693,7 +710,13 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
                                    .max_time_ms = opts.max_time_ms,
                                    .progress = opts.progress,
                                    .on_input_required =
-                                       cc->method ? mcp__questions_input_required : NULL};
+                                       cc->method ? mcp__questions_input_required : NULL,
+                                   .task = cc->tool_call && as_task(c, tool, &opts),
+                                   .task_ttl_ms = opts.task_ttl_ms};
+    if (cc->tool_call && opts.task == MCP_CALL_TASK_ALWAYS && !cc->ro.task) {
+        mcp__call_free(cc);
+        return MCP_ERR_STATE; /* the server runs no tool as a task */
+    }
     /* Over 2026-07-28 HTTP a tools/call may be refused for its mirrored
      * headers and sent again (retry.c): its params are kept. */
     if (cc->tool_call && c->http && mcp_session_modern(c->driver.session) &&

@@ -42,6 +42,7 @@ typedef struct tool {
     char *name;
     mcp_schema *schema;    /* outputSchema compiled; NULL: none, or unusable */
     mcp_json_doc *headers; /* its mirrored parameters, or NULL */
+    int task_support;      /* execution.taskSupport: 0 forbidden, 1 optional, 2 required */
 } tool;
 
 struct mcp__tools {
@@ -296,7 +297,13 @@ int mcp__tools_learn(mcp__tools *c, const mcp_json *result, bool headers, mcp_js
         if (e)
             forget(c, e);
         const mcp_json *declared = mcp_json_object_get(t, "outputSchema");
-        if ((!declared && !mirror) || c->count == MAX_TOOLS) {
+        size_t sn;
+        const char *support = mcp_json_string(
+            mcp_json_object_get(mcp_json_object_get(t, "execution"), "taskSupport"), &sn);
+        int task_support = is(support, support ? sn : 0, "required")   ? 2
+                           : is(support, support ? sn : 0, "optional") ? 1
+                                                                       : 0;
+        if ((!declared && !mirror && !task_support) || c->count == MAX_TOOLS) {
             mcp_json_doc_free(mirror);
             continue;
         }
@@ -322,7 +329,7 @@ int mcp__tools_learn(mcp__tools *c, const mcp_json *result, bool headers, mcp_js
         mcp_schema *s = NULL;
         if (declared && mcp_schema_compile(declared, NULL, &s, NULL, 0) != MCP_OK)
             s = NULL;
-        c->items[c->count++] = (tool){copy, s, mirror};
+        c->items[c->count++] = (tool){copy, s, mirror, task_support};
     }
     if (rc == MCP_OK && dropped) {
         /* The result without them: a copy, every other member as it was. */
@@ -348,6 +355,12 @@ int mcp__tools_learn(mcp__tools *c, const mcp_json *result, bool headers, mcp_js
     }
     free(out);
     return rc;
+}
+
+int mcp__tools_task_support(const mcp__tools *c, const char *name)
+{
+    const tool *e = c && name ? find(c, name, strlen(name)) : NULL;
+    return e ? e->task_support : 0;
 }
 
 bool mcp__tools_check_output(const mcp__tools *c, const char *name, const mcp_json *result,

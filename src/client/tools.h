@@ -40,6 +40,11 @@ int mcp__tools_learn(mcp__tools *c, const mcp_json *result, bool headers, mcp_js
 
 /* Whether a tools/call result of tool (c may be NULL) satisfies the
  * outputSchema it declared; why (why_len bytes) says what breaks it. */
+/* How the last tools/list said tool (NUL-terminated) runs as a task
+ * (execution.taskSupport, 2025-11-25): 0 forbidden (or not known), 1
+ * optional, 2 required. */
+int mcp__tools_task_support(const mcp__tools *c, const char *tool);
+
 bool mcp__tools_check_output(const mcp__tools *c, const char *tool, const mcp_json *result,
                              char *why, size_t why_len);
 

@@ -10,14 +10,14 @@
 #include "session/revision.h"
 
 static const mcp__era eras[] = {
-    /* version       speaks modern batch  server server disconnect elicit url   elicitation
+    /* version       speaks modern batch  server server disconnect elicit url   elicitation tasks
      *                                    asks   cancels cancels           mode  ids */
-    {"2026-07-28",   true,  true,  false, false, false,  true,      true,  true,  false},
-    {"2025-11-25",   true,  false, false, true,  true,   false,     true,  true,  true},
-    {"2025-06-18",   true,  false, false, true,  true,   false,     true,  false, false},
+    {"2026-07-28",   true,  true,  false, false, false,  true,      true,  true,  false,      false},
+    {"2025-11-25",   true,  false, false, true,  true,   false,     true,  true,  true,       true},
+    {"2025-06-18",   true,  false, false, true,  true,   false,     true,  false, false,      false},
     /* Older peers we accept: we answer in their revision. */
-    {"2025-03-26",   false, false, true,  true,  true,   false,     false, false, false},
-    {"2024-11-05",   false, false, false, true,  true,   false,     false, false, false},
+    {"2025-03-26",   false, false, true,  true,  true,   false,     false, false, false,      false},
+    {"2024-11-05",   false, false, false, true,  true,   false,     false, false, false,      false},
 };
 
 const mcp__era *mcp__era_find(const char *version, size_t len)
@@ -102,6 +102,8 @@ bool mcp__revision_has(const char *version, mcp__revision_feature f)
         return e->url_elicitation;
     case MCP__HAS_ELICITATION_IDS:
         return e->elicitation_ids;
+    case MCP__HAS_TASKS:
+        return e->tasks;
     }
     return false;
 }

@@ -28,6 +28,8 @@ typedef struct mcp__era {
     bool url_elicitation;    /* ... in URL mode too */
     bool elicitation_ids;    /* URL elicitations have an elicitationId, -32042 and
                                 notifications/elicitation/complete */
+    bool tasks;              /* task-augmented requests and the tasks methods (2025-11-25;
+                                2026-07-28 has them as an extension) */
 } mcp__era;
 
 /* The era of `version` (exact match), or NULL for a revision we neither
@@ -109,7 +111,9 @@ typedef struct mcp__batch {
 enum outbound_kind {
     OUT_CALL = 0,  /* an application request */
     OUT_CONNECT,   /* initialize or server/discover, for mcp_session_connect */
-    OUT_LISTEN     /* a subscription of ours */
+    OUT_LISTEN,    /* a subscription of ours */
+    OUT_GHOST      /* a task call cancelled before its task's id came: waits
+                      for it, to cancel the task (task_call.c); nobody's */
 };
 
 struct mcp__rounds;
@@ -144,6 +148,8 @@ typedef struct outbound {
     mcp_listen_fn listen_cb;
     void *user_data;
     struct mcp__rounds *rounds; /* a call that may take several rounds, or NULL */
+    struct mcp__task_call *task; /* a call run as a task (task_call.c), or NULL */
+    uint64_t step_deadline; /* a task's next poll; UINT64_MAX: none */
     struct mcp__listen_want *want; /* OUT_LISTEN: what it asked for (listen.c) */
     char *queued;     /* made while connecting: its message, not sent yet */
     size_t queued_len;
@@ -389,6 +395,23 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
  * requestState. */
 void mcp__rounds_write_members(mcp__jw *w, const struct mcp__rounds *r);
 void mcp__rounds_free(mcp_session *s, struct mcp__rounds *r);
+
+/* A tools/call run as a task, 2025-11-25 (task_call.c) ----------------------------- */
+
+/* e is a task call: its record made. MCP_OK or MCP_ERR_NOMEM. */
+int mcp__task_capture(mcp_session *s, outbound *e);
+void mcp__task_free(mcp_session *s, struct mcp__task_call *t);
+/* params.task of the first request: {} or {"ttl":N}. */
+void mcp__task_write_param(mcp__jw *w, const mcp_request_options *o);
+/* An answer to o's request on the wire (o in the tables, not held). */
+void mcp__task_response(mcp_session *s, uint64_t now, outbound *o, const mcp_message *msg);
+/* o's step_deadline came: its next tasks/get. */
+void mcp__task_step(mcp_session *s, uint64_t now, outbound *o);
+/* notifications/tasks/status: true when it is about a task of ours. */
+bool mcp__task_status(mcp_session *s, uint64_t now, const mcp_message *m);
+/* o (in the tables) is cancelled with outcome and reason: tasks/cancel,
+ * now or once its id is known; the caller is told now. Always true. */
+bool mcp__task_cancel(mcp_session *s, uint64_t now, outbound *o, int outcome, const char *reason);
 
 /* lifecycle.c */
 void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *msg);

@@ -24,9 +24,17 @@
 
 /* Heap ------------------------------------------------------------------------ */
 
-static uint64_t due(const outbound *o)
+/* When the request times out. */
+static uint64_t expires(const outbound *o)
 {
     return o->idle_deadline < o->max_deadline ? o->idle_deadline : o->max_deadline;
+}
+
+/* When something must happen to it: it times out, or a task's next poll. */
+static uint64_t due(const outbound *o)
+{
+    uint64_t e = expires(o);
+    return o->step_deadline < e ? o->step_deadline : e;
 }
 
 static void heap_set(timer_heap *t, size_t i, outbound *o)
@@ -102,6 +110,7 @@ static void heap_remove(timer_heap *t, outbound *o)
 static void entry_free(mcp_session *s, outbound *o)
 {
     mcp__rounds_free(s, o->rounds);
+    mcp__task_free(s, o->task);
     mcp__listen_want_free(s, o->want);
     mcp__free(&s->mem, o->queued);
     mcp__free(&s->mem, o->method);
@@ -135,7 +144,7 @@ static void detach(mcp_session *s, outbound *o)
 outbound *mcp__outbound_get(const mcp_session *s, int64_t id)
 {
     outbound *o = id > 0 ? mcp__map_get(&s->out_ids, (uint64_t)id) : NULL;
-    return o && o->id == id ? o : NULL;
+    return o && o->id == id && o->kind != OUT_GHOST ? o : NULL;
 }
 
 outbound *mcp__outbound_on_wire(const mcp_session *s, int64_t id)
@@ -158,6 +167,7 @@ static void deliver(mcp_session *s, outbound *o, int outcome, const mcp_message 
     if (msg)
         s->end_reason = NULL;
     switch (o->kind) {
+    case OUT_GHOST: break; /* its caller was told when it was cancelled */
     case OUT_CONNECT: mcp__connect_answered(s, o, outcome, msg); break;
     case OUT_LISTEN: {
         mcp_listen_event ev = {MCP_LISTEN_ENDED, outcome, msg, 0, 0};
@@ -237,7 +247,7 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
 {
     bool token = o->progress != MCP_PROGRESS_NONE;
     bool logs = sp->envelope && o->want_logs;
-    if (!sp->params && !sp->params_raw && !token && !sp->envelope && !sp->round)
+    if (!sp->params && !sp->params_raw && !token && !sp->envelope && !sp->round && !o->task)
         return;
     mcp__jw_key(w, "params");
     span->at = w->out->len;
@@ -256,6 +266,8 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
         if (sp->round && ((kn == 14 && memcmp(k, "inputResponses", 14) == 0) ||
                           (kn == 12 && memcmp(k, "requestState", 12) == 0)))
             continue;
+        if (o->task && kn == 4 && memcmp(k, "task", 4) == 0)
+            continue; /* ours replaces it */
         mcp__jw_keyn(w, k, kn);
         mcp__jw_value(w, v);
     }
@@ -263,6 +275,8 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
         mcp__jw_raw_members(w, sp->params_raw, sp->params_raw_len);
     if (sp->round)
         mcp__rounds_write_members(w, sp->round);
+    if (o->task)
+        mcp__task_write_param(w, o);
     if (meta || token || sp->envelope) {
         mcp__jw_key(w, "_meta");
         mcp__jw_object(w);
@@ -354,6 +368,7 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
     e->max_ms = o.max_time_ms ? o.max_time_ms : s->max_time_ms;
     e->idle_deadline = mcp__deadline(now, e->idle_ms);
     e->max_deadline = mcp__deadline(now, e->max_ms);
+    e->step_deadline = UINT64_MAX;
     e->cb = sp->cb;
     e->progress_cb = sp->progress_cb;
     e->listen_cb = sp->listen_cb;
@@ -364,6 +379,8 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
     int rc = write_request(s, b, sp->method, e->id, sp, &o, &span);
     if (rc == MCP_OK && o.on_input_required)
         rc = mcp__rounds_capture(s, e, sp, &o, b->data + span.at, span.len);
+    if (rc == MCP_OK && o.task)
+        rc = mcp__task_capture(s, e);
     /* Room in both tables first: once the request is on the wire,
      * registering it cannot fail. */
     if (rc == MCP_OK)
@@ -432,7 +449,7 @@ int mcp__outbound_resend(mcp_session *s, uint64_t now, outbound *o, const outbou
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
     int64_t id = s->next_id;
-    int rc = write_request(s, b, o->method, id, sp, &ro, NULL);
+    int rc = write_request(s, b, sp->method, id, sp, &ro, NULL);
     if (rc == MCP_OK)
         rc = mcp__map_reserve(&s->out_ids, &s->mem, 1);
     if (rc != MCP_OK) {
@@ -466,6 +483,18 @@ int mcp_session_request(mcp_session *s, uint64_t now, const char *method,
     if (!mcp__may_request(s, method))
         return s->era && s->era->modern && strcmp(method, "ping") == 0 ? MCP_ERR_INVALID_ARG
                                                                        : MCP_ERR_STATE;
+    mcp_request_options ro;
+    if (mcp__opts_copy(&ro, sizeof ro, opts) != MCP_OK)
+        return MCP_ERR_INVALID_ARG;
+    if (ro.task) {
+        /* A task is asked of tools/call, of a server whose revision has
+         * them (before the connect ends: the one asked for). */
+        const mcp__era *era = s->era ? s->era : s->connect.want;
+        if (s->role != MCP_ROLE_CLIENT || strcmp(method, "tools/call") != 0)
+            return MCP_ERR_INVALID_ARG;
+        if (!era || !era->tasks)
+            return MCP_ERR_STATE;
+    }
     mcp__session_enter(s);
     outbound_spec sp = {.method = method,
                         .params = params,
@@ -549,9 +578,13 @@ int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h, const char *r
         return MCP_ERR_INVALID_ARG;
     mcp__session_enter(s);
     s->now = now;
-    detach(s, o);
-    send_cancel(s, now, o, reason);
-    end_locally(s, o, MCP_ERR_ABORTED, reason);
+    if (o->task) {
+        mcp__task_cancel(s, now, o, MCP_ERR_ABORTED, reason);
+    } else {
+        detach(s, o);
+        send_cancel(s, now, o, reason);
+        end_locally(s, o, MCP_ERR_ABORTED, reason);
+    }
     mcp__session_leave(s);
     return MCP_OK;
 }
@@ -564,7 +597,10 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
     s->now = now;
     while (s->timers.count && due(s->timers.items[0]) <= now && !s->doomed) {
         outbound *o = s->timers.items[0];
-        detach(s, o);
+        if (expires(o) > now) { /* a task's next poll */
+            mcp__task_step(s, now, o);
+            continue;
+        }
         char reason[96];
         int outcome;
         if (o->max_deadline <= now) {
@@ -576,6 +612,11 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
             snprintf(reason, sizeof reason, "timed out after %llu ms",
                      (unsigned long long)o->idle_ms);
         }
+        if (o->task) {
+            mcp__task_cancel(s, now, o, outcome, reason);
+            continue;
+        }
+        detach(s, o);
         if (!s->closed)
             send_cancel(s, now, o, reason);
         end_locally(s, o, outcome, reason);
@@ -638,6 +679,10 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
         mcp__rounds_input_required(s, now, o, msg); /* another round */
         return;
     }
+    if (o->task) {
+        mcp__task_response(s, now, o, msg);
+        return;
+    }
     /* Out of the tables before anything is logged: the log is application
      * code. */
     detach(s, o);
@@ -673,8 +718,13 @@ void mcp__outbound_progress(mcp_session *s, uint64_t now, const mcp_message *msg
     mcp_id token;
     outbound *o = NULL;
     if (mcp_id_from_json(mcp_json_object_get(p, "progressToken"), &token) == MCP_OK &&
-        token.kind == MCP_ID_INT)
+        token.kind == MCP_ID_INT) {
         o = mcp__outbound_on_wire(s, token.num);
+        /* A task's token is its first request's id, whatever is on the
+         * wire now (progress.mdx: the same token for the task's life). */
+        if (!o && (o = mcp__outbound_get(s, token.num)) != NULL && !o->task)
+            o = NULL;
+    }
     double progress, total = NAN;
     const mcp_json *tv = mcp_json_object_get(p, "total");
     const mcp_json *mv = mcp_json_object_get(p, "message");

@@ -9,8 +9,10 @@
 typedef enum {
     MCP__HAS_ELICITATION,     /* elicitation/create (from 2025-06-18) */
     MCP__HAS_URL_ELICITATION, /* its URL mode (from 2025-11-25) */
-    MCP__HAS_ELICITATION_IDS  /* elicitationId, -32042 and the completion
+    MCP__HAS_ELICITATION_IDS, /* elicitationId, -32042 and the completion
                                  notification (2025-11-25 only) */
+    MCP__HAS_TASKS            /* task-augmented requests and the tasks methods
+                                 (2025-11-25; an extension in 2026-07-28) */
 } mcp__revision_feature;
 
 /* Whether version (NUL-terminated; NULL or unknown: false) has f. Any

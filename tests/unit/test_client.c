@@ -210,6 +210,77 @@ static void a_cancel_from_another_thread_aborts_the_call(void **state)
     mcp_client_free(c);
 }
 
+/* Tasks, 2025-11-25 ------------------------------------------------------------- */
+
+static mcp_client *connect_2025(bool capture)
+{
+    mcp_client_options o = {.size = sizeof o, .capture_stderr = capture, .close_grace_ms = 300,
+                            .connect_mode = MCP_CONNECT_LEGACY,
+                            .protocol_version = "2025-11-25"};
+    mcp_client *c;
+    assert_int_equal(mcp_client_new(&o, &c), MCP_OK);
+    if (mcp_client_connect_stdio(c, serve_argv) != MCP_OK)
+        fail_msg("connect failed: %s", mcp_client_error(c));
+    return c;
+}
+
+/* A tool that must run as a task (mcp serve's job) is run as one, once the
+ * listing said so, and returns as a call does, progress included. */
+static void a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call(void **state)
+{
+    mcp_client *c = connect_2025(false);
+    mcp_client_call_result r = {.size = sizeof r};
+    /* Before any listing the client cannot know: a plain call, refused. */
+    assert_int_equal(call(c, "job", "{\"n\":1,\"delay_ms\":0}", NULL, &r), MCP_ERR_REMOTE);
+    assert_non_null(strstr(r.error_message, "runs only as a task"));
+    mcp_client_call_result_release(&r);
+    mcp_json_doc *tools;
+    assert_int_equal(mcp_client_list_tools(c, NULL, &tools, NULL), MCP_OK);
+    mcp_json_doc_free(tools);
+    progress_seen = 0;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 300, .on_progress = on_progress};
+    assert_int_equal(call(c, "job", "{\"n\":5,\"delay_ms\":100}", &o, &r), MCP_OK);
+    assert_string_equal(first_text(&r), "counted to 5");
+    assert_int_equal(progress_seen, 5); /* the call's token, after CreateTaskResult */
+    mcp_client_call_result_release(&r);
+    /* Always: the task param goes even to a tool that refuses it. */
+    o.task = MCP_CALL_TASK_ALWAYS;
+    assert_int_equal(call(c, "echo", "{\"text\":\"x\"}", &o, &r), MCP_ERR_REMOTE);
+    assert_non_null(strstr(r.error_message, "does not run as a task"));
+    mcp_client_call_result_release(&r);
+    o.task = MCP_CALL_TASK_NEVER;
+    assert_int_equal(call(c, "job", "{\"n\":1,\"delay_ms\":0}", &o, &r), MCP_ERR_REMOTE);
+    mcp_client_call_result_release(&r);
+    mcp_client_free(c);
+    /* Under 2026-07-28 (tasks are an extension there, not served yet):
+     * always cannot be had. */
+    c = connect_to(serve_argv, NULL, false);
+    o.task = MCP_CALL_TASK_ALWAYS;
+    assert_int_equal(call(c, "sleep", "{\"seconds\":0}", &o, &r), MCP_ERR_STATE);
+    mcp_client_free(c);
+}
+
+/* The seeds' rule: a task call is cancelled with tasks/cancel, and the
+ * server's handler stops. */
+static void a_cancelled_task_call_stops_the_servers_handler(void **state)
+{
+    mcp_client *c = connect_2025(true);
+    mcp_json_doc *a = args("{\"seconds\":30}");
+    canceller k = {c, 0};
+    async_outcome = 1;
+    mcp_client_call_options o = {.size = sizeof o, .task = MCP_CALL_TASK_ALWAYS};
+    assert_int_equal(mcp_client_call_tool_async(c, "sleep", mcp_json_doc_root(a), &o, async_done,
+                                                NULL, &k.handle), MCP_OK);
+    mcp_json_doc_free(a);
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_from_thread, &k);
+    assert_int_equal(mcp_client_run(c), MCP_OK);
+    pthread_join(th, NULL);
+    assert_int_equal(async_outcome, MCP_ERR_ABORTED);
+    assert_true(server_stderr_says(c, "(the task was cancelled (tasks/cancel))", 2000));
+    mcp_client_free(c);
+}
+
 static void closing_with_a_call_in_flight_ends_it_closed(void **state)
 {
     mcp_client *c = connect_to(serve_argv, NULL, false);
@@ -412,6 +483,8 @@ int main(void)
         cmocka_unit_test(the_maximum_time_ends_a_call_that_keeps_progressing),
         cmocka_unit_test(progress_keeps_a_long_call_alive),
         cmocka_unit_test(a_cancel_from_another_thread_aborts_the_call),
+        cmocka_unit_test(a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call),
+        cmocka_unit_test(a_cancelled_task_call_stops_the_servers_handler),
         cmocka_unit_test(closing_with_a_call_in_flight_ends_it_closed),
         cmocka_unit_test(a_late_answer_after_a_timeout_is_dropped_quietly),
         cmocka_unit_test(a_server_that_exits_ends_calls_closed),

@@ -21,14 +21,15 @@
 #include "json/writer.h"
 #include "server/tasks/tasks.h"
 #include "session/entry.h"
+#include "session/revision.h"
 
 #define RELATED_TASK "io.modelcontextprotocol/related-task"
 
-/* Whether a request of this revision knows tasks: 2025-11-25 (and not the
- * 2026-07-28 extension, which is not served yet). */
+/* Whether a request of this revision knows tasks: 2025-11-25 (the
+ * 2026-07-28 extension is not served yet). */
 static bool tasks_revision(const char *version)
 {
-    return version && !mcp_protocol_modern(version) && strcmp(version, "2025-11-25") >= 0;
+    return mcp__revision_has(version, MCP__HAS_TASKS);
 }
 
 static task_store *store_of(conn *c)
