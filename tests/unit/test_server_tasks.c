@@ -67,6 +67,16 @@ static void tool_refuse(void *ud, mcp_call *c)
     mcp_call_reply_error(c, -32000, "refused by the tool");
 }
 
+/* Works for arguments.us microseconds, then answers: racing a cancel. */
+static void tool_race(void *ud, mcp_call *c)
+{
+    int64_t us = 0;
+    mcp_json_get_int64(mcp_json_object_get(mcp_call_arguments(c), "us"), &us);
+    if (us > 0)
+        usleep((useconds_t)us);
+    mcp_call_reply_text(c, "raced");
+}
+
 static mcp_server *new_server_with(const mcp_server_options *extra)
 {
     mcp_server_options o = {.size = sizeof o, .name = "tasks", .log_level = MCP_LOG_ERROR};
@@ -90,6 +100,8 @@ static mcp_server *new_server_with(const mcp_server_options *extra)
          .task_support = MCP_TASK_OPTIONAL},
         {.size = sizeof(mcp_tool), .name = "refuse", .handler = tool_refuse,
          .task_support = MCP_TASK_OPTIONAL},
+        {.size = sizeof(mcp_tool), .name = "race", .handler = tool_race,
+         .flags = MCP_TOOL_BLOCKING, .task_support = MCP_TASK_REQUIRED},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(mcp_server_add_tool(s, &tools[i]), MCP_OK);
@@ -453,6 +465,173 @@ static void the_sessions_end_cancels_its_tasks(void **state)
     assert_string_equal(cancel_reason, "its session ended");
 }
 
+/* The race: tasks/cancel against the handler's end against ttl expiry
+ * against the connection's end. What each task's messages must show, in
+ * any interleaving: at most one terminal status notification, and nothing
+ * about the task after it; a tasks/cancel answered "cancelled" means the
+ * task ends cancelled, one refused names the status it ended in; a
+ * completed task is never cancelled; every request answered exactly once.
+ * MCP_RACE_EPISODES sets the number of tasks (default 100,000). */
+typedef struct raced {
+    char id[33];
+    int terminal_notes;   /* terminal status notifications */
+    char final[16];       /* the status they gave */
+    char cancel[16];      /* "cancelled", the status a refusal named, or "" */
+    bool after_end;       /* something about it came after its end */
+} raced;
+
+#define BATCH 64
+
+static raced *find_raced(raced *r, int n, const char *line)
+{
+    for (int i = 0; i < n; i++)
+        if (r[i].id[0] && strstr(line, r[i].id))
+            return &r[i];
+    return NULL;
+}
+
+/* Read what one line says about the batch's tasks; answers[id - base]++. */
+static void note_line(const char *line, raced *r, int n, int *answers, int base)
+{
+    const char *idp = strstr(line, "\"id\":");
+    if (idp && !strstr(line, "\"method\"")) {
+        int id = atoi(idp + 5);
+        if (id >= base && id < base + 3 * BATCH)
+            answers[id - base]++;
+        /* The answer to a tools/call: the task's id. */
+        if (id >= base && id < base + BATCH && strstr(line, "\"task\":{\"taskId\":\"")) {
+            const char *p = strstr(line, "\"taskId\":\"") + 10;
+            memcpy(r[id - base].id, p, 32);
+            r[id - base].id[32] = '\0';
+        }
+        /* The answer to a tasks/cancel. */
+        if (id >= base + BATCH && id < base + 2 * BATCH) {
+            raced *t = &r[id - base - BATCH];
+            if (strstr(line, "\"status\":\"cancelled\""))
+                snprintf(t->cancel, sizeof t->cancel, "cancelled");
+            else if (strstr(line, "it is already completed"))
+                snprintf(t->cancel, sizeof t->cancel, "completed");
+            else if (strstr(line, "it is already failed"))
+                snprintf(t->cancel, sizeof t->cancel, "failed");
+            else if (strstr(line, "it is already cancelled"))
+                snprintf(t->cancel, sizeof t->cancel, "cancelled");
+        }
+        return;
+    }
+    raced *t = find_raced(r, n, line);
+    if (!t)
+        return;
+    if (t->terminal_notes)
+        t->after_end = true;
+    if (strstr(line, "notifications/tasks/status")) {
+        static const char *const ends[] = {"completed", "failed", "cancelled"};
+        for (int k = 0; k < 3; k++) {
+            char want[40];
+            snprintf(want, sizeof want, "\"status\":\"%s\"", ends[k]);
+            if (strstr(line, want)) {
+                t->terminal_notes++;
+                snprintf(t->final, sizeof t->final, "%s", ends[k]);
+            }
+        }
+    }
+}
+
+static void tasks_cancel_races_the_end_the_ttl_and_the_close(void **state)
+{
+    long episodes = 100000;
+    const char *e = getenv("MCP_RACE_EPISODES");
+    if (e && atol(e) > 0)
+        episodes = atol(e);
+    mcp_server_options o = {.task_max_per_client = 4 * BATCH, .task_max_ttl_ms = 60000};
+    unsigned seed = 12345;
+    long done = 0, cancelled = 0, completed = 0, closes = 0, too_late = 0;
+    while (done < episodes) {
+        harness h;
+        harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+        /* A few batches per connection; the last one ends with its close. */
+        int batches = 1 + (int)(rand_r(&seed) % 8);
+        bool stopped = false;
+        for (int b = 0; b < batches && done < episodes; b++) {
+            bool close_now = b == batches - 1;
+            raced r[BATCH];
+            int answers[3 * BATCH];
+            memset(r, 0, sizeof r);
+            memset(answers, 0, sizeof answers);
+            int base = 1000 + b * 3 * BATCH;
+            for (int i = 0; i < BATCH; i++) {
+                char params[160];
+                int ttl = rand_r(&seed) % 8 == 0 ? 1 + (int)(rand_r(&seed) % 3) : 60000;
+                snprintf(params, sizeof params,
+                         "\"name\":\"race\",\"arguments\":{\"us\":%u},\"task\":{\"ttl\":%d}",
+                         rand_r(&seed) % 300, ttl);
+                harness_send_req(&h, base + i, "tools/call", params);
+            }
+            /* Each CreateTaskResult, then (most of the time) its cancel at
+             * once: it meets the handler's end on the way. */
+            int created = 0;
+            while (created < BATCH) {
+                char *line = wire_read(&h.w, 10000);
+                if (!line)
+                    fail_msg("no answer to a tools/call");
+                note_line(line, r, BATCH, answers, base);
+                free(line);
+                for (; created < BATCH && answers[created] > 0; created++) {
+                    if (!r[created].id[0] || rand_r(&seed) % 4 == 0)
+                        continue;
+                    char params[80];
+                    snprintf(params, sizeof params, "\"taskId\":\"%s\"", r[created].id);
+                    harness_send_req(&h, base + BATCH + created, "tasks/cancel", params);
+                }
+            }
+            if (close_now) {
+                /* The connection ends with tasks running and cancels in
+                 * flight: the server must end them all and return. */
+                harness_stop(&h);
+                stopped = true;
+                closes++;
+            } else {
+                /* A ping after everything: its answer comes after every
+                 * other answer, and the handlers have had time to end. */
+                usleep(2000);
+                harness_send_req(&h, base + 3 * BATCH - 1, "ping", "");
+                for (;;) {
+                    char *line = wire_read(&h.w, 10000);
+                    if (!line)
+                        fail_msg("no answer to the ping");
+                    note_line(line, r, BATCH, answers, base);
+                    bool last = strstr(line, "\"result\":{}") &&
+                                answers[3 * BATCH - 1] > 0;
+                    free(line);
+                    if (last)
+                        break;
+                }
+            }
+            for (int i = 0; i < BATCH; i++) {
+                raced *t = &r[i];
+                if (answers[i] != 1 || answers[BATCH + i] > 1)
+                    fail_msg("request answered %d times", answers[i]);
+                if (t->terminal_notes > 1 || t->after_end)
+                    fail_msg("task %s: %d terminal notifications, more after its end", t->id,
+                             t->terminal_notes);
+                if (t->terminal_notes && t->cancel[0] && strcmp(t->cancel, t->final))
+                    fail_msg("task %s: tasks/cancel said %s, it ended %s", t->id, t->cancel,
+                             t->final);
+                cancelled += !strcmp(t->final, "cancelled");
+                completed += !strcmp(t->final, "completed");
+                too_late += !strcmp(t->cancel, "completed");
+            }
+            done += BATCH;
+        }
+        if (!stopped)
+            harness_stop(&h);
+    }
+    /* Both ends were reached, and cancels that came too late. */
+    assert_true(cancelled > 0 && completed > 0 && closes > 0 && too_late > 0);
+    print_message("%ld tasks: %ld cancelled, %ld completed (%ld of them after a tasks/cancel "
+                  "that came too late), %ld connections closed mid-race\n",
+                  done, cancelled, completed, too_late, closes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +647,7 @@ int main(void)
         cmocka_unit_test(tasks_list_pages_through_the_sessions_tasks),
         cmocka_unit_test(a_task_past_its_ttl_is_gone),
         cmocka_unit_test(the_sessions_end_cancels_its_tasks),
+        cmocka_unit_test(tasks_cancel_races_the_end_the_ttl_and_the_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
