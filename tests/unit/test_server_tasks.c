@@ -453,6 +453,26 @@ static void the_sessions_end_cancels_its_tasks(void **state)
     assert_string_equal(cancel_reason, "its session ended");
 }
 
+/* Cancelling frees no room under the cap (a cancelled task is kept for
+ * its ttl, as a finished one is): the refusal must not say it does. */
+static void the_cap_refusal_does_not_ask_for_cancels_that_free_nothing(void **state)
+{
+    mcp_server_options o = {.task_max_per_client = 1};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "wait", "", "", id));
+    wait_started(1);
+    harness_expect_in(on_task(&h, 2, "tasks/cancel", id), "\"status\":\"cancelled\"");
+    char *refused = call_task(&h, 3, "add", "", "", NULL);
+    assert_non_null(strstr(refused, "\"code\":-32603,\"message\":\"Too many tasks: this client "
+                                    "holds 1"));
+    assert_null(strstr(refused, "cancel some"));
+    harness_expect_in(refused, "expire");
+    wait_handlers(1);
+    harness_stop(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +488,7 @@ int main(void)
         cmocka_unit_test(tasks_list_pages_through_the_sessions_tasks),
         cmocka_unit_test(a_task_past_its_ttl_is_gone),
         cmocka_unit_test(the_sessions_end_cancels_its_tasks),
+        cmocka_unit_test(the_cap_refusal_does_not_ask_for_cancels_that_free_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

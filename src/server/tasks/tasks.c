@@ -632,9 +632,11 @@ static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void
     }
     if (own->count >= ts->max_per_client || ts->count >= ts->max_total) {
         bool mine = own->count >= ts->max_per_client;
+        /* Finished and cancelled tasks count until their ttl ends: only
+         * that frees room (tasks/cancel does not). */
         snprintf(text, sizeof text,
-                 "Too many tasks: %s %zu, the server's limit; cancel some or wait for them to "
-                 "expire",
+                 "Too many tasks: %s %zu, the server's limit; wait for some to expire (a "
+                 "shorter params.task.ttl frees room sooner)",
                  mine ? "this client holds" : "the server holds", mine ? own->count : ts->count);
         mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
         mcp__registry_unref(snap);
