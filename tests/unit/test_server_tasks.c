@@ -473,6 +473,26 @@ static void the_cap_refusal_does_not_ask_for_cancels_that_free_nothing(void **st
     harness_stop(&h);
 }
 
+/* task_max_ttl_ms of UINT64_MAX ("keep them as long as you like"): a task
+ * is kept, not expired at once by an overflowing deadline, and its ttl is
+ * reported as a number a client can read. */
+static void a_huge_max_ttl_neither_overflows_nor_goes_negative(void **state)
+{
+    mcp_server_options o = {.task_max_ttl_ms = UINT64_MAX, .task_poll_interval_ms = UINT64_MAX};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    char id[33];
+    char *created = call_task(&h, 1, "add", "\"a\":1", "", id);
+    assert_null(strstr(created, "\"ttl\":-"));
+    assert_null(strstr(created, "\"pollInterval\":-"));
+    free(created);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "completed");
+    usleep(50000); /* the expiry timer, had it been armed for now, fired */
+    harness_expect_in(on_task(&h, 2, "tasks/get", id), "\"status\":\"completed\"");
+    harness_expect_in(on_task(&h, 3, "tasks/result", id), "sum 1");
+    harness_stop(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +509,7 @@ int main(void)
         cmocka_unit_test(a_task_past_its_ttl_is_gone),
         cmocka_unit_test(the_sessions_end_cancels_its_tasks),
         cmocka_unit_test(the_cap_refusal_does_not_ask_for_cancels_that_free_nothing),
+        cmocka_unit_test(a_huge_max_ttl_neither_overflows_nor_goes_negative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -680,6 +680,14 @@ static int server_init(mcp_server *s, void *state)
     ts->server = s;
     ts->max_ttl_ms = s->opts.task_max_ttl_ms ? s->opts.task_max_ttl_ms : 3600000;
     ts->poll_ms = s->opts.task_poll_interval_ms ? s->opts.task_poll_interval_ms : 1000;
+    /* At most 2^53 - 1 (a JSON number every client reads exactly, and a
+     * deadline the loop clock cannot overflow): UINT64_MAX, "no limit",
+     * would otherwise expire every task at once and report a negative ttl. */
+    const uint64_t most = ((uint64_t)1 << 53) - 1;
+    if (ts->max_ttl_ms > most)
+        ts->max_ttl_ms = most;
+    if (ts->poll_ms > most)
+        ts->poll_ms = most;
     ts->max_per_client = s->opts.task_max_per_client ? s->opts.task_max_per_client : 64;
     ts->max_total = s->opts.task_max_total ? s->opts.task_max_total : 4096;
     ts->page_size = s->opts.page_size ? s->opts.page_size : 100;
