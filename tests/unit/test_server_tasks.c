@@ -493,6 +493,19 @@ static void a_huge_max_ttl_neither_overflows_nor_goes_negative(void **state)
     harness_stop(&h);
 }
 
+/* A null cursor is no cursor, as tools/list (and the other lists) take it:
+ * the first page, not "unknown cursor". */
+static void tasks_list_takes_a_null_cursor_as_none(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "add", "\"a\":1", "", id));
+    harness_expect_in(harness_req(&h, 2, "tools/list", "\"cursor\":null"), "\"result\":{\"tools\"");
+    harness_expect_in(harness_req(&h, 3, "tasks/list", "\"cursor\":null"), id);
+    harness_stop(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -510,6 +523,7 @@ int main(void)
         cmocka_unit_test(the_sessions_end_cancels_its_tasks),
         cmocka_unit_test(the_cap_refusal_does_not_ask_for_cancels_that_free_nothing),
         cmocka_unit_test(a_huge_max_ttl_neither_overflows_nor_goes_negative),
+        cmocka_unit_test(tasks_list_takes_a_null_cursor_as_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

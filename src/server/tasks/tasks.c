@@ -501,7 +501,7 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
 static bool read_cursor(const mcp_json *v, uint64_t *after)
 {
     *after = 0;
-    if (!v)
+    if (!v || mcp_json_typeof(v) == MCP_JSON_NULL) /* null: none, as the other lists take it */
         return true;
     size_t n;
     const char *s = mcp_json_string(v, &n);
