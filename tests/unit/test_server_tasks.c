@@ -630,6 +630,57 @@ static void tasks_cancel_races_the_end_the_ttl_and_the_close(void **state)
     print_message("%ld tasks: %ld cancelled, %ld completed (%ld of them after a tasks/cancel "
                   "that came too late), %ld connections closed mid-race\n",
                   done, cancelled, completed, too_late, closes);
+/* Cancelling frees no room under the cap (a cancelled task is kept for
+ * its ttl, as a finished one is): the refusal must not say it does. */
+static void the_cap_refusal_does_not_ask_for_cancels_that_free_nothing(void **state)
+{
+    mcp_server_options o = {.task_max_per_client = 1};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "wait", "", "", id));
+    wait_started(1);
+    harness_expect_in(on_task(&h, 2, "tasks/cancel", id), "\"status\":\"cancelled\"");
+    char *refused = call_task(&h, 3, "add", "", "", NULL);
+    assert_non_null(strstr(refused, "\"code\":-32603,\"message\":\"Too many tasks: this client "
+                                    "holds 1"));
+    assert_null(strstr(refused, "cancel some"));
+    harness_expect_in(refused, "expire");
+    wait_handlers(1);
+    harness_stop(&h);
+}
+
+/* task_max_ttl_ms of UINT64_MAX ("keep them as long as you like"): a task
+ * is kept, not expired at once by an overflowing deadline, and its ttl is
+ * reported as a number a client can read. */
+static void a_huge_max_ttl_neither_overflows_nor_goes_negative(void **state)
+{
+    mcp_server_options o = {.task_max_ttl_ms = UINT64_MAX, .task_poll_interval_ms = UINT64_MAX};
+    harness h;
+    harness_start(&h, new_server_with(&o), "2025-11-25", NULL, NULL);
+    char id[33];
+    char *created = call_task(&h, 1, "add", "\"a\":1", "", id);
+    assert_null(strstr(created, "\"ttl\":-"));
+    assert_null(strstr(created, "\"pollInterval\":-"));
+    free(created);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "completed");
+    usleep(50000); /* the expiry timer, had it been armed for now, fired */
+    harness_expect_in(on_task(&h, 2, "tasks/get", id), "\"status\":\"completed\"");
+    harness_expect_in(on_task(&h, 3, "tasks/result", id), "sum 1");
+    harness_stop(&h);
+}
+
+/* A null cursor is no cursor, as tools/list (and the other lists) take it:
+ * the first page, not "unknown cursor". */
+static void tasks_list_takes_a_null_cursor_as_none(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", NULL, NULL);
+    char id[33];
+    free(call_task(&h, 1, "add", "\"a\":1", "", id));
+    harness_expect_in(harness_req(&h, 2, "tools/list", "\"cursor\":null"), "\"result\":{\"tools\"");
+    harness_expect_in(harness_req(&h, 3, "tasks/list", "\"cursor\":null"), id);
+    harness_stop(&h);
 }
 
 int main(void)
@@ -648,6 +699,9 @@ int main(void)
         cmocka_unit_test(a_task_past_its_ttl_is_gone),
         cmocka_unit_test(the_sessions_end_cancels_its_tasks),
         cmocka_unit_test(tasks_cancel_races_the_end_the_ttl_and_the_close),
+        cmocka_unit_test(the_cap_refusal_does_not_ask_for_cancels_that_free_nothing),
+        cmocka_unit_test(a_huge_max_ttl_neither_overflows_nor_goes_negative),
+        cmocka_unit_test(tasks_list_takes_a_null_cursor_as_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -502,7 +502,7 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
 static bool read_cursor(const mcp_json *v, uint64_t *after)
 {
     *after = 0;
-    if (!v)
+    if (!v || mcp_json_typeof(v) == MCP_JSON_NULL) /* null: none, as the other lists take it */
         return true;
     size_t n;
     const char *s = mcp_json_string(v, &n);
@@ -633,9 +633,11 @@ static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void
     }
     if (own->count >= ts->max_per_client || ts->count >= ts->max_total) {
         bool mine = own->count >= ts->max_per_client;
+        /* Finished and cancelled tasks count until their ttl ends: only
+         * that frees room (tasks/cancel does not). */
         snprintf(text, sizeof text,
-                 "Too many tasks: %s %zu, the server's limit; cancel some or wait for them to "
-                 "expire",
+                 "Too many tasks: %s %zu, the server's limit; wait for some to expire (a "
+                 "shorter params.task.ttl frees room sooner)",
                  mine ? "this client holds" : "the server holds", mine ? own->count : ts->count);
         mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
         mcp__registry_unref(snap);
@@ -679,6 +681,14 @@ static int server_init(mcp_server *s, void *state)
     ts->server = s;
     ts->max_ttl_ms = s->opts.task_max_ttl_ms ? s->opts.task_max_ttl_ms : 3600000;
     ts->poll_ms = s->opts.task_poll_interval_ms ? s->opts.task_poll_interval_ms : 1000;
+    /* At most 2^53 - 1 (a JSON number every client reads exactly, and a
+     * deadline the loop clock cannot overflow): UINT64_MAX, "no limit",
+     * would otherwise expire every task at once and report a negative ttl. */
+    const uint64_t most = ((uint64_t)1 << 53) - 1;
+    if (ts->max_ttl_ms > most)
+        ts->max_ttl_ms = most;
+    if (ts->poll_ms > most)
+        ts->poll_ms = most;
     ts->max_per_client = s->opts.task_max_per_client ? s->opts.task_max_per_client : 64;
     ts->max_total = s->opts.task_max_total ? s->opts.task_max_total : 4096;
     ts->page_size = s->opts.page_size ? s->opts.page_size : 100;
