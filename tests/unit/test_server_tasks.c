@@ -630,6 +630,8 @@ static void tasks_cancel_races_the_end_the_ttl_and_the_close(void **state)
     print_message("%ld tasks: %ld cancelled, %ld completed (%ld of them after a tasks/cancel "
                   "that came too late), %ld connections closed mid-race\n",
                   done, cancelled, completed, too_late, closes);
+}
+
 /* Cancelling frees no room under the cap (a cancelled task is kept for
  * its ttl, as a finished one is): the refusal must not say it does. */
 static void the_cap_refusal_does_not_ask_for_cancels_that_free_nothing(void **state)
