@@ -55,12 +55,16 @@ static bool declares_form(const mcp_json *e)
 void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
 {
     const mcp_json *caps = mcp_json_doc_root(s->caps_doc);
-    /* The common case costs one test: a server's, or a revision that has
-     * every elicitation mode there is. */
+    /* The common case costs two tests: a revision that has every
+     * elicitation mode there is (or a server's), and tasks (or none
+     * declared). */
     const mcp_json *e = s->role == MCP_ROLE_CLIENT && !era->url_elicitation
                             ? mcp_json_object_get(caps, "elicitation")
                             : NULL;
-    if (!e) {
+    /* The tasks capability exists in 2025-11-25 only (2026-07-28 has
+     * tasks as an extension, under extensions). */
+    const mcp_json *tasks = !era->tasks ? mcp_json_object_get(caps, "tasks") : NULL;
+    if (!e && !tasks) {
         mcp__jw_value(w, caps);
         return;
     }
@@ -69,6 +73,8 @@ void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
         const char *k;
         size_t kn;
         const mcp_json *v = mcp_json_object_at(caps, i, &k, &kn);
+        if (v == tasks)
+            continue;
         if (v != e) {
             mcp__jw_keyn(w, k, kn);
             mcp__jw_value(w, v);

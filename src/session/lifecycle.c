@@ -62,7 +62,7 @@ void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *m
     mcp__jw_key(&w, "protocolVersion");
     mcp__jw_string(&w, era->version);
     mcp__jw_key(&w, "capabilities");
-    mcp__jw_value(&w, mcp_json_doc_root(s->caps_doc));
+    mcp__write_caps(s, &w, era);
     mcp__jw_key(&w, "serverInfo");
     mcp__write_implementation(s, &w);
     if (s->instructions) {

@@ -144,7 +144,7 @@ static void discover(mcp_session *s, uint64_t route, const mcp_message *m)
     mcp__jw_key(&w, "supportedVersions");
     mcp__era_write_supported(&w);
     mcp__jw_key(&w, "capabilities");
-    mcp__jw_value(&w, mcp_json_doc_root(s->caps_doc));
+    mcp__write_caps(s, &w, mcp__era_latest(true));
     if (s->instructions) {
         mcp__jw_key(&w, "instructions");
         mcp__jw_string(&w, s->instructions);
