@@ -373,7 +373,10 @@ typedef enum mcp_call_task_mode {
                                as tasks */
     MCP_CALL_TASK_ALWAYS,   /* always: MCP_ERR_STATE when the server's revision or
                                capabilities have no tasks */
-    MCP_CALL_TASK_NEVER
+    MCP_CALL_TASK_NEVER,
+    MCP_CALL_TASK_START     /* as ALWAYS, but the call ends with CreateTaskResult
+                               (result: {"task":{...}}): the task is the caller's,
+                               to name in tasks/get, tasks/result, tasks/cancel */
 } mcp_call_task_mode;
 
 typedef struct mcp_client_call_options {
@@ -393,6 +396,11 @@ typedef struct mcp_client_call_options {
      * either way). task_ttl_ms: the ttl asked for (0: the server's). */
     mcp_call_task_mode task;
     uint64_t task_ttl_ms;
+    /* A call run as a task: each Task the server tells about
+     * (CreateTaskResult's, tasks/get's answers, status notifications: its
+     * taskId, status, statusMessage...), borrowed for the call, with
+     * progress_user_data; loop thread; may be NULL. */
+    void (*on_task)(void *user_data, mcp_handle h, const mcp_json *task);
 } mcp_client_call_options;
 
 /* Called once when an asynchronous call ends, possibly inside the _async

@@ -500,6 +500,15 @@ typedef struct mcp_request_options {
      * CreateTaskResult brings it. */
     bool task;
     uint64_t task_ttl_ms;
+    /* With task: end the call with CreateTaskResult itself (the task is the
+     * caller's from then on: tasks/get, tasks/result, tasks/cancel name its
+     * id); a cancel before it came still cancels the task once it comes. */
+    bool task_start_only;
+    /* With task: each Task the server tells about (CreateTaskResult's
+     * task, tasks/get's answers, notifications/tasks/status), borrowed for
+     * the call, with the request's user_data; loop thread; it may cancel
+     * the request. */
+    void (*on_task)(void *user_data, mcp_handle h, const mcp_json *task);
 } mcp_request_options;
 
 /*

@@ -594,7 +594,7 @@ void mcp__call_ended(void *ud, mcp_handle h, int outcome, const mcp_message *m)
                               why);
         outcome = MCP_ERR_PROTOCOL;
         m = NULL;
-    } else if (cc->tool_call && outcome == MCP_OK && m &&
+    } else if (cc->tool_call && !cc->ro.task_start_only && outcome == MCP_OK && m &&
                !mcp__tools_check_output(c->tools, cc->tool, m->result, why, sizeof why)) {
         mcp__client_set_error(c, "the server's result breaks the tool's outputSchema: %s", why);
         outcome = MCP_ERR_PROTOCOL;
@@ -666,7 +666,15 @@ static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_optio
     if (mcp_session_modern(ss) || !mcp_json_object_get(tools, "call") ||
         !mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASKS))
         return false;
-    return o->task == MCP_CALL_TASK_ALWAYS || mcp__tools_task_support(c->tools, tool) == 2;
+    return o->task == MCP_CALL_TASK_ALWAYS || o->task == MCP_CALL_TASK_START ||
+           mcp__tools_task_support(c->tools, tool) == 2;
+}
+
+static void call_task(void *ud, mcp_handle h, const mcp_json *task)
+{
+    mcp__call *cc = ud;
+    if (cc->on_task)
+        cc->on_task(cc->progress_user_data, cc->handle ? cc->handle : h, task);
 }
 
 static int request_async(mcp_client *c, const char *method, const mcp_json *params,
@@ -712,8 +720,15 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
                                    .on_input_required =
                                        cc->method ? mcp__questions_input_required : NULL,
                                    .task = cc->tool_call && as_task(c, tool, &opts),
-                                   .task_ttl_ms = opts.task_ttl_ms};
-    if (cc->tool_call && opts.task == MCP_CALL_TASK_ALWAYS && !cc->ro.task) {
+                                   .task_ttl_ms = opts.task_ttl_ms,
+                                   .task_start_only = opts.task == MCP_CALL_TASK_START,
+                                   .on_task = call_task};
+    cc->on_task = opts.on_task;
+    if (cc->ro.task_start_only)
+        cc->check = NULL; /* a CreateTaskResult, not the tool's result */
+    if (cc->tool_call &&
+        (opts.task == MCP_CALL_TASK_ALWAYS || opts.task == MCP_CALL_TASK_START) &&
+        !cc->ro.task) {
         mcp__call_free(cc);
         return MCP_ERR_STATE; /* the server runs no tool as a task */
     }

@@ -52,6 +52,7 @@ typedef struct mcp__call {
     void *user_data;
     mcp_progress_fn on_progress;
     void *progress_user_data;
+    void (*on_task)(void *user_data, mcp_handle h, const mcp_json *task);
     const mcp__result_check *check; /* the shape its result must have, or NULL */
     bool tool_call; /* its result is checked against the tool's outputSchema */
     bool tool_list; /* its result's outputSchemas are learned */

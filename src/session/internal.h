@@ -399,7 +399,7 @@ void mcp__rounds_free(mcp_session *s, struct mcp__rounds *r);
 /* A tools/call run as a task, 2025-11-25 (task_call.c) ----------------------------- */
 
 /* e is a task call: its record made. MCP_OK or MCP_ERR_NOMEM. */
-int mcp__task_capture(mcp_session *s, outbound *e);
+int mcp__task_capture(mcp_session *s, outbound *e, const mcp_request_options *o);
 void mcp__task_free(mcp_session *s, struct mcp__task_call *t);
 /* params.task of the first request: {} or {"ttl":N}. */
 void mcp__task_write_param(mcp__jw *w, const mcp_request_options *o);

@@ -380,7 +380,7 @@ int mcp__outbound_send(mcp_session *s, uint64_t now, const outbound_spec *sp,
     if (rc == MCP_OK && o.on_input_required)
         rc = mcp__rounds_capture(s, e, sp, &o, b->data + span.at, span.len);
     if (rc == MCP_OK && o.task)
-        rc = mcp__task_capture(s, e);
+        rc = mcp__task_capture(s, e, &o);
     /* Room in both tables first: once the request is on the wire,
      * registering it cannot fail. */
     if (rc == MCP_OK)

@@ -37,16 +37,20 @@ typedef enum { PHASE_CREATING, PHASE_WAITING, PHASE_POLLING, PHASE_FETCHING } ta
 
 struct mcp__task_call {
     task_phase phase;
-    char *id; /* the task's, once known */
+    bool start_only; /* the call ends with CreateTaskResult */
+    char *id;        /* the task's, once known */
     uint64_t poll_ms;
+    void (*on_task)(void *user_data, mcp_handle h, const mcp_json *task);
 };
 
-int mcp__task_capture(mcp_session *s, outbound *e)
+int mcp__task_capture(mcp_session *s, outbound *e, const mcp_request_options *o)
 {
     e->task = mcp__calloc(&s->mem, 1, sizeof *e->task);
     if (!e->task)
         return MCP_ERR_NOMEM;
     e->task->poll_ms = POLL_DEFAULT_MS;
+    e->task->start_only = o->task_start_only;
+    e->task->on_task = o->on_task;
     return MCP_OK;
 }
 
@@ -190,6 +194,11 @@ static void note_poll_interval(struct mcp__task_call *t, const mcp_json *task)
 /* A Task the server sent: where the call goes from here (o held). */
 static void on_task(mcp_session *s, uint64_t now, outbound *o, const mcp_json *task)
 {
+    if (o->task->on_task) {
+        o->task->on_task(o->user_data, (mcp_handle)o->id, task);
+        if (o->ended || s->doomed)
+            return; /* cancelled from the callback */
+    }
     note_poll_interval(o->task, task);
     /* The server answered about the task: it is alive. */
     o->idle_deadline = mcp__deadline(now, o->idle_ms);
@@ -235,6 +244,11 @@ static void created(mcp_session *s, uint64_t now, outbound *o, const mcp_message
     }
     mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL, &wid, o->method, "outbound", NULL,
              mcp__age(now, o->start), "runs as task %s", t->id);
+    if (t->start_only) {
+        mcp__outbound_take(s, o);
+        mcp__outbound_end(s, o, MCP_OK, msg);
+        return;
+    }
     on_task(s, now, o, task);
 }
 

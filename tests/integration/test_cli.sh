@@ -11,7 +11,7 @@ expect_exit 0 "--version" -- "$MCP" --version
 contains "$WORK/out" "mcp 0." "version printed"
 expect_exit 0 "--help" -- "$MCP" --help
 contains "$WORK/out" "exit codes" "help lists the exit codes"
-for c in serve tools call watch; do
+for c in serve tools call watch tasks; do
     expect_exit 0 "$c --help" -- "$MCP" $c --help
     contains "$WORK/out" "usage: mcp $c" "$c has its own help"
 done
@@ -246,3 +246,32 @@ expect_exit 0 "the hint works" -- "$MCP" call --protocol 2025-11-25 echo '{}' --
 # write fail first, and what it said would never be read.)
 expect_exit 3 "a server that exits after answering" -- "$MCP" call echo '{}' -- sh -c 'echo not-mcp; read x'
 lacks "$WORK/err" "skips the probe" "no hint for a server that said something"
+
+# Tasks (2025-11-25): a tool that must run as a task runs as one without
+# --task (its listing says so), its status changes on stderr.
+T="--protocol 2025-11-25"
+expect_exit 0 "a required tool runs as a task" -- "$MCP" call $T job '{"n":2,"delay_ms":10}' -- "$MCP" serve
+contains "$WORK/out" "counted to 2" "its result"
+contains "$WORK/err" ": working" "its status"
+contains "$WORK/err" ": completed" "its end"
+# Ctrl-C (here --cancel-after) is tasks/cancel, never notifications/cancelled.
+expect_exit 130 "a task cancelled" -- "$MCP" call $T --trace --task --ttl 60 sleep '{"seconds":30}' \
+    --cancel-after 0.3 -- "$MCP" serve
+contains "$WORK/err" '"method":"tasks/cancel"' "tasks/cancel sent"
+contains "$WORK/err" '"task":{"ttl":60000}' "the ttl asked for"
+lacks "$WORK/err" '"method":"notifications/cancelled"' "no notifications/cancelled"
+contains "$WORK/err" "(the task was cancelled (tasks/cancel))" "the server's handler stopped"
+contains "$WORK/err" ": cancelled" "the state it ended in"
+expect_exit 0 "--detach" -- "$MCP" call $T --detach count '{"n":1,"delay_ms":0}' -- "$MCP" serve
+grep -Eq '^[0-9a-f]{32}$' "$WORK/out" || fail "--detach printed '$(cat "$WORK/out")', not a task id"
+echo "ok: --detach prints the task's id"
+expect_exit 3 "--task where there are no tasks" -- "$MCP" call --protocol 2026-07-28 --task echo '{}' -- "$MCP" serve
+contains "$WORK/err" "the server runs no tool as a task" "says why"
+expect_exit 2 "--ttl 0" -- "$MCP" call $T --ttl 0 sleep '{}' -- "$MCP" serve
+expect_exit 0 "tasks list" -- "$MCP" tasks $T list -- "$MCP" serve
+expect_exit 3 "tasks get of an unknown task" -- "$MCP" tasks $T get 0123 -- "$MCP" serve
+contains "$WORK/err" "no task" "the server's error"
+expect_exit 2 "tasks without a verb" -- "$MCP" tasks -- "$MCP" serve
+expect_exit 2 "tasks cancel without an id" -- "$MCP" tasks cancel -- "$MCP" serve
+expect_exit 3 "tasks/list under 2026-07-28" -- "$MCP" tasks --protocol 2026-07-28 list -- "$MCP" serve
+contains "$WORK/err" "not part of protocol revision 2026-07-28" "the server's error"

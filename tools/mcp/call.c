@@ -16,6 +16,12 @@
  * declined; roots/list is answered with the --root URIs. Ctrl-C while a
  * question is open cancels the call as always. A call refused until the
  * user has been to some pages (-32042) names them, and exits 3.
+ *
+ * Tasks (2025-11-25): --task runs the call as a task (a tool whose listing
+ * says it must be one runs as one without it), --ttl asks for its lifetime;
+ * its status changes are shown on stderr, Ctrl-C sends tasks/cancel (never
+ * notifications/cancelled) and prints the state it ended in. --detach starts
+ * the task, prints its id and exits: the task is the server's to keep.
  */
 #include <math.h>
 #include <signal.h>
@@ -41,6 +47,8 @@ typedef struct call_state {
     uv_signal_t sigint, sigterm;
     uv_timer_t cancel_timer;
     cli_asker asker;
+    char task_id[129];      /* the task it runs as, once known */
+    char task_status[32];   /* its last status */
 } call_state;
 
 static void clear_bar(call_state *st)
@@ -73,6 +81,25 @@ static void on_progress(void *ud, mcp_handle h, double progress, double total,
     }
     fprintf(stderr, "\r\033[K%s", line);
     st->bar_drawn = true;
+}
+
+/* A Task the server told about: its status changes, on stderr. */
+static void on_task(void *ud, mcp_handle h, const mcp_json *task)
+{
+    call_state *st = ud;
+    size_t n, sn;
+    const char *id = mcp_json_string(mcp_json_object_get(task, "taskId"), &n);
+    const char *status = mcp_json_string(mcp_json_object_get(task, "status"), &sn);
+    const char *message = mcp_json_string(mcp_json_object_get(task, "statusMessage"), NULL);
+    if (id && n < sizeof st->task_id && !st->task_id[0])
+        snprintf(st->task_id, sizeof st->task_id, "%.*s", (int)n, id);
+    if (!status || sn >= sizeof st->task_status ||
+        (strlen(st->task_status) == sn && !memcmp(st->task_status, status, sn)))
+        return;
+    snprintf(st->task_status, sizeof st->task_status, "%.*s", (int)sn, status);
+    clear_bar(st);
+    fprintf(stderr, "task %s: %s%s%s\n", cli_safe(st->task_id), cli_safe(st->task_status),
+            message ? ": " : "", message ? cli_safe(message) : "");
 }
 
 static void before_asking(void *ud)
@@ -244,6 +271,51 @@ static int report(call_state *st)
     }
 }
 
+/* After a cancel: the state the task ended in, as the server says. */
+static void report_task_end(call_state *st)
+{
+    char params[160];
+    snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", st->task_id);
+    mcp_json_doc *d = NULL;
+    if (mcp_json_parse(params, strlen(params), NULL, NULL, &d, NULL) != MCP_OK)
+        return;
+    mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 5000, .max_time_ms = 5000};
+    mcp_client_call_result r = {.size = sizeof r};
+    if (mcp_client_request(st->client, "tasks/get", mcp_json_doc_root(d), &o, &r) == MCP_OK) {
+        const char *status = mcp_json_string(mcp_json_object_get(r.result, "status"), NULL);
+        fprintf(stderr, "task %s: %s\n", cli_safe(st->task_id),
+                status ? cli_safe(status) : "(no status)");
+    } else {
+        fprintf(stderr, "task %s: its state could not be read: %s\n", cli_safe(st->task_id),
+                r.error_message ? cli_safe(r.error_message) : mcp_strerror(r.outcome));
+    }
+    mcp_client_call_result_release(&r);
+    mcp_json_doc_free(d);
+}
+
+/* --detach: the task's id on stdout (its whole Task with --json). */
+static int report_detached(call_state *st)
+{
+    const mcp_json *task = mcp_json_object_get(st->result.result, "task");
+    size_t n;
+    const char *id = mcp_json_string(mcp_json_object_get(task, "taskId"), &n);
+    if (!id) {
+        fprintf(stderr, "mcp: %s: the server answered without a task\n", cli_safe(st->tool));
+        return EXIT_CONNECTION;
+    }
+    if (st->args->json) {
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        mcp_json_write(task, &b);
+        printf("%s\n", b.data);
+        mcp_buf_free(&b);
+    } else {
+        cli_write_payload(id, n);
+        fputc('\n', stdout);
+    }
+    return 0;
+}
+
 /* --root: the roots mcp call declares and answers roots/list with. */
 #define MAX_ROOTS 16
 typedef struct call_roots {
@@ -293,9 +365,15 @@ static mcp_json_doc *roots_json(const call_roots *roots)
     return d;
 }
 
+typedef struct task_args {
+    bool task, detach;
+    uint64_t ttl_ms;
+    double ttl;
+} task_args;
+
 static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
                   const char **args_json, uint64_t *cancel_ms, const char **sampling,
-                  call_roots *roots, int *code)
+                  call_roots *roots, task_args *t, int *code)
 {
     int i = 0, npos = 0;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -329,6 +407,16 @@ static bool parse(int argc, char **argv, cli_client_args *a, const char **tool,
         } else if (!strcmp(s, "--root")) {
             if (!root_option(argc, argv, i, roots))
                 return false;
+            i++;
+        } else if (!strcmp(s, "--task")) {
+            t->task = true;
+        } else if (!strcmp(s, "--detach")) {
+            t->task = t->detach = true;
+        } else if (!strcmp(s, "--ttl")) {
+            const char *v = cli_option_value(argc, argv, i, "a number of seconds (like 60)");
+            if (!v || !cli_parse_seconds(s, v, false, &t->ttl_ms, &t->ttl))
+                return false;
+            t->task = true;
             i++;
         } else if (s[0] == '-' && s[1] == '-') {
             fprintf(stderr, "mcp: unknown option '%s'\n", cli_safe(s));
@@ -367,8 +455,9 @@ int cli_call(int argc, char **argv)
     const char *tool = NULL, *args_json = NULL, *sampling = NULL;
     uint64_t cancel_ms = 0;
     call_roots roots = {.count = 0};
+    task_args ta = {false, false, 0, 0};
     int code = EXIT_USAGE;
-    if (!parse(argc, argv, &a, &tool, &args_json, &cancel_ms, &sampling, &roots, &code)) {
+    if (!parse(argc, argv, &a, &tool, &args_json, &cancel_ms, &sampling, &roots, &ta, &code)) {
         if (code)
             fputs("try 'mcp call --help'\n", stderr);
         return code;
@@ -428,12 +517,33 @@ int cli_call(int argc, char **argv)
                                       .timeout_ms = idle,
                                       .max_time_ms = left,
                                       .on_progress = on_progress,
-                                      .progress_user_data = &st};
+                                      .progress_user_data = &st,
+                                      .task = ta.detach ? MCP_CALL_TASK_START
+                                              : ta.task ? MCP_CALL_TASK_ALWAYS
+                                                        : MCP_CALL_TASK_AUTO,
+                                      .task_ttl_ms = ta.ttl_ms,
+                                      .on_task = on_task};
+        /* A server that runs tools as tasks: its listing says which tool
+         * must run as one (AUTO reads it). */
+        const mcp_json *caps = mcp_json_object_get(mcp_client_server_info(st.client),
+                                                   "capabilities");
+        if (!ta.task && mcp_json_object_get(mcp_json_object_get(mcp_json_object_get(
+                                                mcp_json_object_get(caps, "tasks"), "requests"),
+                                                "tools"), "call")) {
+            mcp_json_doc *listed = NULL;
+            mcp_client_list_tools(st.client, NULL, &listed, NULL);
+            mcp_json_doc_free(listed);
+        }
         rc = mcp_client_call_tool_async(st.client, tool, mcp_json_doc_root(args), &co, on_done,
                                         &st, &st.handle);
     }
     mcp_json_doc_free(args);
-    if (rc != MCP_OK && !st.done) {
+    if (rc == MCP_ERR_STATE && ta.task) {
+        fprintf(stderr, "mcp: cannot call %s as a task: the server runs no tool as a task "
+                        "(its protocol revision or capabilities have no tasks)\n",
+                cli_safe(tool));
+        code = EXIT_CONNECTION;
+    } else if (rc != MCP_OK && !st.done) {
         fprintf(stderr, "mcp: cannot call %s: %s\n", cli_safe(tool),
                 mcp_client_error(st.client)[0] ? cli_safe(mcp_client_error(st.client))
                                                : mcp_strerror(rc));
@@ -450,7 +560,13 @@ int cli_call(int argc, char **argv)
          * reader that stops reading blocks it, and the loop with it) ends
          * mcp at once, killing the server. */
         cli_exit_at_once(st.client, &st.sigint, &st.sigterm);
-        code = st.cancelled_by ? st.cancelled_by : report(&st);
+        if (st.cancelled_by && st.task_id[0])
+            report_task_end(&st);
+        if (ta.detach && st.result.outcome == MCP_OK && !st.cancelled_by) {
+            code = report_detached(&st);
+        } else {
+            code = st.cancelled_by ? st.cancelled_by : report(&st);
+        }
         /* Said now, before the server is stopped (which may take seconds). */
         if (!cli_output_ok() && code == 0)
             code = EXIT_OUTPUT;

@@ -27,6 +27,7 @@ enum {
 
 int cli_serve(int argc, char **argv);
 int cli_tools(int argc, char **argv);
+int cli_tasks(int argc, char **argv);
 int cli_call(int argc, char **argv);
 int cli_watch(int argc, char **argv);
 int cli_resources(int argc, char **argv);

@@ -54,10 +54,19 @@ static const struct {
      "Start COMMAND as an MCP server over stdio, or reach the Streamable HTTP server at\n"
      "URL, and list its tools (every page). Ctrl-C (or SIGTERM) ends it at once,\n"
      "killing a started server.\n"},
+    {"tasks",
+     "usage: mcp tasks [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
+     "                 (list | get ID | result ID | cancel ID)\n"
+     "                 (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
+     "\n"
+     "A server's tasks (2025-11-25): list them (every page), read one's state, wait for\n"
+     "its result (printed as JSON), or cancel it (tasks/cancel). A server may keep a\n"
+     "task only for the session that made it (mcp serve does): a new connection finds\n"
+     "none of those.\n"},
     {"call",
      "usage: mcp call [--timeout S] [--max-time S] [--cancel-after S] [--protocol P]\n"
      "                [--json] [--trace] [--sampling-command CMD] [--root URI]...\n"
-     "                TOOL [ARGS_JSON]\n"
+     "                [--task [--ttl S] [--detach]] TOOL [ARGS_JSON]\n"
      "                (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
      "\n"
      "Call TOOL with ARGS_JSON (an object, default {}) on COMMAND's server, or on the\n"
@@ -158,6 +167,13 @@ static const char common_options[] =
     "  --cancel-after S  (call) cancel the call after S seconds, as Ctrl-C would\n"
     "  --sampling-command CMD  (call) answer the server's sampling requests with CMD\n"
     "  --root URI        (call) a root to declare and list (a file:// URI); repeatable\n"
+    "  --task            (call) run the call as a task (2025-11-25; a tool whose listing\n"
+    "                    says it must be one runs as one anyway): its status changes\n"
+    "                    show on stderr, Ctrl-C sends tasks/cancel and prints the\n"
+    "                    state it ended in\n"
+    "  --ttl S           (call) ask for the task to be kept S seconds (implies --task)\n"
+    "  --detach          (call) start the task, print its id (its Task with --json)\n"
+    "                    and exit (implies --task)\n"
     "  --protocol P      2025-06-18, 2025-11-25, 2026-07-28 or auto (default: probe\n"
     "                    with server/discover, fall back to initialize)\n"
     "  --json            print results as JSON\n"
@@ -226,6 +242,8 @@ static int run(int argc, char **argv)
             return cli_serve(argc - 2, argv + 2);
         if (!strcmp(c, "tools"))
             return cli_tools(argc - 2, argv + 2);
+        if (!strcmp(c, "tasks"))
+            return cli_tasks(argc - 2, argv + 2);
         if (!strcmp(c, "call"))
             return cli_call(argc - 2, argv + 2);
         if (!strcmp(c, "watch"))
