@@ -245,9 +245,13 @@ static void task_support_decides_how_a_tool_may_be_called(void **state)
                       "\"code\":-32602,\"message\":\"Unknown tool: \\\"nothere\\\"\"");
     harness_stop(&h);
 
-    /* Before 2025-11-25 there are no tasks: the param is ignored, the
-     * methods are not part of the revision. */
-    harness_start(&h, new_server(), "2025-06-18", NULL, NULL);
+    /* Before 2025-11-25 there are no tasks: not declared, the param is
+     * ignored, the methods are not part of the revision. */
+    char *init;
+    harness_start(&h, new_server(), "2025-06-18", NULL, &init);
+    assert_non_null(strstr(init, "\"capabilities\":{\"tools\""));
+    assert_null(strstr(init, "\"tasks\":{")); /* (the server is named "tasks") */
+    free(init);
     harness_expect_in(harness_req(&h, 1, "tools/call",
                                   "\"name\":\"add\",\"arguments\":{\"a\":1},\"task\":{}"),
                       "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 1\"}]}");
@@ -255,6 +259,13 @@ static void task_support_decides_how_a_tool_may_be_called(void **state)
                       "\"code\":-32601,\"message\":\"Method not found: tasks/get is not part of "
                       "protocol revision 2025-06-18\"");
     harness_expect_in(harness_req(&h, 3, "tasks/list", ""), "-32601");
+    harness_stop(&h);
+    /* Nor under 2026-07-28, where tasks are an extension. */
+    harness_start(&h, new_server(), NULL, NULL, NULL);
+    char *discovered = harness_req(&h, 1, "server/discover", "");
+    assert_non_null(strstr(discovered, "\"capabilities\":{\"tools\""));
+    assert_null(strstr(discovered, "\"tasks\":{"));
+    free(discovered);
     harness_stop(&h);
 }
 
