@@ -34,21 +34,28 @@ static int64_t wall_ms(void)
 
 static void expire_due(uv_timer_t *timer);
 
-/* Arm the timer for the earliest expiry, or stop it when no task lives. */
-static void arm(task_store *ts)
+/* Arm the timer for `first` (UINT64_MAX: stop it). */
+static void arm_at(task_store *ts, uint64_t first)
 {
-    if (!ts->timer_open)
-        return;
-    uint64_t first = UINT64_MAX;
-    for (task *t = ts->oldest; t; t = t->next)
-        if (t->expires < first)
-            first = t->expires;
+    ts->timer_due = first;
     if (first == UINT64_MAX) {
         uv_timer_stop(&ts->expiry);
         return;
     }
     uint64_t now = mcp__now_ms();
     uv_timer_start(&ts->expiry, expire_due, first > now ? first - now : 0, 0);
+}
+
+/* Arm the timer for the earliest expiry of all (after expiries: a walk of
+ * every task, once per firing, not per task made). */
+static void arm(task_store *ts)
+{
+    uint64_t first = UINT64_MAX;
+    for (task *t = ts->oldest; t; t = t->next)
+        if (t->expires < first)
+            first = t->expires;
+    if (ts->timer_open)
+        arm_at(ts, first);
 }
 
 static bool due(const task *t, const void *now)
@@ -110,6 +117,7 @@ task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms)
         uv_timer_init(&ts->server->loop, &ts->expiry);
         ts->expiry.data = ts;
         ts->timer_open = true;
+        ts->timer_due = UINT64_MAX;
     }
     static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < sizeof raw; i++) {
@@ -133,7 +141,8 @@ task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms)
         ts->oldest = t;
     ts->newest = t;
     ts->count++;
-    arm(ts);
+    if (t->expires < ts->timer_due)
+        arm_at(ts, t->expires);
     return t;
 }
 
@@ -153,6 +162,14 @@ task *task_next_of(task_store *ts, conn *c, uint64_t after)
     for (task *t = ts->oldest; t; t = t->next)
         if (t->seq > after && t->owner == c)
             return t;
+    return NULL;
+}
+
+task *task_owned_after(const task *t, conn *c)
+{
+    for (task *n = t->next; n; n = n->next)
+        if (n->owner == c)
+            return n;
     return NULL;
 }
 

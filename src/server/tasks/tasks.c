@@ -542,7 +542,7 @@ static void tasks_list(conn *c, mcp_handle h, const mcp_message *msg, void *stat
     mcp__jw_array(&w);
     size_t shown = 0;
     task *t = task_next_of(ts, c, after);
-    for (; t && shown < ts->page_size; t = task_next_of(ts, c, t->seq)) {
+    for (; t && shown < ts->page_size; t = task_owned_after(t, c)) {
         mcp__jw_object(&w);
         task_write(&w, t);
         mcp__jw_object_end(&w);

@@ -47,6 +47,7 @@ typedef struct task_store {
     uint64_t max_ttl_ms, poll_ms;
     size_t max_per_client, max_total, page_size;
     uv_timer_t expiry; /* due at the earliest expiry, while any task lives */
+    uint64_t timer_due; /* when it fires (loop clock); UINT64_MAX: stopped */
     bool timer_open;
 } task_store;
 
@@ -120,6 +121,8 @@ void task_write(mcp__jw *w, const task *t);
 /* Tasks of c made after the one of sequence `after`, in order: the next
  * one, or NULL. */
 task *task_next_of(task_store *ts, conn *c, uint64_t after);
+/* The task of c made next after t, or NULL. */
+task *task_owned_after(const task *t, conn *c);
 
 /* tasks.c ------------------------------------------------------------------------- */
 
