@@ -142,6 +142,8 @@ bench: build interop-deps
 	  tests/interop/node_modules/.bin/node tests/interop/ts_echo_server.mjs \
 	  tests/interop/ts2_echo_server.mjs
 	sh bench/stdio_instructions.sh $(BUILD)/mcp $(BUILD)/bench/bench_stdio
+	$(BUILD)/bench/bench_tasks $(BUILD)/bench/bench_server tests/interop/node_modules/.bin/node \
+	  tests/interop/ts_task_bench.mjs
 	sh bench/bench_http.sh $(BUILD)/mcp $(BUILD)/bench/bare_mhd tests/interop/node_modules/.bin/node \
 	  tests/interop
 	$(BUILD)/bench/bench_http_streams

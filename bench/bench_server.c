@@ -5,6 +5,8 @@
  *                (CLOCK_MONOTONIC, us) with the request's id
  *   hold         holds the call forever (never replies)
  *   rss          answers with this process's resident set size in bytes
+ *   task_echo    answers "x" at once; may run as a task (2025-11-25)
+ *   task_cancel  wait_cancel, which may run as a task
  * At exit the recorded cancel times are written to $BENCH_CANCEL_LOG as
  * "id microseconds" lines.
  */
@@ -59,6 +61,11 @@ static void hold(void *ud, mcp_call *call)
     (void)call; /* never answered */
 }
 
+static void task_echo(void *ud, mcp_call *call)
+{
+    mcp_call_reply_text(call, "x");
+}
+
 static void rss(void *ud, mcp_call *call)
 {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -76,14 +83,19 @@ static void rss(void *ud, mcp_call *call)
 int main(void)
 {
     mcp_server_options o = {.size = sizeof o, .name = "bench", .max_in_flight = 200000, .shutdown_grace_ms = 100,
-                            .log_level = MCP_LOG_ERROR};
+                            .log_level = MCP_LOG_ERROR, .task_max_per_client = 1000000,
+                            .task_max_total = 1000000};
     mcp_server *s;
     if (mcp_server_new(&o, &s) != MCP_OK)
         return 1;
     mcp_tool tools[] = {{.size = sizeof(mcp_tool), .name = "wait_cancel", .handler = wait_cancel},
                         {.size = sizeof(mcp_tool), .name = "hold", .handler = hold},
-                        {.size = sizeof(mcp_tool), .name = "rss", .handler = rss}};
-    for (int i = 0; i < 3; i++)
+                        {.size = sizeof(mcp_tool), .name = "rss", .handler = rss},
+                        {.size = sizeof(mcp_tool), .name = "task_echo", .handler = task_echo,
+                         .task_support = MCP_TASK_OPTIONAL},
+                        {.size = sizeof(mcp_tool), .name = "task_cancel", .handler = wait_cancel,
+                         .task_support = MCP_TASK_OPTIONAL}};
+    for (int i = 0; i < 5; i++)
         mcp_server_add_tool(s, &tools[i]);
     mcp_server_serve_stdio(s);
     const char *path = getenv("BENCH_CANCEL_LOG");
