@@ -64,7 +64,9 @@ void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
     /* The tasks capability exists in 2025-11-25 only (2026-07-28 has
      * tasks as an extension, under extensions). */
     const mcp_json *tasks = !era->tasks ? mcp_json_object_get(caps, "tasks") : NULL;
-    if (!e && !tasks) {
+    /* Extensions are negotiated from 2026-07-28 on. */
+    const mcp_json *extensions = !era->modern ? mcp_json_object_get(caps, "extensions") : NULL;
+    if (!e && !tasks && !extensions) {
         mcp__jw_value(w, caps);
         return;
     }
@@ -73,7 +75,7 @@ void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
         const char *k;
         size_t kn;
         const mcp_json *v = mcp_json_object_at(caps, i, &k, &kn);
-        if (v == tasks)
+        if (v == tasks || v == extensions)
             continue;
         if (v != e) {
             mcp__jw_keyn(w, k, kn);

@@ -184,10 +184,17 @@ static int modern_headers(http_client *t, xfer *x, const shape *sh)
         rc = add_value_header(x, "Mcp-Method", x->method, strlen(x->method));
     bool by_name = x->method && (!strcmp(x->method, "tools/call") || !strcmp(x->method, "prompts/get"));
     bool by_uri = x->method && !strcmp(x->method, "resources/read");
-    if (rc == MCP_OK && (by_name || by_uri)) {
+    /* The tasks extension's methods: by the task's id. */
+    bool by_task = x->method && (!strcmp(x->method, "tasks/get") ||
+                                 !strcmp(x->method, "tasks/update") ||
+                                 !strcmp(x->method, "tasks/cancel"));
+    if (rc == MCP_OK && (by_name || by_uri || by_task)) {
         mcp_buf v;
         mcp_buf_init(&v, 0, NULL);
-        if (mcp__hc_span_string(mcp__hc_member(sh->params, by_uri ? "uri" : "name"), &v))
+        if (mcp__hc_span_string(mcp__hc_member(sh->params, by_uri    ? "uri"
+                                                          : by_task ? "taskId"
+                                                                    : "name"),
+                                &v))
             rc = add_value_header(x, "Mcp-Name", v.data, v.len);
         mcp_buf_free(&v);
     }

@@ -35,5 +35,7 @@ int conformance_offers(mcp_server *s);
  * elicitation, roots; input-required results under 2026-07-28): MCP_OK,
  * or the failure (printed). */
 int conformance_asks(mcp_server *s);
+/* The tools of the tasks scenarios (conformance_tasks.c). */
+int conformance_tasks(mcp_server *s);
 
 #endif

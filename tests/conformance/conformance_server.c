@@ -6,10 +6,10 @@
  * and the suite's reference server use: the tools here, the resources,
  * resource template and prompts in conformance_offers.c, the tools and the
  * prompt that ask the client (sampling, elicitation, roots, input-required
- * results) in conformance_asks.c. The scenarios that need tasks, the
- * skills extension or OAuth are expected failures
- * (tests/interop/conformance-expected-failures.txt) until the library has
- * them. Built on the public API alone, as any application would be.
+ * results) in conformance_asks.c, the tools of the tasks scenarios in
+ * conformance_tasks.c. The scenarios that need what the library lacks
+ * (a task's questions, the skills extension, OAuth) are expected failures
+ * (tests/interop/conformance-expected-failures.txt) until it has them. Built on the public API alone, as any application would be.
  *
  * The scenarios check names, content types and mimeTypes, the number and
  * order of notifications, and (2026-07-28) the error codes and HTTP
@@ -343,5 +343,7 @@ int conformance_server(mcp_server *s)
     if (rc != MCP_OK)
         return rc;
     rc = conformance_offers(s);
+    if (rc == MCP_OK)
+        rc = conformance_tasks(s);
     return rc == MCP_OK ? conformance_asks(s) : rc;
 }

@@ -696,6 +696,137 @@ static void tasks_list_takes_a_null_cursor_as_none(void **state)
     harness_stop(&h);
 }
 
+/* 2026-07-28: the io.modelcontextprotocol/tasks extension ------------------------- */
+
+#define EXT_ENV "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                "\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":" \
+                "{\"io.modelcontextprotocol/tasks\":{}}}"
+
+/* A 2026-07-28 request declaring the extension (meta: more members of its
+ * _meta, or ""): its answer. */
+static char *ext_req_meta(harness *h, int id, const char *method, const char *params,
+                          const char *meta)
+{
+    char line[700], want[32];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s\"_meta\":{"
+             "%s%s" EXT_ENV "}}}",
+             id, method, params, params[0] ? "," : "", meta, meta[0] ? "," : "");
+    wire_send(&h->w, line);
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    return wire_expect(&h->w, want);
+}
+
+static char *ext_req(harness *h, int id, const char *method, const char *params)
+{
+    return ext_req_meta(h, id, method, params, "");
+}
+
+static char *ext_on_task(harness *h, int id, const char *method, const char id_[33])
+{
+    char params[80];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id_);
+    return ext_req(h, id, method, params);
+}
+
+static void under_2026_the_request_declares_and_the_server_decides(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), NULL, NULL, NULL);
+    char *discovered = harness_req(&h, 1, "server/discover", "");
+    assert_non_null(strstr(discovered, "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}"));
+    free(discovered);
+    /* Without the extension: a tool that may run as a task is a call, one
+     * that must is refused -32021, and the task methods too, before any
+     * id is looked at. */
+    harness_expect_in(harness_req(&h, 2, "tools/call", "\"name\":\"add\",\"arguments\":{\"a\":2}"),
+                      "\"content\":[{\"type\":\"text\",\"text\":\"sum 2\"}]");
+    harness_expect_in(harness_req(&h, 3, "tools/call", "\"name\":\"wait\""),
+                      "\"code\":-32021,\"message\":\"Missing required client capability\","
+                      "\"data\":{\"requiredCapabilities\":{\"extensions\":"
+                      "{\"io.modelcontextprotocol/tasks\":{}}}}");
+    harness_expect_in(harness_req(&h, 4, "tasks/get", "\"taskId\":\"nope\""), "-32021");
+    /* With it: the flat task, resultType "task", the extension's names. */
+    char *created = ext_req(&h, 5, "tools/call", "\"name\":\"add\",\"arguments\":{\"a\":7},"
+                                                 "\"task\":{\"ttl\":5}");
+    assert_non_null(strstr(created, "\"result\":{\"resultType\":\"task\",\"taskId\":\""));
+    assert_non_null(strstr(created, "\"ttlMs\":3600000,\"pollIntervalMs\":1000"));
+    assert_null(strstr(created, "\"ttl\":"));
+    assert_null(strstr(created, "\"task\":{"));
+    char id[33];
+    task_id_of(created, id);
+    free(created);
+    /* tasks/get: the result inline, no related-task _meta, resultType
+     * complete. */
+    char *got = NULL;
+    for (int i = 0; i < 200; i++) {
+        free(got);
+        got = ext_on_task(&h, 6, "tasks/get", id);
+        if (strstr(got, "\"completed\""))
+            break;
+        usleep(5000);
+    }
+    assert_non_null(strstr(got, "\"status\":\"completed\""));
+    assert_non_null(strstr(got, "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 7\"}]}"));
+    assert_non_null(strstr(got, "\"resultType\":\"complete\""));
+    assert_null(strstr(got, "related-task"));
+    free(got);
+    /* A tool error completes its task; a JSON-RPC error fails it, inline. */
+    char *broken = ext_req(&h, 7, "tools/call", "\"name\":\"broken\"");
+    task_id_of(broken, id);
+    free(broken);
+    harness_expect_in(ext_on_task(&h, 8, "tasks/get", id), "\"status\":\"completed\"");
+    char *refused = ext_req(&h, 9, "tools/call", "\"name\":\"refuse\"");
+    task_id_of(refused, id);
+    free(refused);
+    harness_expect_in(ext_on_task(&h, 10, "tasks/get", id),
+                      "\"error\":{\"code\":-32000,\"message\":\"refused by the tool\"}");
+    /* Acknowledgments, also for a task that ended; gone methods. */
+    harness_expect_in(ext_on_task(&h, 11, "tasks/cancel", id), "\"result\":{\"resultType\":\"complete\"");
+    harness_expect_in(ext_req(&h, 12, "tasks/update", "\"taskId\":\"x\",\"inputResponses\":{}"),
+                      "\"code\":-32602");
+    harness_expect_in(ext_on_task(&h, 13, "tasks/result", id), "\"code\":-32601");
+    harness_expect_in(ext_req(&h, 14, "tasks/list", ""), "\"code\":-32601");
+    harness_expect_in(ext_on_task(&h, 15, "tasks/get", "0123456789abcdef0123456789abcdef"),
+                      "\"code\":-32602");
+    harness_stop(&h);
+}
+
+static void a_2026_cancel_stops_the_handler(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), NULL, NULL, NULL);
+    /* It asks for progress and logs: a plain call would get both. */
+    char *created = ext_req_meta(&h, 1, "tools/call", "\"name\":\"wait\"",
+                                 "\"progressToken\":\"p\",\"io.modelcontextprotocol/logLevel\":"
+                                 "\"debug\"");
+    char id[33];
+    task_id_of(created, id);
+    free(created);
+    wait_started(1);
+    char *ack = ext_on_task(&h, 2, "tasks/cancel", id);
+    assert_non_null(strstr(ack, "\"result\":{\"resultType\":\"complete\""));
+    assert_null(strstr(ack, "taskId"));
+    free(ack);
+    wait_handlers(1);
+    assert_string_equal(cancel_reason, "the task was cancelled (tasks/cancel)");
+    harness_expect_in(ext_on_task(&h, 3, "tasks/get", id), "\"status\":\"cancelled\"");
+    /* Its handler reported progress and logged (tool_wait): nothing of it
+     * went out (ext-tasks: no progress or log for tasks). */
+    harness_send_req(&h, 4, "tools/call", "\"name\":\"add\"");
+    for (;;) {
+        char *line = wire_read(&h.w, 5000);
+        assert_non_null(line);
+        assert_null(strstr(line, "notifications/progress"));
+        assert_null(strstr(line, "notifications/message"));
+        bool last = strstr(line, "\"id\":4,") != NULL;
+        free(line);
+        if (last)
+            break;
+    }
+    harness_stop(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -715,6 +846,8 @@ int main(void)
         cmocka_unit_test(the_cap_refusal_does_not_ask_for_cancels_that_free_nothing),
         cmocka_unit_test(a_huge_max_ttl_neither_overflows_nor_goes_negative),
         cmocka_unit_test(tasks_list_takes_a_null_cursor_as_none),
+        cmocka_unit_test(under_2026_the_request_declares_and_the_server_decides),
+        cmocka_unit_test(a_2026_cancel_stops_the_handler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,11 +159,17 @@ bool mcp__http_headers_match(mcp__http_exchange *x, const mcp_message *m, const 
     }
     if (!header_equals(x, l, "Mcp-Method", m->method, m->method_len, why, n))
         return false;
+    /* The tasks extension routes its methods by the task's id (ext-tasks:
+     * the client MUST set Mcp-Name to params.taskId). */
     const char *field = mcp_message_method_is(m, "tools/call") ||
                                 mcp_message_method_is(m, "prompts/get")
                             ? "name"
                         : mcp_message_method_is(m, "resources/read") ? "uri"
-                                                                     : NULL;
+                        : mcp_message_method_is(m, "tasks/get") ||
+                                mcp_message_method_is(m, "tasks/update") ||
+                                mcp_message_method_is(m, "tasks/cancel")
+                            ? "taskId"
+                            : NULL;
     if (!field)
         return true;
     const mcp_json *v = m->params ? mcp_json_object_get(m->params, field) : NULL;

@@ -103,13 +103,14 @@ static bool same_id(const void *value, const void *ctx)
     return strcmp(((const task *)value)->id, ctx) == 0;
 }
 
-task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms)
+task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t ttl_ms)
 {
     unsigned char raw[TASK_ID_LEN / 2];
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
         return NULL;
     task *t = calloc(1, sizeof *t);
-    if (!t || mcp__map_reserve(&ts->by_id, &ts->server->mem, 1) != MCP_OK) {
+    if (!t || mcp__map_reserve(&ts->by_id, &ts->server->mem, 1) != MCP_OK ||
+        (credential && !(t->credential = strdup(credential)))) {
         free(t);
         return NULL;
     }
@@ -131,8 +132,11 @@ task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms)
     t->expires = mcp__now_ms() + ttl_ms;
     t->seq = ++ts->next_seq;
     t->owner = owner;
-    mcp__conn_ref(owner);
-    ((task_owner *)mcp__conn_state(owner, &mcp__tasks_feature))->count++;
+    t->modern = !owner;
+    if (owner) {
+        mcp__conn_ref(owner);
+        ((task_owner *)mcp__conn_state(owner, &mcp__tasks_feature))->count++;
+    }
     mcp__map_put(&ts->by_id, &ts->server->mem, mcp__hash_bytes(t->id, TASK_ID_LEN), t);
     t->prev = ts->newest;
     if (ts->newest)
@@ -146,7 +150,7 @@ task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms)
     return t;
 }
 
-task *task_find(task_store *ts, conn *c, const char *id, size_t len)
+task *task_find(task_store *ts, conn *c, bool modern, const char *id, size_t len)
 {
     if (len != TASK_ID_LEN || memchr(id, '\0', len))
         return NULL;
@@ -154,7 +158,13 @@ task *task_find(task_store *ts, conn *c, const char *id, size_t len)
     memcpy(key, id, len);
     key[len] = '\0';
     task *t = mcp__map_find(&ts->by_id, mcp__hash_bytes(key, len), same_id, key);
-    return t && t->owner == c ? t : NULL;
+    if (!t || t->modern != modern)
+        return NULL;
+    if (!modern)
+        return t->owner == c ? t : NULL;
+    bool same = !t->credential ? !c->credential
+                               : c->credential && !strcmp(t->credential, c->credential);
+    return same ? t : NULL;
 }
 
 task *task_next_of(task_store *ts, conn *c, uint64_t after)
@@ -182,6 +192,7 @@ void task_hold(task *t)
 
 static void task_free(task *t)
 {
+    free(t->credential);
     free(t->status_message);
     free(t->outcome);
     free(t);
@@ -225,7 +236,8 @@ void task_remove(task *t, const char *why)
         ts->newest = t->prev;
     t->prev = t->next = NULL;
     ts->count--;
-    ((task_owner *)mcp__conn_state(t->owner, &mcp__tasks_feature))->count--;
+    if (t->owner)
+        ((task_owner *)mcp__conn_state(t->owner, &mcp__tasks_feature))->count--;
     task_hold(t);
     mcp__request *run = t->run;
     t->run = NULL;
@@ -246,7 +258,8 @@ void task_remove(task *t, const char *why)
     conn *owner = t->owner;
     t->owner = NULL;
     task_release(t);
-    mcp__conn_unref(owner);
+    if (owner)
+        mcp__conn_unref(owner);
 }
 
 /* The Task ----------------------------------------------------------------------- */
@@ -279,8 +292,9 @@ void task_write(mcp__jw *w, const task *t)
     timestamp(when, t->updated_ms);
     mcp__jw_key(w, "lastUpdatedAt");
     mcp__jw_string(w, when);
-    mcp__jw_key(w, "ttl");
+    /* The extension renamed them (ext-tasks schema: ttlMs, pollIntervalMs). */
+    mcp__jw_key(w, t->modern ? "ttlMs" : "ttl");
     mcp__jw_int(w, (int64_t)t->ttl_ms);
-    mcp__jw_key(w, "pollInterval");
+    mcp__jw_key(w, t->modern ? "pollIntervalMs" : "pollInterval");
     mcp__jw_int(w, (int64_t)t->store->poll_ms);
 }

@@ -5,6 +5,14 @@
  * capabilities, and a task's run: the call detached from its request,
  * whose answer ends the task.
  *
+ * Under 2026-07-28 the same, as the io.modelcontextprotocol/tasks extension
+ * (ext-tasks, specification/draft/tasks.md): declared under extensions, a
+ * call becomes a task when the request declares the extension and the tool
+ * may run as one (a tool that must, for a request that does not declare
+ * it: -32021), CreateTaskResult is the flat task with resultType "task",
+ * tasks/get carries the result or error, tasks/update and tasks/cancel are
+ * acknowledgments, tasks/result and tasks/list do not exist.
+ *
  * Choices the spec leaves open:
  * - tasks/result of a cancelled task is the error -32602 "Task <id> was
  *   cancelled" with data {"taskId", "status": "cancelled"}: the call has
@@ -24,6 +32,33 @@
 #include "session/revision.h"
 
 #define RELATED_TASK "io.modelcontextprotocol/related-task"
+#define TASKS_EXTENSION "io.modelcontextprotocol/tasks"
+
+static bool modern_request(mcp_session *ss, mcp_handle h)
+{
+    return mcp_protocol_modern(mcp_session_inbound_version(ss, h));
+}
+
+/* Whether request h declares the tasks extension (2026-07-28: per request,
+ * in its envelope's clientCapabilities). */
+static bool declares_extension(mcp_session *ss, mcp_handle h)
+{
+    const mcp_json *caps = mcp_session_inbound_client_capabilities(ss, h);
+    return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), TASKS_EXTENSION) != NULL;
+}
+
+/* -32021 with data.requiredCapabilities naming the extension. */
+static void missing_extension(mcp_session *ss, mcp_handle h)
+{
+    static const char need[] = "{\"extensions\":{\"" TASKS_EXTENSION "\":{}}}";
+    mcp_json_doc *d = NULL;
+    if (mcp_json_parse(need, sizeof need - 1, NULL, NULL, &d, NULL) == MCP_OK)
+        mcp_session_reply_missing_capability(ss, h, mcp_json_doc_root(d));
+    else
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+    mcp_json_doc_free(d);
+}
 
 /* Whether a request of this revision knows tasks: 2025-11-25 (the
  * 2026-07-28 extension is not served yet). */
@@ -39,12 +74,18 @@ static task_store *store_of(conn *c)
 
 /* Writing ------------------------------------------------------------------------ */
 
-/* {<the task's members>} in b, or {"task":{...}} (CreateTaskResult). */
-static int task_object(mcp_buf *b, const task *t, bool nested)
+/* {<the task's members>} in b, or its CreateTaskResult (created): under
+ * 2025 {"task":{...}}, under 2026 the task itself with resultType "task". */
+static int task_object(mcp_buf *b, const task *t, bool created)
 {
+    bool nested = created && !t->modern;
     mcp__jw w;
     mcp__jw_begin(&w, b);
     mcp__jw_object(&w);
+    if (created && t->modern) {
+        mcp__jw_key(&w, "resultType");
+        mcp__jw_string(&w, "task");
+    }
     if (nested) {
         mcp__jw_key(&w, "task");
         mcp__jw_object(&w);
@@ -54,6 +95,46 @@ static int task_object(mcp_buf *b, const task *t, bool nested)
         mcp__jw_object_end(&w);
     mcp__jw_object_end(&w);
     return mcp__jw_finish(&w);
+}
+
+/* 2026: the detailed task tasks/get gives: the task, and its result
+ * (completed) or error (failed), inline, as the call would have answered. */
+static void reply_detailed(mcp_session *ss, mcp_handle h, const task *t)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_json_doc *err = NULL;
+    mcp__jw w;
+    mcp__jw_begin(&w, &b);
+    mcp__jw_object(&w);
+    task_write(&w, t);
+    if (t->outcome && t->status == TASK_COMPLETED) {
+        mcp__jw_key(&w, "result");
+        mcp__jw_raw(&w, t->outcome, t->outcome_len);
+    } else if (t->outcome && t->status == TASK_FAILED && t->outcome_is_error &&
+               mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &err, NULL) == MCP_OK) {
+        const mcp_json *e = mcp_json_doc_root(err);
+        mcp__jw_key(&w, "error");
+        mcp__jw_object(&w);
+        mcp__jw_key(&w, "code");
+        mcp__jw_int(&w, t->outcome_code);
+        for (size_t i = 0; i < mcp_json_object_size(e); i++) {
+            const char *k;
+            size_t kn;
+            const mcp_json *v = mcp_json_object_at(e, i, &k, &kn);
+            mcp__jw_keyn(&w, k, kn);
+            mcp__jw_value(&w, v);
+        }
+        mcp__jw_object_end(&w);
+    }
+    mcp__jw_object_end(&w);
+    if (mcp__jw_finish(&w) == MCP_OK)
+        mcp_session_reply_raw(ss, h, b.data, b.len);
+    else
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+    mcp_json_doc_free(err);
+    mcp_buf_free(&b);
 }
 
 static void reply_task(mcp_session *ss, mcp_handle h, const task *t)
@@ -181,7 +262,9 @@ static void reply_ended(mcp_session *ss, mcp_handle h, const task *t)
 
 void tasks_notify_status(task *t)
 {
-    if (t->gone || t->owner->down)
+    /* 2026: notifications/tasks goes only on a subscription that asked for
+     * the task (not served yet): nothing unasked. */
+    if (t->gone || !t->owner || t->owner->down)
         return;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
@@ -273,8 +356,10 @@ static void run_answered(mcp__request *r, answer_kind kind, int64_t code, const 
             outcome[len] = '\0';
             outcome_len = len;
         }
+        /* 2025: a tool's isError result fails its task; 2026: the task
+         * completed (failed is for JSON-RPC errors only). */
         if (is_error_result(text, len)) {
-            to = TASK_FAILED;
+            to = t->modern ? TASK_COMPLETED : TASK_FAILED;
             message = "The tool reported an error (isError)";
         }
     } else if (kind == ANSWER_ERROR_DATA) {
@@ -313,7 +398,8 @@ static void run_answered(mcp__request *r, answer_kind kind, int64_t code, const 
 static void run_progress(mcp__request *r, double progress, double total, const char *message)
 {
     task *t = task_of(r);
-    if (t->gone || t->owner->down)
+    /* 2026: tasks have no progress (ext-tasks: MUST NOT). */
+    if (t->gone || !t->owner || t->owner->down)
         return;
     const mcp_json *token =
         mcp_json_object_get(mcp_json_object_get(r->msg->params, "_meta"), "progressToken");
@@ -323,7 +409,7 @@ static void run_progress(mcp__request *r, double progress, double total, const c
 static void run_log(mcp__request *r, mcp_log_level level, const char *logger, const char *text)
 {
     task *t = task_of(r);
-    if (t->gone || t->owner->down)
+    if (t->gone || !t->owner || t->owner->down)
         return;
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *data = d ? mcp_json_new_string(d, text) : NULL;
@@ -378,12 +464,19 @@ static void not_in_revision(mcp_session *ss, mcp_handle h, const mcp_message *ms
     mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
 }
 
-/* The task params.taskId names, if c owns it; else h is answered -32602
- * (the same for an unknown id and another's: nothing tells them apart). */
+/* The task params.taskId names, if c may reach it; else h is answered
+ * -32602 (the same for an unknown id and another's: nothing tells them
+ * apart). Under 2026 a request that does not declare the extension is
+ * answered -32021 first. */
 static task *named_task(conn *c, mcp_handle h, const mcp_message *msg)
 {
     mcp_session *ss = c->driver.session;
-    if (!tasks_revision(mcp_session_inbound_version(ss, h))) {
+    bool modern = modern_request(ss, h);
+    if (modern && !declares_extension(ss, h)) {
+        missing_extension(ss, h);
+        return NULL;
+    }
+    if (!modern && !tasks_revision(mcp_session_inbound_version(ss, h))) {
         not_in_revision(ss, h, msg);
         return NULL;
     }
@@ -394,7 +487,7 @@ static task *named_task(conn *c, mcp_handle h, const mcp_message *msg)
                                 "Invalid params: params.taskId must be a string", NULL);
         return NULL;
     }
-    task *t = task_find(store_of(c), c, id, n);
+    task *t = task_find(store_of(c), c, modern, id, n);
     if (!t) {
         char text[200], shown[120];
         mcp__show_string(shown, sizeof shown, id, n, 64, 100);
@@ -408,8 +501,20 @@ static void tasks_get(conn *c, mcp_handle h, const mcp_message *msg, void *state
 {
     (void)state;
     task *t = named_task(c, h, msg);
-    if (t)
+    if (t && t->modern)
+        reply_detailed(c->driver.session, h, t);
+    else if (t)
         reply_task(c->driver.session, h, t);
+}
+
+/* 2026: answers to a task's questions. None are asked yet (a task's handler
+ * cannot ask), so every key is one not outstanding: ignored (ext-tasks:
+ * SHOULD), and acknowledged. */
+static void tasks_update(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    (void)state;
+    if (named_task(c, h, msg))
+        mcp_session_reply_raw(c->driver.session, h, "{}", 2);
 }
 
 static void waiter_destroy(mcp__request *r)
@@ -473,6 +578,11 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
     if (!t)
         return;
     mcp_session *ss = c->driver.session;
+    if (t->modern && task_terminal(t->status)) {
+        /* 2026: an acknowledgment, whatever the task's state. */
+        mcp_session_reply_raw(ss, h, "{}", 2);
+        return;
+    }
     if (task_terminal(t->status)) {
         char text[120];
         snprintf(text, sizeof text,
@@ -492,7 +602,10 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
                         t->id);
         mcp__request_cancel(run, "the task was cancelled (tasks/cancel)");
     }
-    reply_task(ss, h, t);
+    if (t->modern)
+        mcp_session_reply_raw(ss, h, "{}", 2);
+    else
+        reply_task(ss, h, t);
     if (!t->gone)
         tasks_ended(t);
     task_release(t);
@@ -581,10 +694,75 @@ static bool granted_ttl(const task_store *ts, const mcp_json *task_param, uint64
     return true;
 }
 
+/* A task of tool tl (snap taken over) for request h, with ttl; the
+ * caps checked first. */
+static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *snap,
+                       const tool *tl, uint64_t ttl, bool modern)
+{
+    task_owner *own = mcp__conn_state(c, &mcp__tasks_feature);
+    task_store *ts = store_of(c);
+    mcp_session *ss = c->driver.session;
+    bool mine = !modern && own->count >= ts->max_per_client;
+    if (mine || ts->count >= ts->max_total) {
+        /* Finished and cancelled tasks count until their ttl ends: only
+         * that frees room (tasks/cancel does not). */
+        char text[260];
+        snprintf(text, sizeof text,
+                 "Too many tasks: %s %zu, the server's limit; wait for some to expire%s",
+                 mine ? "this client holds" : "the server holds", mine ? own->count : ts->count,
+                 modern ? "" : " (a shorter params.task.ttl frees room sooner)");
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
+        mcp__registry_unref(snap);
+        return;
+    }
+    task *t = task_create(ts, modern ? NULL : c, modern ? c->credential : NULL, ttl);
+    if (!t) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: out of memory", NULL);
+        mcp__registry_unref(snap);
+        return;
+    }
+    t->sink = run_sink;
+    start st = {t, h, false};
+    task_hold(t);
+    mcp__tools_call_start(c, h, msg, snap, tl, task_started, &st);
+    if (!st.started) /* the call could not be made: h was answered -32603 */
+        task_remove(t, "its call could not be made");
+    task_release(t);
+}
+
+/* 2026-07-28: the server decides. A tool that may run as a task runs as one
+ * for a request that declares the extension; one that must, for a request
+ * that does not, is refused -32021; params.task is a member like any
+ * unknown one (SEP-2663: ignored). */
+static void modern_tools_call(conn *c, mcp_handle h, const mcp_message *msg)
+{
+    mcp_session *ss = c->driver.session;
+    registry *snap;
+    const tool *tl = mcp__tools_call_find(c, h, msg, &snap);
+    if (!tl)
+        return;
+    bool declared = declares_extension(ss, h);
+    if (tl->task_support == MCP_TASK_FORBIDDEN || (!declared && tl->task_support == MCP_TASK_OPTIONAL)) {
+        mcp__tools_call_start(c, h, msg, snap, tl, NULL, NULL);
+        return;
+    }
+    if (!declared) {
+        missing_extension(ss, h);
+        mcp__registry_unref(snap);
+        return;
+    }
+    start_task(c, h, msg, snap, tl, store_of(c)->max_ttl_ms, true);
+}
+
 static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
-    task_owner *own = state;
+    (void)state;
     mcp_session *ss = c->driver.session;
+    if (modern_request(ss, h)) {
+        modern_tools_call(c, h, msg);
+        return;
+    }
     const mcp_json *param = mcp_json_object_get(msg->params, "task");
     /* Before 2025-11-25, and without the extension under 2026-07-28, a
      * task param is a member like any unknown one: ignored. */
@@ -631,32 +809,7 @@ static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void
         mcp__registry_unref(snap);
         return;
     }
-    if (own->count >= ts->max_per_client || ts->count >= ts->max_total) {
-        bool mine = own->count >= ts->max_per_client;
-        /* Finished and cancelled tasks count until their ttl ends: only
-         * that frees room (tasks/cancel does not). */
-        snprintf(text, sizeof text,
-                 "Too many tasks: %s %zu, the server's limit; wait for some to expire (a "
-                 "shorter params.task.ttl frees room sooner)",
-                 mine ? "this client holds" : "the server holds", mine ? own->count : ts->count);
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
-        mcp__registry_unref(snap);
-        return;
-    }
-    task *t = task_create(ts, c, ttl);
-    if (!t) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
-                                "Internal error: out of memory", NULL);
-        mcp__registry_unref(snap);
-        return;
-    }
-    t->sink = run_sink;
-    start st = {t, h, false};
-    task_hold(t);
-    mcp__tools_call_start(c, h, msg, snap, tl, task_started, &st);
-    if (!st.started) /* the call could not be made: h was answered -32603 */
-        task_remove(t, "its call could not be made");
-    task_release(t);
+    start_task(c, h, msg, snap, tl, ttl, false);
 }
 
 /* The feature -------------------------------------------------------------------- */
@@ -672,6 +825,13 @@ static int declare(const mcp_server *s, mcp_json_doc *d, mcp_json *caps)
     mcp_json_object_set(d, requests, "tools", tools);
     mcp_json_object_set(d, tasks, "requests", requests);
     mcp_json_object_set(d, caps, "tasks", tasks);
+    /* 2026-07-28: the extension (the session writes each under its era). */
+    mcp_json *extensions = mcp_json_object_get(caps, "extensions");
+    if (!extensions) {
+        extensions = mcp_json_new_object(d);
+        mcp_json_object_set(d, caps, "extensions", extensions);
+    }
+    mcp_json_object_set(d, extensions, TASKS_EXTENSION, mcp_json_new_object(d));
     return mcp_json_doc_error(d) ? MCP_ERR_NOMEM : MCP_OK;
 }
 
@@ -735,10 +895,11 @@ static void loop_closing(mcp_server *s, void *state)
 
 static const mcp__method methods[] = {
     {"tools/call", tasks_tools_call, MCP__ERAS_ALL, NULL, NULL},
-    {"tasks/get", tasks_get, MCP__ERA_2025, "tasks", NO_TASKS},
+    {"tasks/get", tasks_get, MCP__ERAS_ALL, "tasks", NO_TASKS},
     {"tasks/result", tasks_result, MCP__ERA_2025, "tasks", NO_TASKS},
     {"tasks/list", tasks_list, MCP__ERA_2025, "tasks.list", NO_TASKS},
-    {"tasks/cancel", tasks_cancel, MCP__ERA_2025, "tasks.cancel", NO_TASKS},
+    {"tasks/cancel", tasks_cancel, MCP__ERAS_ALL, "tasks.cancel", NO_TASKS},
+    {"tasks/update", tasks_update, MCP__ERA_2026, "tasks", NO_TASKS},
 };
 
 const mcp__feature mcp__tasks_feature = {

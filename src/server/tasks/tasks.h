@@ -8,10 +8,14 @@
  * cancel token. tasks.c answers the methods; task.c keeps the tasks: one
  * state machine for every transition, the store, expiry.
  *
- * A task belongs to the connection whose session made it (a 2025 session
- * is the client's identity): another asking for it is told it does not
- * exist, and the connection's end ends its tasks (nobody could reach them
- * any more).
+ * A 2025-11-25 task belongs to the connection whose session made it (a
+ * 2025 session is the client's identity): another asking for it is told it
+ * does not exist, and the connection's end ends its tasks (nobody could
+ * reach them any more). A 2026-07-28 task (the io.modelcontextprotocol/tasks
+ * extension) outlives the request that made it (an HTTP request is a
+ * connection of its own): it belongs to the credential the request carried,
+ * or, without one, to whoever has its id (128 random bits), and ends with
+ * its ttl or the server.
  *
  * Threads: the loop thread, all of it; a handler's answers reach it
  * through the request context's posts.
@@ -66,7 +70,9 @@ struct task {
     uint64_t ttl_ms;
     uint64_t expires; /* loop clock */
     uint64_t seq;     /* order made: tasks/list cursors */
-    conn *owner;      /* referenced */
+    conn *owner;      /* 2025: referenced; 2026: NULL */
+    bool modern;      /* made under 2026-07-28 (the extension's shapes) */
+    char *credential; /* 2026: the Authorization value it belongs to, or NULL */
     mcp__request *run; /* the handler's call, until it settles */
     task_waiter *waiters; /* tasks/result requests waiting for the end */
     /* The end (completed or failed): the call's result object, or its
@@ -95,11 +101,14 @@ static inline bool task_terminal(task_status s)
 }
 const char *task_status_name(task_status s);
 
-/* A new task of owner, working, kept ttl_ms; NULL when out of memory or
- * no random id could be had. */
-task *task_create(task_store *ts, conn *owner, uint64_t ttl_ms);
-/* The task of that id owned by c, or NULL (unknown, gone, another's). */
-task *task_find(task_store *ts, conn *c, const char *id, size_t len);
+/* A new task, working, kept ttl_ms: of owner (2025), or (owner NULL) a
+ * 2026-07-28 task of credential (copied; NULL: none). NULL when out of
+ * memory or no random id could be had. */
+task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t ttl_ms);
+/* The task of that id c may reach, or NULL (unknown, gone, another's):
+ * under 2025 one c made, under 2026 (modern) one made under 2026 with c's
+ * credential. */
+task *task_find(task_store *ts, conn *c, bool modern, const char *id, size_t len);
 /* Keep t alive across a write (which may end its connection and remove
  * it); task_release frees it when removed meanwhile. */
 void task_hold(task *t);
