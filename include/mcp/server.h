@@ -244,7 +244,12 @@ typedef struct mcp_server_options {
      * the pollInterval suggested (0: 1000 ms), how many tasks, finished or
      * not, one client may hold (0: 64) and the server holds in all (0:
      * 4096): past either, a task-augmented call is refused (-32603). A
-     * client's tasks are its session's: they end with it. */
+     * 2025-11-25 client's tasks are its session's: they end with it; a
+     * 2026-07-28 task (the io.modelcontextprotocol/tasks extension) outlives
+     * the request that made it and belongs to its Authorization value
+     * (the same value, not only the same user: a refreshed token reaches
+     * them no more), or without one to whoever has its id; "one client"
+     * is then one such value. */
     uint64_t task_max_ttl_ms;
     uint64_t task_poll_interval_ms;
     unsigned task_max_per_client;

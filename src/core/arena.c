@@ -84,9 +84,16 @@ static void cache_key_create(void)
 }
 
 #if defined(__GNUC__)
+/* Unloaded (dlclose) or exiting: the unloading thread's blocks go, and no
+ * thread exit may call into code that is gone (other threads' blocks are
+ * left to the process). */
 __attribute__((destructor)) static void cache_unload(void)
 {
     cache_empty(NULL);
+    if (cache_key_ok) {
+        pthread_key_delete(cache_key);
+        cache_key_ok = false;
+    }
 }
 #endif
 

@@ -354,6 +354,9 @@ outbound *mcp__outbound_get(const mcp_session *s, int64_t id);
 /* The request whose round on the wire has JSON-RPC id id (what an answer,
  * progress or a cancel of the peer names). */
 outbound *mcp__outbound_on_wire(const mcp_session *s, int64_t id);
+/* When o needs the engine next: its earliest deadline, or a task's next
+ * poll (the order of the timer heap). */
+uint64_t mcp__outbound_due(const outbound *o);
 /* Re-sift o after its deadlines changed. */
 void mcp__outbound_rearm(mcp_session *s, outbound *o);
 /* Send o again as its next round (o->rounds; o in the tables, held, not on

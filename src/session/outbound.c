@@ -37,6 +37,11 @@ static uint64_t due(const outbound *o)
     return o->step_deadline < e ? o->step_deadline : e;
 }
 
+uint64_t mcp__outbound_due(const outbound *o)
+{
+    return due(o);
+}
+
 static void heap_set(timer_heap *t, size_t i, outbound *o)
 {
     t->items[i] = o;

@@ -546,8 +546,7 @@ uint64_t mcp_session_next_deadline(const mcp_session *s)
 {
     if (!s->timers.count)
         return UINT64_MAX;
-    const outbound *o = s->timers.items[0];
-    return o->idle_deadline < o->max_deadline ? o->idle_deadline : o->max_deadline;
+    return mcp__outbound_due(s->timers.items[0]);
 }
 
 void mcp_session_close(mcp_session *s, uint64_t now)

@@ -229,9 +229,14 @@ static void created(mcp_session *s, uint64_t now, outbound *o, const mcp_message
         return;
     }
     if (!task) {
-        /* An error, or a plain result: the call's answer as it is. */
+        /* An error, or a plain result: the call's answer as it is (a
+         * result that is no object is none). */
         mcp__outbound_take(s, o);
-        mcp__outbound_end(s, o, msg->kind == MCP_MESSAGE_RESULT ? MCP_OK : MCP_ERR_REMOTE, msg);
+        if (msg->kind == MCP_MESSAGE_RESULT && mcp_json_typeof(msg->result) != MCP_JSON_OBJECT)
+            mcp__outbound_end(s, o, MCP_ERR_PROTOCOL, NULL);
+        else
+            mcp__outbound_end(s, o, msg->kind == MCP_MESSAGE_RESULT ? MCP_OK : MCP_ERR_REMOTE,
+                              msg);
         return;
     }
     if (!id || n == 0 || memchr(id, '\0', n) || !(t->id = mcp__strndup(&s->mem, id, n))) {
@@ -297,12 +302,13 @@ bool mcp__task_status(mcp_session *s, uint64_t now, const mcp_message *m)
         if (!t || !t->id || o->kind == OUT_GHOST || strlen(t->id) != n || memcmp(t->id, id, n))
             continue;
         /* Waiting for the next poll: the notification saves it. Else the
-         * answer on the wire decides. */
-        if (t->phase == PHASE_WAITING) {
-            o->held = true;
+         * answer on the wire decides; the caller hears the news anyway. */
+        o->held = true;
+        if (t->phase == PHASE_WAITING)
             on_task(s, now, o, m->params);
-            mcp__outbound_release(s, o);
-        }
+        else if (t->on_task)
+            t->on_task(o->user_data, (mcp_handle)o->id, m->params);
+        mcp__outbound_release(s, o);
         return true;
     }
     return false;
@@ -325,6 +331,15 @@ bool mcp__task_cancel(mcp_session *s, uint64_t now, outbound *o, int outcome, co
         mcp__outbound_take(s, o);
         if (!s->closed)
             send_task_cancel(s, now, o, t->id, reason);
+        const char *before = s->end_reason;
+        s->end_reason = reason;
+        mcp__outbound_end(s, o, outcome, NULL);
+        s->end_reason = before;
+        return true;
+    }
+    if (o->queued) {
+        /* Never sent (it waited for the connect): nothing to cancel. */
+        mcp__outbound_take(s, o);
         const char *before = s->end_reason;
         s->end_reason = reason;
         mcp__outbound_end(s, o, outcome, NULL);

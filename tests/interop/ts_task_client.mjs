@@ -8,7 +8,7 @@
 // Usage: node ts_task_client.mjs /path/to/mcp
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const mcp = process.argv[2];
 let failures = 0;
@@ -27,7 +27,13 @@ setTimeout(() => { console.log("not ok - the script did not finish in 60 s"); pr
 const transport = new StdioClientTransport({ command: mcp, args: ["serve"], stderr: "pipe" });
 let serverLog = "";
 transport.stderr.on("data", (d) => { serverLog += d.toString(); });
-const client = new Client({ name: "ts-task-client", version: "1.0.0" }, { capabilities: {} });
+const client = new Client({ name: "ts-task-client", version: "1.0.0" },
+  { capabilities: { elicitation: { form: {} } } });
+const asked = [];
+client.setRequestHandler(ElicitRequestSchema, async (req) => {
+  asked.push(req.params);
+  return { action: "accept", content: { ok: true } };
+});
 await client.connect(transport);
 check(client.getServerVersion()?.name === "mcp serve", "connected to mcp serve");
 const caps = client.getServerCapabilities();
@@ -82,6 +88,20 @@ const payload = await client.experimental.tasks.getTaskResult(done.taskId, CallT
 check(payload.content?.[0]?.text === "counted to 3" &&
   payload._meta?.["io.modelcontextprotocol/related-task"]?.taskId === done.taskId,
   "tasks/result: the result with the related-task _meta");
+
+// A task whose handler asks (confirm): input_required, the question with
+// the related-task _meta, answered, the task's result.
+let confirmed = null, sawInput = false;
+for await (const m of client.experimental.tasks.callToolStream(
+  { name: "confirm", arguments: { question: "Go on?" } }, CallToolResultSchema, { task: { ttl: 60000 } })) {
+  if (m.type === "taskStatus" && m.task.status === "input_required") sawInput = true;
+  if (m.type === "result") confirmed = m.result;
+  if (m.type === "error") console.log(`# error: ${m.error}`);
+}
+check(asked.length === 1 && asked[0]._meta?.["io.modelcontextprotocol/related-task"]?.taskId,
+  "the task's question names the task (related-task _meta)");
+check(confirmed?.content?.[0]?.text === "confirmed",
+  `the task's result follows the answer (${confirmed?.content?.[0]?.text}; input_required seen: ${sawInput})`);
 
 await client.close();
 console.log(failures ? `${failures} check(s) failed` : "all checks passed");

@@ -77,6 +77,30 @@ static void tool_race(void *ud, mcp_call *c)
     mcp_call_reply_text(c, "raced");
 }
 
+/* Asks the client for a name (a form), answers with it. */
+static atomic_int ask_rc;
+static void tool_ask_name(void *ud, mcp_call *c)
+{
+    static const char form[] = "{\"message\":\"Who?\",\"requestedSchema\":{\"type\":\"object\","
+                               "\"properties\":{\"name\":{\"type\":\"string\"}}}}";
+    mcp_json_doc *d;
+    mcp_json_parse(form, sizeof form - 1, NULL, NULL, &d, NULL);
+    mcp_ask_answer a = {.size = sizeof a};
+    int rc = mcp_call_ask(c, NULL, "elicitation/create", mcp_json_doc_root(d), 0, &a);
+    mcp_json_doc_free(d);
+    atomic_store(&ask_rc, rc);
+    char text[200];
+    const char *name = mcp_json_string(mcp_json_object_get(mcp_json_object_get(
+                                           mcp_json_doc_root(a.result), "content"), "name"), NULL);
+    snprintf(text, sizeof text, "the name is %s (%s)", name ? name : "?", mcp_strerror(rc));
+    mcp_ask_answer_release(&a);
+    if (rc == MCP_ERR_CANCELLED)
+        mcp_call_finish(c);
+    else
+        mcp_call_reply_text(c, text);
+    atomic_fetch_add(&handlers_ended, 1);
+}
+
 static mcp_server *new_server_with(const mcp_server_options *extra)
 {
     mcp_server_options o = {.size = sizeof o, .name = "tasks", .log_level = MCP_LOG_ERROR};
@@ -102,6 +126,8 @@ static mcp_server *new_server_with(const mcp_server_options *extra)
          .task_support = MCP_TASK_OPTIONAL},
         {.size = sizeof(mcp_tool), .name = "race", .handler = tool_race,
          .flags = MCP_TOOL_BLOCKING, .task_support = MCP_TASK_REQUIRED},
+        {.size = sizeof(mcp_tool), .name = "ask_name", .handler = tool_ask_name,
+         .flags = MCP_TOOL_BLOCKING, .task_support = MCP_TASK_OPTIONAL},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(mcp_server_add_tool(s, &tools[i]), MCP_OK);
@@ -696,6 +722,54 @@ static void tasks_list_takes_a_null_cursor_as_none(void **state)
     harness_stop(&h);
 }
 
+/* A task's handler asks the client (2025): the task needs input while the
+ * question is open, the question names the task and goes with the
+ * waiting tasks/result; answered, the task works on to its result; a
+ * cancelled task cancels its open question on the wire. */
+static void a_tasks_question_goes_with_its_tasks_result(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), "2025-11-25", "{\"elicitation\":{}}", NULL);
+    char id[33];
+    free(call_task(&h, 1, "ask_name", "", "", id));
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"),
+                      "\"status\":\"input_required\"");
+    char params[80];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 2, "tasks/result", params);
+    char *line;
+    long long asked = harness_server_request(&h, "elicitation/create", &line);
+    char want[120];
+    snprintf(want, sizeof want, "\"io.modelcontextprotocol/related-task\":{\"taskId\":\"%s\"}", id);
+    if (!strstr(line, want))
+        fail_msg("%s: no %s", line, want);
+    free(line);
+    char answer[200];
+    snprintf(answer, sizeof answer,
+             "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"accept\","
+             "\"content\":{\"name\":\"Ada\"}}}",
+             asked);
+    wire_send(&h.w, answer);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "\"status\":\"working\"");
+    harness_expect_in(wire_expect(&h.w, "\"id\":2,"), "the name is Ada (success)");
+    /* Cancelled while it asks: the question is cancelled on the wire. */
+    free(call_task(&h, 3, "ask_name", "", "", id));
+    asked = harness_server_request(&h, "elicitation/create", NULL);
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 4, "tasks/cancel", params);
+    /* The question's cancel goes first (the task is cancelled, its run
+     * settles, what it asked goes with it), then the answer. */
+    char *cancel = wire_expect(&h.w, "notifications/cancelled");
+    snprintf(want, sizeof want, "\"requestId\":%lld", asked);
+    if (!strstr(cancel, want))
+        fail_msg("%s: no %s", cancel, want);
+    free(cancel);
+    harness_expect_in(wire_expect(&h.w, "\"id\":4,"), "\"status\":\"cancelled\"");
+    wait_handlers(2);
+    assert_int_equal(atomic_load(&ask_rc), MCP_ERR_CANCELLED);
+    harness_stop(&h);
+}
+
 /* 2026-07-28: the io.modelcontextprotocol/tasks extension ------------------------- */
 
 #define EXT_ENV "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
@@ -792,6 +866,22 @@ static void under_2026_the_request_declares_and_the_server_decides(void **state)
     harness_stop(&h);
 }
 
+/* 2026 tasks outlive their connections: the per-client cap counts them by
+ * their credential (here none: one bucket). */
+static void a_2026_client_is_capped_too(void **state)
+{
+    mcp_server_options o = {.task_max_per_client = 2};
+    harness h;
+    harness_start(&h, new_server_with(&o), NULL, NULL, NULL);
+    harness_expect_in(ext_req(&h, 1, "tools/call", "\"name\":\"wait\""), "\"resultType\":\"task\"");
+    harness_expect_in(ext_req(&h, 2, "tools/call", "\"name\":\"wait\""), "\"resultType\":\"task\"");
+    harness_expect_in(ext_req(&h, 3, "tools/call", "\"name\":\"wait\""),
+                      "\"code\":-32603,\"message\":\"Too many tasks: this client holds 2");
+    atomic_store(&gate_open, true);
+    wait_handlers(2);
+    harness_stop(&h);
+}
+
 static void a_2026_cancel_stops_the_handler(void **state)
 {
     harness h;
@@ -846,8 +936,10 @@ int main(void)
         cmocka_unit_test(the_cap_refusal_does_not_ask_for_cancels_that_free_nothing),
         cmocka_unit_test(a_huge_max_ttl_neither_overflows_nor_goes_negative),
         cmocka_unit_test(tasks_list_takes_a_null_cursor_as_none),
+        cmocka_unit_test(a_tasks_question_goes_with_its_tasks_result),
         cmocka_unit_test(under_2026_the_request_declares_and_the_server_decides),
         cmocka_unit_test(a_2026_cancel_stops_the_handler),
+        cmocka_unit_test(a_2026_client_is_capped_too),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

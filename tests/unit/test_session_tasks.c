@@ -112,6 +112,8 @@ static void a_task_call_polls_and_returns_the_tasks_result(void **state)
     PEER_EXPECT(ttl == 5000); /* ours, not the caller's own member */
     answer(&p, (int64_t)h, CREATED("working", 100));
     PEER_EXPECT(p.nresponses == 1 && peer_unread(&p) == 0); /* initialize's answer only */
+    /* The loop sleeps until the poll, not until the idle timeout. */
+    PEER_EXPECT(mcp_session_next_deadline(p.s) == p.now + 100);
     peer_advance(&p, 99);
     PEER_EXPECT(peer_unread(&p) == 0);
     peer_advance(&p, 1);
@@ -267,12 +269,16 @@ static void what_the_server_answers_at_each_step_ends_the_call(void **state)
     peer_advance(&p, 10);
     answer_error(&p, expect_step(&p, "tasks/get"), -32602, "no task");
     PEER_EXPECT(p.nresponses == 5 && p.outcomes[4] == MCP_ERR_REMOTE);
+    /* A result that is no object, without a task: unusable. */
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, "5");
+    PEER_EXPECT(p.nresponses == 6 && p.outcomes[5] == MCP_ERR_PROTOCOL);
     /* Created already ended: straight to tasks/result; a result that is
      * not an object is unusable. */
     h = start(&p, &task_opts);
     answer(&p, (int64_t)h, CREATED("completed", 10));
     answer(&p, expect_step(&p, "tasks/result"), "[1]");
-    PEER_EXPECT(p.nresponses == 6 && p.outcomes[5] == MCP_ERR_PROTOCOL);
+    PEER_EXPECT(p.nresponses == 7 && p.outcomes[6] == MCP_ERR_PROTOCOL);
     PEER_EXPECT(!sent_cancelled_notification(&p));
     peer_free(&p);
 }
@@ -309,6 +315,33 @@ static void the_option_is_refused_where_there_are_no_tasks(void **state)
     peer_free(&p);
 }
 
+/* A task call made while connecting and cancelled before the connect
+ * ends was never sent: nothing goes out, then or later. */
+static void a_queued_task_call_cancelled_never_goes_out(void **state)
+{
+    peer p;
+    peer_init(&p, MCP_ROLE_CLIENT, &client_options);
+    mcp_connect_options co = {.size = sizeof co, .mode = MCP_CONNECT_LEGACY,
+                              .version = "2025-11-25", .queue_requests = true};
+    PEER_EXPECT(mcp_session_connect(p.s, p.now, &co, ignore, NULL) == MCP_OK);
+    const mcp_message *init = peer_next(&p);
+    mcp_handle h = 0;
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\"}", &task_opts, &h) == MCP_OK);
+    PEER_EXPECT(peer_unread(&p) == 0); /* queued */
+    PEER_EXPECT(mcp_session_cancel(p.s, p.now, h, "never mind") == MCP_OK);
+    PEER_EXPECT(peer_response_index(&p, h) >= 0);
+    char result[256];
+    snprintf(result, sizeof result,
+             "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"2025-11-25\","
+             "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}",
+             init ? (long long)init->id.num : 0LL);
+    peer_feed(&p, result);
+    const mcp_message *m;
+    while ((m = peer_next(&p)) != NULL && m->method)
+        PEER_EXPECT(strcmp(m->method, "tools/call") != 0 && strcmp(m->method, "tasks/cancel") != 0);
+    peer_free(&p);
+}
+
 /* The connection's end ends a task call like any other, and frees a ghost. */
 static void the_connections_end_ends_task_calls(void **state)
 {
@@ -336,6 +369,7 @@ int main(void)
         cmocka_unit_test(timeouts_cancel_the_task_and_answers_keep_it_alive),
         cmocka_unit_test(what_the_server_answers_at_each_step_ends_the_call),
         cmocka_unit_test(the_option_is_refused_where_there_are_no_tasks),
+        cmocka_unit_test(a_queued_task_call_cancelled_never_goes_out),
         cmocka_unit_test(the_connections_end_ends_task_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

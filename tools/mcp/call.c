@@ -274,14 +274,17 @@ static int report(call_state *st)
 /* After a cancel: the state the task ended in, as the server says. */
 static void report_task_end(call_state *st)
 {
-    char params[160];
-    snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", st->task_id);
-    mcp_json_doc *d = NULL;
-    if (mcp_json_parse(params, strlen(params), NULL, NULL, &d, NULL) != MCP_OK)
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *params = d ? mcp_json_new_object(d) : NULL;
+    if (params)
+        mcp_json_object_set(d, params, "taskId", mcp_json_new_string(d, st->task_id));
+    if (!params || mcp_json_doc_error(d) != MCP_OK) {
+        mcp_json_doc_free(d);
         return;
+    }
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 5000, .max_time_ms = 5000};
     mcp_client_call_result r = {.size = sizeof r};
-    if (mcp_client_request(st->client, "tasks/get", mcp_json_doc_root(d), &o, &r) == MCP_OK) {
+    if (mcp_client_request(st->client, "tasks/get", params, &o, &r) == MCP_OK) {
         const char *status = mcp_json_string(mcp_json_object_get(r.result, "status"), NULL);
         fprintf(stderr, "task %s: %s\n", cli_safe(st->task_id),
                 status ? cli_safe(status) : "(no status)");

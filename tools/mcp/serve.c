@@ -393,7 +393,8 @@ static int add_demo_tools(void)
                         "decline or cancel.",
          .input_schema = "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}}}",
          .handler = tool_confirm,
-         .flags = MCP_TOOL_BLOCKING},
+         .flags = MCP_TOOL_BLOCKING,
+         .task_support = MCP_TASK_OPTIONAL},
         {.size = sizeof(mcp_tool),
          .name = "connect",
          .title = "Connect",
@@ -564,7 +565,8 @@ int cli_serve(int argc, char **argv)
         .options = {.name = "mcp serve",
                     .instructions = "A demo server: the tools echo, sleep, count, job, fail, "
                                     "add_tool, confirm, connect, summarize and roots (sleep, "
-                                    "count and fail may run as tasks, job only as one); "
+                                    "count, fail and confirm may run as tasks, job only as "
+                                    "one); "
                                     "resources (demo://readme) and a prompt (greet).",
                     /* The demo's tools change (add_tool), its prompts and
                      * resources never: only what can change is declared. */

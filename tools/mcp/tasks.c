@@ -4,6 +4,8 @@
  * basic/utilities/tasks), one request each. A server may keep a task only
  * for the session that made it (mcp serve does): these reach the tasks of
  * servers that keep them longer, by credential or for anyone with the id.
+ * Under 2026-07-28 the client does not declare the tasks extension yet: a
+ * server answers -32021.
  */
 #include <stdio.h>
 #include <string.h>

@@ -35,6 +35,7 @@ typedef struct ask {
     struct ask *next;  /* loop thread: the connection's asks in flight */
     const char *cancel_reason; /* loop: why the call cancelled it */
     bool finished;             /* loop: finish ran (it runs once) */
+    bool asked;                /* loop: a detached call's sink was told it asks */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool done;
@@ -64,6 +65,10 @@ static void finish(ask *a, int outcome)
         return;
     a->finished = true;
     mcp__request *r = a->req;
+    /* A detached call's destination (a task) hears the question ended,
+     * unless the call has settled (its task ended with it). */
+    if (r->sink && a->asked && !r->settled)
+        r->sink->asking(r, false, NULL);
     pthread_mutex_lock(&a->mu);
     a->outcome = outcome;
     a->done = true;
@@ -148,6 +153,29 @@ bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *me
     return mcp_json_object_size(e) == 0 || is_object(mcp_json_object_get(e, "form"));
 }
 
+/* The question's params (*d, made when NULL) with _meta naming the task it
+ * is asked for (io.modelcontextprotocol/related-task). False when out of
+ * memory. */
+static bool tag_question(mcp_json_doc **d, const char *task_id)
+{
+    if (!*d) {
+        *d = mcp_json_doc_new(NULL);
+        if (!*d)
+            return false;
+        mcp_json_doc_set_root(*d, mcp_json_new_object(*d));
+    }
+    mcp_json *root = mcp_json_doc_root(*d);
+    mcp_json *meta = mcp_json_object_get(root, "_meta");
+    if (mcp_json_typeof(meta) != MCP_JSON_OBJECT) {
+        meta = mcp_json_new_object(*d);
+        mcp_json_object_set(*d, root, "_meta", meta);
+    }
+    mcp_json *related = mcp_json_new_object(*d);
+    mcp_json_object_set(*d, related, "taskId", mcp_json_new_string(*d, task_id));
+    mcp_json_object_set(*d, meta, "io.modelcontextprotocol/related-task", related);
+    return mcp_json_doc_error(*d) == MCP_OK;
+}
+
 /* Loop thread: send the asked request for its call, unless the call has
  * settled meanwhile. */
 static void send_posted(mcp__post *post)
@@ -159,23 +187,45 @@ static void send_posted(mcp__post *post)
         return;
     }
     conn *c = r->conn;
+    mcp_session *ss = c->driver.session;
     mcp_json_doc *d = NULL;
     if (a->params && mcp_json_parse(a->params, strlen(a->params), NULL, NULL, &d, NULL) != MCP_OK) {
         finish(a, MCP_ERR_NOMEM);
         return;
     }
-    if (!mcp__ask_declared(mcp_session_inbound_client_capabilities(c->driver.session, r->handle),
-                           r->version, a->method,
-                  d ? mcp_json_doc_root(d) : NULL)) {
+    /* A detached call (a task's run) is its request no more: the client's
+     * capabilities are its session's. */
+    const mcp_json *caps =
+        r->sink ? mcp_json_object_get(mcp_session_peer_info(ss), "capabilities")
+                : mcp_session_inbound_client_capabilities(ss, r->handle);
+    if (!mcp__ask_declared(caps, r->version, a->method, d ? mcp_json_doc_root(d) : NULL)) {
         mcp_json_doc_free(d);
         finish(a, MCP_ERR_STATE);
         return;
+    }
+    mcp_handle related = r->handle;
+    if (r->sink) {
+        /* Its destination says what the question goes with, and what it
+         * names (a task: tasks.mdx, the related-task _meta MUST be there). */
+        const char *tag = NULL;
+        a->asked = true;
+        related = r->sink->asking(r, true, &tag);
+        if (r->settled) { /* the status notification's write ended it */
+            mcp_json_doc_free(d);
+            finish(a, MCP_ERR_CANCELLED);
+            return;
+        }
+        if (tag && !tag_question(&d, tag)) {
+            mcp_json_doc_free(d);
+            finish(a, MCP_ERR_NOMEM);
+            return;
+        }
     }
     mcp_request_options o = {.size = sizeof o,
                              .timeout_ms = a->timeout_ms ? a->timeout_ms : MCP_NO_TIMEOUT,
                              .max_time_ms = a->timeout_ms ? a->timeout_ms : MCP_NO_TIMEOUT,
                              .progress = MCP_PROGRESS_NONE,
-                             .related = r->handle};
+                             .related = related};
     /* In the list before it is sent: the send may fail and close the
      * connection, whose ending then finds it (and calls back). */
     a->next = a->state->in_flight;
@@ -353,6 +403,12 @@ static int ask_impl(mcp_call *c, const char *key, const char *method, const mcp_
     int frc = form_schema(method, params, r->version, &form);
     if (frc != MCP_OK)
         return frc;
+    if (mcp__call_modern(c) && r->sink) {
+        /* A 2026-07-28 task asks through tasks/get's inputRequests and
+         * tasks/update: not served yet. */
+        mcp_schema_free(form);
+        return MCP_ERR_STATE;
+    }
     if (mcp__call_modern(c)) {
         frc = settle(mcp__mrtr_ask(c, key, method, params, answer), method, params,
                               form, answer);

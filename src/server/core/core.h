@@ -203,6 +203,13 @@ typedef struct mcp__request_sink {
      * a log message. */
     void (*progress)(mcp__request *r, double progress, double total, const char *message);
     void (*log)(mcp__request *r, mcp_log_level level, const char *logger, const char *text);
+    /* r's handler asks the client something (open), or such a question
+     * ended (!open): its destination's state follows (a task: input_required,
+     * then working again). With open: the handle of the request the
+     * question goes with (its route; 0: the session's own), and in *tag an
+     * id to name in the question's _meta (a task's, as
+     * io.modelcontextprotocol/related-task; NULL: none). */
+    mcp_handle (*asking)(mcp__request *r, bool open, const char **tag);
 } mcp__request_sink;
 
 /* Loop thread: register r (refs 2) with its connection: it becomes the

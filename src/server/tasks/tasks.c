@@ -60,8 +60,8 @@ static void missing_extension(mcp_session *ss, mcp_handle h)
     mcp_json_doc_free(d);
 }
 
-/* Whether a request of this revision knows tasks: 2025-11-25 (the
- * 2026-07-28 extension is not served yet). */
+/* Whether a request of this revision has tasks in the core protocol:
+ * 2025-11-25 (2026-07-28 has them as the extension, handled apart). */
 static bool tasks_revision(const char *version)
 {
     return mcp__revision_has(version, MCP__HAS_TASKS);
@@ -418,7 +418,30 @@ static void run_log(mcp__request *r, mcp_log_level level, const char *logger, co
     mcp_json_doc_free(d);
 }
 
-static const mcp__request_sink run_sink = {run_answered, run_progress, run_log};
+/* The run asks the client (2025): the task needs input while any question
+ * is open (input_required), and is working again once none is; the
+ * question goes with a waiting tasks/result (on its stream, tasks.mdx),
+ * naming the task. */
+static mcp_handle run_asking(mcp__request *r, bool open, const char **tag)
+{
+    task *t = task_of(r);
+    if (t->gone)
+        return 0;
+    task_hold(t);
+    if (open && t->questions++ == 0 && task_transition(t, TASK_INPUT_REQUIRED,
+                                                       "Waiting for the client's answer"))
+        tasks_notify_status(t);
+    else if (!open && t->questions && --t->questions == 0 &&
+             t->status == TASK_INPUT_REQUIRED && task_transition(t, TASK_WORKING, NULL))
+        tasks_notify_status(t);
+    mcp_handle with = !t->gone && t->waiters ? t->waiters->req.handle : 0;
+    if (tag)
+        *tag = t->id;
+    task_release(t);
+    return with;
+}
+
+static const mcp__request_sink run_sink = {run_answered, run_progress, run_log, run_asking};
 
 typedef struct start {
     task *task;
@@ -446,8 +469,14 @@ static bool task_started(mcp_call *c, void *arg)
         mcp_session_reply_error(ss, st->handle, MCP_WIRE_INTERNAL_ERROR,
                                 "Internal error: out of memory", NULL);
     mcp_buf_free(&b);
-    /* Written, or the write ended the connection (and the task with it). */
-    if (rc != MCP_OK && rc != MCP_ERR_CLOSED)
+    /* Written, or the write ended the connection (and a 2025 task with
+     * it; a 2026 task whose id nobody got is removed here). A result that
+     * could not even be encoded leaves the request unanswered: it gets the
+     * error. */
+    if (rc == MCP_ERR_INVALID_ARG)
+        mcp_session_reply_error(ss, st->handle, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: the task could not be written", NULL);
+    if (rc != MCP_OK && (rc != MCP_ERR_CLOSED || t->modern))
         task_remove(t, "its CreateTaskResult could not be sent");
     bool running = !t->gone && !c->req.settled;
     task_release(t);
@@ -694,6 +723,18 @@ static bool granted_ttl(const task_store *ts, const mcp_json *task_param, uint64
     return true;
 }
 
+/* 2026 tasks held for credential (NULL: those of no credential, which
+ * nothing tells apart): they outlive their connections, so the per-client
+ * cap counts them by what owns them. */
+static size_t held_by(const task_store *ts, const char *credential)
+{
+    size_t n = 0;
+    for (const task *t = ts->oldest; t; t = t->next)
+        n += t->modern && (!credential ? !t->credential
+                                       : t->credential && !strcmp(t->credential, credential));
+    return n;
+}
+
 /* A task of tool tl (snap taken over) for request h, with ttl; the
  * caps checked first. */
 static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *snap,
@@ -702,14 +743,15 @@ static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *
     task_owner *own = mcp__conn_state(c, &mcp__tasks_feature);
     task_store *ts = store_of(c);
     mcp_session *ss = c->driver.session;
-    bool mine = !modern && own->count >= ts->max_per_client;
+    size_t held = modern ? held_by(ts, c->credential) : own->count;
+    bool mine = held >= ts->max_per_client;
     if (mine || ts->count >= ts->max_total) {
         /* Finished and cancelled tasks count until their ttl ends: only
          * that frees room (tasks/cancel does not). */
         char text[260];
         snprintf(text, sizeof text,
                  "Too many tasks: %s %zu, the server's limit; wait for some to expire%s",
-                 mine ? "this client holds" : "the server holds", mine ? own->count : ts->count,
+                 mine ? "this client holds" : "the server holds", mine ? held : ts->count,
                  modern ? "" : " (a shorter params.task.ttl frees room sooner)");
         mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
         mcp__registry_unref(snap);

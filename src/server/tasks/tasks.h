@@ -81,6 +81,7 @@ struct task {
     size_t outcome_len;
     int64_t outcome_code;
     bool outcome_is_error;
+    unsigned questions; /* its run's questions open (input_required while any) */
     unsigned holds; /* code in the middle of using it: freed when 0 */
     bool gone;      /* removed from the store: found no more */
     task *prev, *next;
