@@ -94,7 +94,9 @@ static void tool_ask_name(void *ud, mcp_call *c)
                                            mcp_json_doc_root(a.result), "content"), "name"), NULL);
     snprintf(text, sizeof text, "the name is %s (%s)", name ? name : "?", mcp_strerror(rc));
     mcp_ask_answer_release(&a);
-    if (rc == MCP_ERR_CANCELLED)
+    /* As a 2026-07-28 handler does: asked, it ends, and the round carries
+     * the question (in a call; a task cannot). */
+    if (rc == MCP_ERR_CANCELLED || rc == MCP_ERR_INPUT_REQUIRED)
         mcp_call_finish(c);
     else
         mcp_call_reply_text(c, text);
@@ -773,8 +775,12 @@ static void a_tasks_question_goes_with_its_tasks_result(void **state)
 /* 2026-07-28: the io.modelcontextprotocol/tasks extension ------------------------- */
 
 #define EXT_ENV "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-                "\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":" \
+                "\"io.modelcontextprotocol/clientCapabilities\":{%s\"extensions\":" \
                 "{\"io.modelcontextprotocol/tasks\":{}}}"
+
+/* More client capabilities for the next requests (members, with a
+ * trailing comma), or "". */
+static const char *ext_caps = "";
 
 /* A 2026-07-28 request declaring the extension (meta: more members of its
  * _meta, or ""): its answer. */
@@ -785,7 +791,7 @@ static char *ext_req_meta(harness *h, int id, const char *method, const char *pa
     snprintf(line, sizeof line,
              "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s\"_meta\":{"
              "%s%s" EXT_ENV "}}}",
-             id, method, params, params[0] ? "," : "", meta, meta[0] ? "," : "");
+             id, method, params, params[0] ? "," : "", meta, meta[0] ? "," : "", ext_caps);
     wire_send(&h->w, line);
     snprintf(want, sizeof want, "\"id\":%d,", id);
     return wire_expect(&h->w, want);
@@ -866,6 +872,35 @@ static void under_2026_the_request_declares_and_the_server_decides(void **state)
     harness_stop(&h);
 }
 
+/* A 2026 task's handler cannot ask yet: its ask is refused (the task goes
+ * on and ends with what the handler makes of that), never an
+ * input-required result stored as the task's (which nobody could answer). */
+static void a_2026_tasks_question_is_refused(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), NULL, NULL, NULL);
+    ext_caps = "\"elicitation\":{},"; /* it could be asked, in a call */
+    char *created = ext_req(&h, 1, "tools/call", "\"name\":\"ask_name\"");
+    ext_caps = "";
+    char id[33];
+    task_id_of(created, id);
+    free(created);
+    char *got = NULL;
+    for (int i = 0; i < 400; i++) {
+        free(got);
+        got = ext_on_task(&h, 2, "tasks/get", id);
+        if (strstr(got, "\"completed\""))
+            break;
+        usleep(5000);
+    }
+    assert_non_null(strstr(got, "\"status\":\"completed\""));
+    assert_non_null(strstr(got, "the name is ?"));
+    assert_null(strstr(got, "input_required"));
+    free(got);
+    assert_int_equal(atomic_load(&ask_rc), MCP_ERR_STATE);
+    harness_stop(&h);
+}
+
 /* 2026 tasks outlive their connections: the per-client cap counts them by
  * their credential (here none: one bucket). */
 static void a_2026_client_is_capped_too(void **state)
@@ -940,6 +975,7 @@ int main(void)
         cmocka_unit_test(under_2026_the_request_declares_and_the_server_decides),
         cmocka_unit_test(a_2026_cancel_stops_the_handler),
         cmocka_unit_test(a_2026_client_is_capped_too),
+        cmocka_unit_test(a_2026_tasks_question_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
