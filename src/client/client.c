@@ -657,7 +657,9 @@ void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
  * tasks.requests.tools.call) and the call to tool is to be one. */
 static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_options *o)
 {
-    if (o->task == MCP_CALL_TASK_NEVER)
+    /* AUTO, for a tool not listed as required (most calls): no more to ask. */
+    if (o->task == MCP_CALL_TASK_NEVER ||
+        (o->task == MCP_CALL_TASK_AUTO && mcp__tools_task_support(c->tools, tool) != 2))
         return false;
     mcp_session *ss = c->driver.session;
     const mcp_json *caps = mcp_json_object_get(mcp_session_peer_info(ss), "capabilities");
@@ -666,8 +668,7 @@ static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_optio
     if (mcp_session_modern(ss) || !mcp_json_object_get(tools, "call") ||
         !mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASKS))
         return false;
-    return o->task == MCP_CALL_TASK_ALWAYS || o->task == MCP_CALL_TASK_START ||
-           mcp__tools_task_support(c->tools, tool) == 2;
+    return true;
 }
 
 static void call_task(void *ud, mcp_handle h, const mcp_json *task)

@@ -98,9 +98,21 @@ bool mcp_protocol_known(const char *version, size_t len)
     return version && mcp__era_find(version, len) != NULL;
 }
 
+/* The era of a version string: the table's own (what the session hands
+ * out, a pointer compare) or an equal one. */
+static const mcp__era *era_of(const char *version)
+{
+    if (!version)
+        return NULL;
+    for (size_t i = 0; i < sizeof eras / sizeof eras[0]; i++)
+        if (eras[i].version == version)
+            return &eras[i];
+    return mcp__era_find(version, strlen(version));
+}
+
 bool mcp__revision_has(const char *version, mcp__revision_feature f)
 {
-    const mcp__era *e = version ? mcp__era_find(version, strlen(version)) : NULL;
+    const mcp__era *e = era_of(version);
     if (!e)
         return false;
     switch (f) {
@@ -118,6 +130,6 @@ bool mcp__revision_has(const char *version, mcp__revision_feature f)
 
 bool mcp_protocol_modern(const char *version)
 {
-    const mcp__era *e = version ? mcp__era_find(version, strlen(version)) : NULL;
+    const mcp__era *e = era_of(version);
     return e && e->modern;
 }

@@ -15,6 +15,7 @@
  * the sender, which reports MCP_ERR_CLOSED and never calls its callback.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -488,10 +489,11 @@ int mcp_session_request(mcp_session *s, uint64_t now, const char *method,
     if (!mcp__may_request(s, method))
         return s->era && s->era->modern && strcmp(method, "ping") == 0 ? MCP_ERR_INVALID_ARG
                                                                        : MCP_ERR_STATE;
-    mcp_request_options ro;
-    if (mcp__opts_copy(&ro, sizeof ro, opts) != MCP_OK)
-        return MCP_ERR_INVALID_ARG;
-    if (ro.task) {
+    /* Read in place (the copy is mcp__outbound_send's): the field, when the
+     * caller's struct has it. */
+    bool task = opts && opts->size >= offsetof(mcp_request_options, task) + sizeof opts->task &&
+                opts->task;
+    if (task) {
         /* A task is asked of tools/call, of a server whose revision has
          * them (before the connect ends: the one asked for). */
         const mcp__era *era = s->era ? s->era : s->connect.want;

@@ -72,17 +72,18 @@ bool mcp__call_modern(const mcp_call *c);
 
 /* The tool request h calls, checked (params.name, params.arguments an
  * object, the tool in the snapshot, the client capabilities it needs),
- * and in *snap its snapshot (referenced); NULL when h was answered with the
- * error instead. */
+ * in *snap its snapshot (referenced) and in *args its arguments (NULL:
+ * none); NULL when h was answered with the error instead. */
 const tool *mcp__tools_call_find(conn *cn, mcp_handle h, const mcp_message *msg,
-                                 registry **snap);
+                                 registry **snap, const mcp_json **args);
 /* Call t for request h (snap taken over): the call made, then `made` (if
  * not NULL) given it before anything can answer it (false: drop the call
  * unanswered: made has answered h or the call is cancelled), then the
  * arguments checked against the tool's inputSchema (a refusal is the
  * call's answer) and its handler run. */
 void mcp__tools_call_start(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
-                           const tool *t, bool (*made)(mcp_call *c, void *arg), void *arg);
+                           const tool *t, const mcp_json *args,
+                           bool (*made)(mcp_call *c, void *arg), void *arg);
 
 /* Shared by the methods' files -------------------------------------------------- */
 

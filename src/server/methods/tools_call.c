@@ -51,7 +51,7 @@ static void refuse_arguments(mcp_call *c, int rc, const mcp_schema_error *e)
 }
 
 const tool *mcp__tools_call_find(conn *cn, mcp_handle h, const mcp_message *msg,
-                                 registry **snap_out)
+                                 registry **snap_out, const mcp_json **args_out)
 {
     *snap_out = NULL;
     mcp_session *ss = cn->driver.session;
@@ -88,18 +88,19 @@ const tool *mcp__tools_call_find(conn *cn, mcp_handle h, const mcp_message *msg,
         return NULL;
     }
     *snap_out = snap;
+    *args_out = args;
     return t;
 }
 
 void mcp__tools_call_start(conn *cn, mcp_handle h, const mcp_message *msg, registry *snap,
-                           const tool *t, bool (*made)(mcp_call *c, void *arg), void *arg)
+                           const tool *t, const mcp_json *args,
+                           bool (*made)(mcp_call *c, void *arg), void *arg)
 {
     mcp_call *c = mcp__call_new(cn, h, msg, snap, CALL_TOOL);
     if (!c)
         return;
     c->tool = t;
     c->flags = t->flags;
-    const mcp_json *args = mcp_json_object_get(msg->params, "arguments");
     if (args)
         c->args = args;
     if (made && !made(c, arg)) {
@@ -119,9 +120,10 @@ static void tools_call(conn *cn, mcp_handle h, const mcp_message *msg, void *sta
 {
     (void)state;
     registry *snap;
-    const tool *t = mcp__tools_call_find(cn, h, msg, &snap);
+    const mcp_json *args;
+    const tool *t = mcp__tools_call_find(cn, h, msg, &snap, &args);
     if (t)
-        mcp__tools_call_start(cn, h, msg, snap, t, NULL, NULL);
+        mcp__tools_call_start(cn, h, msg, snap, t, args, NULL, NULL);
 }
 
 static const mcp__method methods[] = {{"tools/call", tools_call, MCP__ERAS_ALL, 0, NULL}};

@@ -738,7 +738,7 @@ static size_t held_by(const task_store *ts, const char *credential)
 /* A task of tool tl (snap taken over) for request h, with ttl; the
  * caps checked first. */
 static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *snap,
-                       const tool *tl, uint64_t ttl, bool modern)
+                       const tool *tl, const mcp_json *args, uint64_t ttl, bool modern)
 {
     task_owner *own = mcp__conn_state(c, &mcp__tasks_feature);
     task_store *ts = store_of(c);
@@ -767,7 +767,7 @@ static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *
     t->sink = run_sink;
     start st = {t, h, false};
     task_hold(t);
-    mcp__tools_call_start(c, h, msg, snap, tl, task_started, &st);
+    mcp__tools_call_start(c, h, msg, snap, tl, args, task_started, &st);
     if (!st.started) /* the call could not be made: h was answered -32603 */
         task_remove(t, "its call could not be made");
     task_release(t);
@@ -781,12 +781,15 @@ static void modern_tools_call(conn *c, mcp_handle h, const mcp_message *msg)
 {
     mcp_session *ss = c->driver.session;
     registry *snap;
-    const tool *tl = mcp__tools_call_find(c, h, msg, &snap);
+    const mcp_json *args;
+    const tool *tl = mcp__tools_call_find(c, h, msg, &snap, &args);
     if (!tl)
         return;
-    bool declared = declares_extension(ss, h);
+    /* A tool that never runs as a task (most) needs no look at the
+     * request's capabilities. */
+    bool declared = tl->task_support != MCP_TASK_FORBIDDEN && declares_extension(ss, h);
     if (tl->task_support == MCP_TASK_FORBIDDEN || (!declared && tl->task_support == MCP_TASK_OPTIONAL)) {
-        mcp__tools_call_start(c, h, msg, snap, tl, NULL, NULL);
+        mcp__tools_call_start(c, h, msg, snap, tl, args, NULL, NULL);
         return;
     }
     if (!declared) {
@@ -794,29 +797,30 @@ static void modern_tools_call(conn *c, mcp_handle h, const mcp_message *msg)
         mcp__registry_unref(snap);
         return;
     }
-    start_task(c, h, msg, snap, tl, store_of(c)->max_ttl_ms, true);
+    start_task(c, h, msg, snap, tl, args, store_of(c)->max_ttl_ms, true);
 }
 
 static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
     (void)state;
     mcp_session *ss = c->driver.session;
-    if (modern_request(ss, h)) {
+    const char *version = mcp_session_inbound_version(ss, h);
+    if (mcp_protocol_modern(version)) {
         modern_tools_call(c, h, msg);
         return;
     }
-    const mcp_json *param = mcp_json_object_get(msg->params, "task");
-    /* Before 2025-11-25, and without the extension under 2026-07-28, a
-     * task param is a member like any unknown one: ignored. */
-    bool as_task = param && tasks_revision(mcp_session_inbound_version(ss, h));
+    /* Before 2025-11-25 a task param is a member like any unknown one:
+     * ignored. */
+    bool tasks = tasks_revision(version);
+    const mcp_json *param = tasks ? mcp_json_object_get(msg->params, "task") : NULL;
+    bool as_task = param != NULL;
     if (as_task && mcp_json_typeof(param) != MCP_JSON_OBJECT) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
                                 "Invalid params: params.task must be an object", NULL);
         return;
     }
-    task_store *ts = store_of(c);
     uint64_t ttl = 0;
-    if (as_task && !granted_ttl(ts, param, &ttl)) {
+    if (as_task && !granted_ttl(store_of(c), param, &ttl)) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
                                 "Invalid params: params.task.ttl must be a whole number of "
                                 "milliseconds, at least 1",
@@ -824,13 +828,13 @@ static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void
         return;
     }
     registry *snap;
-    const tool *tl = mcp__tools_call_find(c, h, msg, &snap);
+    const mcp_json *args;
+    const tool *tl = mcp__tools_call_find(c, h, msg, &snap, &args);
     if (!tl)
         return;
     char text[260];
     if (!as_task) {
-        if (tl->task_support == MCP_TASK_REQUIRED &&
-            tasks_revision(mcp_session_inbound_version(ss, h))) {
+        if (tl->task_support == MCP_TASK_REQUIRED && tasks) {
             snprintf(text, sizeof text,
                      "Method not found: tool %s runs only as a task (its "
                      "execution.taskSupport is \"required\"): call it with params.task",
@@ -839,7 +843,7 @@ static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void
             mcp__registry_unref(snap);
             return;
         }
-        mcp__tools_call_start(c, h, msg, snap, tl, NULL, NULL);
+        mcp__tools_call_start(c, h, msg, snap, tl, args, NULL, NULL);
         return;
     }
     if (tl->task_support == MCP_TASK_FORBIDDEN) {
@@ -851,7 +855,7 @@ static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void
         mcp__registry_unref(snap);
         return;
     }
-    start_task(c, h, msg, snap, tl, ttl, false);
+    start_task(c, h, msg, snap, tl, args, ttl, false);
 }
 
 /* The feature -------------------------------------------------------------------- */
