@@ -901,6 +901,22 @@ static void a_2026_tasks_question_is_refused(void **state)
     harness_stop(&h);
 }
 
+/* A stop ends a 2026 task's run at once (it runs on no connection: before,
+ * it ran on until the stop's grace, 2 s, was over). */
+static void a_stop_ends_2026_tasks_at_once(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), NULL, NULL, NULL);
+    free(ext_req(&h, 1, "tools/call", "\"name\":\"wait\""));
+    wait_started(1);
+    mcp_server_stop(h.server);
+    for (int i = 0; i < 100 && atomic_load(&handlers_ended) < 1; i++)
+        usleep(5000); /* half a second: well within the grace */
+    assert_int_equal(atomic_load(&handlers_ended), 1);
+    assert_string_equal(cancel_reason, "the server stopped");
+    harness_stop(&h);
+}
+
 /* 2026 tasks outlive their connections: the per-client cap counts them by
  * their credential (here none: one bucket). */
 static void a_2026_client_is_capped_too(void **state)
@@ -976,6 +992,7 @@ int main(void)
         cmocka_unit_test(a_2026_cancel_stops_the_handler),
         cmocka_unit_test(a_2026_client_is_capped_too),
         cmocka_unit_test(a_2026_tasks_question_is_refused),
+        cmocka_unit_test(a_stop_ends_2026_tasks_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,6 +95,10 @@ typedef struct mcp__feature {
     void (*conn_ending)(conn *c, void *state, const char *why);
     /* Any thread: c's last reference went: free what state holds. */
     void (*conn_free)(conn *c, void *state);
+    /* Loop thread: the server was asked to stop (mcp_server_stop): called
+     * before its connections are ended, so that what the feature runs on
+     * no connection stops too. */
+    void (*server_stopping)(mcp_server *s, void *state);
     /* Loop thread: the server's loop closes (the end of a run), after
      * every connection ended: close the feature's own handles on it. */
     void (*loop_closing)(mcp_server *s, void *state);
@@ -144,6 +148,7 @@ void mcp__features_server_free(mcp_server *s);
 void mcp__features_conn_ending(conn *c, const char *why);
 void mcp__features_conn_free(conn *c);
 void mcp__features_loop_closing(mcp_server *s);
+void mcp__features_server_stopping(mcp_server *s);
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
 void mcp__features_published(conn *c, unsigned kind, const char *uri);
 bool mcp__features_request_starting(mcp__request *r);

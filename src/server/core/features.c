@@ -292,6 +292,14 @@ void mcp__method_pass_on(conn *c, mcp_handle h, const mcp_message *msg, const mc
 
 /* Hooks ------------------------------------------------------------------------ */
 
+void mcp__features_server_stopping(mcp_server *s)
+{
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->server_stopping)
+            mcp__server_features[i]->server_stopping(
+                s, mcp__server_state(s, mcp__server_features[i]));
+}
+
 void mcp__features_loop_closing(mcp_server *s)
 {
     for (size_t i = 0; i < nfeatures; i++)

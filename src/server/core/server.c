@@ -276,6 +276,7 @@ static void stop_posted(mcp__post *post)
         return;
     s->stopping = true;
     mcp__server_log(s, MCP_LOG_INFO, "stopping: ending subscriptions and calls");
+    mcp__features_server_stopping(s);
     for (conn *c = s->conns; c; c = c->next) {
         if (c->down)
             continue;

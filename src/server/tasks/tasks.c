@@ -926,6 +926,20 @@ static void conn_ending(conn *c, void *state, const char *why)
         task_remove_matching(store_of(c), owned_by, c, "its session ended");
 }
 
+static bool modern_task(const task *t, const void *unused)
+{
+    (void)unused;
+    return t->modern;
+}
+
+/* 2026 tasks run on no connection: a stop ends them now, not after the
+ * connections' grace (2025 tasks end with their connections). */
+static void server_stopping(mcp_server *s, void *state)
+{
+    (void)s;
+    task_remove_matching(state, modern_task, NULL, "the server stopped");
+}
+
 static void loop_closing(mcp_server *s, void *state)
 {
     (void)s;
@@ -958,6 +972,7 @@ const mcp__feature mcp__tasks_feature = {
     .server_free = server_free,
     .conn_state_size = sizeof(task_owner),
     .conn_ending = conn_ending,
+    .server_stopping = server_stopping,
     .loop_closing = loop_closing,
     .request_settled = request_settled,
 };
