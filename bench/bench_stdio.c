@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "mcp/mcp.h"
 
 static double now_s(void)
@@ -38,13 +39,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static unsigned long long now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
 }
 
 /* The index of the last argument: the script, for node. */
@@ -145,38 +139,6 @@ static double round_trips(const char *const *argv, mcp_connect_mode mode, int in
 
 /* Cancel latency ----------------------------------------------------------------- */
 
-/* bench_server's resident set size, by its rss tool. */
-static long server_rss(mcp_client *c)
-{
-    mcp_client_call_result r = {.size = sizeof r};
-    long v = -1;
-    if (mcp_client_call_tool(c, "rss", NULL, NULL, &r) == MCP_OK) {
-        const char *t = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
-                            mcp_json_object_get(r.result, "content"), 0), "text"), NULL);
-        if (t)
-            v = atol(t);
-    }
-    mcp_client_call_result_release(&r);
-    return v;
-}
-
-
-static void ignore(void *ud, const mcp_client_call_result *r)
-{
-    (void)ud;
-    (void)r;
-}
-
-static int cmp_ull(const void *a, const void *b)
-{
-    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef struct latency {
-    unsigned long long p50, p99;
-} latency;
-
 static latency cancel_latency(const char *bench_server, mcp_connect_mode mode, int n)
 {
     char log_path[] = "/tmp/mcp-bench-cancel-XXXXXX";
@@ -215,27 +177,9 @@ static latency cancel_latency(const char *bench_server, mcp_connect_mode mode, i
     }
     mcp_client_free(c); /* the server exits and writes its log */
     unsetenv("BENCH_CANCEL_LOG");
-    FILE *f = fopen(log_path, "r");
-    unsigned long long *lat = calloc((size_t)n, sizeof *lat);
-    int m = 0;
-    long id;
-    unsigned long long us;
-    while (f && fscanf(f, "%ld %llu", &id, &us) == 2)
-        if (id >= 0 && id < n && us >= written[id])
-            lat[m++] = us - written[id];
-    if (f)
-        fclose(f);
-    unlink(log_path);
-    if (m < n)
-        fprintf(stderr, "bench: only %d of %d cancels recorded\n", m, n);
-    qsort(lat, (size_t)m, sizeof *lat, cmp_ull);
-    latency out = {m ? lat[m / 2] : 0, m ? lat[(m * 99) / 100] : 0};
-    if (getenv("BENCH_VERBOSE"))
-        fprintf(stderr, "cancel latency us: p90=%llu p95=%llu p99.9=%llu max=%llu\n",
-                lat[(m * 90) / 100], lat[(m * 95) / 100], lat[(m * 999) / 1000], lat[m - 1]);
+    latency out = cancel_latencies(log_path, written, n, "cancels");
     free(h);
     free(written);
-    free(lat);
     return out;
 }
 
@@ -247,15 +191,9 @@ static void report_cancel_latency(const char *bench_server, mcp_connect_mode mod
     usleep(300 * 1000); /* let the previous servers finish exiting */
     for (int i = 0; i < 3; i++)
         runs[i] = cancel_latency(bench_server, mode, n);
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (runs[j].p99 < runs[i].p99) {
-                latency t = runs[i];
-                runs[i] = runs[j];
-                runs[j] = t;
-            }
+    latency med = median_run(runs);
     printf("cancel latency us%s (%d in flight): p50=%llu p99=%llu\n",
-           mode == MCP_CONNECT_MODERN ? " 2026" : "", n, runs[1].p50, runs[1].p99);
+           mode == MCP_CONNECT_MODERN ? " 2026" : "", n, med.p50, med.p99);
 }
 
 /* Memory per held request ---------------------------------------------------------- */

@@ -19,14 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "mcp/mcp.h"
-
-static unsigned long long now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
-}
 
 static mcp_client *start(const char *bench_server)
 {
@@ -110,26 +104,6 @@ static double ts_round_trips(const char *node, const char *script)
 
 /* Memory per finished task --------------------------------------------------------- */
 
-static long server_rss(mcp_client *c)
-{
-    mcp_client_call_result r = {.size = sizeof r};
-    long v = -1;
-    if (mcp_client_call_tool(c, "rss", NULL, NULL, &r) == MCP_OK) {
-        const char *t = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
-                            mcp_json_object_get(r.result, "content"), 0), "text"), NULL);
-        if (t)
-            v = atol(t);
-    }
-    mcp_client_call_result_release(&r);
-    return v;
-}
-
-static void ignore(void *ud, const mcp_client_call_result *r)
-{
-    (void)ud;
-    (void)r;
-}
-
 static long bytes_per_task(const char *bench_server, long n)
 {
     mcp_client *c = start(bench_server);
@@ -158,22 +132,12 @@ static long bytes_per_task(const char *bench_server, long n)
 
 /* tasks/cancel to the handler's token ------------------------------------------------ */
 
-static int cmp_ull(const void *a, const void *b)
-{
-    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int tasks_known;
 static void on_task(void *ud, mcp_handle h, const mcp_json *task)
 {
     (void)ud, (void)h, (void)task;
     tasks_known++;
 }
-
-typedef struct latency {
-    unsigned long long p50, p99;
-} latency;
 
 static latency cancel_latency(const char *bench_server, int n)
 {
@@ -212,28 +176,9 @@ static latency cancel_latency(const char *bench_server, int n)
     }
     mcp_client_free(c);
     unsetenv("BENCH_CANCEL_LOG");
-    FILE *f = fopen(log_path, "r");
-    unsigned long long *lat = calloc((size_t)n, sizeof *lat);
-    int m = 0;
-    long id;
-    unsigned long long us;
-    while (f && fscanf(f, "%ld %llu", &id, &us) == 2)
-        if (id >= 0 && id < n && us >= written[id])
-            lat[m++] = us - written[id];
-    if (f)
-        fclose(f);
-    unlink(log_path);
-    if (m < n)
-        fprintf(stderr, "bench: only %d of %d task cancels recorded\n", m, n);
-    qsort(lat, (size_t)m, sizeof *lat, cmp_ull);
-    latency out = {m ? lat[m / 2] : 0, m ? lat[(m * 99) / 100] : 0};
-    if (getenv("BENCH_VERBOSE") && m)
-        fprintf(stderr, "task cancel latency us: p90=%llu p95=%llu p98=%llu p99.9=%llu max=%llu\n",
-                lat[(m * 90) / 100], lat[(m * 95) / 100], lat[(m * 98) / 100],
-                lat[(m * 999) / 1000], lat[m - 1]);
+    latency out = cancel_latencies(log_path, written, n, "task cancels");
     free(h);
     free(written);
-    free(lat);
     return out;
 }
 
@@ -263,14 +208,8 @@ int main(int argc, char **argv)
         usleep(300 * 1000); /* let the previous servers finish exiting */
         runs[i] = cancel_latency(argv[1], 1000);
     }
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (runs[j].p99 < runs[i].p99) {
-                latency t = runs[i];
-                runs[i] = runs[j];
-                runs[j] = t;
-            }
-    printf("tasks/cancel to handler token us (1000 tasks): p50=%llu p99=%llu\n", runs[1].p50,
-           runs[1].p99);
+    latency med = median_run(runs);
+    printf("tasks/cancel to handler token us (1000 tasks): p50=%llu p99=%llu\n", med.p50,
+           med.p99);
     return 0;
 }

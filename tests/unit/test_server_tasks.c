@@ -809,6 +809,21 @@ static char *ext_on_task(harness *h, int id, const char *method, const char id_[
     return ext_req(h, id, method, params);
 }
 
+/* tasks/get (request id) until the task completed, within 2 s: the last
+ * answer (caller frees). */
+static char *ext_until_completed(harness *h, int id, const char task_id[33])
+{
+    char *got = NULL;
+    for (int i = 0; i < 400; i++) {
+        free(got);
+        got = ext_on_task(h, id, "tasks/get", task_id);
+        if (strstr(got, "\"completed\""))
+            break;
+        usleep(5000);
+    }
+    return got;
+}
+
 static void under_2026_the_request_declares_and_the_server_decides(void **state)
 {
     harness h;
@@ -838,14 +853,7 @@ static void under_2026_the_request_declares_and_the_server_decides(void **state)
     free(created);
     /* tasks/get: the result inline, no related-task _meta, resultType
      * complete. */
-    char *got = NULL;
-    for (int i = 0; i < 200; i++) {
-        free(got);
-        got = ext_on_task(&h, 6, "tasks/get", id);
-        if (strstr(got, "\"completed\""))
-            break;
-        usleep(5000);
-    }
+    char *got = ext_until_completed(&h, 6, id);
     assert_non_null(strstr(got, "\"status\":\"completed\""));
     assert_non_null(strstr(got, "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 7\"}]}"));
     assert_non_null(strstr(got, "\"resultType\":\"complete\""));
@@ -885,14 +893,7 @@ static void a_2026_tasks_question_is_refused(void **state)
     char id[33];
     task_id_of(created, id);
     free(created);
-    char *got = NULL;
-    for (int i = 0; i < 400; i++) {
-        free(got);
-        got = ext_on_task(&h, 2, "tasks/get", id);
-        if (strstr(got, "\"completed\""))
-            break;
-        usleep(5000);
-    }
+    char *got = ext_until_completed(&h, 2, id);
     assert_non_null(strstr(got, "\"status\":\"completed\""));
     assert_non_null(strstr(got, "the name is ?"));
     assert_null(strstr(got, "input_required"));

@@ -47,6 +47,22 @@ static bool declares_extension(mcp_session *ss, mcp_handle h)
     return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), TASKS_EXTENSION) != NULL;
 }
 
+/* Answer h -32603 for memory that could not be had. */
+static void reply_nomem(mcp_session *ss, mcp_handle h)
+{
+    mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory", NULL);
+}
+
+/* Answer h with the result b holds, when writing it succeeded (rc); else
+ * -32603. Returns the reply's code. */
+static int reply_written(mcp_session *ss, mcp_handle h, int rc, const mcp_buf *b)
+{
+    if (rc == MCP_OK)
+        return mcp_session_reply_raw(ss, h, b->data, b->len);
+    reply_nomem(ss, h);
+    return rc;
+}
+
 /* -32021 with data.requiredCapabilities naming the extension. */
 static void missing_extension(mcp_session *ss, mcp_handle h)
 {
@@ -55,8 +71,7 @@ static void missing_extension(mcp_session *ss, mcp_handle h)
     if (mcp_json_parse(need, sizeof need - 1, NULL, NULL, &d, NULL) == MCP_OK)
         mcp_session_reply_missing_capability(ss, h, mcp_json_doc_root(d));
     else
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
+        reply_nomem(ss, h);
     mcp_json_doc_free(d);
 }
 
@@ -128,11 +143,7 @@ static void reply_detailed(mcp_session *ss, mcp_handle h, const task *t)
         mcp__jw_object_end(&w);
     }
     mcp__jw_object_end(&w);
-    if (mcp__jw_finish(&w) == MCP_OK)
-        mcp_session_reply_raw(ss, h, b.data, b.len);
-    else
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
+    reply_written(ss, h, mcp__jw_finish(&w), &b);
     mcp_json_doc_free(err);
     mcp_buf_free(&b);
 }
@@ -141,11 +152,7 @@ static void reply_task(mcp_session *ss, mcp_handle h, const task *t)
 {
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
-    if (task_object(&b, t, false) == MCP_OK)
-        mcp_session_reply_raw(ss, h, b.data, b.len);
-    else
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
+    reply_written(ss, h, task_object(&b, t, false), &b);
     mcp_buf_free(&b);
 }
 
@@ -238,8 +245,7 @@ static void reply_ended(mcp_session *ss, mcp_handle h, const task *t)
     answer_kind kind;
     int64_t code;
     if (task_answer(t, &kind, &code, &b) != MCP_OK) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
+        reply_nomem(ss, h);
     } else if (kind == ANSWER_RESULT) {
         mcp_session_reply_raw(ss, h, b.data, b.len);
     } else {
@@ -250,8 +256,7 @@ static void reply_ended(mcp_session *ss, mcp_handle h, const task *t)
                                     mcp_json_string(mcp_json_object_get(root, "message"), NULL),
                                     mcp_json_object_get(root, "data"));
         } else {
-            mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
-                                    "Internal error: out of memory", NULL);
+            reply_nomem(ss, h);
         }
         mcp_json_doc_free(d);
     }
@@ -463,11 +468,7 @@ static bool task_started(mcp_call *c, void *arg)
     int rc = task_object(&b, t, true);
     task_hold(t);
     mcp_session *ss = c->req.conn->driver.session;
-    if (rc == MCP_OK)
-        rc = mcp_session_reply_raw(ss, st->handle, b.data, b.len);
-    else
-        mcp_session_reply_error(ss, st->handle, MCP_WIRE_INTERNAL_ERROR,
-                                "Internal error: out of memory", NULL);
+    rc = reply_written(ss, st->handle, rc, &b);
     mcp_buf_free(&b);
     /* Written, or the write ended the connection (and a 2025 task with
      * it; a 2026 task whose id nobody got is removed here). A result that
@@ -567,8 +568,7 @@ static void tasks_result(conn *c, mcp_handle h, const mcp_message *msg, void *st
     task_waiter *w = calloc(1, sizeof *w);
     if (!w || mcp__request_start(&w->req, c, h, msg, NULL) != MCP_OK) {
         free(w);
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
+        reply_nomem(ss, h);
         return;
     }
     w->req.destroy = waiter_destroy;
@@ -699,11 +699,7 @@ static void tasks_list(conn *c, mcp_handle h, const mcp_message *msg, void *stat
         mcp__jw_string(&w, cursor);
     }
     mcp__jw_object_end(&w);
-    if (mcp__jw_finish(&w) == MCP_OK)
-        mcp_session_reply_raw(ss, h, b.data, b.len);
-    else
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
-                                NULL);
+    reply_written(ss, h, mcp__jw_finish(&w), &b);
     mcp_buf_free(&b);
 }
 
@@ -759,8 +755,7 @@ static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *
     }
     task *t = task_create(ts, modern ? NULL : c, modern ? c->credential : NULL, ttl);
     if (!t) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
-                                "Internal error: out of memory", NULL);
+        reply_nomem(ss, h);
         mcp__registry_unref(snap);
         return;
     }
@@ -832,30 +827,25 @@ static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void
     const tool *tl = mcp__tools_call_find(c, h, msg, &snap, &args);
     if (!tl)
         return;
-    char text[260];
-    if (!as_task) {
-        if (tl->task_support == MCP_TASK_REQUIRED && tasks) {
-            snprintf(text, sizeof text,
-                     "Method not found: tool %s runs only as a task (its "
-                     "execution.taskSupport is \"required\"): call it with params.task",
-                     tl->name);
-            mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
-            mcp__registry_unref(snap);
-            return;
-        }
-        mcp__tools_call_start(c, h, msg, snap, tl, args, NULL, NULL);
-        return;
-    }
-    if (tl->task_support == MCP_TASK_FORBIDDEN) {
+    /* tasks.mdx: -32601 for a task of a tool that forbids them, and for a
+     * plain call of one that requires them. */
+    bool refused = as_task ? tl->task_support == MCP_TASK_FORBIDDEN
+                           : tl->task_support == MCP_TASK_REQUIRED && tasks;
+    if (refused) {
+        char text[260];
         snprintf(text, sizeof text,
-                 "Method not found: tool %s does not run as a task (its "
-                 "execution.taskSupport is \"forbidden\"): call it without params.task",
+                 as_task ? "Method not found: tool %s does not run as a task (its "
+                           "execution.taskSupport is \"forbidden\"): call it without params.task"
+                         : "Method not found: tool %s runs only as a task (its "
+                           "execution.taskSupport is \"required\"): call it with params.task",
                  tl->name);
         mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
         mcp__registry_unref(snap);
-        return;
+    } else if (as_task) {
+        start_task(c, h, msg, snap, tl, args, ttl, false);
+    } else {
+        mcp__tools_call_start(c, h, msg, snap, tl, args, NULL, NULL);
     }
-    start_task(c, h, msg, snap, tl, args, ttl, false);
 }
 
 /* The feature -------------------------------------------------------------------- */

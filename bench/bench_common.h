@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What bench_stdio and bench_tasks both measure with: the clock, bench_server's
+ * resident set size (its rss tool), and the cancel latencies bench_server
+ * logs ("id microseconds" lines in $BENCH_CANCEL_LOG) against the times the
+ * cancels were written.
+ */
+#ifndef MCP_BENCH_COMMON_H
+#define MCP_BENCH_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mcp/mcp.h"
+
+static inline unsigned long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+/* bench_server's resident set size, by its rss tool; -1 when it failed. */
+static inline long server_rss(mcp_client *c)
+{
+    mcp_client_call_result r = {.size = sizeof r};
+    long v = -1;
+    if (mcp_client_call_tool(c, "rss", NULL, NULL, &r) == MCP_OK) {
+        const char *t = mcp_json_string(mcp_json_object_get(mcp_json_array_at(
+                            mcp_json_object_get(r.result, "content"), 0), "text"), NULL);
+        if (t)
+            v = atol(t);
+    }
+    mcp_client_call_result_release(&r);
+    return v;
+}
+
+static inline void ignore(void *ud, const mcp_client_call_result *r)
+{
+    (void)ud;
+    (void)r;
+}
+
+static inline int cmp_ull(const void *a, const void *b)
+{
+    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct latency {
+    unsigned long long p50, p99;
+} latency;
+
+/* The latencies of the n cancels written at written[id] (us), from the log
+ * bench_server left at log_path (removed): p50 and p99, and the tail on
+ * stderr when BENCH_VERBOSE is set. what names them in messages. */
+static inline latency cancel_latencies(const char *log_path, const unsigned long long *written,
+                                       int n, const char *what)
+{
+    FILE *f = fopen(log_path, "r");
+    unsigned long long *lat = calloc((size_t)n, sizeof *lat);
+    int m = 0;
+    long id;
+    unsigned long long us;
+    while (f && lat && fscanf(f, "%ld %llu", &id, &us) == 2)
+        if (id >= 0 && id < n && us >= written[id] && m < n)
+            lat[m++] = us - written[id];
+    if (f)
+        fclose(f);
+    unlink(log_path);
+    if (m < n)
+        fprintf(stderr, "bench: only %d of %d %s recorded\n", m, n, what);
+    latency out = {0, 0};
+    if (m) {
+        qsort(lat, (size_t)m, sizeof *lat, cmp_ull);
+        out = (latency){lat[m / 2], lat[(m * 99) / 100]};
+        if (getenv("BENCH_VERBOSE"))
+            fprintf(stderr, "%s latency us: p90=%llu p95=%llu p98=%llu p99.9=%llu max=%llu\n",
+                    what, lat[(m * 90) / 100], lat[(m * 95) / 100], lat[(m * 98) / 100],
+                    lat[(m * 999) / 1000], lat[m - 1]);
+    }
+    free(lat);
+    return out;
+}
+
+/* Three runs; the one with the median p99. */
+static inline latency median_run(latency runs[3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (runs[j].p99 < runs[i].p99) {
+                latency t = runs[i];
+                runs[i] = runs[j];
+                runs[j] = t;
+            }
+    return runs[1];
+}
+
+#endif
