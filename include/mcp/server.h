@@ -52,7 +52,13 @@ typedef struct mcp_call mcp_call;
 typedef void (*mcp_tool_fn)(void *user_data, mcp_call *call);
 
 enum mcp_tool_flags {
-    MCP_TOOL_BLOCKING = 1 /* run on the worker pool; may block */
+    MCP_TOOL_BLOCKING = 1, /* run on the worker pool; may block */
+    /* 2026-07-28, a tool that may run as a task: its call becomes one only
+     * when its handler calls mcp_call_become_task, so that it can ask its
+     * questions first as input-required rounds (ext-tasks: those are
+     * resolved before the task is made). Under 2025-11-25 a task-augmented
+     * call is a task from the start, as without the flag. */
+    MCP_TOOL_TASK_DEFERRED = 2
 };
 
 /* Whether a tool runs as a task (2025-11-25 execution.taskSupport): a
@@ -633,7 +639,15 @@ typedef struct mcp_ask_answer {
  * be repeatable up to its last question: resources/read, prompts/get and
  * tools/call may ask. A requestState that fails its check (tampered,
  * expired, another request's) is refused with -32602 before the handler
- * runs.
+ * runs. In a call that runs as a task (the io.modelcontextprotocol/tasks
+ * extension) there are no rounds: the question waits in the task, which
+ * is input_required while any does (tasks/get lists them under
+ * inputRequests by key), until the client answers it with tasks/update
+ * (or timeout_ms passes: MCP_ERR_TIMED_OUT, the question withdrawn; a key
+ * is never asked twice in a task: asking a withdrawn key again is
+ * MCP_ERR_INVALID_ARG); an answer given before (the same key asked again,
+ * or answered in a round before mcp_call_become_task) is returned at
+ * once.
  *
  * The answer is checked before it is returned, in both eras: a sampling
  * answer must be a CreateMessageResult (role, content, model), a roots
@@ -669,6 +683,59 @@ typedef struct mcp_ask_answer {
  */
 MCP_EXTERN int mcp_call_ask(mcp_call *c, const char *key, const char *method,
                             const mcp_json *params, uint64_t timeout_ms, mcp_ask_answer *answer);
+
+/*
+ * mcp_call_become_task: from here on, the call of a MCP_TOOL_TASK_DEFERRED
+ * tool is a task (2026-07-28, the io.modelcontextprotocol/tasks extension):
+ * its request is answered CreateTaskResult now, and what the handler
+ * answers afterwards is the task's result (tasks/get). Typically after the
+ * handler's questions were answered through input-required rounds:
+ *
+ *   rc = mcp_call_ask(c, "user_name", "elicitation/create", params, 0, &a);
+ *   if (rc == MCP_ERR_INPUT_REQUIRED || rc == MCP_ERR_CANCELLED)
+ *       return (void)mcp_call_finish(c);
+ *   mcp_call_become_task(c);   (then the long work, then the reply)
+ *
+ * Any thread (from a worker it waits for the loop). Returns MCP_OK (a task
+ * now, or one already: a 2025-11-25 task-augmented call); MCP_ERR_STATE
+ * when the call does not become a task and goes on as a plain call: not
+ * tools/call under 2026-07-28, a tool whose task_support is FORBIDDEN, a
+ * request that did not declare the extension, a question of this round
+ * still unanswered (mcp_call_ask returned MCP_ERR_INPUT_REQUIRED), or the
+ * call was ended; MCP_ERR_BUSY (the server's task caps are reached: a
+ * plain call too); MCP_ERR_CANCELLED (the call was cancelled, or its
+ * CreateTaskResult could not be sent: stop); MCP_ERR_NOMEM;
+ * MCP_ERR_INVALID_ARG (c NULL); MCP_ERR_CLOSED (the server stopped).
+ * One thread per call at a time, as every mcp_call function.
+ */
+MCP_EXTERN int mcp_call_become_task(mcp_call *c);
+
+/* One question of mcp_call_ask_all: as mcp_call_ask's key, method and
+ * params (borrowed for the call). */
+typedef struct mcp_ask_question {
+    const char *key;
+    const char *method;
+    const mcp_json *params;
+} mcp_ask_question;
+
+/*
+ * mcp_call_ask_all: ask count questions (1 to 64) at once and wait for
+ * every answer: under 2025 the requests go out together; in a 2026-07-28
+ * task they wait in the task together (inputRequests lists them all, the
+ * client may answer some now and the rest later); in a 2026-07-28 round
+ * they are noted together. Each is what mcp_call_ask would make of it:
+ * outcomes[i] its return, answers[i] its answer (each answers[i].size
+ * set to sizeof(mcp_ask_answer) by the caller; release each). timeout_ms
+ * counts for all from the call. Returns MCP_OK when every outcome is,
+ * else MCP_ERR_CANCELLED when one is, else MCP_ERR_INPUT_REQUIRED when one
+ * is, else the first outcome that is not MCP_OK; MCP_ERR_INVALID_ARG with
+ * nothing asked or written when answers or outcomes is NULL, an answer's
+ * size is not sizeof(mcp_ask_answer), or count is 0 or over 64. Threads
+ * and limits as mcp_call_ask (the 64 a connection's calls may keep
+ * waiting count questions).
+ */
+MCP_EXTERN int mcp_call_ask_all(mcp_call *c, const mcp_ask_question *questions, size_t count,
+                                uint64_t timeout_ms, mcp_ask_answer *answers, int *outcomes);
 
 /* Free what an answer holds and zero it, keeping its size. NULL, or an
  * answer of a size mcp_call_ask refuses, is a no-op. Any thread (it

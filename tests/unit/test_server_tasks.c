@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "serve_harness.h"
+#include "task_harness.h"
 
 static atomic_bool gate_open;
 static atomic_int handlers_ended, handlers_started;
@@ -95,7 +95,7 @@ static void tool_ask_name(void *ud, mcp_call *c)
     snprintf(text, sizeof text, "the name is %s (%s)", name ? name : "?", mcp_strerror(rc));
     mcp_ask_answer_release(&a);
     /* As a 2026-07-28 handler does: asked, it ends, and the round carries
-     * the question (in a call; a task cannot). */
+     * the question. */
     if (rc == MCP_ERR_CANCELLED || rc == MCP_ERR_INPUT_REQUIRED)
         mcp_call_finish(c);
     else
@@ -144,17 +144,6 @@ static mcp_server *new_server_with(const mcp_server_options *extra)
 static mcp_server *new_server(void)
 {
     return new_server_with(NULL);
-}
-
-/* The taskId of a CreateTaskResult (or a Task) in answer, into id. */
-static void task_id_of(const char *answer, char id[33])
-{
-    const char *p = strstr(answer, "\"taskId\":\"");
-    if (!p)
-        fail_msg("no taskId in %s", answer);
-    memcpy(id, p + 10, 32);
-    id[32] = '\0';
-    assert_int_equal(p[42], '"');
 }
 
 /* tools/call of tool as a task (task: the task param's members). */
@@ -774,56 +763,6 @@ static void a_tasks_question_goes_with_its_tasks_result(void **state)
 
 /* 2026-07-28: the io.modelcontextprotocol/tasks extension ------------------------- */
 
-#define EXT_ENV "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-                "\"io.modelcontextprotocol/clientCapabilities\":{%s\"extensions\":" \
-                "{\"io.modelcontextprotocol/tasks\":{}}}"
-
-/* More client capabilities for the next requests (members, with a
- * trailing comma), or "". */
-static const char *ext_caps = "";
-
-/* A 2026-07-28 request declaring the extension (meta: more members of its
- * _meta, or ""): its answer. */
-static char *ext_req_meta(harness *h, int id, const char *method, const char *params,
-                          const char *meta)
-{
-    char line[700], want[32];
-    snprintf(line, sizeof line,
-             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s\"_meta\":{"
-             "%s%s" EXT_ENV "}}}",
-             id, method, params, params[0] ? "," : "", meta, meta[0] ? "," : "", ext_caps);
-    wire_send(&h->w, line);
-    snprintf(want, sizeof want, "\"id\":%d,", id);
-    return wire_expect(&h->w, want);
-}
-
-static char *ext_req(harness *h, int id, const char *method, const char *params)
-{
-    return ext_req_meta(h, id, method, params, "");
-}
-
-static char *ext_on_task(harness *h, int id, const char *method, const char id_[33])
-{
-    char params[80];
-    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id_);
-    return ext_req(h, id, method, params);
-}
-
-/* tasks/get (request id) until the task completed, within 2 s: the last
- * answer (caller frees). */
-static char *ext_until_completed(harness *h, int id, const char task_id[33])
-{
-    char *got = NULL;
-    for (int i = 0; i < 400; i++) {
-        free(got);
-        got = ext_on_task(h, id, "tasks/get", task_id);
-        if (strstr(got, "\"completed\""))
-            break;
-        usleep(5000);
-    }
-    return got;
-}
-
 static void under_2026_the_request_declares_and_the_server_decides(void **state)
 {
     harness h;
@@ -853,7 +792,7 @@ static void under_2026_the_request_declares_and_the_server_decides(void **state)
     free(created);
     /* tasks/get: the result inline, no related-task _meta, resultType
      * complete. */
-    char *got = ext_until_completed(&h, 6, id);
+    char *got = ext_until(&h, 6, id, "\"completed\"");
     assert_non_null(strstr(got, "\"status\":\"completed\""));
     assert_non_null(strstr(got, "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 7\"}]}"));
     assert_non_null(strstr(got, "\"resultType\":\"complete\""));
@@ -877,28 +816,6 @@ static void under_2026_the_request_declares_and_the_server_decides(void **state)
     harness_expect_in(ext_req(&h, 14, "tasks/list", ""), "\"code\":-32601");
     harness_expect_in(ext_on_task(&h, 15, "tasks/get", "0123456789abcdef0123456789abcdef"),
                       "\"code\":-32602");
-    harness_stop(&h);
-}
-
-/* A 2026 task's handler cannot ask yet: its ask is refused (the task goes
- * on and ends with what the handler makes of that), never an
- * input-required result stored as the task's (which nobody could answer). */
-static void a_2026_tasks_question_is_refused(void **state)
-{
-    harness h;
-    harness_start(&h, new_server(), NULL, NULL, NULL);
-    ext_caps = "\"elicitation\":{},"; /* it could be asked, in a call */
-    char *created = ext_req(&h, 1, "tools/call", "\"name\":\"ask_name\"");
-    ext_caps = "";
-    char id[33];
-    task_id_of(created, id);
-    free(created);
-    char *got = ext_until_completed(&h, 2, id);
-    assert_non_null(strstr(got, "\"status\":\"completed\""));
-    assert_non_null(strstr(got, "the name is ?"));
-    assert_null(strstr(got, "input_required"));
-    free(got);
-    assert_int_equal(atomic_load(&ask_rc), MCP_ERR_STATE);
     harness_stop(&h);
 }
 
@@ -992,7 +909,6 @@ int main(void)
         cmocka_unit_test(under_2026_the_request_declares_and_the_server_decides),
         cmocka_unit_test(a_2026_cancel_stops_the_handler),
         cmocka_unit_test(a_2026_client_is_capped_too),
-        cmocka_unit_test(a_2026_tasks_question_is_refused),
         cmocka_unit_test(a_stop_ends_2026_tasks_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

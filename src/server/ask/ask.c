@@ -12,9 +12,12 @@
  * tells asking the client that a call settled or a connection ends, and
  * through which a call's 2026-07-28 questions go out.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/opts.h"
 #include "server/ask/ask.h"
@@ -34,6 +37,13 @@ typedef struct ask {
     mcp_handle handle; /* loop thread: the request once sent */
     struct ask *next;  /* loop thread: the connection's asks in flight */
     const char *cancel_reason; /* loop: why the call cancelled it */
+    /* A 2026-07-28 task's question (the call detached, its destination
+     * keeps it: no request goes out): its key, params and the question. */
+    char *key;
+    mcp_json_doc *params_doc;
+    mcp__question question;
+    mcp__post give_up; /* the asker's timeout, posted to the loop */
+    bool posed;        /* loop: in its connection's posed list */
     bool finished;             /* loop: finish ran (it runs once) */
     bool asked;                /* loop: a detached call's sink was told it asks */
     pthread_mutex_t mu;
@@ -51,6 +61,8 @@ static void ask_unref(ask *a)
     pthread_cond_destroy(&a->cv);
     free(a->method);
     free(a->params);
+    free(a->key);
+    mcp_json_doc_free(a->params_doc);
     mcp_ask_answer_release(&a->answer);
     free(a);
 }
@@ -82,7 +94,7 @@ static void finish(ask *a, int outcome)
  * (answered or ended already). */
 static bool unlink_ask(ask *a)
 {
-    for (ask **p = &a->state->in_flight; *p; p = &(*p)->next)
+    for (ask **p = a->posed ? &a->state->posed : &a->state->in_flight; *p; p = &(*p)->next)
         if (*p == a) {
             *p = a->next;
             return true;
@@ -90,21 +102,27 @@ static bool unlink_ask(ask *a)
     return false;
 }
 
+/* The answer's result, copied for the asker: MCP_OK or MCP_ERR_NOMEM. */
+static int take_result(ask *a, const mcp_json *result)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *copy = d ? mcp_json_copy(d, result) : NULL;
+    if (copy)
+        mcp_json_doc_set_root(d, copy);
+    if (!copy || mcp_json_doc_error(d) != MCP_OK) {
+        mcp_json_doc_free(d);
+        return MCP_ERR_NOMEM;
+    }
+    a->answer.result = d;
+    return MCP_OK;
+}
+
 static void on_answer(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
     ask *a = ud;
     unlink_ask(a);
     if (outcome == MCP_OK && m && m->result) {
-        mcp_json_doc *d = mcp_json_doc_new(NULL);
-        mcp_json *copy = d ? mcp_json_copy(d, m->result) : NULL;
-        if (copy)
-            mcp_json_doc_set_root(d, copy);
-        if (!copy || mcp_json_doc_error(d) != MCP_OK) {
-            mcp_json_doc_free(d);
-            outcome = MCP_ERR_NOMEM;
-        } else {
-            a->answer.result = d;
-        }
+        outcome = take_result(a, m->result);
     } else if (outcome == MCP_ERR_REMOTE && m) {
         a->answer.error_code = m->error_code;
         a->answer.error_message = strndup(m->error_message ? m->error_message : "",
@@ -176,6 +194,52 @@ static bool tag_question(mcp_json_doc **d, const char *task_id)
     return mcp_json_doc_error(*d) == MCP_OK;
 }
 
+/* Loop thread: the client answered a task's question (tasks/update); its
+ * destination let go of it already. The handler asking it again gets the
+ * same answer (as a 2026 round's handler does). */
+static void question_answered(mcp__question *q, const mcp_json *result)
+{
+    ask *a = (ask *)(void *)((char *)q - offsetof(ask, question));
+    unlink_ask(a);
+    int rc = take_result(a, result);
+    if (rc == MCP_OK)
+        rc = mcp__answer_keep(mcp__call_of(a->req), a->key, result);
+    finish(a, rc);
+}
+
+/* Loop thread: a 2026-07-28 task's question goes to its destination (no
+ * request: the client finds it in tasks/get and answers by tasks/update). */
+static void pose(ask *a)
+{
+    mcp__request *r = a->req;
+    a->question = (mcp__question){.key = a->key,
+                                  .method = a->method,
+                                  .params = a->params_doc ? mcp_json_doc_root(a->params_doc) : NULL,
+                                  .answered = question_answered};
+    a->posed = true;
+    a->next = a->state->posed;
+    a->state->posed = a;
+    int rc = r->sink->pose(r, &a->question);
+    if (rc != MCP_OK) {
+        unlink_ask(a);
+        finish(a, rc);
+    }
+}
+
+/* Loop thread: the asker's wait timed out: the question is withdrawn,
+ * unless it was answered meanwhile. */
+static void give_up_posted(mcp__post *post)
+{
+    ask *a = (ask *)(void *)((char *)post - offsetof(ask, give_up));
+    if (!a->finished && unlink_ask(a)) {
+        mcp__request *r = a->req;
+        if (r->sink && !r->settled)
+            r->sink->withdraw(r, &a->question);
+        finish(a, MCP_ERR_TIMED_OUT);
+    }
+    ask_unref(a); /* the post's */
+}
+
 /* Loop thread: send the asked request for its call, unless the call has
  * settled meanwhile. */
 static void send_posted(mcp__post *post)
@@ -184,6 +248,10 @@ static void send_posted(mcp__post *post)
     mcp__request *r = a->req;
     if (r->settled) {
         finish(a, MCP_ERR_CANCELLED);
+        return;
+    }
+    if (a->key) {
+        pose(a);
         return;
     }
     conn *c = r->conn;
@@ -264,6 +332,23 @@ static void cancel_asks(ask_state *st, mcp_session *ss, const mcp__request *r,
         if (mcp_session_cancel(ss, mcp__now_ms(), a->handle, a->cancel_reason) != MCP_OK &&
             unlink_ask(a))
             finish(a, MCP_ERR_CLOSED);
+    }
+}
+
+/* Loop thread: r settled: its task questions are withdrawn, their askers
+ * told the call was cancelled (an answer can no longer be used). */
+static void withdraw_posed(ask_state *st, mcp__request *r)
+{
+    for (ask **p = &st->posed; *p;) {
+        ask *a = *p;
+        if (a->req != r) {
+            p = &a->next;
+            continue;
+        }
+        *p = a->next;
+        if (r->sink)
+            r->sink->withdraw(r, &a->question);
+        finish(a, MCP_ERR_CANCELLED);
     }
 }
 
@@ -383,37 +468,82 @@ static bool key_ok(const char *key)
     return true;
 }
 
-/* mcp_call_ask into a whole answer of this library's size. */
-static int ask_impl(mcp_call *c, const char *key, const char *method, const mcp_json *params,
-                    uint64_t timeout_ms, mcp_ask_answer *answer)
+/* Free an ask that was never posted. */
+static void ask_discard(ask *a)
 {
-    if (!method ||
-        (strcmp(method, "sampling/createMessage") && strcmp(method, "elicitation/create") &&
-         strcmp(method, "roots/list")) ||
-        (params && mcp_json_typeof(params) != MCP_JSON_OBJECT) || (key && !key_ok(key)))
-        return MCP_ERR_INVALID_ARG;
-    mcp__request *r = &c->req;
-    mcp_server *s = r->conn->server;
-    ask_state *st = mcp__conn_state(r->conn, &mcp__ask_feature);
-    if (mcp__on_loop_thread(&s->poster) || c->kind == CALL_COMPLETE)
-        return MCP_ERR_STATE;
-    if (mcp_cancel_token_is_cancelled(&r->token))
-        return MCP_ERR_CANCELLED;
-    mcp_schema *form;
-    int frc = form_schema(method, params, r->version, &form);
-    if (frc != MCP_OK)
-        return frc;
-    if (mcp__call_modern(c) && r->sink) {
-        /* A 2026-07-28 task asks through tasks/get's inputRequests and
-         * tasks/update: not served yet. */
-        mcp_schema_free(form);
-        return MCP_ERR_STATE;
+    free(a->method);
+    free(a->params);
+    free(a->key);
+    mcp_json_doc_free(a->params_doc);
+    free(a);
+}
+
+/* The asker waits for the loop's finish. A task's question (no request on
+ * the wire to time out) has its deadline (until, or NULL: none) waited
+ * here: then the loop is asked to withdraw it, and its finish awaited
+ * still. */
+static void wait_answer(ask *a, mcp_server *s, const struct timespec *until)
+{
+    bool timed = a->key && until;
+    pthread_mutex_lock(&a->mu);
+    while (!a->done) {
+        if (!timed) {
+            pthread_cond_wait(&a->cv, &a->mu);
+        } else if (pthread_cond_timedwait(&a->cv, &a->mu, until) == ETIMEDOUT && !a->done) {
+            timed = false;
+            atomic_fetch_add(&a->refs, 1); /* the post's */
+            a->give_up.run = give_up_posted;
+            pthread_mutex_unlock(&a->mu); /* the poster has a lock of its own */
+            if (!mcp__server_post(s, &a->give_up))
+                ask_unref(a); /* the loop is gone: its closing ends the question */
+            pthread_mutex_lock(&a->mu);
+        }
     }
-    if (mcp__call_modern(c)) {
-        frc = settle(mcp__mrtr_ask(c, key, method, params, answer), method, params,
-                              form, answer);
-        mcp_schema_free(form);
-        return frc;
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* Whether q is a question this library asks. */
+static bool question_ok(const mcp_ask_question *q)
+{
+    return q->method &&
+           (!strcmp(q->method, "sampling/createMessage") ||
+            !strcmp(q->method, "elicitation/create") || !strcmp(q->method, "roots/list")) &&
+           (!q->params || mcp_json_typeof(q->params) == MCP_JSON_OBJECT) &&
+           (!q->key || key_ok(q->key));
+}
+
+/* One question (question_ok), made ready: either answered at once (*out
+ * NULL, the outcome returned: a 2026 round's question, an answer given
+ * before, a refusal), or an ask to post and wait for (*out, MCP_OK).
+ * *form: the requested schema to check the answer against, or NULL. */
+static int ask_prepare(mcp_call *c, const mcp_ask_question *q, mcp_ask_answer *answer,
+                       mcp_schema **form, ask **out)
+{
+    *out = NULL;
+    *form = NULL;
+    const char *key = q->key, *method = q->method;
+    const mcp_json *params = q->params;
+    mcp__request *r = &c->req;
+    int rc = form_schema(method, params, r->version, form);
+    if (rc != MCP_OK)
+        return rc;
+    bool modern = mcp__call_modern(c);
+    char automatic[16];
+    if (modern)
+        key = mcp__ask_key(c, key, automatic);
+    if (modern && !r->sink)
+        return mcp__mrtr_ask(c, key, method, params, answer);
+    if (modern) {
+        /* A 2026-07-28 task's run: the question waits in the task
+         * (tasks/get's inputRequests) for tasks/update to answer it; an
+         * answer given already (an earlier round's, or the same key asked
+         * before) at once. */
+        rc = mcp__mrtr_given(c, key, answer);
+        if (rc == MCP_ERR_NOT_FOUND &&
+            !mcp__ask_declared(mcp__call_client_caps(c), r->version, method, params))
+            rc = MCP_ERR_STATE;
+        if (rc != MCP_ERR_NOT_FOUND)
+            return rc;
     }
     ask *a = calloc(1, sizeof *a);
     if (!a)
@@ -421,72 +551,148 @@ static int ask_impl(mcp_call *c, const char *key, const char *method, const mcp_
     a->answer.size = sizeof a->answer; /* released with a, when not taken */
     mcp_buf text;
     mcp_buf_init(&text, 0, NULL);
-    int rc = params ? mcp_json_write(params, &text) : MCP_OK;
+    rc = params ? mcp_json_write(params, &text) : MCP_OK;
     a->method = strdup(method);
     a->params = text.data;
+    if (modern) {
+        a->key = strdup(key);
+        a->params_doc = params ? mcp_json_doc_new(NULL) : NULL;
+        mcp_json *copy = a->params_doc ? mcp_json_copy(a->params_doc, params) : NULL;
+        if (copy)
+            mcp_json_doc_set_root(a->params_doc, copy);
+        if (!a->key || (params && (!copy || mcp_json_doc_error(a->params_doc) != MCP_OK)))
+            rc = MCP_ERR_NOMEM;
+    }
     if (rc != MCP_OK || !a->method || (params && !a->params)) {
-        free(a->method);
-        mcp_buf_free(&text);
-        free(a);
-        mcp_schema_free(form);
+        ask_discard(a);
         return rc == MCP_ERR_UTF8 ? MCP_ERR_INVALID_ARG : rc != MCP_OK ? rc : MCP_ERR_NOMEM;
     }
-    /* Waiting on the client is no work: the pool runs others meanwhile,
-     * within bounds: one client may keep MAX_ASKS_PER_CONN calls waiting,
-     * all clients together what the pool can stand in for. */
-    if (atomic_fetch_add(&st->waiting, 1) >= MAX_ASKS_PER_CONN ||
-        (c->pool && !mcp__pool_wait_begin(c->pool))) {
-        atomic_fetch_sub(&st->waiting, 1);
-        free(a->method);
-        mcp_buf_free(&text);
-        free(a);
-        mcp_schema_free(form);
-        return MCP_ERR_BUSY;
-    }
+    *out = a;
+    return MCP_OK;
+}
+
+/* Post a prepared ask to the loop: MCP_OK, or MCP_ERR_CLOSED (the loop is
+ * gone: nothing can be asked any more; a freed). */
+static int ask_post(mcp_call *c, ask *a, uint64_t timeout_ms)
+{
+    mcp__request *r = &c->req;
     atomic_init(&a->refs, 2);
     pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->cv, NULL);
+    /* The monotonic clock: a task question's timeout is waited here. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->cv, &ca);
+    pthread_condattr_destroy(&ca);
     a->timeout_ms = timeout_ms;
     a->req = r;
-    a->state = st;
+    a->state = mcp__conn_state(r->conn, &mcp__ask_feature);
     mcp__request_ref(r);
     a->post.run = send_posted;
-    if (!mcp__server_post(s, &a->post)) {
-        /* The loop is gone: nothing can be asked any more. */
-        mcp__request_unref(r);
-        ask_unref(a);
-        ask_unref(a);
-        mcp_schema_free(form);
+    if (mcp__server_post(r->conn->server, &a->post))
+        return MCP_OK;
+    mcp__request_unref(r);
+    ask_unref(a);
+    ask_unref(a);
+    return MCP_ERR_CLOSED;
+}
+
+/* mcp_call_ask_all into whole answers of this library's size. */
+static int ask_impl(mcp_call *c, const mcp_ask_question *qs, size_t n, uint64_t timeout_ms,
+                    mcp_ask_answer *answers, int *outcomes)
+{
+    if (!c || !qs || n == 0 || n > MAX_ASKS_PER_CONN)
+        return MCP_ERR_INVALID_ARG;
+    mcp__request *r = &c->req;
+    mcp_server *s = r->conn->server;
+    ask_state *st = mcp__conn_state(r->conn, &mcp__ask_feature);
+    int common = MCP_OK;
+    if (mcp__on_loop_thread(&s->poster) || c->kind == CALL_COMPLETE)
+        common = MCP_ERR_STATE;
+    else if (mcp_cancel_token_is_cancelled(&r->token))
+        common = MCP_ERR_CANCELLED;
+    ask *as[MAX_ASKS_PER_CONN] = {0};
+    mcp_schema *forms[MAX_ASKS_PER_CONN] = {0};
+    unsigned waiting = 0;
+    for (size_t i = 0; i < n; i++) {
+        outcomes[i] = !question_ok(&qs[i]) ? MCP_ERR_INVALID_ARG
+                      : common != MCP_OK   ? common
+                                           : ask_prepare(c, &qs[i], &answers[i], &forms[i], &as[i]);
+        waiting += as[i] != NULL;
+    }
+    /* Waiting on the client is no work: the pool runs others meanwhile,
+     * within bounds: one client may keep MAX_ASKS_PER_CONN questions
+     * waiting, all clients together what the pool can stand in for. */
+    if (waiting && (atomic_fetch_add(&st->waiting, waiting) + waiting > MAX_ASKS_PER_CONN ||
+                    (c->pool && !mcp__pool_wait_begin(c->pool)))) {
+        atomic_fetch_sub(&st->waiting, waiting);
+        for (size_t i = 0; i < n; i++)
+            if (as[i]) {
+                ask_discard(as[i]);
+                as[i] = NULL;
+                outcomes[i] = MCP_ERR_BUSY;
+            }
+        waiting = 0;
+    }
+    if (waiting) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        uint64_t ns = (uint64_t)until.tv_nsec + (timeout_ms % 1000u) * 1000000u;
+        until.tv_sec += (time_t)(timeout_ms / 1000u + ns / 1000000000u);
+        until.tv_nsec = (long)(ns % 1000000000u);
+        for (size_t i = 0; i < n; i++)
+            if (as[i] && (outcomes[i] = ask_post(c, as[i], timeout_ms)) != MCP_OK)
+                as[i] = NULL;
+        for (size_t i = 0; i < n; i++) {
+            ask *a = as[i];
+            if (!a)
+                continue;
+            wait_answer(a, s, timeout_ms ? &until : NULL);
+            outcomes[i] = a->outcome;
+            answers[i] = a->answer;
+            mcp__out_zero(&a->answer); /* taken: nothing left to release */
+            ask_unref(a);
+        }
         if (c->pool)
             mcp__pool_wait_end(c->pool);
-        atomic_fetch_sub(&st->waiting, 1);
-        return MCP_ERR_CLOSED;
+        atomic_fetch_sub(&st->waiting, waiting);
     }
-    pthread_mutex_lock(&a->mu);
-    while (!a->done)
-        pthread_cond_wait(&a->cv, &a->mu);
-    pthread_mutex_unlock(&a->mu);
-    if (c->pool)
-        mcp__pool_wait_end(c->pool);
-    atomic_fetch_sub(&st->waiting, 1);
-    rc = a->outcome;
-    *answer = a->answer;
-    mcp__out_zero(&a->answer); /* taken: nothing left to release */
-    ask_unref(a);
-    rc = settle(rc, method, params, form, answer);
-    mcp_schema_free(form);
+    /* The call's outcome: every answer, or the first reason one is missing
+     * (a cancel first: nothing else matters then). */
+    int rc = MCP_OK;
+    for (size_t i = 0; i < n; i++) {
+        outcomes[i] = settle(outcomes[i], qs[i].method, qs[i].params, forms[i], &answers[i]);
+        mcp_schema_free(forms[i]);
+        if (outcomes[i] == MCP_ERR_CANCELLED || rc == MCP_OK ||
+            (outcomes[i] == MCP_ERR_INPUT_REQUIRED && rc != MCP_ERR_CANCELLED))
+            rc = outcomes[i] == MCP_OK ? rc : outcomes[i];
+    }
+    return rc;
+}
+
+int mcp_call_ask_all(mcp_call *c, const mcp_ask_question *questions, size_t count,
+                     uint64_t timeout_ms, mcp_ask_answer *answers, int *outcomes)
+{
+    if (!answers || !outcomes || count > MAX_ASKS_PER_CONN)
+        return MCP_ERR_INVALID_ARG;
+    for (size_t i = 0; i < count; i++)
+        if (!mcp__out_size_ok(&answers[i], sizeof answers[i], sizeof answers[i]))
+            return MCP_ERR_INVALID_ARG;
+    mcp_ask_answer got[MAX_ASKS_PER_CONN];
+    for (size_t i = 0; i < count; i++)
+        got[i] = (mcp_ask_answer){.size = sizeof got[i]};
+    int rc = ask_impl(c, questions, count, timeout_ms, got, outcomes);
+    for (size_t i = 0; i < count; i++)
+        mcp__out_fill(&answers[i], &got[i]); /* every field is in the first version */
     return rc;
 }
 
 int mcp_call_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
                  uint64_t timeout_ms, mcp_ask_answer *answer)
 {
-    if (!answer || !mcp__out_size_ok(answer, sizeof *answer, sizeof *answer))
-        return MCP_ERR_INVALID_ARG;
-    mcp_ask_answer a = {.size = sizeof a};
-    int rc = ask_impl(c, key, method, params, timeout_ms, &a);
-    mcp__out_fill(answer, &a); /* every field is in the first version */
-    return rc;
+    int outcome;
+    mcp_ask_question q = {.key = key, .method = method, .params = params};
+    return mcp_call_ask_all(c, &q, 1, timeout_ms, answer, &outcome);
 }
 
 void mcp_ask_answer_release(mcp_ask_answer *answer)
@@ -507,6 +713,8 @@ static void request_settled(mcp__request *r, void *state, const mcp__settle *how
     ask_state *st = state;
     if (st->in_flight)
         cancel_asks(st, r->conn->driver.session, r, how->cancelled ? how->reason : NULL);
+    if (st->posed)
+        withdraw_posed(st, r);
     if (how->error_code == MCP_WIRE_URL_ELICITATION_REQUIRED)
         mcp__url_required_note(st, r->version, how->error_data);
 }

@@ -17,13 +17,25 @@
  * requestState's, then inputResponses). False when the state fails its
  * check: the call is answered -32602 then. */
 bool mcp__mrtr_begin(mcp_call *c);
-/* An ask under 2026-07-28: the answer given, or the question noted
- * (MCP_ERR_INPUT_REQUIRED). */
+/* The key an ask goes under: key, or the next automatic one ("q1",
+ * "q2", ... in the order asked) written in automatic. Counts the ask. */
+const char *mcp__ask_key(mcp_call *c, const char *key, char automatic[16]);
+/* The answer to key the client gave already (this round's, an earlier
+ * round's, or a task's earlier question's), copied into answer->result:
+ * MCP_OK, MCP_ERR_NOT_FOUND (none), MCP_ERR_NOMEM. */
+int mcp__mrtr_given(mcp_call *c, const char *key, mcp_ask_answer *answer);
+/* Loop thread, while the handler waits: keep result (copied) as the
+ * answer to key, for the handler asking it again. */
+int mcp__answer_keep(mcp_call *c, const char *key, const mcp_json *result);
+/* An ask under 2026-07-28 (key named): the answer given, or the question
+ * noted (MCP_ERR_INPUT_REQUIRED). */
 int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
                   mcp_ask_answer *answer);
 /* The call ends without a result while questions are noted: MCP_OK and
  * the InputRequiredResult sent; MCP_ERR_NOT_FOUND when none were. */
 int mcp__mrtr_finish(mcp_call *c);
+/* The capabilities c's request declared (2026-07-28: its envelope's). */
+const mcp_json *mcp__call_client_caps(const mcp_call *c);
 /* Whether the client declared what method needs (caps: its capabilities). */
 bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
                        const mcp_json *params);
@@ -39,6 +51,7 @@ extern const mcp__feature mcp__ask_feature;
 /* A connection's asking (the feature's state). */
 typedef struct ask_state {
     struct ask *in_flight; /* loop thread: asks sent, of every call */
+    struct ask *posed;     /* loop thread: 2026 task questions kept by their tasks */
     atomic_uint waiting;   /* its calls waiting on the client */
     char **url_ids;        /* URL elicitations its client was given, oldest
                               first (url_elicitation.c), loop thread: grown

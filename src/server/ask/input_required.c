@@ -41,7 +41,7 @@ static uint64_t wall_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static const mcp_json *client_caps(const mcp_call *c)
+const mcp_json *mcp__call_client_caps(const mcp_call *c)
 {
     return mcp_json_object_get(mcp_json_object_get(c->req.msg->params, "_meta"),
                                "io.modelcontextprotocol/clientCapabilities");
@@ -198,42 +198,65 @@ bool mcp__mrtr_begin(mcp_call *c)
     return false;
 }
 
+const char *mcp__ask_key(mcp_call *c, const char *key, char automatic[16])
+{
+    c->asks_made++;
+    if (key)
+        return key;
+    snprintf(automatic, 16, "q%u", c->asks_made);
+    return automatic;
+}
+
+int mcp__mrtr_given(mcp_call *c, const char *key, mcp_ask_answer *answer)
+{
+    const mcp_json *given = c->answers ? mcp_json_object_get(mcp_json_doc_root(c->answers), key)
+                                       : NULL;
+    if (!given)
+        return MCP_ERR_NOT_FOUND;
+    /* Kept for the next rounds: only what the handler asked for, so a
+     * client cannot fill the state with answers nobody wanted. */
+    if (!c->taken) {
+        c->taken = mcp_json_doc_new(NULL);
+        if (c->taken)
+            mcp_json_doc_set_root(c->taken, mcp_json_new_object(c->taken));
+    }
+    if (c->taken)
+        mcp_json_object_set(c->taken, (mcp_json *)mcp_json_doc_root(c->taken), key,
+                            mcp_json_copy(c->taken, given));
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *copy = d ? mcp_json_copy(d, given) : NULL;
+    if (copy)
+        mcp_json_doc_set_root(d, copy);
+    if (!c->taken || mcp_json_doc_error(c->taken) != MCP_OK || !copy ||
+        mcp_json_doc_error(d) != MCP_OK) {
+        mcp_json_doc_free(d);
+        return MCP_ERR_NOMEM;
+    }
+    answer->result = d;
+    return MCP_OK;
+}
+
+int mcp__answer_keep(mcp_call *c, const char *key, const mcp_json *result)
+{
+    if (!c->answers) {
+        c->answers = mcp_json_doc_new(NULL);
+        if (!c->answers)
+            return MCP_ERR_NOMEM;
+        mcp_json_doc_set_root(c->answers, mcp_json_new_object(c->answers));
+    }
+    mcp_json_object_set(c->answers, (mcp_json *)mcp_json_doc_root(c->answers), key,
+                        mcp_json_copy(c->answers, result));
+    return mcp_json_doc_error(c->answers) == MCP_OK ? MCP_OK : MCP_ERR_NOMEM;
+}
+
 int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_json *params,
                   mcp_ask_answer *answer)
 {
-    char automatic[16];
-    c->asks_made++;
-    if (!key) {
-        snprintf(automatic, sizeof automatic, "q%u", c->asks_made);
-        key = automatic;
-    }
-    const mcp_json *given = c->answers ? mcp_json_object_get(mcp_json_doc_root(c->answers), key)
-                                       : NULL;
-    if (given) {
-        /* Kept for the next rounds: only what the handler asked for, so a
-         * client cannot fill the state with answers nobody wanted. */
-        if (!c->taken) {
-            c->taken = mcp_json_doc_new(NULL);
-            if (c->taken)
-                mcp_json_doc_set_root(c->taken, mcp_json_new_object(c->taken));
-        }
-        if (c->taken)
-            mcp_json_object_set(c->taken, (mcp_json *)mcp_json_doc_root(c->taken), key,
-                                mcp_json_copy(c->taken, given));
-        mcp_json_doc *d = mcp_json_doc_new(NULL);
-        mcp_json *copy = d ? mcp_json_copy(d, given) : NULL;
-        if (copy)
-            mcp_json_doc_set_root(d, copy);
-        if (!c->taken || mcp_json_doc_error(c->taken) != MCP_OK || !copy ||
-            mcp_json_doc_error(d) != MCP_OK) {
-            mcp_json_doc_free(d);
-            return MCP_ERR_NOMEM;
-        }
-        answer->result = d;
-        return MCP_OK;
-    }
+    int rc = mcp__mrtr_given(c, key, answer);
+    if (rc != MCP_ERR_NOT_FOUND)
+        return rc;
     /* The spec: no question the client did not declare it can answer. */
-    if (!mcp__ask_declared(client_caps(c), c->req.version, method, params))
+    if (!mcp__ask_declared(mcp__call_client_caps(c), c->req.version, method, params))
         return MCP_ERR_STATE;
     if (!c->asked) {
         c->asked = mcp_json_doc_new(NULL);

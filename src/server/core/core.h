@@ -194,6 +194,20 @@ typedef enum {
     ANSWER_NOT_FOUND
 } answer_kind;
 
+/* A question a detached request's handler asks that its destination keeps
+ * for the client to answer later (2026-07-28: a task's inputRequests,
+ * answered by tasks/update). The asker's memory, valid until the
+ * destination calls answered or the asker withdraws it. */
+typedef struct mcp__question {
+    const char *key;        /* unique among its destination's questions */
+    const char *method;     /* sampling/createMessage, elicitation/create, roots/list */
+    const mcp_json *params; /* NULL: none */
+    /* Loop thread: the client's answer (an object, borrowed for the call),
+     * given once; the destination has forgotten q before it calls this. */
+    void (*answered)(struct mcp__question *q, const mcp_json *result);
+    struct mcp__question *next; /* the destination's */
+} mcp__question;
+
 /* A detached request's destination (a task's run: the request itself was
  * answered CreateTaskResult). Loop thread, each once the request is
  * detached and until it settles. A feature embeds the sink in what it
@@ -215,6 +229,13 @@ typedef struct mcp__request_sink {
      * id to name in the question's _meta (a task's, as
      * io.modelcontextprotocol/related-task; NULL: none). */
     mcp_handle (*asking)(mcp__request *r, bool open, const char **tag);
+    /* 2026-07-28: r's handler asks q, which the destination keeps until the
+     * client answers it (q->answered) or the asker withdraws it. MCP_OK;
+     * MCP_ERR_CANCELLED (the destination ended), MCP_ERR_INVALID_ARG (its
+     * key was used before), MCP_ERR_NOMEM: q not taken. */
+    int (*pose)(mcp__request *r, mcp__question *q);
+    /* q is given up (timed out, r settled): forgotten, if still kept. */
+    void (*withdraw)(mcp__request *r, mcp__question *q);
 } mcp__request_sink;
 
 /* Loop thread: register r (refs 2) with its connection: it becomes the

@@ -193,6 +193,9 @@ void task_hold(task *t)
 static void task_free(task *t)
 {
     free(t->credential);
+    for (unsigned i = 0; i < t->nkeys_used; i++)
+        free(t->keys_used[i]);
+    free(t->keys_used);
     free(t->status_message);
     free(t->outcome);
     free(t);

@@ -22,6 +22,7 @@
  * - A task that no longer exists (expired, its session ended) answers its
  *   waiting tasks/result -32602, as an unknown id would be answered.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,24 @@ static void reply_detailed(mcp_session *ss, mcp_handle h, const task *t)
     mcp__jw_begin(&w, &b);
     mcp__jw_object(&w);
     task_write(&w, t);
+    if (t->status == TASK_INPUT_REQUIRED) {
+        /* Every question outstanding (ext-tasks: MUST), by its key. */
+        mcp__jw_key(&w, "inputRequests");
+        mcp__jw_object(&w);
+        for (const mcp__question *q = t->inputs; q; q = q->next) {
+            mcp__jw_key(&w, q->key);
+            mcp__jw_object(&w);
+            mcp__jw_key(&w, "method");
+            mcp__jw_string(&w, q->method);
+            mcp__jw_key(&w, "params");
+            if (q->params)
+                mcp__jw_value(&w, q->params);
+            else
+                mcp__jw_raw(&w, "{}", 2);
+            mcp__jw_object_end(&w);
+        }
+        mcp__jw_object_end(&w);
+    }
     if (t->outcome && t->status == TASK_COMPLETED) {
         mcp__jw_key(&w, "result");
         mcp__jw_raw(&w, t->outcome, t->outcome_len);
@@ -446,7 +465,54 @@ static mcp_handle run_asking(mcp__request *r, bool open, const char **tag)
     return with;
 }
 
-static const mcp__request_sink run_sink = {run_answered, run_progress, run_log, run_asking};
+/* Its run's questions are none any more: working again. */
+static void inputs_settled(task *t)
+{
+    if (!t->inputs && t->status == TASK_INPUT_REQUIRED && task_transition(t, TASK_WORKING, NULL))
+        tasks_notify_status(t);
+}
+
+/* The run asks (2026): the question waits in the task, for tasks/get to
+ * show and tasks/update to answer; the task needs input while any does. */
+static int run_pose(mcp__request *r, mcp__question *q)
+{
+    task *t = task_of(r);
+    if (t->gone || task_terminal(t->status))
+        return MCP_ERR_CANCELLED;
+    for (unsigned i = 0; i < t->nkeys_used; i++)
+        if (!strcmp(t->keys_used[i], q->key))
+            return MCP_ERR_INVALID_ARG;
+    char **keys = realloc(t->keys_used, (t->nkeys_used + 1) * sizeof *keys);
+    if (!keys)
+        return MCP_ERR_NOMEM;
+    t->keys_used = keys;
+    if (!(keys[t->nkeys_used] = strdup(q->key)))
+        return MCP_ERR_NOMEM;
+    t->nkeys_used++;
+    mcp__question **end = &t->inputs;
+    while (*end)
+        end = &(*end)->next;
+    q->next = NULL;
+    *end = q;
+    if (task_transition(t, TASK_INPUT_REQUIRED, "Waiting for the client's answer"))
+        tasks_notify_status(t);
+    return MCP_OK;
+}
+
+static void run_withdraw(mcp__request *r, mcp__question *q)
+{
+    task *t = task_of(r);
+    for (mcp__question **p = &t->inputs; *p; p = &(*p)->next)
+        if (*p == q) {
+            *p = q->next;
+            break;
+        }
+    if (!t->gone)
+        inputs_settled(t);
+}
+
+static const mcp__request_sink run_sink = {run_answered, run_progress, run_log,
+                                           run_asking,   run_pose,     run_withdraw};
 
 typedef struct start {
     task *task;
@@ -454,34 +520,39 @@ typedef struct start {
     bool started;
 } start;
 
-/* The call is made: it becomes the task's run, and the request is
- * answered CreateTaskResult before anything of the run can end the task. */
-static bool task_started(mcp_call *c, void *arg)
+/* Call r becomes t's run, and its request h is answered CreateTaskResult
+ * before anything of the run can end the task. Whether the run goes on. */
+static bool run_as_task(task *t, mcp__request *r, mcp_handle h)
 {
-    start *st = arg;
-    task *t = st->task;
-    st->started = true;
-    t->run = &c->req;
-    mcp__request_detach(&c->req, &t->sink);
+    t->run = r;
+    mcp__request_detach(r, &t->sink);
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     int rc = task_object(&b, t, true);
     task_hold(t);
-    mcp_session *ss = c->req.conn->driver.session;
-    rc = reply_written(ss, st->handle, rc, &b);
+    mcp_session *ss = r->conn->driver.session;
+    rc = reply_written(ss, h, rc, &b);
     mcp_buf_free(&b);
     /* Written, or the write ended the connection (and a 2025 task with
      * it; a 2026 task whose id nobody got is removed here). A result that
      * could not even be encoded leaves the request unanswered: it gets the
      * error. */
     if (rc == MCP_ERR_INVALID_ARG)
-        mcp_session_reply_error(ss, st->handle, MCP_WIRE_INTERNAL_ERROR,
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR,
                                 "Internal error: the task could not be written", NULL);
     if (rc != MCP_OK && (rc != MCP_ERR_CLOSED || t->modern))
         task_remove(t, "its CreateTaskResult could not be sent");
-    bool running = !t->gone && !c->req.settled;
+    bool running = !t->gone && !r->settled;
     task_release(t);
     return running;
+}
+
+/* The call is made: it is the task's run from the start. */
+static bool task_started(mcp_call *c, void *arg)
+{
+    start *st = arg;
+    st->started = true;
+    return run_as_task(st->task, &c->req, st->handle);
 }
 
 /* The methods -------------------------------------------------------------------- */
@@ -537,14 +608,44 @@ static void tasks_get(conn *c, mcp_handle h, const mcp_message *msg, void *state
         reply_task(c->driver.session, h, t);
 }
 
-/* 2026: answers to a task's questions. None are asked yet (a task's handler
- * cannot ask), so every key is one not outstanding: ignored (ext-tasks:
- * SHOULD), and acknowledged. */
+/* 2026: answers to a task's questions, each handed to the question
+ * waiting for it. A key not outstanding (never asked, answered already,
+ * given up) and an answer that is no object are ignored (ext-tasks:
+ * SHOULD); a partial set leaves the task needing the rest. Acknowledged
+ * either way: what the task does next, tasks/get tells. */
 static void tasks_update(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
     (void)state;
-    if (named_task(c, h, msg))
-        mcp_session_reply_raw(c->driver.session, h, "{}", 2);
+    task *t = named_task(c, h, msg);
+    if (!t)
+        return;
+    mcp_session *ss = c->driver.session;
+    const mcp_json *responses = mcp_json_object_get(msg->params, "inputResponses");
+    if (mcp_json_typeof(responses) != MCP_JSON_OBJECT) {
+        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+                                "Invalid params: params.inputResponses must be an object", NULL);
+        return;
+    }
+    task_hold(t);
+    for (size_t i = 0; i < mcp_json_object_size(responses) && !t->gone; i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(responses, i, &k, &kn);
+        if (mcp_json_typeof(v) != MCP_JSON_OBJECT)
+            continue;
+        for (mcp__question **p = &t->inputs; *p; p = &(*p)->next) {
+            mcp__question *q = *p;
+            if (strlen(q->key) == kn && !memcmp(q->key, k, kn)) {
+                *p = q->next;
+                q->answered(q, v);
+                break;
+            }
+        }
+    }
+    if (!t->gone)
+        inputs_settled(t);
+    mcp_session_reply_raw(ss, h, "{}", 2);
+    task_release(t);
 }
 
 static void waiter_destroy(mcp__request *r)
@@ -733,22 +834,30 @@ static size_t held_by(const task_store *ts, const char *credential)
 
 /* A task of tool tl (snap taken over) for request h, with ttl; the
  * caps checked first. */
-static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *snap,
-                       const tool *tl, const mcp_json *args, uint64_t ttl, bool modern)
+/* Whether a task of c's client is past the caps (per client, in all):
+ * then text says which. Finished and cancelled tasks count until their
+ * ttl ends: only that frees room (tasks/cancel does not). */
+static bool past_caps(conn *c, bool modern, char *text, size_t n)
 {
     task_owner *own = mcp__conn_state(c, &mcp__tasks_feature);
     task_store *ts = store_of(c);
-    mcp_session *ss = c->driver.session;
     size_t held = modern ? held_by(ts, c->credential) : own->count;
     bool mine = held >= ts->max_per_client;
-    if (mine || ts->count >= ts->max_total) {
-        /* Finished and cancelled tasks count until their ttl ends: only
-         * that frees room (tasks/cancel does not). */
-        char text[260];
-        snprintf(text, sizeof text,
-                 "Too many tasks: %s %zu, the server's limit; wait for some to expire%s",
-                 mine ? "this client holds" : "the server holds", mine ? held : ts->count,
-                 modern ? "" : " (a shorter params.task.ttl frees room sooner)");
+    if (!mine && ts->count < ts->max_total)
+        return false;
+    snprintf(text, n, "Too many tasks: %s %zu, the server's limit; wait for some to expire%s",
+             mine ? "this client holds" : "the server holds", mine ? held : ts->count,
+             modern ? "" : " (a shorter params.task.ttl frees room sooner)");
+    return true;
+}
+
+static void start_task(conn *c, mcp_handle h, const mcp_message *msg, registry *snap,
+                       const tool *tl, const mcp_json *args, uint64_t ttl, bool modern)
+{
+    task_store *ts = store_of(c);
+    mcp_session *ss = c->driver.session;
+    char text[260];
+    if (past_caps(c, modern, text, sizeof text)) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
         mcp__registry_unref(snap);
         return;
@@ -792,7 +901,86 @@ static void modern_tools_call(conn *c, mcp_handle h, const mcp_message *msg)
         mcp__registry_unref(snap);
         return;
     }
-    start_task(c, h, msg, snap, tl, args, store_of(c)->max_ttl_ms, true);
+    /* A tool that asks its questions first (as input-required rounds,
+     * ext-tasks: resolved before the task) becomes a task when its
+     * handler says (mcp_call_become_task). */
+    if (tl->flags & MCP_TOOL_TASK_DEFERRED)
+        mcp__tools_call_start(c, h, msg, snap, tl, args, NULL, NULL);
+    else
+        start_task(c, h, msg, snap, tl, args, store_of(c)->max_ttl_ms, true);
+}
+
+/* Loop thread: mcp_call_become_task. */
+static int become_task(mcp_call *c)
+{
+    mcp__request *r = &c->req;
+    if (r->sink)
+        return MCP_OK; /* a task from the start */
+    if (r->settled || mcp_cancel_token_is_cancelled(&r->token))
+        return MCP_ERR_CANCELLED;
+    conn *cn = r->conn;
+    mcp_session *ss = cn->driver.session;
+    /* Only a 2026 call that may be a task, for a request that declares
+     * the extension, with no question left for a round to answer. */
+    if (atomic_load(&r->ended) || c->kind != CALL_TOOL || !mcp_protocol_modern(r->version) ||
+        c->tool->task_support == MCP_TASK_FORBIDDEN || !declares_extension(ss, r->handle) ||
+        (c->asked && mcp_json_object_size(mcp_json_doc_root(c->asked))))
+        return MCP_ERR_STATE;
+    char text[260];
+    if (past_caps(cn, true, text, sizeof text)) {
+        mcp__server_log(cn->server, MCP_LOG_WARNING, "%s: %s runs as a plain call", text,
+                        c->tool->name);
+        return MCP_ERR_BUSY;
+    }
+    task_store *ts = store_of(cn);
+    task *t = task_create(ts, NULL, cn->credential, ts->max_ttl_ms);
+    if (!t)
+        return MCP_ERR_NOMEM;
+    t->sink = run_sink;
+    return run_as_task(t, r, r->handle) ? MCP_OK : MCP_ERR_CANCELLED;
+}
+
+typedef struct becoming {
+    mcp__post post; /* first */
+    mcp_call *call;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    int rc;
+} becoming;
+
+static void become_posted(mcp__post *post)
+{
+    becoming *b = (becoming *)post;
+    int rc = become_task(b->call);
+    pthread_mutex_lock(&b->mu);
+    b->rc = rc;
+    b->done = true;
+    pthread_cond_signal(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+int mcp_call_become_task(mcp_call *c)
+{
+    if (!c)
+        return MCP_ERR_INVALID_ARG;
+    mcp_server *s = c->req.conn->server;
+    if (mcp__on_loop_thread(&s->poster))
+        return become_task(c);
+    becoming b = {.post.run = become_posted, .call = c};
+    pthread_mutex_init(&b.mu, NULL);
+    pthread_cond_init(&b.cv, NULL);
+    int rc = MCP_ERR_CLOSED; /* the loop is gone */
+    if (mcp__server_post(s, &b.post)) {
+        pthread_mutex_lock(&b.mu);
+        while (!b.done)
+            pthread_cond_wait(&b.cv, &b.mu);
+        rc = b.rc;
+        pthread_mutex_unlock(&b.mu);
+    }
+    pthread_mutex_destroy(&b.mu);
+    pthread_cond_destroy(&b.cv);
+    return rc;
 }
 
 static void tasks_tools_call(conn *c, mcp_handle h, const mcp_message *msg, void *state)

@@ -82,6 +82,12 @@ struct task {
     int64_t outcome_code;
     bool outcome_is_error;
     unsigned questions; /* its run's questions open (input_required while any) */
+    /* 2026: the questions its run asks, waiting for tasks/update (its
+     * inputRequests), in the order asked; the keys ever asked (a key is
+     * never used twice in a task, ext-tasks: MUST). */
+    mcp__question *inputs;
+    char **keys_used;
+    unsigned nkeys_used;
     unsigned holds; /* code in the middle of using it: freed when 0 */
     bool gone;      /* removed from the store: found no more */
     task *prev, *next;
