@@ -222,9 +222,11 @@ typedef struct mcp_server_options {
     void *trace_user_data;
     /* What subscriptions (2026-07-28), legacy list_changed and legacy
      * resources/subscribe can carry (enum mcp_listen_kinds), declared in
-     * the capabilities; 0 means all four. List changes are published by
+     * the capabilities; 0 means all five. List changes are published by
      * the registry itself; resource updates by the application
-     * (mcp_server_publish). */
+     * (mcp_server_publish); a task's changes (MCP_LISTEN_TASKS:
+     * notifications/tasks on a listen that names the task in taskIds, with
+     * the caller's credential) by the tasks themselves. */
     unsigned listen_kinds;
     /* Caching hints (2026-07-28) of server/discover, the lists and
      * resources/read results that carry none of their own: how long a

@@ -191,7 +191,10 @@ enum mcp_listen_kinds {
     MCP_LISTEN_TOOLS = 1,             /* notifications/tools/list_changed */
     MCP_LISTEN_PROMPTS = 2,           /* notifications/prompts/list_changed */
     MCP_LISTEN_RESOURCES = 4,         /* notifications/resources/list_changed */
-    MCP_LISTEN_RESOURCE_UPDATES = 8   /* notifications/resources/updated */
+    MCP_LISTEN_RESOURCE_UPDATES = 8,  /* notifications/resources/updated */
+    /* notifications/tasks, for the tasks a listen names in taskIds (the
+     * io.modelcontextprotocol/tasks extension; mcp_session_publish_task) */
+    MCP_LISTEN_TASKS = 16
 };
 
 typedef enum mcp_cache_scope {
@@ -662,6 +665,19 @@ MCP_EXTERN int mcp_session_listen(mcp_session *s, uint64_t now,
  * uri given or missing wrongly, uri not UTF-8).
  */
 MCP_EXTERN int mcp_session_publish(mcp_session *s, unsigned kind, const char *uri);
+
+/*
+ * mcp_session_publish_task (server role, 2026-07-28, the
+ * io.modelcontextprotocol/tasks extension): notifications/tasks with task
+ * (a DetailedTask object, borrowed: its members are the params) to every
+ * subscription that named task_id in params.notifications.taskIds and was
+ * acknowledged with it (the session offers MCP_LISTEN_TASKS). Whether the
+ * subscriber may see the task is the caller's to decide. Returns the
+ * number sent (0 on a client session or after close), or
+ * MCP_ERR_INVALID_ARG (task_id NULL, task not an object). Loop thread.
+ */
+MCP_EXTERN int mcp_session_publish_task(mcp_session *s, const char *task_id,
+                                        const mcp_json *task);
 
 /*
  * mcp_session_end_listens (server role): end every subscription

@@ -526,6 +526,22 @@ int mcp_session_reply_missing_capability(mcp_session *s, mcp_handle h,
     return rc == MCP_OK ? MCP_ERR_NOMEM : rc;
 }
 
+void mcp__send_missing_extension(mcp_session *s, uint64_t route, const mcp_id *id,
+                                 const char *extension)
+{
+    mcp_json_doc *doc = mcp_json_doc_new(&s->mem);
+    mcp_json *data = doc ? mcp_json_new_object(doc) : NULL;
+    if (data) {
+        mcp_json *need = mcp_json_new_object(doc), *ext = mcp_json_new_object(doc);
+        mcp_json_object_set(doc, ext, extension, mcp_json_new_object(doc));
+        mcp_json_object_set(doc, need, "extensions", ext);
+        mcp_json_object_set(doc, data, "requiredCapabilities", need);
+    }
+    mcp__send_error(s, route, id, MCP_WIRE_MISSING_CAPABILITY, "Missing required client capability",
+                    data && mcp_json_doc_error(doc) == MCP_OK ? data : NULL);
+    mcp_json_doc_free(doc);
+}
+
 /* Progress and log messages ---------------------------------------------------------- */
 
 /* _meta naming the task a message belongs to (2025-11-25 tasks), when

@@ -280,6 +280,10 @@ bool mcp__emit_response(mcp_session *s, uint64_t route, mcp__batch *batch,
  * NULL. Goes into the batch being read, if any. */
 void mcp__send_error(mcp_session *s, uint64_t route, const mcp_id *id,
                      int64_t code, const char *message, const mcp_json *data);
+/* -32021 for a request (not registered) that needs the extension
+ * declared: data.requiredCapabilities names it. */
+void mcp__send_missing_extension(mcp_session *s, uint64_t route, const mcp_id *id,
+                                 const char *extension);
 
 /* Logging with the structured fields of mcp_log_record. fmt may be NULL for
  * records whose message is built from the fields. */

@@ -49,6 +49,17 @@ void mcp__listen_unlink(mcp_session *s, inbound *in)
     s->nlistens--;
 }
 
+/* At most this many task ids in one listen (each an id the server made:
+ * short). */
+#define MAX_TASK_IDS 256
+#define MAX_TASK_ID_LEN 256
+
+/* params.notifications.taskIds, or NULL. */
+static const mcp_json *task_ids_of(const mcp_message *msg)
+{
+    return mcp_json_object_get(mcp_json_object_get(msg->params, "notifications"), "taskIds");
+}
+
 static const char *parse_filter(const mcp_json *f, unsigned *kinds_out, const mcp_json **uris)
 {
     if (mcp_json_typeof(f) != MCP_JSON_OBJECT)
@@ -72,13 +83,25 @@ static const char *parse_filter(const mcp_json *f, unsigned *kinds_out, const mc
         if (mcp_json_array_size(u))
             k |= MCP_LISTEN_RESOURCE_UPDATES;
     }
+    const mcp_json *t = mcp_json_object_get(f, "taskIds");
+    if (t) {
+        bool ok = mcp_json_typeof(t) == MCP_JSON_ARRAY && mcp_json_array_size(t) <= MAX_TASK_IDS;
+        for (size_t i = 0; ok && i < mcp_json_array_size(t); i++) {
+            size_t n;
+            ok = mcp_json_string(mcp_json_array_at(t, i), &n) && n && n <= MAX_TASK_ID_LEN;
+        }
+        if (!ok)
+            return "subscriptions/listen: taskIds must be an array of at most 256 task ids";
+        if (mcp_json_array_size(t))
+            k |= MCP_LISTEN_TASKS;
+    }
     *kinds_out = k;
     *uris = u;
     return NULL;
 }
 
 /* The filter as the server honours it. */
-static void write_filter(mcp__jw *w, unsigned k, const mcp_json *uris)
+static void write_filter(mcp__jw *w, unsigned k, const mcp_json *uris, const mcp_json *tasks)
 {
     mcp__jw_object(w);
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -90,24 +113,47 @@ static void write_filter(mcp__jw *w, unsigned k, const mcp_json *uris)
         mcp__jw_key(w, "resourceSubscriptions");
         mcp__jw_value(w, uris);
     }
+    if ((k & MCP_LISTEN_TASKS) && tasks) {
+        mcp__jw_key(w, "taskIds");
+        mcp__jw_value(w, tasks);
+    }
     mcp__jw_object_end(w);
 }
 
 /* A notification of subscription `id`: method, its params (uri and the
  * filter are the only ones a listen stream carries), and the id. */
+/* What a stream notification says besides its subscription: a URI, the
+ * filter honoured (the acknowledgment), or the members of an object (a
+ * task's). */
+typedef struct stream_params {
+    const char *uri;
+    bool with_filter;
+    unsigned filter_kinds;
+    const mcp_json *filter_uris, *filter_tasks;
+    const mcp_json *members;
+} stream_params;
+
 static int write_stream_notification(mcp_buf *b, const char *method, const mcp_id *id,
-                                     const char *uri, unsigned filter_kinds,
-                                     const mcp_json *filter_uris, bool with_filter)
+                                     const stream_params *p)
 {
     mcp__jw w;
     mcp__jw_notification_start(&w, b, method);
-    if (uri) {
+    if (p->uri) {
         mcp__jw_key(&w, "uri");
-        mcp__jw_string(&w, uri);
+        mcp__jw_string(&w, p->uri);
     }
-    if (with_filter) {
+    if (p->with_filter) {
         mcp__jw_key(&w, "notifications");
-        write_filter(&w, filter_kinds, filter_uris);
+        write_filter(&w, p->filter_kinds, p->filter_uris, p->filter_tasks);
+    }
+    for (size_t i = 0; i < mcp_json_object_size(p->members); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(p->members, i, &k, &kn);
+        if (kn == 5 && !memcmp(k, "_meta", 5))
+            continue; /* the stream's own _meta below */
+        mcp__jw_keyn(&w, k, kn);
+        mcp__jw_value(&w, v);
     }
     mcp__jw_key(&w, "_meta");
     mcp__jw_object(&w);
@@ -138,6 +184,17 @@ void mcp__listen_open(mcp_session *s, uint64_t now, uint64_t route, mcp_message 
     }
     unsigned offered = asked & s->listen_kinds;
     const mcp_json *honoured = offered & MCP_LISTEN_RESOURCE_UPDATES ? uris : NULL;
+    /* Task ids belong to the tasks extension: a request that did not
+     * declare it cannot ask for them (ext-tasks: MUST -32021). */
+    if ((asked & MCP_LISTEN_TASKS) &&
+        !mcp_json_object_get(
+            mcp_json_object_get(
+                mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"), META_CLIENT_CAPS),
+                "extensions"),
+            "io.modelcontextprotocol/tasks")) {
+        mcp__send_missing_extension(s, route, &msg->id, "io.modelcontextprotocol/tasks");
+        return;
+    }
     mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_LISTEN, &msg->id, msg->method, "inbound", NULL,
              -1, "subscription opening (kinds 0x%x of 0x%x asked):", offered, asked);
     if (s->closed || s->doomed)
@@ -152,8 +209,12 @@ void mcp__listen_open(mcp_session *s, uint64_t now, uint64_t route, mcp_message 
      * goes out before the subscription can be published to. */
     mcp_buf local;
     mcp_buf *b = mcp__scratch(s, &local);
+    stream_params ack = {.with_filter = true,
+                         .filter_kinds = offered,
+                         .filter_uris = honoured,
+                         .filter_tasks = task_ids_of(msg)};
     if (write_stream_notification(b, "notifications/subscriptions/acknowledged", &msg->id,
-                                  NULL, offered, honoured, true) == MCP_OK)
+                                  &ack) == MCP_OK)
         mcp__emit(s, route, b);
     mcp__scratch_done(s, b, &local);
     in = mcp__inbound_lookup(s, h); /* the write may have ended it */
@@ -230,8 +291,8 @@ int mcp_session_publish(mcp_session *s, unsigned kind, const char *uri)
             continue;
         mcp_buf local;
         mcp_buf *b = mcp__scratch(s, &local);
-        if (write_stream_notification(b, method, &in->msg->id, uri, 0, NULL, false) ==
-            MCP_OK) {
+        stream_params sp = {.uri = uri};
+        if (write_stream_notification(b, method, &in->msg->id, &sp) == MCP_OK) {
             mcp__emit(s, in->route, b);
             sent++;
         }
@@ -243,6 +304,47 @@ int mcp_session_publish(mcp_session *s, unsigned kind, const char *uri)
         kind != MCP_LISTEN_RESOURCE_UPDATES && (s->listen_kinds & kind) &&
         mcp_session_notify(s, method, NULL) == MCP_OK)
         sent++;
+    mcp__session_leave(s);
+    return sent;
+}
+
+static bool wants_task(const inbound *in, const void *id)
+{
+    if (!(in->listen_kinds & MCP_LISTEN_TASKS))
+        return false;
+    const mcp_json *ids = task_ids_of(in->msg);
+    for (size_t i = 0; i < mcp_json_array_size(ids); i++) {
+        const char *v = mcp_json_string(mcp_json_array_at(ids, i), NULL);
+        if (v && !strcmp(v, id))
+            return true;
+    }
+    return false;
+}
+
+int mcp_session_publish_task(mcp_session *s, const char *task_id, const mcp_json *task)
+{
+    if (!task_id || mcp_json_typeof(task) != MCP_JSON_OBJECT)
+        return MCP_ERR_INVALID_ARG;
+    if (s->closed || s->role != MCP_ROLE_SERVER || !s->nlistens)
+        return 0;
+    mcp__session_enter(s);
+    int sent = 0;
+    size_t n;
+    mcp_handle *hs = snapshot(s, wants_task, task_id, &n);
+    for (size_t i = 0; i < n && !s->closed && !s->doomed; i++) {
+        inbound *in = mcp__inbound_lookup(s, hs[i]);
+        if (!in)
+            continue;
+        mcp_buf local;
+        mcp_buf *b = mcp__scratch(s, &local);
+        stream_params sp = {.members = task};
+        if (write_stream_notification(b, "notifications/tasks", &in->msg->id, &sp) == MCP_OK) {
+            mcp__emit(s, in->route, b);
+            sent++;
+        }
+        mcp__scratch_done(s, b, &local);
+    }
+    mcp__free(&s->mem, hs);
     mcp__session_leave(s);
     return sent;
 }

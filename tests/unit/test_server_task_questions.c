@@ -6,7 +6,8 @@
  * inputRequests, answered by tasks/update (stale keys ignored, partial
  * sets accepted), withdrawn by a cancel or a timeout; and a deferred
  * tool's questions asked first, as input-required rounds, before
- * mcp_call_become_task makes the call a task.
+ * mcp_call_become_task makes the call a task; notifications/tasks on a
+ * listen that names the task.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -342,6 +343,75 @@ static void under_2025_a_deferred_tool_is_a_task_from_the_start(void **state)
     harness_stop(&h);
 }
 
+/* A listen's line asking notifications/tasks for taskIds (a JSON array's
+ * members), declaring the extension or not. */
+static void send_listen(harness *h, int id, const char *task_ids, bool declared)
+{
+    char line[600];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"subscriptions/listen\",\"params\":"
+             "{\"notifications\":{\"taskIds\":[%s]},\"_meta\":{"
+             "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{%s}}}}",
+             id, task_ids, declared ? "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}" : "");
+    wire_send(&h->w, line);
+}
+
+/* ext-tasks: notifications/tasks (the detailed task) goes on a listen that
+ * named the task, on every change, and nowhere else. */
+static void a_listen_naming_a_task_hears_its_changes(void **state)
+{
+    harness h;
+    harness_start(&h, new_server(), NULL, NULL, NULL);
+    char id[33], quoted[40];
+    make_task(&h, 1, "ask_name", "", id);
+    free(ext_until(&h, 2, id, "input_required"));
+    snprintf(quoted, sizeof quoted, "\"%s\"", id);
+    send_listen(&h, 3, quoted, true);
+    char *ack = wire_expect(&h.w, "notifications/subscriptions/acknowledged");
+    assert_non_null(strstr(ack, "\"taskIds\":["));
+    assert_non_null(strstr(ack, id));
+    free(ack);
+    /* Sent without waiting for its answer: the change may be told first. */
+    char line[700];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/update\",\"params\":{\"taskId\":"
+             "\"%s\",\"inputResponses\":{\"q1\":{\"action\":\"accept\",\"content\":{\"name\":"
+             "\"Ada\"}}},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":{"
+             "\"io.modelcontextprotocol/tasks\":{}}}}}}",
+             id);
+    wire_send(&h.w, line);
+    /* Working again, then completed with its result inline; each names
+     * the subscription. */
+    char *working = wire_expect(&h.w, "\"method\":\"notifications/tasks\"");
+    if (!strstr(working, "\"status\":\"working\"") ||
+        !strstr(working, "\"io.modelcontextprotocol/subscriptionId\":3"))
+        fail_msg("%s", working);
+    free(working);
+    char *done = wire_expect(&h.w, "\"method\":\"notifications/tasks\"");
+    if (!strstr(done, "\"status\":\"completed\"") || !strstr(done, "the name is Ada"))
+        fail_msg("%s", done);
+    free(done);
+    /* A listen that does not name a task hears nothing of it. */
+    char other[33];
+    make_task(&h, 5, "ask_name", "", other);
+    free(ext_until(&h, 6, other, "input_required"));
+    harness_expect_in(ext_on_task(&h, 7, "tasks/cancel", other), "\"resultType\":\"complete\"");
+    free(ext_on_task(&h, 8, "tasks/get", id)); /* a marker after the cancel */
+    char *rest;
+    while ((rest = wire_read(&h.w, 100))) {
+        assert_null(strstr(rest, other));
+        free(rest);
+    }
+    /* Task ids without the extension declared: -32021; bad ones: -32602. */
+    send_listen(&h, 9, quoted, false);
+    harness_expect_in(wire_expect(&h.w, "\"id\":9,"), "\"code\":-32021");
+    send_listen(&h, 10, "7", true);
+    harness_expect_in(wire_expect(&h.w, "\"id\":10,"), "taskIds must be an array");
+    harness_stop(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +423,7 @@ int main(void)
         cmocka_unit_test(a_deferred_tools_questions_come_first_then_the_task),
         cmocka_unit_test(without_the_extension_a_deferred_tool_stays_a_call),
         cmocka_unit_test(under_2025_a_deferred_tool_is_a_task_from_the_start),
+        cmocka_unit_test(a_listen_naming_a_task_hears_its_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

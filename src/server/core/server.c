@@ -126,7 +126,7 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     atomic_init(&s->stop_asked, false);
     if (!s->opts.listen_kinds)
         s->opts.listen_kinds = MCP_LISTEN_TOOLS | MCP_LISTEN_PROMPTS | MCP_LISTEN_RESOURCES |
-                               MCP_LISTEN_RESOURCE_UPDATES;
+                               MCP_LISTEN_RESOURCE_UPDATES | MCP_LISTEN_TASKS;
     if (!s->opts.request_state_ttl_ms)
         s->opts.request_state_ttl_ms = 600000;
     if (state_key_init(s, o.request_state_key, o.request_state_key_len) != MCP_OK) {

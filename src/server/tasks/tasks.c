@@ -113,15 +113,14 @@ static int task_object(mcp_buf *b, const task *t, bool created)
     return mcp__jw_finish(&w);
 }
 
-/* 2026: the detailed task tasks/get gives: the task, and its result
- * (completed) or error (failed), inline, as the call would have answered. */
-static void reply_detailed(mcp_session *ss, mcp_handle h, const task *t)
+/* 2026: the detailed task tasks/get gives (and notifications/tasks): the
+ * task, its questions outstanding, and its result (completed) or error
+ * (failed), inline, as the call would have answered. */
+static int detailed_object(mcp_buf *b, const task *t)
 {
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
     mcp_json_doc *err = NULL;
     mcp__jw w;
-    mcp__jw_begin(&w, &b);
+    mcp__jw_begin(&w, b);
     mcp__jw_object(&w);
     task_write(&w, t);
     if (t->status == TASK_INPUT_REQUIRED) {
@@ -162,8 +161,15 @@ static void reply_detailed(mcp_session *ss, mcp_handle h, const task *t)
         mcp__jw_object_end(&w);
     }
     mcp__jw_object_end(&w);
-    reply_written(ss, h, mcp__jw_finish(&w), &b);
     mcp_json_doc_free(err);
+    return mcp__jw_finish(&w);
+}
+
+static void reply_detailed(mcp_session *ss, mcp_handle h, const task *t)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    reply_written(ss, h, detailed_object(&b, t), &b);
     mcp_buf_free(&b);
 }
 
@@ -284,10 +290,33 @@ static void reply_ended(mcp_session *ss, mcp_handle h, const task *t)
 
 /* Telling ------------------------------------------------------------------------ */
 
+/* 2026: notifications/tasks, the detailed task, on the listens that named
+ * it (ext-tasks: only those), of connections with the task's credential
+ * (whoever may tasks/get it). */
+static void publish_modern(task *t)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_json_doc *d = NULL;
+    if (detailed_object(&b, t) == MCP_OK &&
+        mcp_json_parse(b.data, b.len, NULL, NULL, &d, NULL) == MCP_OK) {
+        const char *cred = t->credential;
+        for (conn *c = t->store->server->conns; c; c = c->next)
+            if (!c->down && (cred ? c->credential && !strcmp(c->credential, cred) : !c->credential))
+                mcp_session_publish_task(c->driver.session, t->id, mcp_json_doc_root(d));
+    }
+    mcp_json_doc_free(d);
+    mcp_buf_free(&b);
+}
+
 void tasks_notify_status(task *t)
 {
-    /* 2026: notifications/tasks goes only on a subscription that asked for
-     * the task (not served yet): nothing unasked. */
+    if (t->modern && !t->gone) {
+        task_hold(t);
+        publish_modern(t);
+        task_release(t);
+        return;
+    }
     if (t->gone || !t->owner || t->owner->down)
         return;
     mcp_buf b;
