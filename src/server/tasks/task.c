@@ -8,29 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "core/hash.h"
 #include "json/writer.h"
 #include "server/tasks/tasks.h"
-
-static const char *const status_names[] = {"working", "input_required", "completed", "failed",
-                                           "cancelled"};
-
-const char *task_status_name(task_status s)
-{
-    return status_names[s];
-}
-
-static int64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Expiry ------------------------------------------------------------------------- */
 
 static void expire_due(uv_timer_t *timer);
 
@@ -87,7 +68,7 @@ void task_remove_matching(task_store *ts, bool (*match)(const task *t, const voi
         for (size_t i = 0; i < n; i++) {
             if (!batch[i]->gone)
                 mcp__server_log(ts->server, MCP_LOG_DEBUG, "task %s (%s) removed: %s",
-                                batch[i]->id, task_status_name(batch[i]->status), why);
+                                batch[i]->id, mcp__task_status_name(batch[i]->status), why);
             task_remove(batch[i], why);
             task_release(batch[i]);
         }
@@ -105,8 +86,8 @@ static bool same_id(const void *value, const void *ctx)
 
 task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t ttl_ms)
 {
-    unsigned char raw[TASK_ID_LEN / 2];
-    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+    char id[MCP__TASK_ID_LEN + 1];
+    if (!mcp__task_new_id(id))
         return NULL;
     task *t = calloc(1, sizeof *t);
     if (!t || mcp__map_reserve(&ts->by_id, &ts->server->mem, 1) != MCP_OK ||
@@ -120,14 +101,10 @@ task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t 
         ts->timer_open = true;
         ts->timer_due = UINT64_MAX;
     }
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < sizeof raw; i++) {
-        t->id[2 * i] = hex[raw[i] >> 4];
-        t->id[2 * i + 1] = hex[raw[i] & 15];
-    }
+    memcpy(t->id, id, sizeof id);
     t->store = ts;
-    t->status = TASK_WORKING;
-    t->created_ms = t->updated_ms = wall_ms();
+    t->status = MCP__TASK_WORKING;
+    t->created_ms = t->updated_ms = mcp__task_wall_ms();
     t->ttl_ms = ttl_ms;
     t->expires = mcp__now_ms() + ttl_ms;
     t->seq = ++ts->next_seq;
@@ -137,7 +114,7 @@ task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t 
         mcp__conn_ref(owner);
         ((task_owner *)mcp__conn_state(owner, &mcp__tasks_feature))->count++;
     }
-    mcp__map_put(&ts->by_id, &ts->server->mem, mcp__hash_bytes(t->id, TASK_ID_LEN), t);
+    mcp__map_put(&ts->by_id, &ts->server->mem, mcp__hash_bytes(t->id, MCP__TASK_ID_LEN), t);
     t->prev = ts->newest;
     if (ts->newest)
         ts->newest->next = t;
@@ -152,9 +129,9 @@ task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t 
 
 task *task_find(task_store *ts, conn *c, bool modern, const char *id, size_t len)
 {
-    if (len != TASK_ID_LEN || memchr(id, '\0', len))
+    if (len != MCP__TASK_ID_LEN || memchr(id, '\0', len))
         return NULL;
-    char key[TASK_ID_LEN + 1];
+    char key[MCP__TASK_ID_LEN + 1];
     memcpy(key, id, len);
     key[len] = '\0';
     task *t = mcp__map_find(&ts->by_id, mcp__hash_bytes(key, len), same_id, key);
@@ -207,17 +184,17 @@ void task_release(task *t)
         task_free(t);
 }
 
-bool task_transition(task *t, task_status to, const char *message)
+bool task_transition(task *t, mcp__task_status to, const char *message)
 {
     /* working <-> input_required, and either to a terminal status; a
      * terminal status never changes (tasks.mdx, "Task Status Lifecycle"). */
-    if (task_terminal(t->status) || t->status == to)
+    if (mcp__task_terminal(t->status) || t->status == to)
         return false;
     char *copy = message ? strdup(message) : NULL;
     free(t->status_message);
     t->status_message = copy; /* out of memory: the message is lost, not the change */
     t->status = to;
-    int64_t now = wall_ms();
+    int64_t now = mcp__task_wall_ms();
     t->updated_ms = now > t->updated_ms ? now : t->updated_ms;
     return true;
 }
@@ -228,7 +205,7 @@ void task_remove(task *t, const char *why)
         return;
     task_store *ts = t->store;
     t->gone = true;
-    mcp__map_remove(&ts->by_id, mcp__hash_bytes(t->id, TASK_ID_LEN), t);
+    mcp__map_remove(&ts->by_id, mcp__hash_bytes(t->id, MCP__TASK_ID_LEN), t);
     if (t->prev)
         t->prev->next = t->next;
     else
@@ -267,37 +244,9 @@ void task_remove(task *t, const char *why)
 
 /* The Task ----------------------------------------------------------------------- */
 
-/* RFC 3339, UTC, with milliseconds: what ISO 8601 allows and every parser
- * reads. */
-static void timestamp(char out[32], int64_t ms)
-{
-    time_t secs = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, 32 - n, ".%03dZ", (int)(ms % 1000));
-}
-
 void task_write(mcp__jw *w, const task *t)
 {
-    char when[32];
-    mcp__jw_key(w, "taskId");
-    mcp__jw_string(w, t->id);
-    mcp__jw_key(w, "status");
-    mcp__jw_string(w, task_status_name(t->status));
-    if (t->status_message) {
-        mcp__jw_key(w, "statusMessage");
-        mcp__jw_string(w, t->status_message);
-    }
-    timestamp(when, t->created_ms);
-    mcp__jw_key(w, "createdAt");
-    mcp__jw_string(w, when);
-    timestamp(when, t->updated_ms);
-    mcp__jw_key(w, "lastUpdatedAt");
-    mcp__jw_string(w, when);
-    /* The extension renamed them (ext-tasks schema: ttlMs, pollIntervalMs). */
-    mcp__jw_key(w, t->modern ? "ttlMs" : "ttl");
-    mcp__jw_int(w, (int64_t)t->ttl_ms);
-    mcp__jw_key(w, t->modern ? "pollIntervalMs" : "pollInterval");
-    mcp__jw_int(w, (int64_t)t->store->poll_ms);
+    mcp__task_view v = {t->id,         t->status, t->status_message, t->created_ms,
+                        t->updated_ms, t->ttl_ms, t->store->poll_ms, t->modern};
+    mcp__task_write(w, &v);
 }

@@ -32,7 +32,6 @@
 #include "session/entry.h"
 #include "session/revision.h"
 
-#define RELATED_TASK "io.modelcontextprotocol/related-task"
 #define TASKS_EXTENSION "io.modelcontextprotocol/tasks"
 
 static bool modern_request(mcp_session *ss, mcp_handle h)
@@ -123,7 +122,7 @@ static int detailed_object(mcp_buf *b, const task *t)
     mcp__jw_begin(&w, b);
     mcp__jw_object(&w);
     task_write(&w, t);
-    if (t->status == TASK_INPUT_REQUIRED) {
+    if (t->status == MCP__TASK_INPUT_REQUIRED) {
         /* Every question outstanding (ext-tasks: MUST), by its key. */
         mcp__jw_key(&w, "inputRequests");
         mcp__jw_object(&w);
@@ -141,10 +140,10 @@ static int detailed_object(mcp_buf *b, const task *t)
         }
         mcp__jw_object_end(&w);
     }
-    if (t->outcome && t->status == TASK_COMPLETED) {
+    if (t->outcome && t->status == MCP__TASK_COMPLETED) {
         mcp__jw_key(&w, "result");
         mcp__jw_raw(&w, t->outcome, t->outcome_len);
-    } else if (t->outcome && t->status == TASK_FAILED && t->outcome_is_error &&
+    } else if (t->outcome && t->status == MCP__TASK_FAILED && t->outcome_is_error &&
                mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &err, NULL) == MCP_OK) {
         const mcp_json *e = mcp_json_doc_root(err);
         mcp__jw_key(&w, "error");
@@ -181,58 +180,12 @@ static void reply_task(mcp_session *ss, mcp_handle h, const task *t)
     mcp_buf_free(&b);
 }
 
-/* The call's result as tasks/result gives it: as the call made it, with
- * the task named in its _meta (tasks.mdx: MUST). */
-static int result_with_task(const task *t, mcp_buf *b)
-{
-    mcp_json_doc *d;
-    int rc = mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &d, NULL);
-    if (rc != MCP_OK)
-        return rc;
-    const mcp_json *root = mcp_json_doc_root(d), *meta = NULL;
-    mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_object(&w);
-    for (size_t i = 0; i < mcp_json_object_size(root); i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(root, i, &k, &kn);
-        if (kn == 5 && !memcmp(k, "_meta", 5) && mcp_json_typeof(v) == MCP_JSON_OBJECT) {
-            meta = v;
-            continue;
-        }
-        mcp__jw_keyn(&w, k, kn);
-        mcp__jw_value(&w, v);
-    }
-    mcp__jw_key(&w, "_meta");
-    mcp__jw_object(&w);
-    for (size_t i = 0; i < mcp_json_object_size(meta); i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(meta, i, &k, &kn);
-        if (kn == strlen(RELATED_TASK) && !memcmp(k, RELATED_TASK, kn))
-            continue;
-        mcp__jw_keyn(&w, k, kn);
-        mcp__jw_value(&w, v);
-    }
-    mcp__jw_key(&w, RELATED_TASK);
-    mcp__jw_object(&w);
-    mcp__jw_key(&w, "taskId");
-    mcp__jw_string(&w, t->id);
-    mcp__jw_object_end(&w);
-    mcp__jw_object_end(&w);
-    mcp__jw_object_end(&w);
-    rc = mcp__jw_finish(&w);
-    mcp_json_doc_free(d);
-    return rc;
-}
-
 /* What tasks/result answers for ended t: the kind and code of the answer,
  * and in b its text as mcp__request_end takes it (a result object, or
  * {"message":...,"data":...}). */
 static int task_answer(const task *t, answer_kind *kind, int64_t *code, mcp_buf *b)
 {
-    if (t->status == TASK_CANCELLED) {
+    if (t->status == MCP__TASK_CANCELLED) {
         mcp__jw w;
         mcp__jw_begin(&w, b);
         mcp__jw_object(&w);
@@ -259,7 +212,9 @@ static int task_answer(const task *t, answer_kind *kind, int64_t *code, mcp_buf 
     }
     *kind = ANSWER_RESULT;
     *code = 0;
-    return result_with_task(t, b);
+    /* As the call made it, with the task named in its _meta (tasks.mdx:
+     * MUST). */
+    return mcp__task_result_with_meta(t->outcome, t->outcome_len, t->id, b);
 }
 
 /* Answer request h of the session now with what t ended with. */
@@ -395,9 +350,9 @@ static void run_answered(mcp__request *r, answer_kind kind, int64_t code, const 
 {
     task *t = task_of(r);
     t->run = NULL;
-    if (t->gone || task_terminal(t->status))
+    if (t->gone || mcp__task_terminal(t->status))
         return;
-    task_status to = TASK_COMPLETED;
+    mcp__task_status to = MCP__TASK_COMPLETED;
     const char *message = NULL;
     char *outcome = NULL;
     size_t outcome_len = 0;
@@ -412,14 +367,14 @@ static void run_answered(mcp__request *r, answer_kind kind, int64_t code, const 
         /* 2025: a tool's isError result fails its task; 2026: the task
          * completed (failed is for JSON-RPC errors only). */
         if (is_error_result(text, len)) {
-            to = t->modern ? TASK_COMPLETED : TASK_FAILED;
+            to = t->modern ? MCP__TASK_COMPLETED : MCP__TASK_FAILED;
             message = "The tool reported an error (isError)";
         }
     } else if (kind == ANSWER_ERROR_DATA) {
         outcome = strndup(text, len);
         outcome_len = len;
         is_error = true;
-        to = TASK_FAILED;
+        to = MCP__TASK_FAILED;
         message = "The call ended with an error";
     } else {
         if (kind != ANSWER_ERROR) {
@@ -430,11 +385,11 @@ static void run_answered(mcp__request *r, answer_kind kind, int64_t code, const 
         message = "The call ended with an error";
         outcome = error_text(text, len, &outcome_len);
         is_error = true;
-        to = TASK_FAILED;
+        to = MCP__TASK_FAILED;
     }
     if (!outcome) {
         /* Out of memory: the task still ends, failed, with a short error. */
-        to = TASK_FAILED;
+        to = MCP__TASK_FAILED;
         is_error = true;
         code = MCP_WIRE_INTERNAL_ERROR;
         message = "Internal error: out of memory";
@@ -481,11 +436,11 @@ static mcp_handle run_asking(mcp__request *r, bool open, const char **tag)
     if (t->gone)
         return 0;
     task_hold(t);
-    if (open && t->questions++ == 0 && task_transition(t, TASK_INPUT_REQUIRED,
+    if (open && t->questions++ == 0 && task_transition(t, MCP__TASK_INPUT_REQUIRED,
                                                        "Waiting for the client's answer"))
         tasks_notify_status(t);
     else if (!open && t->questions && --t->questions == 0 &&
-             t->status == TASK_INPUT_REQUIRED && task_transition(t, TASK_WORKING, NULL))
+             t->status == MCP__TASK_INPUT_REQUIRED && task_transition(t, MCP__TASK_WORKING, NULL))
         tasks_notify_status(t);
     mcp_handle with = !t->gone && t->waiters ? t->waiters->req.handle : 0;
     if (tag)
@@ -497,7 +452,7 @@ static mcp_handle run_asking(mcp__request *r, bool open, const char **tag)
 /* Its run's questions are none any more: working again. */
 static void inputs_settled(task *t)
 {
-    if (!t->inputs && t->status == TASK_INPUT_REQUIRED && task_transition(t, TASK_WORKING, NULL))
+    if (!t->inputs && t->status == MCP__TASK_INPUT_REQUIRED && task_transition(t, MCP__TASK_WORKING, NULL))
         tasks_notify_status(t);
 }
 
@@ -506,7 +461,7 @@ static void inputs_settled(task *t)
 static int run_pose(mcp__request *r, mcp__question *q)
 {
     task *t = task_of(r);
-    if (t->gone || task_terminal(t->status))
+    if (t->gone || mcp__task_terminal(t->status))
         return MCP_ERR_CANCELLED;
     for (unsigned i = 0; i < t->nkeys_used; i++)
         if (!strcmp(t->keys_used[i], q->key))
@@ -523,7 +478,7 @@ static int run_pose(mcp__request *r, mcp__question *q)
         end = &(*end)->next;
     q->next = NULL;
     *end = q;
-    if (task_transition(t, TASK_INPUT_REQUIRED, "Waiting for the client's answer"))
+    if (task_transition(t, MCP__TASK_INPUT_REQUIRED, "Waiting for the client's answer"))
         tasks_notify_status(t);
     return MCP_OK;
 }
@@ -689,7 +644,7 @@ static void tasks_result(conn *c, mcp_handle h, const mcp_message *msg, void *st
     if (!t)
         return;
     mcp_session *ss = c->driver.session;
-    if (task_terminal(t->status)) {
+    if (mcp__task_terminal(t->status)) {
         reply_ended(ss, h, t);
         return;
     }
@@ -737,16 +692,16 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
     if (!t)
         return;
     mcp_session *ss = c->driver.session;
-    if (t->modern && task_terminal(t->status)) {
+    if (t->modern && mcp__task_terminal(t->status)) {
         /* 2026: an acknowledgment, whatever the task's state. */
         mcp_session_reply_raw(ss, h, "{}", 2);
         return;
     }
-    if (task_terminal(t->status)) {
+    if (mcp__task_terminal(t->status)) {
         char text[120];
         snprintf(text, sizeof text,
                  "Invalid params: task %s cannot be cancelled: it is already %s", t->id,
-                 task_status_name(t->status));
+                 mcp__task_status_name(t->status));
         mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, text, NULL);
         return;
     }
@@ -755,7 +710,7 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
     task_hold(t);
     mcp__request *run = t->run;
     t->run = NULL;
-    task_transition(t, TASK_CANCELLED, "Cancelled by the client");
+    task_transition(t, MCP__TASK_CANCELLED, "Cancelled by the client");
     if (run) {
         mcp__server_log(c->server, MCP_LOG_INFO, "task %s cancelled (tasks/cancel): its call stops",
                         t->id);

@@ -24,19 +24,9 @@
 #define MCP_SERVER_TASKS_H
 
 #include "server/methods/methods.h"
+#include "session/task_wire.h"
 
 extern const mcp__feature mcp__tasks_feature;
-
-typedef enum {
-    TASK_WORKING,
-    TASK_INPUT_REQUIRED,
-    TASK_COMPLETED,
-    TASK_FAILED,
-    TASK_CANCELLED
-} task_status;
-
-/* 128 random bits, as hex. */
-#define TASK_ID_LEN 32
 
 typedef struct task task;
 typedef struct task_waiter task_waiter;
@@ -63,8 +53,8 @@ typedef struct task_owner {
 struct task {
     mcp__request_sink sink; /* its run's: first, a sink pointer is the task */
     task_store *store;
-    char id[TASK_ID_LEN + 1];
-    task_status status;
+    char id[MCP__TASK_ID_LEN + 1];
+    mcp__task_status status;
     char *status_message; /* owned, or NULL */
     int64_t created_ms, updated_ms; /* wall clock, for createdAt and lastUpdatedAt */
     uint64_t ttl_ms;
@@ -102,11 +92,6 @@ struct task_waiter {
 
 /* task.c -------------------------------------------------------------------------- */
 
-static inline bool task_terminal(task_status s)
-{
-    return s == TASK_COMPLETED || s == TASK_FAILED || s == TASK_CANCELLED;
-}
-const char *task_status_name(task_status s);
 
 /* A new task, working, kept ttl_ms: of owner (2025), or (owner NULL) a
  * 2026-07-28 task of credential (copied; NULL: none). NULL when out of
@@ -124,7 +109,7 @@ void task_release(task *t);
  * that is no transition of the spec's: from a terminal status, or to
  * working from working), stamped now, with the status message (copied;
  * NULL: none). */
-bool task_transition(task *t, task_status to, const char *message);
+bool task_transition(task *t, mcp__task_status to, const char *message);
 /* Take t out of the store: its run cancelled (why), its waiters answered
  * that the task is gone; freed once nothing holds it. */
 void task_remove(task *t, const char *why);
