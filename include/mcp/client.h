@@ -144,6 +144,18 @@ typedef struct mcp_client_options {
      * mcp_client_free. */
     void (*on_elicitation_complete)(void *user_data, const char *elicitation_id);
     void *elicitation_complete_user_data;
+    /* 2025-11-25 (basic/utilities/tasks.mdx, the client as receiver): the
+     * server may run the sampling and elicitation questions it asks as
+     * tasks (declared as capabilities.tasks.requests.sampling.createMessage
+     * and .elicitation.create, for the handlers set, with tasks.list and
+     * tasks.cancel). Such a question (its request carries params.task) is
+     * answered CreateTaskResult at once and goes to the same handler as
+     * any; its answer is kept for the server's tasks/result (tasks/get,
+     * tasks/list and tasks/cancel served too: a cancel withdraws the
+     * question, whose token fires). At most 64 tasks, each kept for its ttl
+     * (at most an hour), all ended with the connection. Other revisions:
+     * no such tasks, nothing declared. */
+    bool question_tasks;
 } mcp_client_options;
 
 /* The most elicitationIds a client waits to hear are complete, and the

@@ -54,6 +54,7 @@ struct mcp_question {
     /* Loop thread. */
     mcp_handle inbound;   /* 2025: the server's request */
     mcp__call *call;      /* 2026-07-28: the call whose round asked it */
+    mcp__held_task *task; /* 2025-11-25: the task it runs as (task_receiver.c) */
     mcp_question *next, *prev; /* the client's open questions */
     /* The answer, written by the thread that gives it, before it is posted. */
     mcp_json_doc *result; /* NULL: an error */
@@ -169,6 +170,7 @@ static void question_unref(mcp_question *q)
 }
 
 static void answer_posted(mcp__post *post);
+static bool withdrawn(mcp_question *q);
 
 /* A new question (two references), or NULL with why (MCP_ERR_NOMEM, or a
  * requestedSchema that does not compile: MCP_ERR_SCHEMA). */
@@ -247,6 +249,10 @@ static void unlink_question(mcp_client *c, mcp_question *q)
  * its token fired with reason, the loop's reference dropped. */
 static void withdraw(mcp_client *c, mcp_question *q, const char *reason)
 {
+    if (q->task) {
+        mcp__receiver_question_gone(q->task);
+        q->task = NULL;
+    }
     pthread_mutex_lock(&q->mu);
     q->client = NULL;
     pthread_mutex_unlock(&q->mu);
@@ -308,6 +314,24 @@ int mcp__questions_init(mcp_client *c, const mcp_client_options *o)
         mcp_json_object_set(d, r, "listChanged", mcp_json_new_bool(d, true));
         mcp_json_object_set(d, caps, "roots", r);
     }
+    if (caps && o->question_tasks && (o->on_sampling || o->on_elicitation)) {
+        /* The session writes it under 2025-11-25 alone. */
+        mcp_json *tasks = mcp_json_new_object(d), *requests = mcp_json_new_object(d);
+        mcp_json_object_set(d, tasks, "list", mcp_json_new_object(d));
+        mcp_json_object_set(d, tasks, "cancel", mcp_json_new_object(d));
+        if (o->on_sampling) {
+            mcp_json *kind = mcp_json_new_object(d);
+            mcp_json_object_set(d, kind, "createMessage", mcp_json_new_object(d));
+            mcp_json_object_set(d, requests, "sampling", kind);
+        }
+        if (o->on_elicitation) {
+            mcp_json *kind = mcp_json_new_object(d);
+            mcp_json_object_set(d, kind, "create", mcp_json_new_object(d));
+            mcp_json_object_set(d, requests, "elicitation", kind);
+        }
+        mcp_json_object_set(d, tasks, "requests", requests);
+        mcp_json_object_set(d, caps, "tasks", tasks);
+    }
     if (caps)
         mcp_json_doc_set_root(d, caps);
     if (o->roots) {
@@ -362,8 +386,15 @@ int mcp_client_roots_changed(mcp_client *c, const mcp_json *roots)
 
 /* 2025: the server's requests ---------------------------------------------------------------------- */
 
+void mcp__questions_withdraw_task(mcp_client *c, mcp_question *q, const char *reason)
+{
+    withdraw(c, q, reason);
+}
+
 void mcp__questions_request(mcp_client *c, mcp_handle h, const mcp_message *msg)
 {
+    if (mcp__receiver_request(c, h, msg))
+        return;
     mcp_session *s = c->driver.session;
     question_kind k = kind_of(msg->method);
     bool url;
@@ -399,11 +430,27 @@ void mcp__questions_request(mcp_client *c, mcp_handle h, const mcp_message *msg)
     }
     q->inbound = h;
     link_question(c, q);
+    if (k != Q_ROOTS && mcp__receiver_wants(c, msg)) {
+        /* A task: answered CreateTaskResult now, the question's answer
+         * kept for tasks/result. */
+        q->task = mcp__receiver_begin(c, h, msg, q);
+        if (!q->task) {
+            withdraw(c, q, "refused"); /* the loop's reference */
+            question_unref(q);         /* the application's: it never had it */
+            return;
+        }
+        mcp__receiver_announce(c, h, q->task);
+        if (withdrawn(q)) { /* the answer's write ended the connection */
+            question_unref(q);
+            return;
+        }
+    }
     dispatch(c, q);
 }
 
 void mcp__questions_cancelled(mcp_client *c, mcp_handle h, const char *reason)
 {
+    mcp__receiver_cancelled(c, h);
     for (mcp_question *q = c->questions; q; q = q->next)
         if (!q->call && q->inbound == h) {
             withdraw(c, q, reason ? reason : "cancelled by the server");
@@ -592,6 +639,7 @@ void mcp__questions_end_all(mcp_client *c, const char *reason)
 {
     while (c->questions)
         withdraw(c, c->questions, reason);
+    mcp__receiver_end(c, reason);
 }
 
 /* Answers (any thread) -------------------------------------------------------------------------- */
@@ -607,7 +655,15 @@ static void answer_posted(mcp__post *post)
     pthread_mutex_unlock(&q->mu);
     if (c) {
         unlink_question(c, q);
-        if (q->call) {
+        if (q->task) {
+            mcp__held_task *t = q->task;
+            q->task = NULL;
+            mcp_json_doc *result = q->result;
+            q->result = NULL;
+            mcp__receiver_answered(c, t, result, q->error_code,
+                                   q->error_message ? q->error_message : "Internal error");
+            mcp__driver_rearm(&c->driver);
+        } else if (q->call) {
             round_answered(q->call, q);
         } else if (c->driver_open) {
             /* The session drops it (MCP_ERR_NOT_FOUND) if the server's

@@ -125,6 +125,9 @@ struct mcp_client {
     mcp_json_doc *caps;   /* the capabilities declared (root: an object) */
     mcp_json_doc *roots;  /* the fixed roots (root: an array), or NULL */
     mcp_question *questions;  /* open questions, newest first */
+    /* task_receiver.c: the questions the server runs as tasks (2025-11-25) */
+    struct mcp__held_task *held_tasks; /* newest first */
+    unsigned nheld;
     mcp__call *refreshing;    /* retry.c: calls listed again after a HeaderMismatch */
 
     /* url_elicitation.c: the elicitationIds the server may say are
@@ -246,6 +249,39 @@ int mcp__questions_input_required(void *ud, mcp_handle h, const mcp_message *m);
 /* The call cc ended with outcome (reason: the session's, may be NULL):
  * its questions still open are withdrawn. */
 void mcp__questions_call_ended(mcp__call *cc, int outcome, const char *reason);
+
+/* Withdraw q, which a task holds (its tasks/cancel, its expiry, the
+ * connection's end): its token fires with reason, a later answer is
+ * dropped. */
+void mcp__questions_withdraw_task(mcp_client *c, mcp_question *q, const char *reason);
+
+/* task_receiver.c: the server's questions as tasks (2025-11-25, the client
+ * as receiver), loop thread */
+typedef struct mcp__held_task mcp__held_task;
+/* Whether the server's question msg is to run as a task: it carries
+ * params.task (an object), the client offers question tasks
+ * (question_tasks) and speaks 2025-11-25. */
+bool mcp__receiver_wants(const mcp_client *c, const mcp_message *msg);
+/* A task for request h, whose question q is (q's task from now on); NULL
+ * when h was answered with an error instead (a bad ttl, the cap of 64
+ * tasks, out of memory). */
+mcp__held_task *mcp__receiver_begin(mcp_client *c, mcp_handle h, const mcp_message *msg,
+                                    mcp_question *q);
+/* Answer h with t's CreateTaskResult (the write may end the connection). */
+void mcp__receiver_announce(mcp_client *c, mcp_handle h, const mcp__held_task *t);
+/* The application answered t's question: result (taken; NULL: the error
+ * code and message, copied). */
+void mcp__receiver_answered(mcp_client *c, mcp__held_task *t, mcp_json_doc *result,
+                            int64_t code, const char *message);
+/* t's question left it (withdrawn): t no longer points at it. */
+void mcp__receiver_question_gone(mcp__held_task *t);
+/* The server's tasks/get, tasks/result, tasks/list or tasks/cancel: served
+ * (true), or not one (false: another's to answer). */
+bool mcp__receiver_request(mcp_client *c, mcp_handle h, const mcp_message *msg);
+/* The server's request h was cancelled: a tasks/result waiting stops. */
+void mcp__receiver_cancelled(mcp_client *c, mcp_handle h);
+/* The connection ended: every task goes (its question withdrawn). */
+void mcp__receiver_end(mcp_client *c, const char *why);
 
 /* url_elicitation.c: URL-mode elicitation (client/elicitation.mdx) */
 /* Why the params of a URL-mode elicitation/create cannot go to the

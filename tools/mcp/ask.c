@@ -300,6 +300,8 @@ void cli_asker_setup(cli_asker *a, mcp_client_options *o)
     o->on_sampling = on_sampling;
     o->sampling_user_data = a;
     o->elicitation_url = true;
+    /* A 2025-11-25 server may run them as tasks: the same questions. */
+    o->question_tasks = true;
     o->on_elicitation_complete = ask_url_complete;
     o->elicitation_complete_user_data = a;
     pthread_mutex_init(&a->mu, NULL);
