@@ -794,7 +794,7 @@ static void under_2026_the_request_declares_and_the_server_decides(void **state)
      * complete. */
     char *got = ext_until(&h, 6, id, "\"completed\"");
     assert_non_null(strstr(got, "\"status\":\"completed\""));
-    assert_non_null(strstr(got, "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 7\"}]}"));
+    assert_non_null(strstr(got, "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sum 7\"}],\"resultType\":\"complete\"}"));
     assert_non_null(strstr(got, "\"resultType\":\"complete\""));
     assert_null(strstr(got, "related-task"));
     free(got);

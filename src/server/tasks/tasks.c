@@ -141,8 +141,30 @@ static int detailed_object(mcp_buf *b, const task *t)
         mcp__jw_object_end(&w);
     }
     if (t->outcome && t->status == MCP__TASK_COMPLETED) {
+        /* Exactly what the call would have answered: under 2026-07-28 a
+         * result says resultType "complete" (the ext-tasks SDK refuses one
+         * that does not). */
         mcp__jw_key(&w, "result");
-        mcp__jw_raw(&w, t->outcome, t->outcome_len);
+        mcp_json_doc *done = NULL;
+        if (mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &done, NULL) == MCP_OK) {
+            const mcp_json *r = mcp_json_doc_root(done);
+            mcp__jw_object(&w);
+            for (size_t i = 0; i < mcp_json_object_size(r); i++) {
+                const char *k;
+                size_t kn;
+                const mcp_json *v = mcp_json_object_at(r, i, &k, &kn);
+                if (kn == 10 && !memcmp(k, "resultType", 10))
+                    continue;
+                mcp__jw_keyn(&w, k, kn);
+                mcp__jw_value(&w, v);
+            }
+            mcp__jw_key(&w, "resultType");
+            mcp__jw_string(&w, "complete");
+            mcp__jw_object_end(&w);
+        } else {
+            mcp__jw_raw(&w, t->outcome, t->outcome_len);
+        }
+        mcp_json_doc_free(done);
     } else if (t->outcome && t->status == MCP__TASK_FAILED && t->outcome_is_error &&
                mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &err, NULL) == MCP_OK) {
         const mcp_json *e = mcp_json_doc_root(err);
