@@ -207,6 +207,12 @@ static void wait_for_poll(mcp_session *s, uint64_t now, outbound *o)
     o->wire = 0;
     o->task->phase = PHASE_WAITING;
     o->step_deadline = mcp__deadline(now, o->task->poll_ms);
+    /* The idle timeout is the server's silence while it owes an answer:
+     * none is owed until the poll, which starts it again (a poll interval
+     * longer than the idle timeout would otherwise end every task call;
+     * 2026 tasks have no progress to keep one alive). The total limit
+     * runs on. */
+    o->idle_deadline = UINT64_MAX;
     mcp__outbound_rearm(s, o);
 }
 
