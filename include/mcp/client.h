@@ -378,17 +378,25 @@ typedef struct mcp_client_call_result {
  * (it touches no client). */
 MCP_EXTERN void mcp_client_call_result_release(mcp_client_call_result *r);
 
-/* Whether a tools/call runs as a task (2025-11-25, basic/utilities/tasks). */
+/* Whether a tools/call runs as a task (2025-11-25, basic/utilities/tasks;
+ * 2026-07-28, the io.modelcontextprotocol/tasks extension: the call
+ * declares the extension and the server decides). */
 typedef enum mcp_call_task_mode {
-    MCP_CALL_TASK_AUTO = 0, /* when the tool requires it (its execution.taskSupport
-                               in the last tools/list) and the server runs tools
-                               as tasks */
+    MCP_CALL_TASK_AUTO = 0, /* 2025-11-25: when the tool requires it (its
+                               execution.taskSupport in the last tools/list) and
+                               the server runs tools as tasks. 2026-07-28: never
+                               (a server may make a task of any call that
+                               declares the extension: no progress then, and
+                               tasks/cancel instead of the call's cancel) */
     MCP_CALL_TASK_ALWAYS,   /* always: MCP_ERR_STATE when the server's revision or
-                               capabilities have no tasks */
+                               capabilities (2026: its discover result's
+                               extensions) have no tasks */
     MCP_CALL_TASK_NEVER,
     MCP_CALL_TASK_START     /* as ALWAYS, but the call ends with CreateTaskResult
-                               (result: {"task":{...}}): the task is the caller's,
-                               to name in tasks/get, tasks/result, tasks/cancel */
+                               (2025 result: {"task":{...}}; 2026: the flat Task,
+                               resultType "task"): the task is the caller's, to
+                               name in tasks/get, tasks/result (2025),
+                               tasks/update (2026), tasks/cancel */
 } mcp_call_task_mode;
 
 typedef struct mcp_client_call_options {
@@ -401,11 +409,16 @@ typedef struct mcp_client_call_options {
     /* tools/call only. A call run as a task ends as a plain call does,
      * once, with what the task gave (the client polls tasks/get at the
      * server's pollInterval, sooner on its status notifications, then
-     * fetches tasks/result); its answers about the task reset the idle
-     * timeout. A cancel, the idle timeout or the total limit sends
-     * tasks/cancel, never notifications/cancelled: also when the task's id
-     * is not known yet, then as soon as it is (the call ends at once
-     * either way). task_ttl_ms: the ttl asked for (0: the server's). */
+     * fetches tasks/result; 2026-07-28: tasks/get carries the result or
+     * the error, and the task's questions (inputRequests) go to the same
+     * handlers as any question, each once, answered by tasks/update); its
+     * answers about the task reset the idle timeout, and none runs while
+     * the client waits to poll. A cancel, the idle timeout or the total
+     * limit sends tasks/cancel, never notifications/cancelled: also when
+     * the task's id is not known yet, then as soon as it is (the call ends
+     * at once either way; 2026: the tools/call itself is cancelled as an
+     * ordinary request then too). task_ttl_ms: the ttl asked for (0: the
+     * server's; 2025 only). */
     mcp_call_task_mode task;
     uint64_t task_ttl_ms;
     /* A call run as a task: each Task the server tells about

@@ -500,15 +500,34 @@ typedef struct mcp_request_options {
      * server's answers about the task reset, the total limit) sends
      * tasks/cancel, never notifications/cancelled: cb is called at once,
      * and when the task's id is not known yet tasks/cancel goes as soon as
-     * CreateTaskResult brings it. */
+     * CreateTaskResult brings it. While the session waits for the next
+     * poll no idle timeout runs (the poll starts it again).
+     * 2026-07-28 (the io.modelcontextprotocol/tasks extension): no
+     * params.task (task_ttl_ms is unused); the request declares the
+     * extension in its clientCapabilities and the server decides (a plain
+     * result ends the call as usual; resultType "task" is taken only by a
+     * request made with this option). tasks/get at the server's
+     * pollIntervalMs: completed ends the call with its result (MCP_OK),
+     * failed with its error (MCP_ERR_REMOTE, the message built as the
+     * tools/call's answer), cancelled with MCP_ERR_CANCELLED;
+     * input_required gives the inputRequests keys not given before to
+     * on_input_required (as an InputRequiredResult's: answer each with
+     * mcp_session_input_response; the answers go in tasks/update), or,
+     * without that hook, cancels the task and ends the call with
+     * MCP_ERR_INPUT_REQUIRED. A cancel before CreateTaskResult also
+     * cancels the tools/call as an ordinary request (notifications/cancelled
+     * on stdio). Any tasks/ request made with mcp_session_request declares
+     * the extension too. */
     bool task;
     uint64_t task_ttl_ms;
     /* With task: end the call with CreateTaskResult itself (the task is the
      * caller's from then on: tasks/get, tasks/result, tasks/cancel name its
-     * id); a cancel before it came still cancels the task once it comes. */
+     * id; 2026-07-28: the flat Task, resultType "task"); a cancel before it
+     * came still cancels the task once it comes. */
     bool task_start_only;
     /* With task: each Task the server tells about (CreateTaskResult's
-     * task, tasks/get's answers, notifications/tasks/status), borrowed for
+     * task, tasks/get's answers (2026: the whole DetailedTask),
+     * notifications/tasks/status), borrowed for
      * the call, with the request's user_data; loop thread; it may cancel
      * the request. */
     void (*on_task)(void *user_data, mcp_handle h, const mcp_json *task);

@@ -653,19 +653,34 @@ void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
                         message);
 }
 
-/* Whether the server runs tools as tasks (2025-11-25 capabilities:
- * tasks.requests.tools.call) and the call to tool is to be one. */
+/* Whether the call to tool is to be a task call: 2025-11-25, the server
+ * runs tools as tasks (capabilities tasks.requests.tools.call) and the
+ * tool must or the caller wants it; 2026-07-28, the server declares the
+ * tasks extension (server/discover) and the caller asks for it (ALWAYS,
+ * START): the call then declares the extension, and the server decides.
+ * AUTO does not declare it under 2026-07-28: a server may then make a
+ * task of any call it likes (mcp serve does, of every tool that may run
+ * as one), and a task has no progress and is cancelled with tasks/cancel
+ * rather than the call's own cancel, which changes what a plain call
+ * does; 2026 lists no tool as needing a task either. */
 static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_options *o)
 {
-    /* AUTO, for a tool not listed as required (most calls): no more to ask. */
-    if (o->task == MCP_CALL_TASK_NEVER ||
-        (o->task == MCP_CALL_TASK_AUTO && mcp__tools_task_support(c->tools, tool) != 2))
+    if (o->task == MCP_CALL_TASK_NEVER)
         return false;
     mcp_session *ss = c->driver.session;
+    bool modern = mcp_session_modern(ss);
+    /* AUTO, under 2026 or for a tool not listed as required (most
+     * calls): no more to ask. */
+    if (o->task == MCP_CALL_TASK_AUTO && (modern || mcp__tools_task_support(c->tools, tool) != 2))
+        return false;
     const mcp_json *caps = mcp_json_object_get(mcp_session_peer_info(ss), "capabilities");
+    if (modern)
+        return mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASK_EXTENSION) &&
+               mcp_json_object_get(mcp_json_object_get(caps, "extensions"),
+                                   "io.modelcontextprotocol/tasks") != NULL;
     const mcp_json *tools = mcp_json_object_get(
         mcp_json_object_get(mcp_json_object_get(caps, "tasks"), "requests"), "tools");
-    if (mcp_session_modern(ss) || !mcp_json_object_get(tools, "call") ||
+    if (!mcp_json_object_get(tools, "call") ||
         !mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASKS))
         return false;
     return true;

@@ -10,14 +10,14 @@
 #include "session/revision.h"
 
 static const mcp__era eras[] = {
-    /* version       speaks modern batch  server server disconnect elicit url   elicitation tasks
-     *                                    asks   cancels cancels           mode  ids */
-    {"2026-07-28",   true,  true,  false, false, false,  true,      true,  true,  false,      false},
-    {"2025-11-25",   true,  false, false, true,  true,   false,     true,  true,  true,       true},
-    {"2025-06-18",   true,  false, false, true,  true,   false,     true,  false, false,      false},
+    /* version       speaks modern batch  server server disconnect elicit url   elicitation tasks  task
+     *                                    asks   cancels cancels           mode  ids                ext */
+    {"2026-07-28",   true,  true,  false, false, false,  true,      true,  true,  false,      false, true},
+    {"2025-11-25",   true,  false, false, true,  true,   false,     true,  true,  true,       true,  false},
+    {"2025-06-18",   true,  false, false, true,  true,   false,     true,  false, false,      false, false},
     /* Older peers we accept: we answer in their revision. */
-    {"2025-03-26",   false, false, true,  true,  true,   false,     false, false, false,      false},
-    {"2024-11-05",   false, false, false, true,  true,   false,     false, false, false,      false},
+    {"2025-03-26",   false, false, true,  true,  true,   false,     false, false, false,      false, false},
+    {"2024-11-05",   false, false, false, true,  true,   false,     false, false, false,      false, false},
 };
 
 const mcp__era *mcp__era_find(const char *version, size_t len)
@@ -52,7 +52,34 @@ static bool declares_form(const mcp_json *e)
     return mcp_json_object_size(e) == 0 || mcp_json_object_get(e, "form") != NULL;
 }
 
+/* extensions (an object, or NULL for none) with `add` among them, an
+ * empty object unless the caller's own says more. */
+static void write_extensions_with(mcp__jw *w, const mcp_json *extensions, const char *add)
+{
+    mcp__jw_key(w, "extensions");
+    mcp__jw_object(w);
+    for (size_t i = 0; i < mcp_json_object_size(extensions); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(extensions, i, &k, &kn);
+        mcp__jw_keyn(w, k, kn);
+        mcp__jw_value(w, v);
+    }
+    if (!mcp_json_object_get(extensions, add)) {
+        mcp__jw_key(w, add);
+        mcp__jw_object(w);
+        mcp__jw_object_end(w);
+    }
+    mcp__jw_object_end(w);
+}
+
 void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
+{
+    mcp__write_caps_with(s, w, era, NULL);
+}
+
+void mcp__write_caps_with(const mcp_session *s, mcp__jw *w, const mcp__era *era,
+                          const char *extension)
 {
     const mcp_json *caps = mcp_json_doc_root(s->caps_doc);
     /* The common case costs two tests: a revision that has every
@@ -65,8 +92,9 @@ void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
      * tasks as an extension, under extensions). */
     const mcp_json *tasks = !era->tasks ? mcp_json_object_get(caps, "tasks") : NULL;
     /* Extensions are negotiated from 2026-07-28 on. */
-    const mcp_json *extensions = !era->modern ? mcp_json_object_get(caps, "extensions") : NULL;
-    if (!e && !tasks && !extensions) {
+    const mcp_json *extensions = !era->modern || extension
+                                     ? mcp_json_object_get(caps, "extensions") : NULL;
+    if (!e && !tasks && !extensions && !extension) {
         mcp__jw_value(w, caps);
         return;
     }
@@ -75,8 +103,12 @@ void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
         const char *k;
         size_t kn;
         const mcp_json *v = mcp_json_object_at(caps, i, &k, &kn);
-        if (v == tasks || v == extensions)
+        if (v == tasks || (v == extensions && !extension))
             continue;
+        if (v == extensions) {
+            write_extensions_with(w, extensions, extension);
+            continue;
+        }
         if (v != e) {
             mcp__jw_keyn(w, k, kn);
             mcp__jw_value(w, v);
@@ -90,6 +122,8 @@ void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
         }
         /* else: a revision without elicitation, or only modes it lacks. */
     }
+    if (extension && !extensions)
+        write_extensions_with(w, NULL, extension);
     mcp__jw_object_end(w);
 }
 
@@ -124,6 +158,8 @@ bool mcp__revision_has(const char *version, mcp__revision_feature f)
         return e->elicitation_ids;
     case MCP__HAS_TASKS:
         return e->tasks;
+    case MCP__HAS_TASK_EXTENSION:
+        return e->task_extension;
     }
     return false;
 }

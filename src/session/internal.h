@@ -30,6 +30,9 @@ typedef struct mcp__era {
                                 notifications/elicitation/complete */
     bool tasks;              /* task-augmented requests and the tasks methods (2025-11-25;
                                 2026-07-28 has them as an extension) */
+    bool task_extension;     /* the io.modelcontextprotocol/tasks extension: declared per
+                                request, resultType "task", tasks/get carries the end,
+                                tasks/update (2026-07-28) */
 } mcp__era;
 
 /* The era of `version` (exact match), or NULL for a revision we neither
@@ -45,6 +48,10 @@ void mcp__era_write_supported(mcp__jw *w);
  * has URL mode, an empty object (form) where it has elicitation without
  * URL mode, nothing where it has no elicitation. A server's as given. */
 void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era);
+/* The same, with extensions[extension] = {} added (NULL: none), for a
+ * request that declares an extension of its own (2026-07-28). */
+void mcp__write_caps_with(const mcp_session *s, mcp__jw *w, const mcp__era *era,
+                          const char *extension);
 
 /* The reserved _meta keys of 2026-07-28. */
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
@@ -53,6 +60,8 @@ void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era);
 #define META_LOG_LEVEL "io.modelcontextprotocol/logLevel"
 #define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
 #define META_SUBSCRIPTION "io.modelcontextprotocol/subscriptionId"
+/* The tasks extension's name (ext-tasks, 2026-07-28). */
+#define TASKS_EXTENSION "io.modelcontextprotocol/tasks"
 
 /* ------------------------------------------------------------------------ */
 /* Inbound requests: a slab of entries addressed by generation-checked
@@ -344,6 +353,8 @@ typedef struct outbound_spec {
     int kind;                        /* enum outbound_kind */
     bool cancellable;
     bool envelope;                   /* add the 2026-07-28 request envelope */
+    bool declare_tasks;              /* ... whose capabilities declare the tasks
+                                        extension (also when opts->task) */
     mcp_response_fn cb;
     mcp_progress_fn progress_cb;
     mcp_listen_fn listen_cb;
@@ -375,6 +386,12 @@ void mcp__outbound_release(mcp_session *s, outbound *o);
 void mcp__outbound_take(mcp_session *s, outbound *o);
 void mcp__outbound_end(mcp_session *s, outbound *o, int outcome, const mcp_message *msg);
 void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg);
+/* What a result msg to o means: MCP_OK, or MCP_ERR_PROTOCOL for one that
+ * is no object or whose 2026-07-28 resultType o cannot take (logged). */
+int mcp__result_outcome(mcp_session *s, const outbound *o, const mcp_message *msg);
+/* notifications/cancelled for o's request on the wire (2026-07-28 HTTP:
+ * its stream closed), logged with reason. */
+void mcp__outbound_send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *reason);
 /* A response to one of our requests that is not valid JSON-RPC (no
  * "jsonrpc", both result and error, a malformed error): the request ends
  * with MCP_ERR_PROTOCOL now rather than waiting for its timeout. false when
@@ -403,12 +420,20 @@ void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
 void mcp__rounds_write_members(mcp__jw *w, const struct mcp__rounds *r);
 void mcp__rounds_free(mcp_session *s, struct mcp__rounds *r);
 
-/* A tools/call run as a task, 2025-11-25 (task_call.c) ----------------------------- */
+/* A tools/call run as a task (task_call.c): 2025-11-25, and 2026-07-28's tasks
+ * extension ------------------------------------------------------------------------ */
 
 /* e is a task call: its record made. MCP_OK or MCP_ERR_NOMEM. */
 int mcp__task_capture(mcp_session *s, outbound *e, const mcp_request_options *o);
 void mcp__task_free(mcp_session *s, struct mcp__task_call *t);
-/* params.task of the first request: {} or {"ttl":N}. */
+/* Whether o is a task call whose task's id is known (the task exists). */
+bool mcp__task_known(const outbound *o);
+/* 2026: every question of the task answered (rounds.c, o held, not on the
+ * wire): tasks/update with them. MCP_OK, or the error that kept it from
+ * being sent (o untouched, as mcp__outbound_resend). */
+int mcp__task_send_answers(mcp_session *s, uint64_t now, outbound *o,
+                           const struct mcp__rounds *answers);
+/* params.task of the first request (2025): {} or {"ttl":N}. */
 void mcp__task_write_param(mcp__jw *w, const mcp_request_options *o);
 /* An answer to o's request on the wire (o in the tables, not held). */
 void mcp__task_response(mcp_session *s, uint64_t now, outbound *o, const mcp_message *msg);
@@ -434,8 +459,9 @@ bool mcp__is_modern_request(const mcp_message *msg);
  * 2026-07-28 request and return true (the envelope read once); else false,
  * nothing done. */
 bool mcp__modern_request(mcp_session *s, uint64_t now, uint64_t route, mcp_message *msg);
-/* The request envelope our modern requests carry, as members of _meta. */
-void mcp__write_envelope(mcp_session *s, mcp__jw *w);
+/* The request envelope our modern requests carry, as members of _meta;
+ * with tasks, its capabilities declare the tasks extension. */
+void mcp__write_envelope(mcp_session *s, mcp__jw *w, bool tasks);
 /* What every message of a session repeats, written once: the object write
  * fills (given arg), kept in mem's memory as its text (*len bytes, NUL
  * after), or only its members, without the braces (members true). NULL

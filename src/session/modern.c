@@ -65,6 +65,7 @@ void mcp__write_implementation(mcp_session *s, mcp__jw *w)
 typedef struct envelope_for {
     mcp_session *s;
     const mcp__era *era;
+    bool tasks;
 } envelope_for;
 
 static void envelope_members(mcp__jw *w, const void *arg)
@@ -73,14 +74,21 @@ static void envelope_members(mcp__jw *w, const void *arg)
     mcp__jw_key(w, META_VERSION);
     mcp__jw_string(w, e->era->version);
     mcp__jw_key(w, META_CLIENT_CAPS);
-    mcp__write_caps(e->s, w, e->era);
+    mcp__write_caps_with(e->s, w, e->era, e->tasks ? TASKS_EXTENSION : NULL);
     mcp__jw_key(w, META_CLIENT_INFO);
     mcp__write_implementation(e->s, w);
 }
 
-void mcp__write_envelope(mcp_session *s, mcp__jw *w)
+void mcp__write_envelope(mcp_session *s, mcp__jw *w, bool tasks)
 {
-    envelope_for e = {s, s->era ? s->era : s->connect.want};
+    envelope_for e = {s, s->era ? s->era : s->connect.want, tasks};
+    /* The tasks extension is declared per request (ext-tasks: only the
+     * requests of a task call): that envelope is written each time, the
+     * rest of the requests share the kept one. */
+    if (tasks) {
+        envelope_members(w, &e);
+        return;
+    }
     /* Written once per revision (the capabilities never change after
      * creation); member by member when it could not be kept. */
     if (s->envelope_era != e.era) {

@@ -281,7 +281,9 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
         mcp__jw_raw_members(w, sp->params_raw, sp->params_raw_len);
     if (sp->round)
         mcp__rounds_write_members(w, sp->round);
-    if (o->task)
+    /* 2025-11-25 asks for a task in params.task; 2026-07-28 has no such
+     * member (the server decides): the envelope declares the extension. */
+    if (o->task && !sp->envelope)
         mcp__task_write_param(w, o);
     if (meta || token || sp->envelope) {
         mcp__jw_key(w, "_meta");
@@ -302,7 +304,7 @@ static void write_params(mcp_session *s, mcp__jw *w, const outbound_spec *sp,
             mcp__jw_int(w, id);
         }
         if (sp->envelope)
-            mcp__write_envelope(s, w);
+            mcp__write_envelope(s, w, sp->declare_tasks || o->task);
         if (logs) {
             mcp__jw_key(w, META_LOG_LEVEL);
             mcp__jw_string(w, mcp_log_level_name(o->log_level ? o->log_level : MCP_LOG_DEBUG));
@@ -493,22 +495,27 @@ int mcp_session_request(mcp_session *s, uint64_t now, const char *method,
      * caller's struct has it. */
     bool task = opts && opts->size >= offsetof(mcp_request_options, task) + sizeof opts->task &&
                 opts->task;
+    const mcp__era *era = s->era ? s->era : s->connect.want;
     if (task) {
         /* A task is asked of tools/call, of a server whose revision has
          * them (before the connect ends: the one asked for). */
-        const mcp__era *era = s->era ? s->era : s->connect.want;
         if (s->role != MCP_ROLE_CLIENT || strcmp(method, "tools/call") != 0)
             return MCP_ERR_INVALID_ARG;
-        if (!era || !era->tasks)
+        if (!era || !(era->tasks || era->task_extension))
             return MCP_ERR_STATE;
     }
+    bool envelope = s->role == MCP_ROLE_CLIENT && s->era && s->era->modern;
     mcp__session_enter(s);
     outbound_spec sp = {.method = method,
                         .params = params,
                         .opts = opts,
                         .kind = OUT_CALL,
                         .cancellable = true,
-                        .envelope = s->role == MCP_ROLE_CLIENT && s->era && s->era->modern,
+                        .envelope = envelope,
+                        /* The extension's own methods are refused (-32021)
+                         * to a request that does not declare it. */
+                        .declare_tasks = envelope && era->task_extension &&
+                                         !strncmp(method, "tasks/", 6),
                         .cb = cb,
                         .progress_cb = progress_cb,
                         .user_data = user_data};
@@ -534,7 +541,7 @@ int mcp_session_notify(mcp_session *s, const char *method, const mcp_json *param
 
 /* Put notifications/cancelled for o on the wire (or, for a request that
  * must never be cancelled, only log that it is abandoned locally). o is
- * already out of the tables. */
+ * already out of the tables, or held. */
 static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *reason)
 {
     mcp_id id = mcp_id_from_int(o->wire ? o->wire : o->id);
@@ -572,6 +579,11 @@ static void send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *r
     if (mcp__jw_envelope_end(&w) == MCP_OK)
         mcp__emit(s, route, b);
     mcp__scratch_done(s, b, &local);
+}
+
+void mcp__outbound_send_cancel(mcp_session *s, uint64_t now, outbound *o, const char *reason)
+{
+    send_cancel(s, now, o, reason);
 }
 
 int mcp_session_cancel(mcp_session *s, uint64_t now, mcp_handle h, const char *reason)
@@ -637,8 +649,10 @@ void mcp_session_tick(mcp_session *s, uint64_t now)
  * server); "complete" is what we handle; "input_required" is handed to the
  * caller for the three methods that may carry it (basic/patterns/mrtr.mdx:
  * the client answers and sends the request again); anything else we
- * cannot use. */
-static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *msg)
+ * cannot use: "task" too, which only a tools/call that declared the tasks
+ * extension takes (task_call.c reads it before this; ext-tasks: a
+ * CreateTaskResult to any other request is an invalid response). */
+int mcp__result_outcome(mcp_session *s, const outbound *o, const mcp_message *msg)
 {
     if (mcp_json_typeof(msg->result) != MCP_JSON_OBJECT) {
         /* Every MCP result is an object; 5 or null is no answer to act on. */
@@ -661,10 +675,12 @@ static int result_outcome(mcp_session *s, const outbound *o, const mcp_message *
     mcp_id id = mcp_id_from_int(o->id);
     mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &id, o->method, "outbound", NULL, -1,
              "unusable result: resultType %.*s%s", type ? (int)(n > 40 ? 40 : n) : 9,
-             type ? type : "not text", type && n == 14 && !memcmp(type, "input_required", 14)
-                                            ? " (mrtr.mdx allows it only for tools/call, "
-                                              "resources/read and prompts/get)"
-                                            : "");
+             type ? type : "not text",
+             type && n == 14 && !memcmp(type, "input_required", 14)
+                 ? " (mrtr.mdx allows it only for tools/call, resources/read and prompts/get)"
+             : type && n == 4 && !memcmp(type, "task", 4)
+                 ? " (only a tools/call that declared the tasks extension takes it)"
+                 : "");
     return MCP_ERR_PROTOCOL;
 }
 
@@ -682,7 +698,10 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
                      NULL, -1, "response dropped: no such request in flight (late or unknown):");
         return;
     }
-    if (o->rounds && msg->kind == MCP_MESSAGE_RESULT && mcp__is_input_required(msg->result)) {
+    /* A task call's rounds are its tools/call's (mrtr.mdx, before any
+     * task); a cancelled one (a ghost) has none. */
+    if (o->rounds && msg->kind == MCP_MESSAGE_RESULT && (!o->task || !mcp__task_known(o)) &&
+        mcp__is_input_required(msg->result)) {
         mcp__rounds_input_required(s, now, o, msg); /* another round */
         return;
     }
@@ -695,7 +714,7 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
     detach(s, o);
     int outcome = MCP_ERR_REMOTE;
     if (msg->kind == MCP_MESSAGE_RESULT) {
-        outcome = result_outcome(s, o, msg);
+        outcome = mcp__result_outcome(s, o, msg);
         if (outcome != MCP_OK)
             msg = NULL;
     }

@@ -130,14 +130,20 @@ void mcp__rounds_write_members(mcp__jw *w, const mcp__rounds *r)
     }
 }
 
-/* o ends here with outcome (o held by the caller). */
+/* o ends here with outcome (o held by the caller). A task call's task is
+ * cancelled with it: it would wait for answers that never come. */
 static void end_call(mcp_session *s, outbound *o, int outcome)
 {
+    if (o->task && mcp__task_known(o)) {
+        mcp__task_cancel(s, s->now, o, outcome, "its questions could not be answered");
+        return;
+    }
     mcp__outbound_take(s, o);
     mcp__outbound_end(s, o, outcome, NULL);
 }
 
-/* Every question answered: the next round (o held by the caller). */
+/* Every question answered: the next round (o held by the caller), or for
+ * a task's questions (ext-tasks inputRequests) tasks/update. */
 static void send_again(mcp_session *s, uint64_t now, outbound *o)
 {
     mcp__rounds *r = o->rounds;
@@ -147,8 +153,10 @@ static void send_again(mcp_session *s, uint64_t now, outbound *o)
                         .cancellable = true,
                         .envelope = true,
                         .round = r};
-    int rc = round_params(s, r, &sp.params);
-    if (rc == MCP_OK)
+    int rc;
+    if (o->task && mcp__task_known(o))
+        rc = mcp__task_send_answers(s, now, o, r);
+    else if ((rc = round_params(s, r, &sp.params)) == MCP_OK)
         rc = mcp__outbound_resend(s, now, o, &sp);
     if (rc != MCP_OK) {
         mcp_id id = mcp_id_from_int(o->id);

@@ -265,7 +265,7 @@ contains "$WORK/err" ": cancelled" "the state it ended in"
 expect_exit 0 "--detach" -- "$MCP" call $T --detach count '{"n":1,"delay_ms":0}' -- "$MCP" serve
 grep -Eq '^[0-9a-f]{32}$' "$WORK/out" || fail "--detach printed '$(cat "$WORK/out")', not a task id"
 echo "ok: --detach prints the task's id"
-expect_exit 3 "--task where there are no tasks" -- "$MCP" call --protocol 2026-07-28 --task echo '{}' -- "$MCP" serve
+expect_exit 3 "--task where there are no tasks" -- "$MCP" call --protocol 2025-06-18 --task echo '{}' -- "$MCP" serve
 contains "$WORK/err" "the server runs no tool as a task" "says why"
 expect_exit 2 "--ttl 0" -- "$MCP" call $T --ttl 0 sleep '{}' -- "$MCP" serve
 expect_exit 0 "tasks list" -- "$MCP" tasks $T list -- "$MCP" serve
@@ -274,4 +274,19 @@ contains "$WORK/err" "no task" "the server's error"
 expect_exit 2 "tasks without a verb" -- "$MCP" tasks -- "$MCP" serve
 expect_exit 2 "tasks cancel without an id" -- "$MCP" tasks cancel -- "$MCP" serve
 expect_exit 3 "tasks/list under 2026-07-28" -- "$MCP" tasks --protocol 2026-07-28 list -- "$MCP" serve
-contains "$WORK/err" "not part of protocol revision 2026-07-28" "the server's error"
+contains "$WORK/err" "protocol revision 2026-07-28 has no tasks/list" "says the revision has none"
+expect_exit 3 "tasks/result under 2026-07-28" -- "$MCP" tasks --protocol 2026-07-28 result 0123 -- "$MCP" serve
+contains "$WORK/err" "has no tasks/result" "says the revision has none"
+# 2026-07-28 (the tasks extension): --task declares it on the call; the
+# end comes from tasks/get; Ctrl-C is tasks/cancel once the id is known.
+expect_exit 0 "a 2026 task call" -- "$MCP" call --protocol 2026-07-28 --trace --task job '{"n":2,"delay_ms":10}' -- "$MCP" serve
+contains "$WORK/out" "counted to 2" "the task's result"
+contains "$WORK/err" '"io.modelcontextprotocol/tasks":{}' "the extension declared"
+contains "$WORK/err" '"method":"tasks/get"' "polled with tasks/get"
+expect_exit 130 "a 2026 task cancelled" -- "$MCP" call --protocol 2026-07-28 --trace --task --cancel-after 0.5 sleep '{"seconds":30}' -- "$MCP" serve
+contains "$WORK/err" '"method":"tasks/cancel"' "tasks/cancel sent"
+expect_exit 0 "a 2026 task detached" -- "$MCP" call --protocol 2026-07-28 --detach sleep '{"seconds":30}' -- "$MCP" serve
+grep -Eq '^[0-9a-f]{32}$' "$WORK/out" || fail "--detach printed '$(cat "$WORK/out")', not a task id"
+expect_exit 3 "tasks get of an unknown 2026 task" -- "$MCP" tasks --protocol 2026-07-28 get 0123 -- "$MCP" serve
+expect_exit 3 "tasks update under 2025-11-25" -- "$MCP" tasks $T update 0123 '{}' -- "$MCP" serve
+contains "$WORK/err" "has no tasks/update" "says the revision has none"

@@ -42,6 +42,12 @@ void scripted_no_line(scripted *s, const char *needle, int ms)
 
 void scripted_open(scripted *s, const char *version, mcp_client_options o, char **hello)
 {
+    scripted_open_caps(s, version, "{\"tools\":{}}", o, hello);
+}
+
+void scripted_open_caps(scripted *s, const char *version, const char *caps,
+                        mcp_client_options o, char **hello)
+{
     bool modern = mcp_protocol_modern(version);
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -50,20 +56,20 @@ void scripted_open(scripted *s, const char *version, mcp_client_options o, char 
     o.connect_mode = modern ? MCP_CONNECT_MODERN : MCP_CONNECT_LEGACY;
     o.protocol_version = version;
     assert_int_equal(mcp_client_new(&o, &s->client), MCP_OK);
-    char answer[400];
+    char answer[1200];
     if (modern)
         snprintf(answer, sizeof answer,
                  "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\","
-                 "\"supportedVersions\":[\"%s\"],\"capabilities\":{\"tools\":{}},"
+                 "\"supportedVersions\":[\"%s\"],\"capabilities\":%s,"
                  "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"s\","
                  "\"version\":\"1\"}}}}",
-                 version);
+                 version, caps);
     else
         snprintf(answer, sizeof answer,
                  "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"%s\","
-                 "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\","
+                 "\"capabilities\":%s,\"serverInfo\":{\"name\":\"s\","
                  "\"version\":\"1\"}}}",
-                 version);
+                 version, caps);
     wire_send(&s->w, answer);
     if (mcp__client_connect_fds(s->client, sv[0], dup(sv[0])) != MCP_OK)
         fail_msg("connect: %s", mcp_client_error(s->client));

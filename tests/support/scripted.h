@@ -22,6 +22,10 @@ typedef struct scripted {
  * starts: the request (id 1) is registered before the client reads
  * anything. */
 void scripted_open(scripted *s, const char *version, mcp_client_options o, char **hello);
+/* The same, the handshake's answer declaring caps (a JSON object's text)
+ * as the server's capabilities. */
+void scripted_open_caps(scripted *s, const char *version, const char *caps,
+                        mcp_client_options o, char **hello);
 /* Free the client, close the test's end. */
 void scripted_close(scripted *s);
 /* Drive the client until the test reads a line containing needle (fails

@@ -224,6 +224,13 @@ static mcp_client *connect_2025(bool capture)
     return c;
 }
 
+static int tasks_seen;
+static void count_tasks(void *ud, mcp_handle h, const mcp_json *task)
+{
+    (void)ud, (void)h, (void)task;
+    tasks_seen++;
+}
+
 /* A tool that must run as a task (mcp serve's job) is run as one, once the
  * listing said so, and returns as a call does, progress included. */
 static void a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call(void **state)
@@ -252,19 +259,35 @@ static void a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call(void **st
     assert_int_equal(call(c, "job", "{\"n\":1,\"delay_ms\":0}", &o, &r), MCP_ERR_REMOTE);
     mcp_client_call_result_release(&r);
     mcp_client_free(c);
-    /* Under 2026-07-28 (tasks are an extension there, not served yet):
-     * always cannot be had. */
+    /* Under 2026-07-28 mcp serve declares the tasks extension: ALWAYS
+     * declares it on the call, the server makes a task of it, and its end
+     * comes back as a call's; AUTO does not (job then needs it: -32021). */
     c = connect_to(serve_argv, NULL, false);
     o.task = MCP_CALL_TASK_ALWAYS;
-    assert_int_equal(call(c, "sleep", "{\"seconds\":0}", &o, &r), MCP_ERR_STATE);
+    o.on_task = count_tasks;
+    tasks_seen = 0;
+    assert_int_equal(call(c, "job", "{\"n\":2,\"delay_ms\":20}", &o, &r), MCP_OK);
+    assert_string_equal(first_text(&r), "counted to 2");
+    assert_true(tasks_seen >= 2); /* CreateTaskResult, then tasks/get's */
+    mcp_client_call_result_release(&r);
+    o.task = MCP_CALL_TASK_AUTO;
+    assert_int_equal(call(c, "job", "{\"n\":1,\"delay_ms\":0}", &o, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, -32021);
+    mcp_client_call_result_release(&r);
     mcp_client_free(c);
 }
 
 /* The seeds' rule: a task call is cancelled with tasks/cancel, and the
- * server's handler stops. */
+ * server's handler stops; under 2026-07-28 too. */
+static void cancelled_task_call(mcp_client *c);
 static void a_cancelled_task_call_stops_the_servers_handler(void **state)
 {
-    mcp_client *c = connect_2025(true);
+    cancelled_task_call(connect_2025(true));
+    cancelled_task_call(connect_to(serve_argv, NULL, true));
+}
+
+static void cancelled_task_call(mcp_client *c)
+{
     mcp_json_doc *a = args("{\"seconds\":30}");
     canceller k = {c, 0};
     async_outcome = 1;

@@ -12,7 +12,15 @@
  *   the task's id is known (the caller told at once, tasks/cancel sent when
  *   CreateTaskResult brings the id);
  * - a server that made no task, errors at each step, malformed answers;
- * - the option refused where there are no tasks; nothing leaked.
+ * - the option refused where there are no tasks; nothing leaked;
+ * - 2026-07-28, the io.modelcontextprotocol/tasks extension: declared in
+ *   the clientCapabilities of the task call's requests only (tools/call,
+ *   tasks/get, tasks/update, tasks/cancel), never params.task; a "task"
+ *   result refused where not declared; the end read from tasks/get
+ *   (result, error, cancelled); the questions of inputRequests through the
+ *   call's on_input_required, each key once, answered by tasks/update;
+ *   cancels as tasks/cancel, and before the id, the tools/call cancelled
+ *   as an ordinary request, the task once its id comes.
  * Built again as a torture test (each send failing in turn).
  */
 #include <stdarg.h>
@@ -359,6 +367,407 @@ static void the_connections_end_ends_task_calls(void **state)
     peer_free(&p);
 }
 
+/* 2026-07-28: the tasks extension ------------------------------------------------------------ */
+
+static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h, (void)m;
+    *(int *)ud = outcome;
+}
+
+/* A client connected in 2026-07-28 to a server that declares the tasks
+ * extension. */
+static void modern_client(peer *p)
+{
+    peer_init(p, MCP_ROLE_CLIENT, &client_options);
+    int outcome = 1;
+    mcp_connect_options co = {.size = sizeof co, .mode = MCP_CONNECT_MODERN};
+    PEER_EXPECT(mcp_session_connect(p->s, p->now, &co, connected, &outcome) == MCP_OK);
+    const mcp_message *discover = peer_next(p);
+    answer(p, discover ? discover->id.num : 0,
+           "{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],"
+           "\"capabilities\":{\"tools\":{},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}},"
+           "\"ttlMs\":0,\"cacheScope\":\"public\"}");
+    PEER_EXPECT(outcome == MCP_OK);
+}
+
+#define CREATED26(status, poll)                                                                \
+    "{\"resultType\":\"task\",\"taskId\":\"t1\",\"status\":\"" status "\",\"createdAt\":"     \
+    "\"2026-11-27T00:00:00Z\",\"lastUpdatedAt\":\"2026-11-27T00:00:00Z\",\"ttlMs\":5000,"      \
+    "\"pollIntervalMs\":" #poll "}"
+/* A DetailedTask, as tasks/get answers: status, then its members. */
+#define TASK26(status, more)                                                                   \
+    "{\"resultType\":\"complete\",\"taskId\":\"t1\",\"status\":\"" status "\",\"createdAt\":" \
+    "\"2026-11-27T00:00:00Z\",\"lastUpdatedAt\":\"2026-11-27T00:00:00Z\",\"ttlMs\":5000,"      \
+    "\"pollIntervalMs\":100" more "}"
+
+static const mcp_json *params_of(const mcp_message *m)
+{
+    return m ? m->params : NULL;
+}
+
+/* Whether m's clientCapabilities declare the tasks extension. */
+static bool declares_tasks(const mcp_message *m)
+{
+    const mcp_json *caps = mcp_json_object_get(
+        mcp_json_object_get(params_of(m), "_meta"), "io.modelcontextprotocol/clientCapabilities");
+    return mcp_json_typeof(mcp_json_object_get(mcp_json_object_get(caps, "extensions"),
+                                               "io.modelcontextprotocol/tasks")) ==
+           MCP_JSON_OBJECT;
+}
+
+/* The next message: method for task t1, declaring the extension; its id. */
+static int64_t expect_step26(peer *p, const char *method)
+{
+    const mcp_message *m = peer_next(p);
+    PEER_EXPECT(msg_is_method(m, method));
+    PEER_EXPECT(!strcmp(mcp_json_string(mcp_json_object_get(params_of(m), "taskId"), NULL) ?: "",
+                        "t1"));
+    PEER_EXPECT(declares_tasks(m));
+    return m ? m->id.num : 0;
+}
+
+static int count_sent(const peer *p, const char *method)
+{
+    int n = 0;
+    for (int i = 0; i < p->nsent; i++)
+        n += msg_is_method(peer_sent(p, i), method);
+    return n;
+}
+
+static int outcome_of(const peer *p, mcp_handle h)
+{
+    int k = peer_response_index(p, h);
+    return k < 0 ? 1 : p->outcomes[k];
+}
+
+static void a_2026_task_call_declares_the_extension_and_ends_with_the_inline_result(void **state)
+{
+    peer p;
+    modern_client(&p);
+    /* A plain call does not declare it (per request, ext-tasks). */
+    mcp_handle plain = 0;
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\"}", NULL, &plain) == MCP_OK);
+    const mcp_message *m = peer_next(&p);
+    PEER_EXPECT(msg_is_method(m, "tools/call") && !declares_tasks(m));
+    answer(&p, (int64_t)plain, "{\"resultType\":\"complete\",\"content\":[]}");
+    PEER_EXPECT(outcome_of(&p, plain) == MCP_OK);
+    /* The task call does, and asks for no task itself (the server
+     * decides: no params.task, the caller's own dropped). */
+    mcp_handle h = 0;
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\",\"task\":{\"ttl\":1}}",
+                             &task_opts, &h) == MCP_OK);
+    m = peer_next(&p);
+    PEER_EXPECT(msg_is_method(m, "tools/call") && declares_tasks(m));
+    PEER_EXPECT(mcp_json_object_get(params_of(m), "task") == NULL);
+    answer(&p, (int64_t)h, CREATED26("working", 100));
+    PEER_EXPECT(peer_unread(&p) == 0 && outcome_of(&p, h) == 1);
+    /* Polled at pollIntervalMs. */
+    PEER_EXPECT(mcp_session_next_deadline(p.s) == p.now + 100);
+    peer_advance(&p, 100);
+    int64_t get = expect_step26(&p, "tasks/get");
+    answer(&p, get, TASK26("working", ""));
+    peer_advance(&p, 100);
+    get = expect_step26(&p, "tasks/get");
+    /* isError is still completed (ext-tasks): the tool's result, as a
+     * plain call's, under the call's handle. */
+    answer(&p, get, TASK26("completed", ",\"result\":{\"resultType\":\"complete\",\"content\":"
+                                        "[{\"type\":\"text\",\"text\":\"done\"}],\"isError\":true}"));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_OK);
+    const mcp_message *r = peer_response_msg(&p, h);
+    PEER_EXPECT(r && r->id.num == (int64_t)h);
+    PEER_EXPECT(!strcmp(mcp_json_string(mcp_json_object_get(
+                            mcp_json_array_at(mcp_json_object_get(r ? r->result : NULL,
+                                                                  "content"), 0),
+                            "text"), NULL) ?: "",
+                        "done"));
+    bool is_error = false;
+    PEER_EXPECT(mcp_json_get_bool(mcp_json_object_get(r ? r->result : NULL, "isError"),
+                                  &is_error) == MCP_OK && is_error);
+    /* 2026 has no tasks/result, and a task is never cancelled the core way. */
+    PEER_EXPECT(count_sent(&p, "tasks/result") == 0 && !sent_cancelled_notification(&p));
+    peer_advance(&p, 1000);
+    PEER_EXPECT(peer_unread(&p) == 0);
+    peer_free(&p);
+}
+
+static void a_2026_task_ends_as_tasks_get_says(void **state)
+{
+    peer p;
+    modern_client(&p);
+    /* failed: the JSON-RPC error it carries is the call's. */
+    mcp_handle h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("working", 10));
+    peer_advance(&p, 10);
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("failed", ",\"statusMessage\":\"x\",\"error\":{\"code\":-32000,\"message\":"
+                            "\"the tool broke\"}"));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_REMOTE);
+    const mcp_message *r = peer_response_msg(&p, h);
+    PEER_EXPECT(r && r->error_code == -32000 && r->error_message &&
+                !strcmp(r->error_message, "the tool broke"));
+    /* cancelled (by someone else): the peer cancelled it. */
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("working", 10));
+    peer_advance(&p, 10);
+    answer(&p, expect_step26(&p, "tasks/get"), TASK26("cancelled", ""));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_CANCELLED);
+    /* Created already ended: tasks/get at once, not after the interval. */
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("completed", 30000));
+    /* completed without its result, failed without an error object:
+     * unusable. */
+    answer(&p, expect_step26(&p, "tasks/get"), TASK26("completed", ""));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_PROTOCOL);
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("failed", 10));
+    answer(&p, expect_step26(&p, "tasks/get"), TASK26("failed", ",\"error\":{\"message\":\"m\"}"));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_PROTOCOL);
+    /* tasks/get answered as no 2026 tasks/get may be (resultType task). */
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("working", 10));
+    peer_advance(&p, 10);
+    answer(&p, expect_step26(&p, "tasks/get"), CREATED26("working", 10));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_PROTOCOL);
+    /* No task made: the plain result is the call's (resultType checked). */
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, "{\"resultType\":\"complete\",\"content\":[]}");
+    PEER_EXPECT(outcome_of(&p, h) == MCP_OK);
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, "{\"resultType\":\"later\",\"content\":[]}");
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_PROTOCOL);
+    PEER_EXPECT(!sent_cancelled_notification(&p));
+    peer_free(&p);
+}
+
+/* ext-tasks: a CreateTaskResult to a request that did not declare the
+ * extension, or to another method, is an invalid response. */
+static void a_task_result_where_none_was_declared_is_invalid(void **state)
+{
+    peer p;
+    modern_client(&p);
+    mcp_handle h = 0;
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\"}", NULL, &h) == MCP_OK);
+    peer_next(&p);
+    answer(&p, (int64_t)h, CREATED26("working", 10));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_PROTOCOL);
+    const mcp_log_record *warning = peer_last_log(&p, MCP_LOG_EVENT_BAD_INPUT);
+    PEER_EXPECT(warning && warning->message && strstr(warning->message, "resultType task"));
+    PEER_EXPECT(peer_request(&p, "resources/read", "{\"uri\":\"a:b\"}", NULL, &h) == MCP_OK);
+    peer_next(&p);
+    answer(&p, (int64_t)h, CREATED26("working", 10));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_PROTOCOL);
+    /* Nothing polled, nothing cancelled: there is no task of ours. */
+    peer_advance(&p, 100);
+    PEER_EXPECT(peer_unread(&p) == 0);
+    /* The extension's methods declare it whoever sends them. */
+    PEER_EXPECT(peer_request(&p, "tasks/get", "{\"taskId\":\"t1\"}", NULL, &h) == MCP_OK);
+    PEER_EXPECT(declares_tasks(peer_next(&p)));
+    peer_free(&p);
+}
+
+static void cancelling_a_2026_task_sends_tasks_cancel(void **state)
+{
+    peer p;
+    modern_client(&p);
+    mcp_handle h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("working", 100));
+    PEER_EXPECT(mcp_session_cancel(p.s, p.now, h, "user pressed stop") == MCP_OK);
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_ABORTED);
+    answer(&p, expect_step26(&p, "tasks/cancel"), "{\"resultType\":\"complete\"}");
+    peer_advance(&p, 1000);
+    PEER_EXPECT(peer_unread(&p) == 0);
+    /* The idle timeout, while tasks/get is on the wire: the same. */
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("working", 100));
+    peer_advance(&p, 100);
+    expect_step26(&p, "tasks/get");
+    peer_advance(&p, 1000);
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_TIMED_OUT);
+    expect_step26(&p, "tasks/cancel");
+    PEER_EXPECT(!sent_cancelled_notification(&p));
+    peer_free(&p);
+}
+
+/* Before CreateTaskResult the tools/call is an ordinary request (the
+ * server may not make a task of it): cancelled the core way
+ * (notifications/cancelled on stdio), and a task that comes of it anyway
+ * gets tasks/cancel. */
+static void a_2026_cancel_before_the_id_cancels_the_request_then_the_task(void **state)
+{
+    peer p;
+    modern_client(&p);
+    mcp_handle h = start(&p, &task_opts);
+    PEER_EXPECT(mcp_session_cancel(p.s, p.now, h, "user pressed stop") == MCP_OK);
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_ABORTED); /* told at once */
+    const mcp_message *n = peer_next(&p);
+    PEER_EXPECT(msg_is_method(n, "notifications/cancelled"));
+    int64_t named = 0;
+    mcp_json_get_int64(mcp_json_object_get(params_of(n), "requestId"), &named);
+    PEER_EXPECT(named == (int64_t)h);
+    answer(&p, (int64_t)h, CREATED26("working", 100));
+    expect_step26(&p, "tasks/cancel");
+    PEER_EXPECT(count_sent(&p, "notifications/cancelled") == 1);
+    peer_advance(&p, 5000);
+    PEER_EXPECT(peer_unread(&p) == 0);
+    peer_free(&p);
+}
+
+/* What the hook was given and answers. */
+static struct {
+    int calls;
+    char keys[8][16]; /* every key handed out, in order */
+    int nkeys;
+    bool answer;      /* answers each at once */
+} asked;
+
+static int on_questions(void *ud, mcp_handle h, const mcp_message *m)
+{
+    peer *p = ((peer_req *)ud)->p;
+    asked.calls++;
+    const mcp_json *reqs = mcp_json_object_get(m->result, "inputRequests");
+    mcp_json_doc *d = NULL;
+    static const char accept[] = "{\"action\":\"accept\",\"content\":{}}";
+    assert_int_equal(mcp_json_parse(accept, strlen(accept), NULL, NULL, &d, NULL), MCP_OK);
+    for (size_t i = 0; i < mcp_json_object_size(reqs); i++) {
+        const char *k;
+        size_t kn;
+        mcp_json_object_at(reqs, i, &k, &kn);
+        if (asked.nkeys < 8)
+            snprintf(asked.keys[asked.nkeys++], sizeof asked.keys[0], "%.*s", (int)kn, k);
+        if (asked.answer)
+            mcp_session_input_response(p->s, p->now, h, k, kn, mcp_json_doc_root(d));
+    }
+    mcp_json_doc_free(d);
+    return MCP_OK;
+}
+
+#define QUESTION(key) "\"" key "\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"?\"}}"
+
+/* The inputResponses keys of tasks/update m, "a,b," style. */
+static void response_keys(const mcp_message *m, char *out, size_t n)
+{
+    const mcp_json *ir = mcp_json_object_get(params_of(m), "inputResponses");
+    out[0] = '\0';
+    for (size_t i = 0; i < mcp_json_object_size(ir); i++) {
+        const char *k;
+        size_t kn;
+        mcp_json_object_at(ir, i, &k, &kn);
+        snprintf(out + strlen(out), n - strlen(out), "%.*s,", (int)kn, k);
+    }
+}
+
+static void a_2026_tasks_questions_are_answered_once_per_key_by_tasks_update(void **state)
+{
+    memset(&asked, 0, sizeof asked);
+    asked.answer = true;
+    peer p;
+    modern_client(&p);
+    mcp_request_options o = task_opts;
+    o.on_input_required = on_questions;
+    mcp_handle h = start(&p, &o);
+    /* An MRTR round of the tools/call first (mrtr.mdx: before any task):
+     * sent again, declaring the extension still. */
+    answer(&p, (int64_t)h, "{\"resultType\":\"input_required\",\"inputRequests\":{" QUESTION("r")
+                           "}}");
+    const mcp_message *again = peer_next(&p);
+    PEER_EXPECT(msg_is_method(again, "tools/call") && declares_tasks(again));
+    answer(&p, again ? again->id.num : 0, CREATED26("working", 100));
+    peer_advance(&p, 100);
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("input_required", ",\"inputRequests\":{" QUESTION("a") "}"));
+    const mcp_message *update = peer_next(&p);
+    PEER_EXPECT(msg_is_method(update, "tasks/update") && declares_tasks(update));
+    PEER_EXPECT(!strcmp(mcp_json_string(mcp_json_object_get(params_of(update), "taskId"), NULL)
+                            ?: "", "t1"));
+    char keys[64];
+    response_keys(update, keys, sizeof keys);
+    PEER_EXPECT(!strcmp(keys, "a,"));
+    PEER_EXPECT(!strcmp(mcp_json_string(mcp_json_object_get(mcp_json_object_get(
+                            mcp_json_object_get(params_of(update), "inputResponses"), "a"),
+                            "action"), NULL) ?: "", "accept"));
+    /* Acknowledged: the next poll; a, not taken yet, is listed again
+     * beside a new b: only b is asked and sent. */
+    answer(&p, update ? update->id.num : 0, "{\"resultType\":\"complete\"}");
+    PEER_EXPECT(peer_unread(&p) == 0);
+    peer_advance(&p, 100);
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("input_required", ",\"inputRequests\":{" QUESTION("a") "," QUESTION("b") "}"));
+    update = peer_next(&p);
+    PEER_EXPECT(msg_is_method(update, "tasks/update"));
+    response_keys(update, keys, sizeof keys);
+    PEER_EXPECT(!strcmp(keys, "b,"));
+    answer(&p, update ? update->id.num : 0, "{\"resultType\":\"complete\"}");
+    /* Nothing new: no question, no update, the next poll. */
+    peer_advance(&p, 100);
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("input_required", ",\"inputRequests\":{" QUESTION("b") "}"));
+    PEER_EXPECT(peer_unread(&p) == 0);
+    peer_advance(&p, 100);
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("completed", ",\"result\":{\"content\":[]}"));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_OK);
+    PEER_EXPECT(asked.calls == 3 && asked.nkeys == 3 && !strcmp(asked.keys[0], "r") &&
+                !strcmp(asked.keys[1], "a") && !strcmp(asked.keys[2], "b"));
+    PEER_EXPECT(count_sent(&p, "tasks/update") == 2);
+    peer_free(&p);
+}
+
+static void a_2026_tasks_questions_left_open_or_refused_end_the_call(void **state)
+{
+    memset(&asked, 0, sizeof asked);
+    peer p;
+    modern_client(&p);
+    mcp_request_options o = task_opts;
+    o.on_input_required = on_questions;
+    /* A cancel while the caller answers: tasks/cancel, nothing else. */
+    mcp_handle h = start(&p, &o);
+    answer(&p, (int64_t)h, CREATED26("input_required", 100));
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("input_required", ",\"inputRequests\":{" QUESTION("a") "}"));
+    PEER_EXPECT(asked.calls == 1 && peer_unread(&p) == 0);
+    PEER_EXPECT(mcp_session_cancel(p.s, p.now, h, NULL) == MCP_OK);
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_ABORTED);
+    expect_step26(&p, "tasks/cancel");
+    /* tasks/update refused: the call ends with that error, and the task,
+     * which would wait for the answers forever, is cancelled. */
+    asked.answer = true;
+    h = start(&p, &o);
+    answer(&p, (int64_t)h, CREATED26("input_required", 100));
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("input_required", ",\"inputRequests\":{" QUESTION("a") "}"));
+    answer_error(&p, expect_step26(&p, "tasks/update"), -32602, "no such task");
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_REMOTE);
+    expect_step26(&p, "tasks/cancel");
+    /* A call without the hook cannot answer: the task is cancelled. */
+    h = start(&p, &task_opts);
+    answer(&p, (int64_t)h, CREATED26("input_required", 100));
+    answer(&p, expect_step26(&p, "tasks/get"),
+           TASK26("input_required", ",\"inputRequests\":{" QUESTION("a") "}"));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_INPUT_REQUIRED);
+    expect_step26(&p, "tasks/cancel");
+    PEER_EXPECT(!sent_cancelled_notification(&p));
+    peer_free(&p);
+}
+
+/* task_start_only: the call ends with CreateTaskResult itself. */
+static void a_2026_task_start_ends_with_the_create_task_result(void **state)
+{
+    peer p;
+    modern_client(&p);
+    mcp_request_options o = task_opts;
+    o.task_start_only = true;
+    mcp_handle h = start(&p, &o);
+    answer(&p, (int64_t)h, CREATED26("working", 100));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_OK);
+    const mcp_message *r = peer_response_msg(&p, h);
+    PEER_EXPECT(!strcmp(mcp_json_string(mcp_json_object_get(r ? r->result : NULL, "taskId"), NULL)
+                            ?: "", "t1"));
+    peer_advance(&p, 1000);
+    PEER_EXPECT(peer_unread(&p) == 0);
+    peer_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +780,14 @@ int main(void)
         cmocka_unit_test(the_option_is_refused_where_there_are_no_tasks),
         cmocka_unit_test(a_queued_task_call_cancelled_never_goes_out),
         cmocka_unit_test(the_connections_end_ends_task_calls),
+        cmocka_unit_test(a_2026_task_call_declares_the_extension_and_ends_with_the_inline_result),
+        cmocka_unit_test(a_2026_task_ends_as_tasks_get_says),
+        cmocka_unit_test(a_task_result_where_none_was_declared_is_invalid),
+        cmocka_unit_test(cancelling_a_2026_task_sends_tasks_cancel),
+        cmocka_unit_test(a_2026_cancel_before_the_id_cancels_the_request_then_the_task),
+        cmocka_unit_test(a_2026_tasks_questions_are_answered_once_per_key_by_tasks_update),
+        cmocka_unit_test(a_2026_tasks_questions_left_open_or_refused_end_the_call),
+        cmocka_unit_test(a_2026_task_start_ends_with_the_create_task_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

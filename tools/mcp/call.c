@@ -19,6 +19,8 @@
  *
  * Tasks (2025-11-25): --task runs the call as a task (a tool whose listing
  * says it must be one runs as one without it), --ttl asks for its lifetime;
+ * under 2026-07-28 --task declares the tasks extension on the call and the
+ * server decides (no ttl is asked for there);
  * its status changes are shown on stderr, Ctrl-C sends tasks/cancel (never
  * notifications/cancelled) and prints the state it ended in. --detach starts
  * the task, prints its id and exits: the task is the server's to keep.
@@ -299,7 +301,10 @@ static void report_task_end(call_state *st)
 /* --detach: the task's id on stdout (its whole Task with --json). */
 static int report_detached(call_state *st)
 {
+    /* 2025-11-25 nests the Task; 2026-07-28's CreateTaskResult is it. */
     const mcp_json *task = mcp_json_object_get(st->result.result, "task");
+    if (!task && mcp_json_object_get(st->result.result, "taskId"))
+        task = st->result.result;
     size_t n;
     const char *id = mcp_json_string(mcp_json_object_get(task, "taskId"), &n);
     if (!id) {

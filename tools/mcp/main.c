@@ -56,13 +56,15 @@ static const struct {
      "killing a started server.\n"},
     {"tasks",
      "usage: mcp tasks [--json] [--timeout S] [--max-time S] [--protocol P] [--trace]\n"
-     "                 (list | get ID | result ID | cancel ID)\n"
+     "                 (list | get ID | result ID | cancel ID | update ID JSON)\n"
      "                 (-- COMMAND [ARG...] | --url URL [--header 'NAME: VALUE']...)\n"
      "\n"
      "A server's tasks (2025-11-25): list them (every page), read one's state, wait for\n"
      "its result (printed as JSON), or cancel it (tasks/cancel). A server may keep a\n"
      "task only for the session that made it (mcp serve does): a new connection finds\n"
-     "none of those.\n"},
+     "none of those. Under 2026-07-28 (the tasks extension): get (its result or error\n"
+     "included), cancel, and update (JSON: the answers to its inputRequests, by key);\n"
+     "that revision has no list and no result.\n"},
     {"call",
      "usage: mcp call [--timeout S] [--max-time S] [--cancel-after S] [--protocol P]\n"
      "                [--json] [--trace] [--sampling-command CMD] [--root URI]...\n"
@@ -168,7 +170,8 @@ static const char common_options[] =
     "  --sampling-command CMD  (call) answer the server's sampling requests with CMD\n"
     "  --root URI        (call) a root to declare and list (a file:// URI); repeatable\n"
     "  --task            (call) run the call as a task (2025-11-25; a tool whose listing\n"
-    "                    says it must be one runs as one anyway): its status changes\n"
+    "                    says it must be one runs as one anyway; 2026-07-28: declare\n"
+    "                    the tasks extension, the server decides): its status changes\n"
     "                    show on stderr, Ctrl-C sends tasks/cancel and prints the\n"
     "                    state it ended in\n"
     "  --ttl S           (call) ask for the task to be kept S seconds (implies --task)\n"

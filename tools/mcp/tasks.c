@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp tasks list|get ID|result ID|cancel ID: a server's tasks (2025-11-25,
- * basic/utilities/tasks), one request each. A server may keep a task only
- * for the session that made it (mcp serve does): these reach the tasks of
- * servers that keep them longer, by credential or for anyone with the id.
- * Under 2026-07-28 the client does not declare the tasks extension yet: a
- * server answers -32021.
+ * mcp tasks list|get ID|result ID|cancel ID|update ID JSON: a server's
+ * tasks, one request each. 2025-11-25 (basic/utilities/tasks): all but
+ * update. 2026-07-28 (the io.modelcontextprotocol/tasks extension, which
+ * every tasks/ request declares): get (the result or error inline),
+ * cancel (an acknowledgment) and update (inputResponses, a JSON object of
+ * answers under the keys of the task's inputRequests); list and result do
+ * not exist there, and are refused here rather than sent. A server may keep
+ * a task only for the session that made it (mcp serve does under
+ * 2025-11-25): these reach the tasks of servers that keep them longer.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,28 +17,39 @@
 #include "text.h"
 
 typedef struct tasks_state {
-    const char *verb; /* list, get, result or cancel */
+    const char *verb; /* list, get, result, cancel or update */
     const char *id;
+    mcp_json_doc *responses; /* update: its inputResponses */
 } tasks_state;
 
 static bool check(void *state, int n, char **args)
 {
     tasks_state *st = state;
-    static const char *const verbs[] = {"list", "get", "result", "cancel"};
+    static const char *const verbs[] = {"list", "get", "result", "cancel", "update"};
     if (n == 0) {
-        fputs("mcp: tasks needs list, get ID, result ID or cancel ID\n", stderr);
+        fputs("mcp: tasks needs list, get ID, result ID, cancel ID or update ID JSON\n", stderr);
         return false;
     }
     st->verb = NULL;
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 5; i++)
         if (!strcmp(args[0], verbs[i]))
             st->verb = verbs[i];
     if (!st->verb) {
-        fprintf(stderr, "mcp: tasks: unknown '%s' (list, get, result or cancel)\n",
+        fprintf(stderr, "mcp: tasks: unknown '%s' (list, get, result, cancel or update)\n",
                 cli_safe(args[0]));
         return false;
     }
     bool wants_id = strcmp(st->verb, "list") != 0;
+    if (!strcmp(st->verb, "update")) {
+        if (n != 3 || mcp_json_parse(args[2], strlen(args[2]), NULL, NULL, &st->responses,
+                                     NULL) != MCP_OK ||
+            mcp_json_typeof(mcp_json_doc_root(st->responses)) != MCP_JSON_OBJECT) {
+            fputs("mcp: tasks update needs a task ID and a JSON object of answers "
+                  "(inputResponses)\n", stderr);
+            return false;
+        }
+        n = 2;
+    }
     if (wants_id != (n == 2)) {
         fprintf(stderr, wants_id ? "mcp: tasks %s needs a task ID\n"
                                  : "mcp: tasks %s takes no task ID\n",
@@ -67,12 +81,26 @@ static int run(void *state, mcp_client *c, const mcp_client_call_options *co,
                const cli_client_args *a)
 {
     tasks_state *st = state;
+    bool modern = mcp_protocol_modern(mcp_client_protocol_version(c));
+    bool missing = modern ? !strcmp(st->verb, "list") || !strcmp(st->verb, "result")
+                          : !strcmp(st->verb, "update");
+    if (missing) {
+        fprintf(stderr, "mcp: tasks %s: protocol revision %s has no tasks/%s%s\n", st->verb,
+                cli_safe(mcp_client_protocol_version(c)), st->verb,
+                modern ? " (the tasks extension: tasks get ID shows a task, its result or error "
+                         "included)"
+                       : " (it came with the tasks extension of 2026-07-28)");
+        return EXIT_CONNECTION;
+    }
     char method[24];
     snprintf(method, sizeof method, "tasks/%s", st->verb);
     mcp_json_doc *params = mcp_json_doc_new(NULL);
     mcp_json *p = params ? mcp_json_new_object(params) : NULL;
     if (p && st->id)
         mcp_json_object_set(params, p, "taskId", mcp_json_new_string(params, st->id));
+    if (p && st->responses)
+        mcp_json_object_set(params, p, "inputResponses",
+                            mcp_json_copy(params, mcp_json_doc_root(st->responses)));
     int code = 0;
     bool more = true;
     for (int page = 0; more && code == 0; page++) {
@@ -98,8 +126,17 @@ static int run(void *state, mcp_client *c, const mcp_client_call_options *co,
             /* What the call gave: its result as JSON (a tool's content and
              * all), an error was reported above. */
             cli_print_json(r.result);
+        } else if (modern && strcmp(st->verb, "get") != 0) {
+            /* 2026: an acknowledgment, nothing to show but that. */
+            a->json ? cli_print_json(r.result) : printf("%s: acknowledged\n", method);
         } else {
             a->json ? cli_print_json(r.result) : print_task(r.result);
+            /* 2026: the end is in the Task itself. */
+            const mcp_json *end = mcp_json_object_get(r.result, "result");
+            if (!end)
+                end = mcp_json_object_get(r.result, "error");
+            if (modern && end && !a->json)
+                cli_print_json(end);
         }
         mcp_client_call_result_release(&r);
     }
@@ -109,7 +146,9 @@ static int run(void *state, mcp_client *c, const mcp_client_call_options *co,
 
 int cli_tasks(int argc, char **argv)
 {
-    static const cli_command cmd = {"tasks", 2, NULL, check, run};
-    tasks_state st = {NULL, NULL};
-    return cli_run_command(&cmd, &st, argc, argv);
+    static const cli_command cmd = {"tasks", 3, NULL, check, run};
+    tasks_state st = {NULL, NULL, NULL};
+    int code = cli_run_command(&cmd, &st, argc, argv);
+    mcp_json_doc_free(st.responses);
+    return code;
 }
