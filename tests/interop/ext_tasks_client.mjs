@@ -27,10 +27,6 @@
 //           (docs/notes/tasks-peers.md)
 //   iserror an isError tool result: 2025-11-25 a failed task whose tasks/result
 //           is the isError CallToolResult; 2026-07-28 a completed task with it
-//   inline  (2026-07-28) ext-tasks' own result codec reads the result inlined
-//           in tasks/get (the other checks give it one that also takes a
-//           result without resultType, as mcp serve writes it: see
-//           docs/notes/tasks-peers.md)
 // One "ok"/"not ok" line per check; exit 1 on any mismatch.
 // EXT_TASKS_TRACE=1 writes every message of the session to stderr.
 import { Client } from "@modelcontextprotocol/client";
@@ -169,24 +165,10 @@ const tasksCalls = (method, taskId) =>
   wire.filter((w) => w.dir === "->" && w.msg.method === method && (!taskId || w.msg.params?.taskId === taskId));
 const firstAnswerTo = (id) => wire.find((w) => w.dir === "<-" && w.msg.id === id && !("method" in w.msg))?.msg;
 
-// The CallToolResult as ext-tasks' 2026-07-28 codec has it, but with
-// resultType optional: mcp serve inlines a completed task's result in
-// tasks/get without it (the spec's examples do the same; ext-tasks 0.2.2
-// requires "complete"). Still a CallToolResult: content an array.
-const lenientCodec = {
-  parse(value) {
-    const ok = value && typeof value === "object" && !Array.isArray(value) && Array.isArray(value.content) &&
-               (value.resultType === undefined || value.resultType === "complete");
-    return ok ? { success: true, value } : { success: false, error: new Error(`not a CallToolResult: ${JSON.stringify(value)}`) };
-  },
-};
-const resultCodec = modern ? lenientCodec : undefined;
-
 // Runs one tool call as a task to its settlement, recording the statuses seen.
-async function runTask(name, args, preference = "require", codec = resultCodec) {
+async function runTask(name, args, preference = "require") {
   const statuses = [];
-  const execution = await session.callTool(name, args, { task: { preference, retentionMs: 60000 },
-                                                        ...(codec ? { resultCodec: codec } : {}) });
+  const execution = await session.callTool(name, args, { task: { preference, retentionMs: 60000 } });
   if (execution.kind !== "task") return { execution, statuses };
   const { outcome } = await execution.settle({
     onEvent: (e) => statuses.push(e.type === "task" ? e.task.status : `outcome:${e.outcome.status}`),
@@ -221,8 +203,7 @@ if (wanted("result")) {
 
 // (b) cancel.
 if (wanted("cancel")) {
-  const execution = await session.callTool("sleep", { seconds: 30 }, { task: { preference: "require" },
-                                                                        ...(resultCodec ? { resultCodec } : {}) });
+  const execution = await session.callTool("sleep", { seconds: 30 }, { task: { preference: "require" } });
   check(execution.kind === "task", `sleep 30 s runs as a task (${execution.kind})`);
   const taskId = execution.handle?.taskId;
   await sleep(300); // the handler is running
@@ -303,19 +284,6 @@ if (wanted("iserror")) {
     check(payload?.isError === true && text(payload) === "boom" &&
           payload?._meta?.["io.modelcontextprotocol/related-task"]?.taskId === taskId,
       `2025-11-25: tasks/result is the isError CallToolResult (${JSON.stringify(payload ?? error?.message)})`);
-  }
-}
-
-// (e) ext-tasks' own 2026-07-28 result codec on the inlined result.
-if (modern && wanted("inline")) {
-  for (const [name, args, expect] of [["count", { n: 1, delay_ms: 0 }, "counted to 1"], ["fail", { message: "boom" }, "boom"]]) {
-    const { outcome, execution } = await runTask(name, args, "require", null);
-    const got = wire.find((w) => w.dir === "<-" && w.msg.result?.taskId === execution.handle?.taskId &&
-                                 w.msg.result?.status === "completed")?.msg.result.result;
-    check(outcome?.status === "completed" && text(outcome.result) === expect,
-      `${name}: ext-tasks' default codec settles completed (${outcome?.status}: ` +
-      `${outcome?.status === "completed" ? JSON.stringify(text(outcome.result)) : `${outcome?.error?.message} (${outcome?.error?.cause?.message ?? outcome?.error?.cause?.cause?.message ?? ""})`}; ` +
-      `inlined result: ${JSON.stringify(got)})`);
   }
 }
 
