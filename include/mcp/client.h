@@ -384,10 +384,13 @@ MCP_EXTERN void mcp_client_call_result_release(mcp_client_call_result *r);
 typedef enum mcp_call_task_mode {
     MCP_CALL_TASK_AUTO = 0, /* 2025-11-25: when the tool requires it (its
                                execution.taskSupport in the last tools/list) and
-                               the server runs tools as tasks. 2026-07-28: never
-                               (a server may make a task of any call that
-                               declares the extension: no progress then, and
-                               tasks/cancel instead of the call's cancel) */
+                               the server runs tools as tasks. 2026-07-28: a
+                               plain call (a server may make a task of any call
+                               that declares the extension: no progress then,
+                               and tasks/cancel instead of the call's cancel),
+                               sent again as a task call when the server refuses
+                               it -32021 naming the extension (the tool runs
+                               only as a task: task_if_required) */
     MCP_CALL_TASK_ALWAYS,   /* always: MCP_ERR_STATE when the server's revision or
                                capabilities (2026: its discover result's
                                extensions) have no tasks */

@@ -531,6 +531,12 @@ typedef struct mcp_request_options {
      * the call, with the request's user_data; loop thread; it may cancel
      * the request. */
     void (*on_task)(void *user_data, mcp_handle h, const mcp_json *task);
+    /* 2026-07-28, a tools/call without task, with on_input_required (its
+     * params are kept for its rounds): when the server refuses it -32021
+     * naming the tasks extension in data.requiredCapabilities (the tool
+     * runs only as a task), it is sent again, once, as a task call (as
+     * with task, under the same handle and limits). */
+    bool task_if_required;
 } mcp_request_options;
 
 /*

@@ -662,7 +662,19 @@ void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
  * task of any call it likes (mcp serve does, of every tool that may run
  * as one), and a task has no progress and is cancelled with tasks/cancel
  * rather than the call's own cancel, which changes what a plain call
- * does; 2026 lists no tool as needing a task either. */
+ * does; 2026 lists no tool as needing a task either: the call is sent
+ * again as a task when the server refuses it for want of the extension
+ * (task_if_required). */
+/* Whether the server (2026-07-28) declares the tasks extension. */
+static bool offers_task_extension(mcp_client *c)
+{
+    mcp_session *ss = c->driver.session;
+    const mcp_json *caps = mcp_json_object_get(mcp_session_peer_info(ss), "capabilities");
+    return mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASK_EXTENSION) &&
+           mcp_json_object_get(mcp_json_object_get(caps, "extensions"),
+                               "io.modelcontextprotocol/tasks") != NULL;
+}
+
 static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_options *o)
 {
     if (o->task == MCP_CALL_TASK_NEVER)
@@ -673,11 +685,9 @@ static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_optio
      * calls): no more to ask. */
     if (o->task == MCP_CALL_TASK_AUTO && (modern || mcp__tools_task_support(c->tools, tool) != 2))
         return false;
-    const mcp_json *caps = mcp_json_object_get(mcp_session_peer_info(ss), "capabilities");
     if (modern)
-        return mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASK_EXTENSION) &&
-               mcp_json_object_get(mcp_json_object_get(caps, "extensions"),
-                                   "io.modelcontextprotocol/tasks") != NULL;
+        return offers_task_extension(c);
+    const mcp_json *caps = mcp_json_object_get(mcp_session_peer_info(ss), "capabilities");
     const mcp_json *tools = mcp_json_object_get(
         mcp_json_object_get(mcp_json_object_get(caps, "tasks"), "requests"), "tools");
     if (!mcp_json_object_get(tools, "call") ||
@@ -739,6 +749,11 @@ static int request_async(mcp_client *c, const char *method, const mcp_json *para
                                    .task_ttl_ms = opts.task_ttl_ms,
                                    .task_start_only = opts.task == MCP_CALL_TASK_START,
                                    .on_task = call_task};
+    /* AUTO under 2026-07-28: a plain call, but one the server runs only as
+     * a task (-32021 naming the extension) is sent again as one: AUTO's
+     * "a task when the tool needs it", which 2026 lists nowhere. */
+    cc->ro.task_if_required = cc->tool_call && !cc->ro.task && opts.task == MCP_CALL_TASK_AUTO &&
+                              mcp_session_modern(c->driver.session) && offers_task_extension(c);
     cc->on_task = opts.on_task;
     if (cc->ro.task_start_only)
         cc->check = NULL; /* a CreateTaskResult, not the tool's result */

@@ -413,6 +413,10 @@ int mcp__rounds_capture(mcp_session *s, outbound *e, const outbound_spec *sp,
 /* Whether result is an InputRequiredResult. */
 bool mcp__is_input_required(const mcp_json *result);
 /* o (with rounds) was answered with the InputRequiredResult msg. */
+/* o (a tools/call with task_if_required, not a task) was refused -32021
+ * naming the tasks extension: sent again as a task call, true; false when
+ * the refusal is its answer. */
+bool mcp__rounds_task_upgrade(mcp_session *s, uint64_t now, outbound *o, const mcp_message *msg);
 void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
                                 const mcp_message *msg);
 /* The members a later round adds to the caller's params: inputResponses,

@@ -709,6 +709,8 @@ void mcp__outbound_response(mcp_session *s, uint64_t now, const mcp_message *msg
         mcp__task_response(s, now, o, msg);
         return;
     }
+    if (o->rounds && msg->kind == MCP_MESSAGE_ERROR && mcp__rounds_task_upgrade(s, now, o, msg))
+        return;
     /* Out of the tables before anything is logged: the log is application
      * code. */
     detach(s, o);

@@ -176,6 +176,37 @@ static void send_again(mcp_session *s, uint64_t now, outbound *o)
     r->state = NULL;
 }
 
+bool mcp__rounds_task_upgrade(mcp_session *s, uint64_t now, outbound *o, const mcp_message *msg)
+{
+    mcp__rounds *r = o->rounds;
+    if (!r || o->task || o->sending || !r->opts.task_if_required || !s->era ||
+        !s->era->task_extension || msg->kind != MCP_MESSAGE_ERROR ||
+        msg->error_code != MCP_WIRE_MISSING_CAPABILITY ||
+        !mcp_json_object_get(
+            mcp_json_object_get(mcp_json_object_get(msg->error_data, "requiredCapabilities"),
+                                "extensions"),
+            TASKS_EXTENSION))
+        return false;
+    /* Once: a second refusal is the call's answer. */
+    r->opts.task_if_required = false;
+    r->opts.task = true;
+    if (mcp__task_capture(s, o, &r->opts) != MCP_OK)
+        return false; /* out of memory: the refusal is the answer */
+    o->held = true;
+    if (o->wire != o->id)
+        mcp__map_take(&s->out_ids, (uint64_t)o->wire);
+    o->wire = 0;
+    mcp_id id = mcp_id_from_int(o->id);
+    mcp__log(s, MCP_LOG_INFO, MCP_LOG_EVENT_GENERAL, &id, o->method, "outbound", NULL,
+             mcp__age(now, o->start),
+             "the server runs it only as a task (-32021): sent again declaring the tasks "
+             "extension");
+    if (!o->ended && !s->doomed)
+        send_again(s, now, o);
+    mcp__outbound_release(s, o);
+    return true;
+}
+
 void mcp__rounds_input_required(mcp_session *s, uint64_t now, outbound *o,
                                 const mcp_message *msg)
 {

@@ -261,7 +261,9 @@ static void a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call(void **st
     mcp_client_free(c);
     /* Under 2026-07-28 mcp serve declares the tasks extension: ALWAYS
      * declares it on the call, the server makes a task of it, and its end
-     * comes back as a call's; AUTO does not (job then needs it: -32021). */
+     * comes back as a call's; AUTO does not, but job (which the server runs
+     * only as a task: -32021 naming the extension) is sent again as a task
+     * call, whose end is the call's; NEVER keeps the refusal. */
     c = connect_to(serve_argv, NULL, false);
     o.task = MCP_CALL_TASK_ALWAYS;
     o.on_task = count_tasks;
@@ -271,6 +273,17 @@ static void a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call(void **st
     assert_true(tasks_seen >= 2); /* CreateTaskResult, then tasks/get's */
     mcp_client_call_result_release(&r);
     o.task = MCP_CALL_TASK_AUTO;
+    tasks_seen = 0;
+    assert_int_equal(call(c, "job", "{\"n\":1,\"delay_ms\":0}", &o, &r), MCP_OK);
+    assert_string_equal(first_text(&r), "counted to 1");
+    assert_true(tasks_seen >= 1);
+    mcp_client_call_result_release(&r);
+    /* A tool that may run as a task stays a plain call under AUTO. */
+    tasks_seen = 0;
+    assert_int_equal(call(c, "count", "{\"n\":1,\"delay_ms\":0}", &o, &r), MCP_OK);
+    assert_int_equal(tasks_seen, 0);
+    mcp_client_call_result_release(&r);
+    o.task = MCP_CALL_TASK_NEVER;
     assert_int_equal(call(c, "job", "{\"n\":1,\"delay_ms\":0}", &o, &r), MCP_ERR_REMOTE);
     assert_int_equal(r.error_code, -32021);
     mcp_client_call_result_release(&r);

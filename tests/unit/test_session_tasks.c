@@ -751,6 +751,65 @@ static void a_2026_tasks_questions_left_open_or_refused_end_the_call(void **stat
 }
 
 /* task_start_only: the call ends with CreateTaskResult itself. */
+/* -32021 naming the tasks extension, for request id. */
+static void refuse_for_tasks(peer *p, int64_t id, const char *extension)
+{
+    char line[400];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32021,\"message\":"
+             "\"Missing required client capability\",\"data\":{\"requiredCapabilities\":"
+             "{\"extensions\":{\"%s\":{}}}}}}",
+             (long long)id, extension);
+    peer_feed(p, line);
+}
+
+/* task_if_required: a call the server runs only as a task is sent again,
+ * once, as a task call, under the same handle; another capability, a
+ * second refusal, or the option off: the refusal is the answer. */
+static void a_call_refused_for_want_of_the_extension_is_sent_again_as_a_task(void **state)
+{
+    peer p;
+    modern_client(&p);
+    mcp_request_options o = {.size = sizeof o,
+                             .task_if_required = true,
+                             .on_input_required = on_questions};
+    mcp_handle h = 0;
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\",\"arguments\":{\"a\":1}}", &o,
+                             &h) == MCP_OK);
+    const mcp_message *first = peer_next(&p);
+    PEER_EXPECT(msg_is_method(first, "tools/call") && !declares_tasks(first));
+    refuse_for_tasks(&p, (int64_t)h, "io.modelcontextprotocol/tasks");
+    const mcp_message *again = peer_next(&p);
+    PEER_EXPECT(msg_is_method(again, "tools/call") && declares_tasks(again));
+    PEER_EXPECT(again && again->id.num != (int64_t)h);
+    PEER_EXPECT(mcp_json_object_get(mcp_json_object_get(params_of(again), "arguments"), "a"));
+    PEER_EXPECT(outcome_of(&p, h) == 1); /* still going */
+    answer(&p, again ? again->id.num : 0, CREATED26("working", 10));
+    peer_advance(&p, 10);
+    int64_t get = expect_step26(&p, "tasks/get");
+    answer(&p, get,
+           TASK26("completed", ",\"result\":{\"resultType\":\"complete\",\"content\":[]}"));
+    PEER_EXPECT(outcome_of(&p, h) == MCP_OK);
+    /* A second refusal is the answer. */
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\"}", &o, &h) == MCP_OK);
+    peer_next(&p);
+    refuse_for_tasks(&p, (int64_t)h, "io.modelcontextprotocol/tasks");
+    again = peer_next(&p);
+    refuse_for_tasks(&p, again ? again->id.num : 0, "io.modelcontextprotocol/tasks");
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_REMOTE && peer_unread(&p) == 0);
+    /* Another extension, or the option off: no second try. */
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\"}", &o, &h) == MCP_OK);
+    peer_next(&p);
+    refuse_for_tasks(&p, (int64_t)h, "example.com/other");
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_REMOTE && peer_unread(&p) == 0);
+    o.task_if_required = false;
+    PEER_EXPECT(peer_request(&p, "tools/call", "{\"name\":\"t\"}", &o, &h) == MCP_OK);
+    peer_next(&p);
+    refuse_for_tasks(&p, (int64_t)h, "io.modelcontextprotocol/tasks");
+    PEER_EXPECT(outcome_of(&p, h) == MCP_ERR_REMOTE && peer_unread(&p) == 0);
+    peer_free(&p);
+}
+
 static void a_2026_task_start_ends_with_the_create_task_result(void **state)
 {
     peer p;
@@ -788,6 +847,7 @@ int main(void)
         cmocka_unit_test(a_2026_tasks_questions_are_answered_once_per_key_by_tasks_update),
         cmocka_unit_test(a_2026_tasks_questions_left_open_or_refused_end_the_call),
         cmocka_unit_test(a_2026_task_start_ends_with_the_create_task_result),
+        cmocka_unit_test(a_call_refused_for_want_of_the_extension_is_sent_again_as_a_task),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
