@@ -37,6 +37,13 @@ int mcp__session_task_progress(mcp_session *s, const mcp_json *token, double pro
 int mcp__session_task_log(mcp_session *s, mcp_log_level level, const char *logger,
                           const mcp_json *data, const char *task_id);
 
+/* The server's peer is known by nothing but this session (2025 over HTTP
+ * without credentials): its initialize declares no tasks.list
+ * (tasks.mdx: receivers that cannot identify requestors SHOULD NOT).
+ * Before initialize is answered; reset clears it. */
+void mcp__session_set_anonymous(mcp_session *s);
+bool mcp__session_anonymous(const mcp_session *s);
+
 /* Make a closed session that holds nothing any more as new, with the same
  * options and callbacks, keeping its memory (request tables, scratch):
  * what mcp_session_free then mcp_session_new would give, for less. Handles

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "session/entry.h"
 #include "session/internal.h"
 #include "session/revision.h"
 
@@ -73,6 +74,22 @@ static void write_extensions_with(mcp__jw *w, const mcp_json *extensions, const 
     mcp__jw_object_end(w);
 }
 
+/* tasks without its list member (an anonymous peer's). */
+static void write_tasks_unlisted(mcp__jw *w, const mcp_json *tasks)
+{
+    mcp__jw_object(w);
+    for (size_t i = 0; i < mcp_json_object_size(tasks); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(tasks, i, &k, &kn);
+        if (kn == 4 && !memcmp(k, "list", 4))
+            continue;
+        mcp__jw_keyn(w, k, kn);
+        mcp__jw_value(w, v);
+    }
+    mcp__jw_object_end(w);
+}
+
 void mcp__write_caps(const mcp_session *s, mcp__jw *w, const mcp__era *era)
 {
     mcp__write_caps_with(s, w, era, NULL);
@@ -90,7 +107,8 @@ void mcp__write_caps_with(const mcp_session *s, mcp__jw *w, const mcp__era *era,
                             : NULL;
     /* The tasks capability exists in 2025-11-25 only (2026-07-28 has
      * tasks as an extension, under extensions). */
-    const mcp_json *tasks = !era->tasks ? mcp_json_object_get(caps, "tasks") : NULL;
+    const mcp_json *tasks = !era->tasks || s->anonymous ? mcp_json_object_get(caps, "tasks")
+                                                        : NULL;
     /* Extensions are negotiated from 2026-07-28 on. */
     const mcp_json *extensions = !era->modern || extension
                                      ? mcp_json_object_get(caps, "extensions") : NULL;
@@ -103,6 +121,11 @@ void mcp__write_caps_with(const mcp_session *s, mcp__jw *w, const mcp__era *era,
         const char *k;
         size_t kn;
         const mcp_json *v = mcp_json_object_at(caps, i, &k, &kn);
+        if (v == tasks && era->tasks) { /* an anonymous peer's: no list */
+            mcp__jw_key(w, "tasks");
+            write_tasks_unlisted(w, v);
+            continue;
+        }
         if (v == tasks || (v == extensions && !extension))
             continue;
         if (v == extensions) {
@@ -125,6 +148,16 @@ void mcp__write_caps_with(const mcp_session *s, mcp__jw *w, const mcp__era *era,
     if (extension && !extensions)
         write_extensions_with(w, NULL, extension);
     mcp__jw_object_end(w);
+}
+
+void mcp__session_set_anonymous(mcp_session *s)
+{
+    s->anonymous = true;
+}
+
+bool mcp__session_anonymous(const mcp_session *s)
+{
+    return s->anonymous;
 }
 
 bool mcp_protocol_known(const char *version, size_t len)

@@ -222,6 +222,9 @@ struct mcp_session {
     uint64_t discover_ttl_ms;
     mcp_cache_scope discover_scope;
     bool omit_server_info;
+    /* The peer is known by nothing but its session (HTTP without
+     * credentials): tasks.list is not declared (mcp__session_anonymous). */
+    bool anonymous;
     mcp_json_parse_options parse;
 
     /* From here to legacy_log_level, one conversation's state (with

@@ -166,6 +166,7 @@ int mcp__session_reset(mcp_session *s)
     s->bad_input_warnings = 0;
     s->lifecycle = LC_NEW;
     s->peer_initialized = false;
+    s->anonymous = false;
     s->closed = false;
     s->era = NULL;
     memset(&s->connect, 0, sizeof s->connect);

@@ -281,6 +281,12 @@ A=$(sid_of init_a)
 post init_b "$init"
 B=$(sid_of init_b)
 [ "$A" != "$B" ] || fail "two sessions, two ids"
+# With credentials the tasks are listed (without, see the server with no
+# --token below).
+contains "$WORK/init_a.body" '"tasks":{"list":{},"cancel":{}' init_a
+post a_list '{"jsonrpc":"2.0","id":2,"method":"tasks/list"}' -H "Mcp-Session-Id: $A" \
+    -H 'MCP-Protocol-Version: 2025-11-25'
+status a_list 200 '"result":{"tasks":[]}'
 # After initialize every request names the revision (2025-06-18 on).
 post noversion '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $A"
 status noversion 400 'the MCP-Protocol-Version header is required (this session speaks 2025-11-25)'
@@ -550,6 +556,16 @@ server=$!
 wait_for "$WORK/slow" "listening on http://127.0.0.1:" 10
 port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/slow" | head -n 1)
 URL="http://127.0.0.1:$port/mcp"
+# No credentials: the session is all that tells the client apart, so no
+# tasks.list (tasks.mdx: SHOULD NOT), and tasks/list is refused.
+curl -s -o "$WORK/init_anon.body" -D "$WORK/init_anon.headers" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' --data-binary "$init" "$URL"
+contains "$WORK/init_anon.body" '"tasks":{"cancel":{},"requests":' init_anon
+! grep -q '"list":{}' "$WORK/init_anon.body" || fail "tasks.list declared to a client without credentials"
+N=$(sid_of init_anon)
+post anon_list '{"jsonrpc":"2.0","id":2,"method":"tasks/list"}' -H "Mcp-Session-Id: $N" \
+    -H 'MCP-Protocol-Version: 2025-11-25'
+status anon_list 200 'tasks/list is not offered to a client without credentials'
 short_sleep='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":2},'$META'}}'
 python3 - "$port" "$call_echo" "$short_sleep" <<'PY' >"$WORK/slowloris" || fail "slowloris: $(cat "$WORK/slowloris")"
 import socket, sys, time

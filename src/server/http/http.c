@@ -31,6 +31,7 @@
 #include "core/opts.h"
 #include "json/scan.h"
 #include "server/http/http.h"
+#include "session/entry.h"
 #include "transport/http_headers.h"
 
 #define SESSION_HEADER "Mcp-Session-Id"
@@ -506,10 +507,15 @@ static void on_request(void *ud, mcp__http_exchange *x)
                                         "Service Unavailable: too many sessions", retry);
             } else {
                 hpeer *p = peer_open(l, true);
-                if (!p)
+                if (!p) {
                     respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
-                else
+                } else {
+                    /* Without credentials the client is its session and
+                     * no more: its tasks are reached by id only. */
+                    if (!mcp__http_exchange_header(x, "Authorization"))
+                        mcp__session_set_anonymous(p->conn->driver.session);
                     feed(p, x, m, true);
+                }
             }
         } else {
             on_session_request(l, x, m);

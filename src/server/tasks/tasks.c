@@ -775,6 +775,15 @@ static void tasks_list(conn *c, mcp_handle h, const mcp_message *msg, void *stat
         not_in_revision(ss, h, msg);
         return;
     }
+    if (mcp__session_anonymous(ss)) {
+        /* Not declared to it (tasks.mdx: SHOULD NOT without a way to
+         * identify the requestor). */
+        mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND,
+                                "Method not found: tasks/list is not offered to a client without "
+                                "credentials (Authorization): its tasks are reached by id",
+                                NULL);
+        return;
+    }
     uint64_t after;
     if (!read_cursor(mcp_json_object_get(msg->params, "cursor"), &after)) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, "Invalid params: unknown cursor",
