@@ -345,6 +345,32 @@ wait "$asker"
 contains "$WORK/s_call.body" '"id":5,"result":{"content":[{"type":"text","text":"in short"}]' \
     "the call's result followed on its stream"
 
+# A task's question (2025-11-25) goes on the event stream of the client's
+# tasks/result, naming the task (tasks.mdx); answered, the task's result
+# follows on that stream.
+initE='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"curl","version":"1"}}}'
+post init_e "$initE"
+E=$(sid_of init_e)
+post e_inited '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $E" -H "$V"
+post e_call '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{},"task":{}}}' \
+    -H "Mcp-Session-Id: $E" -H "$V"
+status e_call 200 '"result":{"task":{"taskId":"'
+T=$(sed -n 's/.*"taskId":"\([0-9a-f]*\)".*/\1/p' "$WORK/e_call.body")
+post e_result "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tasks/result\",\"params\":{\"taskId\":\"$T\"}}" \
+    -H "Mcp-Session-Id: $E" -H "$V" --max-time 20 -N &
+waiter=$!
+wait_for "$WORK/e_result.body" 'elicitation/create' 5
+contains "$WORK/e_result.body" "\"io.modelcontextprotocol/related-task\":{\"taskId\":\"$T\"}" \
+    "the question names its task"
+qid=$(sed -n 's/.*"id":\([0-9][0-9]*\),"method":"elicitation\/create".*/\1/p' "$WORK/e_result.body" | head -1)
+[ -n "$qid" ] || fail "the question has an id: $(cat "$WORK/e_result.body")"
+post e_answer "{\"jsonrpc\":\"2.0\",\"id\":$qid,\"result\":{\"action\":\"accept\",\"content\":{\"ok\":true}}}" \
+    -H "Mcp-Session-Id: $E" -H "$V"
+status e_answer 202
+wait "$waiter"
+contains "$WORK/e_result.body" '"id":3,"result":{"content":[{"type":"text","text":"confirmed"}]' \
+    "the task's result followed on the tasks/result stream"
+
 # Batches: only a 2025-03-26 session has them; one array answers the
 # requests of a batch, once the last settles; a cancelled member is left
 # out, and a batch whose every request was cancelled ends without an answer.

@@ -10,7 +10,7 @@
 // the package's rawDispatch/v2RequestFraming path, since the SDK's own codecs
 // do not carry those shapes: the host request coordinator below sends the
 // framed request itself on the SDK's transport and matches the answer by id.
-// The checks (by default result,cancel,iserror, and input under 2026-07-28;
+// The checks (by default result,cancel,input,iserror;
 // or a comma-separated list):
 //   result  a task-supporting tool and a task-only tool settled to their results
 //   cancel  a long task cancelled through the session: it ends cancelled on the
@@ -18,13 +18,10 @@
 //   input   confirm asks a question inside its task. 2026-07-28: parked in the
 //           task (input_required, inputRequests), answered by ext-tasks with
 //           tasks/update; 2025-11-25: an elicitation/create naming the task
-//           (related-task _meta), routed by ext-tasks to its input handler.
-//           Either way the task completes with the answer. Not a default
-//           under 2025-11-25: ext-tasks 0.2.2 registers the task for its
-//           input routing only after it has parsed the CreateTaskResult, so
-//           a question sent right after it (as mcp serve's confirm does)
-//           usually finds no task and is answered {"action":"cancel"}
-//           (docs/notes/tasks-peers.md)
+//           (related-task _meta), routed by ext-tasks to its input handler
+//           (our server holds it until the client knows the task: a
+//           tasks/result, or a tasks/get, which is all ext-tasks sends).
+//           Either way the task completes with the answer.
 //   iserror an isError tool result: 2025-11-25 a failed task whose tasks/result
 //           is the isError CallToolResult; 2026-07-28 a completed task with it
 // One "ok"/"not ok" line per check; exit 1 on any mismatch.
@@ -43,7 +40,7 @@ if (!mcp || !ERAS.includes(era)) {
   process.exit(2);
 }
 const modern = era === "2026-07-28";
-const wanted = (name) => (only ?? (modern ? "result,cancel,input,iserror" : "result,cancel,iserror"))
+const wanted = (name) => (only ?? "result,cancel,input,iserror")
   .split(",").includes(name);
 const trace = process.env.EXT_TASKS_TRACE === "1";
 

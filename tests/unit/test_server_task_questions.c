@@ -326,8 +326,14 @@ static void under_2025_a_deferred_tool_is_a_task_from_the_start(void **state)
 {
     harness h;
     harness_start(&h, new_server(), "2025-11-25", "{\"elicitation\":{}}", NULL);
-    harness_send_req(&h, 1, "tools/call",
-                     "\"name\":\"greet_later\",\"arguments\":{},\"task\":{}");
+    char *created = harness_req(&h, 1, "tools/call",
+                                "\"name\":\"greet_later\",\"arguments\":{},\"task\":{}");
+    char id[33], params[80];
+    task_id_of(created, id);
+    free(created);
+    /* Its question goes with a tasks/result. */
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 2, "tasks/result", params);
     char *line;
     long long qid = harness_server_request(&h, "elicitation/create", &line);
     assert_non_null(strstr(line, "io.modelcontextprotocol/related-task"));
@@ -338,6 +344,7 @@ static void under_2025_a_deferred_tool_is_a_task_from_the_start(void **state)
              "{\"name\":\"Cy\"}}}",
              qid);
     wire_send(&h.w, answer);
+    harness_expect_in(wire_expect(&h.w, "\"id\":2,"), "Hello, Cy!");
     wait_handlers(1);
     assert_int_equal(atomic_load(&become_rc), MCP_OK);
     harness_stop(&h);

@@ -743,11 +743,28 @@ static void a_tasks_question_goes_with_its_tasks_result(void **state)
     wire_send(&h.w, answer);
     harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"), "\"status\":\"working\"");
     harness_expect_in(wire_expect(&h.w, "\"id\":2,"), "the name is Ada (success)");
-    /* Cancelled while it asks: the question is cancelled on the wire. */
+    /* Its question waits for a tasks/result to go with (on HTTP nothing
+     * else is sure to reach the client): cancelled meanwhile, nothing of
+     * it ever goes out. */
     free(call_task(&h, 3, "ask_name", "", "", id));
-    asked = harness_server_request(&h, "elicitation/create", NULL);
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"),
+                      "\"status\":\"input_required\"");
     snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
     harness_send_req(&h, 4, "tasks/cancel", params);
+    harness_expect_in(wire_expect(&h.w, "\"id\":4,"), "\"status\":\"cancelled\"");
+    wait_handlers(2);
+    assert_int_equal(atomic_load(&ask_rc), MCP_ERR_CANCELLED);
+    char *rest;
+    while ((rest = wire_read(&h.w, 100))) {
+        assert_null(strstr(rest, "elicitation/create"));
+        free(rest);
+    }
+    /* Cancelled while it asks: the question is cancelled on the wire. */
+    free(call_task(&h, 5, "ask_name", "", "", id));
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 6, "tasks/result", params);
+    asked = harness_server_request(&h, "elicitation/create", NULL);
+    harness_send_req(&h, 7, "tasks/cancel", params);
     /* The question's cancel goes first (the task is cancelled, its run
      * settles, what it asked goes with it), then the answer. */
     char *cancel = wire_expect(&h.w, "notifications/cancelled");
@@ -755,9 +772,25 @@ static void a_tasks_question_goes_with_its_tasks_result(void **state)
     if (!strstr(cancel, want))
         fail_msg("%s: no %s", cancel, want);
     free(cancel);
-    harness_expect_in(wire_expect(&h.w, "\"id\":4,"), "\"status\":\"cancelled\"");
-    wait_handlers(2);
-    assert_int_equal(atomic_load(&ask_rc), MCP_ERR_CANCELLED);
+    harness_expect_in(wire_expect(&h.w, "\"id\":7,"), "\"status\":\"cancelled\"");
+    harness_expect_in(wire_expect(&h.w, "\"id\":6,"), "was cancelled");
+    wait_handlers(3);
+    /* A requestor that polls tasks/get alone: once it has read the task,
+     * the question goes on the session's own route. */
+    free(call_task(&h, 8, "ask_name", "", "", id));
+    harness_expect_in(wire_expect(&h.w, "notifications/tasks/status"),
+                      "\"status\":\"input_required\"");
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+    harness_send_req(&h, 9, "tasks/get", params);
+    harness_expect_in(wire_expect(&h.w, "\"id\":9,"), "\"status\":\"input_required\"");
+    asked = harness_server_request(&h, "elicitation/create", NULL);
+    snprintf(answer, sizeof answer,
+             "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"accept\","
+             "\"content\":{\"name\":\"Bo\"}}}",
+             asked);
+    wire_send(&h.w, answer);
+    wait_handlers(4);
+    assert_int_equal(atomic_load(&ask_rc), MCP_OK);
     harness_stop(&h);
 }
 

@@ -44,6 +44,9 @@ typedef struct ask {
     mcp__question question;
     mcp__post give_up; /* the asker's timeout, posted to the loop */
     bool posed;        /* loop: in its connection's posed list */
+    bool held;         /* loop: in its connection's held list */
+    const char *tag;   /* loop: the task it names (held: the task's, alive
+                          while the run is) */
     bool finished;             /* loop: finish ran (it runs once) */
     bool asked;                /* loop: a detached call's sink was told it asks */
     pthread_mutex_t mu;
@@ -94,7 +97,8 @@ static void finish(ask *a, int outcome)
  * (answered or ended already). */
 static bool unlink_ask(ask *a)
 {
-    for (ask **p = a->posed ? &a->state->posed : &a->state->in_flight; *p; p = &(*p)->next)
+    ask **list = a->posed ? &a->state->posed : a->held ? &a->state->held : &a->state->in_flight;
+    for (ask **p = list; *p; p = &(*p)->next)
         if (*p == a) {
             *p = a->next;
             return true;
@@ -231,14 +235,17 @@ static void pose(ask *a)
 static void give_up_posted(mcp__post *post)
 {
     ask *a = (ask *)(void *)((char *)post - offsetof(ask, give_up));
-    if (!a->finished && unlink_ask(a)) {
+    /* A question sent has its request's own timeout. */
+    if (!a->finished && (a->posed || a->held) && unlink_ask(a)) {
         mcp__request *r = a->req;
-        if (r->sink && !r->settled)
+        if (a->posed && r->sink && !r->settled)
             r->sink->withdraw(r, &a->question);
         finish(a, MCP_ERR_TIMED_OUT);
     }
     ask_unref(a); /* the post's */
 }
+
+static void send_now(ask *a, mcp_json_doc *d, mcp_handle related);
 
 /* Loop thread: send the asked request for its call, unless the call has
  * settled meanwhile. */
@@ -275,19 +282,36 @@ static void send_posted(mcp__post *post)
     if (r->sink) {
         /* Its destination says what the question goes with, and what it
          * names (a task: tasks.mdx, the related-task _meta MUST be there). */
-        const char *tag = NULL;
         a->asked = true;
-        related = r->sink->asking(r, true, &tag);
+        related = r->sink->asking(r, true, &a->tag);
         if (r->settled) { /* the status notification's write ended it */
             mcp_json_doc_free(d);
             finish(a, MCP_ERR_CANCELLED);
             return;
         }
-        if (tag && !tag_question(&d, tag)) {
+        if (related == MCP__ASK_HOLD) {
+            /* Nothing to go with yet: held for the next tasks/result
+             * (request_routed). */
             mcp_json_doc_free(d);
-            finish(a, MCP_ERR_NOMEM);
+            a->held = true;
+            a->next = a->state->held;
+            a->state->held = a;
             return;
         }
+    }
+    send_now(a, d, related);
+}
+
+/* Loop thread: send a's request (its params d, taken), going with request
+ * related (0: the session's own route). */
+static void send_now(ask *a, mcp_json_doc *d, mcp_handle related)
+{
+    mcp__request *r = a->req;
+    conn *c = r->conn;
+    if (a->tag && !tag_question(&d, a->tag)) {
+        mcp_json_doc_free(d);
+        finish(a, MCP_ERR_NOMEM);
+        return;
     }
     mcp_request_options o = {.size = sizeof o,
                              .timeout_ms = a->timeout_ms ? a->timeout_ms : MCP_NO_TIMEOUT,
@@ -332,6 +356,21 @@ static void cancel_asks(ask_state *st, mcp_session *ss, const mcp__request *r,
         if (mcp_session_cancel(ss, mcp__now_ms(), a->handle, a->cancel_reason) != MCP_OK &&
             unlink_ask(a))
             finish(a, MCP_ERR_CLOSED);
+    }
+}
+
+/* Loop thread: r's held questions (none sent) end with outcome. */
+static void end_held(ask_state *st, const mcp__request *r, int outcome)
+{
+    for (ask **p = &st->held; *p;) {
+        ask *a = *p;
+        if (a->req != r) {
+            p = &a->next;
+            continue;
+        }
+        *p = a->next;
+        a->held = false;
+        finish(a, outcome);
     }
 }
 
@@ -484,7 +523,7 @@ static void ask_discard(ask *a)
  * still. */
 static void wait_answer(ask *a, mcp_server *s, const struct timespec *until)
 {
-    bool timed = a->key && until;
+    bool timed = (a->key || a->req->sink) && until; /* posed or held: no request times them */
     pthread_mutex_lock(&a->mu);
     while (!a->done) {
         if (!timed) {
@@ -715,6 +754,8 @@ static void request_settled(mcp__request *r, void *state, const mcp__settle *how
         cancel_asks(st, r->conn->driver.session, r, how->cancelled ? how->reason : NULL);
     if (st->posed)
         withdraw_posed(st, r);
+    if (st->held)
+        end_held(st, r, MCP_ERR_CANCELLED);
     if (how->error_code == MCP_WIRE_URL_ELICITATION_REQUIRED)
         mcp__url_required_note(st, r->version, how->error_data);
 }
@@ -732,6 +773,29 @@ static void conn_ending(conn *c, void *state, const char *why)
 static void conn_free(conn *c, void *state)
 {
     mcp__url_elicitations_free(state);
+}
+
+/* A task's held questions go with the tasks/result that waits now (on its
+ * stream: tasks.mdx), one at a time (a send may end the connection, and
+ * with it r). */
+static void request_routed(mcp__request *r, void *state, mcp_handle with)
+{
+    ask_state *st = state;
+    while (!r->settled) {
+        ask *a = st->held;
+        while (a && a->req != r)
+            a = a->next;
+        if (!a)
+            return;
+        unlink_ask(a);
+        a->held = false;
+        mcp_json_doc *d = NULL;
+        if (a->params && mcp_json_parse(a->params, strlen(a->params), NULL, NULL, &d, NULL) != MCP_OK) {
+            finish(a, MCP_ERR_NOMEM);
+            continue;
+        }
+        send_now(a, d, with);
+    }
 }
 
 /* The answers a 2026-07-28 retry brings, checked before anything runs. */
@@ -763,6 +827,7 @@ const mcp__feature mcp__ask_feature = {
     .conn_ending = conn_ending,
     .conn_free = conn_free,
     .request_settled = request_settled,
+    .request_routed = request_routed,
     .request_starting = request_starting,
     .request_unanswered = request_unanswered,
     .error_problem = error_problem,

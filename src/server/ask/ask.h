@@ -52,6 +52,8 @@ extern const mcp__feature mcp__ask_feature;
 typedef struct ask_state {
     struct ask *in_flight; /* loop thread: asks sent, of every call */
     struct ask *posed;     /* loop thread: 2026 task questions kept by their tasks */
+    struct ask *held;      /* loop thread: 2025 task questions waiting for a
+                              tasks/result to go with */
     atomic_uint waiting;   /* its calls waiting on the client */
     char **url_ids;        /* URL elicitations its client was given, oldest
                               first (url_elicitation.c), loop thread: grown

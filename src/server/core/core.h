@@ -105,6 +105,9 @@ typedef struct mcp__feature {
     /* Loop thread: request r settles, answered or cancelled, before its
      * answer is written. A write here may close r's connection. */
     void (*request_settled)(mcp__request *r, void *state, const mcp__settle *how);
+    /* Loop thread: detached request r's destination has a request now that
+     * r's held questions may go with (with: a tasks/result waiting). */
+    void (*request_routed)(mcp__request *r, void *state, mcp_handle with);
     /* Loop thread: the application published a change (mcp_server_publish)
      * and c's session has been told; uri for MCP_LISTEN_RESOURCE_UPDATES. */
     void (*published)(conn *c, void *state, unsigned kind, const char *uri);
@@ -151,6 +154,7 @@ void mcp__features_loop_closing(mcp_server *s);
 void mcp__features_server_stopping(mcp_server *s);
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
 void mcp__features_published(conn *c, unsigned kind, const char *uri);
+void mcp__features_request_routed(mcp__request *r, mcp_handle with);
 bool mcp__features_request_starting(mcp__request *r);
 int mcp__features_request_unanswered(mcp__request *r);
 const char *mcp__features_error_problem(mcp__request *r, int64_t code, const mcp_json *data);
@@ -229,6 +233,8 @@ typedef struct mcp__request_sink {
      * id to name in the question's _meta (a task's, as
      * io.modelcontextprotocol/related-task; NULL: none). */
     mcp_handle (*asking)(mcp__request *r, bool open, const char **tag);
+#define MCP__ASK_HOLD ((mcp_handle)UINT64_MAX) /* asking: no request to go with
+                                                  yet: held until request_routed */
     /* 2026-07-28: r's handler asks q, which the destination keeps until the
      * client answers it (q->answered) or the asker withdraws it. MCP_OK;
      * MCP_ERR_CANCELLED (the destination ended), MCP_ERR_INVALID_ARG (its

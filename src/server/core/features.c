@@ -328,6 +328,13 @@ void mcp__features_published(conn *c, unsigned kind, const char *uri)
             mcp__server_features[i]->published(c, state_at(c, state_offset[i]), kind, uri);
 }
 
+void mcp__features_request_routed(mcp__request *r, mcp_handle with)
+{
+    for (size_t i = 0; i < nfeatures && !r->settled; i++)
+        if (mcp__server_features[i]->request_routed)
+            mcp__server_features[i]->request_routed(r, state_at(r->conn, state_offset[i]), with);
+}
+
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how)
 {
     for (size_t i = 0; i < nsettle; i++)

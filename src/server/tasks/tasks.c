@@ -451,7 +451,12 @@ static void run_log(mcp__request *r, mcp_log_level level, const char *logger, co
 /* The run asks the client (2025): the task needs input while any question
  * is open (input_required), and is working again once none is; the
  * question goes with a waiting tasks/result (on its stream, tasks.mdx),
- * naming the task. */
+ * naming the task, and else waits for one (the requestor SHOULD call
+ * tasks/result on input_required: the status notification says so), or
+ * for a tasks/get, after which it goes on the session's own route: a
+ * question sent before the client read CreateTaskResult would name a task
+ * it does not know yet (ext-tasks 0.2.2 answers those "cancel"), and over
+ * HTTP a tasks/result's stream is the one sure to reach the client. */
 static mcp_handle run_asking(mcp__request *r, bool open, const char **tag)
 {
     task *t = task_of(r);
@@ -464,7 +469,7 @@ static mcp_handle run_asking(mcp__request *r, bool open, const char **tag)
     else if (!open && t->questions && --t->questions == 0 &&
              t->status == MCP__TASK_INPUT_REQUIRED && task_transition(t, MCP__TASK_WORKING, NULL))
         tasks_notify_status(t);
-    mcp_handle with = !t->gone && t->waiters ? t->waiters->req.handle : 0;
+    mcp_handle with = t->gone ? 0 : t->waiters ? t->waiters->req.handle : MCP__ASK_HOLD;
     if (tag)
         *tag = t->id;
     task_release(t);
@@ -608,10 +613,19 @@ static void tasks_get(conn *c, mcp_handle h, const mcp_message *msg, void *state
 {
     (void)state;
     task *t = named_task(c, h, msg);
-    if (t && t->modern)
+    if (t && t->modern) {
         reply_detailed(c->driver.session, h, t);
-    else if (t)
+    } else if (t) {
+        task_hold(t);
         reply_task(c->driver.session, h, t);
+        /* The client has the task's id now: questions held for a
+         * tasks/result go on the session's own route (a requestor that
+         * polls tasks/get alone still hears them, and can tell whose they
+         * are). */
+        if (!t->gone && t->run && t->questions)
+            mcp__features_request_routed(t->run, 0);
+        task_release(t);
+    }
 }
 
 /* 2026: answers to a task's questions, each handed to the question
@@ -682,6 +696,9 @@ static void tasks_result(conn *c, mcp_handle h, const mcp_message *msg, void *st
     w->task = t;
     w->next = t->waiters;
     t->waiters = w;
+    /* Its questions waiting for a stream go on this one. */
+    if (t->run && t->questions)
+        mcp__features_request_routed(t->run, h);
 }
 
 static void unlink_waiter(task_waiter *w)
