@@ -948,13 +948,17 @@ static int become_task(mcp_call *c)
     mcp__request *r = &c->req;
     if (r->sink)
         return MCP_OK; /* a task from the start */
+    /* Ended by its handler: its answer settles the request (a cancel
+     * says nothing then). */
+    if (atomic_load(&r->ended))
+        return MCP_ERR_STATE;
     if (r->settled || mcp_cancel_token_is_cancelled(&r->token))
         return MCP_ERR_CANCELLED;
     conn *cn = r->conn;
     mcp_session *ss = cn->driver.session;
     /* Only a 2026 call that may be a task, for a request that declares
      * the extension, with no question left for a round to answer. */
-    if (atomic_load(&r->ended) || c->kind != CALL_TOOL || !mcp_protocol_modern(r->version) ||
+    if (c->kind != CALL_TOOL || !mcp_protocol_modern(r->version) ||
         c->tool->task_support == MCP_TASK_FORBIDDEN || !declares_extension(ss, r->handle) ||
         (c->asked && mcp_json_object_size(mcp_json_doc_root(c->asked))))
         return MCP_ERR_STATE;
