@@ -555,8 +555,8 @@ static bool question_ok(const mcp_ask_question *q)
  * NULL, the outcome returned: a 2026 round's question, an answer given
  * before, a refusal), or an ask to post and wait for (*out, MCP_OK).
  * *form: the requested schema to check the answer against, or NULL. */
-static int ask_prepare(mcp_call *c, const mcp_ask_question *q, mcp_ask_answer *answer,
-                       mcp_schema **form, ask **out)
+static int ask_prepare(mcp_call *c, const mcp_ask_question *q, const mcp_ask_question *batch,
+                       size_t n, mcp_ask_answer *answer, mcp_schema **form, ask **out)
 {
     *out = NULL;
     *form = NULL;
@@ -568,8 +568,8 @@ static int ask_prepare(mcp_call *c, const mcp_ask_question *q, mcp_ask_answer *a
         return rc;
     bool modern = mcp__call_modern(c);
     char automatic[16];
-    if (modern)
-        key = mcp__ask_key(c, key, automatic);
+    if (modern && !(key = mcp__ask_key(c, key, automatic, batch, n)))
+        return MCP_ERR_NOMEM;
     if (modern && !r->sink)
         return mcp__mrtr_ask(c, key, method, params, answer);
     if (modern) {
@@ -656,7 +656,8 @@ static int ask_impl(mcp_call *c, const mcp_ask_question *qs, size_t n, uint64_t 
     for (size_t i = 0; i < n; i++) {
         outcomes[i] = !question_ok(&qs[i]) ? MCP_ERR_INVALID_ARG
                       : common != MCP_OK   ? common
-                                           : ask_prepare(c, &qs[i], &answers[i], &forms[i], &as[i]);
+                                           : ask_prepare(c, &qs[i], qs, n, &answers[i], &forms[i],
+                                                         &as[i]);
         waiting += as[i] != NULL;
     }
     /* Waiting on the client is no work: the pool runs others meanwhile,

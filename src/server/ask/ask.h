@@ -18,8 +18,13 @@
  * check: the call is answered -32602 then. */
 bool mcp__mrtr_begin(mcp_call *c);
 /* The key an ask goes under: key, or the next automatic one ("q1",
- * "q2", ... in the order asked) written in automatic. Counts the ask. */
-const char *mcp__ask_key(mcp_call *c, const char *key, char automatic[16]);
+ * "q2", ... in the order asked) written in automatic, skipping the keys
+ * asked before in this run and those batch (n questions asked together)
+ * names: the same in every round of a call. Counts the ask; NULL when out
+ * of memory. */
+struct mcp_ask_question;
+const char *mcp__ask_key(mcp_call *c, const char *key, char automatic[16],
+                         const struct mcp_ask_question *batch, size_t n);
 /* The answer to key the client gave already (this round's, an earlier
  * round's, or a task's earlier question's), copied into answer->result:
  * MCP_OK, MCP_ERR_NOT_FOUND (none), MCP_ERR_NOMEM. */

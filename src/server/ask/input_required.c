@@ -198,13 +198,32 @@ bool mcp__mrtr_begin(mcp_call *c)
     return false;
 }
 
-const char *mcp__ask_key(mcp_call *c, const char *key, char automatic[16])
+static bool named_in(const mcp_ask_question *batch, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (batch[i].key && !strcmp(batch[i].key, key))
+            return true;
+    return false;
+}
+
+const char *mcp__ask_key(mcp_call *c, const char *key, char automatic[16],
+                         const mcp_ask_question *batch, size_t n)
 {
     c->asks_made++;
-    if (key)
-        return key;
-    snprintf(automatic, 16, "q%u", c->asks_made);
-    return automatic;
+    if (!c->keys_asked) {
+        c->keys_asked = mcp_json_doc_new(NULL);
+        if (!c->keys_asked)
+            return NULL;
+        mcp_json_doc_set_root(c->keys_asked, mcp_json_new_object(c->keys_asked));
+    }
+    mcp_json *seen = (mcp_json *)mcp_json_doc_root(c->keys_asked);
+    for (unsigned k = c->asks_made; !key; k++) {
+        snprintf(automatic, 16, "q%u", k);
+        if (!mcp_json_object_get(seen, automatic) && !named_in(batch, n, automatic))
+            key = automatic;
+    }
+    mcp_json_object_set(c->keys_asked, seen, key, mcp_json_new_bool(c->keys_asked, true));
+    return mcp_json_doc_error(c->keys_asked) == MCP_OK ? key : NULL;
 }
 
 int mcp__mrtr_given(mcp_call *c, const char *key, mcp_ask_answer *answer)
@@ -255,6 +274,9 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
     int rc = mcp__mrtr_given(c, key, answer);
     if (rc != MCP_ERR_NOT_FOUND)
         return rc;
+    /* One question per key in a round (an automatic key is another). */
+    if (c->asked && mcp_json_object_get(mcp_json_doc_root(c->asked), key))
+        return MCP_ERR_INVALID_ARG;
     /* The spec: no question the client did not declare it can answer. */
     if (!mcp__ask_declared(mcp__call_client_caps(c), c->req.version, method, params))
         return MCP_ERR_STATE;

@@ -83,6 +83,7 @@ static int conn_new(mcp_server *s, conn **out)
         return MCP_ERR_NOMEM;
     c->server = s;
     atomic_init(&c->refs, 1); /* the server's */
+    atomic_init(&c->outliving, 0);
     mcp_session_options so = {
         .size = sizeof so,
         .role = MCP_ROLE_SERVER,
@@ -221,7 +222,10 @@ bool mcp__conns_sweep(mcp_server *s, bool force)
     for (conn **at = &s->down, *c; (c = *at) != NULL;) {
         mcp__transport *t = c->driver.transport;
         size_t unwritten = t && t->ops->unwritten ? t->ops->unwritten(t) : 0;
-        size_t handlers = atomic_load(&c->refs) - 1;
+        /* (A run freed on another thread drops its reference before its
+         * outliving count: never below none.) */
+        unsigned outliving = atomic_load(&c->outliving), refs = atomic_load(&c->refs);
+        size_t handlers = refs > outliving + 1 ? refs - 1 - outliving : 0;
         uint64_t grace = s->opts.shutdown_grace_ms;
         if (unwritten < c->last_unwritten)
             c->last_progress = now; /* the client reads: keep writing */

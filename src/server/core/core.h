@@ -290,6 +290,8 @@ struct conn {
     conn *next, *prev; /* the server's connections (or spares, next only) */
     conn *down_next;   /* the server's connections that are down */
     atomic_uint refs;  /* the server's, and one per request */
+    atomic_uint outliving; /* of those, 2026-07-28 task runs: they outlive
+                              the connection (not waited for as it drains) */
     bool down;         /* the transport went: draining, then released */
     uint64_t drain_deadline; /* for its handlers */
     char *credential;  /* a 2026-07-28 HTTP request's Authorization value

@@ -28,6 +28,8 @@ void mcp__request_unref(mcp__request *r)
         return;
     conn *c = r->conn;
     mcp_server *s = c->server;
+    if (r->sink && mcp_protocol_modern(r->version))
+        atomic_fetch_sub(&c->outliving, 1);
     mcp_message_free(r->msg);
     mcp__token_fini(&r->token);
     mcp__registry_unref(r->snapshot);
@@ -70,6 +72,10 @@ void mcp__request_detach(mcp__request *r, const mcp__request_sink *sink)
     mcp_session_set_inbound_data(r->conn->driver.session, r->handle, NULL);
     r->handle = 0;
     r->sink = sink;
+    /* A 2026 task runs on no connection: the one it came on need not wait
+     * for it to drain (over HTTP it is gone once CreateTaskResult is). */
+    if (mcp_protocol_modern(r->version))
+        atomic_fetch_add(&r->conn->outliving, 1);
 }
 
 void mcp__request_cancel(mcp__request *r, const char *reason)

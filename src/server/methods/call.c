@@ -364,6 +364,7 @@ static void destroy_call(mcp__request *r)
     mcp_json_doc_free(c->answers);
     mcp_json_doc_free(c->taken);
     mcp_json_doc_free(c->asked);
+    mcp_json_doc_free(c->keys_asked);
     free(r);
 }
 

@@ -40,6 +40,9 @@ struct mcp_call {
      * the handler took (what the next requestState carries), the questions
      * noted this round (inputRequests), how many were asked. */
     mcp_json_doc *answers, *taken, *asked;
+    /* The keys asked in this run so far (an object, key -> true): an
+     * automatic key is none of them (nor a key its batch names). */
+    mcp_json_doc *keys_asked;
     double last_progress;
     unsigned asks_made;
     bool sent_progress;
