@@ -442,6 +442,7 @@ int mcp__client_renew_session(mcp_client *c)
                                   .version = c->era_version,
                                   .timeout_ms = c->opts.connect_timeout_ms,
                                   .queue_requests = true};
+        c->task_ext_of = NULL;
         rc = mcp__client_note_send_failure(
             c, mcp_session_connect(c->driver.session, mcp__now_ms(), &co, renewed, c));
         mcp__driver_rearm(&c->driver);
@@ -484,6 +485,7 @@ int mcp__client_connect(mcp_client *c)
                               .timeout_ms = c->opts.connect_timeout_ms,
                               .probe_timeout_ms = c->opts.probe_timeout_ms};
     connect_wait w = {c, false, 0};
+    c->task_ext_of = NULL; /* another discover result comes */
     int rc = mcp_session_connect(c->driver.session, mcp__now_ms(), &co, connected, &w);
     if (rc == MCP_OK) {
         mcp__driver_rearm(&c->driver);
@@ -665,14 +667,21 @@ void mcp__call_progress(void *ud, mcp_handle h, double progress, double total,
  * does; 2026 lists no tool as needing a task either: the call is sent
  * again as a task when the server refuses it for want of the extension
  * (task_if_required). */
-/* Whether the server (2026-07-28) declares the tasks extension. */
+/* Whether the server (2026-07-28) declares the tasks extension: asked of
+ * every AUTO call, so kept for the discover result it was read from (a
+ * reconnect brings another). */
 static bool offers_task_extension(mcp_client *c)
 {
     mcp_session *ss = c->driver.session;
-    const mcp_json *caps = mcp_json_object_get(mcp_session_peer_info(ss), "capabilities");
-    return mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASK_EXTENSION) &&
-           mcp_json_object_get(mcp_json_object_get(caps, "extensions"),
-                               "io.modelcontextprotocol/tasks") != NULL;
+    const mcp_json *info = mcp_session_peer_info(ss);
+    if (info != c->task_ext_of) {
+        const mcp_json *caps = mcp_json_object_get(info, "capabilities");
+        c->task_ext_of = info;
+        c->task_ext = mcp__revision_has(mcp_session_protocol_version(ss), MCP__HAS_TASK_EXTENSION) &&
+                      mcp_json_object_get(mcp_json_object_get(caps, "extensions"),
+                                          "io.modelcontextprotocol/tasks") != NULL;
+    }
+    return c->task_ext;
 }
 
 static bool as_task(mcp_client *c, const char *tool, const mcp_client_call_options *o)

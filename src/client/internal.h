@@ -95,6 +95,10 @@ struct mcp_client {
     int64_t next_request_id; /* the first id of the next session (0: 1) */
     char error[512];
     mcp__tools *tools; /* tools.c: what the tools listed declared (NULL until a listing) */
+    /* client.c: whether the server's discover result (task_ext_of, by
+     * address) declares the tasks extension */
+    const mcp_json *task_ext_of;
+    bool task_ext;
     /* The era found by the first connect, kept for reconnects. */
     mcp_connect_mode era_mode;
     const char *era_version;
