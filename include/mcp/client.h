@@ -474,6 +474,42 @@ MCP_EXTERN int mcp_client_request(mcp_client *c, const char *method,
                                   const mcp_client_call_options *opts,
                                   mcp_client_call_result *result);
 
+/*
+ * A task's own requests, for an application that keeps a task across
+ * calls or restarts (start one with mcp_client_call_tool and task
+ * MCP_CALL_TASK_START: the result is its CreateTaskResult). Each is
+ * mcp_client_request of the method with params {"taskId": task_id}
+ * (borrowed; tasks/update adds input_responses, an object of answers by
+ * key, borrowed; tasks/list takes cursor, NULL for the first page), the
+ * same blocking, options, result and returns, and first refused with
+ * MCP_ERR_STATE, nothing sent, when the connection's revision has no such
+ * method: tasks/get and tasks/cancel in 2025-11-25 and 2026-07-28 (the
+ * tasks extension, declared on the request), tasks/result and tasks/list
+ * in 2025-11-25 only, tasks/update in 2026-07-28 only. MCP_ERR_INVALID_ARG
+ * for c or task_id NULL, task_id empty, input_responses not an object.
+ * The answers are the server's: 2025 tasks/get and tasks/cancel a Task,
+ * tasks/result what the call gave (its result, or its error as
+ * MCP_ERR_REMOTE), tasks/list {"tasks":[...],"nextCursor":...}; 2026
+ * tasks/get the detailed Task (its result or error inline), tasks/update
+ * and tasks/cancel an acknowledgment.
+ */
+MCP_EXTERN int mcp_client_task_get(mcp_client *c, const char *task_id,
+                                   const mcp_client_call_options *opts,
+                                   mcp_client_call_result *result);
+MCP_EXTERN int mcp_client_task_result(mcp_client *c, const char *task_id,
+                                      const mcp_client_call_options *opts,
+                                      mcp_client_call_result *result);
+MCP_EXTERN int mcp_client_task_cancel(mcp_client *c, const char *task_id,
+                                      const mcp_client_call_options *opts,
+                                      mcp_client_call_result *result);
+MCP_EXTERN int mcp_client_task_update(mcp_client *c, const char *task_id,
+                                      const mcp_json *input_responses,
+                                      const mcp_client_call_options *opts,
+                                      mcp_client_call_result *result);
+MCP_EXTERN int mcp_client_task_list(mcp_client *c, const char *cursor,
+                                    const mcp_client_call_options *opts,
+                                    mcp_client_call_result *result);
+
 /* Caching hints of a list (2026-07-28, SEP-2549). Filled in the caller's
  * memory: set size (common.h; the first version has every field below). */
 typedef struct mcp_cache_hint {

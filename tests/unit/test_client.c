@@ -290,6 +290,69 @@ static void a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call(void **st
     mcp_client_free(c);
 }
 
+/* The task id of a CreateTaskResult (2025 nested, 2026 flat), copied. */
+static void started_id(const mcp_client_call_result *r, char id[64])
+{
+    const mcp_json *t = mcp_json_object_get(r->result, "task");
+    const char *s = mcp_json_string(mcp_json_object_get(t ? t : r->result, "taskId"), NULL);
+    assert_non_null(s);
+    snprintf(id, 64, "%s", s);
+}
+
+/* The task API: a task started, then reached by its id alone. */
+static void the_task_api_reaches_a_task_by_its_id(void **state)
+{
+    mcp_client *c = connect_2025(false);
+    mcp_client_call_options start = {.size = sizeof start, .task = MCP_CALL_TASK_START};
+    mcp_client_call_result r = {.size = sizeof r};
+    char id[64];
+    assert_int_equal(call(c, "count", "{\"n\":1,\"delay_ms\":0}", &start, &r), MCP_OK);
+    started_id(&r, id);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_result(c, id, NULL, &r), MCP_OK); /* waits for the end */
+    assert_string_equal(first_text(&r), "counted to 1");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_get(c, id, NULL, &r), MCP_OK);
+    assert_string_equal(mcp_json_string(mcp_json_object_get(r.result, "status"), NULL), "completed");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_list(c, NULL, NULL, &r), MCP_OK);
+    const mcp_json *first = mcp_json_array_at(mcp_json_object_get(r.result, "tasks"), 0);
+    assert_string_equal(mcp_json_string(mcp_json_object_get(first, "taskId"), NULL), id);
+    mcp_client_call_result_release(&r);
+    /* Ended: no cancel; an unknown id; a method of the other revision. */
+    assert_int_equal(mcp_client_task_cancel(c, id, NULL, &r), MCP_ERR_REMOTE);
+    assert_int_equal(r.error_code, -32602);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_get(c, "nope", NULL, &r), MCP_ERR_REMOTE);
+    mcp_client_call_result_release(&r);
+    mcp_json_doc *answers = args("{}");
+    assert_int_equal(mcp_client_task_update(c, id, mcp_json_doc_root(answers), NULL, &r),
+                     MCP_ERR_STATE);
+    assert_int_equal(mcp_client_task_get(c, NULL, NULL, &r), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp_client_task_get(c, "", NULL, &r), MCP_ERR_INVALID_ARG);
+    mcp_client_free(c);
+    /* 2026-07-28: get, update and cancel; no result, no list. */
+    c = connect_to(serve_argv, NULL, false);
+    assert_int_equal(call(c, "sleep", "{\"seconds\":30}", &start, &r), MCP_OK);
+    started_id(&r, id);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_get(c, id, NULL, &r), MCP_OK);
+    assert_string_equal(mcp_json_string(mcp_json_object_get(r.result, "status"), NULL), "working");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_update(c, id, mcp_json_doc_root(answers), NULL, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_cancel(c, id, NULL, &r), MCP_OK);
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_get(c, id, NULL, &r), MCP_OK);
+    assert_string_equal(mcp_json_string(mcp_json_object_get(r.result, "status"), NULL),
+                        "cancelled");
+    mcp_client_call_result_release(&r);
+    assert_int_equal(mcp_client_task_result(c, id, NULL, &r), MCP_ERR_STATE);
+    assert_int_equal(mcp_client_task_list(c, NULL, NULL, &r), MCP_ERR_STATE);
+    mcp_json_doc_free(answers);
+    mcp_client_free(c);
+}
+
 /* The seeds' rule: a task call is cancelled with tasks/cancel, and the
  * server's handler stops; under 2026-07-28 too. */
 static void cancelled_task_call(mcp_client *c);
@@ -521,6 +584,7 @@ int main(void)
         cmocka_unit_test(a_cancel_from_another_thread_aborts_the_call),
         cmocka_unit_test(a_call_of_a_task_tool_runs_as_a_task_and_returns_as_a_call),
         cmocka_unit_test(a_cancelled_task_call_stops_the_servers_handler),
+        cmocka_unit_test(the_task_api_reaches_a_task_by_its_id),
         cmocka_unit_test(closing_with_a_call_in_flight_ends_it_closed),
         cmocka_unit_test(a_late_answer_after_a_timeout_is_dropped_quietly),
         cmocka_unit_test(a_server_that_exits_ends_calls_closed),
