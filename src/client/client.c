@@ -16,6 +16,7 @@
 #include "client/internal.h"
 #include "core/opts.h"
 #include "jsonrpc/internal.h"
+#include "session/entry.h"
 #include "session/revision.h"
 
 #define STDERR_CAP ((size_t)1 << 20)
@@ -1051,11 +1052,22 @@ struct uv_loop_s *mcp_client_loop(mcp_client *c)
 
 /* Closing ----------------------------------------------------------------------------------------- */
 
+static bool no_ghosts(mcp_client *c, void *arg)
+{
+    (void)arg;
+    return !c->driver_open || mcp__session_ghosts(c->driver.session) == 0;
+}
+
 void mcp_client_close(mcp_client *c)
 {
     if (!c || c->state == CL_CLOSED)
         return;
     c->state = CL_CLOSING;
+    /* A task call cancelled before its task's id came waits for the id, to
+     * cancel the task (tasks/cancel): the connection waits for those, up
+     * to the close grace (a task left running is what it avoids). */
+    if (c->link && c->driver_open && mcp__session_ghosts(c->driver.session))
+        mcp__client_run_until(c, no_ghosts, NULL, mcp__now_ms() + c->opts.close_grace_ms);
     if (c->link)
         c->link->stop(c); /* stdio: end of input, wait, TERM, wait, KILL; HTTP: DELETE */
     mcp__client_end(c);        /* calls still in flight end with MCP_ERR_CLOSED */

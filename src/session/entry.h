@@ -44,6 +44,10 @@ int mcp__session_task_log(mcp_session *s, mcp_log_level level, const char *logge
 void mcp__session_set_anonymous(mcp_session *s);
 bool mcp__session_anonymous(const mcp_session *s);
 
+/* How many task calls cancelled before their task's id came wait for it,
+ * to cancel the task (a client closing waits for them a while). */
+size_t mcp__session_ghosts(const mcp_session *s);
+
 /* Make a closed session that holds nothing any more as new, with the same
  * options and callbacks, keeping its memory (request tables, scratch):
  * what mcp_session_free then mcp_session_new would give, for less. Handles

@@ -252,6 +252,7 @@ struct mcp_session {
     mcp__map in_ids;    /* hash of the peer's id -> inbound */
     inbound *listens;   /* the peer's subscriptions */
     size_t nlistens;
+    size_t nghosts; /* outbound OUT_GHOST: task calls cancelled before their task's id */
     mcp__batch *collecting; /* the batch whose items are being read */
 
     int64_t next_id;

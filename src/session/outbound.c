@@ -115,6 +115,8 @@ static void heap_remove(timer_heap *t, outbound *o)
 
 static void entry_free(mcp_session *s, outbound *o)
 {
+    if (o->kind == OUT_GHOST)
+        s->nghosts--;
     mcp__rounds_free(s, o->rounds);
     mcp__task_free(s, o->task);
     mcp__listen_want_free(s, o->want);

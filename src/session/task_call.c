@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "session/entry.h"
 #include "session/internal.h"
 
 /* How long a ghost waits for the id of the task it must cancel. */
@@ -632,6 +633,11 @@ bool mcp__task_status(mcp_session *s, uint64_t now, const mcp_message *m)
     return false;
 }
 
+size_t mcp__session_ghosts(const mcp_session *s)
+{
+    return s->nghosts;
+}
+
 bool mcp__task_cancel(mcp_session *s, uint64_t now, outbound *o, int outcome, const char *reason)
 {
     struct mcp__task_call *t = o->task;
@@ -691,6 +697,7 @@ bool mcp__task_cancel(mcp_session *s, uint64_t now, outbound *o, int outcome, co
     mcp_response_fn cb = o->cb;
     void *ud = o->user_data;
     o->kind = OUT_GHOST;
+    s->nghosts++;
     o->cb = NULL;
     o->progress = MCP_PROGRESS_NONE;
     /* Its rounds were the caller's: a ghost answers no questions. */

@@ -262,6 +262,12 @@ contains "$WORK/err" '"task":{"ttl":60000}' "the ttl asked for"
 lacks "$WORK/err" '"method":"notifications/cancelled"' "no notifications/cancelled"
 contains "$WORK/err" "(the task was cancelled (tasks/cancel))" "the server's handler stopped"
 contains "$WORK/err" ": cancelled" "the state it ended in"
+# Ctrl-C before CreateTaskResult came: the task is still cancelled once its
+# id comes (the client waits for it as it closes).
+expect_exit 130 "a task cancelled before its id came" -- "$MCP" call --task slow '{}' \
+    --cancel-after 0.3 -- python3 "$(dirname "$0")/slow_task_server.py" "$WORK/slow_seen"
+contains "$WORK/slow_seen" '"method":"tasks/cancel","params":{"taskId":"T1"}' \
+    "tasks/cancel for the task whose id came after the cancel"
 expect_exit 0 "--detach" -- "$MCP" call $T --detach count '{"n":1,"delay_ms":0}' -- "$MCP" serve
 grep -Eq '^[0-9a-f]{32}$' "$WORK/out" || fail "--detach printed '$(cat "$WORK/out")', not a task id"
 echo "ok: --detach prints the task's id"
