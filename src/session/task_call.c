@@ -480,12 +480,15 @@ static void created(mcp_session *s, uint64_t now, outbound *o, const mcp_message
         mcp__outbound_end(s, o, outcome, outcome == MCP_ERR_PROTOCOL ? NULL : msg);
         return;
     }
-    if (!id || n == 0 || memchr(id, '\0', n) || !(t->id = mcp__strndup(&s->mem, id, n))) {
+    bool usable = id && n > 0 && !memchr(id, '\0', n);
+    if (!usable || !(t->id = mcp__strndup(&s->mem, id, n))) {
         mcp__outbound_take(s, o);
         mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &wid, o->method, "outbound", NULL,
                  -1, "unusable CreateTaskResult: %s",
-                 id ? "out of memory" : "its task has no taskId string");
-        mcp__outbound_end(s, o, id ? MCP_ERR_NOMEM : MCP_ERR_PROTOCOL, NULL);
+                 !id      ? "its task has no taskId string"
+                 : !usable ? "its taskId is empty or has a NUL in it"
+                           : "out of memory");
+        mcp__outbound_end(s, o, usable ? MCP_ERR_NOMEM : MCP_ERR_PROTOCOL, NULL);
         return;
     }
     mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL, &wid, o->method, "outbound", NULL,
