@@ -8,6 +8,7 @@ them, then answers the call with a text: one line per answer it got,
 stderr as "got: <line>".
 """
 import json
+import os
 import sys
 import time
 
@@ -91,13 +92,15 @@ def task_id(m):
 def scenario():
     out = []
     if MODE == "flood":
-        ids = [ask(kind="elicitation") for _ in range(int(ARG or 70))]
+        ids = [ask(kind=os.environ.get("KIND", "elicitation")) for _ in range(int(ARG or 70))]
         got = [summary(wait(i)) for i in ids]
         out.append("created %d" % sum(1 for g in got if g.startswith("task")))
         out.append("refused %d" % sum(1 for g in got if g.startswith("error")))
         out.extend(sorted(set(g for g in got if g.startswith("error"))))
         lst = wait(request("tasks/list", {}))
         out.append("list " + summary(lst))
+        if os.environ.get("EXIT_AFTER_FLOOD"):
+            sys.exit(0)
     elif MODE == "ttl":
         for ttl in json.loads(ARG):
             out.append("ttl %s: %s" % (json.dumps(ttl), summary(wait(ask(ttl=ttl, kind="elicitation")))))
@@ -156,6 +159,11 @@ def scenario():
               "params": {"requestId": w}})
         out.append("get: " + summary(wait(request("tasks/get", {"taskId": tid}))))
         out.append("cancel: " + summary(wait(request("tasks/cancel", {"taskId": tid}))))
+    elif MODE == "plainask":
+        out.append("plain: " + summary(wait(request("sampling/createMessage", SAMPLE), 60)))
+    elif MODE == "taskask":
+        tid = task_id(wait(ask()))
+        time.sleep(60)
     elif MODE == "done":
         tid = task_id(wait(ask()))
         out.append("result: " + summary(wait(request("tasks/result", {"taskId": tid}), 20)))

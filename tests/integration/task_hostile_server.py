@@ -58,7 +58,7 @@ def created(i, t):
         result(i, {"task": t})
 
 
-DONE = {"content": [{"type": "text", "text": "done"}]}
+DONE = {"content": [{"type": "text", "text": "done" * int(os.environ.get("BIG", "1"))}]}
 ELICIT = {"method": "elicitation/create",
           "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {
               "n": {"type": "string"}}}}}
