@@ -481,12 +481,15 @@ static void created(mcp_session *s, uint64_t now, outbound *o, const mcp_message
         mcp__outbound_end(s, o, outcome, outcome == MCP_ERR_PROTOCOL ? NULL : msg);
         return;
     }
-    if (!id || n == 0 || memchr(id, '\0', n) || !(t->id = mcp__strndup(&s->mem, id, n))) {
+    bool usable = id && n > 0 && !memchr(id, '\0', n);
+    if (!usable || !(t->id = mcp__strndup(&s->mem, id, n))) {
         mcp__outbound_take(s, o);
         mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &wid, o->method, "outbound", NULL,
                  -1, "unusable CreateTaskResult: %s",
-                 id ? "out of memory" : "its task has no taskId string");
-        mcp__outbound_end(s, o, id ? MCP_ERR_NOMEM : MCP_ERR_PROTOCOL, NULL);
+                 !id      ? "its task has no taskId string"
+                 : !usable ? "its taskId is empty or has a NUL in it"
+                           : "out of memory");
+        mcp__outbound_end(s, o, usable ? MCP_ERR_NOMEM : MCP_ERR_PROTOCOL, NULL);
         return;
     }
     mcp__log(s, MCP_LOG_DEBUG, MCP_LOG_EVENT_GENERAL, &wid, o->method, "outbound", NULL,
@@ -517,6 +520,21 @@ static bool complete_result(mcp_session *s, const outbound *o, const mcp_message
     return false;
 }
 
+/* tasks/get's Task is about our task: its taskId, when it has one, is
+ * ours (else its status, and 2026 its inline result, are another's). */
+static bool same_task(mcp_session *s, const outbound *o, const mcp_json *task)
+{
+    const mcp_json *v = mcp_json_object_get(task, "taskId");
+    size_t n;
+    const char *id = mcp_json_string(v, &n);
+    if (!v || (id && n == strlen(o->task->id) && !memcmp(id, o->task->id, n)))
+        return true;
+    mcp_id wid = mcp_id_from_int(o->id);
+    mcp__log(s, MCP_LOG_WARNING, MCP_LOG_EVENT_BAD_INPUT, &wid, o->method, "outbound", NULL, -1,
+             "unusable answer about task %s: it is about another task", o->task->id);
+    return false;
+}
+
 void mcp__task_response(mcp_session *s, uint64_t now, outbound *o, const mcp_message *msg)
 {
     struct mcp__task_call *t = o->task;
@@ -526,7 +544,7 @@ void mcp__task_response(mcp_session *s, uint64_t now, outbound *o, const mcp_mes
     case PHASE_CREATING: created(s, now, o, msg); break;
     case PHASE_POLLING:
         if (msg->kind == MCP_MESSAGE_RESULT && mcp_json_typeof(msg->result) == MCP_JSON_OBJECT &&
-            (!t->modern || complete_result(s, o, msg))) {
+            (!t->modern || complete_result(s, o, msg)) && same_task(s, o, msg->result)) {
             on_task(s, now, o, msg->result, t->modern ? msg : NULL, &ask);
             break;
         }

@@ -101,6 +101,7 @@ static int run(void *state, mcp_client *c, const mcp_client_call_options *co,
     if (p && st->responses)
         mcp_json_object_set(params, p, "inputResponses",
                             mcp_json_copy(params, mcp_json_doc_root(st->responses)));
+    mcp_json *seen = params ? mcp_json_new_array(params) : NULL; /* the cursors followed */
     int code = 0;
     bool more = true;
     for (int page = 0; more && code == 0; page++) {
@@ -118,8 +119,22 @@ static int run(void *state, mcp_client *c, const mcp_client_call_options *co,
                 a->json ? cli_print_json(mcp_json_array_at(tasks, i))
                         : print_task(mcp_json_array_at(tasks, i));
             const mcp_json *next = mcp_json_object_get(r.result, "nextCursor");
-            if (mcp_json_string(next, NULL) && page < 1000) {
+            const char *cursor = mcp_json_string(next, NULL);
+            /* A cursor that comes back, or pages past counting: the list
+             * would never end. */
+            for (size_t i = 0; cursor && i < mcp_json_array_size(seen); i++)
+                if (!strcmp(mcp_json_string(mcp_json_array_at(seen, i), NULL) ?: "", cursor)) {
+                    fputs("mcp: tasks/list: the server sent a cursor it had sent before; the "
+                          "list would never end\n", stderr);
+                    code = EXIT_CONNECTION;
+                }
+            if (cursor && !code && page >= 1000) {
+                fputs("mcp: tasks/list: the server listed more than 1000 pages\n", stderr);
+                code = EXIT_CONNECTION;
+            }
+            if (cursor && !code) {
                 mcp_json_object_set(params, p, "cursor", mcp_json_copy(params, next));
+                mcp_json_array_append(params, seen, mcp_json_copy(params, next));
                 more = true;
             }
         } else if (!strcmp(st->verb, "result")) {
