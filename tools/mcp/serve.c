@@ -570,7 +570,7 @@ int cli_serve(int argc, char **argv)
                                     "resources (demo://readme) and a prompt (greet).",
                     /* The demo's tools change (add_tool), its prompts and
                      * resources never: only what can change is declared. */
-                    .listen_kinds = MCP_LISTEN_TOOLS},
+                    .listen_kinds = MCP_LISTEN_TOOLS | MCP_LISTEN_TASKS},
         .add = add_demo,
         .on_sigusr1 = add_tool_on_signal};
     return cli_serve_host(&demo, argc, argv);
