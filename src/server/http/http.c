@@ -106,6 +106,7 @@ static void peer_close(mcp__transport *t, void (*done)(void *ud), void *ud)
                 *q = p->next_finished;
                 break;
             }
+    free(p->credential);
     free(p);
     /* Connections are swept after the listener closed (a stop): the last
      * peer frees it. */
@@ -338,6 +339,18 @@ static void on_get(mcp__http_exchange *x, hpeer *p)
     p->last_used = mcp__now_ms();
 }
 
+/* The credential of an Authorization value: the value with its scheme in
+ * lower case (RFC 9110, 11.1: "bearer T" is the credential "Bearer T" is),
+ * or NULL (none, or out of memory: *failed). */
+static char *credential_of(const char *authorization, bool *failed)
+{
+    char *credential = authorization ? strdup(authorization) : NULL;
+    *failed = authorization && !credential;
+    for (char *ch = credential; ch && *ch && *ch != ' '; ch++)
+        *ch = (char)tolower((unsigned char)*ch);
+    return credential;
+}
+
 /* A 2025 session's request: the session header and its checks. */
 static void on_session_request(http_listener *l, mcp__http_exchange *x, mcp_message *m)
 {
@@ -357,7 +370,18 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, mcp_mess
         return;
     }
     hpeer *p = find_session(l, sid);
-    if (!p) {
+    bool failed = false;
+    char *credential = p ? credential_of(mcp__http_exchange_header(x, "Authorization"), &failed)
+                         : NULL;
+    /* Where tokens are checked a session is its credential's: another
+     * one finds no such session, as a guessed id does, and reaches none of
+     * its tasks (tasks.mdx: bound to the authorization context). */
+    bool same = p && !failed &&
+                (!l->opts.authorize ||
+                 (!p->credential ? !credential
+                                 : credential && !strcmp(credential, p->credential)));
+    free(credential);
+    if (!same) {
         respond_error(x, 404, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,
                       "Not Found: no such session (it ended or expired): initialize again");
         return;
@@ -438,13 +462,9 @@ static void on_stateless(http_listener *l, mcp__http_exchange *x, mcp_message *m
     }
     /* The credential the request came with: its requestState is bound
      * to it (input_required.c). */
-    const char *authorization = mcp__http_exchange_header(x, "Authorization");
-    char *credential = authorization ? strdup(authorization) : NULL;
-    /* The scheme is case-insensitive (RFC 9110, 11.1): "bearer T" is the
-     * credential "Bearer T" is. */
-    for (char *ch = credential; ch && *ch && *ch != ' '; ch++)
-        *ch = (char)tolower((unsigned char)*ch);
-    hpeer *p = authorization && !credential ? NULL : peer_open(l, false);
+    bool failed;
+    char *credential = credential_of(mcp__http_exchange_header(x, "Authorization"), &failed);
+    hpeer *p = failed ? NULL : peer_open(l, false);
     if (!p) {
         free(credential);
         respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
@@ -506,10 +526,15 @@ static void on_request(void *ud, mcp__http_exchange *x)
                 mcp__http_respond_error(x, 503, &m->id, MCP_WIRE_INTERNAL_ERROR,
                                         "Service Unavailable: too many sessions", retry);
             } else {
-                hpeer *p = peer_open(l, true);
+                bool failed;
+                char *credential =
+                    credential_of(mcp__http_exchange_header(x, "Authorization"), &failed);
+                hpeer *p = failed ? NULL : peer_open(l, true);
                 if (!p) {
+                    free(credential);
                     respond_error(x, 500, &m->id, MCP_WIRE_INTERNAL_ERROR, "out of memory");
                 } else {
+                    p->credential = credential;
                     /* Without credentials the client is its session and
                      * no more: its tasks are reached by id only. */
                     if (!mcp__http_exchange_header(x, "Authorization"))

@@ -39,6 +39,10 @@ struct hpeer {
     conn *conn;
     bool legacy;
     char sid[65];
+    char *credential; /* 2025: the Authorization the session was initialized
+                         with (scheme in lower case), or NULL: each of its
+                         requests must bring the same (tasks.mdx: tasks are
+                         bound to the authorization context) */
     hroute *routes;
     hroute *get;   /* 2025: the GET stream (route 0), once needed */
     uint64_t last_used;
