@@ -2,6 +2,7 @@
 #include "core/arena.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdalign.h>
 #include <stdint.h>
@@ -66,7 +67,9 @@ typedef struct block_cache {
 static _Thread_local block_cache cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-static bool cache_key_ok;
+/* Atomic: the process's exit (cache_unload) may clear it while a thread
+ * still running (an abandoned handler) reads it. */
+static atomic_bool cache_key_ok;
 
 /* Thread exit (and library unload, for the unloading thread): nothing
  * cached outlives its thread. */
@@ -80,7 +83,8 @@ static void cache_empty(void *unused)
 
 static void cache_key_create(void)
 {
-    cache_key_ok = pthread_key_create(&cache_key, cache_empty) == 0;
+    atomic_store_explicit(&cache_key_ok, pthread_key_create(&cache_key, cache_empty) == 0,
+                          memory_order_release);
 }
 
 #if defined(__GNUC__)
@@ -90,10 +94,8 @@ static void cache_key_create(void)
 __attribute__((destructor)) static void cache_unload(void)
 {
     cache_empty(NULL);
-    if (cache_key_ok) {
+    if (atomic_exchange(&cache_key_ok, false))
         pthread_key_delete(cache_key);
-        cache_key_ok = false;
-    }
 }
 #endif
 
@@ -127,7 +129,8 @@ static bool cache_keep(mcp__arena_block *b)
         return false;
     if (!cache.registered) {
         pthread_once(&cache_once, cache_key_create);
-        if (!cache_key_ok || pthread_setspecific(cache_key, &cache) != 0)
+        if (!atomic_load_explicit(&cache_key_ok, memory_order_acquire) ||
+            pthread_setspecific(cache_key, &cache) != 0)
             return false;
         cache.registered = true;
     }

@@ -504,6 +504,16 @@ int cli_call(int argc, char **argv)
         code = cli_open(&a, &st.asker, &o, &st.client);
     }
     mcp_json_doc_free(root_list); /* copied by the client */
+    if (!code && ta.detach && !mcp_protocol_modern(mcp_client_protocol_version(st.client))) {
+        /* A 2025-11-25 task is its session's, and the session ends with
+         * this command: the id printed would name a task about to end. */
+        fprintf(stderr, "mcp: --detach: under protocol revision %s a task belongs to its session, "
+                        "which ends with this command; detach from a 2026-07-28 server "
+                        "(--protocol 2026-07-28), whose tasks outlive connections\n",
+                cli_safe(mcp_client_protocol_version(st.client)));
+        mcp_client_free(st.client);
+        code = EXIT_USAGE;
+    }
     if (code) {
         free(safe_tool);
         mcp_json_doc_free(args);
