@@ -511,7 +511,7 @@ int cli_call(int argc, char **argv)
                         "which ends with this command; detach from a 2026-07-28 server "
                         "(--protocol 2026-07-28), whose tasks outlive connections\n",
                 cli_safe(mcp_client_protocol_version(st.client)));
-        mcp_client_free(st.client);
+        cli_close(st.client, &st.asker);
         code = EXIT_USAGE;
     }
     if (code) {
