@@ -32,6 +32,11 @@ for era in 25 26; do
     expect_exit 4 "tasks/get never answered ($era)" -- $MCP_WRAP "$MCP" call --task --timeout 1 \
         job -- python3 "$TS" $era silentget
 done
+# A task id of 300 bytes is shown and named back, as any other.
+expect_exit 4 "a 300-byte task id" -- $MCP_WRAP "$MCP" call --task --max-time 2 job -- \
+    python3 "$TS" 25 hugeid 300
+grep -Eq '^task x{300}: working' "$WORK/err" || fail "a 300-byte task id is shown whole"
+echo "ok: a 300-byte task id is shown"
 # 2026: another task's result is not our call's.
 expect_exit 3 "tasks/get about another task (26)" -- $MCP_WRAP "$MCP" call --task --timeout 5 \
     job -- python3 "$TS" 26 otherid

@@ -49,7 +49,8 @@ typedef struct call_state {
     uv_signal_t sigint, sigterm;
     uv_timer_t cancel_timer;
     cli_asker asker;
-    char task_id[129];      /* the task it runs as, once known */
+    char *task_id;          /* the task it runs as, once known (owned; a server's
+                               id of any length: it is named back to it) */
     char task_status[32];   /* its last status */
 } call_state;
 
@@ -93,14 +94,15 @@ static void on_task(void *ud, mcp_handle h, const mcp_json *task)
     const char *id = mcp_json_string(mcp_json_object_get(task, "taskId"), &n);
     const char *status = mcp_json_string(mcp_json_object_get(task, "status"), &sn);
     const char *message = mcp_json_string(mcp_json_object_get(task, "statusMessage"), NULL);
-    if (id && n < sizeof st->task_id && !st->task_id[0])
-        snprintf(st->task_id, sizeof st->task_id, "%.*s", (int)n, id);
+    if (id && !st->task_id && !memchr(id, '\0', n))
+        st->task_id = strndup(id, n); /* out of memory: shown as "?" */
     if (!status || sn >= sizeof st->task_status ||
         (strlen(st->task_status) == sn && !memcmp(st->task_status, status, sn)))
         return;
     snprintf(st->task_status, sizeof st->task_status, "%.*s", (int)sn, status);
     clear_bar(st);
-    fprintf(stderr, "task %s: %s%s%s\n", cli_safe(st->task_id), cli_safe(st->task_status),
+    fprintf(stderr, "task %s: %s%s%s\n", st->task_id ? cli_safe(st->task_id) : "?",
+            cli_safe(st->task_status),
             message ? ": " : "", message ? cli_safe(message) : "");
 }
 
@@ -276,17 +278,9 @@ static int report(call_state *st)
 /* After a cancel: the state the task ended in, as the server says. */
 static void report_task_end(call_state *st)
 {
-    mcp_json_doc *d = mcp_json_doc_new(NULL);
-    mcp_json *params = d ? mcp_json_new_object(d) : NULL;
-    if (params)
-        mcp_json_object_set(d, params, "taskId", mcp_json_new_string(d, st->task_id));
-    if (!params || mcp_json_doc_error(d) != MCP_OK) {
-        mcp_json_doc_free(d);
-        return;
-    }
     mcp_client_call_options o = {.size = sizeof o, .timeout_ms = 5000, .max_time_ms = 5000};
     mcp_client_call_result r = {.size = sizeof r};
-    if (mcp_client_request(st->client, "tasks/get", params, &o, &r) == MCP_OK) {
+    if (mcp_client_task_get(st->client, st->task_id, &o, &r) == MCP_OK) {
         const char *status = mcp_json_string(mcp_json_object_get(r.result, "status"), NULL);
         fprintf(stderr, "task %s: %s\n", cli_safe(st->task_id),
                 status ? cli_safe(status) : "(no status)");
@@ -295,7 +289,6 @@ static void report_task_end(call_state *st)
                 r.error_message ? cli_safe(r.error_message) : mcp_strerror(r.outcome));
     }
     mcp_client_call_result_release(&r);
-    mcp_json_doc_free(d);
 }
 
 /* --detach: the task's id on stdout (its whole Task with --json). */
@@ -578,7 +571,7 @@ int cli_call(int argc, char **argv)
          * reader that stops reading blocks it, and the loop with it) ends
          * mcp at once, killing the server. */
         cli_exit_at_once(st.client, &st.sigint, &st.sigterm);
-        if (st.cancelled_by && st.task_id[0])
+        if (st.cancelled_by && st.task_id)
             report_task_end(&st);
         if (ta.detach && st.result.outcome == MCP_OK && !st.cancelled_by) {
             code = report_detached(&st);
@@ -597,6 +590,7 @@ int cli_call(int argc, char **argv)
     uv_close((uv_handle_t *)&st.cancel_timer, NULL);
     cli_close(st.client, &st.asker);
     mcp_client_call_result_release(&st.result);
+    free(st.task_id);
     free(safe_tool);
     return code;
 }
