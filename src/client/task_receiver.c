@@ -87,7 +87,7 @@ static void set_status(mcp__held_task *t, mcp__task_status to, char *message)
 {
     t->status = to;
     t->status_message = message;
-    int64_t now = mcp__task_wall_ms();
+    int64_t now = (int64_t)mcp__wall_ms();
     t->updated_ms = now > t->updated_ms ? now : t->updated_ms;
 }
 
@@ -202,13 +202,13 @@ mcp__held_task *mcp__receiver_begin(mcp_client *c, mcp_handle h, const mcp_messa
         return NULL;
     }
     mcp__held_task *t = calloc(1, sizeof *t);
-    if (!t || !mcp__task_new_id(t->id)) {
+    if (!t || !mcp__random_hex(t->id, MCP__TASK_ID_LEN / 2)) {
         free(t);
         mcp_session_reply_error(s, h, MCP_WIRE_INTERNAL_ERROR, "Internal error", NULL);
         return NULL;
     }
     t->status = MCP__TASK_WORKING;
-    t->created_ms = t->updated_ms = mcp__task_wall_ms();
+    t->created_ms = t->updated_ms = (int64_t)mcp__wall_ms();
     t->ttl_ms = ttl;
     t->expires = mcp__now_ms() + ttl;
     t->question = q;

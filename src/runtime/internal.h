@@ -125,5 +125,12 @@ void mcp__ignore_sigpipe(void);
 /* Monotonic time in milliseconds and microseconds. */
 uint64_t mcp__now_ms(void);
 uint64_t mcp__now_us(void);
+/* The wall clock in milliseconds since the epoch (timestamps a peer reads:
+ * a task's createdAt, a requestState's expiry). */
+uint64_t mcp__wall_ms(void);
+/* bytes (at most 64) random bytes from the system as 2 * bytes lowercase
+ * hex digits and a NUL in out: unguessable ids. False when the system gave
+ * none. Any thread. */
+bool mcp__random_hex(char *out, size_t bytes);
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Cross-thread posting to the loop (the uv_async_send rule: the only libuv
- * call allowed from other threads), and the monotonic clock. */
+ * call allowed from other threads), the clocks, and random ids. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,6 +102,27 @@ uint64_t mcp__now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t mcp__wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+bool mcp__random_hex(char *out, size_t bytes)
+{
+    unsigned char raw[64];
+    if (bytes > sizeof raw || getrandom(raw, bytes, 0) != (ssize_t)bytes)
+        return false;
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < bytes; i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 15];
+    }
+    out[2 * bytes] = '\0';
+    return true;
 }
 
 uint64_t mcp_monotonic_ms(void)

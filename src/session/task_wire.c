@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "mcp/json.h"
@@ -13,27 +12,6 @@ static const char *const status_names[] = {"working", "input_required", "complet
 const char *mcp__task_status_name(mcp__task_status s)
 {
     return status_names[s];
-}
-
-bool mcp__task_new_id(char id[MCP__TASK_ID_LEN + 1])
-{
-    unsigned char raw[MCP__TASK_ID_LEN / 2];
-    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-        return false;
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < sizeof raw; i++) {
-        id[2 * i] = hex[raw[i] >> 4];
-        id[2 * i + 1] = hex[raw[i] & 15];
-    }
-    id[MCP__TASK_ID_LEN] = '\0';
-    return true;
-}
-
-int64_t mcp__task_wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* RFC 3339, UTC, with milliseconds: what ISO 8601 allows and every parser

@@ -2,7 +2,8 @@
 /* A Task on the wire (2025-11-25 tasks.mdx; the 2026-07-28 extension's
  * names), for whichever role receives task-augmented requests: the server
  * (src/server/tasks/) and the client hosting its questions as tasks
- * (src/client/task_receiver.c). Any thread: nothing here keeps state. */
+ * (src/client/task_receiver.c). Any thread: nothing here keeps state, reads
+ * a clock or makes an id (mcp__wall_ms, mcp__random_hex: the runtime's). */
 #ifndef MCP_SESSION_TASK_WIRE_H
 #define MCP_SESSION_TASK_WIRE_H
 
@@ -40,11 +41,6 @@ typedef struct mcp__task_view {
     bool modern; /* the extension's names: ttlMs, pollIntervalMs */
 } mcp__task_view;
 
-/* A new unguessable id (MCP__TASK_ID_LEN hex digits and a NUL): false when
- * the system gave no random bytes. */
-bool mcp__task_new_id(char id[MCP__TASK_ID_LEN + 1]);
-/* The wall clock in milliseconds (createdAt, lastUpdatedAt). */
-int64_t mcp__task_wall_ms(void);
 /* The Task object's members (taskId, status, ...) written by w. */
 void mcp__task_write(mcp__jw *w, const mcp__task_view *v);
 /* result (len bytes of a result object) as tasks/result gives it: its

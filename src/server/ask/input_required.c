@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -33,13 +32,6 @@
 #include "server/ask/ask.h"
 
 #define DIGEST_LEN 32
-
-static uint64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 const mcp_json *mcp__call_client_caps(const mcp_call *c)
 {
@@ -133,7 +125,7 @@ static const char *open_state(mcp_call *c, const char *state, size_t n, mcp_json
     if (!why && (mcp_json_get_int64(mcp_json_object_get(root, "x"), &expiry) != MCP_OK ||
                  mcp_json_typeof(mcp_json_object_get(root, "a")) != MCP_JSON_OBJECT || !sealed_for))
         why = "requestState failed its integrity check";
-    else if (!why && (uint64_t)expiry < wall_ms())
+    else if (!why && (uint64_t)expiry < mcp__wall_ms())
         why = "requestState has expired: send the request again without it";
     else if (!why && (request_digest(c, digest) != MCP_OK || strcmp(digest, sealed_for) != 0))
         why = "requestState belongs to another request";
@@ -309,7 +301,7 @@ static int seal(mcp_call *c, mcp_buf *out)
     if (rc == MCP_OK) {
         char head[240];
         int n = snprintf(head, sizeof head, "{\"v\":1,\"x\":%llu,\"d\":\"%s\",%s%s%s\"a\":",
-                         (unsigned long long)(wall_ms() + s->opts.request_state_ttl_ms), digest,
+                         (unsigned long long)(mcp__wall_ms() + s->opts.request_state_ttl_ms), digest,
                          principal[0] ? "\"p\":\"" : "", principal, principal[0] ? "\"," : "");
         rc = mcp_buf_append(&payload, head, (size_t)n);
     }

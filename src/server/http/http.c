@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 #include "core/opts.h"
 #include "json/scan.h"
@@ -167,14 +166,9 @@ static hpeer *peer_open(http_listener *l, bool legacy)
     p->l = l;
     p->legacy = legacy;
     p->last_used = mcp__now_ms();
-    if (legacy) {
-        unsigned char raw[32];
-        if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) {
-            free(p);
-            return NULL;
-        }
-        for (size_t i = 0; i < sizeof raw; i++)
-            snprintf(p->sid + 2 * i, 3, "%02x", raw[i]);
+    if (legacy && !mcp__random_hex(p->sid, 32)) {
+        free(p);
+        return NULL;
     }
     if (mcp__conn_open(l->server, &p->t, &p->conn) != MCP_OK) {
         free(p);

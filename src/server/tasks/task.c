@@ -87,7 +87,7 @@ static bool same_id(const void *value, const void *ctx)
 task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t ttl_ms)
 {
     char id[MCP__TASK_ID_LEN + 1];
-    if (!mcp__task_new_id(id))
+    if (!mcp__random_hex(id, MCP__TASK_ID_LEN / 2))
         return NULL;
     task *t = calloc(1, sizeof *t);
     if (!t || mcp__map_reserve(&ts->by_id, &ts->server->mem, 1) != MCP_OK ||
@@ -104,7 +104,7 @@ task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t 
     memcpy(t->id, id, sizeof id);
     t->store = ts;
     t->status = MCP__TASK_WORKING;
-    t->created_ms = t->updated_ms = mcp__task_wall_ms();
+    t->created_ms = t->updated_ms = (int64_t)mcp__wall_ms();
     t->ttl_ms = ttl_ms;
     t->expires = mcp__now_ms() + ttl_ms;
     t->seq = ++ts->next_seq;
@@ -194,7 +194,7 @@ bool task_transition(task *t, mcp__task_status to, const char *message)
     free(t->status_message);
     t->status_message = copy; /* out of memory: the message is lost, not the change */
     t->status = to;
-    int64_t now = mcp__task_wall_ms();
+    int64_t now = (int64_t)mcp__wall_ms();
     t->updated_ms = now > t->updated_ms ? now : t->updated_ms;
     return true;
 }
