@@ -461,10 +461,12 @@ MCP_EXTERN int mcp_server_run(mcp_server *s);
  * soon as it starts. Any thread, async-signal-unsafe. */
 MCP_EXTERN void mcp_server_stop(mcp_server *s);
 
-/* mcp_server_free: free the server (not while serving). While handlers
- * abandoned after the shutdown grace are still running it frees nothing
- * they could touch and returns; call it again once they have returned to
- * free everything. NULL is a no-op. */
+/* mcp_server_free: free the server (not while serving; once). While
+ * handlers abandoned after the shutdown grace are still running it returns
+ * at once and the last of them to return frees the server on its own
+ * thread, log and trace callbacks included: their user_data must live
+ * until then (a process that exits need not wait). s is not to be used
+ * after this call in either case. NULL is a no-op. */
 MCP_EXTERN void mcp_server_free(mcp_server *s);
 
 /* ------------------------------------------------------------------------ */

@@ -64,6 +64,13 @@ void mcp__pool_submit(mcp__pool *p, mcp__job *job);
 void mcp__pool_stop(mcp__pool *p);
 /* Wait for every worker to exit, then free the pool. */
 void mcp__pool_join(mcp__pool *p);
+/* Stop the pool without waiting: its threads are detached and the last to
+ * exit frees it. Any thread, a worker of the pool too (which cannot join
+ * itself); p is not to be used afterwards. */
+void mcp__pool_release(mcp__pool *p);
+/* Pools not yet freed in the process. Any thread. (Tests: a released
+ * pool's threads are gone shortly after this counts it freed.) */
+unsigned mcp__pools_alive(void);
 /* Jobs queued or running. Any thread. */
 size_t mcp__pool_busy(mcp__pool *p);
 /* The most extra threads a pool starts while workers wait (see pool.c),

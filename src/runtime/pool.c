@@ -27,11 +27,24 @@ struct mcp__pool {
     unsigned idle;    /* workers waiting for a job */
     unsigned waiting; /* threads inside mcp__pool_wait_begin/end */
     unsigned extras;  /* extra threads running */
+    unsigned running; /* workers not yet exited */
+    bool released;    /* nobody joins: the last thread out frees the pool */
     atomic_size_t busy;
     pthread_t threads[];
 };
 
 static void *extra_worker(void *arg);
+static void destroy(mcp__pool *p);
+
+/* Pools not yet freed, in the process: a released one's last thread may
+ * still be running after its server is gone (mcp__pools_alive). */
+static atomic_uint pools_alive;
+
+/* Under p->mu, as a thread exits: whether it was the released pool's last. */
+static bool last_out(mcp__pool *p)
+{
+    return p->released && p->running == 0 && p->extras == 0;
+}
 
 /* Under p->mu: a job waits, no worker is free, and some are held by
  * waits: one more thread, if the cap allows. */
@@ -64,7 +77,10 @@ static void *extra_worker(void *arg)
     }
     if (--p->extras == 0)
         pthread_cond_broadcast(&p->extras_done);
+    bool last = last_out(p);
     pthread_mutex_unlock(&p->mu);
+    if (last)
+        destroy(p);
     return NULL;
 }
 
@@ -99,7 +115,11 @@ static void *worker(void *arg)
         p->idle--;
         mcp__job *job = p->head;
         if (!job) {
+            p->running--;
+            bool last = last_out(p);
             pthread_mutex_unlock(&p->mu);
+            if (last)
+                destroy(p);
             return NULL;
         }
         p->head = job->next;
@@ -122,8 +142,15 @@ mcp__pool *mcp__pool_new(unsigned threads)
     pthread_cond_init(&p->cv, NULL);
     pthread_cond_init(&p->extras_done, NULL);
     atomic_init(&p->busy, 0);
+    atomic_fetch_add(&pools_alive, 1);
     for (unsigned i = 0; i < threads; i++) {
+        pthread_mutex_lock(&p->mu);
+        p->running++;
+        pthread_mutex_unlock(&p->mu);
         if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
+            pthread_mutex_lock(&p->mu);
+            p->running--;
+            pthread_mutex_unlock(&p->mu);
             p->nthreads = i;
             mcp__pool_stop(p);
             mcp__pool_join(p);
@@ -165,10 +192,38 @@ void mcp__pool_join(mcp__pool *p)
     while (p->extras)
         pthread_cond_wait(&p->extras_done, &p->mu);
     pthread_mutex_unlock(&p->mu);
+    destroy(p);
+}
+
+void mcp__pool_release(mcp__pool *p)
+{
+    /* Detached before the mark: once marked, the last thread out may free
+     * p->threads under us. Detaching a thread that already exited is
+     * allowed (it was never joined). */
+    for (unsigned i = 0; i < p->nthreads; i++)
+        pthread_detach(p->threads[i]);
+    pthread_mutex_lock(&p->mu);
+    p->stopping = true;
+    p->released = true;
+    pthread_cond_broadcast(&p->cv);
+    bool last = last_out(p);
+    pthread_mutex_unlock(&p->mu);
+    if (last)
+        destroy(p);
+}
+
+static void destroy(mcp__pool *p)
+{
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     pthread_cond_destroy(&p->extras_done);
     free(p);
+    atomic_fetch_sub(&pools_alive, 1);
+}
+
+unsigned mcp__pools_alive(void)
+{
+    return atomic_load(&pools_alive);
 }
 
 size_t mcp__pool_busy(mcp__pool *p)

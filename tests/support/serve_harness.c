@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "runtime/internal.h"
 #include "serve_harness.h"
 
 static void *serve_thread(void *arg)
@@ -47,6 +48,15 @@ void harness_start(harness *h, mcp_server *s, const char *version, const char *c
     wire_send(&h->w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
 }
 
+void harness_wait_abandoned(void)
+{
+    if (!mcp__pools_alive())
+        return;
+    for (int i = 0; i < 1000 && mcp__pools_alive(); i++)
+        usleep(10 * 1000);
+    usleep(20 * 1000); /* its last thread's own end */
+}
+
 void harness_stop(harness *h)
 {
     shutdown(h->w.fd, SHUT_WR);
@@ -55,6 +65,7 @@ void harness_stop(harness *h)
     close(h->w.fd);
     close(h->server_fd);
     mcp_server_free(h->server);
+    harness_wait_abandoned();
 }
 
 void harness_send_req(harness *h, int id, const char *method, const char *params)

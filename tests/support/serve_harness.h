@@ -30,6 +30,11 @@ typedef struct harness {
 void harness_start(harness *h, mcp_server *s, const char *version, const char *capabilities,
                    char **init_answer);
 /* End the input, wait for the server to return MCP_OK, free it. */
+/* A handler abandoned past the shutdown grace frees its server when it
+ * returns, and its pool's threads end after: wait (10 s at most) until no
+ * pool is left, so that the process's exit finds no thread running (the
+ * leak and thread-leak checks). harness_stop does it. */
+void harness_wait_abandoned(void);
 void harness_stop(harness *h);
 /* Send request id with method and params (the members of an object,
  * without braces), in the harness's era; return its answer (the first line

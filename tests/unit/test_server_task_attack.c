@@ -808,6 +808,7 @@ static void torture_deferred(const char *how, bool answer)
         close(f.w.fd);
         close(f.server_fd);
         mcp_server_free(f.server);
+        harness_wait_abandoned();
         if (!f.faults.fired)
             break;
     }

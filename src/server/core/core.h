@@ -356,7 +356,7 @@ struct mcp_server {
     size_t nspares;
     bool keep_spares;        /* while the loop runs on */
     mcp__listener *listeners; /* those listening now */
-    atomic_size_t live;      /* requests not yet freed */
+    atomic_size_t live;      /* requests not yet freed, + 1: the owner's (server.c) */
     atomic_bool stop_asked;
     bool stopping;
     bool io_failed; /* a connection's reading or writing failed, or replies
@@ -397,6 +397,9 @@ void mcp__server_log_record(mcp_server *s, const mcp_log_record *r);
 registry *mcp__server_snapshot(mcp_server *s);
 /* Loop thread: open the loop, pool and poster (once). */
 int mcp__server_open_loop(mcp_server *s);
+/* The last request of a server mcp_server_free already left was freed:
+ * free the server, on this thread. */
+void mcp__server_last_request_freed(mcp_server *s);
 /* Loop thread: serve a connection over t (taken over). */
 int mcp__server_attach(mcp_server *s, mcp__transport *t);
 /* Any thread: send r to the loop thread; false once the loop is gone. */

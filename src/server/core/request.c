@@ -35,7 +35,8 @@ void mcp__request_unref(mcp__request *r)
     mcp__registry_unref(r->snapshot);
     r->destroy(r);
     mcp__conn_unref(c);
-    atomic_fetch_sub(&s->live, 1);
+    if (atomic_fetch_sub(&s->live, 1) == 1)
+        mcp__server_last_request_freed(s); /* mcp_server_free came first */
 }
 
 int mcp__request_start(mcp__request *r, conn *c, mcp_handle h, const mcp_message *msg,

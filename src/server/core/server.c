@@ -7,8 +7,11 @@
  * The end of a run: once every connection has ended (end of input, a
  * failed output, mcp_server_stop) and drained, the run returns. Handlers
  * still running after the shutdown grace are abandoned: their threads are
- * not joined and the memory they can reach is not freed until they return
- * (mcp_server_free says how).
+ * not joined, and the memory they can reach stays until the last of them
+ * returns. s->live counts the requests not yet freed plus one, the owner's,
+ * which mcp_server_free drops: whoever drops the last frees the server (the
+ * owner, or the thread of the last abandoned handler: its pool is then
+ * released, not joined, as that thread cannot join itself).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -122,7 +125,7 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     mcp__offers_init(&s->offers, o.page_size ? o.page_size : 100, o.cache_ttl_ms,
                      o.cache_scope);
     mcp__poster_init(&s->poster);
-    atomic_init(&s->live, 0);
+    atomic_init(&s->live, 1); /* the owner's */
     atomic_init(&s->stop_asked, false);
     if (!s->opts.listen_kinds)
         s->opts.listen_kinds = MCP_LISTEN_TOOLS | MCP_LISTEN_PROMPTS | MCP_LISTEN_RESOURCES |
@@ -159,19 +162,32 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
 
 static void close_loop(mcp_server *s);
 
+static void destroy(mcp_server *s, bool may_join);
+
 void mcp_server_free(mcp_server *s)
 {
     if (!s || s->running)
         return;
     if (s->loop_open)
         close_loop(s); /* attached or listening, never run */
-    if (atomic_load(&s->live) > 0) {
-        /* Abandoned handlers may still reach the server: free nothing they
-         * can touch; a later call, once they are done, frees it all. */
-        return;
+    if (atomic_fetch_sub(&s->live, 1) == 1)
+        destroy(s, true);
+    /* else abandoned handlers still reach it: the last to return frees it */
+}
+
+void mcp__server_last_request_freed(mcp_server *s)
+{
+    destroy(s, false);
+}
+
+static void destroy(mcp_server *s, bool may_join)
+{
+    if (s->abandoned_pool) {
+        if (may_join)
+            mcp__pool_join(s->abandoned_pool); /* its handlers have all returned */
+        else
+            mcp__pool_release(s->abandoned_pool); /* we may be one of its threads */
     }
-    if (s->abandoned_pool)
-        mcp__pool_join(s->abandoned_pool); /* its last handler has returned */
     mcp__poster_destroy(&s->poster);
     mcp__features_server_free(s);
     mcp__offers_destroy(&s->offers);
@@ -310,13 +326,16 @@ static void close_loop(mcp_server *s)
     mcp__conns_sweep(s, true);
     mcp__features_loop_closing(s);
     uv_close((uv_handle_t *)&s->sweep_timer, NULL);
-    bool abandoned = atomic_load(&s->live) > 0;
+    bool abandoned = atomic_load(&s->live) > 1; /* more than the owner's */
     mcp__poster_close(&s->poster);
     uv_run(&s->loop, UV_RUN_DEFAULT);
     uv_loop_close(&s->loop);
     mcp__pool_stop(s->pool);
-    if (abandoned)
-        s->abandoned_pool = s->pool; /* joined by mcp_server_free later */
+    if (abandoned) {
+        if (s->abandoned_pool) /* a run before this one abandoned some too */
+            mcp__pool_release(s->abandoned_pool);
+        s->abandoned_pool = s->pool; /* joined or released by destroy */
+    }
     else
         mcp__pool_join(s->pool); /* all handlers returned: joins at once */
     s->pool = NULL;
