@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "text.h"
@@ -58,6 +59,7 @@ static void *signal_waiter(void *arg)
 typedef struct http_args {
     const char *listen; /* [HOST:]PORT, NULL without --http */
     const char *path, *cert_file, *key_file, *poll, *request_timeout, *per_address, *max_conns;
+    const char *state_key_file; /* with or without --http */
     const char *origins[17], *hosts[17], *tokens[17];
     size_t norigins, nhosts, ntokens;
     mcp_http_response_mode mode;
@@ -132,6 +134,7 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--request-timeout") ? &a->request_timeout
                              : !strcmp(o, "--max-per-address") ? &a->per_address
                              : !strcmp(o, "--max-connections") ? &a->max_conns
+                             : !strcmp(o, "--state-key-file") ? &a->state_key_file
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
                     !strcmp(o, "--token");
@@ -213,6 +216,40 @@ static bool split_listen(const char *spec, char *host, size_t size, unsigned *po
         memcpy(host, h, n);
         host[n] = '\0';
     }
+    return true;
+}
+
+/* The key that signs 2026-07-28 requestState, from a file: every process
+ * serving one endpoint behind a balancer must have the same one, or a
+ * round's answer landing on another process is refused. Its whole bytes
+ * (32 to 1024: `head -c 32 /dev/urandom`); false with the reason printed. */
+static bool read_state_key(const char *path, unsigned char *key, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: --state-key-file: cannot read '%s': %s\n", served->prog,
+                cli_safe(path), strerror(errno));
+        return false;
+    }
+    struct stat st;
+    bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    size_t n = regular ? fread(key, 1, 1025, f) : 0;
+    int e = ferror(f) ? errno : 0;
+    fclose(f);
+    const char *why = !regular ? "not a regular file"
+                      : e      ? strerror(e)
+                      : n < 32 ? "shorter than 32 bytes (make one: head -c 32 /dev/urandom > FILE)"
+                      : n > 1024 ? "longer than 1024 bytes"
+                                 : NULL;
+    if (why) {
+        fprintf(stderr, "%s: --state-key-file '%s': %s\n", served->prog, cli_safe(path), why);
+        return false;
+    }
+    if (st.st_mode & (S_IRWXG | S_IRWXO))
+        fprintf(stderr, "%s: warning: --state-key-file '%s' is open to other users (chmod 600 "
+                        "it): whoever reads it can forge requestState\n",
+                served->prog, cli_safe(path));
+    *len = n;
     return true;
 }
 
@@ -308,6 +345,12 @@ int cli_serve_host(const cli_served *what, int argc, char **argv)
     mcp_server_options o = what->options;
     o.size = sizeof o;
     o.version = mcp_version();
+    static unsigned char state_key[1025];
+    if (args.state_key_file) {
+        if (!read_state_key(args.state_key_file, state_key, &o.request_state_key_len))
+            return EXIT_USAGE;
+        o.request_state_key = state_key;
+    }
     const char *trace = getenv("MCP_TRACE");
     if (trace && *trace && strcmp(trace, "0") != 0)
         o.trace = trace_stderr;
