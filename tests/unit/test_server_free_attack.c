@@ -3,7 +3,8 @@
  * Attacks on mcp_server_free while handlers abandoned after the shutdown
  * grace still run (the last of them frees the server on its own thread,
  * its pool released rather than joined), and on the poster's drain at the
- * loop's close (src/runtime/post.c).
+ * loop's close (src/runtime/post.c): every post accepted runs exactly once,
+ * posted by flooding threads or by a post run during the close's first drain.
  *
  * Each handler here ignores its cancellation and waits on a gate the test
  * opens when it chooses: before or after the run returned, before or after
@@ -693,6 +694,101 @@ static void abandoned_tasks_return_before_free(void **state)
     abandoned_tasks(false);
 }
 
+/* The poster: every post accepted runs exactly once, however the close
+ * meets it: posted by threads without pause while the loop turns and
+ * closes, or posted by a post run during the close's first drain. */
+typedef struct counted {
+    mcp__post post;
+    atomic_int *runs;
+    mcp__poster *poster; /* re-post a child once, from the loop thread */
+    bool child;
+} counted;
+
+static atomic_int accepted, children_accepted;
+
+static void counted_run(mcp__post *post)
+{
+    counted *c = (counted *)post;
+    atomic_fetch_add(c->runs, 1);
+    if (c->poster && !c->child) {
+        counted *k = calloc(1, sizeof *k);
+        k->post.run = counted_run;
+        k->runs = c->runs;
+        k->child = true;
+        if (mcp__poster_post(c->poster, &k->post))
+            atomic_fetch_add(&children_accepted, 1);
+        else
+            free(k);
+    }
+    free(c);
+}
+
+typedef struct flooder {
+    mcp__poster *poster;
+    atomic_int *runs;
+    atomic_bool stop;
+} flooder;
+
+static void *flood(void *arg)
+{
+    flooder *f = arg;
+    for (unsigned i = 0; !atomic_load(&f->stop); i++) {
+        counted *c = calloc(1, sizeof *c);
+        c->post.run = counted_run;
+        c->runs = f->runs;
+        c->poster = i % 2 ? f->poster : NULL;
+        if (mcp__poster_post(f->poster, &c->post))
+            atomic_fetch_add(&accepted, 1);
+        else
+            free(c);
+        if (i % 64 == 0)
+            sched_yield();
+    }
+    return NULL;
+}
+
+static void stop_loop(uv_timer_t *t)
+{
+    uv_stop(t->loop);
+}
+
+static void every_accepted_post_runs_once_across_the_close(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 20; round++) {
+        atomic_int runs;
+        atomic_init(&runs, 0);
+        atomic_store(&accepted, 0);
+        atomic_store(&children_accepted, 0);
+        uv_loop_t loop;
+        assert_int_equal(uv_loop_init(&loop), 0);
+        mcp__poster poster;
+        mcp__poster_init(&poster);
+        assert_int_equal(mcp__poster_open(&poster, &loop), MCP_OK);
+        flooder f = {.poster = &poster, .runs = &runs};
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(pthread_create(&t[i], NULL, flood, &f), 0);
+        while (atomic_load(&accepted) < 100) /* the flood has begun */
+            usleep(100);
+        uv_timer_t timer;
+        uv_timer_init(&loop, &timer);
+        uv_timer_start(&timer, stop_loop, 5 + round % 5, 0);
+        uv_run(&loop, UV_RUN_DEFAULT); /* the timer fires despite the flood */
+        uv_close((uv_handle_t *)&timer, NULL);
+        mcp__poster_close(&poster); /* the flood goes on meanwhile */
+        atomic_store(&f.stop, true);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        mcp__poster_destroy(&poster);
+        assert_true(atomic_load(&accepted) > 0);
+        assert_int_equal(atomic_load(&runs),
+                         atomic_load(&accepted) + atomic_load(&children_accepted));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -709,6 +805,7 @@ int main(void)
         cmocka_unit_test(an_abandoned_extra_thread_after_a_stop),
         cmocka_unit_test(abandoned_tasks_return_after_free),
         cmocka_unit_test(abandoned_tasks_return_before_free),
+        cmocka_unit_test(every_accepted_post_runs_once_across_the_close),
     };
     const char *only = getenv("ATTACK_ONLY");
     if (only) {
