@@ -9,7 +9,7 @@
  * Each handler here ignores its cancellation and waits on a gate the test
  * opens when it chooses: before or after the run returned, before or after
  * mcp_server_free, during a later run of the same server, or racing free.
- * What they check: every late call (reply, progress, log, ask, become_task)
+ * What they check: every late call (reply, progress, log, ask)
  * is refused or harmless and nothing is touched once freed (ASan,
  * valgrind), every server and pool is freed in the end (mcp__pools_alive
  * back to where it was, the leak checks), no data race (TSan), no hang.
