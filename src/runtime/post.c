@@ -32,10 +32,11 @@ static void drained(uv_async_t *a)
     drain_once(a->data);
 }
 
-/* Until nothing is left: at close, once posting has ended. */
-static void drain_all(mcp__poster *p)
+/* Until nothing is left, or after `rounds` (0: no limit): what a post
+ * posts from the loop thread runs too. */
+static void drain_all(mcp__poster *p, unsigned rounds)
 {
-    for (;;) {
+    for (unsigned i = 0; !rounds || i < rounds; i++) {
         pthread_mutex_lock(&p->mu);
         bool empty = !p->head;
         pthread_mutex_unlock(&p->mu);
@@ -94,11 +95,13 @@ bool mcp__on_loop_thread(mcp__poster *p)
 
 void mcp__poster_close(mcp__poster *p)
 {
-    drain_once(p); /* once: posting goes on meanwhile */
+    /* While open, a post's own posts are taken (an answer it sends on);
+     * bounded, as another thread may post without pause. */
+    drain_all(p, 64);
     pthread_mutex_lock(&p->mu);
     p->open = false;
     pthread_mutex_unlock(&p->mu);
-    drain_all(p); /* the rest: nothing more can come */
+    drain_all(p, 0); /* the rest: nothing more can come */
     uv_close((uv_handle_t *)&p->async, NULL);
 }
 

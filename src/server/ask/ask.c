@@ -325,6 +325,10 @@ static void send_now(ask *a, mcp_json_doc *d, mcp_handle related)
     if (!strcmp(a->method, "elicitation/create"))
         mcp__url_elicitation_note(a->state, r->version, d ? mcp_json_doc_root(d) : NULL);
     mcp_handle h = 0;
+    /* Held across the send: a send that fails closes the connection, whose
+     * ending finishes a (cancel_asks), and the asker, woken, may drop the
+     * last other reference before we look at a again. */
+    atomic_fetch_add(&a->refs, 1);
     int rc = mcp_session_request(c->driver.session, mcp__now_ms(), a->method,
                                  d ? mcp_json_doc_root(d) : NULL, &o, on_answer, NULL, a, &h);
     mcp_json_doc_free(d);
@@ -332,10 +336,11 @@ static void send_now(ask *a, mcp_json_doc *d, mcp_handle related)
         /* The callback was never called. */
         unlink_ask(a);
         finish(a, rc == MCP_ERR_NOT_FOUND ? MCP_ERR_CANCELLED : rc);
-        return;
+    } else {
+        a->handle = h;
+        mcp__driver_rearm(&c->driver);
     }
-    a->handle = h;
-    mcp__driver_rearm(&c->driver);
+    ask_unref(a);
 }
 
 /* Loop thread: the asks in flight of request r (NULL: of every request of
