@@ -432,7 +432,10 @@ py_stop() {
     took=$((($(date +%s%N) - start) / 1000000))
     wait $lp || { cat "$WORK/stop.out"; return 1; }
     echo "exit $rc after $took ms"
-    [ $rc = 0 ] && [ $took -lt 1000 ] || { tail -n 20 "$WORK/srv"; return 1; }
+    # Prompt: below the 2 s shutdown grace, which a run held by its
+    # connection waited whole (tens of ms here; over 1 s once under TSan
+    # with another test beside it). The log says it too: "still running".
+    [ $rc = 0 ] && [ $took -lt 2000 ] || { tail -n 20 "$WORK/srv"; return 1; }
     ! grep -qi 'still running\|leak\|runtime error' "$WORK/srv" || { grep -i 'still running\|leak\|runtime error' "$WORK/srv" | head; return 1; }
 }
 check "2026: SIGTERM with 120 tasks and listens open: prompt, clean" -- py_stop
