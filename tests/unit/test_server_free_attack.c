@@ -274,6 +274,19 @@ static void wait_done(int n)
     assert_int_equal(atomic_load(&late_done), n);
 }
 
+/* A server of `workers` workers and a `grace_ms` shutdown grace whose run
+ * ended with one call of `tool` (gate 0) still running: abandoned. */
+static mcp_server *serve_and_abandon(unsigned workers, uint64_t grace_ms, const char *tool)
+{
+    mcp_server *s = new_server(workers, grace_ms);
+    run r;
+    run_start(&r, s);
+    call(&r, 1, tool, 0);
+    gate_wait_entered(0, 1);
+    run_end(&r);
+    return s;
+}
+
 /* Tests ---------------------------------------------------------------------------- */
 
 /* One worker; the handler returns after mcp_server_free: each late call is
@@ -283,12 +296,7 @@ static void late_calls_after_free_are_refused_on_one_worker(void **state)
     (void)state;
     reset_counters();
     unsigned base = mcp__pools_alive();
-    mcp_server *s = new_server(1, 50);
-    run r;
-    run_start(&r, s);
-    call(&r, 1, "stubborn", 0);
-    gate_wait_entered(0, 1);
-    run_end(&r);
+    mcp_server *s = serve_and_abandon(1, 50, "stubborn");
     mcp_server_free(s);
     assert_int_equal(mcp__pools_alive(), base + 1);
     int records = atomic_load(&sink.records);
@@ -309,12 +317,7 @@ static void late_calls_before_free_are_refused(void **state)
     (void)state;
     reset_counters();
     unsigned base = mcp__pools_alive();
-    mcp_server *s = new_server(1, 50);
-    run r;
-    run_start(&r, s);
-    call(&r, 1, "stubborn", 0);
-    gate_wait_entered(0, 1);
-    run_end(&r);
+    mcp_server *s = serve_and_abandon(1, 50, "stubborn");
     gate_open(0);
     wait_done(1);
     usleep(20 * 1000);
@@ -330,12 +333,7 @@ static void an_answer_from_a_user_thread_after_free_frees_the_server(void **stat
     (void)state;
     reset_counters();
     unsigned base = mcp__pools_alive();
-    mcp_server *s = new_server(2, 50);
-    run r;
-    run_start(&r, s);
-    call(&r, 1, "async", 0);
-    gate_wait_entered(0, 1);
-    run_end(&r);
+    mcp_server *s = serve_and_abandon(2, 50, "async");
     mcp_server_free(s);
     gate_open(0);
     wait_done(1);
@@ -439,12 +437,7 @@ static void handler_returns_while_free_runs(void **state)
     for (unsigned i = 0; i < 24; i++) {
         reset_counters();
         unsigned base = mcp__pools_alive();
-        mcp_server *s = new_server(i % 2 + 1, 10);
-        run r;
-        run_start(&r, s);
-        call(&r, 1, i % 3 == 2 ? "async" : "stubborn", 0);
-        gate_wait_entered(0, 1);
-        run_end(&r);
+        mcp_server *s = serve_and_abandon(i % 2 + 1, 10, i % 3 == 2 ? "async" : "stubborn");
         opener o = {0, (i % 8) * 100};
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, open_later, &o), 0);
