@@ -99,6 +99,9 @@ typedef struct mcp__feature {
      * before its connections are ended, so that what the feature runs on
      * no connection stops too. */
     void (*server_stopping)(mcp_server *s, void *state);
+    /* Loop thread: the server's loop opened (a run, or the first attach
+     * or listen before one): open the feature's own handles on it. */
+    void (*loop_opened)(mcp_server *s, void *state);
     /* Loop thread: the server's loop closes (the end of a run), after
      * every connection ended: close the feature's own handles on it. */
     void (*loop_closing)(mcp_server *s, void *state);
@@ -108,6 +111,11 @@ typedef struct mcp__feature {
     /* Loop thread: detached request r's destination has a request now that
      * r's held questions may go with (with: a tasks/result waiting). */
     void (*request_routed)(mcp__request *r, void *state, mcp_handle with);
+    /* Loop thread: the server has news (mcp_server_publish, a list
+     * changed) of kind (uri for MCP_LISTEN_RESOURCE_UPDATES), before its
+     * connections are told; not for news heard from elsewhere
+     * (mcp__server_publish_heard). */
+    void (*news)(mcp_server *s, void *state, unsigned kind, const char *uri);
     /* Loop thread: the application published a change (mcp_server_publish)
      * and c's session has been told; uri for MCP_LISTEN_RESOURCE_UPDATES. */
     void (*published)(conn *c, void *state, unsigned kind, const char *uri);
@@ -150,10 +158,18 @@ void mcp__features_server_free(mcp_server *s);
 /* Run the hooks of that name of every feature that has one. */
 void mcp__features_conn_ending(conn *c, const char *why);
 void mcp__features_conn_free(conn *c);
+void mcp__features_loop_opened(mcp_server *s);
+/* Whether spec (mcp_server_options.task_store) names a task store. */
+bool mcp__task_store_valid(const char *spec);
 void mcp__features_loop_closing(mcp_server *s);
 void mcp__features_server_stopping(mcp_server *s);
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
 void mcp__features_published(conn *c, unsigned kind, const char *uri);
+void mcp__features_news(mcp_server *s, unsigned kind, const char *uri);
+/* Loop thread: news of kind (uri: MCP_LISTEN_RESOURCE_UPDATES) heard from
+ * another process sharing this one's task store: the connections told, as
+ * for the server's own (not passed on again). */
+void mcp__server_publish_heard(mcp_server *s, unsigned kind, const char *uri);
 void mcp__features_request_routed(mcp__request *r, mcp_handle with);
 bool mcp__features_request_starting(mcp__request *r);
 int mcp__features_request_unanswered(mcp__request *r);

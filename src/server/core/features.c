@@ -300,6 +300,21 @@ void mcp__features_server_stopping(mcp_server *s)
                 s, mcp__server_state(s, mcp__server_features[i]));
 }
 
+void mcp__features_news(mcp_server *s, unsigned kind, const char *uri)
+{
+    for (size_t i = 0; mcp__server_features[i]; i++)
+        if (mcp__server_features[i]->news)
+            mcp__server_features[i]->news(s, mcp__server_state(s, mcp__server_features[i]), kind,
+                                          uri);
+}
+
+void mcp__features_loop_opened(mcp_server *s)
+{
+    for (size_t i = 0; mcp__server_features[i]; i++)
+        if (mcp__server_features[i]->loop_opened)
+            mcp__server_features[i]->loop_opened(s, mcp__server_state(s, mcp__server_features[i]));
+}
+
 void mcp__features_loop_closing(mcp_server *s)
 {
     for (size_t i = 0; i < nfeatures; i++)

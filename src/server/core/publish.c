@@ -20,13 +20,30 @@ typedef struct publish_post {
     char *uri;
 } publish_post;
 
-static void publish_now(mcp_server *s, unsigned kind, const char *uri)
+static void tell_conns(mcp_server *s, unsigned kind, const char *uri)
 {
     for (conn *c = s->conns; c; c = c->next)
         if (!c->down) {
             mcp_session_publish(c->driver.session, kind, uri);
             mcp__features_published(c, kind, uri);
         }
+}
+
+static void publish_now(mcp_server *s, unsigned kind, const char *uri)
+{
+    mcp__features_news(s, kind, uri);
+    tell_conns(s, kind, uri);
+}
+
+void mcp__server_publish_heard(mcp_server *s, unsigned kind, const char *uri)
+{
+    if ((kind != MCP_LISTEN_TOOLS && kind != MCP_LISTEN_PROMPTS && kind != MCP_LISTEN_RESOURCES &&
+         kind != MCP_LISTEN_RESOURCE_UPDATES) ||
+        (kind == MCP_LISTEN_RESOURCE_UPDATES) != (uri != NULL) ||
+        (uri && mcp_utf8_validate(uri, strlen(uri), NULL) != MCP_OK) ||
+        !(s->opts.listen_kinds & kind))
+        return;
+    tell_conns(s, kind, uri);
 }
 
 static void publish_posted(mcp__post *post)

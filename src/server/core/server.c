@@ -114,7 +114,8 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         (o.instructions && mcp_utf8_validate(o.instructions, strlen(o.instructions), NULL)) ||
         o.max_in_flight > MCP__MAX_INBOUND ||
         (o.request_state_key && o.request_state_key_len < MCP__STATE_KEY_MIN) ||
-        (!o.request_state_key && o.request_state_key_len))
+        (!o.request_state_key && o.request_state_key_len) ||
+        !mcp__task_store_valid(o.task_store))
         return MCP_ERR_INVALID_ARG;
     mcp__features_init();
     mcp_server *s = calloc(1, sizeof *s);
@@ -150,6 +151,7 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         mcp_server_free(s);
         return MCP_ERR_NOMEM;
     }
+    s->opts.task_store = NULL; /* the tasks feature took what it names */
     s->opts.name = s->name;
     s->opts.version = s->version;
     s->opts.instructions = s->instructions;
@@ -230,6 +232,7 @@ int mcp__server_open_loop(mcp_server *s)
     s->sweep_timer.data = s;
     s->keep_spares = true;
     s->loop_open = true;
+    mcp__features_loop_opened(s);
     return MCP_OK;
 }
 

@@ -139,8 +139,21 @@ task *task_find(task_store *ts, conn *c, bool modern, const char *id, size_t len
         return NULL;
     if (!modern)
         return t->owner == c ? t : NULL;
-    bool same = !t->credential ? !c->credential
-                               : c->credential && !strcmp(t->credential, c->credential);
+    return task_find_modern(ts, c->credential, false, id, len);
+}
+
+task *task_find_modern(task_store *ts, const char *credential, bool any_credential,
+                       const char *id, size_t len)
+{
+    if (len != MCP__TASK_ID_LEN || memchr(id, '\0', len))
+        return NULL;
+    char key[MCP__TASK_ID_LEN + 1];
+    memcpy(key, id, len);
+    key[len] = '\0';
+    task *t = mcp__map_find(&ts->by_id, mcp__hash_bytes(key, len), same_id, key);
+    if (!t || !t->modern || any_credential)
+        return t && t->modern ? t : NULL;
+    bool same = !t->credential ? !credential : credential && !strcmp(t->credential, credential);
     return same ? t : NULL;
 }
 

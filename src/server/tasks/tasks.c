@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "json/writer.h"
-#include "server/tasks/tasks.h"
+#include "server/tasks/store.h"
 #include "session/entry.h"
 #include "session/revision.h"
 
@@ -112,88 +112,6 @@ static int task_object(mcp_buf *b, const task *t, bool created)
     return mcp__jw_finish(&w);
 }
 
-/* 2026: the detailed task tasks/get gives (and notifications/tasks): the
- * task, its questions outstanding, and its result (completed) or error
- * (failed), inline, as the call would have answered. */
-static int detailed_object(mcp_buf *b, const task *t)
-{
-    mcp_json_doc *err = NULL;
-    mcp__jw w;
-    mcp__jw_begin(&w, b);
-    mcp__jw_object(&w);
-    task_write(&w, t);
-    if (t->status == MCP__TASK_INPUT_REQUIRED) {
-        /* Every question outstanding (ext-tasks: MUST), by its key. */
-        mcp__jw_key(&w, "inputRequests");
-        mcp__jw_object(&w);
-        for (const mcp__question *q = t->inputs; q; q = q->next) {
-            mcp__jw_key(&w, q->key);
-            mcp__jw_object(&w);
-            mcp__jw_key(&w, "method");
-            mcp__jw_string(&w, q->method);
-            mcp__jw_key(&w, "params");
-            if (q->params)
-                mcp__jw_value(&w, q->params);
-            else
-                mcp__jw_raw(&w, "{}", 2);
-            mcp__jw_object_end(&w);
-        }
-        mcp__jw_object_end(&w);
-    }
-    if (t->outcome && t->status == MCP__TASK_COMPLETED) {
-        /* Exactly what the call would have answered: under 2026-07-28 a
-         * result says resultType "complete" (the ext-tasks SDK refuses one
-         * that does not). */
-        mcp__jw_key(&w, "result");
-        mcp_json_doc *done = NULL;
-        if (mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &done, NULL) == MCP_OK) {
-            const mcp_json *r = mcp_json_doc_root(done);
-            mcp__jw_object(&w);
-            for (size_t i = 0; i < mcp_json_object_size(r); i++) {
-                const char *k;
-                size_t kn;
-                const mcp_json *v = mcp_json_object_at(r, i, &k, &kn);
-                if (kn == 10 && !memcmp(k, "resultType", 10))
-                    continue;
-                mcp__jw_keyn(&w, k, kn);
-                mcp__jw_value(&w, v);
-            }
-            mcp__jw_key(&w, "resultType");
-            mcp__jw_string(&w, "complete");
-            mcp__jw_object_end(&w);
-        } else {
-            mcp__jw_raw(&w, t->outcome, t->outcome_len);
-        }
-        mcp_json_doc_free(done);
-    } else if (t->outcome && t->status == MCP__TASK_FAILED && t->outcome_is_error &&
-               mcp_json_parse(t->outcome, t->outcome_len, NULL, NULL, &err, NULL) == MCP_OK) {
-        const mcp_json *e = mcp_json_doc_root(err);
-        mcp__jw_key(&w, "error");
-        mcp__jw_object(&w);
-        mcp__jw_key(&w, "code");
-        mcp__jw_int(&w, t->outcome_code);
-        for (size_t i = 0; i < mcp_json_object_size(e); i++) {
-            const char *k;
-            size_t kn;
-            const mcp_json *v = mcp_json_object_at(e, i, &k, &kn);
-            mcp__jw_keyn(&w, k, kn);
-            mcp__jw_value(&w, v);
-        }
-        mcp__jw_object_end(&w);
-    }
-    mcp__jw_object_end(&w);
-    mcp_json_doc_free(err);
-    return mcp__jw_finish(&w);
-}
-
-static void reply_detailed(mcp_session *ss, mcp_handle h, const task *t)
-{
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    reply_written(ss, h, detailed_object(&b, t), &b);
-    mcp_buf_free(&b);
-}
-
 static void reply_task(mcp_session *ss, mcp_handle h, const task *t)
 {
     mcp_buf b;
@@ -267,31 +185,48 @@ static void reply_ended(mcp_session *ss, mcp_handle h, const task *t)
 
 /* Telling ------------------------------------------------------------------------ */
 
-/* 2026: notifications/tasks, the detailed task, on the listens that named
- * it (ext-tasks: only those), of connections with the task's credential
- * (whoever may tasks/get it). */
-static void publish_modern(task *t)
+/* The store's answer to a change of t's: t follows a record that ended
+ * otherwise. */
+static void record_changed(void *arg, const store_result *r)
 {
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    mcp_json_doc *d = NULL;
-    if (detailed_object(&b, t) == MCP_OK &&
-        mcp_json_parse(b.data, b.len, NULL, NULL, &d, NULL) == MCP_OK) {
-        const char *cred = t->credential;
-        for (conn *c = t->store->server->conns; c; c = c->next)
-            if (!c->down && (cred ? c->credential && !strcmp(c->credential, cred) : !c->credential))
-                mcp_session_publish_task(c->driver.session, t->id, mcp_json_doc_root(d));
+    task *t = arg;
+    if (r->status == STORE_ENDED) {
+        tasks_follow_record(t, r->task_status);
+    } else if (r->status == STORE_UNAVAILABLE && !t->gone) {
+        /* Written again, as it is then, once the store is back. */
+        t->record_stale = true;
+        mcp__server_log(t->store->server, MCP_LOG_WARNING,
+                        "task %s: its record could not be updated (again once the store is "
+                        "back): %s", t->id, r->why);
     }
-    mcp_json_doc_free(d);
-    mcp_buf_free(&b);
+    task_release(t);
+}
+
+static void modern_changed(task *t, bool announce)
+{
+    if (t->gone)
+        return;
+    t->record_stale = false;
+    task_backend *b = t->store->backend;
+    task_hold(t);
+    b->ops->changed(b, t, announce, record_changed, t);
+}
+
+void tasks_record_again(task *t)
+{
+    modern_changed(t, true);
+}
+
+void tasks_inputs_changed(task *t)
+{
+    if (t->modern)
+        modern_changed(t, false);
 }
 
 void tasks_notify_status(task *t)
 {
-    if (t->modern && !t->gone) {
-        task_hold(t);
-        publish_modern(t);
-        task_release(t);
+    if (t->modern) {
+        modern_changed(t, true);
         return;
     }
     if (t->gone || !t->owner || t->owner->down)
@@ -481,6 +416,8 @@ static void inputs_settled(task *t)
 {
     if (!t->inputs && t->status == MCP__TASK_INPUT_REQUIRED && task_transition(t, MCP__TASK_WORKING, NULL))
         tasks_notify_status(t);
+    else if (!mcp__task_terminal(t->status))
+        tasks_inputs_changed(t);
 }
 
 /* The run asks (2026): the question waits in the task, for tasks/get to
@@ -507,6 +444,8 @@ static int run_pose(mcp__request *r, mcp__question *q)
     *end = q;
     if (task_transition(t, MCP__TASK_INPUT_REQUIRED, "Waiting for the client's answer"))
         tasks_notify_status(t);
+    else
+        tasks_inputs_changed(t);
     return MCP_OK;
 }
 
@@ -537,6 +476,10 @@ static bool run_as_task(task *t, mcp__request *r, mcp_handle h)
 {
     t->run = r;
     mcp__request_detach(r, &t->sink);
+    /* A store that answers later: h waits for it (the run goes on
+     * meanwhile; what it does is written after the task, in order). */
+    if (t->modern && t->store->backend->ops->async)
+        return tasks_modern_create(t, r, h) && !r->settled;
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     int rc = task_object(&b, t, true);
@@ -576,35 +519,48 @@ static void not_in_revision(mcp_session *ss, mcp_handle h, const mcp_message *ms
     mcp_session_reply_error(ss, h, MCP_WIRE_METHOD_NOT_FOUND, text, NULL);
 }
 
-/* The task params.taskId names, if c may reach it; else h is answered
- * -32602 (the same for an unknown id and another's: nothing tells them
- * apart). Under 2026 a request that does not declare the extension is
- * answered -32021 first. */
-static task *named_task(conn *c, mcp_handle h, const mcp_message *msg)
+/* params.taskId of request h, in *id (n bytes), and whether h is of the
+ * 2026 extension (*modern); false with h answered: under 2026 a request
+ * that does not declare the extension -32021, a revision without tasks
+ * -32601, no string -32602. */
+static bool task_id_param(conn *c, mcp_handle h, const mcp_message *msg, bool *modern,
+                          const char **id, size_t *n)
 {
     mcp_session *ss = c->driver.session;
-    bool modern = modern_request(ss, h);
-    if (modern && !declares_extension(ss, h)) {
+    *modern = modern_request(ss, h);
+    if (*modern && !declares_extension(ss, h)) {
         missing_extension(ss, h);
-        return NULL;
+        return false;
     }
-    if (!modern && !tasks_revision(mcp_session_inbound_version(ss, h))) {
+    if (!*modern && !tasks_revision(mcp_session_inbound_version(ss, h))) {
         not_in_revision(ss, h, msg);
-        return NULL;
+        return false;
     }
-    size_t n;
-    const char *id = mcp_json_string(mcp_json_object_get(msg->params, "taskId"), &n);
-    if (!id) {
+    *id = mcp_json_string(mcp_json_object_get(msg->params, "taskId"), n);
+    if (!*id) {
         mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
                                 "Invalid params: params.taskId must be a string", NULL);
-        return NULL;
+        return false;
     }
-    task *t = task_find(store_of(c), c, modern, id, n);
+    return true;
+}
+
+/* The 2025 task params.taskId names, if c may reach it; else h is
+ * answered -32602 (the same for an unknown id and another's: nothing
+ * tells them apart). NULL too for a 2026 request: *modern, id and n say
+ * which task it names (the store finds it). */
+static task *named_task(conn *c, mcp_handle h, const mcp_message *msg, bool *modern,
+                        const char **id, size_t *n)
+{
+    *modern = false;
+    if (!task_id_param(c, h, msg, modern, id, n) || *modern)
+        return NULL;
+    task *t = task_find(store_of(c), c, false, *id, *n);
     if (!t) {
         char text[200], shown[120];
-        mcp__show_string(shown, sizeof shown, id, n, 64, 100);
+        mcp__show_string(shown, sizeof shown, *id, *n, 64, 100);
         snprintf(text, sizeof text, "Invalid params: no task %s", shown);
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS, text, NULL);
+        mcp_session_reply_error(c->driver.session, h, MCP_WIRE_INVALID_PARAMS, text, NULL);
     }
     return t;
 }
@@ -612,9 +568,12 @@ static task *named_task(conn *c, mcp_handle h, const mcp_message *msg)
 static void tasks_get(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
     (void)state;
-    task *t = named_task(c, h, msg);
-    if (t && t->modern) {
-        reply_detailed(c->driver.session, h, t);
+    bool modern;
+    const char *id = NULL;
+    size_t n = 0;
+    task *t = named_task(c, h, msg, &modern, &id, &n);
+    if (modern && id) {
+        tasks_modern_get(c, h, msg, id, n);
     } else if (t) {
         task_hold(t);
         reply_task(c->driver.session, h, t);
@@ -629,43 +588,27 @@ static void tasks_get(conn *c, mcp_handle h, const mcp_message *msg, void *state
 }
 
 /* 2026: answers to a task's questions, each handed to the question
- * waiting for it. A key not outstanding (never asked, answered already,
- * given up) and an answer that is no object are ignored (ext-tasks:
- * SHOULD); a partial set leaves the task needing the rest. Acknowledged
- * either way: what the task does next, tasks/get tells. */
+ * waiting for it (tasks_answer_local, on the process running it). A key
+ * not outstanding (never asked, answered already, given up) and an answer
+ * that is no object are ignored (ext-tasks: SHOULD); a partial set leaves
+ * the task needing the rest. Acknowledged either way: what the task does
+ * next, tasks/get tells. */
 static void tasks_update(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
     (void)state;
-    task *t = named_task(c, h, msg);
-    if (!t)
+    bool modern;
+    const char *id = NULL;
+    size_t n = 0;
+    named_task(c, h, msg, &modern, &id, &n);
+    if (!id)
         return;
-    mcp_session *ss = c->driver.session;
     const mcp_json *responses = mcp_json_object_get(msg->params, "inputResponses");
     if (mcp_json_typeof(responses) != MCP_JSON_OBJECT) {
-        mcp_session_reply_error(ss, h, MCP_WIRE_INVALID_PARAMS,
+        mcp_session_reply_error(c->driver.session, h, MCP_WIRE_INVALID_PARAMS,
                                 "Invalid params: params.inputResponses must be an object", NULL);
         return;
     }
-    task_hold(t);
-    for (size_t i = 0; i < mcp_json_object_size(responses) && !t->gone; i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(responses, i, &k, &kn);
-        if (mcp_json_typeof(v) != MCP_JSON_OBJECT)
-            continue;
-        for (mcp__question **p = &t->inputs; *p; p = &(*p)->next) {
-            mcp__question *q = *p;
-            if (strlen(q->key) == kn && !memcmp(q->key, k, kn)) {
-                *p = q->next;
-                q->answered(q, v);
-                break;
-            }
-        }
-    }
-    if (!t->gone)
-        inputs_settled(t);
-    mcp_session_reply_raw(ss, h, "{}", 2);
-    task_release(t);
+    tasks_modern_update(c, h, msg, id, n, responses);
 }
 
 static void waiter_destroy(mcp__request *r)
@@ -676,7 +619,10 @@ static void waiter_destroy(mcp__request *r)
 static void tasks_result(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
     (void)state;
-    task *t = named_task(c, h, msg);
+    bool modern;
+    const char *id;
+    size_t n;
+    task *t = named_task(c, h, msg, &modern, &id, &n);
     if (!t)
         return;
     mcp_session *ss = c->driver.session;
@@ -716,7 +662,7 @@ static void unlink_waiter(task_waiter *w)
 static void request_settled(mcp__request *r, void *state, const mcp__settle *how)
 {
     (void)state;
-    if (r->destroy != waiter_destroy || !how->cancelled)
+    if (tasks_store_call_settled(r, how) || r->destroy != waiter_destroy || !how->cancelled)
         return;
     task_waiter *w = (task_waiter *)r;
     if (w->task)
@@ -727,15 +673,17 @@ static void request_settled(mcp__request *r, void *state, const mcp__settle *how
 static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *state)
 {
     (void)state;
-    task *t = named_task(c, h, msg);
+    bool modern;
+    const char *id = NULL;
+    size_t n = 0;
+    task *t = named_task(c, h, msg, &modern, &id, &n);
+    if (modern && id) {
+        tasks_modern_cancel(c, h, msg, id, n);
+        return;
+    }
     if (!t)
         return;
     mcp_session *ss = c->driver.session;
-    if (t->modern && mcp__task_terminal(t->status)) {
-        /* 2026: an acknowledgment, whatever the task's state. */
-        mcp_session_reply_raw(ss, h, "{}", 2);
-        return;
-    }
     if (mcp__task_terminal(t->status)) {
         char text[120];
         snprintf(text, sizeof text,
@@ -745,7 +693,8 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
         return;
     }
     /* One step: cancelled before anything is written (tasks.mdx: the task
-     * is cancelled before the response), then the run stops. */
+     * is cancelled before the response), then the run stops; the answer
+     * goes before the status notification. */
     task_hold(t);
     mcp__request *run = t->run;
     t->run = NULL;
@@ -755,10 +704,7 @@ static void tasks_cancel(conn *c, mcp_handle h, const mcp_message *msg, void *st
                         t->id);
         mcp__request_cancel(run, "the task was cancelled (tasks/cancel)");
     }
-    if (t->modern)
-        mcp_session_reply_raw(ss, h, "{}", 2);
-    else
-        reply_task(ss, h, t);
+    reply_task(ss, h, t);
     if (!t->gone)
         tasks_ended(t);
     task_release(t);
@@ -1112,13 +1058,37 @@ static int server_init(mcp_server *s, void *state)
     ts->max_per_client = s->opts.task_max_per_client ? s->opts.task_max_per_client : 64;
     ts->max_total = s->opts.task_max_total ? s->opts.task_max_total : 4096;
     ts->page_size = s->opts.page_size ? s->opts.page_size : 100;
-    return MCP_OK;
+    char why[200];
+    ts->backend = task_backend_new(ts, &s->opts, why, sizeof why);
+    return ts->backend ? MCP_OK : MCP_ERR_NOMEM;
 }
 
 static void server_free(mcp_server *s, void *state)
 {
     task_store *ts = state;
+    task_backend_free(ts->backend);
     mcp__map_free(&ts->by_id, &s->mem);
+}
+
+static void news(mcp_server *s, void *state, unsigned kind, const char *uri)
+{
+    (void)s;
+    task_store *ts = state;
+    if (ts->backend_open && ts->backend->ops->news)
+        ts->backend->ops->news(ts->backend, kind, uri);
+}
+
+static void loop_opened(mcp_server *s, void *state)
+{
+    task_store *ts = state;
+    if (ts->backend_open)
+        return;
+    /* Open even when opening failed part way: its close closes what was
+     * made (a store that could not open answers every call unavailable). */
+    ts->backend_open = true;
+    if (ts->backend->ops->open(ts->backend) != MCP_OK)
+        mcp__server_log(s, MCP_LOG_ERROR, "the %s task store could not be opened: out of memory",
+                        ts->backend->ops->name);
 }
 
 static bool owned_by(const task *t, const void *c)
@@ -1146,11 +1116,37 @@ static bool modern_task(const task *t, const void *unused)
     return t->modern;
 }
 
+#define PROCESS_STOPPED "the server process running this task stopped"
+
+/* A task whose record outlives the process (a shared store) fails as it
+ * stops: whoever asks another process finds it ended, not working. */
+static void fail_running(task *t)
+{
+    if (t->gone || mcp__task_terminal(t->status))
+        return;
+    size_t len;
+    char *text = error_text(PROCESS_STOPPED, strlen(PROCESS_STOPPED), &len);
+    if (!text)
+        return; /* its lease running out fails it, then */
+    free(t->outcome);
+    t->outcome = text;
+    t->outcome_len = len;
+    t->outcome_is_error = true;
+    t->outcome_code = MCP_WIRE_INTERNAL_ERROR;
+    if (task_transition(t, MCP__TASK_FAILED, PROCESS_STOPPED))
+        tasks_notify_status(t);
+}
+
 /* 2026 tasks run on no connection: a stop ends them now, not after the
  * connections' grace (2025 tasks end with their connections). */
 static void server_stopping(mcp_server *s, void *state)
 {
     (void)s;
+    task_store *ts = state;
+    if (ts->backend->ops->async)
+        for (task *t = ts->oldest; t; t = t->next)
+            if (t->modern)
+                fail_running(t);
     task_remove_matching(state, modern_task, NULL, "the server stopped");
 }
 
@@ -1159,6 +1155,10 @@ static void loop_closing(mcp_server *s, void *state)
     (void)s;
     task_store *ts = state;
     task_remove_matching(ts, any, NULL, "the server stopped");
+    if (ts->backend_open) {
+        ts->backend->ops->close(ts->backend);
+        ts->backend_open = false;
+    }
     if (ts->timer_open) {
         uv_close((uv_handle_t *)&ts->expiry, NULL);
         ts->timer_open = false;
@@ -1187,6 +1187,8 @@ const mcp__feature mcp__tasks_feature = {
     .conn_state_size = sizeof(task_owner),
     .conn_ending = conn_ending,
     .server_stopping = server_stopping,
+    .loop_opened = loop_opened,
+    .news = news,
     .loop_closing = loop_closing,
     .request_settled = request_settled,
 };

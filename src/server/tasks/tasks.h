@@ -30,6 +30,7 @@ extern const mcp__feature mcp__tasks_feature;
 
 typedef struct task task;
 typedef struct task_waiter task_waiter;
+typedef struct task_backend task_backend; /* store.h */
 
 /* The server's tasks (the feature's server state). */
 typedef struct task_store {
@@ -43,6 +44,10 @@ typedef struct task_store {
     uv_timer_t expiry; /* due at the earliest expiry, while any task lives */
     uint64_t timer_due; /* when it fires (loop clock); UINT64_MAX: stopped */
     bool timer_open;
+    /* Where 2026-07-28 tasks' records live (store.h): the memory store, or
+     * a shared one; open while the loop is. */
+    task_backend *backend;
+    bool backend_open;
 } task_store;
 
 /* What a connection holds (the feature's connection state). */
@@ -78,6 +83,7 @@ struct task {
     mcp__question *inputs;
     char **keys_used;
     unsigned nkeys_used;
+    bool record_stale; /* 2026: its last change did not reach the store */
     unsigned holds; /* code in the middle of using it: freed when 0 */
     bool gone;      /* removed from the store: found no more */
     task *prev, *next;
@@ -101,6 +107,10 @@ task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t 
  * under 2025 one c made, under 2026 (modern) one made under 2026 with c's
  * credential. */
 task *task_find(task_store *ts, conn *c, bool modern, const char *id, size_t len);
+/* The 2026 task of that id made with credential (NULL: none), or NULL;
+ * with any_credential, whatever its credential. */
+task *task_find_modern(task_store *ts, const char *credential, bool any_credential,
+                       const char *id, size_t len);
 /* Keep t alive across a write (which may end its connection and remove
  * it); task_release frees it when removed meanwhile. */
 void task_hold(task *t);
@@ -130,7 +140,38 @@ task *task_owned_after(const task *t, conn *c);
 /* t ended (its status terminal): answer its waiters and tell its owner.
  * Holds t meanwhile. */
 void tasks_ended(task *t);
-/* t's status changed: notifications/tasks/status to its owner. */
+/* t's status changed: notifications/tasks/status to its owner (2025), or
+ * the store told (2026: its record follows, and the listens naming it). */
 void tasks_notify_status(task *t);
+/* 2026: t's questions changed (asked, withdrawn, answered): the store
+ * told, whether or not its status changed. */
+void tasks_inputs_changed(task *t);
+/* 2026: the store is back: t's record written again as it is now (its
+ * last change could not be, record_stale). */
+void tasks_record_again(task *t);
+/* The detailed task (2026: tasks/get's result) of a record, in b. */
+struct task_record;
+int tasks_detailed_object(mcp_buf *b, const struct task_record *rec);
+/* The record of t, a task that runs here (its fields borrowed from t). */
+void tasks_record_of(const task *t, struct task_record *rec);
+/* 2026: t, running here, ended in the store differently (to: a cancel
+ * through another process, a death declared by another): it follows. */
+void tasks_follow_record(task *t, mcp__task_status to);
+/* 2026: cancel t, running here, as tasks/cancel does (via: how the
+ * cancel came, for the log). */
+void tasks_cancel_local(task *t, const char *via);
+/* modern.c: the 2026 methods through the store (id: params.taskId, n
+ * bytes; responses: params.inputResponses, an object), and a task made
+ * here given out once the store kept it (async stores: h answered then;
+ * false: the task is gone already). */
+void tasks_modern_get(conn *c, mcp_handle h, const mcp_message *msg, const char *id, size_t n);
+void tasks_modern_update(conn *c, mcp_handle h, const mcp_message *msg, const char *id, size_t n,
+                         const mcp_json *responses);
+void tasks_modern_cancel(conn *c, mcp_handle h, const mcp_message *msg, const char *id, size_t n);
+bool tasks_modern_create(task *t, mcp__request *r, mcp_handle h);
+/* Whether r is a request waiting for the store (its settling handled). */
+bool tasks_store_call_settled(mcp__request *r, const mcp__settle *how);
+/* 2026: answers to t's questions (an inputResponses object). */
+void tasks_answer_local(task *t, const mcp_json *responses);
 
 #endif
