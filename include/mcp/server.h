@@ -262,7 +262,26 @@ typedef struct mcp_server_options {
     uint64_t task_poll_interval_ms;
     unsigned task_max_per_client;
     unsigned task_max_total;
+    /* Where 2026-07-28 tasks' records live, so that every process behind
+     * one address serves them: NULL or "memory" (this process only), or
+     * "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]" (copied): a task is
+     * given out once Redis has kept it; tasks/get, tasks/update and
+     * tasks/cancel reach it from any process sharing that Redis; a cancel
+     * reaches the process running it (its handler's token fires); a
+     * process that stops (or dies: its lease, task_lease_ms, runs out)
+     * has its running tasks failed. Redis unreachable: task requests are
+     * answered -32603 within task_store_timeout_ms (0: 1000), other
+     * requests are served as ever, and the store reconnects. 2025-11-25
+     * tasks stay in the process of their session. */
+    const char *task_store;
+    uint64_t task_store_timeout_ms;
+    uint64_t task_lease_ms; /* 0: 3000 */
 } mcp_server_options;
+
+/* Whether spec names a task store mcp_server_options.task_store takes:
+ * true, or false with why (n bytes, NUL-terminated) saying what is wrong
+ * (a redis:// URL's part). Any thread; spec and why are the caller's. */
+MCP_EXTERN bool mcp_server_task_store_valid(const char *spec, char *why, size_t n);
 
 /* mcp_server_new: MCP_OK and *out (free with mcp_server_free),
  * MCP_ERR_INVALID_ARG (bad options size, name/version/instructions not

@@ -60,6 +60,7 @@ typedef struct http_args {
     const char *listen; /* [HOST:]PORT, NULL without --http */
     const char *path, *cert_file, *key_file, *poll, *request_timeout, *per_address, *max_conns;
     const char *state_key_file; /* with or without --http */
+    const char *task_store, *task_store_timeout, *task_lease;
     const char *origins[17], *hosts[17], *tokens[17];
     size_t norigins, nhosts, ntokens;
     mcp_http_response_mode mode;
@@ -135,6 +136,9 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--max-per-address") ? &a->per_address
                              : !strcmp(o, "--max-connections") ? &a->max_conns
                              : !strcmp(o, "--state-key-file") ? &a->state_key_file
+                             : !strcmp(o, "--task-store") ? &a->task_store
+                             : !strcmp(o, "--task-store-timeout") ? &a->task_store_timeout
+                             : !strcmp(o, "--task-lease") ? &a->task_lease
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
                     !strcmp(o, "--token");
@@ -175,6 +179,23 @@ static int parse_args(int argc, char **argv, http_args *a)
                                strtoul(a->request_timeout, NULL, 10) == 0))
         return usage_error("--request-timeout takes seconds (1 to 99999), not '%s'",
                            cli_safe(a->request_timeout));
+    const char *millis[][2] = {{"--task-store-timeout", a->task_store_timeout},
+                               {"--task-lease", a->task_lease}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = millis[i][1];
+        if (v && (strspn(v, "0123456789") != strlen(v) || strlen(v) > 7 ||
+                  strtoul(v, NULL, 10) == 0))
+            return usage_error("%s takes milliseconds (1 to 9999999), not '%s'", millis[i][0],
+                               cli_safe(v));
+    }
+    char why[200];
+    if (a->task_store && !mcp_server_task_store_valid(a->task_store, why, sizeof why))
+        return usage_error("--task-store '%s': %s", cli_safe(a->task_store), why);
+    if (!a->listen && (a->task_store || a->task_store_timeout || a->task_lease))
+        return usage_error("%s", "a task store is shared by HTTP servers: --task-store needs "
+                                 "--http [HOST:]PORT");
+    if (!a->task_store && (a->task_store_timeout || a->task_lease))
+        return usage_error("%s", "--task-store-timeout and --task-lease need --task-store");
     const char *counts[][2] = {{"--max-per-address", a->per_address},
                                {"--max-connections", a->max_conns}};
     for (size_t i = 0; i < 2; i++) {
@@ -351,6 +372,11 @@ int cli_serve_host(const cli_served *what, int argc, char **argv)
             return EXIT_USAGE;
         o.request_state_key = state_key;
     }
+    o.task_store = args.task_store;
+    if (args.task_store_timeout)
+        o.task_store_timeout_ms = strtoull(args.task_store_timeout, NULL, 10);
+    if (args.task_lease)
+        o.task_lease_ms = strtoull(args.task_lease, NULL, 10);
     const char *trace = getenv("MCP_TRACE");
     if (trace && *trace && strcmp(trace, "0") != 0)
         o.trace = trace_stderr;
