@@ -43,12 +43,19 @@ has_pc libmicrohttpd || need libmicrohttpd-dev
 has_pc libcurl || need libcurl4-openssl-dev
 has_pc libpcre2-8 || need libpcre2-dev
 has_pc libcrypto || need libssl-dev
+# Tasks kept in Redis (src/server/tasks/redis_link.c).
+has_pc hiredis || need libhiredis-dev
 [ -d /usr/share/json-schema-test-suite/tests/draft7 ] || need json-schema-test-suite
 
 # Tests: cmocka, valgrind, jansson (a test-only JSON oracle).
 has_pc cmocka || need libcmocka-dev
 has_pc jansson || need libjansson-dev
 valgrind -q true >/dev/null 2>&1 || need valgrind
+# The Redis tests start their own redis-server on private ports (never 6379:
+# Debian's package may start a system one there), some behind haproxy,
+# which Debian puts in /usr/sbin (not on every user's PATH).
+have redis-server || need redis-server
+[ -x /usr/sbin/haproxy ] || have haproxy || need haproxy
 # The HTTP integration test talks to the server with plain curl.
 have curl || need curl
 # Scripted hostile peers, raw sockets and pseudo-terminals in the tests.

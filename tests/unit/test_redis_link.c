@@ -1,0 +1,1068 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Redis link (src/server/tasks/redis_link.c) against a real
+ * redis-server (tests/support/redis_server.h), started per test on a
+ * private port: round trips, order, an 8 MB value, deadlines with Redis
+ * paused, loss with Redis killed, reconnection with backoff, nobody
+ * listening, AUTH (right, wrong, with a user), SELECT, subscriptions and
+ * their return after a restart, the heartbeat of an idle subscriber, and
+ * close, command and subscribe from inside every callback. Timings are
+ * bounded loosely (valgrind on a busy machine): a deadline is never met
+ * early, and met within ten times itself.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hiredis/hiredis.h>
+
+#include "mcp/common.h"
+#include "missing.h"
+#include "redis_server.h"
+#include "server/tasks/redis_link.h"
+
+static uint64_t now_ms(void)
+{
+    return uv_hrtime() / 1000000u;
+}
+
+/* The loop and what the links told ------------------------------------------------ */
+
+typedef struct env {
+    uv_loop_t loop;
+    uv_timer_t tick;
+    mcp__redis_link *link;
+    int ups, downs;
+    bool up;
+    char why[256];
+    int messages;
+    char channel[64], data[64];
+    int closed;
+    bool in_call;         /* inside mcp__redis_link_command or _subscribe */
+    bool close_on_up;     /* the state callback closes the link */
+    bool close_on_message;
+    bool subscribe_on_message;
+    bool after_close;     /* a state or message callback came after close */
+    bool closing;
+} env;
+
+static void tick(uv_timer_t *t)
+{
+    (void)t;
+}
+
+static void env_init(env *e)
+{
+    memset(e, 0, sizeof *e);
+    assert_int_equal(uv_loop_init(&e->loop), 0);
+    uv_timer_init(&e->loop, &e->tick);
+    uv_timer_start(&e->tick, tick, 10, 10); /* uv_run(ONCE) returns often */
+}
+
+static void run_ms(env *e, uint64_t ms)
+{
+    uint64_t until = now_ms() + ms;
+    while (now_ms() < until)
+        uv_run(&e->loop, UV_RUN_ONCE);
+}
+
+#define EVENTUALLY(e, cond, ms)                                                                    \
+    do {                                                                                           \
+        uint64_t until_ = now_ms() + (ms);                                                         \
+        while (!(cond) && now_ms() < until_)                                                       \
+            uv_run(&(e)->loop, UV_RUN_ONCE);                                                       \
+        if (!(cond))                                                                               \
+            fail_msg("not within %d ms: %s (why: %s)", (int)(ms), #cond, (e)->why);                \
+    } while (0)
+
+static void on_closed(void *arg)
+{
+    ((env *)arg)->closed++;
+}
+
+static void on_state(void *arg, bool up, const char *why)
+{
+    env *e = arg;
+    if (e->closing)
+        e->after_close = true;
+    assert_false(e->in_call);
+    e->up = up;
+    if (up)
+        e->ups++;
+    else
+        e->downs++;
+    snprintf(e->why, sizeof e->why, "%s", why);
+    if (up && e->close_on_up) {
+        e->closing = true;
+        mcp__redis_link_close(e->link, on_closed, e);
+    }
+}
+
+static void on_message(void *arg, const char *channel, size_t channel_len, const char *data,
+                       size_t len)
+{
+    env *e = arg;
+    if (e->closing)
+        e->after_close = true;
+    assert_false(e->in_call);
+    e->messages++;
+    snprintf(e->channel, sizeof e->channel, "%.*s", (int)channel_len, channel);
+    snprintf(e->data, sizeof e->data, "%.*s", (int)len, data);
+    if (e->subscribe_on_message)
+        assert_int_equal(mcp__redis_link_subscribe(e->link, "late"), MCP_OK);
+    if (e->close_on_message) {
+        e->closing = true;
+        mcp__redis_link_close(e->link, on_closed, e);
+    }
+}
+
+/* Close every link given, run the loop until each said closed, then the
+ * loop must close (no handle of theirs left). */
+static void env_done(env *e, mcp__redis_link **links, int n)
+{
+    int want = e->closed + n;
+    for (int i = 0; i < n; i++)
+        mcp__redis_link_close(links[i], on_closed, e);
+    EVENTUALLY(e, e->closed == want, 10000);
+    uv_close((uv_handle_t *)&e->tick, NULL);
+    uv_run(&e->loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&e->loop), 0);
+}
+
+static void env_finish(env *e)
+{
+    uv_close((uv_handle_t *)&e->tick, NULL);
+    uv_run(&e->loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&e->loop), 0);
+}
+
+static mcp__redis_link *link_to(env *e, const char *url, uint64_t timeout_ms, bool subscriber)
+{
+    mcp__redis_link_options o = {.timeout_ms = timeout_ms,
+                                 .backoff_min_ms = 20,
+                                 .backoff_max_ms = 400,
+                                 .state = on_state,
+                                 .message = subscriber ? on_message : NULL,
+                                 .arg = e};
+    char why[128];
+    if (!mcp__redis_url_parse(url, &o.address, why, sizeof why))
+        fail_msg("%s: %s", url, why);
+    mcp__redis_link *l;
+    assert_int_equal(mcp__redis_link_new(&e->loop, &o, &l), MCP_OK);
+    e->link = l;
+    return l;
+}
+
+/* Answers -------------------------------------------------------------------------- */
+
+typedef struct answer {
+    env *e;
+    int calls;
+    int type; /* REDIS_REPLY_*, or 0 for an error */
+    long long integer;
+    char str[256];
+    size_t len;
+    char error[256];
+    uint64_t sent, at;
+    bool close_link;       /* this answer closes e->link */
+    struct answer *chain;  /* the next one sent from inside this one */
+    int chain_left;
+} answer;
+
+static int send_cmd(env *e, mcp__redis_link *l, answer *a, const char *fmt, ...);
+
+static void on_answer(void *arg, const struct redisReply *r, const char *error)
+{
+    answer *a = arg;
+    assert_false(a->e->in_call);
+    assert_true((r == NULL) != (error == NULL));
+    a->calls++;
+    a->at = now_ms();
+    if (r) {
+        a->type = r->type;
+        a->integer = r->integer;
+        a->len = r->len;
+        if (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS ||
+            r->type == REDIS_REPLY_ERROR)
+            snprintf(a->str, sizeof a->str, "%.*s", (int)r->len, r->str);
+    } else {
+        a->type = 0;
+        snprintf(a->error, sizeof a->error, "%s", error);
+    }
+    if (a->close_link) {
+        a->e->closing = true;
+        mcp__redis_link_close(a->e->link, on_closed, a->e);
+    }
+    if (a->chain && a->chain_left > 0) {
+        int left = a->chain_left - 1;
+        a->chain_left = 0;
+        a->chain->chain = a->chain;
+        a->chain->chain_left = left;
+        assert_int_equal(send_cmd(a->e, a->e->link, a->chain, "INCR chained"), MCP_OK);
+    }
+}
+
+/* Send a command of space-separated words. */
+static int send_cmd(env *e, mcp__redis_link *l, answer *a, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    const char *argv[16];
+    size_t len[16];
+    int argc = 0;
+    for (char *w = strtok(line, " "); w && argc < 16; w = strtok(NULL, " ")) {
+        argv[argc] = w;
+        len[argc++] = strlen(w);
+    }
+    a->e = e;
+    a->sent = now_ms();
+    e->in_call = true;
+    int rc = mcp__redis_link_command(l, on_answer, a, argc, argv, len);
+    e->in_call = false;
+    return rc;
+}
+
+/* One command, answered (or failed) within ms. */
+static void round_trip(env *e, mcp__redis_link *l, answer *a, int ms, const char *cmd)
+{
+    memset(a, 0, sizeof *a);
+    assert_int_equal(send_cmd(e, l, a, "%s", cmd), MCP_OK);
+    assert_int_equal(a->calls, 0); /* never inside the call */
+    EVENTUALLY(e, a->calls == 1, ms);
+}
+
+static void start(redis_server *s, const redis_server_options *o)
+{
+    assert_true(redis_server_start(s, o));
+    assert_int_not_equal(s->port, 6379);
+}
+
+/* URLs ------------------------------------------------------------------------------- */
+
+static void urls_parse_and_bad_ones_say_why(void **state)
+{
+    mcp__redis_address a;
+    char why[128];
+    assert_true(mcp__redis_url_parse("redis://localhost", &a, why, sizeof why));
+    assert_string_equal(a.host, "localhost");
+    assert_int_equal(a.port, 6379);
+    assert_int_equal(a.db, 0);
+    assert_string_equal(a.password, "");
+    assert_string_equal(a.user, "");
+    assert_true(mcp__redis_url_parse("REDIS://10.0.0.1:7000/5", &a, why, sizeof why));
+    assert_string_equal(a.host, "10.0.0.1");
+    assert_int_equal(a.port, 7000);
+    assert_int_equal(a.db, 5);
+    assert_true(mcp__redis_url_parse("redis://:s3cret@h:1/", &a, why, sizeof why));
+    assert_string_equal(a.password, "s3cret");
+    assert_string_equal(a.user, "");
+    assert_int_equal(a.port, 1);
+    assert_int_equal(a.db, 0);
+    assert_true(mcp__redis_url_parse("redis://alice:p%40ss%3Aw@ord@[::1]:65535/2147483647", &a,
+                                     why, sizeof why));
+    assert_string_equal(a.user, "alice");
+    assert_string_equal(a.password, "p@ss:w@ord"); /* the last '@' ends it */
+    assert_string_equal(a.host, "::1");
+    assert_int_equal(a.port, 65535);
+    assert_int_equal(a.db, 2147483647);
+    assert_true(mcp__redis_url_parse("redis://[fe80::1]", &a, why, sizeof why));
+    assert_string_equal(a.host, "fe80::1");
+    assert_true(mcp__redis_url_parse("redis://redis_1.internal-net", &a, why, sizeof why));
+
+    char host[300], pass[300];
+    memset(host, 'h', 255);
+    host[255] = '\0';
+    memset(pass, 'p', 255);
+    pass[255] = '\0';
+    char url[700];
+    snprintf(url, sizeof url, "redis://:%s@%s", pass, host);
+    assert_true(mcp__redis_url_parse(url, &a, why, sizeof why));
+    assert_int_equal(strlen(a.host), 255);
+    assert_int_equal(strlen(a.password), 255);
+
+    static const struct {
+        const char *url, *why;
+    } bad[] = {
+        {"http://localhost", "not a redis:// URL"},
+        {"redis:/localhost", "not a redis:// URL"},
+        {"", "not a redis:// URL"},
+        {"rediss://localhost", "TLS"},
+        {"redis://", "empty host"},
+        {"redis:///0", "empty host"},
+        {"redis://:6379", "empty host"},
+        {"redis://:pw@", "empty host"},
+        {"redis://[]:1", "empty host"},
+        {"redis://h:0", "port is not a number in 1..65535"},
+        {"redis://h:65536", "port is not a number in 1..65535"},
+        {"redis://h:", "port is not a number in 1..65535"},
+        {"redis://h:-1", "port is not a number in 1..65535"},
+        {"redis://h:12ab", "port is not a number in 1..65535"},
+        {"redis://h:99999999999", "port is not a number in 1..65535"},
+        {"redis://h/x", "db is not a whole number"},
+        {"redis://h/-1", "db is not a whole number"},
+        {"redis://h/2147483648", "db is not a whole number"},
+        {"redis://h/1/2", "db is not a whole number"},
+        {"redis://h/99999999999", "db is not a whole number"},
+        {"redis://h?db=1", "query or fragment"},
+        {"redis://h/1#x", "db is not a whole number"},
+        {"redis://h#x", "query or fragment"},
+        {"redis://pw@h", "no ':' before the password"},
+        {"redis://alice:@h", "a user without a password"},
+        {"redis://:p%zzw@h", "the password: a '%' not followed by two hex digits"},
+        {"redis://:pw%4@h", "the password: a '%' not followed by two hex digits"},
+        {"redis://:pw%@h", "the password: a '%' not followed by two hex digits"},
+        {"redis://:p%00w@h", "the password: a NUL"},
+        {"redis://a%2:pw@h", "the user: a '%' not followed"},
+        {"redis://[::1:6379", "without its ']'"},
+        {"redis://[nothost]:1", "not an IPv6 address"},
+        {"redis://[::1]x", "after the IPv6 address"},
+        {"redis://ho st", "a character a host name cannot have"},
+        {"redis://::1", "empty host"},
+        {"redis://h\x01", "a character a host name cannot have"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        a.port = 42;
+        if (mcp__redis_url_parse(bad[i].url, &a, why, sizeof why))
+            fail_msg("%s was accepted", bad[i].url);
+        if (!strstr(why, bad[i].why))
+            fail_msg("%s: said \"%s\", not \"%s\"", bad[i].url, why, bad[i].why);
+        assert_int_equal(a.port, 42); /* untouched */
+    }
+    /* Too long: each part at its cap plus one. */
+    memset(host, 'h', 256);
+    host[256] = '\0';
+    snprintf(url, sizeof url, "redis://%s", host);
+    assert_false(mcp__redis_url_parse(url, &a, why, sizeof why));
+    assert_non_null(strstr(why, "host is too long"));
+    memset(pass, 'p', 256);
+    pass[256] = '\0';
+    snprintf(url, sizeof url, "redis://:%s@h", pass);
+    assert_false(mcp__redis_url_parse(url, &a, why, sizeof why));
+    assert_non_null(strstr(why, "the password: too long"));
+    memset(pass, 'u', 128);
+    pass[128] = '\0';
+    snprintf(url, sizeof url, "redis://%s:pw@h", pass);
+    assert_false(mcp__redis_url_parse(url, &a, why, sizeof why));
+    assert_non_null(strstr(why, "the user: too long"));
+    /* No room for why, or none at all: still refused. */
+    assert_false(mcp__redis_url_parse("redis://h:0", &a, NULL, 0));
+    assert_false(mcp__redis_url_parse("redis://h:0", &a, why, 1));
+    assert_string_equal(why, "");
+    assert_false(mcp__redis_url_parse(NULL, &a, why, sizeof why));
+}
+
+/* Commands ---------------------------------------------------------------------------- */
+
+static void commands_round_trip_and_an_error_reply_is_a_reply(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 2000, false);
+    assert_false(mcp__redis_link_up(l));
+    answer a;
+    /* Down (not yet up): refused, and fn never called. */
+    memset(&a, 0, sizeof a);
+    assert_int_equal(send_cmd(&e, l, &a, "PING"), MCP_ERR_CLOSED);
+    EVENTUALLY(&e, e.up, 10000);
+    assert_int_equal(a.calls, 0);
+    assert_true(mcp__redis_link_up(l));
+    assert_string_equal(mcp__redis_link_why(l), "");
+
+    round_trip(&e, l, &a, 10000, "SET k hello");
+    assert_int_equal(a.type, REDIS_REPLY_STATUS);
+    assert_string_equal(a.str, "OK");
+    round_trip(&e, l, &a, 10000, "GET k");
+    assert_int_equal(a.type, REDIS_REPLY_STRING);
+    assert_string_equal(a.str, "hello");
+    round_trip(&e, l, &a, 10000, "GET missing");
+    assert_int_equal(a.type, REDIS_REPLY_NIL);
+    round_trip(&e, l, &a, 10000, "INCR k");
+    assert_int_equal(a.type, REDIS_REPLY_ERROR);
+    assert_non_null(strstr(a.str, "not an integer"));
+    round_trip(&e, l, &a, 10000, "NOSUCHCOMMAND x");
+    assert_int_equal(a.type, REDIS_REPLY_ERROR);
+    /* The link is still up after error replies. */
+    assert_true(mcp__redis_link_up(l));
+
+    /* Binary arguments, an empty one included, and a NULL of length 0. */
+    const char bin[] = {'a', '\0', '\r', '\n', 'b'};
+    const char *argv[] = {"SET", "bin", bin};
+    size_t len[] = {3, 3, sizeof bin};
+    memset(&a, 0, sizeof a);
+    a.e = &e;
+    assert_int_equal(mcp__redis_link_command(l, on_answer, &a, 3, argv, len), MCP_OK);
+    EVENTUALLY(&e, a.calls == 1, 10000);
+    const char *argv2[] = {"SET", "empty", NULL};
+    size_t len2[] = {3, 5, 0};
+    memset(&a, 0, sizeof a);
+    a.e = &e;
+    assert_int_equal(mcp__redis_link_command(l, on_answer, &a, 3, argv2, len2), MCP_OK);
+    EVENTUALLY(&e, a.calls == 1, 10000);
+    assert_string_equal(a.str, "OK");
+    round_trip(&e, l, &a, 10000, "STRLEN bin");
+    assert_int_equal(a.integer, 5);
+    round_trip(&e, l, &a, 10000, "STRLEN empty");
+    assert_int_equal(a.type, REDIS_REPLY_INTEGER);
+    assert_int_equal(a.integer, 0);
+
+    /* What the link refuses, whatever its state. */
+    memset(&a, 0, sizeof a);
+    static const char *const refusals[] = {
+        "SUBSCRIBE ch", "psubscribe ch", "Unsubscribe", "PUNSUBSCRIBE", "MONITOR", "pmonitor",
+        "SSUBSCRIBE ch", "SELECT 1", "AUTH pw", "HELLO 3", "RESET", "QUIT", "client reply off",
+    };
+    for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++)
+        if (send_cmd(&e, l, &a, "%s", refusals[i]) != MCP_ERR_INVALID_ARG)
+            fail_msg("%s was not refused", refusals[i]);
+    const char *crlf[] = {"GET\r\nX"};
+    size_t crlf_len[] = {6};
+    assert_int_equal(mcp__redis_link_command(l, on_answer, &a, 1, crlf, crlf_len),
+                     MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp__redis_link_command(l, on_answer, &a, 0, argv, len), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp__redis_link_command(l, NULL, &a, 3, argv, len), MCP_ERR_INVALID_ARG);
+    size_t huge[] = {3, 3, (size_t)600 << 20};
+    assert_int_equal(mcp__redis_link_command(l, on_answer, &a, 3, argv, huge), MCP_ERR_LIMIT);
+    /* A command link cannot subscribe. */
+    assert_int_equal(mcp__redis_link_subscribe(l, "ch"), MCP_ERR_INVALID_ARG);
+    /* CLIENT without REPLY is fine. */
+    round_trip(&e, l, &a, 10000, "CLIENT GETNAME");
+    assert_int_equal(a.type, REDIS_REPLY_NIL);
+    run_ms(&e, 50);
+    assert_int_equal(a.calls, 1);
+
+    assert_int_equal(e.ups, 1);
+    assert_int_equal(e.downs, 0);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+static void many_commands_in_flight_answer_in_order(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    enum { N = 2000 };
+    answer *a = calloc(N, sizeof *a);
+    assert_non_null(a);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(send_cmd(&e, l, &a[i], "INCR counter"), MCP_OK);
+    EVENTUALLY(&e, a[N - 1].calls == 1, 60000);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(a[i].calls, 1);
+        assert_int_equal(a[i].type, REDIS_REPLY_INTEGER);
+        assert_int_equal(a[i].integer, i + 1);
+    }
+    free(a);
+    /* A chain: each answer sends the next from inside its callback. */
+    answer c;
+    memset(&c, 0, sizeof c);
+    c.chain = &c;
+    c.chain_left = 50;
+    assert_int_equal(send_cmd(&e, l, &c, "INCR chained"), MCP_OK);
+    EVENTUALLY(&e, c.calls == 51, 30000);
+    assert_int_equal(c.integer, 51);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+/* The 8 MB value compared whole inside its callback (the reply is borrowed). */
+typedef struct big_answer {
+    env *e;
+    int calls;
+    bool same;
+    const char *want;
+    size_t n;
+} big_answer;
+
+static void on_big(void *arg, const struct redisReply *r, const char *error)
+{
+    big_answer *b = arg;
+    b->calls++;
+    if (!r)
+        fail_msg("GET big: %s", error);
+    b->same = r->type == REDIS_REPLY_STRING && r->len == b->n && !memcmp(r->str, b->want, b->n);
+}
+
+static void an_8_mb_value_round_trips(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 60000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    size_t n = (size_t)8 << 20;
+    char *big = malloc(n);
+    assert_non_null(big);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)(i * 7 + (i >> 13));
+    const char *argv[] = {"SET", "big", big};
+    size_t len[] = {3, 3, n};
+    answer a;
+    memset(&a, 0, sizeof a);
+    a.e = &e;
+    assert_int_equal(mcp__redis_link_command(l, on_answer, &a, 3, argv, len), MCP_OK);
+    big_answer b = {&e, 0, false, big, n};
+    const char *get[] = {"GET", "big"};
+    assert_int_equal(mcp__redis_link_command(l, on_big, &b, 2, get, len), MCP_OK);
+    EVENTUALLY(&e, b.calls == 1, 120000);
+    assert_int_equal(a.calls, 1);
+    assert_string_equal(a.str, "OK");
+    assert_true(b.same);
+    assert_int_equal(e.downs, 0);
+    free(big);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+/* Deadlines, loss, reconnection -------------------------------------------------------- */
+
+static void a_paused_redis_times_out_and_the_link_comes_back_by_itself(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    const uint64_t timeout = 500;
+    mcp__redis_link *l = link_to(&e, s.url, timeout, false);
+    EVENTUALLY(&e, e.up, 10000);
+    redis_server_pause(&s);
+    answer a[3];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(send_cmd(&e, l, &a[i], "SET k%d v", i), MCP_OK);
+    EVENTUALLY(&e, a[2].calls == 1, 10 * timeout);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(a[i].calls, 1);
+        assert_int_equal(a[i].type, 0);
+        assert_string_equal(a[i].error, "timed out after 500 ms");
+    }
+    /* Never before the deadline; all at once. */
+    assert_true(a[0].at - a[0].sent >= timeout);
+    assert_int_equal(a[0].at, a[2].at);
+    assert_false(e.up);
+    assert_int_equal(e.downs, 1);
+    assert_string_equal(e.why, "timed out after 500 ms");
+    assert_false(mcp__redis_link_up(l));
+    assert_string_equal(mcp__redis_link_why(l), "timed out after 500 ms");
+    /* Down: refused. */
+    answer r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(send_cmd(&e, l, &r, "GET k0"), MCP_ERR_CLOSED);
+    /* Attempts meanwhile time out on the connect (a stopped Redis still
+     * accepts: its kernel does). */
+    EVENTUALLY(&e, e.downs >= 2, 20 * timeout);
+    assert_non_null(strstr(e.why, "connect timed out after 500 ms"));
+    redis_server_resume(&s);
+    EVENTUALLY(&e, e.up, 30000);
+    assert_int_equal(e.ups, 2);
+    round_trip(&e, l, &r, 10000, "SET k v");
+    assert_string_equal(r.str, "OK");
+    assert_int_equal(r.calls, 1);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+static void a_killed_redis_fails_what_is_pending_and_a_restart_is_found(void **state)
+{
+    redis_server s;
+    start(&s, &(redis_server_options){.appendonly = true});
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 10000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    answer set, pop;
+    round_trip(&e, l, &set, 10000, "SET kept yes");
+    memset(&pop, 0, sizeof pop);
+    assert_int_equal(send_cmd(&e, l, &pop, "BLPOP nothing 0"), MCP_OK);
+    run_ms(&e, 100);
+    assert_int_equal(pop.calls, 0);
+    redis_server_kill(&s);
+    EVENTUALLY(&e, pop.calls == 1, 5000); /* well before its 10 s deadline */
+    assert_int_equal(pop.type, 0);
+    assert_non_null(strstr(pop.error, "connection lost: "));
+    EVENTUALLY(&e, !e.up, 5000);
+    assert_int_equal(e.downs, 1);
+    assert_string_equal(e.why, pop.error);
+    /* Retried meanwhile: refused, with backoff. */
+    EVENTUALLY(&e, e.downs >= 3, 10000);
+    assert_non_null(strstr(e.why, "connect failed: "));
+    assert_true(redis_server_restart(&s));
+    EVENTUALLY(&e, e.up, 30000);
+    assert_int_equal(e.ups, 2);
+    answer got;
+    round_trip(&e, l, &got, 10000, "GET kept");
+    assert_string_equal(got.str, "yes"); /* the AOF survived the kill */
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+static void nobody_listening_is_retried_with_backoff_until_a_server_starts(void **state)
+{
+    int port = redis_server_free_port();
+    assert_true(port > 0);
+    char url[64];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", port);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, url, 1000, false); /* backoff 20..400 ms */
+    EVENTUALLY(&e, e.downs >= 1, 10000);
+    assert_non_null(strstr(e.why, "Connection refused"));
+    assert_non_null(strstr(e.why, "connect failed: "));
+    assert_string_equal(mcp__redis_link_why(l), e.why);
+    uint64_t t0 = now_ms();
+    int d0 = e.downs;
+    run_ms(&e, 2000);
+    /* Retried, but not spinning: 20+40+80+160+400+400... fits 2 s about
+     * six times; a few more for the timer's slack. */
+    assert_true(e.downs > d0);
+    if (e.downs - d0 > 12)
+        fail_msg("%d attempts in %llu ms", e.downs - d0, (unsigned long long)(now_ms() - t0));
+    assert_int_equal(e.ups, 0);
+    redis_server s;
+    assert_true(redis_server_start_on(&s, NULL, port));
+    EVENTUALLY(&e, e.up, 10000);
+    answer a;
+    round_trip(&e, l, &a, 10000, "PING");
+    assert_string_equal(a.str, "PONG");
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+static void a_host_name_is_resolved(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    char url[64];
+    snprintf(url, sizeof url, "redis://localhost:%d", s.port);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    answer a;
+    round_trip(&e, l, &a, 10000, "PING");
+    assert_string_equal(a.str, "PONG");
+    env_done(&e, &l, 1);
+    /* A name that does not resolve: down, said so (closed while it may
+     * still be resolving). */
+    env_init(&e);
+    l = link_to(&e, "redis://no-such-host.invalid:1", 5000, false);
+    EVENTUALLY(&e, e.downs >= 1, 20000);
+    assert_non_null(strstr(e.why, "no-such-host.invalid"));
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+/* AUTH and SELECT ------------------------------------------------------------------------ */
+
+static void auth_with_a_password_and_a_user(void **state)
+{
+    redis_server s;
+    start(&s, &(redis_server_options){.password = "t0p s3cret"});
+    env e;
+    env_init(&e);
+    char url[128];
+    snprintf(url, sizeof url, "redis://:t0p%%20s3cret@127.0.0.1:%d", s.port);
+    mcp__redis_link *l = link_to(&e, url, 5000, false);
+    snprintf(url, sizeof url, "redis://default:t0p%%20s3cret@127.0.0.1:%d/1", s.port);
+    env e2;
+    env_init(&e2);
+    mcp__redis_link *l2 = link_to(&e2, url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    EVENTUALLY(&e2, e2.up, 10000);
+    answer a;
+    round_trip(&e, l, &a, 10000, "SET k v");
+    assert_string_equal(a.str, "OK");
+    round_trip(&e2, l2, &a, 10000, "SET k v2");
+    assert_string_equal(a.str, "OK");
+    env_done(&e, &l, 1);
+    env_done(&e2, &l2, 1);
+    redis_server_destroy(&s);
+}
+
+static void a_wrong_password_is_down_with_redis_words_and_retried_calmly(void **state)
+{
+    redis_server s;
+    start(&s, &(redis_server_options){.password = "right"});
+    char url[128];
+    snprintf(url, sizeof url, "redis://:wrong@127.0.0.1:%d", s.port);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, url, 5000, false);
+    EVENTUALLY(&e, e.downs >= 1, 10000);
+    assert_non_null(strstr(e.why, "AUTH failed: "));
+    assert_non_null(strstr(e.why, "WRONGPASS"));
+    int d0 = e.downs;
+    run_ms(&e, 2000);
+    assert_true(e.downs > d0);
+    if (e.downs - d0 > 12)
+        fail_msg("%d attempts in 2 s", e.downs - d0);
+    assert_int_equal(e.ups, 0);
+    env_done(&e, &l, 1);
+    /* None at all: PING is refused, in Redis's words. */
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", s.port);
+    env_init(&e);
+    l = link_to(&e, url, 5000, false);
+    EVENTUALLY(&e, e.downs >= 1, 10000);
+    assert_non_null(strstr(e.why, "PING failed: NOAUTH"));
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+static void select_picks_the_db(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    char url[64];
+    env e;
+    env_init(&e);
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/3", s.port);
+    mcp__redis_link *in3 = link_to(&e, url, 5000, false);
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", s.port);
+    mcp__redis_link *in0 = link_to(&e, url, 5000, false);
+    EVENTUALLY(&e, e.ups == 2, 10000);
+    answer a;
+    round_trip(&e, in3, &a, 10000, "SET where three");
+    round_trip(&e, in0, &a, 10000, "GET where");
+    assert_int_equal(a.type, REDIS_REPLY_NIL);
+    round_trip(&e, in3, &a, 10000, "GET where");
+    assert_string_equal(a.str, "three");
+    redisContext *c = redis_server_connect(&s);
+    assert_non_null(c);
+    redisReply *r = redisCommand(c, "SELECT 3");
+    freeReplyObject(r);
+    r = redisCommand(c, "GET where");
+    assert_non_null(r);
+    assert_int_equal(r->type, REDIS_REPLY_STRING);
+    assert_string_equal(r->str, "three");
+    freeReplyObject(r);
+    redisFree(c);
+    /* A db Redis does not have: down, in its words. */
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/99", s.port);
+    env e2;
+    env_init(&e2);
+    mcp__redis_link *bad = link_to(&e2, url, 5000, false);
+    EVENTUALLY(&e2, e2.downs >= 1, 10000);
+    assert_non_null(strstr(e2.why, "SELECT 99 failed: "));
+    assert_non_null(strstr(e2.why, "out of range"));
+    env_done(&e2, &bad, 1);
+    mcp__redis_link *both[] = {in3, in0};
+    env_done(&e, both, 2);
+    redis_server_destroy(&s);
+}
+
+/* Subscriptions ---------------------------------------------------------------------------- */
+
+/* PUBLISH until one subscriber heard it: a SUBSCRIBE sent on the other
+ * connection may reach Redis after the PUBLISH. */
+static void publish_heard(env *e, mcp__redis_link *pub, const char *cmd)
+{
+    uint64_t until = now_ms() + 10000;
+    answer a;
+    do {
+        round_trip(e, pub, &a, 10000, cmd);
+        assert_int_equal(a.type, REDIS_REPLY_INTEGER);
+    } while (a.integer != 1 && now_ms() < until);
+    assert_int_equal(a.integer, 1);
+}
+
+static void a_subscriber_gets_what_is_published_and_again_after_a_restart(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env ec, es;
+    env_init(&ec);
+    env_init(&es);
+    mcp__redis_link *pub = link_to(&ec, s.url, 5000, false);
+    /* On the same loop as the publisher: the subscriber's env gets its
+     * callbacks, the loop is ec's. */
+    mcp__redis_link_options o = {.timeout_ms = 5000,
+                                 .backoff_min_ms = 20,
+                                 .backoff_max_ms = 400,
+                                 .state = on_state,
+                                 .message = on_message,
+                                 .arg = &es};
+    assert_true(mcp__redis_url_parse(s.url, &o.address, NULL, 0));
+    mcp__redis_link *sub;
+    assert_int_equal(mcp__redis_link_new(&ec.loop, &o, &sub), MCP_OK);
+    es.link = sub;
+    es.in_call = true;
+    assert_int_equal(mcp__redis_link_subscribe(sub, "tasks"), MCP_OK);
+    assert_int_equal(mcp__redis_link_subscribe(sub, "tasks"), MCP_OK); /* once */
+    es.in_call = false;
+    EVENTUALLY(&ec, ec.up && es.up, 10000);
+    answer a;
+    round_trip(&ec, pub, &a, 10000, "PUBLISH tasks hello");
+    assert_int_equal(a.type, REDIS_REPLY_INTEGER);
+    assert_int_equal(a.integer, 1); /* one subscriber: ours, once */
+    EVENTUALLY(&ec, es.messages == 1, 10000);
+    assert_string_equal(es.channel, "tasks");
+    assert_string_equal(es.data, "hello");
+    /* Subscribed once up, and from inside the message callback. */
+    assert_int_equal(mcp__redis_link_subscribe(sub, "more"), MCP_OK);
+    es.subscribe_on_message = true;
+    publish_heard(&ec, pub, "PUBLISH more m1");
+    EVENTUALLY(&ec, es.messages == 2, 10000);
+    assert_string_equal(es.channel, "more");
+    assert_string_equal(es.data, "m1");
+    es.subscribe_on_message = false;
+    publish_heard(&ec, pub, "PUBLISH late l1");
+    EVENTUALLY(&ec, es.messages == 3, 10000);
+    assert_string_equal(es.channel, "late");
+    /* Neither kind of link does the other's work. */
+    memset(&a, 0, sizeof a);
+    assert_int_equal(send_cmd(&es, sub, &a, "GET k"), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp__redis_link_subscribe(sub, ""), MCP_ERR_INVALID_ARG);
+    char longname[1100];
+    memset(longname, 'c', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    assert_int_equal(mcp__redis_link_subscribe(sub, longname), MCP_ERR_INVALID_ARG);
+
+    /* Restart: both come back; the subscriber subscribed again. */
+    redis_server_stop(&s);
+    EVENTUALLY(&ec, !ec.up && !es.up, 10000);
+    assert_int_equal(es.downs, 1);
+    assert_true(redis_server_restart(&s));
+    EVENTUALLY(&ec, ec.up && es.up, 30000);
+    assert_int_equal(es.ups, 2);
+    round_trip(&ec, pub, &a, 10000, "PUBLISH tasks again");
+    assert_int_equal(a.integer, 1);
+    EVENTUALLY(&ec, es.messages == 4, 10000);
+    assert_string_equal(es.channel, "tasks");
+    assert_string_equal(es.data, "again");
+    round_trip(&ec, pub, &a, 10000, "PUBLISH late l2");
+    assert_int_equal(a.integer, 1);
+    EVENTUALLY(&ec, es.messages == 5, 10000);
+    assert_string_equal(es.data, "l2");
+    /* Nothing on the heartbeat's channel reaches the user. */
+    round_trip(&ec, pub, &a, 10000, "PUBLISH __mcp_redis_link_heartbeat__ x");
+    assert_int_equal(a.integer, 1);
+    run_ms(&ec, 100);
+    assert_int_equal(es.messages, 5);
+
+    mcp__redis_link *both[] = {pub, sub};
+    env_done(&ec, both, 2);
+    env_finish(&es);
+    redis_server_destroy(&s);
+}
+
+static void an_idle_subscriber_sees_a_paused_redis_by_its_heartbeat(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    const uint64_t timeout = 400;
+    mcp__redis_link *sub = link_to(&e, s.url, timeout, true);
+    assert_int_equal(mcp__redis_link_subscribe(sub, "ch"), MCP_OK);
+    EVENTUALLY(&e, e.up, 10000);
+    /* Idle and healthy: it stays up across several heartbeats. */
+    run_ms(&e, 5 * timeout);
+    assert_true(e.up);
+    assert_int_equal(e.downs, 0);
+    redis_server_pause(&s);
+    uint64_t t0 = now_ms();
+    EVENTUALLY(&e, !e.up, 10 * timeout);
+    assert_true(now_ms() - t0 >= timeout);
+    assert_string_equal(e.why, "timed out after 400 ms");
+    redis_server_resume(&s);
+    EVENTUALLY(&e, e.up, 30000);
+    env_done(&e, &sub, 1);
+    redis_server_destroy(&s);
+}
+
+/* Close, from everywhere ----------------------------------------------------------------- */
+
+static void close_answers_each_pending_command_closed_at_once(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    redis_server_pause(&s); /* so that they stay pending */
+    answer a[5];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(send_cmd(&e, l, &a[i], "GET k"), MCP_OK);
+    e.closing = true;
+    mcp__redis_link_close(l, on_closed, &e);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(a[i].calls, 1);
+        assert_string_equal(a[i].error, "closed");
+    }
+    assert_int_equal(e.closed, 0); /* later, from the loop */
+    assert_false(mcp__redis_link_up(l));
+    assert_string_equal(mcp__redis_link_why(l), "closed");
+    answer late;
+    memset(&late, 0, sizeof late);
+    assert_int_equal(send_cmd(&e, l, &late, "GET k"), MCP_ERR_CLOSED);
+    mcp__redis_link_close(l, on_closed, &e); /* twice: nothing more */
+    EVENTUALLY(&e, e.closed == 1, 10000);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(a[i].calls, 1);
+    assert_false(e.after_close);
+    env_finish(&e);
+    redis_server_resume(&s);
+    redis_server_destroy(&s);
+}
+
+static void close_from_inside_a_reply_callback(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    answer a[4];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(send_cmd(&e, l, &a[i], "INCR n"), MCP_OK);
+    a[1].close_link = true;
+    EVENTUALLY(&e, e.closed == 1, 10000);
+    assert_int_equal(a[0].integer, 1);
+    assert_int_equal(a[1].integer, 2);
+    for (int i = 2; i < 4; i++) {
+        assert_int_equal(a[i].calls, 1);
+        assert_string_equal(a[i].error, "closed");
+    }
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(a[i].calls, 1);
+    assert_false(e.after_close);
+    env_finish(&e);
+    redis_server_destroy(&s);
+}
+
+static void close_from_inside_the_state_callback(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    e.close_on_up = true;
+    link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.closed == 1, 10000);
+    assert_int_equal(e.ups, 1);
+    assert_false(e.after_close);
+    env_finish(&e);
+    /* And from a state callback that says down (an error timed out). */
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 300, false);
+    EVENTUALLY(&e, e.up, 10000);
+    redis_server_pause(&s);
+    answer a[2];
+    memset(a, 0, sizeof a);
+    assert_int_equal(send_cmd(&e, l, &a[0], "GET k"), MCP_OK);
+    a[0].close_link = true; /* closes from the first error */
+    assert_int_equal(send_cmd(&e, l, &a[1], "GET k"), MCP_OK);
+    EVENTUALLY(&e, e.closed == 1, 10000);
+    assert_string_equal(a[0].error, "timed out after 300 ms");
+    assert_string_equal(a[1].error, "closed");
+    assert_int_equal(e.downs, 0); /* closed before the state callback */
+    env_finish(&e);
+    redis_server_resume(&s);
+    redis_server_destroy(&s);
+}
+
+static void close_from_inside_the_message_callback(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env ec, es;
+    env_init(&ec);
+    env_init(&es);
+    mcp__redis_link *pub = link_to(&ec, s.url, 5000, false);
+    mcp__redis_link_options o = {.timeout_ms = 5000, .state = on_state, .message = on_message,
+                                 .arg = &es};
+    assert_true(mcp__redis_url_parse(s.url, &o.address, NULL, 0));
+    mcp__redis_link *sub;
+    assert_int_equal(mcp__redis_link_new(&ec.loop, &o, &sub), MCP_OK);
+    es.link = sub;
+    assert_int_equal(mcp__redis_link_subscribe(sub, "a"), MCP_OK);
+    assert_int_equal(mcp__redis_link_subscribe(sub, "b"), MCP_OK);
+    EVENTUALLY(&ec, ec.up && es.up, 10000);
+    es.close_on_message = true;
+    /* Two messages in one read: the second never reaches the closed link. */
+    answer a1, a2;
+    memset(&a1, 0, sizeof a1);
+    memset(&a2, 0, sizeof a2);
+    assert_int_equal(send_cmd(&ec, pub, &a1, "PUBLISH a one"), MCP_OK);
+    assert_int_equal(send_cmd(&ec, pub, &a2, "PUBLISH b two"), MCP_OK);
+    EVENTUALLY(&ec, es.closed == 1, 10000);
+    EVENTUALLY(&ec, a2.calls == 1, 10000);
+    assert_int_equal(es.messages, 1);
+    assert_string_equal(es.data, "one");
+    assert_false(es.after_close);
+    env_done(&ec, &pub, 1);
+    env_finish(&es);
+    redis_server_destroy(&s);
+}
+
+static void close_while_connecting_and_while_waiting(void **state)
+{
+    /* Closed before the first attempt ran. */
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, "redis://127.0.0.1:1", 1000, false);
+    env_done(&e, &l, 1);
+    assert_int_equal(e.downs, 0);
+    /* Closed in its backoff. */
+    env_init(&e);
+    l = link_to(&e, "redis://127.0.0.1:1", 1000, false);
+    EVENTUALLY(&e, e.downs == 1, 10000);
+    env_done(&e, &l, 1);
+    /* Closed mid-handshake, against a paused Redis. */
+    redis_server s;
+    start(&s, NULL);
+    redis_server_pause(&s);
+    env_init(&e);
+    l = link_to(&e, s.url, 5000, false);
+    run_ms(&e, 200);
+    assert_int_equal(e.ups + e.downs, 0);
+    env_done(&e, &l, 1);
+    redis_server_resume(&s);
+    redis_server_destroy(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(urls_parse_and_bad_ones_say_why),
+        cmocka_unit_test(commands_round_trip_and_an_error_reply_is_a_reply),
+        cmocka_unit_test(many_commands_in_flight_answer_in_order),
+        cmocka_unit_test(an_8_mb_value_round_trips),
+        cmocka_unit_test(a_paused_redis_times_out_and_the_link_comes_back_by_itself),
+        cmocka_unit_test(a_killed_redis_fails_what_is_pending_and_a_restart_is_found),
+        cmocka_unit_test(nobody_listening_is_retried_with_backoff_until_a_server_starts),
+        cmocka_unit_test(a_host_name_is_resolved),
+        cmocka_unit_test(auth_with_a_password_and_a_user),
+        cmocka_unit_test(a_wrong_password_is_down_with_redis_words_and_retried_calmly),
+        cmocka_unit_test(select_picks_the_db),
+        cmocka_unit_test(a_subscriber_gets_what_is_published_and_again_after_a_restart),
+        cmocka_unit_test(an_idle_subscriber_sees_a_paused_redis_by_its_heartbeat),
+        cmocka_unit_test(close_answers_each_pending_command_closed_at_once),
+        cmocka_unit_test(close_from_inside_a_reply_callback),
+        cmocka_unit_test(close_from_inside_the_state_callback),
+        cmocka_unit_test(close_from_inside_the_message_callback),
+        cmocka_unit_test(close_while_connecting_and_while_waiting),
+    };
+    const char *missing = redis_server_missing();
+    if (missing)
+        return test_missing(missing);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
