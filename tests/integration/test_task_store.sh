@@ -153,7 +153,7 @@ start=$(date +%s%N)
 "$MCP" call --protocol 2026-07-28 --detach sleep '{"seconds":1}' --url "$a_url" --header "$AUTH" \
     >"$WORK/d5" 2>&1 && { cat "$WORK/d5"; fail "a task made with Redis gone"; }
 took=$((($(date +%s%N) - start) / 1000000))
-contains "$WORK/d5" "task store is unavailable" "the reason, with Redis gone"
+contains "$WORK/d5" "the task store could not keep the task: Redis is not connected" "the reason, with Redis gone"
 [ $took -lt 5000 ] || fail "the error took $took ms"
 "$MCP" call --protocol 2026-07-28 echo '{"text":"still"}' --url "$a_url" --header "$AUTH" \
     >"$WORK/e5" 2>&1 && contains "$WORK/e5" still "a plain call with Redis gone"

@@ -480,7 +480,7 @@ static int send_subscribe(mcp__redis_link *l, size_t from, size_t to, bool beat,
         return MCP_ERR_CLOSED;
     size_t argc = 1 + (beat ? 1 : 0) + (to - from);
     const char **argv = malloc(argc * sizeof *argv);
-    size_t *len = malloc(argc * sizeof *len);
+    size_t *len = calloc(argc, sizeof *len);
     pending **ps = calloc(argc, sizeof *ps);
     bool ok = argv && len && ps;
     for (size_t i = 1; ok && i < argc; i++)
