@@ -191,9 +191,13 @@ static void on_mhd_poll(uv_poll_t *p, int status, int events)
     run_mhd(p->data);
 }
 
-/* A resumed connection is processed by the next run. */
+/* A resumed connection is processed by the next run, and the runs it
+ * takes after that (a response written, the next request read) follow at
+ * once: the backoff of runs asked for at once is for a daemon that asks
+ * with nothing to do, not for one that was just given work. */
 static void kick(mcp__http_server *s)
 {
+    s->zero_runs = 0;
     if (!uv_is_closing((uv_handle_t *)&s->kick))
         uv_timer_start(&s->kick, on_mhd_timer, 0, 0);
 }
