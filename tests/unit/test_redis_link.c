@@ -45,6 +45,7 @@ typedef struct env {
     int closed;
     bool in_call;         /* inside mcp__redis_link_command or _subscribe */
     bool close_on_up;     /* the state callback closes the link */
+    bool close_on_down;
     bool close_on_message;
     bool subscribe_on_message;
     bool after_close;     /* a state or message callback came after close */
@@ -97,7 +98,7 @@ static void on_state(void *arg, bool up, const char *why)
     else
         e->downs++;
     snprintf(e->why, sizeof e->why, "%s", why);
-    if (up && e->close_on_up) {
+    if ((up && e->close_on_up) || (!up && e->close_on_down)) {
         e->closing = true;
         mcp__redis_link_close(e->link, on_closed, e);
     }
@@ -174,7 +175,8 @@ typedef struct answer {
     int chain_left;
 } answer;
 
-static int send_cmd(env *e, mcp__redis_link *l, answer *a, const char *fmt, ...);
+static int send_cmd(env *e, mcp__redis_link *l, answer *a, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static void on_answer(void *arg, const struct redisReply *r, const char *error)
 {
@@ -867,8 +869,20 @@ static void an_idle_subscriber_sees_a_paused_redis_by_its_heartbeat(void **state
     env_init(&e);
     const uint64_t timeout = 400;
     mcp__redis_link *sub = link_to(&e, s.url, timeout, true);
-    assert_int_equal(mcp__redis_link_subscribe(sub, "ch"), MCP_OK);
     EVENTUALLY(&e, e.up, 10000);
+    /* Up before it had a kind: the subscription (and the heartbeat) start
+     * now. */
+    e.in_call = true;
+    assert_int_equal(mcp__redis_link_subscribe(sub, "ch"), MCP_OK);
+    e.in_call = false;
+    mcp__redis_link *pub = link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.ups == 2, 10000);
+    publish_heard(&e, pub, "PUBLISH ch hi");
+    EVENTUALLY(&e, e.messages == 1, 10000);
+    assert_string_equal(e.data, "hi");
+    mcp__redis_link_close(pub, on_closed, &e);
+    EVENTUALLY(&e, e.closed == 1, 10000);
+    e.link = sub;
     /* Idle and healthy: it stays up across several heartbeats. */
     run_ms(&e, 5 * timeout);
     assert_true(e.up);
@@ -880,6 +894,7 @@ static void an_idle_subscriber_sees_a_paused_redis_by_its_heartbeat(void **state
     assert_string_equal(e.why, "timed out after 400 ms");
     redis_server_resume(&s);
     EVENTUALLY(&e, e.up, 30000);
+    assert_int_equal(e.ups, 3);
     env_done(&e, &sub, 1);
     redis_server_destroy(&s);
 }
@@ -1015,6 +1030,18 @@ static void close_from_inside_the_message_callback(void **state)
 
 static void close_while_connecting_and_while_waiting(void **state)
 {
+    /* From the state callback that says an attempt failed. */
+    {
+        env e;
+        env_init(&e);
+        e.close_on_down = true;
+        link_to(&e, "redis://127.0.0.1:1", 1000, false);
+        EVENTUALLY(&e, e.closed == 1, 10000);
+        run_ms(&e, 100);
+        assert_int_equal(e.downs, 1);
+        assert_false(e.after_close);
+        env_finish(&e);
+    }
     /* Closed before the first attempt ran. */
     env e;
     env_init(&e);
@@ -1039,6 +1066,49 @@ static void close_while_connecting_and_while_waiting(void **state)
     redis_server_destroy(&s);
 }
 
+static void subscriptions_are_capped_and_kinds_kept_apart(void **state)
+{
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, "redis://127.0.0.1:1", 1000, true);
+    char name[32];
+    for (int i = 0; i < 4096; i++) {
+        snprintf(name, sizeof name, "ch%d", i);
+        assert_int_equal(mcp__redis_link_subscribe(l, name), MCP_OK);
+    }
+    assert_int_equal(mcp__redis_link_subscribe(l, "ch7"), MCP_OK); /* already */
+    assert_int_equal(mcp__redis_link_subscribe(l, "one-more"), MCP_ERR_LIMIT);
+    assert_int_equal(mcp__redis_link_subscribe(l, "__mcp_redis_link_heartbeat__"),
+                     MCP_ERR_INVALID_ARG);
+    char longest[1025];
+    memset(longest, 'x', 1024);
+    longest[1024] = '\0';
+    assert_int_equal(mcp__redis_link_subscribe(l, longest), MCP_ERR_LIMIT); /* 4096 already */
+    answer a;
+    memset(&a, 0, sizeof a);
+    assert_int_equal(send_cmd(&e, l, &a, "PING"), MCP_ERR_INVALID_ARG);
+    env_done(&e, &l, 1);
+    assert_int_equal(a.calls, 0);
+
+    env_init(&e);
+    l = link_to(&e, "redis://127.0.0.1:1", 1000, true);
+    assert_int_equal(mcp__redis_link_subscribe(l, longest), MCP_OK); /* 1024 bytes: fine */
+    mcp__redis_link_close(l, on_closed, &e);
+    assert_int_equal(mcp__redis_link_subscribe(l, "late"), MCP_ERR_CLOSED);
+    EVENTUALLY(&e, e.closed == 1, 10000);
+    env_finish(&e);
+
+    /* Bad options. */
+    env_init(&e);
+    mcp__redis_link_options o = {.address = {.host = "h", .port = 0}};
+    assert_int_equal(mcp__redis_link_new(&e.loop, &o, &l), MCP_ERR_INVALID_ARG);
+    o.address.port = 1;
+    o.address.host[0] = '\0';
+    assert_int_equal(mcp__redis_link_new(&e.loop, &o, &l), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp__redis_link_new(&e.loop, NULL, &l), MCP_ERR_INVALID_ARG);
+    env_finish(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1060,6 +1130,7 @@ int main(void)
         cmocka_unit_test(close_from_inside_the_state_callback),
         cmocka_unit_test(close_from_inside_the_message_callback),
         cmocka_unit_test(close_while_connecting_and_while_waiting),
+        cmocka_unit_test(subscriptions_are_capped_and_kinds_kept_apart),
     };
     const char *missing = redis_server_missing();
     if (missing)
