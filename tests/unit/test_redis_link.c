@@ -26,6 +26,73 @@
 #include "redis_server.h"
 #include "server/tasks/redis_link.h"
 
+/* Allocation failures on demand (glibc): malloc, calloc and realloc fail
+ * the nth call after oom_arm(n), in this program and in hiredis alike.
+ * Not under the sanitizers, whose runtimes own malloc. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define NO_OOM
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__GLIBC__)
+#define NO_OOM
+#endif
+
+static long oom_left;
+static bool oom_failed;
+
+static void oom_arm(long n)
+{
+    oom_left = n;
+    oom_failed = false;
+}
+
+#ifndef NO_OOM
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t k, size_t n);
+extern void *__libc_realloc(void *p, size_t n);
+
+static bool oom_now(void)
+{
+    if (oom_left > 0 && --oom_left == 0) {
+        oom_failed = true;
+        return true;
+    }
+    return false;
+}
+
+void *malloc(size_t n)
+{
+    return oom_now() ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t k, size_t n)
+{
+    return oom_now() ? NULL : __libc_calloc(k, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+    return oom_now() ? NULL : __libc_realloc(p, n);
+}
+#endif
+
+/* Whether the failures happen: valgrind replaces this program's malloc
+ * with its own. */
+static bool oom_works(void)
+{
+#ifdef NO_OOM
+    return false;
+#else
+    oom_arm(1);
+    void *volatile p = malloc(16);
+    bool works = p == NULL;
+    oom_arm(0);
+    free(p);
+    return works;
+#endif
+}
+
 static uint64_t now_ms(void)
 {
     return uv_hrtime() / 1000000u;
@@ -1109,6 +1176,66 @@ static void subscriptions_are_capped_and_kinds_kept_apart(void **state)
     env_finish(&e);
 }
 
+/* Each allocation inside a command failing in turn (ours, hiredis's
+ * formatting, its callback list, its output buffer): MCP_ERR_NOMEM and fn
+ * never called, or MCP_OK and fn called once; a connection hiredis can no
+ * longer pair replies on is dropped and a new one comes up, whose replies
+ * are the right ones. */
+static void each_allocation_failure_in_a_command_is_survived(void **state)
+{
+    if (!oom_works()) {
+        print_message("malloc cannot be made to fail here (valgrind, a sanitizer): skipped\n");
+        skip();
+    }
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    answer a;
+    round_trip(&e, l, &a, 10000, "SET k 0"); /* a command link from here */
+    int broken = 0;
+    for (long k = 1;; k++) {
+        if (k > 50)
+            fail_msg("still failing at allocation %ld", k);
+        memset(&a, 0, sizeof a);
+        char big[9000];
+        memset(big, 'v', sizeof big - 1); /* past hiredis's output buffer's room */
+        big[sizeof big - 1] = '\0';
+        oom_arm(k);
+        int rc = send_cmd(&e, l, &a, "SET k %s", big);
+        bool failed = oom_failed;
+        oom_arm(0);
+        if (!failed) {
+            assert_int_equal(rc, MCP_OK);
+            EVENTUALLY(&e, a.calls == 1, 10000);
+            assert_string_equal(a.str, "OK");
+            break;
+        }
+        if (rc == MCP_OK) {
+            EVENTUALLY(&e, a.calls == 1, 10000);
+        } else {
+            assert_int_equal(rc, MCP_ERR_NOMEM);
+            run_ms(&e, 20);
+            assert_int_equal(a.calls, 0);
+        }
+        if (!mcp__redis_link_up(l)) {
+            broken++;
+            assert_non_null(strstr(mcp__redis_link_why(l), "sending failed: "));
+            EVENTUALLY(&e, e.up && mcp__redis_link_up(l), 10000);
+        }
+        answer p;
+        round_trip(&e, l, &p, 10000, "ECHO paired");
+        assert_string_equal(p.str, "paired");
+    }
+    /* The callback list's and the output buffer's failures break it. */
+    assert_true(broken >= 1);
+    assert_int_equal(e.downs, broken);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1131,6 +1258,7 @@ int main(void)
         cmocka_unit_test(close_from_inside_the_message_callback),
         cmocka_unit_test(close_while_connecting_and_while_waiting),
         cmocka_unit_test(subscriptions_are_capped_and_kinds_kept_apart),
+        cmocka_unit_test(each_allocation_failure_in_a_command_is_survived),
     };
     const char *missing = redis_server_missing();
     if (missing)
