@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A connection to Redis on a libuv loop (hiredis's async API and its libuv
- * adapter), with what hiredis 0.14 lacks: a deadline on every command and
- * on the connect, and a reconnect with backoff. A command past its
- * deadline (Redis slow, stopped, the network gone) takes the connection
- * down with it: every command pending then is answered with an error, at
- * once, and the link reconnects (backoff from backoff_min_ms, doubling, to
+ * A connection to Redis on a libuv loop (hiredis's async API, polled by
+ * event hooks of our own rather than its libuv adapter: see redis_link.c),
+ * with what hiredis 0.14 lacks: a deadline on every command and on the
+ * connect, and a reconnect with backoff. A command past its deadline
+ * (Redis slow, stopped, the network gone) takes the connection down with
+ * it: every command pending then is answered with an error, at once, and
+ * the link reconnects (backoff from backoff_min_ms, doubling, to
  * backoff_max_ms, reset by a connection that comes up).
  *
- * A link is of one of two kinds: a command link (mcp__redis_link_command)
- * or a subscriber link (mcp__redis_link_subscribe), whose channels are
- * subscribed again each time it comes back up (what was published while it
- * was down is lost: its user re-reads what it must, on `up`). A link is
- * `up` once Redis answered: AUTH, SELECT and a PING (a stopped Redis still
- * accepts connections), and for a subscriber every SUBSCRIBE confirmed. An
- * idle subscriber re-subscribes a private channel every timeout_ms as its
- * heartbeat, under the same deadline, so that a Redis that stopped
- * answering takes it down too.
+ * A link is of one of two kinds, as its first accepted call made it: a
+ * command link (mcp__redis_link_command) or a subscriber link
+ * (mcp__redis_link_subscribe), whose channels are subscribed again each
+ * time it comes back up (what was published while it was down is lost:
+ * its user re-reads what it must, on `up`). A link is `up` once Redis
+ * answered: AUTH, SELECT and a PING (a stopped Redis still accepts
+ * connections: its kernel does), and for a subscriber every SUBSCRIBE
+ * confirmed. An idle subscriber subscribes a private channel again every
+ * timeout_ms as its heartbeat, under the same deadline, so that a Redis
+ * that stopped answering takes it down too.
  *
  * Threads: the loop thread, all of it; nothing here is thread-safe.
  */
@@ -78,7 +80,7 @@ typedef struct mcp__redis_link_options {
 
 /* A link on loop (opts copied), connecting at once (from the loop's next
  * turn): MCP_OK and *out, or MCP_ERR_NOMEM, MCP_ERR_INVALID_ARG (a NULL, an
- * address no URL parses to). A connect that fails is retried with backoff,
+ * empty host, a port not in 1..65535, a negative db). A connect that fails is retried with backoff,
  * as a lost connection is. A host name is resolved on libuv's thread pool
  * (hiredis would block the loop), within the connect's deadline. */
 int mcp__redis_link_new(uv_loop_t *loop, const mcp__redis_link_options *opts,
@@ -109,8 +111,7 @@ int mcp__redis_link_command(mcp__redis_link *l, mcp__redis_reply_fn fn, void *ar
  * MCP_OK, MCP_ERR_NOMEM, MCP_ERR_LIMIT (4096 channels already),
  * MCP_ERR_CLOSED (closing), MCP_ERR_INVALID_ARG (a command link that has
  * sent commands, a channel empty or longer than 1024 bytes). Subscribed
- * from inside a callback or while up, its confirmation has the deadline of
- * a command. */
+ * while up, the channel's confirmation has a command's deadline. */
 int mcp__redis_link_subscribe(mcp__redis_link *l, const char *channel);
 
 /* Close l: the commands pending are answered "closed" now, no state or
