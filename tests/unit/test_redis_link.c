@@ -237,6 +237,7 @@ typedef struct answer {
     size_t len;
     char error[256];
     uint64_t sent, at;
+    uint64_t turn;         /* the loop's time: the same for answers given at once */
     bool close_link;       /* this answer closes e->link */
     struct answer *chain;  /* the next one sent from inside this one */
     int chain_left;
@@ -252,6 +253,7 @@ static void on_answer(void *arg, const struct redisReply *r, const char *error)
     assert_true((r == NULL) != (error == NULL));
     a->calls++;
     a->at = now_ms();
+    a->turn = uv_now(&a->e->loop);
     if (r) {
         a->type = r->type;
         a->integer = r->integer;
@@ -436,7 +438,7 @@ static void commands_round_trip_and_an_error_reply_is_a_reply(void **state)
     start(&s, NULL);
     env e;
     env_init(&e);
-    mcp__redis_link *l = link_to(&e, s.url, 2000, false);
+    mcp__redis_link *l = link_to(&e, s.url, 5000, false);
     assert_false(mcp__redis_link_up(l));
     answer a;
     /* Down (not yet up): refused, and fn never called. */
@@ -608,6 +610,7 @@ static void a_paused_redis_times_out_and_the_link_comes_back_by_itself(void **st
     const uint64_t timeout = 500;
     mcp__redis_link *l = link_to(&e, s.url, timeout, false);
     EVENTUALLY(&e, e.up, 10000);
+    int d0 = e.downs, u0 = e.ups; /* a busy machine may have cost an attempt */
     redis_server_pause(&s);
     answer a[3];
     memset(a, 0, sizeof a);
@@ -621,9 +624,9 @@ static void a_paused_redis_times_out_and_the_link_comes_back_by_itself(void **st
     }
     /* Never before the deadline; all at once. */
     assert_true(a[0].at - a[0].sent >= timeout);
-    assert_int_equal(a[0].at, a[2].at);
+    assert_int_equal(a[0].turn, a[2].turn);
     assert_false(e.up);
-    assert_int_equal(e.downs, 1);
+    assert_int_equal(e.downs, d0 + 1);
     assert_string_equal(e.why, "timed out after 500 ms");
     assert_false(mcp__redis_link_up(l));
     assert_string_equal(mcp__redis_link_why(l), "timed out after 500 ms");
@@ -633,11 +636,11 @@ static void a_paused_redis_times_out_and_the_link_comes_back_by_itself(void **st
     assert_int_equal(send_cmd(&e, l, &r, "GET k0"), MCP_ERR_CLOSED);
     /* Attempts meanwhile time out on the connect (a stopped Redis still
      * accepts: its kernel does). */
-    EVENTUALLY(&e, e.downs >= 2, 20 * timeout);
+    EVENTUALLY(&e, e.downs >= d0 + 2, 20 * timeout);
     assert_non_null(strstr(e.why, "connect timed out after 500 ms"));
     redis_server_resume(&s);
     EVENTUALLY(&e, e.up, 30000);
-    assert_int_equal(e.ups, 2);
+    assert_int_equal(e.ups, u0 + 1);
     round_trip(&e, l, &r, 10000, "SET k v");
     assert_string_equal(r.str, "OK");
     assert_int_equal(r.calls, 1);
@@ -903,7 +906,7 @@ static void a_subscriber_gets_what_is_published_and_again_after_a_restart(void *
     /* Restart: both come back; the subscriber subscribed again. */
     redis_server_stop(&s);
     EVENTUALLY(&ec, !ec.up && !es.up, 10000);
-    assert_int_equal(es.downs, 1);
+    assert_true(es.downs >= 1); /* and maybe a refused retry already */
     assert_true(redis_server_restart(&s));
     EVENTUALLY(&ec, ec.up && es.up, 30000);
     assert_int_equal(es.ups, 2);
@@ -934,7 +937,7 @@ static void an_idle_subscriber_sees_a_paused_redis_by_its_heartbeat(void **state
     start(&s, NULL);
     env e;
     env_init(&e);
-    const uint64_t timeout = 400;
+    const uint64_t timeout = 1000;
     mcp__redis_link *sub = link_to(&e, s.url, timeout, true);
     EVENTUALLY(&e, e.up, 10000);
     /* Up before it had a kind: the subscription (and the heartbeat) start
@@ -951,14 +954,14 @@ static void an_idle_subscriber_sees_a_paused_redis_by_its_heartbeat(void **state
     EVENTUALLY(&e, e.closed == 1, 10000);
     e.link = sub;
     /* Idle and healthy: it stays up across several heartbeats. */
-    run_ms(&e, 5 * timeout);
+    run_ms(&e, 3 * timeout);
     assert_true(e.up);
     assert_int_equal(e.downs, 0);
     redis_server_pause(&s);
     uint64_t t0 = now_ms();
     EVENTUALLY(&e, !e.up, 10 * timeout);
     assert_true(now_ms() - t0 >= timeout);
-    assert_string_equal(e.why, "timed out after 400 ms");
+    assert_string_equal(e.why, "timed out after 1000 ms");
     redis_server_resume(&s);
     EVENTUALLY(&e, e.up, 30000);
     assert_int_equal(e.ups, 3);
@@ -1044,8 +1047,9 @@ static void close_from_inside_the_state_callback(void **state)
     env_finish(&e);
     /* And from a state callback that says down (an error timed out). */
     env_init(&e);
-    mcp__redis_link *l = link_to(&e, s.url, 300, false);
+    mcp__redis_link *l = link_to(&e, s.url, 500, false);
     EVENTUALLY(&e, e.up, 10000);
+    int d0 = e.downs;
     redis_server_pause(&s);
     answer a[2];
     memset(a, 0, sizeof a);
@@ -1053,9 +1057,9 @@ static void close_from_inside_the_state_callback(void **state)
     a[0].close_link = true; /* closes from the first error */
     assert_int_equal(send_cmd(&e, l, &a[1], "GET k"), MCP_OK);
     EVENTUALLY(&e, e.closed == 1, 10000);
-    assert_string_equal(a[0].error, "timed out after 300 ms");
+    assert_string_equal(a[0].error, "timed out after 500 ms");
     assert_string_equal(a[1].error, "closed");
-    assert_int_equal(e.downs, 0); /* closed before the state callback */
+    assert_int_equal(e.downs, d0); /* closed before the state callback */
     env_finish(&e);
     redis_server_resume(&s);
     redis_server_destroy(&s);
@@ -1118,7 +1122,7 @@ static void close_while_connecting_and_while_waiting(void **state)
     /* Closed in its backoff. */
     env_init(&e);
     l = link_to(&e, "redis://127.0.0.1:1", 1000, false);
-    EVENTUALLY(&e, e.downs == 1, 10000);
+    EVENTUALLY(&e, e.downs >= 1, 10000);
     env_done(&e, &l, 1);
     /* Closed mid-handshake, against a paused Redis. */
     redis_server s;
