@@ -742,17 +742,18 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         return;
     }
     /* IPv4 first, as hiredis itself prefers. */
-    char ip[64] = "";
-    for (int family = AF_INET; !ip[0]; family = AF_INET6) {
-        for (const struct addrinfo *ai = status == 0 ? res : NULL; ai && !ip[0]; ai = ai->ai_next) {
-            if (ai->ai_family == AF_INET && family == AF_INET)
-                uv_ip4_name((const struct sockaddr_in *)ai->ai_addr, ip, sizeof ip);
-            else if (ai->ai_family == AF_INET6 && family == AF_INET6)
-                uv_ip6_name((const struct sockaddr_in6 *)ai->ai_addr, ip, sizeof ip);
-        }
-        if (family == AF_INET6)
-            break;
+    const struct addrinfo *v4 = NULL, *v6 = NULL;
+    for (const struct addrinfo *ai = status == 0 ? res : NULL; ai; ai = ai->ai_next) {
+        if (ai->ai_family == AF_INET && !v4)
+            v4 = ai;
+        else if (ai->ai_family == AF_INET6 && !v6)
+            v6 = ai;
     }
+    char ip[64] = "";
+    if (v4)
+        uv_ip4_name((const struct sockaddr_in *)v4->ai_addr, ip, sizeof ip);
+    else if (v6)
+        uv_ip6_name((const struct sockaddr_in6 *)v6->ai_addr, ip, sizeof ip);
     uv_freeaddrinfo(res);
     if (!ip[0]) {
         char why[sizeof l->why];

@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A connection to Redis on a libuv loop (hiredis's async API and its libuv
- * adapter), with what hiredis 0.14 lacks: a deadline on every command and
- * on the connect, and a reconnect with backoff. A command past its
- * deadline (Redis slow, stopped, the network gone) takes the connection
- * down with it: every command pending then is answered with an error, at
- * once, and the link reconnects (backoff from backoff_min_ms, doubling, to
+ * A connection to Redis on a libuv loop (hiredis's async API, polled by
+ * event hooks of our own rather than its libuv adapter: see redis_link.c),
+ * with what hiredis 0.14 lacks: a deadline on every command and on the
+ * connect, and a reconnect with backoff. A command past its deadline
+ * (Redis slow, stopped, the network gone) takes the connection down with
+ * it: every command pending then is answered with an error, at once, and
+ * the link reconnects (backoff from backoff_min_ms, doubling, to
  * backoff_max_ms, reset by a connection that comes up).
  *
- * A link is of one of two kinds: a command link (mcp__redis_link_command)
- * or a subscriber link (mcp__redis_link_subscribe), whose channels are
- * subscribed again each time it comes back up (what was published while it
- * was down is lost: its user re-reads what it must, on `up`).
+ * A link is of one of two kinds, as its first accepted call made it: a
+ * command link (mcp__redis_link_command) or a subscriber link
+ * (mcp__redis_link_subscribe), whose channels are subscribed again each
+ * time it comes back up (what was published while it was down is lost:
+ * its user re-reads what it must, on `up`). A link is `up` once Redis
+ * answered: AUTH, SELECT and a PING (a stopped Redis still accepts
+ * connections: its kernel does), and for a subscriber every SUBSCRIBE
+ * confirmed. An idle subscriber subscribes a private channel again every
+ * timeout_ms as its heartbeat, under the same deadline, so that a Redis
+ * that stopped answering takes it down too.
  *
  * Threads: the loop thread, all of it; nothing here is thread-safe.
  */
@@ -56,19 +63,26 @@ typedef struct mcp__redis_link_options {
     uint64_t backoff_min_ms; /* 0: 50 */
     uint64_t backoff_max_ms; /* 0: 2000 */
     /* The link came up (up: connected, AUTH and SELECT done, the channels
-     * subscribed again) or went down (why: what happened, borrowed for the
-     * call). Optional. */
+     * subscribed again; why "") or went down (why: what happened, borrowed
+     * for the call), which includes each connect attempt that failed (so
+     * at most once per backoff while Redis cannot be reached). Never
+     * called inside a call of this API but close (where it is not called
+     * at all). Optional. */
     void (*state)(void *arg, bool up, const char *why);
     /* Subscriber link: a message published on a channel it subscribed
-     * (both borrowed for the call; not NUL-terminated). */
+     * (both borrowed for the call; not NUL-terminated), while it is up
+     * (one that arrives between a reconnect and `up` is dropped: it is
+     * covered by what the user re-reads on `up`). */
     void (*message)(void *arg, const char *channel, size_t channel_len, const char *data,
                     size_t len);
     void *arg;
 } mcp__redis_link_options;
 
-/* A link on loop (opts copied), connecting at once: MCP_OK and *out, or
- * MCP_ERR_NOMEM. A connect that fails is retried with backoff, as a lost
- * connection is. */
+/* A link on loop (opts copied), connecting at once (from the loop's next
+ * turn): MCP_OK and *out, or MCP_ERR_NOMEM, MCP_ERR_INVALID_ARG (a NULL, an
+ * empty host, a port not in 1..65535, a negative db). A connect that fails is retried with backoff,
+ * as a lost connection is. A host name is resolved on libuv's thread pool
+ * (hiredis would block the loop), within the connect's deadline. */
 int mcp__redis_link_new(uv_loop_t *loop, const mcp__redis_link_options *opts,
                         mcp__redis_link **out);
 
@@ -78,23 +92,33 @@ bool mcp__redis_link_up(const mcp__redis_link *l);
 /* Why it is down (borrowed until the next call on l), or "" when up. */
 const char *mcp__redis_link_why(const mcp__redis_link *l);
 
-/* Send a command of argc arguments (each len[i] bytes, copied). MCP_OK:
- * fn is called exactly once, later (never inside this call), with the
- * reply or an error. MCP_ERR_CLOSED: the link is down (or closing); fn is
- * not called. MCP_ERR_NOMEM, MCP_ERR_INVALID_ARG (a subscriber link, argc
- * 0). fn may send more commands, and may close the link. */
+/* Send a command of argc arguments (each len[i] bytes, copied; argv[i]
+ * may be NULL when len[i] is 0). MCP_OK: fn is called exactly once, later
+ * (never inside this call), with the reply or an error. MCP_ERR_CLOSED:
+ * the link is down (or closing); fn is not called. MCP_ERR_NOMEM,
+ * MCP_ERR_LIMIT (more than 512 MiB or 2^20 arguments), MCP_ERR_INVALID_ARG
+ * (a subscriber link, argc 0, fn NULL, or a command hiredis 0.14 would pair
+ * replies wrongly for or that changes the connection under the link:
+ * [P|S]SUBSCRIBE, [P|S]UNSUBSCRIBE, [P]MONITOR, SELECT, AUTH, HELLO,
+ * RESET, QUIT, CLIENT REPLY, a name with CR, LF or NUL). A blocking
+ * command (BLPOP...) past timeout_ms takes the connection down like any
+ * other. fn may send more commands, and may close the link. */
 int mcp__redis_link_command(mcp__redis_link *l, mcp__redis_reply_fn fn, void *arg, int argc,
                             const char *const *argv, const size_t *len);
 
 /* Subscriber link: subscribe channel (copied), now if up and again each
- * time it comes up. MCP_OK, MCP_ERR_NOMEM, MCP_ERR_INVALID_ARG (a command
- * link that has sent commands). */
+ * time it comes up (a channel already subscribed: MCP_OK, nothing more).
+ * MCP_OK, MCP_ERR_NOMEM, MCP_ERR_LIMIT (4096 channels already),
+ * MCP_ERR_CLOSED (closing), MCP_ERR_INVALID_ARG (a command link that has
+ * sent commands, a channel empty or longer than 1024 bytes). Subscribed
+ * while up, the channel's confirmation has a command's deadline. */
 int mcp__redis_link_subscribe(mcp__redis_link *l, const char *channel);
 
 /* Close l: the commands pending are answered "closed" now, no state or
  * message callback comes after this returns; its handles close on the
- * loop's next turns and closed(arg) (optional) is called once they have,
- * from the loop. Callable from inside fn, state and message. */
+ * loop's next turns and closed(arg) (optional) is called once they have
+ * (and a name being resolved is done), from the loop; l is freed then. A
+ * second close does nothing. Callable from inside fn, state and message. */
 void mcp__redis_link_close(mcp__redis_link *l, void (*closed)(void *arg), void *arg);
 
 #endif
