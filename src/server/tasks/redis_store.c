@@ -53,7 +53,20 @@ typedef struct redis_store {
     mcp__redis_link *cmd, *sub;
     uv_timer_t lease;
     bool lease_open;
+    /* Tasks whose create was sent but never answered (Redis slow, gone):
+     * refused, so nobody has their ids, yet Redis may have run it. Their
+     * records are removed once Redis is back (at most MAX_FORGET). */
+    char (*forget)[MCP__TASK_ID_LEN + 1];
+    size_t nforget;
+    /* Calls waiting for Redis: a close lets them finish (a task failed as
+     * the server stops must reach its record), within the timeout. */
+    size_t calls;
+    bool closing, closed;
 } redis_store;
+
+static void finish_close(redis_store *rs);
+
+#define MAX_FORGET 1024
 
 static mcp_server *server_of(redis_store *rs)
 {
@@ -209,6 +222,7 @@ static call *call_new(redis_store *rs, store_done done, void *arg, const char *i
     call *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    rs->calls++;
     c->rs = rs;
     c->done = done;
     c->arg = arg;
@@ -221,9 +235,12 @@ static call *call_new(redis_store *rs, store_done done, void *arg, const char *i
 
 static void call_free(call *c)
 {
+    redis_store *rs = c->rs;
     if (c->task)
         task_release(c->task);
     free(c);
+    if (--rs->calls == 0 && rs->closing)
+        finish_close(rs);
 }
 
 static void finish(call *c, const store_result *r)
@@ -301,6 +318,10 @@ static void task_key(char out[64], const char *kind, const char *id)
 static void replied_created(void *arg, const redisReply *reply, const char *error)
 {
     call *c = arg;
+    redis_store *rs = c->rs;
+    if (error && rs->nforget < MAX_FORGET &&
+        (rs->forget || (rs->forget = malloc(MAX_FORGET * sizeof *rs->forget))))
+        memcpy(rs->forget[rs->nforget++], c->id, sizeof c->id);
     if (error)
         finish_status(c, STORE_UNAVAILABLE, 0, error);
     else if (reply->type == REDIS_REPLY_INTEGER)
@@ -800,6 +821,17 @@ static void cmd_state(void *arg, bool up, const char *why)
     if (!up)
         return;
     lease_due(&rs->lease); /* the lease before any task is made */
+    for (size_t i = 0; i < rs->nforget; i++) {
+        char key[64];
+        task_key(key, "task", rs->forget[i]);
+        const char *del[] = {"DEL", key};
+        size_t del_len[] = {3, strlen(key)};
+        const char *srem[] = {"SREM", rs->running_key, rs->forget[i]};
+        size_t srem_len[] = {4, strlen(rs->running_key), MCP__TASK_ID_LEN};
+        mcp__redis_link_command(rs->cmd, replied_ignored, rs, 2, del, del_len);
+        mcp__redis_link_command(rs->cmd, replied_ignored, rs, 3, srem, srem_len);
+    }
+    rs->nforget = 0;
     /* What could not be written while Redis was away: each stale
      * record, as its task is now (it may have ended meanwhile). */
     for (task *t = rs->base.tasks->oldest; t; t = t->next)
@@ -812,6 +844,7 @@ static void cmd_state(void *arg, bool up, const char *why)
 static int redis_open(task_backend *b)
 {
     redis_store *rs = (redis_store *)b;
+    rs->closing = rs->closed = false;
     uv_loop_t *loop = &server_of(rs)->loop;
     mcp__redis_link_options o = {
         .address = rs->address,
@@ -835,22 +868,47 @@ static int redis_open(task_backend *b)
     return MCP_OK;
 }
 
-static void redis_close(task_backend *b)
+static void finish_close(redis_store *rs)
 {
-    redis_store *rs = (redis_store *)b;
-    if (rs->sub)
-        mcp__redis_link_close(rs->sub, NULL, NULL);
-    if (rs->cmd)
-        mcp__redis_link_close(rs->cmd, NULL, NULL);
-    rs->sub = rs->cmd = NULL;
+    if (rs->closed)
+        return;
+    rs->closed = true;
+    mcp__redis_link *cmd = rs->cmd;
+    rs->cmd = NULL; /* what its pending calls' ends try to send is not */
+    if (cmd)
+        mcp__redis_link_close(cmd, NULL, NULL);
     if (rs->lease_open) {
         uv_close((uv_handle_t *)&rs->lease, NULL);
         rs->lease_open = false;
     }
 }
 
+static void drain_due(uv_timer_t *timer)
+{
+    finish_close(timer->data);
+}
+
+/* The subscription ends now; the commands still waiting (the changes of a
+ * stop: tasks failed) get the timeout to be answered, the loop running on
+ * meanwhile (its close runs it until every handle is closed). */
+static void redis_close(task_backend *b)
+{
+    redis_store *rs = (redis_store *)b;
+    rs->closing = true;
+    if (rs->sub)
+        mcp__redis_link_close(rs->sub, NULL, NULL);
+    rs->sub = NULL;
+    if (rs->lease_open)
+        uv_timer_stop(&rs->lease);
+    if (rs->calls && rs->cmd && mcp__redis_link_up(rs->cmd) && rs->lease_open)
+        uv_timer_start(&rs->lease, drain_due, rs->timeout_ms, 0);
+    else
+        finish_close(rs);
+}
+
 static void redis_free(task_backend *b)
 {
+    free(((redis_store *)b)->forget);
     free(b);
 }
 

@@ -1137,16 +1137,23 @@ static void fail_running(task *t)
         tasks_notify_status(t);
 }
 
+/* With a store shared by other processes, 2026 tasks still running here
+ * fail as the server stops (their records would say working until the
+ * lease runs out, or forever with no other process to reap them). */
+static void fail_modern(task_store *ts)
+{
+    if (ts->backend->ops->async)
+        for (task *t = ts->oldest; t; t = t->next)
+            if (t->modern)
+                fail_running(t);
+}
+
 /* 2026 tasks run on no connection: a stop ends them now, not after the
  * connections' grace (2025 tasks end with their connections). */
 static void server_stopping(mcp_server *s, void *state)
 {
     (void)s;
-    task_store *ts = state;
-    if (ts->backend->ops->async)
-        for (task *t = ts->oldest; t; t = t->next)
-            if (t->modern)
-                fail_running(t);
+    fail_modern(state);
     task_remove_matching(state, modern_task, NULL, "the server stopped");
 }
 
@@ -1154,6 +1161,7 @@ static void loop_closing(mcp_server *s, void *state)
 {
     (void)s;
     task_store *ts = state;
+    fail_modern(ts); /* the run ended without a stop: its input's end */
     task_remove_matching(ts, any, NULL, "the server stopped");
     if (ts->backend_open) {
         ts->backend->ops->close(ts->backend);

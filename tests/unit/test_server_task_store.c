@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Redis task store (mcp_server_options.task_store), against a real
+ * redis-server the test starts (tests/support/redis_server): records as
+ * Redis keeps them, two servers sharing one Redis (a cancel through one
+ * stops the handler on the other, answers through one reach the question
+ * on the other, exactly one terminal status when a cancel races the end),
+ * Redis paused (task requests fail within the timeout, plain calls go on),
+ * Redis gone while a task ends (its record written once Redis is back), a
+ * request gone before its task was given out, and every send of a task's
+ * life failing in turn.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <hiredis/hiredis.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fault_transport.h"
+#include "missing.h"
+#include "redis_server.h"
+#include "server/core/core.h"
+#include "task_harness.h"
+#include "transport/ndjson_stream.h"
+
+/* An acknowledgment (tasks/update, tasks/cancel): an empty result. */
+#define ACK "\"result\":{\"resultType\":\"complete\",\"_meta\""
+
+static redis_server redis;
+static char store_url[400];
+static atomic_int started, ended, released;
+static pthread_mutex_t reason_mu = PTHREAD_MUTEX_INITIALIZER;
+static char reason[200];
+
+/* Tools ------------------------------------------------------------------------------ */
+
+/* Waits for its cancel (10 s at most): the reason kept. */
+static void tool_hold(void *ud, mcp_call *c)
+{
+    (void)ud;
+    atomic_fetch_add(&started, 1);
+    mcp_cancel_token *t = mcp_call_cancel_token(c);
+    if (mcp_cancel_token_wait(t, 10000)) {
+        pthread_mutex_lock(&reason_mu);
+        snprintf(reason, sizeof reason, "%s",
+                 mcp_cancel_token_reason(t) ? mcp_cancel_token_reason(t) : "");
+        pthread_mutex_unlock(&reason_mu);
+        mcp_call_finish(c);
+    } else {
+        mcp_call_reply_text(c, "not cancelled");
+    }
+    atomic_fetch_add(&ended, 1);
+}
+
+/* Answers "done" once released (or ends when cancelled). */
+static void tool_gate(void *ud, mcp_call *c)
+{
+    (void)ud;
+    atomic_fetch_add(&started, 1);
+    mcp_cancel_token *t = mcp_call_cancel_token(c);
+    while (!atomic_load(&released) && !mcp_cancel_token_is_cancelled(t))
+        usleep(1000);
+    if (mcp_cancel_token_is_cancelled(t))
+        mcp_call_finish(c);
+    else
+        mcp_call_reply_text(c, "done");
+    atomic_fetch_add(&ended, 1);
+}
+
+/* Asks a name (elicitation), answers "hello <name>". */
+static void tool_ask(void *ud, mcp_call *c)
+{
+    (void)ud;
+    atomic_fetch_add(&started, 1);
+    static const char form[] = "{\"message\":\"Who?\",\"requestedSchema\":{\"type\":\"object\","
+                               "\"properties\":{\"name\":{\"type\":\"string\"}}}}";
+    mcp_json_doc *d;
+    mcp_json_parse(form, sizeof form - 1, NULL, NULL, &d, NULL);
+    mcp_ask_answer a = {.size = sizeof a};
+    int rc = mcp_call_ask(c, "who", "elicitation/create", mcp_json_doc_root(d), 5000, &a);
+    mcp_json_doc_free(d);
+    const mcp_json *content =
+        rc == MCP_OK ? mcp_json_object_get(mcp_json_doc_root(a.result), "content") : NULL;
+    const char *name = mcp_json_string(mcp_json_object_get(content, "name"), NULL);
+    char text[100];
+    snprintf(text, sizeof text, "hello %s", name ? name : "(no answer)");
+    if (rc == MCP_ERR_CANCELLED)
+        mcp_call_finish(c);
+    else
+        mcp_call_reply_text(c, text);
+    mcp_ask_answer_release(&a);
+    atomic_fetch_add(&ended, 1);
+}
+
+static void tool_plain(void *ud, mcp_call *c)
+{
+    (void)ud;
+    mcp_call_reply_text(c, "plain");
+}
+
+static mcp_server *new_server(uint64_t timeout_ms)
+{
+    mcp_server_options o = {.size = sizeof o, .log_level = MCP_LOG_ERROR,
+                            .shutdown_grace_ms = 500, .task_store = store_url,
+                            .task_store_timeout_ms = timeout_ms ? timeout_ms : 300,
+                            .task_lease_ms = 600};
+    mcp_server *s;
+    assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
+    const mcp_tool tools[] = {
+        {.size = sizeof(mcp_tool), .name = "hold", .handler = tool_hold,
+         .flags = MCP_TOOL_BLOCKING, .task_support = MCP_TASK_OPTIONAL},
+        {.size = sizeof(mcp_tool), .name = "gate", .handler = tool_gate,
+         .flags = MCP_TOOL_BLOCKING, .task_support = MCP_TASK_OPTIONAL},
+        {.size = sizeof(mcp_tool), .name = "ask", .handler = tool_ask,
+         .flags = MCP_TOOL_BLOCKING, .task_support = MCP_TASK_OPTIONAL},
+        {.size = sizeof(mcp_tool), .name = "plain", .handler = tool_plain}};
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        assert_int_equal(mcp_server_add_tool(s, &tools[i]), MCP_OK);
+    return s;
+}
+
+/* Until h's store answers (a task no one has: "no task", not unavailable). */
+static void wait_store(harness *h)
+{
+    for (int i = 0; i < 500; i++) {
+        char *a = ext_on_task(h, 900, "tasks/get", "00000000000000000000000000000000");
+        bool up = strstr(a, "no task") != NULL;
+        free(a);
+        if (up)
+            return;
+        usleep(20000);
+    }
+    fail_msg("the task store never came up");
+}
+
+static void start(harness *h, uint64_t timeout_ms)
+{
+    harness_start(h, new_server(timeout_ms), NULL, NULL, NULL);
+    wait_store(h);
+}
+
+static char *make_task(harness *h, int id, const char *tool_name, char task[33])
+{
+    char params[100];
+    snprintf(params, sizeof params, "\"name\":\"%s\",\"arguments\":{}", tool_name);
+    char *a = ext_req(h, id, "tools/call", params);
+    assert_non_null(strstr(a, "\"resultType\":\"task\""));
+    task_id_of(a, task);
+    return a;
+}
+
+/* A field of the record Redis holds for task (caller frees), or NULL. */
+static char *record_field(const char task[33], const char *field)
+{
+    redisContext *r = redis_server_connect(&redis);
+    assert_non_null(r);
+    redisReply *rep = redisCommand(r, "HGET mcp:task:%s %s", task, field);
+    char *v = rep && rep->type == REDIS_REPLY_STRING ? strdup(rep->str) : NULL;
+    freeReplyObject(rep);
+    redisFree(r);
+    return v;
+}
+
+static long long record_ttl(const char task[33])
+{
+    redisContext *r = redis_server_connect(&redis);
+    assert_non_null(r);
+    redisReply *rep = redisCommand(r, "PTTL mcp:task:%s", task);
+    long long v = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -9;
+    freeReplyObject(rep);
+    redisFree(r);
+    return v;
+}
+
+/* Until the record's status is want (5 s at most). */
+static void wait_record(const char task[33], const char *want)
+{
+    char *s = NULL;
+    for (int i = 0; i < 500; i++) {
+        free(s);
+        s = record_field(task, "s");
+        if (s && !strcmp(s, want))
+            break;
+        usleep(10000);
+    }
+    if (!s || strcmp(s, want))
+        fail_msg("record %s: status %s, not %s", task, s ? s : "(none)", want);
+    free(s);
+}
+
+static void wait_ended(void)
+{
+    for (int i = 0; i < 1000 && atomic_load(&ended) < atomic_load(&started); i++)
+        usleep(5000);
+    assert_int_equal(atomic_load(&ended), atomic_load(&started));
+}
+
+static void reset(void)
+{
+    atomic_store(&started, 0);
+    atomic_store(&ended, 0);
+    atomic_store(&released, 0);
+    reason[0] = '\0';
+}
+
+/* Tests ------------------------------------------------------------------------------ */
+
+/* Made, kept in Redis (with its ttl), read, cancelled: the handler's token
+ * fires, the record says cancelled. */
+static void a_task_is_kept_in_redis(void **state)
+{
+    (void)state;
+    reset();
+    harness h;
+    start(&h, 0);
+    char task[33];
+    free(make_task(&h, 1, "hold", task));
+    char *s = record_field(task, "s");
+    assert_string_equal(s, "working"); /* kept before it was given out */
+    free(s);
+    long long ttl = record_ttl(task);
+    assert_true(ttl > 3000000 && ttl <= 3600000); /* the ttl granted (an hour) */
+    char *o = record_field(task, "o");
+    assert_string_equal(o, "-"); /* no credential over stdio */
+    free(o);
+    harness_expect_in(ext_on_task(&h, 2, "tasks/get", task), "\"status\":\"working\"");
+    harness_expect_in(ext_on_task(&h, 3, "tasks/cancel", task), ACK);
+    wait_record(task, "cancelled");
+    wait_ended();
+    pthread_mutex_lock(&reason_mu);
+    assert_non_null(strstr(reason, "tasks/cancel"));
+    pthread_mutex_unlock(&reason_mu);
+    harness_expect_in(ext_on_task(&h, 4, "tasks/get", task), "\"status\":\"cancelled\"");
+    /* An id no task has, and one of the wrong shape: no task either. */
+    harness_expect_in(ext_on_task(&h, 5, "tasks/get", "ffffffffffffffffffffffffffffffff"),
+                      "no task");
+    harness_expect_in(ext_req(&h, 6, "tasks/get", "\"taskId\":\"x\\u0000y\""), "no task");
+    harness_stop(&h);
+}
+
+/* Two servers, one Redis: each reads, answers and cancels the other's. */
+static void two_servers_share_their_tasks(void **state)
+{
+    (void)state;
+    reset();
+    harness a, b;
+    start(&a, 0);
+    start(&b, 0);
+    char task[33];
+    free(make_task(&a, 1, "hold", task));
+    harness_expect_in(ext_on_task(&b, 1, "tasks/get", task), "\"status\":\"working\"");
+    harness_expect_in(ext_on_task(&b, 2, "tasks/cancel", task), ACK);
+    wait_ended(); /* a's handler: its token fired, through b */
+    pthread_mutex_lock(&reason_mu);
+    assert_non_null(strstr(reason, "tasks/cancel"));
+    pthread_mutex_unlock(&reason_mu);
+    char *got = ext_until(&a, 2, task, "\"cancelled\"");
+    harness_expect_in(got, "\"status\":\"cancelled\"");
+
+    /* b's question, answered through a. */
+    ext_caps = "\"elicitation\":{},";
+    char asked[33];
+    free(make_task(&b, 3, "ask", asked));
+    got = ext_until(&a, 3, asked, "input_required");
+    assert_non_null(strstr(got, "\"inputRequests\":{\"who\":"));
+    free(got);
+    char params[200];
+    snprintf(params, sizeof params,
+             "\"taskId\":\"%s\",\"inputResponses\":{\"who\":{\"action\":\"accept\","
+             "\"content\":{\"name\":\"Ada\"}}}",
+             asked);
+    harness_expect_in(ext_req(&a, 5, "tasks/update", params), ACK);
+    got = ext_until(&b, 6, asked, "\"completed\"");
+    harness_expect_in(got, "hello Ada");
+    ext_caps = "";
+    wait_ended();
+    harness_stop(&a);
+    harness_stop(&b);
+}
+
+/* A cancel on one server racing the end on the other: one terminal status,
+ * the same everywhere, and the runner's table follows it. */
+static void a_cancel_racing_the_end_leaves_one_status(void **state)
+{
+    (void)state;
+    harness a, b;
+    start(&a, 0);
+    start(&b, 0);
+    int completed = 0, cancelled = 0;
+    for (int round = 0; round < 30; round++) {
+        reset();
+        char task[33];
+        free(make_task(&a, 10 + round, "gate", task));
+        /* The end and the cancel at once, a little apart each round. */
+        atomic_store(&released, 1);
+        usleep((useconds_t)(round % 5) * 200);
+        harness_expect_in(ext_on_task(&b, 200 + round, "tasks/cancel", task), ACK);
+        wait_ended();
+        char *sa = ext_until(&a, 300 + round, task, "ed\""); /* completed or cancelled */
+        char *sb = ext_on_task(&b, 400 + round, "tasks/get", task);
+        char *r = record_field(task, "s");
+        assert_non_null(r);
+        char want[40];
+        snprintf(want, sizeof want, "\"status\":\"%s\"", r);
+        assert_non_null(strstr(sa, want));
+        assert_non_null(strstr(sb, want));
+        completed += !strcmp(r, "completed");
+        cancelled += !strcmp(r, "cancelled");
+        assert_int_equal(!strcmp(r, "completed") + !strcmp(r, "cancelled"), 1);
+        free(sa);
+        free(sb);
+        free(r);
+    }
+    printf("race: %d completed, %d cancelled\n", completed, cancelled);
+    harness_stop(&a);
+    harness_stop(&b);
+}
+
+/* Redis answering nothing: a task request fails within the timeout, saying
+ * so; a plain call is served; once Redis is back, tasks are made again. */
+static void redis_paused(void **state)
+{
+    (void)state;
+    reset();
+    redisContext *c = redis_server_connect(&redis);
+    freeReplyObject(redisCommand(c, "FLUSHDB"));
+    redisFree(c);
+    harness h;
+    start(&h, 200);
+    char task[33];
+    free(make_task(&h, 1, "hold", task));
+    redis_server_pause(&redis);
+    char *a = ext_req(&h, 2, "tools/call", "\"name\":\"hold\",\"arguments\":{}");
+    assert_non_null(strstr(a, "-32603"));
+    assert_non_null(strstr(a, "task store"));
+    free(a);
+    a = ext_on_task(&h, 3, "tasks/get", task);
+    assert_non_null(strstr(a, "-32603"));
+    assert_non_null(strstr(a, "the task store is unavailable"));
+    free(a);
+    harness_expect_in(ext_req(&h, 4, "tools/call", "\"name\":\"plain\",\"arguments\":{}"),
+                      "plain");
+    redis_server_resume(&redis);
+    wait_store(&h);
+    harness_expect_in(ext_on_task(&h, 5, "tasks/get", task), "\"status\":\"working\"");
+    /* The create that timed out ran once Redis woke: the refused task's
+     * record, which nobody can name, is removed; only the first one is
+     * left. */
+    redisContext *r = redis_server_connect(&redis);
+    redisReply *keys = NULL;
+    for (int i = 0; i < 200; i++) {
+        freeReplyObject(keys);
+        keys = redisCommand(r, "KEYS mcp:task:*");
+        if (keys && keys->elements == 1)
+            break;
+        usleep(10000);
+    }
+    assert_int_equal(keys->elements, 1);
+    assert_non_null(strstr(keys->element[0]->str, task));
+    freeReplyObject(keys);
+    redisFree(r);
+    harness_expect_in(ext_on_task(&h, 6, "tasks/cancel", task), ACK);
+    wait_ended();
+    harness_stop(&h);
+}
+
+/* Redis gone while a task ends: the end is written once Redis is back. */
+static void an_end_while_redis_is_gone_is_written_later(void **state)
+{
+    (void)state;
+    reset();
+    harness h;
+    start(&h, 200);
+    char task[33];
+    free(make_task(&h, 1, "gate", task));
+    redis_server_kill(&redis); /* appendonly: the record survives */
+    atomic_store(&released, 1);
+    wait_ended();
+    usleep(100000); /* the change tried, failed */
+    assert_true(redis_server_restart(&redis));
+    wait_record(task, "completed");
+    wait_store(&h);
+    harness_expect_in(ext_on_task(&h, 2, "tasks/get", task), "done");
+    harness_stop(&h);
+}
+
+/* A task-augmented request cancelled while Redis keeps its task: no
+ * CreateTaskResult, the handler stopped, the record cancelled. */
+static void a_request_gone_before_its_task_was_given_out(void **state)
+{
+    (void)state;
+    reset();
+    redisContext *r = redis_server_connect(&redis);
+    freeReplyObject(redisCommand(r, "FLUSHDB")); /* only this test's records below */
+    harness h;
+    start(&h, 2000);
+    redis_server_pause(&redis);
+    char line[600];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"hold\","
+             "\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+             "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":{"
+             "\"io.modelcontextprotocol/tasks\":{}}}}}}");
+    wire_send(&h.w, line);
+    for (int i = 0; i < 400 && atomic_load(&started) < 1; i++)
+        usleep(5000);
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+                    "\"requestId\":7,\"reason\":\"changed my mind\"}}");
+    wait_ended();
+    redis_server_resume(&redis);
+    wait_store(&h);
+    /* Nothing answered request 7 (a cancelled request gets no answer). */
+    char *stray = wire_read(&h.w, 200);
+    assert_true(!stray || !strstr(stray, "\"id\":7,"));
+    free(stray);
+    /* Its record, if Redis kept it, is cancelled. */
+    redisReply *keys = redisCommand(r, "KEYS mcp:task:*");
+    for (size_t i = 0; keys && i < keys->elements; i++) {
+        redisReply *s = redisCommand(r, "HGET %s s", keys->element[i]->str);
+        assert_true(s && s->type == REDIS_REPLY_STRING);
+        assert_true(strcmp(s->str, "working") && strcmp(s->str, "input_required"));
+        freeReplyObject(s);
+    }
+    freeReplyObject(keys);
+    redisFree(r);
+    harness_stop(&h);
+}
+
+/* Write failures ---------------------------------------------------------------------- */
+
+typedef struct faulty {
+    mcp_server *server;
+    int fail_at, server_fd, rc;
+    wire w;
+    pthread_t thread;
+    fault_record faults;
+} faulty;
+
+static void *faulty_thread(void *arg)
+{
+    faulty *f = arg;
+    mcp_server *s = f->server;
+    f->rc = mcp__server_open_loop(s);
+    mcp__ndjson_options o = {0};
+    mcp__transport *inner = f->rc == MCP_OK ? mcp__ndjson_new(&s->loop, &o) : NULL;
+    if (inner) {
+        mcp__transport *t = fault_transport_new(inner, f->fail_at, &f->faults);
+        f->rc = mcp__server_attach(s, t);
+        if (f->rc == MCP_OK)
+            f->rc = mcp__ndjson_open_fds(inner, f->server_fd, f->server_fd);
+    }
+    if (f->rc == MCP_OK)
+        f->rc = mcp_server_run(s);
+    return NULL;
+}
+
+static void send_ext(wire *w, int id, const char *method, const char *params)
+{
+    char line[800];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s,\"_meta\":{"
+             "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{},\"extensions\":{"
+             "\"io.modelcontextprotocol/tasks\":{}}}}}}",
+             id, method, params);
+    wire_try_send(w, line);
+}
+
+/* A task's life (made, read, answered, read, cancelled) with its nth send
+ * failing, for n = 1, 2, ... until a run fails none: each run returns, its
+ * handlers end, its memory is freed (ASan, valgrind), and no record it
+ * made is left working. */
+static void every_send_of_a_task_failing(void **state)
+{
+    (void)state;
+    for (int at = 1; at < 20; at++) {
+        reset();
+        faulty f;
+        memset(&f, 0, sizeof f);
+        f.server = new_server(1000);
+        f.fail_at = at;
+        int p[2];
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
+        f.w.fd = p[0];
+        f.server_fd = p[1];
+        pthread_create(&f.thread, NULL, faulty_thread, &f);
+        char id[33] = "";
+        for (int tries = 0; tries < 100 && !id[0]; tries++) {
+            send_ext(&f.w, 1, "tools/call", "\"name\":\"ask\",\"arguments\":{}");
+            char *created = wire_read(&f.w, 300);
+            if (created && strstr(created, "\"taskId\":\""))
+                task_id_of(created, id);
+            bool gone = !created && f.faults.fired;
+            free(created);
+            if (gone)
+                break;
+            if (!id[0])
+                usleep(20000); /* the store coming up */
+        }
+        if (id[0]) {
+            char params[300];
+            snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+            send_ext(&f.w, 2, "tasks/get", params);
+            free(wire_read(&f.w, 200));
+            snprintf(params, sizeof params,
+                     "\"taskId\":\"%s\",\"inputResponses\":{\"who\":{\"action\":\"accept\","
+                     "\"content\":{\"name\":\"Bo\"}}}",
+                     id);
+            send_ext(&f.w, 3, "tasks/update", params);
+            free(wire_read(&f.w, 200));
+            snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+            send_ext(&f.w, 4, "tasks/get", params);
+            free(wire_read(&f.w, 200));
+            send_ext(&f.w, 5, "tasks/cancel", params);
+            free(wire_read(&f.w, 200));
+        }
+        shutdown(f.w.fd, SHUT_WR);
+        pthread_join(f.thread, NULL);
+        assert_int_equal(f.rc, MCP_OK);
+        wait_ended();
+        close(f.w.fd);
+        close(f.server_fd);
+        mcp_server_free(f.server);
+        harness_wait_abandoned();
+        if (id[0]) {
+            /* Ended one way or another: the stop fails what still ran. */
+            char *s = record_field(id, "s");
+            assert_non_null(s);
+            assert_true(strcmp(s, "working") && strcmp(s, "input_required"));
+            free(s);
+        }
+        if (!f.faults.fired)
+            break;
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    redis_server_options o = {.appendonly = true};
+    if (!redis_server_start(&redis, &o))
+        return -1;
+    snprintf(store_url, sizeof store_url, "%s", redis.url); /* db 0: its own Redis */
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    redis_server_destroy(&redis);
+    return 0;
+}
+
+int main(void)
+{
+    const char *missing = redis_server_missing();
+    if (missing)
+        return test_missing(missing);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_task_is_kept_in_redis),
+        cmocka_unit_test(two_servers_share_their_tasks),
+        cmocka_unit_test(a_cancel_racing_the_end_leaves_one_status),
+        cmocka_unit_test(redis_paused),
+        cmocka_unit_test(an_end_while_redis_is_gone_is_written_later),
+        cmocka_unit_test(a_request_gone_before_its_task_was_given_out),
+        cmocka_unit_test(every_send_of_a_task_failing),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
