@@ -9,7 +9,15 @@
  *   task_cancel  wait_cancel, which may run as a task
  * At exit the recorded cancel times are written to $BENCH_CANCEL_LOG as
  * "id microseconds" lines.
+ *
+ * usage: bench_server                        over stdio
+ *        bench_server --http PORT [--task-store SPEC]
+ *                                            Streamable HTTP on 127.0.0.1
+ *                                            (PORT 0: any; "listening PORT"
+ *                                            on stdout) until SIGTERM
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +28,7 @@
 #define MAX_CANCELS 100000
 
 static struct { long id; unsigned long long us; } fired[MAX_CANCELS];
+static mcp_server *the_server;
 static int nfired;
 
 typedef struct pending {
@@ -80,14 +89,54 @@ static void rss(void *ud, mcp_call *call)
     mcp_call_reply_text(call, text);
 }
 
-int main(void)
+static void *stop_on_signal(void *arg)
 {
+    sigset_t *set = arg;
+    int sig;
+    sigwait(set, &sig);
+    mcp_server_stop(the_server);
+    return NULL;
+}
+
+/* HTTP on 127.0.0.1:port until SIGTERM or SIGINT. */
+static int serve_http(mcp_server *s, unsigned port)
+{
+    static sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    pthread_t waiter;
+    pthread_create(&waiter, NULL, stop_on_signal, &set);
+    mcp_server_http_options h = {.size = sizeof h, .host = "127.0.0.1", .port = port,
+                                 .max_connections = 4096};
+    if (mcp_server_listen_http(s, &h) != MCP_OK)
+        return 1;
+    printf("listening %u\n", mcp_server_http_port(s));
+    fflush(stdout);
+    int rc = mcp_server_run(s);
+    pthread_cancel(waiter);
+    pthread_join(waiter, NULL);
+    return rc == MCP_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *http = NULL, *store = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--http"))
+            http = argv[i + 1];
+        else if (!strcmp(argv[i], "--task-store"))
+            store = argv[i + 1];
+    }
     mcp_server_options o = {.size = sizeof o, .name = "bench", .max_in_flight = 200000, .shutdown_grace_ms = 100,
                             .log_level = MCP_LOG_ERROR, .task_max_per_client = 1000000,
-                            .task_max_total = 1000000};
+                            .task_max_total = 1000000, .task_store = store,
+                            .task_poll_interval_ms = 1};
     mcp_server *s;
     if (mcp_server_new(&o, &s) != MCP_OK)
         return 1;
+    the_server = s;
     mcp_tool tools[] = {{.size = sizeof(mcp_tool), .name = "wait_cancel", .handler = wait_cancel},
                         {.size = sizeof(mcp_tool), .name = "hold", .handler = hold},
                         {.size = sizeof(mcp_tool), .name = "rss", .handler = rss},
@@ -97,7 +146,10 @@ int main(void)
                          .task_support = MCP_TASK_OPTIONAL}};
     for (int i = 0; i < 5; i++)
         mcp_server_add_tool(s, &tools[i]);
-    mcp_server_serve_stdio(s);
+    if (http)
+        serve_http(s, (unsigned)strtoul(http, NULL, 10));
+    else
+        mcp_server_serve_stdio(s);
     const char *path = getenv("BENCH_CANCEL_LOG");
     if (path) {
         FILE *f = fopen(path, "w");

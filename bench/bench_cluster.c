@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tasks shared through Redis (bench_cluster.sh runs it):
+ *
+ *   bench_cluster cancel BENCH_SERVER REDIS_URL N
+ *     two bench_server processes sharing REDIS_URL; N 2026-07-28 tasks
+ *     (task_cancel, held until cancelled) made on the first, each cancelled
+ *     with tasks/cancel sent to the second; from just before our client
+ *     writes it to the moment the first one's handler token fires
+ *     (CLOCK_MONOTONIC in both processes). Prints
+ *     "p50=<us> p99=<us>".
+ *
+ *   bench_cluster rate URL SECONDS CLIENTS
+ *     CLIENTS threads, each its own client at URL: a task made (task_echo,
+ *     2026-07-28, CreateTaskResult) then tasks/get until it is completed
+ *     (the result inline), again and again. Prints "<tasks per second>".
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+#include "mcp/mcp.h"
+
+extern char **environ;
+
+static mcp_client *connect_to(const char *url)
+{
+    mcp_client_options o = {.size = sizeof o, .connect_mode = MCP_CONNECT_MODERN,
+                            .log_level = MCP_LOG_ERROR};
+    mcp_client *c;
+    if (mcp_client_new(&o, &c) != MCP_OK || mcp_client_connect_http(c, url, NULL) != MCP_OK) {
+        fprintf(stderr, "bench_cluster: cannot reach %s\n", url);
+        exit(1);
+    }
+    return c;
+}
+
+/* The task id of a CreateTaskResult (flat under 2026), copied. */
+static char *task_id_of(const mcp_client_call_result *r)
+{
+    const char *id = r->outcome == MCP_OK
+                         ? mcp_json_string(mcp_json_object_get(r->result, "taskId"), NULL)
+                         : NULL;
+    return id ? strdup(id) : NULL;
+}
+
+/* Rate --------------------------------------------------------------------------- */
+
+typedef struct worker {
+    const char *url;
+    unsigned long long stop_at;
+    long done, failed;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    mcp_client *c = connect_to(w->url);
+    mcp_client_call_options start = {.size = sizeof start, .progress = MCP_PROGRESS_NONE,
+                                     .task = MCP_CALL_TASK_START};
+    mcp_client_call_options plain = {.size = sizeof plain, .progress = MCP_PROGRESS_NONE};
+    while (now_us() < w->stop_at) {
+        mcp_client_call_result r = {.size = sizeof r};
+        mcp_client_call_tool(c, "task_echo", NULL, &start, &r);
+        char *id = task_id_of(&r);
+        mcp_client_call_result_release(&r);
+        bool completed = false;
+        for (int tries = 0; id && !completed && tries < 1000; tries++) {
+            mcp_client_call_result g = {.size = sizeof g};
+            if (mcp_client_task_get(c, id, &plain, &g) != MCP_OK) {
+                mcp_client_call_result_release(&g);
+                break;
+            }
+            const char *status =
+                mcp_json_string(mcp_json_object_get(g.result, "status"), NULL);
+            completed = status && !strcmp(status, "completed") &&
+                        mcp_json_object_get(g.result, "result");
+            mcp_client_call_result_release(&g);
+        }
+        free(id);
+        if (completed)
+            w->done++;
+        else
+            w->failed++;
+    }
+    mcp_client_free(c);
+    return NULL;
+}
+
+static int rate(const char *url, double seconds, int clients)
+{
+    worker *w = calloc((size_t)clients, sizeof *w);
+    pthread_t *t = calloc((size_t)clients, sizeof *t);
+    unsigned long long t0 = now_us();
+    for (int i = 0; i < clients; i++) {
+        w[i] = (worker){url, t0 + (unsigned long long)(seconds * 1e6), 0, 0};
+        pthread_create(&t[i], NULL, work, &w[i]);
+    }
+    long done = 0, failed = 0;
+    for (int i = 0; i < clients; i++) {
+        pthread_join(t[i], NULL);
+        done += w[i].done;
+        failed += w[i].failed;
+    }
+    double elapsed = (double)(now_us() - t0) / 1e6;
+    free(w);
+    free(t);
+    if (failed) {
+        fprintf(stderr, "bench_cluster: %ld of %ld tasks did not complete\n", failed,
+                done + failed);
+        return 1;
+    }
+    printf("%.0f\n", (double)done / elapsed);
+    return 0;
+}
+
+/* Cancel latency ---------------------------------------------------------------- */
+
+typedef struct server {
+    pid_t pid;
+    char url[64];
+} server;
+
+/* bench_server --http 0 --task-store store, its port read from its stdout. */
+static server spawn_server(const char *bench_server, const char *store)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(1);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    char *const argv[] = {(char *)bench_server, "--http", "0", "--task-store", (char *)store, NULL};
+    server s = {0};
+    if (posix_spawn(&s.pid, bench_server, &fa, NULL, argv, environ) != 0) {
+        fprintf(stderr, "bench_cluster: cannot start %s\n", bench_server);
+        exit(1);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    unsigned port = 0;
+    if (!f || fscanf(f, "listening %u", &port) != 1) {
+        fprintf(stderr, "bench_cluster: %s did not start\n", bench_server);
+        exit(1);
+    }
+    fclose(f);
+    snprintf(s.url, sizeof s.url, "http://127.0.0.1:%u/mcp", port);
+    return s;
+}
+
+static void stop_server(server *s)
+{
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, NULL, 0);
+}
+
+static int tasks_known;
+static char **ids;
+
+/* A task made (its CreateTaskResult; it runs on, held until cancelled). */
+static void made(void *ud, const mcp_client_call_result *r)
+{
+    ids[(intptr_t)ud] = task_id_of(r);
+    tasks_known++;
+}
+
+static int cancel(const char *bench_server, const char *store, int n)
+{
+    char log_path[] = "/tmp/mcp-bench-cluster-cancel-XXXXXX";
+    int fd = mkstemp(log_path);
+    close(fd);
+    setenv("BENCH_CANCEL_LOG", log_path, 1); /* the first one's alone: the log is its */
+    server a = spawn_server(bench_server, store);
+    unsetenv("BENCH_CANCEL_LOG");
+    server b = spawn_server(bench_server, store);
+    usleep(300 * 1000); /* both connected to Redis (a task made earlier is refused) */
+    mcp_client *ca = connect_to(a.url), *cb = connect_to(b.url);
+    ids = calloc((size_t)n, sizeof *ids);
+    unsigned long long *written = calloc((size_t)n, sizeof *written);
+    tasks_known = 0;
+    for (long i = 0; i < n; i++) {
+        char json[32];
+        snprintf(json, sizeof json, "{\"id\":%ld}", i);
+        mcp_json_doc *args;
+        mcp_json_parse(json, strlen(json), NULL, NULL, &args, NULL);
+        mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE,
+                                     .task = MCP_CALL_TASK_START};
+        mcp_client_call_tool_async(ca, "task_cancel", mcp_json_doc_root(args), &o, made,
+                                   (void *)(intptr_t)i, NULL);
+        mcp_json_doc_free(args);
+        while (mcp_client_pending(ca) > 64)
+            mcp_client_run_once(ca, true);
+    }
+    while (tasks_known < n)
+        mcp_client_run_once(ca, true);
+    mcp_client_call_options plain = {.size = sizeof plain, .progress = MCP_PROGRESS_NONE};
+    for (int i = 0; i < n; i++) {
+        mcp_client_call_result r = {.size = sizeof r};
+        written[i] = now_us();
+        if (!ids[i] || mcp_client_task_cancel(cb, ids[i], &plain, &r) != MCP_OK)
+            fprintf(stderr, "bench_cluster: a cancel through the second process failed\n");
+        mcp_client_call_result_release(&r);
+        /* Paced, each measured on its own; sleeping, not spinning. */
+        usleep(500);
+    }
+    usleep(200 * 1000);
+    stop_server(&a); /* it writes the times its tokens fired */
+    stop_server(&b);
+    mcp_client_free(ca);
+    mcp_client_free(cb);
+    latency out = cancel_latencies(log_path, written, n, "cluster cancels");
+    for (int i = 0; i < n; i++)
+        free(ids[i]);
+    free(ids);
+    free(written);
+    printf("p50=%llu p99=%llu\n", out.p50, out.p99);
+    return out.p99 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && !strcmp(argv[1], "cancel"))
+        return cancel(argv[2], argv[3], atoi(argv[4]));
+    if (argc == 5 && !strcmp(argv[1], "rate"))
+        return rate(argv[2], atof(argv[3]), atoi(argv[4]));
+    fprintf(stderr, "usage: %s cancel BENCH_SERVER REDIS_URL N\n"
+                    "       %s rate URL SECONDS CLIENTS\n",
+            argv[0], argv[0]);
+    return 2;
+}
