@@ -199,6 +199,7 @@ cluster_haproxy_start() {
     HAPROXY=${HAPROXY:-$(command -v haproxy || echo /usr/sbin/haproxy)}
     [ -x "$HAPROXY" ] || missing "no haproxy"
     requires curl
+    [ -r "$CLUSTER_CFG" ] || fail "no HAProxy configuration at $CLUSTER_CFG (set CLUSTER_CFG)"
     LB_PORT=$(free_port)
     LB_URL=http://127.0.0.1:$LB_PORT/mcp
     cluster_haproxy_cfg
