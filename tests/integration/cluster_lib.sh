@@ -42,6 +42,7 @@ cluster_track() {
 cluster_cleanup() {
     cl_rc=$1
     trap - EXIT INT TERM HUP
+    trap '' PIPE # a reader gone (| head): what is said here may be lost, not the cleanup
     [ "$cl_rc" = 0 ] || cluster_logs >&2
     for cl_p in $CLUSTER_PIDS; do
         kill -TERM "$cl_p" 2>/dev/null
@@ -66,6 +67,7 @@ cluster_cleanup() {
 trap 'cluster_cleanup $?' EXIT
 trap 'cluster_cleanup 130' INT
 trap 'cluster_cleanup 143' TERM HUP
+trap 'cluster_cleanup 141' PIPE
 
 cluster_logs() {
     cl_i=0
