@@ -474,6 +474,8 @@ typedef struct start {
  * before anything of the run can end the task. Whether the run goes on. */
 static bool run_as_task(task *t, mcp__request *r, mcp_handle h)
 {
+    mcp__server_log(t->store->server, MCP_LOG_DEBUG, "task %s: runs here (%s)", t->id,
+                    r->msg->method);
     t->run = r;
     mcp__request_detach(r, &t->sink);
     /* A store that answers later: h waits for it (the run goes on
