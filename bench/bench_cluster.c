@@ -10,10 +10,11 @@
  *     (CLOCK_MONOTONIC in both processes). Prints
  *     "p50=<us> p99=<us>".
  *
- *   bench_cluster rate URL SECONDS CLIENTS
- *     CLIENTS threads, each its own client at URL: a task made (task_echo,
- *     2026-07-28, CreateTaskResult) then tasks/get until it is completed
- *     (the result inline), again and again. Prints "<tasks per second>".
+ *   bench_cluster rate URL SECONDS CLIENTS [TOOL [ARGS]]
+ *     CLIENTS threads, each its own client at URL: a task made (TOOL,
+ *     default task_echo, with ARGS, a JSON object; 2026-07-28,
+ *     CreateTaskResult) then tasks/get until it is completed (the result
+ *     inline), again and again. Prints "<tasks per second>".
  */
 #include <pthread.h>
 #include <signal.h>
@@ -53,7 +54,8 @@ static char *task_id_of(const mcp_client_call_result *r)
 /* Rate --------------------------------------------------------------------------- */
 
 typedef struct worker {
-    const char *url;
+    const char *url, *tool;
+    const mcp_json *args;
     unsigned long long stop_at;
     long done, failed;
 } worker;
@@ -67,7 +69,7 @@ static void *work(void *arg)
     mcp_client_call_options plain = {.size = sizeof plain, .progress = MCP_PROGRESS_NONE};
     while (now_us() < w->stop_at) {
         mcp_client_call_result r = {.size = sizeof r};
-        mcp_client_call_tool(c, "task_echo", NULL, &start, &r);
+        mcp_client_call_tool(c, w->tool, w->args, &start, &r);
         char *id = task_id_of(&r);
         mcp_client_call_result_release(&r);
         bool completed = false;
@@ -93,13 +95,20 @@ static void *work(void *arg)
     return NULL;
 }
 
-static int rate(const char *url, double seconds, int clients)
+static int rate(const char *url, double seconds, int clients, const char *tool,
+                const char *args_json)
 {
+    mcp_json_doc *args = NULL;
+    if (args_json && mcp_json_parse(args_json, strlen(args_json), NULL, NULL, &args, NULL) != MCP_OK) {
+        fprintf(stderr, "bench_cluster: ARGS is not JSON\n");
+        return 2;
+    }
     worker *w = calloc((size_t)clients, sizeof *w);
     pthread_t *t = calloc((size_t)clients, sizeof *t);
     unsigned long long t0 = now_us();
     for (int i = 0; i < clients; i++) {
-        w[i] = (worker){url, t0 + (unsigned long long)(seconds * 1e6), 0, 0};
+        w[i] = (worker){url, tool, args ? mcp_json_doc_root(args) : NULL,
+                        t0 + (unsigned long long)(seconds * 1e6), 0, 0};
         pthread_create(&t[i], NULL, work, &w[i]);
     }
     long done = 0, failed = 0;
@@ -111,6 +120,7 @@ static int rate(const char *url, double seconds, int clients)
     double elapsed = (double)(now_us() - t0) / 1e6;
     free(w);
     free(t);
+    mcp_json_doc_free(args);
     if (failed) {
         fprintf(stderr, "bench_cluster: %ld of %ld tasks did not complete\n", failed,
                 done + failed);
@@ -229,10 +239,11 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "cancel"))
         return cancel(argv[2], argv[3], atoi(argv[4]));
-    if (argc == 5 && !strcmp(argv[1], "rate"))
-        return rate(argv[2], atof(argv[3]), atoi(argv[4]));
+    if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "rate"))
+        return rate(argv[2], atof(argv[3]), atoi(argv[4]), argc > 5 ? argv[5] : "task_echo",
+                    argc > 6 ? argv[6] : NULL);
     fprintf(stderr, "usage: %s cancel BENCH_SERVER REDIS_URL N\n"
-                    "       %s rate URL SECONDS CLIENTS\n",
+                    "       %s rate URL SECONDS CLIENTS [TOOL [ARGS]]\n",
             argv[0], argv[0]);
     return 2;
 }

@@ -11,10 +11,14 @@
  * "id microseconds" lines.
  *
  * usage: bench_server                        over stdio
- *        bench_server --http PORT [--task-store SPEC]
+ *        bench_server [serve] --http [127.0.0.1:]PORT [--task-store SPEC]
  *                                            Streamable HTTP on 127.0.0.1
  *                                            (PORT 0: any; "listening PORT"
- *                                            on stdout) until SIGTERM
+ *                                            on stdout, and as mcp serve
+ *                                            says it on stderr, so that the
+ *                                            cluster scripts start it as
+ *                                            they start mcp serve) until
+ *                                            SIGTERM
  */
 #include <pthread.h>
 #include <signal.h>
@@ -114,6 +118,8 @@ static int serve_http(mcp_server *s, unsigned port)
         return 1;
     printf("listening %u\n", mcp_server_http_port(s));
     fflush(stdout);
+    fprintf(stderr, "bench_server: listening on http://127.0.0.1:%u/mcp\n",
+            mcp_server_http_port(s));
     int rc = mcp_server_run(s);
     pthread_cancel(waiter);
     pthread_join(waiter, NULL);
@@ -123,9 +129,10 @@ static int serve_http(mcp_server *s, unsigned port)
 int main(int argc, char **argv)
 {
     const char *http = NULL, *store = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    int first = argc > 1 && !strcmp(argv[1], "serve") ? 2 : 1;
+    for (int i = first; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--http"))
-            http = argv[i + 1];
+            http = strrchr(argv[i + 1], ':') ? strrchr(argv[i + 1], ':') + 1 : argv[i + 1];
         else if (!strcmp(argv[i], "--task-store"))
             store = argv[i + 1];
     }
