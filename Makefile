@@ -149,7 +149,7 @@ bench: build interop-deps
 	$(BUILD)/bench/bench_http_streams
 	$(BUILD)/bench/bench_schema bench/data/search_documents.schema.json bench/data/tools_call_1k.json \
 	  tests/interop/node_modules/.bin/node tests/interop bench/ajv_validate.mjs
-	sh bench/bench_cluster.sh $(BUILD)/bench/bench_cluster $(BUILD)/bench/bench_server 2>/dev/null
+	sh bench/bench_cluster.sh $(BUILD)/bench/bench_cluster $(BUILD)/bench/bench_server
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

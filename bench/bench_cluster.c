@@ -18,6 +18,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,8 @@ static server spawn_server(const char *bench_server, const char *store)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
+    /* Its stderr says what stdout does, and would be mixed into the figures. */
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *const argv[] = {(char *)bench_server, "--http", "0", "--task-store", (char *)store, NULL};
     server s = {0};
     if (posix_spawn(&s.pid, bench_server, &fa, NULL, argv, environ) != 0) {
