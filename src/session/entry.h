@@ -44,6 +44,10 @@ int mcp__session_task_log(mcp_session *s, mcp_log_level level, const char *logge
 void mcp__session_set_anonymous(mcp_session *s);
 bool mcp__session_anonymous(const mcp_session *s);
 
+/* Whether s holds any listen (subscriptions/listen) open: a change only
+ * listens hear need not be written for a session that holds none. */
+bool mcp__session_listening(const mcp_session *s);
+
 /* How many task calls cancelled before their task's id came wait for it,
  * to cancel the task (a client closing waits for them a while). */
 size_t mcp__session_ghosts(const mcp_session *s);

@@ -21,6 +21,7 @@
 
 #include "core/mem.h"
 #include "core/opts.h"
+#include "session/entry.h"
 #include "session/internal.h"
 
 static const struct {
@@ -319,6 +320,11 @@ static bool wants_task(const inbound *in, const void *id)
             return true;
     }
     return false;
+}
+
+bool mcp__session_listening(const mcp_session *s)
+{
+    return !s->closed && s->nlistens > 0;
 }
 
 int mcp_session_publish_task(mcp_session *s, const char *task_id, const mcp_json *task)

@@ -139,6 +139,12 @@ void tasks_store_changed(task_store *ts, const char *id, const mcp_json *detaile
                          bool (*credential_matches)(const char *credential, const void *ctx),
                          const void *ctx)
 {
+    bool anyone = false;
+    for (conn *c = ts->server->conns; c && !anyone; c = c->next)
+        anyone = !c->down && mcp__session_listening(c->driver.session) &&
+                 credential_matches(c->credential, ctx);
+    if (!anyone)
+        return; /* nobody here listens: nothing to write */
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     mcp_json_doc *d = NULL;

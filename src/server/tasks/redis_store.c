@@ -38,6 +38,7 @@
 #include "json/writer.h"
 #include "server/tasks/redis_link.h"
 #include "server/tasks/store.h"
+#include "session/entry.h"
 
 #define PREFIX "mcp:"
 #define OWNER_HEX (SHA256_DIGEST_LENGTH * 2)
@@ -631,10 +632,13 @@ static void replied_changed_record(void *arg, const redisReply *reply, const cha
     call_free(c);
 }
 
+/* Whether a connection of owner here holds a listen (that may name the
+ * task: its session decides). */
 static bool anyone_of(redis_store *rs, const char *owner)
 {
     for (conn *c = server_of(rs)->conns; c; c = c->next)
-        if (!c->down && owner_matches(c->credential, owner))
+        if (!c->down && mcp__session_listening(c->driver.session) &&
+            owner_matches(c->credential, owner))
             return true;
     return false;
 }

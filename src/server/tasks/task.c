@@ -84,6 +84,53 @@ static bool same_id(const void *value, const void *ctx)
     return strcmp(((const task *)value)->id, ctx) == 0;
 }
 
+static uint64_t credential_hash(const char *credential)
+{
+    return credential ? mcp__hash_bytes(credential, strlen(credential)) : 0;
+}
+
+static bool same_holder(const void *value, const void *ctx)
+{
+    const task_holder *h = value;
+    const char *credential = ctx;
+    return !h->credential ? !credential : credential && !strcmp(h->credential, credential);
+}
+
+size_t task_held_by(const task_store *ts, const char *credential)
+{
+    const task_holder *h =
+        mcp__map_find(&ts->holders, credential_hash(credential), same_holder, credential);
+    return h ? h->count : 0;
+}
+
+/* credential's count, made if need be (NULL when out of memory). */
+static task_holder *holder_of(task_store *ts, const char *credential)
+{
+    uint64_t key = credential_hash(credential);
+    task_holder *h = mcp__map_find(&ts->holders, key, same_holder, credential);
+    if (h)
+        return h;
+    h = calloc(1, sizeof *h);
+    if (!h || (credential && !(h->credential = strdup(credential))) ||
+        mcp__map_reserve(&ts->holders, &ts->server->mem, 1) != MCP_OK) {
+        if (h)
+            free(h->credential);
+        free(h);
+        return NULL;
+    }
+    mcp__map_put(&ts->holders, &ts->server->mem, key, h);
+    return h;
+}
+
+static void holder_drop(task_store *ts, task_holder *h)
+{
+    if (--h->count)
+        return;
+    mcp__map_remove(&ts->holders, credential_hash(h->credential), h);
+    free(h->credential);
+    free(h);
+}
+
 task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t ttl_ms)
 {
     char id[MCP__TASK_ID_LEN + 1];
@@ -91,10 +138,15 @@ task *task_create(task_store *ts, conn *owner, const char *credential, uint64_t 
         return NULL;
     task *t = calloc(1, sizeof *t);
     if (!t || mcp__map_reserve(&ts->by_id, &ts->server->mem, 1) != MCP_OK ||
-        (credential && !(t->credential = strdup(credential)))) {
+        (credential && !(t->credential = strdup(credential))) ||
+        (!owner && !(t->holder = holder_of(ts, credential)))) {
+        if (t)
+            free(t->credential);
         free(t);
         return NULL;
     }
+    if (t->holder)
+        t->holder->count++;
     if (!ts->timer_open) {
         uv_timer_init(&ts->server->loop, &ts->expiry);
         ts->expiry.data = ts;
@@ -229,6 +281,10 @@ void task_remove(task *t, const char *why)
         ts->newest = t->prev;
     t->prev = t->next = NULL;
     ts->count--;
+    if (t->holder) {
+        holder_drop(ts, t->holder);
+        t->holder = NULL;
+    }
     if (t->owner)
         ((task_owner *)mcp__conn_state(t->owner, &mcp__tasks_feature))->count--;
     task_hold(t);

@@ -800,18 +800,6 @@ static bool granted_ttl(const task_store *ts, const mcp_json *task_param, uint64
     return true;
 }
 
-/* 2026 tasks held for credential (NULL: those of no credential, which
- * nothing tells apart): they outlive their connections, so the per-client
- * cap counts them by what owns them. */
-static size_t held_by(const task_store *ts, const char *credential)
-{
-    size_t n = 0;
-    for (const task *t = ts->oldest; t; t = t->next)
-        n += t->modern && (!credential ? !t->credential
-                                       : t->credential && !strcmp(t->credential, credential));
-    return n;
-}
-
 /* A task of tool tl (snap taken over) for request h, with ttl; the
  * caps checked first. */
 /* Whether a task of c's client is past the caps (per client, in all):
@@ -821,7 +809,7 @@ static bool past_caps(conn *c, bool modern, char *text, size_t n)
 {
     task_owner *own = mcp__conn_state(c, &mcp__tasks_feature);
     task_store *ts = store_of(c);
-    size_t held = modern ? held_by(ts, c->credential) : own->count;
+    size_t held = modern ? task_held_by(ts, c->credential) : own->count;
     bool mine = held >= ts->max_per_client;
     if (!mine && ts->count < ts->max_total)
         return false;
@@ -1070,6 +1058,7 @@ static void server_free(mcp_server *s, void *state)
     task_store *ts = state;
     task_backend_free(ts->backend);
     mcp__map_free(&ts->by_id, &s->mem);
+    mcp__map_free(&ts->holders, &s->mem); /* empty: every task was removed */
 }
 
 static void news(mcp_server *s, void *state, unsigned kind, const char *uri)

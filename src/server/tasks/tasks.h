@@ -48,7 +48,16 @@ typedef struct task_store {
      * a shared one; open while the loop is. */
     task_backend *backend;
     bool backend_open;
+    /* 2026 tasks held per credential (the per-client cap), by the hash of
+     * the credential ("" for none) -> task_holder. */
+    mcp__map holders;
 } task_store;
+
+/* How many 2026 tasks one credential holds. */
+typedef struct task_holder {
+    char *credential; /* owned; NULL: none */
+    size_t count;
+} task_holder;
 
 /* What a connection holds (the feature's connection state). */
 typedef struct task_owner {
@@ -68,6 +77,7 @@ struct task {
     conn *owner;      /* 2025: referenced; 2026: NULL */
     bool modern;      /* made under 2026-07-28 (the extension's shapes) */
     char *credential; /* 2026: the Authorization value it belongs to, or NULL */
+    task_holder *holder; /* 2026: its credential's count */
     mcp__request *run; /* the handler's call, until it settles */
     task_waiter *waiters; /* tasks/result requests waiting for the end */
     /* The end (completed or failed): the call's result object, or its
@@ -129,6 +139,8 @@ void task_remove_matching(task_store *ts, bool (*match)(const task *t, const voi
                           const void *ctx, const char *why);
 /* The Task object's members (taskId, status, ...) written by w. */
 void task_write(mcp__jw *w, const task *t);
+/* How many 2026 tasks credential (NULL: none) holds. */
+size_t task_held_by(const task_store *ts, const char *credential);
 /* Tasks of c made after the one of sequence `after`, in order: the next
  * one, or NULL. */
 task *task_next_of(task_store *ts, conn *c, uint64_t after);
