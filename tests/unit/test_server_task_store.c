@@ -286,6 +286,42 @@ static void two_servers_share_their_tasks(void **state)
     harness_stop(&b);
 }
 
+/* A listen held on one server, naming a task that runs on the other,
+ * hears its changes (through Redis), the result inline; and news (a tool
+ * added) on one reaches a listen for tools held on the other. */
+static void a_listen_on_one_server_hears_the_other(void **state)
+{
+    (void)state;
+    reset();
+    harness a, b;
+    start(&a, 0);
+    start(&b, 0);
+    char task[33];
+    free(make_task(&a, 1, "gate", task));
+    char line[700];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\",\"params\":"
+             "{\"notifications\":{\"taskIds\":[\"%s\"],\"toolsListChanged\":true},\"_meta\":{"
+             "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":{"
+             "\"io.modelcontextprotocol/tasks\":{}}}}}}",
+             task);
+    wire_send(&b.w, line);
+    free(wire_expect(&b.w, "notifications/subscriptions/acknowledged"));
+    atomic_store(&released, 1);
+    char *done = wire_expect(&b.w, "\"method\":\"notifications/tasks\"");
+    if (!strstr(done, "\"status\":\"completed\"") || !strstr(done, "done") ||
+        !strstr(done, task))
+        fail_msg("%s", done);
+    free(done);
+    const mcp_tool extra = {.size = sizeof extra, .name = "added", .handler = tool_plain};
+    assert_int_equal(mcp_server_add_tool(a.server, &extra), MCP_OK);
+    free(wire_expect(&b.w, "notifications/tools/list_changed"));
+    wait_ended();
+    harness_stop(&a);
+    harness_stop(&b);
+}
+
 /* A cancel on one server racing the end on the other: one terminal status,
  * the same everywhere, and the runner's table follows it. */
 static void a_cancel_racing_the_end_leaves_one_status(void **state)
@@ -567,6 +603,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_task_is_kept_in_redis),
         cmocka_unit_test(two_servers_share_their_tasks),
+        cmocka_unit_test(a_listen_on_one_server_hears_the_other),
         cmocka_unit_test(a_cancel_racing_the_end_leaves_one_status),
         cmocka_unit_test(redis_paused),
         cmocka_unit_test(an_end_while_redis_is_gone_is_written_later),
