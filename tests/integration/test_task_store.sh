@@ -42,7 +42,7 @@ STORE="redis://127.0.0.1:$RPORT/3"
 # serve NAME: a process on its own port, sharing the store; $NAME_url, $NAME_pid.
 serve() {
     MCP_LOG_LEVEL=debug $MCP_WRAP "$MCP" serve --http 127.0.0.1:0 --token secret --token other \
-        --task-store "$STORE" --task-lease 1000 --task-store-timeout 500 \
+        --task-store "$STORE" --task-lease 1000 --task-store-timeout 500 --page-size 3 \
         >"$WORK/$1.out" 2>"$WORK/$1.log" &
     eval "$1_pid=$!"
     pids="$pids $!"
@@ -72,6 +72,33 @@ detach() {
 status() {
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$1"
 }
+
+# 0. Pagination across processes: a page read on a, the next one on b with
+# a's cursor, the last on c: every tool once, in order.
+python3 - "$a_url" "$b_url" "$c_url" >"$WORK/pages" 2>&1 <<'PY' || { cat "$WORK/pages"; fail "pages across processes"; }
+import json, sys, urllib.request
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+names, cursor, urls, i = [], None, sys.argv[1:], 0
+while True:
+    params = {"_meta": META}
+    if cursor:
+        params["cursor"] = cursor
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params})
+    req = urllib.request.Request(urls[i % 3], body.encode(), {
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list",
+        "Authorization": "Bearer secret"})
+    r = json.loads(urllib.request.urlopen(req).read())["result"]
+    assert len(r["tools"]) <= 3, r
+    names += [t["name"] for t in r["tools"]]
+    cursor, i = r.get("nextCursor"), i + 1
+    if not cursor:
+        break
+assert len(names) == len(set(names)) and len(names) >= 9 and i >= 3, (i, names)
+print(i, "pages:", " ".join(names))
+PY
+echo "ok: $(cat "$WORK/pages") (read on a, b, c in turn)"
 
 # 1. Made on a, read on b and c; another token finds nothing.
 detach "$a_url" sleep '{"seconds":30}' >"$WORK/id1" 2>"$WORK/d1.err" ||

@@ -60,7 +60,7 @@ typedef struct http_args {
     const char *listen; /* [HOST:]PORT, NULL without --http */
     const char *path, *cert_file, *key_file, *poll, *request_timeout, *per_address, *max_conns;
     const char *state_key_file; /* with or without --http */
-    const char *task_store, *task_store_timeout, *task_lease;
+    const char *task_store, *task_store_timeout, *task_lease, *page_size;
     const char *origins[17], *hosts[17], *tokens[17];
     size_t norigins, nhosts, ntokens;
     mcp_http_response_mode mode;
@@ -139,6 +139,7 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--task-store") ? &a->task_store
                              : !strcmp(o, "--task-store-timeout") ? &a->task_store_timeout
                              : !strcmp(o, "--task-lease") ? &a->task_lease
+                             : !strcmp(o, "--page-size") ? &a->page_size
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
                     !strcmp(o, "--token");
@@ -188,6 +189,10 @@ static int parse_args(int argc, char **argv, http_args *a)
             return usage_error("%s takes milliseconds (1 to 9999999), not '%s'", millis[i][0],
                                cli_safe(v));
     }
+    if (a->page_size && (strspn(a->page_size, "0123456789") != strlen(a->page_size) ||
+                         strlen(a->page_size) > 6 || strtoul(a->page_size, NULL, 10) == 0))
+        return usage_error("--page-size takes a number of items (1 to 999999), not '%s'",
+                           cli_safe(a->page_size));
     char why[200];
     if (a->task_store && !mcp_server_task_store_valid(a->task_store, why, sizeof why))
         return usage_error("--task-store '%s': %s", cli_safe(a->task_store), why);
@@ -373,6 +378,8 @@ int cli_serve_host(const cli_served *what, int argc, char **argv)
         o.request_state_key = state_key;
     }
     o.task_store = args.task_store;
+    if (args.page_size)
+        o.page_size = strtoul(args.page_size, NULL, 10);
     if (args.task_store_timeout)
         o.task_store_timeout_ms = strtoull(args.task_store_timeout, NULL, 10);
     if (args.task_lease)
