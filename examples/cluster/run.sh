@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 PORT=${PORT:-8080}
 REDIS_PORT=${REDIS_PORT:-6390}
 if [ -z "${MCP:-}" ]; then
-    MCP=$HERE/../../build/mcp
+    MCP=$(cd "$HERE/../.." && pwd)/build/mcp
     [ -x "$MCP" ] || MCP=mcp
 fi
 HAPROXY=${HAPROXY:-$(command -v haproxy || echo /usr/sbin/haproxy)}
@@ -51,11 +51,17 @@ trap 'stop 0' INT TERM
 mkdir "$DIR/redis"
 "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$DIR/redis" --save "" \
     --appendonly yes --appendfsync always >"$DIR/redis.log" 2>&1 &
-PIDS="$PIDS $!"
+REDIS_PID=$!
+PIDS="$PIDS $REDIS_PID"
+# Ready when the Redis answering on the port is this one: another one
+# already there (ours then exits, "Address already in use") is not used.
 i=0
-until redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; do
+until redis-cli -p "$REDIS_PORT" info server 2>/dev/null | tr -d '\r' | grep -qx "process_id:$REDIS_PID"; do
     i=$((i + 1))
-    [ $i -lt 100 ] || die "redis-server did not start on $REDIS_PORT (see $DIR/redis.log)"
+    if ! kill -0 $REDIS_PID 2>/dev/null || [ $i -ge 100 ]; then
+        tail -n 5 "$DIR/redis.log" >&2
+        die "redis-server did not start on $REDIS_PORT (in use? set REDIS_PORT)"
+    fi
     sleep 0.1
 done
 
@@ -68,13 +74,19 @@ STORE=redis://127.0.0.1:$REDIS_PORT/0
 for n in 1 2 3; do
     MCP_LOG_LEVEL=info "$MCP" serve --http "127.0.0.1:$((PORT + n))" --task-store "$STORE" \
         --state-key-file "$DIR/state.key" >/dev/null 2>"$DIR/mcp$n.log" &
+    eval "MCP_PID_$n=$!"
     PIDS="$PIDS $!"
 done
+# Each listening, and its link to Redis up.
 for n in 1 2 3; do
     i=0
-    until grep -q "listening on" "$DIR/mcp$n.log" 2>/dev/null; do
+    until grep -q "task store: Redis at 127.0.0.1:$REDIS_PORT connected" "$DIR/mcp$n.log" 2>/dev/null &&
+        grep -q "listening on" "$DIR/mcp$n.log"; do
         i=$((i + 1))
-        [ $i -lt 100 ] || { cat "$DIR/mcp$n.log" >&2; die "mcp serve $n did not start"; }
+        if ! eval "kill -0 \$MCP_PID_$n" 2>/dev/null || [ $i -ge 100 ]; then
+            cat "$DIR/mcp$n.log" >&2
+            die "mcp serve $n did not start on $((PORT + n)) (in use? set PORT)"
+        fi
         sleep 0.1
     done
 done
@@ -93,11 +105,14 @@ kill -0 $HAPROXY_PID 2>/dev/null || { cat "$DIR/haproxy.log" >&2; die "haproxy d
 URL=http://127.0.0.1:$PORT/mcp
 cat <<EOF
 The cluster: HAProxy on $URL, mcp serve on ports $((PORT + 1))-$((PORT + 3)),
-Redis on $REDIS_PORT. Logs in $DIR (mcp1.log ... haproxy.log: one line per
-request, naming the process that answered). Try, in another terminal:
+Redis on $REDIS_PORT. Logs in $DIR (mcp1.log ... ; haproxy.log: one line per
+request, naming the process that answered and, in braces, the request's
+Mcp-Method and Mcp-Name). Try, in another terminal:
 
-  # a call; run it a few times: haproxy.log shows mcp1, mcp2, mcp3 in turn
+  # a call (two requests: server/discover, then tools/call); run it a few
+  # times: in haproxy.log each request goes to the next of mcp1, mcp2, mcp3
   $MCP call --protocol 2026-07-28 echo '{"text":"hello"}' --url $URL
+  sed 's/.*mcp_servers.\(mcp[0-9]\).*\({.*}\).*/\1 \2/' $DIR/haproxy.log
 
   # a 2025 session: every request of it goes to one process
   $MCP call --protocol 2025-11-25 count '{"n":5,"delay_ms":200}' --url $URL
@@ -107,7 +122,7 @@ request, naming the process that answered). Try, in another terminal:
   $MCP tasks get "\$id" --url $URL
   $MCP tasks get "\$id" --url http://127.0.0.1:$((PORT + 2))/mcp
   $MCP tasks cancel "\$id" --url $URL
-  grep 'sleep: cancelled' $DIR/mcp*.log
+  grep -e 'through the task store' -e 'sleep: cancelled' $DIR/mcp*.log
 
   # Ctrl-C on a call: the process running it stops it at once
   $MCP call --protocol 2026-07-28 sleep '{"seconds":60}' --url $URL

@@ -260,8 +260,8 @@ echo "ok: e. mcp watch through the balancer heard tools/list_changed"
 
 # f. The memory task store (the default): a 2026 task started through the
 # balancer is its process's; the two others do not know it (exit 3, "no
-# task"). The shared store (--task-store redis://) is to change that:
-# tests/integration/cluster_tasks_plan.md.
+# task"). The shared store (--task-store redis://) changes that:
+# test_cluster_tasks.sh.
 id=$("$MCP" call --protocol 2026-07-28 --detach sleep '{"seconds":30}' --url "$LB_URL") ||
     fail "f. mcp call --detach through the balancer"
 knows=
