@@ -67,6 +67,9 @@ typedef struct redis_store {
 static void finish_close(redis_store *rs);
 
 #define MAX_FORGET 1024
+/* The shortest lease and the longest timeout (redis_link.c's cap). */
+#define LEASE_MIN_MS 500
+#define TIME_MAX_MS ((uint64_t)24 * 3600 * 1000)
 
 static mcp_server *server_of(redis_store *rs)
 {
@@ -945,8 +948,22 @@ task_backend *mcp__redis_store_new(task_store *tasks, const mcp_server_options *
     }
     rs->base.ops = &mcp__redis_store_ops;
     rs->base.tasks = tasks;
+    /* The link's own cap on a deadline (a day): a longer timeout is that. */
     rs->timeout_ms = opts->task_store_timeout_ms ? opts->task_store_timeout_ms : 1000;
+    if (rs->timeout_ms > TIME_MAX_MS)
+        rs->timeout_ms = TIME_MAX_MS;
+    /* A lease other processes can trust: renewed every third of it, each
+     * renewal taking up to the timeout to land, it must outlast both and a
+     * busy loop (a 1 ms lease ran out between renewals, and the other
+     * processes failed its live tasks); and Redis takes a PX of at most
+     * about 2^63 - now (a 2^64-1 ms lease was never set at all: the same). */
     rs->lease_ms = opts->task_lease_ms ? opts->task_lease_ms : 3000;
+    if (rs->lease_ms < LEASE_MIN_MS)
+        rs->lease_ms = LEASE_MIN_MS;
+    if (rs->lease_ms < 2 * rs->timeout_ms)
+        rs->lease_ms = 2 * rs->timeout_ms;
+    if (rs->lease_ms > 2 * TIME_MAX_MS)
+        rs->lease_ms = 2 * TIME_MAX_MS;
     snprintf(rs->runner_channel, sizeof rs->runner_channel, PREFIX "runner:%s", rs->runner);
     snprintf(rs->running_key, sizeof rs->running_key, PREFIX "running:%s", rs->runner);
     snprintf(rs->lease_key, sizeof rs->lease_key, PREFIX "lease:%s", rs->runner);
