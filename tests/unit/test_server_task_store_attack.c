@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,6 +251,41 @@ static void start(harness *h, const server_opts *so)
     wait_store(h);
 }
 
+/* The server's output on a descriptor of its own (a dup of its input's):
+ * mcp_server_serve_fds(s, fd, fd) stalls forever on an answer larger than
+ * the socket's buffer (libuv watches a descriptor through one handle, and
+ * the reader's takes the writer's events), so a test of huge answers
+ * cannot use serve_harness as it is. */
+static int dup_out = -1;
+
+static void *serve_dup(void *arg)
+{
+    harness *h = arg;
+    h->rc = mcp_server_serve_fds(h->server, h->server_fd, dup_out);
+    return NULL;
+}
+
+static void start_dup(harness *h, const server_opts *so)
+{
+    memset(h, 0, sizeof *h);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    h->w.fd = sv[0];
+    h->server_fd = sv[1];
+    h->server = new_server(so);
+    h->modern = true;
+    dup_out = dup(sv[1]);
+    assert_int_equal(pthread_create(&h->thread, NULL, serve_dup, h), 0);
+    wait_store(h);
+}
+
+static void stop_dup(harness *h)
+{
+    harness_stop(h);
+    close(dup_out);
+    dup_out = -1;
+}
+
 static void make_task(harness *h, int rid, const char *tool_name, char task[33])
 {
     char params[100];
@@ -307,43 +343,41 @@ static void garbage_records_get_clean_answers(void **state)
 {
     (void)state;
     harness h;
-    start(&h, NULL);
+    start_dup(&h, NULL);
     static const garbage cases[] = {
         {"a status no task has", {"s", "sleeping", NULL}, "no task"},
         {"no status", {"", "s", NULL}, "no task"},
         {"no owner", {"", "o", NULL}, "no task"},
         {"another owner", {"o", "0000", NULL}, "no task"},
-        {"times not numbers", {"c", "yesterday", "u", "\x01\x02", NULL}, "\"jsonrpc\""},
+        {"times not numbers", {"c", "yesterday", "u", "\x01\x02", NULL}, "is malformed: "},
         {"times past any year", {"c", "99999999999999999999999", "u", "-99999999999999999999",
-                                 NULL}, "\"jsonrpc\""},
-        {"negative times", {"c", "-1", "u", "-1500", NULL}, "\"jsonrpc\""},
-        {"a negative ttl", {"t", "-1", "p", "-7", NULL}, "\"jsonrpc\""},
-        {"ttl past 2^64", {"t", "999999999999999999999999", NULL}, "\"jsonrpc\""},
-        {"no times at all", {"", "c", "", "u", "", "t", "", "p", NULL}, "\"jsonrpc\""},
-        {"a message not UTF-8", {"m", "\xff\xfe\xc0", NULL}, "\"jsonrpc\""},
+                                 NULL}, "is malformed: "},
+        {"negative times", {"c", "-1", "u", "-1500", NULL}, "is malformed: "},
+        {"a negative ttl", {"t", "-1", "p", "-7", NULL}, "is malformed: "},
+        {"ttl past 2^64", {"t", "999999999999999999999999", NULL}, "is malformed: "},
+        {"no times at all", {"", "c", "", "u", "", "t", "", "p", NULL}, "is malformed: "},
+        {"a message not UTF-8", {"m", "\xff\xfe\xc0", NULL}, "is malformed: "},
         {"a message with controls", {"m", "a\"b\\c\n\r\t\x01", NULL}, "\"status\":\"working\""},
-        {"inputRequests not JSON", {"s", "input_required", "i", "{not json", NULL}, "\"jsonrpc\""},
-        {"inputRequests an array", {"s", "input_required", "i", "[1,2]", NULL}, "\"jsonrpc\""},
-        {"inputRequests two values", {"s", "input_required", "i", "{} {}", NULL}, "\"jsonrpc\""},
-        {"inputRequests a closing brace", {"s", "input_required", "i", "}", NULL}, "\"jsonrpc\""},
-        {"a result not JSON", {"s", "completed", "x", "<html>", NULL}, "\"jsonrpc\""},
-        {"a result an array", {"s", "completed", "x", "[1]", NULL}, "\"jsonrpc\""},
-        {"a result a string", {"s", "completed", "x", "\"s\"", NULL}, "\"jsonrpc\""},
-        {"an error not JSON", {"s", "failed", "e", "1", "x", "oops", "k", "x", NULL}, "\"jsonrpc\""},
+        {"inputRequests not JSON", {"s", "input_required", "i", "{not json", NULL}, "is malformed: "},
+        {"inputRequests an array", {"s", "input_required", "i", "[1,2]", NULL}, "is malformed: "},
+        {"inputRequests two values", {"s", "input_required", "i", "{} {}", NULL}, "is malformed: "},
+        {"inputRequests a closing brace", {"s", "input_required", "i", "}", NULL}, "is malformed: "},
+        {"a result not JSON", {"s", "completed", "x", "<html>", NULL}, "is malformed: "},
+        {"a result an array", {"s", "completed", "x", "[1]", NULL}, "is malformed: "},
+        {"a result a string", {"s", "completed", "x", "\"s\"", NULL}, "is malformed: "},
+        {"an error not JSON", {"s", "failed", "e", "1", "x", "oops", "k", "x", NULL}, "is malformed: "},
         {"an error whose message is a number",
          {"s", "failed", "e", "1", "x", "{\"message\":5,\"code\":\"x\"}", "k", "-1", NULL},
-         "\"jsonrpc\""},
-        {"an error flag of garbage", {"s", "failed", "e", "\xff", "x", "{}", NULL}, "\"jsonrpc\""},
+         "is malformed: "},
+        {"an error flag of garbage", {"s", "failed", "e", "\xff", "x", "{}", NULL}, "is malformed: "},
         {"an outcome while working", {"x", "}}}", "e", "1", NULL}, "\"status\":\"working\""},
         {"fields of other names", {"ss", "x", "\xff", "y", "status", "completed", NULL},
          "\"status\":\"working\""},
     };
     int rid = 10;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        print_message("record: %s\n", cases[i].what);
         fake_record(cases[i].fields);
         char *a = on_task(&h, rid++, "tasks/get", FAKE_ID, NULL);
-        print_message("  %.300s\n", a);
         if (!strstr(a, cases[i].get_has))
             fail_msg("%s: no %s in %s", cases[i].what, cases[i].get_has, a);
         free(a);
@@ -354,15 +388,22 @@ static void garbage_records_get_clean_answers(void **state)
     /* Huge fields: a 4 MiB message, a binary outcome, a 100,000-deep
      * inputRequests. */
     size_t big = (size_t)4 << 20;
-    char *huge = malloc(big + 1);
+    char *huge = malloc(big + 100001);
     memset(huge, 'm', big);
+
     huge[big] = '\0';
     const char *const with_huge[] = {"m", huge, NULL};
     fake_record(with_huge);
     ext_send(&h, rid, "tasks/get", "\"taskId\":\"" FAKE_ID "\"");
     char want[24];
     snprintf(want, sizeof want, "\"id\":%d,", rid);
-    free(well_formed(long_expect(&h.w, want), rid++));
+    /* Past the parser's default 4 MiB: its shape checked by hand. */
+    char *line = long_expect(&h.w, want);
+    size_t alen = strlen(line);
+    assert_true(alen > big && !strcmp(line + alen - 2, "}}"));
+    assert_non_null(strstr(line, "\"statusMessage\":\"mmmm"));
+    free(line);
+    rid++;
     memset(huge, '[', 100000);
     huge[100000] = '\0';
     const char *const deep[] = {"s", "input_required", "i", huge, NULL};
@@ -386,7 +427,7 @@ static void garbage_records_get_clean_answers(void **state)
     }
     RCMD("DEL mcp:task:" FAKE_ID);
     expect_in(on_task(&h, rid++, "tasks/get", FAKE_ID, NULL), "no task");
-    harness_stop(&h);
+    stop_dup(&h);
 }
 
 /* A record deleted while its task runs, then Redis flushed whole: nothing

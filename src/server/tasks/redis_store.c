@@ -28,6 +28,7 @@
  * the network gone) it reads again when it comes back: its running tasks'
  * statuses and their answers waiting, which the store keeps for that.
  */
+#include <errno.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,35 +366,118 @@ static void redis_create(task_backend *b, task *t, store_done done, void *arg)
     send_command(c, replied_created, &cmd);
 }
 
-/* A record from HGETALL's field/value pairs, for owner; false: none (or
- * another's). The strings are borrowed from reply. */
-static bool read_record(const redisReply *reply, const char *id, const char *owner,
-                        task_record *rec)
+/* What a record read from Redis is. */
+typedef enum { RECORD_OK, RECORD_NONE, RECORD_MALFORMED } record_kind;
+
+/* v as a whole number in lo..hi (decimal digits after an optional '-',
+ * nothing else): false when not. */
+static bool whole_number(const redisReply *v, long long lo, long long hi, long long *out)
+{
+    const char *p = v->str;
+    if (!v->len || !(*p == '-' || (*p >= '0' && *p <= '9')))
+        return false;
+    char *end;
+    errno = 0;
+    long long n = strtoll(p, &end, 10);
+    if (errno || end != p + v->len || n < lo || n > hi)
+        return false;
+    *out = n;
+    return true;
+}
+
+/* Whether text (len bytes) is one JSON value of type want. */
+static bool json_of_type(const char *text, size_t len, mcp_json_type want, bool message)
+{
+    mcp_json_doc *d = NULL;
+    bool ok = mcp_json_parse(text, len, NULL, NULL, &d, NULL) == MCP_OK &&
+              mcp_json_typeof(mcp_json_doc_root(d)) == want &&
+              (!message || mcp_json_string(mcp_json_object_get(mcp_json_doc_root(d), "message"),
+                                           NULL));
+    mcp_json_doc_free(d);
+    return ok;
+}
+
+/* The latest time a record may name (9999-12-31T23:59:59.999Z) and the
+ * largest ttl or poll (2^53 - 1, as the tasks feature caps them). */
+#define TIME_LAST 253402300799999LL
+#define SPAN_MOST ((1LL << 53) - 1)
+
+/* A record from HGETALL's field/value pairs, for owner: RECORD_NONE when
+ * there is none (or another's, or of no status the tasks have), and
+ * RECORD_MALFORMED (why, n bytes) when it is not one this store writes
+ * (someone else wrote into Redis): its fields must not reach an answer as
+ * they are (a time past any year, a ttl below zero, text not UTF-8,
+ * inputRequests or an outcome that is not the JSON it must be). The
+ * strings are borrowed from reply. */
+static record_kind read_record(const redisReply *reply, const char *id, const char *owner,
+                               task_record *rec, char *why, size_t n)
 {
     memset(rec, 0, sizeof *rec);
     rec->view.id = id;
     rec->view.modern = true;
     bool owned = false, has_status = false;
+    unsigned seen = 0;
+    const char *bad = NULL;
     for (size_t i = 0; i + 1 < reply->elements; i += 2) {
         const redisReply *f = reply->element[i], *v = reply->element[i + 1];
         if (f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || f->len != 1)
             continue;
+        long long num = 0;
         switch (f->str[0]) {
         case 's': has_status = status_named(v->str, &rec->view.status); break;
-        case 'm': rec->view.status_message = v->len ? v->str : NULL; break;
-        case 'c': rec->view.created_ms = strtoll(v->str, NULL, 10); break;
-        case 'u': rec->view.updated_ms = strtoll(v->str, NULL, 10); break;
-        case 't': rec->view.ttl_ms = strtoull(v->str, NULL, 10); break;
-        case 'p': rec->view.poll_ms = strtoull(v->str, NULL, 10); break;
+        case 'm':
+            rec->view.status_message = v->len ? v->str : NULL;
+            if (strlen(v->str) != v->len || mcp_utf8_validate(v->str, v->len, NULL) != MCP_OK)
+                bad = bad ? bad : "its message is not UTF-8 text";
+            break;
+        case 'c':
+        case 'u':
+            if (!whole_number(v, 0, TIME_LAST, &num))
+                bad = bad ? bad : "a time is not milliseconds since 1970, before the year 10000";
+            *(f->str[0] == 'c' ? &rec->view.created_ms : &rec->view.updated_ms) = num;
+            seen |= f->str[0] == 'c' ? 1 : 2;
+            break;
+        case 't':
+        case 'p':
+            if (!whole_number(v, 0, SPAN_MOST, &num))
+                bad = bad ? bad : "its ttl or poll interval is not milliseconds";
+            *(f->str[0] == 't' ? &rec->view.ttl_ms : &rec->view.poll_ms) = (uint64_t)num;
+            seen |= f->str[0] == 't' ? 4 : 8;
+            break;
         case 'o': owned = !strcmp(v->str, owner); break;
         case 'i': rec->inputs = v->str; rec->inputs_len = v->len; break;
         case 'x': rec->outcome = v->len ? v->str : NULL; rec->outcome_len = v->len; break;
-        case 'k': rec->outcome_code = strtoll(v->str, NULL, 10); break;
-        case 'e': rec->outcome_is_error = v->str[0] == '1'; break;
+        case 'k':
+            if (v->len && !whole_number(v, INT64_MIN + 1, INT64_MAX, &num))
+                bad = bad ? bad : "its error code is not a whole number";
+            rec->outcome_code = num;
+            break;
+        case 'e':
+            if (v->len > 1 || (v->len && v->str[0] != '0' && v->str[0] != '1'))
+                bad = bad ? bad : "its error flag is neither 0 nor 1";
+            rec->outcome_is_error = v->str[0] == '1';
+            break;
         default: break;
         }
     }
-    return owned && has_status;
+    if (!owned || !has_status)
+        return RECORD_NONE;
+    if (!bad && seen != 15)
+        bad = "it lacks a time, its ttl or its poll interval";
+    if (!bad && rec->view.status == MCP__TASK_INPUT_REQUIRED && rec->inputs_len &&
+        !json_of_type(rec->inputs, rec->inputs_len, MCP_JSON_OBJECT, false))
+        bad = "its inputRequests is not a JSON object";
+    if (!bad && rec->outcome && rec->view.status == MCP__TASK_COMPLETED &&
+        !json_of_type(rec->outcome, rec->outcome_len, MCP_JSON_OBJECT, false))
+        bad = "its result is not a JSON object";
+    if (!bad && rec->outcome && rec->view.status == MCP__TASK_FAILED && rec->outcome_is_error &&
+        !json_of_type(rec->outcome, rec->outcome_len, MCP_JSON_OBJECT, true))
+        bad = "its error is not a JSON object with a message";
+    if (bad) {
+        snprintf(why, n, "%s", bad);
+        return RECORD_MALFORMED;
+    }
+    return RECORD_OK;
 }
 
 static void replied_record(void *arg, const redisReply *reply, const char *error)
@@ -408,8 +492,10 @@ static void replied_record(void *arg, const redisReply *reply, const char *error
         return;
     }
     task_record rec;
-    if (!read_record(reply, c->id, c->owner, &rec)) {
-        finish_status(c, STORE_NOT_FOUND, 0, NULL);
+    char why[120];
+    record_kind kind = read_record(reply, c->id, c->owner, &rec, why, sizeof why);
+    if (kind != RECORD_OK) {
+        finish_status(c, kind == RECORD_NONE ? STORE_NOT_FOUND : STORE_MALFORMED, 0, why);
         return;
     }
     store_result r = {.status = STORE_OK, .task_status = rec.view.status, .record = &rec};
@@ -629,7 +715,9 @@ static void replied_changed_record(void *arg, const redisReply *reply, const cha
 {
     call *c = arg;
     task_record rec;
-    if (!error && reply->type == REDIS_REPLY_ARRAY && read_record(reply, c->id, c->owner, &rec))
+    char why[120];
+    if (!error && reply->type == REDIS_REPLY_ARRAY &&
+        read_record(reply, c->id, c->owner, &rec, why, sizeof why) == RECORD_OK)
         tasks_store_changed(c->rs->base.tasks, c->id, NULL, &rec, owner_matches, c->owner);
     call_free(c);
 }
