@@ -122,10 +122,22 @@ static const char create_script[] =
     "redis.call('SADD', KEYS[3], ARGV[7])\n"
     "return 1\n";
 
-/* KEYS: task, running set. ARGV: id, status, message, updated, inputs,
- * outcome, code, error, event ('' : none), events channel. */
+/* KEYS: task, running set, runners. ARGV: id, status, message, updated,
+ * inputs, outcome, code, error, event ('' : none), events channel, then
+ * what a record lost is made again from (the runner holds the task, so its
+ * record is the runner's to restore: deleted, flushed, Redis restarted
+ * empty): created, ttl, the ttl left ('0': expired, not restored), poll,
+ * owner, runner. */
 static const char change_script[] =
     "local s = redis.call('HGET', KEYS[1], 's')\n"
+    "if not s and ARGV[13] ~= '0' then\n"
+    "  redis.call('HSET', KEYS[1], 's', 'working', 'c', ARGV[11], 't', ARGV[12], 'p', ARGV[14],"
+    " 'o', ARGV[15], 'r', ARGV[16])\n"
+    "  redis.call('PEXPIRE', KEYS[1], ARGV[13])\n"
+    "  redis.call('SADD', KEYS[2], ARGV[1])\n"
+    "  redis.call('SADD', KEYS[3], ARGV[16])\n"
+    "  s = 'working'\n"
+    "end\n"
     "if not s then redis.call('SREM', KEYS[2], ARGV[1]) return {'gone', ''} end\n"
     "if " TERMINAL("s") " then return {'ended', s} end\n"
     "redis.call('HSET', KEYS[1], 's', ARGV[2], 'm', ARGV[3], 'u', ARGV[4], 'i', ARGV[5])\n"
@@ -192,11 +204,11 @@ static const char reap_script[] =
 
 /* Commands ---------------------------------------------------------------------- */
 
-/* A command of up to 16 arguments, NUL-terminated strings or (len given)
+/* A command of up to 24 arguments, NUL-terminated strings or (len given)
  * bytes. */
 typedef struct command {
-    const char *argv[16];
-    size_t len[16];
+    const char *argv[24];
+    size_t len[24];
     int argc;
 } command;
 
@@ -578,16 +590,23 @@ static void redis_changed(task_backend *b, task *t, bool announce, store_done do
     }
     task_hold(t);
     c->task = t;
-    char key[64], updated[24], code[24];
+    char key[64], updated[24], code[24], created[24], ttl[24], left[24], poll[24];
     task_key(key, "task", t->id);
     snprintf(updated, sizeof updated, "%lld", (long long)t->updated_ms);
     snprintf(code, sizeof code, "%lld", (long long)t->outcome_code);
+    snprintf(created, sizeof created, "%lld", (long long)t->created_ms);
+    snprintf(ttl, sizeof ttl, "%llu", (unsigned long long)t->ttl_ms);
+    uint64_t now = mcp__now_ms();
+    snprintf(left, sizeof left, "%llu",
+             (unsigned long long)(t->expires > now ? t->expires - now : 0));
+    snprintf(poll, sizeof poll, "%llu", (unsigned long long)t->store->poll_ms);
     command cmd = {0};
     arg_str(&cmd, "EVAL");
     arg_str(&cmd, change_script);
-    arg_str(&cmd, "2");
+    arg_str(&cmd, "3");
     arg_str(&cmd, key);
     arg_str(&cmd, rs->running_key);
+    arg_str(&cmd, PREFIX "runners");
     arg_str(&cmd, t->id);
     arg_str(&cmd, mcp__task_status_name(t->status));
     arg_str(&cmd, t->status_message ? t->status_message : "");
@@ -598,6 +617,12 @@ static void redis_changed(task_backend *b, task *t, bool announce, store_done do
     arg_str(&cmd, t->outcome_is_error ? "1" : "0");
     arg_bytes(&cmd, event.data ? event.data : "", event.len);
     arg_str(&cmd, PREFIX "events");
+    arg_str(&cmd, created);
+    arg_str(&cmd, ttl);
+    arg_str(&cmd, left);
+    arg_str(&cmd, poll);
+    arg_str(&cmd, owner);
+    arg_str(&cmd, rs->runner);
     send_command(c, replied_verdict, &cmd); /* the link copied the arguments */
     mcp_buf_free(&inputs);
     mcp_buf_free(&event);
@@ -671,6 +696,8 @@ static void replied_taken(void *arg, const redisReply *reply, const char *error)
         const redisReply *s = reply->element[0];
         if (s->type == REDIS_REPLY_STRING && status_named(s->str, &now) && mcp__task_terminal(now))
             tasks_follow_record(t, now);
+        else if (s->type == REDIS_REPLY_STRING && !s->len)
+            tasks_record_again(t); /* lost (Redis came back empty): made again */
         for (size_t i = 1; i < reply->elements && !t->gone; i++) {
             const redisReply *a = reply->element[i];
             mcp_json_doc *d = NULL;
@@ -841,11 +868,12 @@ static void message_heard(void *arg, const char *channel, size_t channel_len, co
         take_answers(rs, t);
 }
 
-/* Back after a time down: what this process's running tasks missed. */
+/* Back after a time down: what this process's tasks missed, and their
+ * records if Redis lost them (the ended ones' too: they hold results). */
 static void resync(redis_store *rs)
 {
     for (task *t = rs->base.tasks->oldest; t; t = t->next)
-        if (t->modern && !t->gone && !mcp__task_terminal(t->status))
+        if (t->modern && !t->gone)
             take_answers(rs, t);
 }
 
