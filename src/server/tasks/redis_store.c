@@ -66,6 +66,7 @@ typedef struct redis_store {
 } redis_store;
 
 static void finish_close(redis_store *rs);
+static void resync(redis_store *rs);
 
 #define MAX_FORGET 1024
 /* The shortest lease and the longest timeout (redis_link.c's cap). */
@@ -956,6 +957,11 @@ static void cmd_state(void *arg, bool up, const char *why)
     for (task *t = rs->base.tasks->oldest; t; t = t->next)
         if (t->modern && t->record_stale && !t->gone)
             tasks_record_again(t);
+    /* And what was missed: the subscriber's resync reads it through this
+     * link, so one made while this link was still down was lost (the
+     * subscriber came up first: answers waiting and records lost with a
+     * Redis restarted empty were never read); read now too. */
+    resync(rs);
 }
 
 /* Life ------------------------------------------------------------------------------ */
