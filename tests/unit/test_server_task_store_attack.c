@@ -9,6 +9,13 @@
  * The server must never crash, leak or answer a line that is not a
  * well-formed JSON-RPC response; tasks/get answers the task or a clear
  * error. Against real redis-servers the test starts (support/redis_server).
+ * What it found, each fixed: a record of garbage answered as it was (dates
+ * of no year, a ttl of -1, inputRequests not an object, "out of memory"
+ * for text not UTF-8, a duplicate "code"); a record Redis lost never
+ * written again though its runner held the task; a lease of 1 ms or 2^64-1
+ * ms letting other processes fail live tasks; the resync after Redis came
+ * back lost when the command link came up after the subscriber.
+ * ATTACK_ONLY=<test> runs one; ATTACK_DEBUG=1 logs at debug.
  */
 #include <stdarg.h>
 #include <stddef.h>
