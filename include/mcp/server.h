@@ -275,7 +275,10 @@ typedef struct mcp_server_options {
      * tasks stay in the process of their session. */
     const char *task_store;
     uint64_t task_store_timeout_ms;
-    uint64_t task_lease_ms; /* 0: 3000 */
+    /* 0: 3000; at least 500 and twice task_store_timeout_ms (a renewal
+     * that takes the whole timeout lands before the lease runs out), at
+     * most two days; task_store_timeout_ms at most a day. */
+    uint64_t task_lease_ms;
 } mcp_server_options;
 
 /* Whether spec names a task store mcp_server_options.task_store takes:

@@ -92,12 +92,16 @@ static void write_error(mcp__jw *w, const task_record *rec, const mcp_json *e)
     mcp__jw_object(w);
     mcp__jw_key(w, "code");
     mcp__jw_int(w, rec->outcome_code);
+    /* Only the members an outcome has ({message[, data]}): another "code"
+     * (a record someone else wrote) would be a second member of that name. */
     for (size_t i = 0; i < mcp_json_object_size(e); i++) {
         const char *k;
         size_t kn;
         const mcp_json *v = mcp_json_object_at(e, i, &k, &kn);
-        mcp__jw_keyn(w, k, kn);
-        mcp__jw_value(w, v);
+        if ((kn == 7 && !memcmp(k, "message", 7)) || (kn == 4 && !memcmp(k, "data", 4))) {
+            mcp__jw_keyn(w, k, kn);
+            mcp__jw_value(w, v);
+        }
     }
     mcp__jw_object_end(w);
 }
@@ -285,6 +289,13 @@ static bool call_failed(store_call *sc, const store_result *r)
     if (r->status == STORE_NOT_FOUND) {
         snprintf(text, sizeof text, "Invalid params: no task %s", sc->shown);
         call_reply_error(sc, MCP_WIRE_INVALID_PARAMS, text);
+        return true;
+    }
+    if (r->status == STORE_MALFORMED) {
+        snprintf(text, sizeof text,
+                 "Internal error: the record of task %s in the task store is malformed: %s",
+                 sc->shown, r->why ? r->why : "no reason given");
+        call_reply_error(sc, MCP_WIRE_INTERNAL_ERROR, text);
         return true;
     }
     if (r->status == STORE_UNAVAILABLE) {

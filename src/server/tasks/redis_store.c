@@ -28,6 +28,7 @@
  * the network gone) it reads again when it comes back: its running tasks'
  * statuses and their answers waiting, which the store keeps for that.
  */
+#include <errno.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +67,12 @@ typedef struct redis_store {
 } redis_store;
 
 static void finish_close(redis_store *rs);
+static void resync(redis_store *rs);
 
 #define MAX_FORGET 1024
+/* The shortest lease and the longest timeout (redis_link.c's cap). */
+#define LEASE_MIN_MS 500
+#define TIME_MAX_MS ((uint64_t)24 * 3600 * 1000)
 
 static mcp_server *server_of(redis_store *rs)
 {
@@ -119,10 +124,22 @@ static const char create_script[] =
     "redis.call('SADD', KEYS[3], ARGV[7])\n"
     "return 1\n";
 
-/* KEYS: task, running set. ARGV: id, status, message, updated, inputs,
- * outcome, code, error, event ('' : none), events channel. */
+/* KEYS: task, running set, runners. ARGV: id, status, message, updated,
+ * inputs, outcome, code, error, event ('' : none), events channel, then
+ * what a record lost is made again from (the runner holds the task, so its
+ * record is the runner's to restore: deleted, flushed, Redis restarted
+ * empty): created, ttl, the ttl left ('0': expired, not restored), poll,
+ * owner, runner. */
 static const char change_script[] =
     "local s = redis.call('HGET', KEYS[1], 's')\n"
+    "if not s and ARGV[13] ~= '0' then\n"
+    "  redis.call('HSET', KEYS[1], 's', 'working', 'c', ARGV[11], 't', ARGV[12], 'p', ARGV[14],"
+    " 'o', ARGV[15], 'r', ARGV[16])\n"
+    "  redis.call('PEXPIRE', KEYS[1], ARGV[13])\n"
+    "  redis.call('SADD', KEYS[2], ARGV[1])\n"
+    "  redis.call('SADD', KEYS[3], ARGV[16])\n"
+    "  s = 'working'\n"
+    "end\n"
     "if not s then redis.call('SREM', KEYS[2], ARGV[1]) return {'gone', ''} end\n"
     "if " TERMINAL("s") " then return {'ended', s} end\n"
     "redis.call('HSET', KEYS[1], 's', ARGV[2], 'm', ARGV[3], 'u', ARGV[4], 'i', ARGV[5])\n"
@@ -189,11 +206,11 @@ static const char reap_script[] =
 
 /* Commands ---------------------------------------------------------------------- */
 
-/* A command of up to 16 arguments, NUL-terminated strings or (len given)
+/* A command of up to 24 arguments, NUL-terminated strings or (len given)
  * bytes. */
 typedef struct command {
-    const char *argv[16];
-    size_t len[16];
+    const char *argv[24];
+    size_t len[24];
     int argc;
 } command;
 
@@ -363,35 +380,118 @@ static void redis_create(task_backend *b, task *t, store_done done, void *arg)
     send_command(c, replied_created, &cmd);
 }
 
-/* A record from HGETALL's field/value pairs, for owner; false: none (or
- * another's). The strings are borrowed from reply. */
-static bool read_record(const redisReply *reply, const char *id, const char *owner,
-                        task_record *rec)
+/* What a record read from Redis is. */
+typedef enum { RECORD_OK, RECORD_NONE, RECORD_MALFORMED } record_kind;
+
+/* v as a whole number in lo..hi (decimal digits after an optional '-',
+ * nothing else): false when not. */
+static bool whole_number(const redisReply *v, long long lo, long long hi, long long *out)
+{
+    const char *p = v->str;
+    if (!v->len || !(*p == '-' || (*p >= '0' && *p <= '9')))
+        return false;
+    char *end;
+    errno = 0;
+    long long n = strtoll(p, &end, 10);
+    if (errno || end != p + v->len || n < lo || n > hi)
+        return false;
+    *out = n;
+    return true;
+}
+
+/* Whether text (len bytes) is one JSON value of type want. */
+static bool json_of_type(const char *text, size_t len, mcp_json_type want, bool message)
+{
+    mcp_json_doc *d = NULL;
+    bool ok = mcp_json_parse(text, len, NULL, NULL, &d, NULL) == MCP_OK &&
+              mcp_json_typeof(mcp_json_doc_root(d)) == want &&
+              (!message || mcp_json_string(mcp_json_object_get(mcp_json_doc_root(d), "message"),
+                                           NULL));
+    mcp_json_doc_free(d);
+    return ok;
+}
+
+/* The latest time a record may name (9999-12-31T23:59:59.999Z) and the
+ * largest ttl or poll (2^53 - 1, as the tasks feature caps them). */
+#define TIME_LAST 253402300799999LL
+#define SPAN_MOST ((1LL << 53) - 1)
+
+/* A record from HGETALL's field/value pairs, for owner: RECORD_NONE when
+ * there is none (or another's, or of no status the tasks have), and
+ * RECORD_MALFORMED (why, n bytes) when it is not one this store writes
+ * (someone else wrote into Redis): its fields must not reach an answer as
+ * they are (a time past any year, a ttl below zero, text not UTF-8,
+ * inputRequests or an outcome that is not the JSON it must be). The
+ * strings are borrowed from reply. */
+static record_kind read_record(const redisReply *reply, const char *id, const char *owner,
+                               task_record *rec, char *why, size_t n)
 {
     memset(rec, 0, sizeof *rec);
     rec->view.id = id;
     rec->view.modern = true;
     bool owned = false, has_status = false;
+    unsigned seen = 0;
+    const char *bad = NULL;
     for (size_t i = 0; i + 1 < reply->elements; i += 2) {
         const redisReply *f = reply->element[i], *v = reply->element[i + 1];
         if (f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || f->len != 1)
             continue;
+        long long num = 0;
         switch (f->str[0]) {
         case 's': has_status = status_named(v->str, &rec->view.status); break;
-        case 'm': rec->view.status_message = v->len ? v->str : NULL; break;
-        case 'c': rec->view.created_ms = strtoll(v->str, NULL, 10); break;
-        case 'u': rec->view.updated_ms = strtoll(v->str, NULL, 10); break;
-        case 't': rec->view.ttl_ms = strtoull(v->str, NULL, 10); break;
-        case 'p': rec->view.poll_ms = strtoull(v->str, NULL, 10); break;
+        case 'm':
+            rec->view.status_message = v->len ? v->str : NULL;
+            if (strlen(v->str) != v->len || mcp_utf8_validate(v->str, v->len, NULL) != MCP_OK)
+                bad = bad ? bad : "its message is not UTF-8 text";
+            break;
+        case 'c':
+        case 'u':
+            if (!whole_number(v, 0, TIME_LAST, &num))
+                bad = bad ? bad : "a time is not milliseconds since 1970, before the year 10000";
+            *(f->str[0] == 'c' ? &rec->view.created_ms : &rec->view.updated_ms) = num;
+            seen |= f->str[0] == 'c' ? 1 : 2;
+            break;
+        case 't':
+        case 'p':
+            if (!whole_number(v, 0, SPAN_MOST, &num))
+                bad = bad ? bad : "its ttl or poll interval is not milliseconds";
+            *(f->str[0] == 't' ? &rec->view.ttl_ms : &rec->view.poll_ms) = (uint64_t)num;
+            seen |= f->str[0] == 't' ? 4 : 8;
+            break;
         case 'o': owned = !strcmp(v->str, owner); break;
         case 'i': rec->inputs = v->str; rec->inputs_len = v->len; break;
         case 'x': rec->outcome = v->len ? v->str : NULL; rec->outcome_len = v->len; break;
-        case 'k': rec->outcome_code = strtoll(v->str, NULL, 10); break;
-        case 'e': rec->outcome_is_error = v->str[0] == '1'; break;
+        case 'k':
+            if (v->len && !whole_number(v, INT64_MIN + 1, INT64_MAX, &num))
+                bad = bad ? bad : "its error code is not a whole number";
+            rec->outcome_code = num;
+            break;
+        case 'e':
+            if (v->len > 1 || (v->len && v->str[0] != '0' && v->str[0] != '1'))
+                bad = bad ? bad : "its error flag is neither 0 nor 1";
+            rec->outcome_is_error = v->str[0] == '1';
+            break;
         default: break;
         }
     }
-    return owned && has_status;
+    if (!owned || !has_status)
+        return RECORD_NONE;
+    if (!bad && seen != 15)
+        bad = "it lacks a time, its ttl or its poll interval";
+    if (!bad && rec->view.status == MCP__TASK_INPUT_REQUIRED && rec->inputs_len &&
+        !json_of_type(rec->inputs, rec->inputs_len, MCP_JSON_OBJECT, false))
+        bad = "its inputRequests is not a JSON object";
+    if (!bad && rec->outcome && rec->view.status == MCP__TASK_COMPLETED &&
+        !json_of_type(rec->outcome, rec->outcome_len, MCP_JSON_OBJECT, false))
+        bad = "its result is not a JSON object";
+    if (!bad && rec->outcome && rec->view.status == MCP__TASK_FAILED && rec->outcome_is_error &&
+        !json_of_type(rec->outcome, rec->outcome_len, MCP_JSON_OBJECT, true))
+        bad = "its error is not a JSON object with a message";
+    if (bad) {
+        snprintf(why, n, "%s", bad);
+        return RECORD_MALFORMED;
+    }
+    return RECORD_OK;
 }
 
 static void replied_record(void *arg, const redisReply *reply, const char *error)
@@ -406,8 +506,10 @@ static void replied_record(void *arg, const redisReply *reply, const char *error
         return;
     }
     task_record rec;
-    if (!read_record(reply, c->id, c->owner, &rec)) {
-        finish_status(c, STORE_NOT_FOUND, 0, NULL);
+    char why[120];
+    record_kind kind = read_record(reply, c->id, c->owner, &rec, why, sizeof why);
+    if (kind != RECORD_OK) {
+        finish_status(c, kind == RECORD_NONE ? STORE_NOT_FOUND : STORE_MALFORMED, 0, why);
         return;
     }
     store_result r = {.status = STORE_OK, .task_status = rec.view.status, .record = &rec};
@@ -490,16 +592,23 @@ static void redis_changed(task_backend *b, task *t, bool announce, store_done do
     }
     task_hold(t);
     c->task = t;
-    char key[64], updated[24], code[24];
+    char key[64], updated[24], code[24], created[24], ttl[24], left[24], poll[24];
     task_key(key, "task", t->id);
     snprintf(updated, sizeof updated, "%lld", (long long)t->updated_ms);
     snprintf(code, sizeof code, "%lld", (long long)t->outcome_code);
+    snprintf(created, sizeof created, "%lld", (long long)t->created_ms);
+    snprintf(ttl, sizeof ttl, "%llu", (unsigned long long)t->ttl_ms);
+    uint64_t now = mcp__now_ms();
+    snprintf(left, sizeof left, "%llu",
+             (unsigned long long)(t->expires > now ? t->expires - now : 0));
+    snprintf(poll, sizeof poll, "%llu", (unsigned long long)t->store->poll_ms);
     command cmd = {0};
     arg_str(&cmd, "EVAL");
     arg_str(&cmd, change_script);
-    arg_str(&cmd, "2");
+    arg_str(&cmd, "3");
     arg_str(&cmd, key);
     arg_str(&cmd, rs->running_key);
+    arg_str(&cmd, PREFIX "runners");
     arg_str(&cmd, t->id);
     arg_str(&cmd, mcp__task_status_name(t->status));
     arg_str(&cmd, t->status_message ? t->status_message : "");
@@ -510,6 +619,12 @@ static void redis_changed(task_backend *b, task *t, bool announce, store_done do
     arg_str(&cmd, t->outcome_is_error ? "1" : "0");
     arg_bytes(&cmd, event.data ? event.data : "", event.len);
     arg_str(&cmd, PREFIX "events");
+    arg_str(&cmd, created);
+    arg_str(&cmd, ttl);
+    arg_str(&cmd, left);
+    arg_str(&cmd, poll);
+    arg_str(&cmd, owner);
+    arg_str(&cmd, rs->runner);
     send_command(c, replied_verdict, &cmd); /* the link copied the arguments */
     mcp_buf_free(&inputs);
     mcp_buf_free(&event);
@@ -583,6 +698,8 @@ static void replied_taken(void *arg, const redisReply *reply, const char *error)
         const redisReply *s = reply->element[0];
         if (s->type == REDIS_REPLY_STRING && status_named(s->str, &now) && mcp__task_terminal(now))
             tasks_follow_record(t, now);
+        else if (s->type == REDIS_REPLY_STRING && !s->len)
+            tasks_record_again(t); /* lost (Redis came back empty): made again */
         for (size_t i = 1; i < reply->elements && !t->gone; i++) {
             const redisReply *a = reply->element[i];
             mcp_json_doc *d = NULL;
@@ -627,7 +744,9 @@ static void replied_changed_record(void *arg, const redisReply *reply, const cha
 {
     call *c = arg;
     task_record rec;
-    if (!error && reply->type == REDIS_REPLY_ARRAY && read_record(reply, c->id, c->owner, &rec))
+    char why[120];
+    if (!error && reply->type == REDIS_REPLY_ARRAY &&
+        read_record(reply, c->id, c->owner, &rec, why, sizeof why) == RECORD_OK)
         tasks_store_changed(c->rs->base.tasks, c->id, NULL, &rec, owner_matches, c->owner);
     call_free(c);
 }
@@ -754,11 +873,12 @@ static void message_heard(void *arg, const char *channel, size_t channel_len, co
         take_answers(rs, t);
 }
 
-/* Back after a time down: what this process's running tasks missed. */
+/* Back after a time down: what this process's tasks missed, and their
+ * records if Redis lost them (the ended ones' too: they hold results). */
 static void resync(redis_store *rs)
 {
     for (task *t = rs->base.tasks->oldest; t; t = t->next)
-        if (t->modern && !t->gone && !mcp__task_terminal(t->status))
+        if (t->modern && !t->gone)
             take_answers(rs, t);
 }
 
@@ -841,6 +961,11 @@ static void cmd_state(void *arg, bool up, const char *why)
     for (task *t = rs->base.tasks->oldest; t; t = t->next)
         if (t->modern && t->record_stale && !t->gone)
             tasks_record_again(t);
+    /* And what was missed: the subscriber's resync reads it through this
+     * link, so one made while this link was still down was lost (the
+     * subscriber came up first: answers waiting and records lost with a
+     * Redis restarted empty were never read); read now too. */
+    resync(rs);
 }
 
 /* Life ------------------------------------------------------------------------------ */
@@ -949,8 +1074,22 @@ task_backend *mcp__redis_store_new(task_store *tasks, const mcp_server_options *
     }
     rs->base.ops = &mcp__redis_store_ops;
     rs->base.tasks = tasks;
+    /* The link's own cap on a deadline (a day): a longer timeout is that. */
     rs->timeout_ms = opts->task_store_timeout_ms ? opts->task_store_timeout_ms : 1000;
+    if (rs->timeout_ms > TIME_MAX_MS)
+        rs->timeout_ms = TIME_MAX_MS;
+    /* A lease other processes can trust: renewed every third of it, each
+     * renewal taking up to the timeout to land, it must outlast both and a
+     * busy loop (a 1 ms lease ran out between renewals, and the other
+     * processes failed its live tasks); and Redis takes a PX of at most
+     * about 2^63 - now (a 2^64-1 ms lease was never set at all: the same). */
     rs->lease_ms = opts->task_lease_ms ? opts->task_lease_ms : 3000;
+    if (rs->lease_ms < LEASE_MIN_MS)
+        rs->lease_ms = LEASE_MIN_MS;
+    if (rs->lease_ms < 2 * rs->timeout_ms)
+        rs->lease_ms = 2 * rs->timeout_ms;
+    if (rs->lease_ms > 2 * TIME_MAX_MS)
+        rs->lease_ms = 2 * TIME_MAX_MS;
     snprintf(rs->runner_channel, sizeof rs->runner_channel, PREFIX "runner:%s", rs->runner);
     snprintf(rs->running_key, sizeof rs->running_key, PREFIX "running:%s", rs->runner);
     snprintf(rs->lease_key, sizeof rs->lease_key, PREFIX "lease:%s", rs->runner);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "server/tasks/redis_link.h"
 #include "server/tasks/store.h"
@@ -118,7 +119,9 @@ bool task_backend_spec_valid(const char *spec, char *why, size_t n)
 {
     if (!spec || !strcmp(spec, "memory"))
         return true;
-    if (!strncmp(spec, "redis://", 8)) {
+    /* The URL parser says what is wrong with a redis URL (rediss:// too:
+     * "not a task store" would hide that TLS is what is missing). */
+    if (!strncasecmp(spec, "redis://", 8) || !strncasecmp(spec, "rediss://", 9)) {
         mcp__redis_address a;
         return mcp__redis_url_parse(spec, &a, why, n);
     }

@@ -49,13 +49,15 @@ typedef enum store_status {
     STORE_NOT_FOUND,   /* no such task for this credential (or expired) */
     STORE_ENDED,       /* the task had ended already (status says how) */
     STORE_UNAVAILABLE, /* the store could not be reached in time: why */
+    STORE_MALFORMED,   /* the record is not one the store writes (someone
+                        * else wrote it): why */
 } store_status;
 
 typedef struct store_result {
     store_status status;
     mcp__task_status task_status; /* STORE_OK/ENDED: the task's status now */
     const task_record *record;    /* get: STORE_OK */
-    const char *why;              /* STORE_UNAVAILABLE: what happened */
+    const char *why;              /* STORE_UNAVAILABLE, _MALFORMED: what happened */
 } store_result;
 
 /* A store call's end: called once, from the loop; for the memory store
