@@ -277,7 +277,11 @@ typedef struct mcp_server_options {
     uint64_t task_store_timeout_ms;
     /* 0: 3000; at least 500 and twice task_store_timeout_ms (a renewal
      * that takes the whole timeout lands before the lease runs out), at
-     * most two days; task_store_timeout_ms at most a day. */
+     * most two days; task_store_timeout_ms at most a day. A process that
+     * comes back to Redis having outlived its own lease (Redis restarted
+     * or paused for everyone, say) declares no other dead for the lease
+     * plus 2 s plus twice the timeout, so that the live ones may renew
+     * theirs first; a new process waits the same. */
     uint64_t task_lease_ms;
 } mcp_server_options;
 

@@ -408,6 +408,35 @@ static void redis_paused(void **state)
     harness_stop(&h);
 }
 
+/* Redis away from everyone longer than the leases: every lease ran out,
+ * yet no process is dead; the first one back must not fail the others'
+ * tasks (it waits until they could renew). */
+static void an_outage_longer_than_the_lease_fails_no_live_task(void **state)
+{
+    (void)state;
+    reset();
+    harness a, b;
+    start(&a, 0);
+    start(&b, 0);
+    char on_a[33], on_b[33];
+    free(make_task(&a, 1, "hold", on_a));
+    free(make_task(&b, 1, "hold", on_b));
+    redis_server_pause(&redis);
+    usleep(2000 * 1000); /* the leases are 600 ms */
+    redis_server_resume(&redis);
+    wait_store(&a);
+    wait_store(&b);
+    usleep(4500 * 1000); /* past the grace (600 + 2000 + 2 x 300 ms) and a few reapings */
+    harness_expect_in(ext_on_task(&a, 2, "tasks/get", on_b), "\"status\":\"working\"");
+    harness_expect_in(ext_on_task(&b, 2, "tasks/get", on_a), "\"status\":\"working\"");
+    assert_int_equal(atomic_load(&ended), 0);
+    harness_expect_in(ext_on_task(&a, 3, "tasks/cancel", on_a), ACK);
+    harness_expect_in(ext_on_task(&b, 3, "tasks/cancel", on_b), ACK);
+    wait_ended();
+    harness_stop(&a);
+    harness_stop(&b);
+}
+
 /* Redis gone while a task ends: the end is written once Redis is back. */
 static void an_end_while_redis_is_gone_is_written_later(void **state)
 {
@@ -607,6 +636,7 @@ int main(void)
         cmocka_unit_test(a_cancel_racing_the_end_leaves_one_status),
         cmocka_unit_test(redis_paused),
         cmocka_unit_test(an_end_while_redis_is_gone_is_written_later),
+        cmocka_unit_test(an_outage_longer_than_the_lease_fails_no_live_task),
         cmocka_unit_test(a_request_gone_before_its_task_was_given_out),
         cmocka_unit_test(every_send_of_a_task_failing),
     };

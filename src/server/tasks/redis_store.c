@@ -64,7 +64,17 @@ typedef struct redis_store {
      * the server stops must reach its record), within the timeout. */
     size_t calls;
     bool closing, closed;
+    /* No reaping before this (loop clock): a process back from an outage
+     * that outlived its own lease (Redis away for everyone: restarted,
+     * paused, the network cut, every lease run out) reaps no one until
+     * every live process has had the time to come back and renew its
+     * lease. UINT64_MAX: not known yet (down, or the first renewal's
+     * answer awaited). */
+    uint64_t reap_after;
 } redis_store;
+
+/* The links' longest wait between attempts to reconnect. */
+#define RECONNECT_MAX_MS 2000
 
 static void finish_close(redis_store *rs);
 static void resync(redis_store *rs);
@@ -935,16 +945,50 @@ static void lease_due(uv_timer_t *timer)
     arg_str(&cmd, now);
     arg_str(&cmd, PROCESS_GONE);
     arg_str(&cmd, gone_error);
-    mcp__redis_link_command(rs->cmd, replied_reaped, rs, cmd.argc, cmd.argv, cmd.len);
+    if (uv_now(&server_of(rs)->loop) >= rs->reap_after)
+        mcp__redis_link_command(rs->cmd, replied_reaped, rs, cmd.argc, cmd.argv, cmd.len);
+}
+
+/* The first renewal after coming up, with the lease it replaced: none
+ * means this process was away longer than its lease, and so, maybe, was
+ * everyone (each retries within RECONNECT_MAX_MS, then renews at once). */
+static void replied_renewed(void *arg, const redisReply *reply, const char *error)
+{
+    redis_store *rs = arg;
+    if (error) {
+        replied_ignored(arg, reply, error);
+        return; /* the link went down: known again when it comes up */
+    }
+    /* An error (a Redis before 6.2 knows no SET ... GET) says nothing of
+     * the old lease: the grace, as for none. */
+    uint64_t now = uv_now(&server_of(rs)->loop);
+    rs->reap_after = reply->type == REDIS_REPLY_STRING
+                         ? now
+                         : now + rs->lease_ms + RECONNECT_MAX_MS + 2 * rs->timeout_ms;
+    if (reply->type == REDIS_REPLY_ERROR)
+        replied_ignored(arg, reply, NULL);
+}
+
+/* Renew with the old value asked for (SET ... GET, Redis 6.2 on). */
+static void renew_first(redis_store *rs)
+{
+    char px[24];
+    snprintf(px, sizeof px, "%llu", (unsigned long long)rs->lease_ms);
+    const char *set[] = {"SET", rs->lease_key, "1", "PX", px, "GET"};
+    size_t set_len[6];
+    for (int i = 0; i < 6; i++)
+        set_len[i] = strlen(set[i]);
+    mcp__redis_link_command(rs->cmd, replied_renewed, rs, 6, set, set_len);
 }
 
 static void cmd_state(void *arg, bool up, const char *why)
 {
     redis_store *rs = arg;
     link_state(arg, up, why);
+    rs->reap_after = UINT64_MAX;
     if (!up)
         return;
-    lease_due(&rs->lease); /* the lease before any task is made */
+    renew_first(rs); /* the lease before any task is made */
     for (size_t i = 0; i < rs->nforget; i++) {
         char key[64];
         task_key(key, "task", rs->forget[i]);
@@ -974,10 +1018,12 @@ static int redis_open(task_backend *b)
 {
     redis_store *rs = (redis_store *)b;
     rs->closing = rs->closed = false;
+    rs->reap_after = UINT64_MAX;
     uv_loop_t *loop = &server_of(rs)->loop;
     mcp__redis_link_options o = {
         .address = rs->address,
         .timeout_ms = rs->timeout_ms,
+        .backoff_max_ms = RECONNECT_MAX_MS,
         .state = cmd_state,
         .arg = rs,
     };
