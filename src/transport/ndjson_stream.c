@@ -14,6 +14,7 @@
  * written synchronously, since epoll does not take regular files.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -331,6 +332,17 @@ int mcp__ndjson_open_fds(mcp__transport *t, int in_fd, int out_fd)
     } else {
         return MCP_ERR_IO;
     }
+    /* One descriptor both ways (a socket): libuv lets one handle watch a
+     * descriptor, and the reader's would take the writer's events (an
+     * answer past the socket's buffer then waited forever). The writer
+     * gets a descriptor of its own, which its handle closes. */
+    int own_out = -1;
+    if (out_fd == in_fd && c->in_kind == SIDE_STREAM) {
+        own_out = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
+        if (own_out < 0)
+            return MCP_ERR_IO;
+        out_fd = own_out;
+    }
     if (needs_fs_calls(out_fd)) {
         c->out_kind = SIDE_FILE;
         c->out_fd = out_fd;
@@ -339,6 +351,8 @@ int mcp__ndjson_open_fds(mcp__transport *t, int in_fd, int out_fd)
         c->out->data = c;
         c->open_handles++;
     } else {
+        if (own_out >= 0)
+            close(own_out);
         return MCP_ERR_IO;
     }
     start_reading(c);

@@ -127,6 +127,39 @@ static void close_pairs(int *a, int *b)
     }
 }
 
+/* One socket both ways (serve_fds(fd, fd)): replies far past the socket's
+ * buffer all arrive (the reader's handle took the writer's events: the
+ * first 256 KiB reply stalled forever). */
+static void one_socket_both_ways_carries_big_replies(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
+    serving sv = {.server = new_server(2000), .in_fd = p[1], .out_fd = p[1]};
+    pthread_create(&sv.thread, NULL, serve_thread, &sv);
+    write_calls(p[0], 8);
+    size_t lines = 0, bytes = 0;
+    static char buf[1 << 16];
+    /* initialize's answer and eight replies of 256 KiB each */
+    for (int i = 0; i < 30000 && lines < 9; i++) {
+        ssize_t n = recv(p[0], buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0) {
+            bytes += (size_t)n;
+            for (ssize_t k = 0; k < n; k++)
+                lines += buf[k] == '\n';
+        } else {
+            usleep(1000);
+        }
+    }
+    assert_int_equal(lines, 9);
+    assert_true(bytes > 8 * (256 << 10));
+    shutdown(p[0], SHUT_WR); /* end of input: the serve returns */
+    pthread_join(sv.thread, NULL);
+    assert_int_equal(sv.rc, MCP_OK);
+    mcp_server_free(sv.server);
+    close(p[0]);
+}
+
 static void a_slow_reader_after_end_of_input_gets_every_reply(void **state)
 {
     /* The input ends at once; the reader starts 3 graces later. */
@@ -333,6 +366,7 @@ int main(int argc, char **argv)
     if (!realpath(argv[0], self_path))
         return 99;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_socket_both_ways_carries_big_replies),
         cmocka_unit_test(a_slow_reader_after_end_of_input_gets_every_reply),
         cmocka_unit_test(requests_are_read_as_fast_as_the_replies_are_taken),
         cmocka_unit_test(a_reader_that_goes_away_while_requests_wait_ends_the_run),
