@@ -298,6 +298,12 @@ static bool call_failed(store_call *sc, const store_result *r)
         call_reply_error(sc, MCP_WIRE_INTERNAL_ERROR, text);
         return true;
     }
+    if (r->status == STORE_REFUSED) {
+        snprintf(text, sizeof text, "Internal error: the task store refused it: %s",
+                 r->why ? r->why : "no reason given");
+        call_reply_error(sc, MCP_WIRE_INTERNAL_ERROR, text);
+        return true;
+    }
     if (r->status == STORE_UNAVAILABLE) {
         snprintf(text, sizeof text, "Internal error: the task store is unavailable: %s",
                  r->why ? r->why : "no reason given");

@@ -325,7 +325,7 @@ static void script_verdict(call *c, const redisReply *reply, const char *error)
     else if (!strcmp(verdict, "ended"))
         finish_status(c, STORE_ENDED, now, NULL);
     else if (!strcmp(verdict, "full"))
-        finish_status(c, STORE_UNAVAILABLE, now,
+        finish_status(c, STORE_REFUSED, now,
                       "too many answers are waiting for the task's process to take them");
     else
         finish_status(c, STORE_NOT_FOUND, now, NULL);

@@ -49,6 +49,7 @@ typedef enum store_status {
     STORE_NOT_FOUND,   /* no such task for this credential (or expired) */
     STORE_ENDED,       /* the task had ended already (status says how) */
     STORE_UNAVAILABLE, /* the store could not be reached in time: why */
+    STORE_REFUSED,     /* the store refused it (too many answers waiting): why */
     STORE_MALFORMED,   /* the record is not one the store writes (someone
                         * else wrote it): why */
 } store_status;
