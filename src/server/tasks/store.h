@@ -9,7 +9,7 @@
  * hears from the store what others asked of it (a cancel, answers), and
  * every process hears a record's changes, for its listens.
  *
- * Two stores: memory (memory_store.c, the default: the record is the
+ * Two stores: memory (store.c, the default: the record is the
  * running task itself, every call answered before it returns) and Redis
  * (redis_store.c: the record is a hash that expires with the task's ttl,
  * every call answered later, from the loop, or with an error within the
@@ -33,7 +33,7 @@ typedef struct task_record {
     mcp__task_view view; /* id, status, message, times, ttl, poll */
     const task *local;   /* the task itself, when it runs here (memory) */
     /* Otherwise what the runner stored: its questions outstanding (the
-     * inputRequests object's text, or NULL) and its end, as task.h's
+     * inputRequests object's text, or NULL) and its end, as tasks.h's
      * outcome fields say. */
     const char *inputs;
     size_t inputs_len;
