@@ -533,11 +533,15 @@ static void garbage_published_is_ignored(void **state)
     snprintf(quoted, sizeof quoted, "\"%s\"", task);
     send_listen(&h, 2, quoted);
     free(wire_expect(&h.w, "notifications/subscriptions/acknowledged"));
-    redisReply *runners = rcmd_on(&redis, "SMEMBERS mcp:runners");
-    assert_true(runners && runners->type == REDIS_REPLY_ARRAY && runners->elements >= 1);
+    /* Its own runner's channel: mcp:runners may still hold the runners of
+     * earlier tests' servers (a new process reaps no one at first). */
+    char key[64];
+    snprintf(key, sizeof key, "mcp:task:%s", task);
+    redisReply *runner = rcmd_on(&redis, "HGET %s r", key);
+    assert_true(runner && runner->type == REDIS_REPLY_STRING);
     char runner_channel[64];
-    snprintf(runner_channel, sizeof runner_channel, "mcp:runner:%s", runners->element[0]->str);
-    freeReplyObject(runners);
+    snprintf(runner_channel, sizeof runner_channel, "mcp:runner:%s", runner->str);
+    freeReplyObject(runner);
 
     size_t big = 1 << 20;
     char *huge = malloc(big);
@@ -612,6 +616,11 @@ static void redis_killed_at_each_step(void **state)
     (void)state;
     ext_caps = "\"elicitation\":{},";
     for (int step = 0; step < 5; step++) {
+        /* A handler of the step before may end only now (one queued behind
+         * a loaded machine's others, abandoned past the grace): let the
+         * counts settle before they restart. */
+        harness_wait_abandoned();
+        wait_ended();
         reset();
         harness h;
         start(&h, &(server_opts){.timeout_ms = 200});
@@ -691,7 +700,10 @@ static void a_stop_while_redis_is_paused_is_bounded(void **state)
     long ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
     print_message("stopped in %ld ms with Redis paused\n", ms);
     redis_server_resume(&redis);
-    assert_true(ms < 500 + 300 + 1500);
+    /* Its timeout and grace, with room for a loaded machine (make check
+     * runs valgrind beside it): what this guards is a stop that waits for
+     * Redis without end. */
+    assert_true(ms < 500 + 300 + 8000);
     wait_ended();
 }
 
