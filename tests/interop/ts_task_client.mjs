@@ -70,8 +70,9 @@ for await (const m of client.experimental.tasks.callToolStream(
 check(cancelled?.status === "cancelled" && cancelled?.taskId === created?.taskId,
   "tasks/cancel answers the task, cancelled");
 check(/cancelled/.test(streamError ?? ""), `the stream ends with the cancel (${streamError})`);
-check(await waitFor(() => /sleep: cancelled after \d+ ms \(the task was cancelled \(tasks\/cancel\)\)/.test(serverLog), 3000),
-  "our handler stopped, with the task's cancel as its reason");
+const handlerStopped = await waitFor(() => /sleep: cancelled after \d+ ms \(the task was cancelled \(tasks\/cancel\)\)/.test(serverLog), 3000);
+check(handlerStopped, "our handler stopped, with the task's cancel as its reason");
+if (!handlerStopped) console.log("# the server's log:\n" + serverLog.replace(/^/gm, "#   "));
 
 const code = async (p) => { try { await p; return "no error"; } catch (e) { return e.code; } };
 check(await code(client.experimental.tasks.cancelTask(created.taskId)) === -32602,
