@@ -520,7 +520,11 @@ kill -INT $c25
 wait $c25
 rc=$?
 [ $rc = 130 ] || { cat "$WORK/t25.err"; fail "S9: the 2025 call's exit after Ctrl-C: $rc"; }
-contains "$WORK/t25.err" "task $T25: cancelled" "S9: the 2025 task"
+# The client says it cancels; whether it still prints the task's cancelled
+# status before it exits depends on its close grace under load (make check
+# ran valgrind beside it once, and it did not): the handler's stop on the
+# session's process, below, is what shows the cancel arrived.
+contains "$WORK/t25.err" "cancelling sleep" "S9: the 2025 task, Ctrl-C"
 S25=$(sed -n "$((before + 1)),\$p" "$LOG" | grep -F '{|}' | server_of | sort -u)
 [ "$(echo $S25 | wc -w)" = 1 ] || fail "S9: the 2025 session's requests went to processes $S25"
 wait_count "$CLUSTER/serve_$S25.log" "sleep: cancelled after" $(($(eval echo \$c25_$S25) + 1)) 5
