@@ -338,9 +338,14 @@ int mcp__ndjson_open_fds(mcp__transport *t, int in_fd, int out_fd)
      * gets a descriptor of its own, which its handle closes. */
     int own_out = -1;
     if (out_fd == in_fd && c->in_kind == SIDE_STREAM) {
-        own_out = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
-        if (own_out < 0)
+        /* dup(), then close-on-exec: a sanitizer follows what dup() made
+         * as the same descriptor (TSan's order of writes and reads). */
+        own_out = dup(out_fd);
+        if (own_out < 0 || fcntl(own_out, F_SETFD, FD_CLOEXEC) != 0) {
+            if (own_out >= 0)
+                close(own_out);
             return MCP_ERR_IO;
+        }
         out_fd = own_out;
     }
     if (needs_fs_calls(out_fd)) {
