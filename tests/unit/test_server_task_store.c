@@ -288,7 +288,8 @@ static void two_servers_share_their_tasks(void **state)
 
 /* A listen held on one server, naming a task that runs on the other,
  * hears its changes (through Redis), the result inline; and news (a tool
- * added) on one reaches a listen for tools held on the other. */
+ * added, a resource updated) on one reaches a listen for it held on the
+ * other. */
 static void a_listen_on_one_server_hears_the_other(void **state)
 {
     (void)state;
@@ -301,7 +302,8 @@ static void a_listen_on_one_server_hears_the_other(void **state)
     char line[700];
     snprintf(line, sizeof line,
              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\",\"params\":"
-             "{\"notifications\":{\"taskIds\":[\"%s\"],\"toolsListChanged\":true},\"_meta\":{"
+             "{\"notifications\":{\"taskIds\":[\"%s\"],\"toolsListChanged\":true,"
+             "\"resourceSubscriptions\":[\"demo://shared\"]},\"_meta\":{"
              "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
              "\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":{"
              "\"io.modelcontextprotocol/tasks\":{}}}}}}",
@@ -317,6 +319,10 @@ static void a_listen_on_one_server_hears_the_other(void **state)
     const mcp_tool extra = {.size = sizeof extra, .name = "added", .handler = tool_plain};
     assert_int_equal(mcp_server_add_tool(a.server, &extra), MCP_OK);
     free(wire_expect(&b.w, "notifications/tools/list_changed"));
+    /* A resource updated, as the application on a says. */
+    assert_int_equal(mcp_server_publish(a.server, MCP_LISTEN_RESOURCE_UPDATES, "demo://shared"),
+                     MCP_OK);
+    harness_expect_in(wire_expect(&b.w, "notifications/resources/updated"), "demo://shared");
     wait_ended();
     harness_stop(&a);
     harness_stop(&b);
