@@ -818,6 +818,12 @@ static void replied_ignored(void *arg, const redisReply *reply, const char *erro
                         error ? error : reply->str);
 }
 
+/* A command of the store's own (no call waits for it): fn with rs. */
+static void send_own(redis_store *rs, mcp__redis_reply_fn fn, const command *cmd)
+{
+    mcp__redis_link_command(rs->cmd, fn, rs, cmd->argc, cmd->argv, cmd->len);
+}
+
 /* "N<runner> <kind>\n<uri>": news of another process's. */
 static void news_heard(redis_store *rs, const char *data, size_t len)
 {
@@ -851,9 +857,11 @@ static void redis_news(task_backend *b, unsigned kind, const char *uri)
     int n = snprintf(head, sizeof head, "N%s %u\n", rs->runner, kind);
     if (mcp_buf_append(&text, head, (size_t)n) == MCP_OK &&
         (!uri || mcp_buf_append(&text, uri, strlen(uri)) == MCP_OK)) {
-        const char *argv[] = {"PUBLISH", PREFIX "events", text.data};
-        size_t len[] = {7, strlen(PREFIX "events"), text.len};
-        mcp__redis_link_command(rs->cmd, replied_ignored, rs, 3, argv, len);
+        command cmd = {0};
+        arg_str(&cmd, "PUBLISH");
+        arg_str(&cmd, PREFIX "events");
+        arg_bytes(&cmd, text.data, text.len);
+        send_own(rs, replied_ignored, &cmd);
     }
     mcp_buf_free(&text);
 }
@@ -920,33 +928,48 @@ static void replied_reaped(void *arg, const redisReply *reply, const char *error
         replied_ignored(arg, reply, error);
 }
 
+/* The lease set again for lease_ms; with_old: the lease it replaces
+ * asked for too (SET ... GET, Redis 6.2 on). */
+static void renew(redis_store *rs, mcp__redis_reply_fn fn, bool with_old)
+{
+    char px[24];
+    snprintf(px, sizeof px, "%llu", (unsigned long long)rs->lease_ms);
+    command set = {0};
+    arg_str(&set, "SET");
+    arg_str(&set, rs->lease_key);
+    arg_str(&set, "1");
+    arg_str(&set, "PX");
+    arg_str(&set, px);
+    if (with_old)
+        arg_str(&set, "GET");
+    send_own(rs, fn, &set);
+}
+
 static void lease_due(uv_timer_t *timer)
 {
     redis_store *rs = timer->data;
     if (!rs->cmd || !mcp__redis_link_up(rs->cmd))
         return;
-    char px[24], now[24];
-    snprintf(px, sizeof px, "%llu", (unsigned long long)rs->lease_ms);
-    snprintf(now, sizeof now, "%lld", (long long)mcp__wall_ms());
-    const char *set[] = {"SET", rs->lease_key, "1", "PX", px};
-    size_t set_len[5];
-    for (int i = 0; i < 5; i++)
-        set_len[i] = strlen(set[i]);
-    mcp__redis_link_command(rs->cmd, replied_ignored, rs, 5, set, set_len);
-    const char *add[] = {"SADD", PREFIX "runners", rs->runner};
-    size_t add_len[3] = {4, strlen(add[1]), strlen(add[2])};
-    mcp__redis_link_command(rs->cmd, replied_ignored, rs, 3, add, add_len);
+    renew(rs, replied_ignored, false);
+    command add = {0};
+    arg_str(&add, "SADD");
+    arg_str(&add, PREFIX "runners");
+    arg_str(&add, rs->runner);
+    send_own(rs, replied_ignored, &add);
+    if (uv_now(&server_of(rs)->loop) < rs->reap_after)
+        return;
     static const char gone_error[] = "{\"message\":\"" PROCESS_GONE "\"}";
-    command cmd = {0};
-    arg_str(&cmd, "EVAL");
-    arg_str(&cmd, reap_script);
-    arg_str(&cmd, "0");
-    arg_str(&cmd, rs->runner);
-    arg_str(&cmd, now);
-    arg_str(&cmd, PROCESS_GONE);
-    arg_str(&cmd, gone_error);
-    if (uv_now(&server_of(rs)->loop) >= rs->reap_after)
-        mcp__redis_link_command(rs->cmd, replied_reaped, rs, cmd.argc, cmd.argv, cmd.len);
+    char now[24];
+    snprintf(now, sizeof now, "%lld", (long long)mcp__wall_ms());
+    command reap = {0};
+    arg_str(&reap, "EVAL");
+    arg_str(&reap, reap_script);
+    arg_str(&reap, "0");
+    arg_str(&reap, rs->runner);
+    arg_str(&reap, now);
+    arg_str(&reap, PROCESS_GONE);
+    arg_str(&reap, gone_error);
+    send_own(rs, replied_reaped, &reap);
 }
 
 /* The first renewal after coming up, with the lease it replaced: none
@@ -969,17 +992,6 @@ static void replied_renewed(void *arg, const redisReply *reply, const char *erro
         replied_ignored(arg, reply, NULL);
 }
 
-/* Renew with the old value asked for (SET ... GET, Redis 6.2 on). */
-static void renew_first(redis_store *rs)
-{
-    char px[24];
-    snprintf(px, sizeof px, "%llu", (unsigned long long)rs->lease_ms);
-    const char *set[] = {"SET", rs->lease_key, "1", "PX", px, "GET"};
-    size_t set_len[6];
-    for (int i = 0; i < 6; i++)
-        set_len[i] = strlen(set[i]);
-    mcp__redis_link_command(rs->cmd, replied_renewed, rs, 6, set, set_len);
-}
 
 static void cmd_state(void *arg, bool up, const char *why)
 {
@@ -988,16 +1000,18 @@ static void cmd_state(void *arg, bool up, const char *why)
     rs->reap_after = UINT64_MAX;
     if (!up)
         return;
-    renew_first(rs); /* the lease before any task is made */
+    renew(rs, replied_renewed, true); /* the lease before any task is made */
     for (size_t i = 0; i < rs->nforget; i++) {
         char key[64];
         task_key(key, "task", rs->forget[i]);
-        const char *del[] = {"DEL", key};
-        size_t del_len[] = {3, strlen(key)};
-        const char *srem[] = {"SREM", rs->running_key, rs->forget[i]};
-        size_t srem_len[] = {4, strlen(rs->running_key), MCP__TASK_ID_LEN};
-        mcp__redis_link_command(rs->cmd, replied_ignored, rs, 2, del, del_len);
-        mcp__redis_link_command(rs->cmd, replied_ignored, rs, 3, srem, srem_len);
+        command del = {0}, srem = {0};
+        arg_str(&del, "DEL");
+        arg_str(&del, key);
+        arg_str(&srem, "SREM");
+        arg_str(&srem, rs->running_key);
+        arg_str(&srem, rs->forget[i]);
+        send_own(rs, replied_ignored, &del);
+        send_own(rs, replied_ignored, &srem);
     }
     rs->nforget = 0;
     /* What could not be written while Redis was away: each stale
