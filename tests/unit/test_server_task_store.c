@@ -106,12 +106,15 @@ static void tool_plain(void *ud, mcp_call *c)
     mcp_call_reply_text(c, "plain");
 }
 
+/* The store's timeout 1 s unless a test needs it short: under valgrind,
+ * which runs one thread at a time, a 300 ms deadline on Redis's answers is
+ * missed, and the link goes down under the test. */
 static mcp_server *new_server(uint64_t timeout_ms)
 {
     mcp_server_options o = {.size = sizeof o, .log_level = MCP_LOG_ERROR,
                             .shutdown_grace_ms = 500, .task_store = store_url,
-                            .task_store_timeout_ms = timeout_ms ? timeout_ms : 300,
-                            .task_lease_ms = 600};
+                            .task_store_timeout_ms = timeout_ms ? timeout_ms : 1000,
+                            .task_lease_ms = 2000};
     mcp_server *s;
     assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
     const mcp_tool tools[] = {
@@ -428,7 +431,7 @@ static void an_outage_longer_than_the_lease_fails_no_live_task(void **state)
     free(make_task(&a, 1, "hold", on_a));
     free(make_task(&b, 1, "hold", on_b));
     redis_server_pause(&redis);
-    usleep(2000 * 1000); /* the leases are 600 ms */
+    usleep(3000 * 1000); /* the leases are 2 s */
     redis_server_resume(&redis);
     wait_store(&a);
     wait_store(&b);
