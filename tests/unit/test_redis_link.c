@@ -549,6 +549,51 @@ static void many_commands_in_flight_answer_in_order(void **state)
     redis_server_destroy(&s);
 }
 
+/* A command sent from a timer's callback, before the loop polls, is written
+ * in that turn: were the write left to the end of the turn with nothing to
+ * stop the poll from blocking first, the poll would sleep until the only
+ * thing due, the command's own deadline, and the command would time out
+ * unanswered. Several sent in one callback go out together, in order. */
+typedef struct from_timer {
+    env *e;
+    mcp__redis_link *l;
+    answer a[3];
+} from_timer;
+
+static void send_from_timer(uv_timer_t *t)
+{
+    from_timer *ft = t->data;
+    assert_int_equal(send_cmd(ft->e, ft->l, &ft->a[0], "SET turn 1"), MCP_OK);
+    assert_int_equal(send_cmd(ft->e, ft->l, &ft->a[1], "INCR turn"), MCP_OK);
+    assert_int_equal(send_cmd(ft->e, ft->l, &ft->a[2], "GET turn"), MCP_OK);
+}
+
+static void a_command_sent_from_a_timer_is_written_in_its_turn(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 1500, false);
+    EVENTUALLY(&e, e.up, 10000);
+    uv_timer_stop(&e.tick); /* nothing else wakes the loop */
+    from_timer ft = {.e = &e, .l = l};
+    uv_timer_t t;
+    uv_timer_init(&e.loop, &t);
+    t.data = &ft;
+    uv_timer_start(&t, send_from_timer, 1, 0);
+    EVENTUALLY(&e, ft.a[2].calls == 1, 10000);
+    for (int i = 0; i < 3; i++)
+        if (ft.a[i].type == 0)
+            fail_msg("command %d: %s", i, ft.a[i].error);
+    assert_string_equal(ft.a[2].str, "2");
+    assert_int_equal(e.downs, 0);
+    uv_close((uv_handle_t *)&t, NULL);
+    uv_timer_start(&e.tick, tick, 10, 10);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
 /* The 8 MB value compared whole inside its callback (the reply is borrowed). */
 typedef struct big_answer {
     env *e;
@@ -1246,6 +1291,7 @@ int main(void)
         cmocka_unit_test(urls_parse_and_bad_ones_say_why),
         cmocka_unit_test(commands_round_trip_and_an_error_reply_is_a_reply),
         cmocka_unit_test(many_commands_in_flight_answer_in_order),
+        cmocka_unit_test(a_command_sent_from_a_timer_is_written_in_its_turn),
         cmocka_unit_test(an_8_mb_value_round_trips),
         cmocka_unit_test(a_paused_redis_times_out_and_the_link_comes_back_by_itself),
         cmocka_unit_test(a_killed_redis_fails_what_is_pending_and_a_restart_is_found),

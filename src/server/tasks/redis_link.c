@@ -87,6 +87,8 @@ typedef struct conn {
     bool subscribing; /* its first SUBSCRIBE (the heartbeat's with it) sent */
     bool broken;      /* its replies can no longer be paired: never read again */
     bool doomed;      /* to be freed as the poll callback unwinds */
+    bool appending;   /* inside our call that appends a command */
+    bool write_asked; /* hiredis asked to write while appending */
 } conn;
 
 typedef struct resolve {
@@ -103,6 +105,11 @@ struct mcp__redis_link {
     uv_loop_t *loop;
     mcp__redis_link_options o;
     uv_timer_t timer;
+    /* Commands appended in one turn of the loop, written together at its
+     * end (the check phase; the idle handle keeps the poll from blocking
+     * first when they were appended before it). */
+    uv_check_t flush;
+    uv_idle_t flush_idle;
     conn *conn;
     link_phase phase;
     link_kind kind;
@@ -115,7 +122,8 @@ struct mcp__redis_link {
     resolve *resolves;
     unsigned attempt;
     unsigned conns; /* conns whose poll handle has not closed yet */
-    bool closing, timer_closed;
+    bool closing;
+    unsigned handles; /* of timer, flush and flush_idle, not closed yet */
     void (*closed)(void *arg);
     void *closed_arg;
     char why[256];
@@ -211,10 +219,16 @@ static void break_conn(mcp__redis_link *l, const char *why)
 
 /* The event hooks ----------------------------------------------------------------- */
 
+/* libuv's uv_poll_start removes the descriptor from epoll and adds it again
+ * whatever it is asked, and hiredis asks for reads again after every read
+ * and write: asked for what is watched already, nothing is done (two
+ * epoll_ctl calls saved each time). */
 static void watch(conn *c, int bit, bool on)
 {
-    c->events = on ? (c->events | bit) : (c->events & ~bit);
-    if (!c->ac || c->broken)
+    int events = on ? (c->events | bit) : (c->events & ~bit);
+    bool same = events == c->events && uv_is_active((uv_handle_t *)&c->poll) == (events != 0);
+    c->events = events;
+    if (!c->ac || c->broken || same)
         return;
     int rc = c->events ? uv_poll_start(&c->poll, c->events, on_poll) : uv_poll_stop(&c->poll);
     if (rc < 0 && c->attached) {
@@ -234,9 +248,13 @@ static void ev_del_read(void *c)
     watch(c, UV_READABLE, false);
 }
 
-static void ev_add_write(void *c)
+static void ev_add_write(void *arg)
 {
-    watch(c, UV_WRITABLE, true);
+    conn *c = arg;
+    if (c->appending)
+        c->write_asked = true; /* written at the turn's end (write_now) */
+    else
+        watch(c, UV_WRITABLE, true);
 }
 
 static void ev_del_write(void *c)
@@ -246,7 +264,7 @@ static void ev_del_write(void *c)
 
 static void finish_close(mcp__redis_link *l)
 {
-    if (!l->closing || !l->timer_closed || l->conns || l->resolves)
+    if (!l->closing || l->handles || l->conns || l->resolves)
         return;
     void (*closed)(void *) = l->closed;
     void *arg = l->closed_arg;
@@ -406,6 +424,56 @@ static void come_up(mcp__redis_link *l)
 static void on_reply(redisAsyncContext *ac, void *r, void *privdata);
 static void on_sub(redisAsyncContext *ac, void *r, void *privdata);
 
+/* cmd appended to c's output, nothing written yet (write_now writes). */
+static int append(conn *c, redisCallbackFn *fn, void *privdata, const char *cmd, size_t len)
+{
+    c->appending = true;
+    int rc = redisAsyncFormattedCommand(c->ac, fn, privdata, cmd, len);
+    c->appending = false;
+    return rc;
+}
+
+/* What was appended, written at the end of the loop's turn rather than
+ * when epoll says the socket is writable: no wait for the next turn, one
+ * write for the commands of a turn (a task's create and its end: Redis
+ * reads both at once), and no epoll_ctl to watch for writability and
+ * another to stop (libuv's uv_poll_start costs two). Only what does not fit
+ * is left to a watch. hiredis's own write calls nothing back: a failure
+ * breaks the connection, answered from the timer. */
+static void write_now(mcp__redis_link *l)
+{
+    conn *c = l->conn;
+    if (!c || c->broken || !c->ac || !c->write_asked)
+        return;
+    c->write_asked = false;
+    redisContext *rc = &c->ac->c;
+    int done = 0;
+    if (!(rc->flags & REDIS_CONNECTED)) {
+        watch(c, UV_WRITABLE, true); /* the connect's end is seen as writability */
+    } else if (redisBufferWrite(rc, &done) != REDIS_OK) {
+        char why[160];
+        snprintf(why, sizeof why, "sending failed: %s", rc->errstr);
+        break_conn(l, why);
+    } else {
+        watch(c, UV_READABLE, true);
+        if (!done)
+            watch(c, UV_WRITABLE, true);
+    }
+}
+
+static void on_flush(uv_check_t *h)
+{
+    mcp__redis_link *l = h->data;
+    uv_check_stop(&l->flush);
+    uv_idle_stop(&l->flush_idle);
+    write_now(l);
+}
+
+static void on_flush_idle(uv_idle_t *h)
+{
+    (void)h; /* only there to keep the poll from blocking */
+}
+
 /* Whether hiredis took cmd whole: appended (no c.err) and, for a regular
  * command, its callback registered last. Otherwise the connection breaks. */
 static bool took(mcp__redis_link *l, const void *privdata)
@@ -420,6 +488,10 @@ static bool took(mcp__redis_link *l, const void *privdata)
     if (privdata && (!ac->replies.tail || ac->replies.tail->privdata != privdata)) {
         break_conn(l, "sending failed: out of memory");
         return false;
+    }
+    if (l->conn->write_asked && !uv_is_active((uv_handle_t *)&l->flush)) {
+        uv_check_start(&l->flush, on_flush);
+        uv_idle_start(&l->flush_idle, on_flush_idle);
     }
     return true;
 }
@@ -440,7 +512,7 @@ static int send_regular(mcp__redis_link *l, pending *p, int argc, const char *co
         free(p);
         return MCP_ERR_NOMEM;
     }
-    int rc = redisAsyncFormattedCommand(c->ac, on_reply, p, cmd, (size_t)n);
+    int rc = append(c, on_reply, p, cmd, (size_t)n);
     redisFreeCommand(cmd);
     if (rc != REDIS_OK) {
         free(p);
@@ -501,7 +573,7 @@ static int send_subscribe(mcp__redis_link *l, size_t from, size_t to, bool beat,
     int rc = MCP_ERR_NOMEM;
     if (n >= 0) {
         rc = MCP_ERR_CLOSED;
-        if (redisAsyncFormattedCommand(c->ac, on_sub, c, cmd, (size_t)n) == REDIS_OK)
+        if (append(c, on_sub, c, cmd, (size_t)n) == REDIS_OK)
             rc = took(l, NULL) ? MCP_OK : MCP_ERR_NOMEM;
         redisFreeCommand(cmd);
     } else {
@@ -543,7 +615,7 @@ static void send_beat(mcp__redis_link *l)
         return;
     }
     conn *c = l->conn;
-    int rc = redisAsyncFormattedCommand(c->ac, on_sub, c, cmd, (size_t)n);
+    int rc = append(c, on_sub, c, cmd, (size_t)n);
     redisFreeCommand(cmd);
     if (rc != REDIS_OK || !took(l, NULL)) {
         free(p);
@@ -873,6 +945,11 @@ int mcp__redis_link_new(uv_loop_t *loop, const mcp__redis_link_options *opts,
     snprintf(l->why, sizeof l->why, "connecting");
     uv_timer_init(loop, &l->timer);
     l->timer.data = l;
+    uv_check_init(loop, &l->flush);
+    l->flush.data = l;
+    uv_idle_init(loop, &l->flush_idle);
+    l->flush_idle.data = l;
+    l->handles = 3;
     /* The first attempt from the loop, as every later one: its failure is
      * told by the state callback, never inside this call. */
     l->phase = L_WAITING;
@@ -1017,10 +1094,10 @@ int mcp__redis_link_subscribe(mcp__redis_link *l, const char *channel)
     return MCP_OK;
 }
 
-static void on_timer_closed(uv_handle_t *h)
+static void on_handle_closed(uv_handle_t *h)
 {
     mcp__redis_link *l = h->data;
-    l->timer_closed = true;
+    l->handles--;
     finish_close(l);
 }
 
@@ -1043,7 +1120,9 @@ void mcp__redis_link_close(mcp__redis_link *l, void (*closed)(void *arg), void *
         free_context(c);
     for (resolve *r = l->resolves; r; r = r->next)
         uv_cancel((uv_req_t *)&r->req);
-    uv_close((uv_handle_t *)&l->timer, on_timer_closed);
+    uv_close((uv_handle_t *)&l->timer, on_handle_closed);
+    uv_close((uv_handle_t *)&l->flush, on_handle_closed);
+    uv_close((uv_handle_t *)&l->flush_idle, on_handle_closed);
 }
 
 /* URLs ------------------------------------------------------------------------------------- */
