@@ -466,6 +466,49 @@ static void an_end_while_redis_is_gone_is_written_later(void **state)
     harness_stop(&h);
 }
 
+/* A task that ended on the process that ran it, its end kept by Redis:
+ * the record can change no more, so that process answers tasks/get from
+ * its own copy, Redis paused or not. Another process asks Redis (and says
+ * it is unavailable), and a task still working is always asked for. */
+static void an_ended_task_is_answered_by_its_runner_alone(void **state)
+{
+    (void)state;
+    reset();
+    harness a, b;
+    start(&a, 200);
+    start(&b, 200);
+    char ended_task[33], working[33];
+    atomic_store(&released, 1);
+    free(make_task(&a, 1, "gate", ended_task));
+    free(make_task(&a, 2, "hold", working));
+    wait_record(ended_task, "completed");
+    /* Until a has heard Redis keep the end (its reply follows the write). */
+    for (int i = 0; i < 100; i++) {
+        redis_server_pause(&redis);
+        char *got = ext_on_task(&a, 3, "tasks/get", ended_task);
+        redis_server_resume(&redis);
+        bool answered = strstr(got, "\"status\":\"completed\"") != NULL;
+        free(got);
+        if (answered)
+            break;
+        usleep(20000);
+    }
+    redis_server_pause(&redis);
+    char *got = ext_on_task(&a, 4, "tasks/get", ended_task);
+    harness_expect_in(strdup(got), "\"status\":\"completed\"");
+    harness_expect_in(got, "done"); /* the result inline, as Redis holds it */
+    harness_expect_in(ext_on_task(&b, 5, "tasks/get", ended_task), "task store is unavailable");
+    harness_expect_in(ext_on_task(&a, 6, "tasks/get", working), "task store is unavailable");
+    redis_server_resume(&redis);
+    wait_store(&a);
+    wait_store(&b);
+    harness_expect_in(ext_on_task(&b, 7, "tasks/get", ended_task), "done");
+    harness_expect_in(ext_on_task(&b, 8, "tasks/cancel", working), ACK);
+    wait_ended();
+    harness_stop(&a);
+    harness_stop(&b);
+}
+
 /* A task-augmented request cancelled while Redis keeps its task: no
  * CreateTaskResult, the handler stopped, the record cancelled. */
 static void a_request_gone_before_its_task_was_given_out(void **state)
@@ -646,6 +689,7 @@ int main(void)
         cmocka_unit_test(redis_paused),
         cmocka_unit_test(an_end_while_redis_is_gone_is_written_later),
         cmocka_unit_test(an_outage_longer_than_the_lease_fails_no_live_task),
+        cmocka_unit_test(an_ended_task_is_answered_by_its_runner_alone),
         cmocka_unit_test(a_request_gone_before_its_task_was_given_out),
         cmocka_unit_test(every_send_of_a_task_failing),
     };

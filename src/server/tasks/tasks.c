@@ -190,7 +190,10 @@ static void reply_ended(mcp_session *ss, mcp_handle h, const task *t)
 static void record_changed(void *arg, const store_result *r)
 {
     task *t = arg;
-    if (r->status == STORE_ENDED) {
+    if (r->status == STORE_OK && mcp__task_terminal(r->task_status) &&
+        r->task_status == t->status) {
+        t->record_final = true;
+    } else if (r->status == STORE_ENDED) {
         tasks_follow_record(t, r->task_status);
     } else if (r->status == STORE_UNAVAILABLE && !t->gone) {
         /* Written again, as it is then, once the store is back. */

@@ -94,6 +94,10 @@ struct task {
     char **keys_used;
     unsigned nkeys_used;
     bool record_stale; /* 2026: its last change did not reach the store */
+    /* 2026: its terminal status written by this process and confirmed by
+     * the store: the record can change no more, so this copy answers for
+     * it. */
+    bool record_final;
     unsigned holds; /* code in the middle of using it: freed when 0 */
     bool gone;      /* removed from the store: found no more */
     task *prev, *next;
