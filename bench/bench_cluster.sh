@@ -12,7 +12,7 @@
 #   cluster tasks/cancel to handler token (other process): p50=<us> p99=<us>
 #     bench_cluster cancel: 1000 tasks made on one process, each cancelled
 #     through another; three runs, the one with the median p99
-#   cluster task create+get+result/s through haproxy, 3 processes: <n>; one process with the memory store: <n> (ratio <x>); one process with Redis, direct: <n> (memory/redis <x>)
+#   cluster task create+get+result/s through haproxy, 3 processes: <n>; one process with the memory store: <n> (ratio <x>); one process with Redis, direct: <n> (memory/redis <x>) [Redis appendfsync always|everysec]
 #     bench_cluster rate, 8 clients: task_echo made a task, then tasks/get
 #     until completed (the result inline); the last figure is the Redis
 #     path's own cost, without the balancer's
@@ -61,12 +61,20 @@ cluster_haproxy_start
 cluster_serve 1
 alone="http://127.0.0.1:$(serve_port 4)/mcp"
 "$BENCH" rate "$LB_URL" 1 8 >/dev/null # warm
-r_cluster=$("$BENCH" rate "$LB_URL" "$SECS" 8)
 r_alone=$("$BENCH" rate "$alone" "$SECS" 8)
-r_redis=$("$BENCH" rate "http://127.0.0.1:$(serve_port 1)/mcp" "$SECS" 8)
-echo "cluster task create+get+result/s through haproxy, 3 processes: $r_cluster;" \
-    "one process with the memory store: $r_alone (ratio $(ratio "$r_alone" "$r_cluster"));" \
-    "one process with Redis, direct: $r_redis (memory/redis $(ratio "$r_alone" "$r_redis"))"
+# Redis as the tests run it, each write on disk before its reply
+# (appendfsync always: a task given out survives even Redis's SIGKILL),
+# then as Redis's own configuration suggests (everysec: the last second
+# lost if Redis itself dies, nothing if it is stopped or restarted).
+for fsync in always everysec; do
+    redis-cli -p "$REDIS_PORT" config set appendfsync $fsync >/dev/null
+    r_cluster=$("$BENCH" rate "$LB_URL" "$SECS" 8)
+    r_redis=$("$BENCH" rate "http://127.0.0.1:$(serve_port 1)/mcp" "$SECS" 8)
+    echo "cluster task create+get+result/s through haproxy, 3 processes: $r_cluster;" \
+        "one process with the memory store: $r_alone (ratio $(ratio "$r_alone" "$r_cluster"));" \
+        "one process with Redis, direct: $r_redis (memory/redis $(ratio "$r_alone" "$r_redis"))" \
+        "[Redis appendfsync $fsync]"
+done
 
 # 3. Plain 2026 calls: through HAProxy to three processes, and to one directly.
 META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
