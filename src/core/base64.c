@@ -5,10 +5,13 @@
 
 static const char alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char url_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-int mcp__base64_encode(mcp_buf *out, const void *data, size_t len)
+/* The encoding in alpha, padded or not. */
+static int encode(mcp_buf *out, const void *data, size_t len, const char *alpha, bool pad)
 {
-    size_t need = (len + 2) / 3 * 4;
+    size_t need = pad ? (len + 2) / 3 * 4 : len / 3 * 4 + (len % 3 ? len % 3 + 1 : 0);
     int rc = mcp__buf_reserve(out, need);
     if (rc != MCP_OK)
         return rc;
@@ -17,21 +20,35 @@ int mcp__base64_encode(mcp_buf *out, const void *data, size_t len)
     size_t i = 0;
     for (; i + 3 <= len; i += 3) {
         unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-        *w++ = alphabet[v >> 18];
-        *w++ = alphabet[v >> 12 & 63];
-        *w++ = alphabet[v >> 6 & 63];
-        *w++ = alphabet[v & 63];
+        *w++ = alpha[v >> 18];
+        *w++ = alpha[v >> 12 & 63];
+        *w++ = alpha[v >> 6 & 63];
+        *w++ = alpha[v & 63];
     }
     if (i < len) {
         unsigned v = (unsigned)p[i] << 16 | (i + 1 < len ? (unsigned)p[i + 1] << 8 : 0);
-        *w++ = alphabet[v >> 18];
-        *w++ = alphabet[v >> 12 & 63];
-        *w++ = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
-        *w++ = '=';
+        *w++ = alpha[v >> 18];
+        *w++ = alpha[v >> 12 & 63];
+        if (i + 1 < len)
+            *w++ = alpha[v >> 6 & 63];
+        else if (pad)
+            *w++ = '=';
+        if (pad)
+            *w++ = '=';
     }
     out->len += need;
     out->data[out->len] = '\0';
     return MCP_OK;
+}
+
+int mcp__base64_encode(mcp_buf *out, const void *data, size_t len)
+{
+    return encode(out, data, len, alphabet, true);
+}
+
+int mcp__base64url_encode(mcp_buf *out, const void *data, size_t len)
+{
+    return encode(out, data, len, url_alphabet, false);
 }
 
 static int value_of(unsigned char c)
@@ -94,6 +111,47 @@ int mcp__base64_decode(mcp_buf *out, const char *text, size_t len)
         if (n > 1)
             *w++ = (unsigned char)(v >> 8);
         if (n > 2)
+            *w++ = (unsigned char)v;
+    }
+    out->len += need;
+    out->data[out->len] = '\0';
+    return MCP_OK;
+}
+
+static int url_value_of(unsigned char c)
+{
+    if (c == '-')
+        return 62;
+    if (c == '_')
+        return 63;
+    return c == '+' || c == '/' ? -1 : value_of(c);
+}
+
+int mcp__base64url_decode(mcp_buf *out, const char *text, size_t len)
+{
+    size_t rest = len % 4;
+    if (rest == 1)
+        return MCP_ERR_INVALID_ARG;
+    for (size_t i = 0; i < len; i++)
+        if (url_value_of((unsigned char)text[i]) < 0)
+            return MCP_ERR_INVALID_ARG;
+    /* The bits past the last whole byte must be zero (canonical form). */
+    if (rest && (url_value_of((unsigned char)text[len - 1]) & (rest == 2 ? 15 : 3)))
+        return MCP_ERR_INVALID_ARG;
+    size_t need = len / 4 * 3 + (rest ? rest - 1 : 0);
+    int rc = mcp__buf_reserve(out, need);
+    if (rc != MCP_OK)
+        return rc;
+    unsigned char *w = (unsigned char *)out->data + out->len;
+    for (size_t i = 0; i < len; i += 4) {
+        size_t k = len - i < 4 ? len - i : 4;
+        unsigned v = 0;
+        for (size_t j = 0; j < 4; j++)
+            v = v << 6 | (j < k ? (unsigned)url_value_of((unsigned char)text[i + j]) : 0);
+        *w++ = (unsigned char)(v >> 16);
+        if (k > 2)
+            *w++ = (unsigned char)(v >> 8);
+        if (k > 3)
             *w++ = (unsigned char)v;
     }
     out->len += need;

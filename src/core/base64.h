@@ -20,4 +20,12 @@ int mcp__base64_decode(mcp_buf *out, const char *text, size_t len);
 /* Whether text is such a strict encoding. */
 bool mcp__base64_valid(const char *text, size_t len);
 
+/* Base64url without padding (RFC 4648 section 5, as JOSE uses it, RFC 7515
+ * section 2): the same contracts as above. The decoder takes only the
+ * canonical form: no '=', no whitespace, no length of 1 modulo 4, unused
+ * bits zero (a token's bytes have one spelling: a signature is checked
+ * over exactly what was sent). */
+int mcp__base64url_encode(mcp_buf *out, const void *data, size_t len);
+int mcp__base64url_decode(mcp_buf *out, const char *text, size_t len);
+
 #endif

@@ -105,6 +105,57 @@ static void base64_round_trips_every_length(void **state)
     }
 }
 
+/* Base64url without padding (JOSE): every length round trips, the RFC 7515
+ * appendix C example decodes, and only the canonical spelling is taken. */
+static void base64url_round_trips_and_takes_only_the_canonical_form(void **state)
+{
+    (void)state;
+    unsigned char bytes[64];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 53 + 250);
+    for (size_t n = 0; n <= sizeof bytes; n++) {
+        mcp_buf e, d;
+        mcp_buf_init(&e, 0, NULL);
+        mcp_buf_init(&d, 0, NULL);
+        assert_int_equal(mcp__base64url_encode(&e, bytes, n), MCP_OK);
+        assert_int_equal(e.len, n / 3 * 4 + (n % 3 ? n % 3 + 1 : 0));
+        if (e.len)
+            assert_null(strpbrk(e.data, "+/="));
+        assert_int_equal(mcp__base64url_decode(&d, e.data ? e.data : "", e.len), MCP_OK);
+        assert_int_equal(d.len, n);
+        if (n)
+            assert_memory_equal(d.data, bytes, n);
+        mcp_buf_free(&e);
+        mcp_buf_free(&d);
+    }
+    mcp_buf d;
+    mcp_buf_init(&d, 0, NULL);
+    /* RFC 7515 appendix C: the bytes 3, 236, 255, 224, 193. */
+    assert_int_equal(mcp__base64url_decode(&d, "A-z_4ME", 7), MCP_OK);
+    assert_int_equal(d.len, 5);
+    assert_memory_equal(d.data, "\x03\xec\xff\xe0\xc1", 5);
+    static const char *const bad[] = {
+        "A-z_4ME=", /* padding */
+        "A+z/4ME",  /* the other alphabet */
+        "A-z_4MF",  /* unused bits set */
+        "AQ",       /* fine: the byte 1 */
+        "AB",       /* the same byte, unused bits set */
+        "A",        /* one char left over */
+        "AB C",     /* whitespace */
+        "QQ==",
+    };
+    const bool ok[] = {false, false, false, true, false, false, false, false};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        size_t before = d.len;
+        int rc = mcp__base64url_decode(&d, bad[i], strlen(bad[i]));
+        if ((rc == MCP_OK) != ok[i])
+            fail_msg("%s: %d", bad[i], rc);
+        if (rc != MCP_OK)
+            assert_int_equal(d.len, before); /* nothing appended */
+    }
+    mcp_buf_free(&d);
+}
+
 static void base64_appends_nothing_past_the_cap(void **state)
 {
     (void)state;
@@ -216,6 +267,7 @@ int main(void)
         cmocka_unit_test(bad_header_values_are_refused),
         cmocka_unit_test(base64_round_trips_every_length),
         cmocka_unit_test(base64_appends_nothing_past_the_cap),
+        cmocka_unit_test(base64url_round_trips_and_takes_only_the_canonical_form),
         cmocka_unit_test(header_names_are_tokens),
         cmocka_unit_test(urls_are_shown_without_passwords_or_controls),
         cmocka_unit_test(an_empty_header_value_becomes_curls_semicolon_form),
