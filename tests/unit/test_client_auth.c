@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OAuth client's discovery (src/client/auth/discovery.c): the
+ * well-known URLs in the order of authorization-server-discovery.mdx
+ * (2026-07-28) and basic/authorization.mdx (2025-11-25), its examples
+ * among them, and the documents found there refused when they name
+ * another resource or another issuer, before anything of them is used.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/auth/auth.h"
+
+static void expect_urls(int (*fn)(const char *, mcp__auth_urls *, char *, size_t), const char *in,
+                        const char *a, const char *b, const char *c)
+{
+    mcp__auth_urls u;
+    char why[200] = "";
+    if (fn(in, &u, why, sizeof why) != MCP_OK)
+        fail_msg("%s: %s", in, why);
+    const char *want[] = {a, b, c};
+    size_t n = c ? 3 : b ? 2 : 1;
+    if (u.count != n)
+        fail_msg("%s: %zu URLs, not %zu", in, u.count, n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(u.url[i], want[i]))
+            fail_msg("%s: URL %zu is %s, not %s", in, i, u.url[i], want[i]);
+    mcp__auth_urls_free(&u);
+}
+
+static void protected_resource_metadata_is_looked_for_at_the_path_then_the_root(void **state)
+{
+    (void)state;
+    expect_urls(mcp__auth_prm_urls, "https://example.com/public/mcp",
+                "https://example.com/.well-known/oauth-protected-resource/public/mcp",
+                "https://example.com/.well-known/oauth-protected-resource", NULL);
+    expect_urls(mcp__auth_prm_urls, "https://example.com/mcp/#frag",
+                "https://example.com/.well-known/oauth-protected-resource/mcp",
+                "https://example.com/.well-known/oauth-protected-resource", NULL);
+    expect_urls(mcp__auth_prm_urls, "http://127.0.0.1:8080/mcp?tenant=a",
+                "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp?tenant=a",
+                "http://127.0.0.1:8080/.well-known/oauth-protected-resource", NULL);
+    expect_urls(mcp__auth_prm_urls, "https://example.com",
+                "https://example.com/.well-known/oauth-protected-resource", NULL, NULL);
+    expect_urls(mcp__auth_prm_urls, "https://example.com/",
+                "https://example.com/.well-known/oauth-protected-resource", NULL, NULL);
+    mcp__auth_urls u;
+    char why[200];
+    assert_int_equal(mcp__auth_prm_urls("ftp://example.com/mcp", &u, why, sizeof why),
+                     MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp__auth_prm_urls("not a url", &u, why, sizeof why), MCP_ERR_INVALID_ARG);
+    assert_int_equal(mcp__auth_prm_urls(NULL, &u, why, sizeof why), MCP_ERR_INVALID_ARG);
+}
+
+static void authorization_server_metadata_in_the_spec_order(void **state)
+{
+    (void)state;
+    expect_urls(mcp__auth_as_metadata_urls, "https://auth.example.com/tenant1",
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                "https://auth.example.com/tenant1/.well-known/openid-configuration");
+    expect_urls(mcp__auth_as_metadata_urls, "https://auth.example.com/tenant1/",
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                "https://auth.example.com/tenant1/.well-known/openid-configuration");
+    expect_urls(mcp__auth_as_metadata_urls, "https://auth.example.com",
+                "https://auth.example.com/.well-known/oauth-authorization-server",
+                "https://auth.example.com/.well-known/openid-configuration", NULL);
+    expect_urls(mcp__auth_as_metadata_urls, "http://localhost:9000",
+                "http://localhost:9000/.well-known/oauth-authorization-server",
+                "http://localhost:9000/.well-known/openid-configuration", NULL);
+    const char *bad[] = {"http://auth.example.com", "https://auth.example.com/?a=b",
+                         "https://auth.example.com/#x", "file:///etc/passwd", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mcp__auth_urls u;
+        char why[200] = "";
+        if (mcp__auth_as_metadata_urls(bad[i], &u, why, sizeof why) != MCP_ERR_INVALID_ARG ||
+            !why[0])
+            fail_msg("%s was taken", bad[i]);
+    }
+}
+
+#define SERVER "https://mcp.example.com/mcp"
+
+static int prm(const char *json, mcp__auth_prm *p, char *why)
+{
+    return mcp__auth_prm_read(json, strlen(json), SERVER, p, why, 200);
+}
+
+static void protected_resource_metadata_must_name_this_server(void **state)
+{
+    (void)state;
+    mcp__auth_prm p;
+    char why[200] = "";
+    assert_int_equal(prm("{\"resource\":\"https://mcp.example.com/mcp\","
+                         "\"authorization_servers\":[\"https://auth.example.com/t1\","
+                         "\"http://127.0.0.1:9000\"],\"scopes_supported\":[\"files:read\","
+                         "\"files:write\"],\"bearer_methods_supported\":[\"header\"]}",
+                         &p, why),
+                     MCP_OK);
+    assert_string_equal(p.resource, "https://mcp.example.com/mcp");
+    assert_int_equal(p.nservers, 2);
+    assert_string_equal(p.servers[0], "https://auth.example.com/t1");
+    assert_string_equal(p.scopes, "files:read files:write");
+    mcp__auth_prm_free(&p);
+    /* A parent of the server's path names it too, kept as given. */
+    assert_int_equal(prm("{\"resource\":\"https://MCP.example.com\","
+                         "\"authorization_servers\":[\"https://a.example\"]}", &p, why),
+                     MCP_OK);
+    assert_string_equal(p.resource, "https://MCP.example.com");
+    assert_null(p.scopes);
+    mcp__auth_prm_free(&p);
+    struct {
+        const char *json, *why;
+    } bad[] = {
+        {"{\"resource\":\"https://evil.example/mcp\",\"authorization_servers\":[\"https://a.example\"]}",
+         "another resource"},
+        {"{\"resource\":\"https://mcp.example.com:8443/mcp\",\"authorization_servers\":[\"https://a.example\"]}",
+         "another resource"},
+        {"{\"resource\":\"http://mcp.example.com/mcp\",\"authorization_servers\":[\"https://a.example\"]}",
+         "another resource"},
+        {"{\"resource\":\"https://mcp.example.com/mc\",\"authorization_servers\":[\"https://a.example\"]}",
+         "another resource"},
+        {"{\"resource\":\"https://mcp.example.com/mcp/x\",\"authorization_servers\":[\"https://a.example\"]}",
+         "another resource"},
+        {"{\"authorization_servers\":[\"https://a.example\"]}", "no resource"},
+        {"{\"resource\":\"https://mcp.example.com/mcp\",\"authorization_servers\":[]}",
+         "no authorization server"},
+        {"{\"resource\":\"https://mcp.example.com/mcp\"}", "no authorization server"},
+        {"{\"resource\":\"https://mcp.example.com/mcp\",\"authorization_servers\":[\"http://a.example\"]}",
+         "not an https URL"},
+        {"{\"resource\":\"https://mcp.example.com/mcp\",\"authorization_servers\":[7]}",
+         "not an https URL"},
+        {"{\"resource\":\"https://mcp.example.com/mcp\",\"authorization_servers\":[\"https://a.example\"],"
+         "\"scopes_supported\":\"a b\"}",
+         "scopes_supported"},
+        {"{\"resource\":\"https://mcp.example.com/mcp\",\"authorization_servers\":[\"https://a.example\"],"
+         "\"scopes_supported\":[\"a b\"]}",
+         "scopes_supported"},
+        {"[]", "not a JSON object"},
+        {"{\"resource\":", "not a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        why[0] = '\0';
+        if (prm(bad[i].json, &p, why) == MCP_OK || !strstr(why, bad[i].why))
+            fail_msg("%s: %s", bad[i].json, why);
+        assert_null(p.resource);
+        assert_int_equal(p.nservers, 0);
+    }
+}
+
+static int server(const char *json, const char *issuer, mcp__auth_server *s, char *why)
+{
+    return mcp__auth_server_read(json, strlen(json), issuer, s, why, 200);
+}
+
+static void authorization_server_metadata_must_name_the_issuer_asked(void **state)
+{
+    (void)state;
+    mcp__auth_server s;
+    char why[200] = "";
+    static const char good[] =
+        "{\"issuer\":\"https://auth.example.com/t1\","
+        "\"authorization_endpoint\":\"https://auth.example.com/t1/authorize\","
+        "\"token_endpoint\":\"https://auth.example.com/t1/token\","
+        "\"registration_endpoint\":\"https://auth.example.com/t1/register\","
+        "\"jwks_uri\":\"https://auth.example.com/t1/jwks\","
+        "\"response_types_supported\":[\"code\"],"
+        "\"code_challenge_methods_supported\":[\"plain\",\"S256\"],"
+        "\"token_endpoint_auth_methods_supported\":[\"none\",\"private_key_jwt\"],"
+        "\"client_id_metadata_document_supported\":true,"
+        "\"scopes_supported\":[\"openid\",\"offline_access\"]}";
+    assert_int_equal(server(good, "https://auth.example.com/t1", &s, why), MCP_OK);
+    assert_string_equal(s.token_endpoint, "https://auth.example.com/t1/token");
+    assert_string_equal(s.registration_endpoint, "https://auth.example.com/t1/register");
+    assert_null(s.introspection_endpoint);
+    assert_true(s.s256);
+    assert_true(s.client_id_metadata_documents);
+    assert_int_equal(s.auth_methods, MCP__AUTH_METHOD_NONE | MCP__AUTH_METHOD_KEY_JWT);
+    assert_string_equal(s.scopes, "openid offline_access");
+    mcp__auth_server_free(&s);
+    /* The spec's example: a document from the attacker naming the honest
+     * issuer is not used; nor one differing by a slash or a case. */
+    const char *asked[] = {"https://attacker.example", "https://auth.example.com/t1/",
+                           "https://AUTH.example.com/t1"};
+    for (size_t i = 0; i < sizeof asked / sizeof *asked; i++) {
+        assert_int_equal(server(good, asked[i], &s, why), MCP_ERR_INVALID_ARG);
+        assert_non_null(strstr(why, "another issuer"));
+    }
+    /* Nothing said of PKCE or methods: no S256, client_secret_basic. */
+    assert_int_equal(server("{\"issuer\":\"http://127.0.0.1:9000\",\"authorization_endpoint\":"
+                            "\"http://127.0.0.1:9000/a\",\"token_endpoint\":\"http://127.0.0.1:9000/t\"}",
+                            "http://127.0.0.1:9000", &s, why),
+                     MCP_OK);
+    assert_false(s.s256);
+    assert_int_equal(s.auth_methods, MCP__AUTH_METHOD_BASIC);
+    mcp__auth_server_free(&s);
+    struct {
+        const char *json, *why;
+    } bad[] = {
+        {"{\"issuer\":\"https://a.example\",\"token_endpoint\":\"https://a.example/t\"}",
+         "lacks its authorization or token endpoint"},
+        {"{\"issuer\":\"https://a.example\",\"authorization_endpoint\":\"http://a.example/a\","
+         "\"token_endpoint\":\"https://a.example/t\"}",
+         "not an https URL"},
+        {"{\"issuer\":\"https://a.example\",\"authorization_endpoint\":\"https://a.example/a\","
+         "\"token_endpoint\":\"https://a.example/t\",\"jwks_uri\":5}",
+         "not an https URL"},
+        {"{\"issuer\":\"https://a.example\",\"authorization_endpoint\":\"https://a.example/a\","
+         "\"token_endpoint\":\"https://a.example/t\",\"response_types_supported\":[\"token\"]}",
+         "authorization code flow"},
+        {"{\"authorization_endpoint\":\"https://a.example/a\",\"token_endpoint\":\"https://a.example/t\"}",
+         "another issuer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        why[0] = '\0';
+        if (server(bad[i].json, "https://a.example", &s, why) == MCP_OK ||
+            !strstr(why, bad[i].why))
+            fail_msg("%s: %s", bad[i].json, why);
+        assert_null(s.issuer);
+        assert_null(s.token_endpoint);
+    }
+    char *big = calloc(1, MCP__AUTH_DOC_MAX + 2);
+    memset(big, ' ', MCP__AUTH_DOC_MAX + 1);
+    assert_int_equal(mcp__auth_server_read(big, MCP__AUTH_DOC_MAX + 1, "https://a.example", &s,
+                                           why, sizeof why),
+                     MCP_ERR_LIMIT);
+    free(big);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(protected_resource_metadata_is_looked_for_at_the_path_then_the_root),
+        cmocka_unit_test(authorization_server_metadata_in_the_spec_order),
+        cmocka_unit_test(protected_resource_metadata_must_name_this_server),
+        cmocka_unit_test(authorization_server_metadata_must_name_the_issuer_asked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
