@@ -513,8 +513,8 @@ static void key_sets_keep_only_keys_fit_to_verify(void **state)
     }
     /* A point off the curve, another curve, a short coordinate. */
     const char *ec_bad[] = {
-        "{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\","
-        "\"y\":\"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}]}",
+        ("{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\","
+         "\"y\":\"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}]}"),
         "{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-384\",\"x\":\"AQ\",\"y\":\"AQ\"}]}",
         "{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"AQ\",\"y\":\"AQ\"}]}",
         "{\"keys\":[{\"kty\":\"RSA\",\"n\":\"AQAB\",\"e\":\"AQAB\"}]}",
