@@ -75,6 +75,7 @@ BEGIN {
     allow["server/ask"] = "server/methods server/core server/offer " below_server
     allow["server/tasks"] = "server/methods server/core server/offer " below_server " hiredis"
     allow["server/http"] = "server/core server/offer " below_server " libmicrohttpd"
+    allow["server/auth"] = below_server
     allow["server/stdio"] = "server/core server/offer " below_server
     # src/server/features.c: the list of features, above them all.
     allow["server"] = "server/ask server/tasks server/methods server/core server/offer server/http " \

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The resource server's decisions (auth.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mcp/json.h"
+#include "server/auth/auth.h"
+#include "transport/http_auth.h"
+
+/* RFC 6750 section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" /
+ * "~" / "+" / "/" ) *"=" */
+static bool b64token(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == '-' || s[i] == '.' || s[i] == '_' || s[i] == '~' || s[i] == '+' ||
+                     s[i] == '/' || (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+                     (s[i] >= 'A' && s[i] <= 'Z')))
+        i++;
+    if (!i)
+        return false;
+    while (i < n && s[i] == '=')
+        i++;
+    return i == n;
+}
+
+/* Whether the space-separated list has word. */
+static bool has_scope(const char *list, const char *word)
+{
+    size_t w = strlen(word);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n == w && !memcmp(p, word, w))
+            return true;
+        p += n;
+    }
+    return false;
+}
+
+/* Every scope needed, space-separated, into out (each once). */
+static int needed(const mcp__resource_config *c, const char *const *more, mcp_buf *out)
+{
+    const char *const *lists[] = {c->scopes, more};
+    int rc = MCP_OK;
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; rc == MCP_OK && lists[l] && lists[l][i]; i++) {
+            if (has_scope(out->data, lists[l][i]))
+                continue;
+            if (out->len)
+                rc = mcp_buf_append(out, " ", 1);
+            if (rc == MCP_OK)
+                rc = mcp_buf_append(out, lists[l][i], strlen(lists[l][i]));
+        }
+    return rc;
+}
+
+/* v's status and challenge: Bearer [error, error_description],
+ * resource_metadata, scope. */
+static int refuse(mcp__resource_verdict *v, int status, const mcp__resource_config *c,
+                  const char *error, const char *description, const char *scopes)
+{
+    v->status = status;
+    snprintf(v->why, sizeof v->why, "%s", description ? description : "no bearer token given");
+    mcp_buf b;
+    mcp_buf_init(&b, sizeof v->challenge - 1, NULL);
+    int rc = mcp_buf_append(&b, "Bearer", 6);
+    bool first = true;
+    const char *names[] = {"error", "error_description", "resource_metadata", "scope"};
+    const char *values[] = {error, error ? description : NULL, c->metadata_url,
+                            scopes && *scopes ? scopes : NULL};
+    for (int i = 0; rc == MCP_OK && i < 4; i++) {
+        if (!values[i])
+            continue;
+        rc = mcp__auth_param_write(&b, first, names[i], values[i]);
+        /* A value the header cannot carry is left out, not the challenge. */
+        if (rc == MCP_ERR_INVALID_ARG)
+            rc = MCP_OK;
+        else
+            first = false;
+    }
+    if (rc == MCP_OK)
+        snprintf(v->challenge, sizeof v->challenge, "%s", b.data);
+    else
+        snprintf(v->challenge, sizeof v->challenge, "Bearer");
+    mcp_buf_free(&b);
+    return rc == MCP_ERR_NOMEM ? rc : MCP_OK;
+}
+
+int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
+                        const char *authorization, int64_t now_s, const char *const *more,
+                        mcp__resource_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    mcp_buf scopes;
+    mcp_buf_init(&scopes, 4096, NULL);
+    int rc = needed(c, more, &scopes);
+    if (rc != MCP_OK) {
+        mcp_buf_free(&scopes);
+        v->status = 401;
+        snprintf(v->challenge, sizeof v->challenge, "Bearer");
+        return rc;
+    }
+    const char *a = authorization;
+    if (!a || strncasecmp(a, "Bearer", 6) || (a[6] != ' ' && a[6] != '\0')) {
+        rc = refuse(v, 401, c, NULL, NULL, scopes.data);
+        mcp_buf_free(&scopes);
+        return rc;
+    }
+    const char *token = a + 6;
+    while (*token == ' ')
+        token++;
+    size_t n = strlen(token);
+    while (n && (token[n - 1] == ' ' || token[n - 1] == '\t'))
+        n--;
+    if (!b64token(token, n)) {
+        rc = refuse(v, 400, c, "invalid_request",
+                    "the Authorization header is not one bearer token (RFC 6750)", scopes.data);
+        mcp_buf_free(&scopes);
+        return rc;
+    }
+    mcp__jwt_expect e = {.issuer = c->issuer,
+                         .audience = c->audience ? c->audience : c->resource,
+                         .now_s = now_s,
+                         .skew_s = c->skew_s ? c->skew_s : 60,
+                         .access_token = true};
+    char why[200] = "";
+    mcp__jwt_verdict jv = mcp__jwt_check(token, n, keys, &e, &v->claims, why, sizeof why);
+    if (jv == MCP__JWT_NOMEM) {
+        mcp_buf_free(&scopes);
+        v->status = 401;
+        snprintf(v->challenge, sizeof v->challenge, "Bearer");
+        return MCP_ERR_NOMEM;
+    }
+    if (jv != MCP__JWT_OK) {
+        v->refetch_keys = jv == MCP__JWT_UNKNOWN_KEY;
+        rc = refuse(v, 401, c, "invalid_token", why, scopes.data);
+        mcp_buf_free(&scopes);
+        return rc;
+    }
+    const char *const *lists[] = {c->scopes, more};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (!has_scope(v->claims.scope, lists[l][i])) {
+                mcp__jwt_claims_free(&v->claims);
+                char text[200];
+                snprintf(text, sizeof text, "the token lacks the scope %.120s", lists[l][i]);
+                rc = refuse(v, 403, c, "insufficient_scope", text, scopes.data);
+                mcp_buf_free(&scopes);
+                return rc;
+            }
+    mcp_buf_free(&scopes);
+    return MCP_OK;
+}
+
+/* The path of an absolute URL without query or fragment, or NULL. */
+static const char *path_of(const char *url)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    if (!p || p == url || strpbrk(url, "?#"))
+        return NULL;
+    p += 3;
+    const char *slash = strchr(p, '/');
+    if (slash == p)
+        return NULL; /* no host */
+    return slash ? slash : "";
+}
+
+int mcp__resource_metadata_path(const mcp__resource_config *c, mcp_buf *out)
+{
+    const char *path = path_of(c->resource);
+    if (!path)
+        return MCP_ERR_INVALID_ARG;
+    size_t n = strlen(path);
+    while (n && path[n - 1] == '/')
+        n--;
+    size_t start = out->len;
+    int rc = mcp_buf_append(out, "/.well-known/oauth-protected-resource", 37);
+    if (rc == MCP_OK && n)
+        rc = mcp_buf_append(out, path, n);
+    if (rc != MCP_OK) {
+        out->len = start;
+        if (out->data)
+            out->data[start] = '\0';
+    }
+    return rc;
+}
+
+static int member(mcp_buf *out, const char *name, const char *value, bool first)
+{
+    int rc = mcp_buf_append(out, first ? "{" : ",", 1);
+    if (rc == MCP_OK)
+        rc = mcp_json_write_string(name, strlen(name), out);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(out, ":", 1);
+    if (rc == MCP_OK && value)
+        rc = mcp_json_write_string(value, strlen(value), out);
+    return rc;
+}
+
+int mcp__resource_metadata(const mcp__resource_config *c, mcp_buf *out)
+{
+    size_t start = out->len;
+    int rc = member(out, "resource", c->resource, true);
+    if (rc == MCP_OK)
+        rc = member(out, "authorization_servers", NULL, false);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(out, "[", 1);
+    if (rc == MCP_OK)
+        rc = mcp_json_write_string(c->issuer, strlen(c->issuer), out);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(out, "]", 1);
+    if (rc == MCP_OK && c->scopes && c->scopes[0]) {
+        rc = member(out, "scopes_supported", NULL, false);
+        for (size_t i = 0; rc == MCP_OK && c->scopes[i]; i++) {
+            rc = mcp_buf_append(out, i ? "," : "[", 1);
+            if (rc == MCP_OK)
+                rc = mcp_json_write_string(c->scopes[i], strlen(c->scopes[i]), out);
+        }
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(out, "]", 1);
+    }
+    if (rc == MCP_OK)
+        rc = member(out, "bearer_methods_supported", NULL, false);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(out, "[\"header\"]}", 11);
+    if (rc != MCP_OK) {
+        out->len = start;
+        if (out->data)
+            out->data[start] = '\0';
+    }
+    return rc;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The resource server's decisions (src/server/auth/resource.c): the status
+ * and challenge for every kind of request (none, another scheme, a
+ * malformed header, a bad token of each kind, a token for another
+ * audience, a missing scope, a tool's own scope), read back with the
+ * client's challenge reader; the metadata document and its path.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "mcp/json.h"
+#include "server/auth/auth.h"
+#include "transport/http_auth.h"
+
+#define NOW 1800000000
+#define ISS "https://as.example/t1"
+#define RES "https://mcp.example/mcp"
+#define META "https://mcp.example/.well-known/oauth-protected-resource/mcp"
+
+static mcp__jose_key *key;
+static mcp__jwks *keys;
+static const char *const scopes[] = {"mcp:tools", NULL};
+static const mcp__resource_config config = {
+    .resource = RES, .issuer = ISS, .scopes = scopes, .metadata_url = META};
+
+static int setup(void **state)
+{
+    (void)state;
+    EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    BIO *b = BIO_new(BIO_s_mem());
+    PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL);
+    char *pem;
+    long n = BIO_get_mem_data(b, &pem);
+    assert_int_equal(mcp__jose_key_from_pem(pem, (size_t)n, &key, NULL, 0), MCP_OK);
+    BIO_free(b);
+    EVP_PKEY_free(k);
+    mcp_buf set;
+    mcp_buf_init(&set, 0, NULL);
+    assert_int_equal(mcp_buf_append(&set, "{\"keys\":[", 9), MCP_OK);
+    assert_int_equal(mcp__jose_key_public_jwk(key, "k1", &set), MCP_OK);
+    assert_int_equal(mcp_buf_append(&set, "]}", 2), MCP_OK);
+    assert_int_equal(mcp__jwks_parse(set.data, set.len, &keys, NULL, 0), MCP_OK);
+    mcp_buf_free(&set);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    mcp__jwks_free(keys);
+    mcp__jose_key_free(key);
+    return 0;
+}
+
+/* "Bearer <token>" for claims (caller frees). */
+static char *bearer(const char *header, const char *claims)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_int_equal(mcp_buf_append(&b, "Bearer ", 7), MCP_OK);
+    assert_int_equal(mcp__jws_sign(key, MCP__JOSE_ES256, header, claims, strlen(claims), &b),
+                     MCP_OK);
+    return b.data;
+}
+
+#define CLAIMS(aud, scope)                                                                         \
+    "{\"iss\":\"" ISS "\",\"aud\":\"" aud "\",\"sub\":\"alice\",\"client_id\":\"c1\","         \
+    "\"iat\":1799999990,\"exp\":1800000300,\"jti\":\"j1\",\"scope\":\"" scope "\"}"
+
+#define AT "{\"typ\":\"at+jwt\",\"kid\":\"k1\"}"
+
+/* The verdict's challenge, read as a client reads it. */
+static void expect_challenge(const mcp__resource_verdict *v, const char *error, const char *scope)
+{
+    mcp__auth_challenges c;
+    char why[200] = "";
+    if (mcp__auth_challenges_parse(v->challenge, strlen(v->challenge), &c, why, sizeof why) !=
+        MCP_OK)
+        fail_msg("%s: %s", v->challenge, why);
+    const mcp__auth_challenge *b = mcp__auth_challenge_find(&c, "Bearer");
+    assert_non_null(b);
+    assert_string_equal(mcp__auth_param_get(b, "resource_metadata"), META);
+    if (error) {
+        assert_string_equal(mcp__auth_param_get(b, "error"), error);
+        assert_non_null(mcp__auth_param_get(b, "error_description"));
+    } else {
+        assert_null(mcp__auth_param_get(b, "error"));
+    }
+    if (scope)
+        assert_string_equal(mcp__auth_param_get(b, "scope"), scope);
+    mcp__auth_challenges_free(&c);
+}
+
+static void a_good_token_is_allowed_and_bound_to_its_subject(void **state)
+{
+    (void)state;
+    char *h = bearer(AT, CLAIMS(RES, "mcp:tools files:read"));
+    mcp__resource_verdict v;
+    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, NULL, &v), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_string_equal(v.claims.sub, "alice");
+    assert_string_equal(v.challenge, "");
+    mcp__jwt_claims_free(&v.claims);
+    /* "bearer" is the same scheme (RFC 9110: case-insensitive). */
+    memcpy(h, "bEaReR", 6);
+    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, NULL, &v), MCP_OK);
+    assert_int_equal(v.status, 0);
+    mcp__jwt_claims_free(&v.claims);
+    free(h);
+}
+
+static void no_token_asks_for_one_with_where_to_learn_how(void **state)
+{
+    (void)state;
+    const char *values[] = {NULL, "Basic dXNlcjpwYXNz", "Bearerx abc", "Token abc"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+        mcp__resource_verdict v;
+        assert_int_equal(mcp__resource_check(&config, keys, values[i], NOW, NULL, &v), MCP_OK);
+        assert_int_equal(v.status, 401);
+        expect_challenge(&v, NULL, "mcp:tools");
+    }
+}
+
+static void a_malformed_header_is_400(void **state)
+{
+    (void)state;
+    const char *values[] = {"Bearer", "Bearer ", "Bearer a b", "Bearer a,b", "Bearer \"abc\"",
+                            "Bearer =abc", "Bearer abc=d"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+        mcp__resource_verdict v;
+        assert_int_equal(mcp__resource_check(&config, keys, values[i], NOW, NULL, &v), MCP_OK);
+        if (v.status != 400)
+            fail_msg("%s: %d", values[i], v.status);
+        expect_challenge(&v, "invalid_request", NULL);
+    }
+}
+
+static void bad_tokens_are_401_invalid_token_and_say_why(void **state)
+{
+    (void)state;
+    struct {
+        const char *header, *claims, *why;
+        bool refetch;
+    } bad[] = {
+        {AT, CLAIMS("https://other.example/mcp", "mcp:tools"), "another audience", false},
+        {AT, CLAIMS("https://mcp.example/mcp/", "mcp:tools"), "another audience", false},
+        {"{\"typ\":\"at+jwt\",\"kid\":\"k2\"}", CLAIMS(RES, "mcp:tools"), "kid", true},
+        {"{\"typ\":\"JWT\",\"kid\":\"k1\"}", CLAIMS(RES, "mcp:tools"), "typ", false},
+        {AT,
+         "{\"iss\":\"https://as.example/t2\",\"aud\":\"" RES "\",\"sub\":\"a\",\"client_id\":\"c\","
+         "\"iat\":1799999990,\"exp\":1800000300,\"jti\":\"j\"}",
+         "another issuer", false},
+        {AT,
+         "{\"iss\":\"" ISS "\",\"aud\":\"" RES "\",\"sub\":\"a\",\"client_id\":\"c\","
+         "\"iat\":1799990000,\"exp\":1799999000,\"jti\":\"j\"}",
+         "expired", false},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *h = bearer(bad[i].header, bad[i].claims);
+        mcp__resource_verdict v;
+        assert_int_equal(mcp__resource_check(&config, keys, h, NOW, NULL, &v), MCP_OK);
+        if (v.status != 401 || !strstr(v.why, bad[i].why) || v.refetch_keys != bad[i].refetch)
+            fail_msg("case %zu: %d %s", i, v.status, v.why);
+        expect_challenge(&v, "invalid_token", "mcp:tools");
+        assert_null(v.claims.sub);
+        assert_null(strstr(v.challenge, h + 7)); /* the token is never echoed */
+        free(h);
+    }
+    /* A tampered token. */
+    char *h = bearer(AT, CLAIMS(RES, "mcp:tools"));
+    char *dot = strchr(h, '.');
+    dot[3] = dot[3] == 'A' ? 'Q' : 'A';
+    mcp__resource_verdict v;
+    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, NULL, &v), MCP_OK);
+    assert_int_equal(v.status, 401);
+    free(h);
+}
+
+static void a_missing_scope_is_403_with_every_scope_needed(void **state)
+{
+    (void)state;
+    char *h = bearer(AT, CLAIMS(RES, "files:read"));
+    mcp__resource_verdict v;
+    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, NULL, &v), MCP_OK);
+    assert_int_equal(v.status, 403);
+    expect_challenge(&v, "insufficient_scope", "mcp:tools");
+    assert_null(v.claims.sub);
+    free(h);
+    /* A tool's own scope on top of the server's: both named. */
+    h = bearer(AT, CLAIMS(RES, "mcp:tools"));
+    const char *const tool[] = {"files:write", "mcp:tools", NULL};
+    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, tool, &v), MCP_OK);
+    assert_int_equal(v.status, 403);
+    expect_challenge(&v, "insufficient_scope", "mcp:tools files:write");
+    assert_non_null(strstr(v.why, "files:write"));
+    free(h);
+    /* A scope's prefix is not the scope. */
+    h = bearer(AT, CLAIMS(RES, "mcp:tool mcp:toolsx"));
+    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, NULL, &v), MCP_OK);
+    assert_int_equal(v.status, 403);
+    free(h);
+}
+
+static void the_metadata_document_and_its_path(void **state)
+{
+    (void)state;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_int_equal(mcp__resource_metadata_path(&config, &b), MCP_OK);
+    assert_string_equal(b.data, "/.well-known/oauth-protected-resource/mcp");
+    b.len = 0;
+    assert_int_equal(mcp__resource_metadata(&config, &b), MCP_OK);
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse(b.data, b.len, NULL, NULL, &d, NULL), MCP_OK);
+    const mcp_json *o = mcp_json_doc_root(d);
+    assert_string_equal(mcp_json_string(mcp_json_object_get(o, "resource"), NULL), RES);
+    assert_string_equal(
+        mcp_json_string(mcp_json_array_at(mcp_json_object_get(o, "authorization_servers"), 0),
+                        NULL),
+        ISS);
+    assert_string_equal(
+        mcp_json_string(mcp_json_array_at(mcp_json_object_get(o, "scopes_supported"), 0), NULL),
+        "mcp:tools");
+    mcp_json_doc_free(d);
+    mcp_buf_free(&b);
+    const char *roots[] = {"https://mcp.example", "https://mcp.example/", "https://mcp.example//"};
+    for (size_t i = 0; i < 3; i++) {
+        mcp__resource_config c = config;
+        c.resource = roots[i];
+        mcp_buf_init(&b, 0, NULL);
+        assert_int_equal(mcp__resource_metadata_path(&c, &b), MCP_OK);
+        assert_string_equal(b.data, "/.well-known/oauth-protected-resource");
+        mcp_buf_free(&b);
+    }
+    const char *bad[] = {"mcp.example/mcp", "https:///mcp", "https://h/mcp?x=1", "https://h/#f"};
+    for (size_t i = 0; i < 4; i++) {
+        mcp__resource_config c = config;
+        c.resource = bad[i];
+        mcp_buf_init(&b, 0, NULL);
+        assert_int_equal(mcp__resource_metadata_path(&c, &b), MCP_ERR_INVALID_ARG);
+        mcp_buf_free(&b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_good_token_is_allowed_and_bound_to_its_subject),
+        cmocka_unit_test(no_token_asks_for_one_with_where_to_learn_how),
+        cmocka_unit_test(a_malformed_header_is_400),
+        cmocka_unit_test(bad_tokens_are_401_invalid_token_and_say_why),
+        cmocka_unit_test(a_missing_scope_is_403_with_every_scope_needed),
+        cmocka_unit_test(the_metadata_document_and_its_path),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
