@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/sha.h>
+
 #include "client/auth/auth.h"
+#include "core/base64.h"
 
 static void expect_urls(int (*fn)(const char *, mcp__auth_urls *, char *, size_t), const char *in,
                         const char *a, const char *b, const char *c)
@@ -234,6 +237,209 @@ static void authorization_server_metadata_must_name_the_issuer_asked(void **stat
     free(big);
 }
 
+/* The flow ------------------------------------------------------------------------ */
+
+static void pkce_secrets_are_fresh_and_s256_of_the_verifier(void **state)
+{
+    (void)state;
+    mcp__auth_pkce a, b;
+    assert_int_equal(mcp__auth_pkce_new(&a), MCP_OK);
+    assert_int_equal(mcp__auth_pkce_new(&b), MCP_OK);
+    assert_int_equal(strlen(a.verifier), 43); /* RFC 7636: 43 to 128 */
+    assert_int_equal(strspn(a.verifier, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                        "0123456789-_"),
+                     43);
+    assert_int_equal(strlen(a.state), 22);
+    assert_string_not_equal(a.verifier, b.verifier);
+    assert_string_not_equal(a.state, b.state);
+    unsigned char h[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)a.verifier, 43, h);
+    mcp_buf e;
+    mcp_buf_init(&e, 0, NULL);
+    assert_int_equal(mcp__base64url_encode(&e, h, sizeof h), MCP_OK);
+    assert_string_equal(a.challenge, e.data);
+    mcp_buf_free(&e);
+}
+
+static void the_authorization_url_carries_pkce_state_and_the_resource_as_given(void **state)
+{
+    (void)state;
+    mcp__auth_pkce p = {.verifier = "v", .challenge = "CH_al-lenge", .state = "st"};
+    mcp__auth_server as = {.authorization_endpoint = "https://as.example/authorize?tenant=1",
+                           .s256 = true};
+    mcp__auth_request r = {.client_id = "client 1",
+                           .redirect_uri = "http://127.0.0.1:8123/callback",
+                           .resource = "https://mcp.example.com",
+                           .scope = "files:read offline_access",
+                           .pkce = &p};
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    char why[200] = "";
+    assert_int_equal(mcp__auth_authorize_url(&as, &r, &b, why, sizeof why), MCP_OK);
+    assert_string_equal(b.data,
+                        "https://as.example/authorize?tenant=1&response_type=code&client_id="
+                        "client%201&redirect_uri=http%3A%2F%2F127.0.0.1%3A8123%2Fcallback&"
+                        "code_challenge=CH_al-lenge&code_challenge_method=S256&state=st&"
+                        "resource=https%3A%2F%2Fmcp.example.com&scope=files%3Aread%20"
+                        "offline_access");
+    b.len = 0;
+    /* No S256 advertised: refused unless asked to proceed. */
+    as.s256 = false;
+    assert_int_equal(mcp__auth_authorize_url(&as, &r, &b, why, sizeof why), MCP_ERR_INVALID_ARG);
+    assert_non_null(strstr(why, "S256"));
+    assert_int_equal(b.len, 0);
+    r.without_s256 = true;
+    r.scope = NULL;
+    as.authorization_endpoint = "https://as.example/authorize";
+    assert_int_equal(mcp__auth_authorize_url(&as, &r, &b, why, sizeof why), MCP_OK);
+    assert_non_null(strstr(b.data, "https://as.example/authorize?response_type=code&"));
+    assert_null(strstr(b.data, "scope="));
+    mcp_buf_free(&b);
+    r.resource = NULL;
+    assert_int_equal(mcp__auth_authorize_url(&as, &r, &b, why, sizeof why), MCP_ERR_INVALID_ARG);
+}
+
+static int callback(const char *q, bool advertised, char **code, char *why)
+{
+    return mcp__auth_callback_read(q, strlen(q), "st", "https://as.example", advertised, code,
+                                   why, 200);
+}
+
+static void the_redirect_is_checked_issuer_first(void **state)
+{
+    (void)state;
+    char *code = NULL;
+    char why[200];
+    /* RFC 9207 as 2026-07-28 tables it. */
+    assert_int_equal(callback("code=c1&state=st&iss=https%3A%2F%2Fas.example", true, &code, why),
+                     MCP_OK);
+    assert_string_equal(code, "c1");
+    free(code);
+    assert_int_equal(callback("code=c1&state=st", true, &code, why), MCP_ERR_INVALID_ARG);
+    assert_non_null(strstr(why, "lacks the iss"));
+    assert_int_equal(callback("code=c1&state=st&iss=https%3A%2F%2Fevil.example", false, &code, why),
+                     MCP_ERR_INVALID_ARG);
+    assert_non_null(strstr(why, "another issuer"));
+    assert_int_equal(callback("code=c1&state=st", false, &code, why), MCP_OK);
+    free(code);
+    /* No normalization before comparing: a slash, a case, a port. */
+    const char *near[] = {"https%3A%2F%2Fas.example%2F", "https%3A%2F%2FAS.example",
+                          "https%3A%2F%2Fas.example%3A443"};
+    for (int i = 0; i < 3; i++) {
+        char q[200];
+        snprintf(q, sizeof q, "code=c1&state=st&iss=%s", near[i]);
+        assert_int_equal(callback(q, false, &code, why), MCP_ERR_INVALID_ARG);
+        assert_null(code);
+    }
+    /* A mismatched issuer's error is neither acted on nor shown. */
+    assert_int_equal(callback("error=access_denied&error_description=Click+here&state=st&"
+                              "iss=https%3A%2F%2Fevil.example",
+                              false, &code, why),
+                     MCP_ERR_INVALID_ARG);
+    assert_null(strstr(why, "Click"));
+    /* The right issuer's error is, after the state. */
+    assert_int_equal(callback("error=access_denied&error_description=The+user+said+no%0A&"
+                              "state=st&iss=https%3A%2F%2Fas.example",
+                              true, &code, why),
+                     MCP_ERR_REMOTE);
+    assert_non_null(strstr(why, "access_denied: The user said no?"));
+    assert_int_equal(callback("error=access_denied&state=other", false, &code, why),
+                     MCP_ERR_INVALID_ARG);
+    assert_non_null(strstr(why, "state"));
+    /* Decoding, and what is malformed. */
+    assert_int_equal(callback("state=st&code=a%2Bb+c", false, &code, why), MCP_OK);
+    assert_string_equal(code, "a+b c");
+    free(code);
+    const char *bad[] = {"state=st&code=%zz", "state=st&code=%4", "state=st&state=st&code=c",
+                         "state=st&code=a%00b", "state=st", "state=st&code="};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        if (callback(bad[i], false, &code, why) != MCP_ERR_INVALID_ARG)
+            fail_msg("%s was taken", bad[i]);
+        assert_null(code);
+    }
+}
+
+static void token_responses_and_what_their_errors_mean(void **state)
+{
+    (void)state;
+    mcp__auth_tokens t;
+    char why[200];
+    const char ok[] = "{\"access_token\":\"at\",\"token_type\":\"bearer\",\"expires_in\":3600,"
+                      "\"refresh_token\":\"rt\",\"scope\":\"a b\"}";
+    assert_int_equal(mcp__auth_token_response_read(ok, sizeof ok - 1, 1000, &t, why, sizeof why),
+                     MCP__AUTH_TOKEN_OK);
+    assert_string_equal(t.access_token, "at");
+    assert_string_equal(t.refresh_token, "rt");
+    assert_string_equal(t.scope, "a b");
+    assert_false(t.dpop);
+    assert_int_equal(t.expires_at, 4600); /* absolute */
+    mcp__auth_tokens_free(&t);
+    const char dpop[] = "{\"access_token\":\"at\",\"token_type\":\"DPoP\"}";
+    assert_int_equal(mcp__auth_token_response_read(dpop, sizeof dpop - 1, 1000, &t, why, sizeof why),
+                     MCP__AUTH_TOKEN_OK);
+    assert_true(t.dpop);
+    assert_int_equal(t.expires_at, 0);
+    mcp__auth_tokens_free(&t);
+    struct {
+        const char *json;
+        mcp__auth_token_outcome want;
+    } cases[] = {
+        {"{\"error\":\"invalid_grant\",\"error_description\":\"spent\"}",
+         MCP__AUTH_TOKEN_INVALID_GRANT},
+        {"{\"error\":\"invalid_client\"}", MCP__AUTH_TOKEN_INVALID_CLIENT},
+        {"{\"error\":\"temporarily_unavailable\"}", MCP__AUTH_TOKEN_ERROR},
+        {"{\"access_token\":\"at\"}", MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"at\",\"token_type\":\"mac\"}", MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":\"3600\"}",
+         MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":-1}",
+         MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":7,\"token_type\":\"Bearer\"}", MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"\",\"token_type\":\"Bearer\"}", MCP__AUTH_TOKEN_MALFORMED},
+        {"<html>", MCP__AUTH_TOKEN_MALFORMED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        why[0] = '\0';
+        mcp__auth_token_outcome o =
+            mcp__auth_token_response_read(cases[i].json, strlen(cases[i].json), 1000, &t, why,
+                                          sizeof why);
+        if (o != cases[i].want || !why[0])
+            fail_msg("%s: %d (%s)", cases[i].json, o, why);
+        assert_null(t.access_token);
+    }
+}
+
+static void scopes_follow_the_strategy_and_step_up_by_union(void **state)
+{
+    (void)state;
+    struct {
+        const char *challenge, *prm, *as, *before;
+        bool refresh;
+        const char *want;
+    } cases[] = {
+        {"files:read", "a b", NULL, NULL, false, "files:read"},
+        {NULL, "a b", NULL, NULL, false, "a b"},
+        {"", "a b", NULL, NULL, false, "a b"},
+        {NULL, NULL, NULL, NULL, false, NULL},
+        {"files:write files:read", NULL, NULL, "files:read mcp", false, "files:read mcp files:write"},
+        {NULL, "a b", NULL, "files:read", false, "files:read"},
+        {"x", NULL, "openid offline_access", NULL, true, "x offline_access"},
+        {"x", NULL, "openid", NULL, true, "x"},
+        {"x", NULL, "offline_access", NULL, false, "x"},
+        {"  x   x ", NULL, NULL, NULL, false, "x"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got;
+        assert_int_equal(mcp__auth_scopes_to_ask(cases[i].challenge, cases[i].prm, cases[i].as,
+                                                 cases[i].before, cases[i].refresh, &got),
+                         MCP_OK);
+        if (cases[i].want ? !got || strcmp(got, cases[i].want) : got != NULL)
+            fail_msg("case %zu: %s, not %s", i, got ? got : "(none)",
+                     cases[i].want ? cases[i].want : "(none)");
+        free(got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +447,11 @@ int main(void)
         cmocka_unit_test(authorization_server_metadata_in_the_spec_order),
         cmocka_unit_test(protected_resource_metadata_must_name_this_server),
         cmocka_unit_test(authorization_server_metadata_must_name_the_issuer_asked),
+        cmocka_unit_test(pkce_secrets_are_fresh_and_s256_of_the_verifier),
+        cmocka_unit_test(the_authorization_url_carries_pkce_state_and_the_resource_as_given),
+        cmocka_unit_test(the_redirect_is_checked_issuer_first),
+        cmocka_unit_test(token_responses_and_what_their_errors_mean),
+        cmocka_unit_test(scopes_follow_the_strategy_and_step_up_by_union),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

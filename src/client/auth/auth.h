@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mcp/common.h"
 
@@ -101,5 +102,86 @@ typedef struct mcp__auth_server {
 int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
                           mcp__auth_server *out, char *why, size_t n);
 void mcp__auth_server_free(mcp__auth_server *s);
+
+/* The flow (flow.c) ------------------------------------------------------- */
+
+/* One authorization request's secrets: PKCE (RFC 7636, S256) and state. */
+typedef struct mcp__auth_pkce {
+    char verifier[44];  /* 43 characters: base64url of 32 random bytes */
+    char challenge[44]; /* base64url of its SHA-256 */
+    char state[23];     /* base64url of 16 random bytes */
+} mcp__auth_pkce;
+
+/* Fresh secrets from OpenSSL's random generator. MCP_OK, or MCP_ERR_IO
+ * when it has none to give. */
+int mcp__auth_pkce_new(mcp__auth_pkce *p);
+
+/* What an authorization request asks. */
+typedef struct mcp__auth_request {
+    const char *client_id, *redirect_uri;
+    const char *resource; /* sent as is (RFC 8707): the metadata's resource */
+    const char *scope;    /* space-separated; NULL or "": none asked */
+    const mcp__auth_pkce *pkce;
+    bool without_s256;    /* proceed with a server that does not advertise S256 */
+} mcp__auth_request;
+
+/* The authorization URL: the server's authorization endpoint with
+ * response_type=code, client_id, redirect_uri, code_challenge (S256),
+ * state, resource and scope, form-encoded. MCP_ERR_INVALID_ARG (why says
+ * so) when the server does not advertise S256 and r->without_s256 is
+ * false, or a member needed is missing; MCP_ERR_LIMIT, MCP_ERR_NOMEM. */
+int mcp__auth_authorize_url(const mcp__auth_server *as, const mcp__auth_request *r, mcp_buf *out,
+                            char *why, size_t n);
+
+/* The redirect's query read (the part after '?', len bytes) for the
+ * request whose state and issuer were recorded: RFC 9207's table of
+ * 2026-07-28 (iss, when present or when the server advertises it, must be
+ * the recorded issuer, compared byte for byte, before anything else of the
+ * response is acted on), then state, then an error the server sent, then
+ * the code. MCP_OK with *code (malloc'd); MCP_ERR_REMOTE when the server
+ * answered an error (why holds it); MCP_ERR_INVALID_ARG otherwise (why). */
+int mcp__auth_callback_read(const char *query, size_t len, const char *state,
+                            const char *issuer, bool iss_advertised, char **code, char *why,
+                            size_t n);
+
+/* Tokens as a token endpoint answered them. */
+typedef struct mcp__auth_tokens {
+    char *access_token, *refresh_token, *scope; /* refresh_token, scope: NULL when not given */
+    bool dpop;          /* token_type DPoP; else Bearer */
+    int64_t expires_at; /* seconds since the epoch; 0: not said */
+} mcp__auth_tokens;
+
+void mcp__auth_tokens_free(mcp__auth_tokens *t);
+
+/* What a token endpoint's error means for what the client keeps. */
+typedef enum {
+    MCP__AUTH_TOKEN_OK = 0,
+    MCP__AUTH_TOKEN_INVALID_GRANT,  /* drop the tokens (the refresh token is spent) */
+    MCP__AUTH_TOKEN_INVALID_CLIENT, /* drop the registration */
+    MCP__AUTH_TOKEN_ERROR,          /* another error the server named */
+    MCP__AUTH_TOKEN_MALFORMED,      /* not a token response */
+} mcp__auth_token_outcome;
+
+/* A token endpoint's answer (its body, len bytes) at now_s: tokens (Bearer
+ * or DPoP, expires_in turned into an absolute time), or the error it
+ * names. why says what was wrong. *out is filled only for OK (free with
+ * mcp__auth_tokens_free). MCP__AUTH_TOKEN_ERROR with why "out of memory"
+ * when memory ran out. */
+mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t len, int64_t now_s,
+                                                      mcp__auth_tokens *out, char *why, size_t n);
+
+/* The scopes to ask (malloc'd, NULL: none): the challenge's scope, else
+ * the metadata's scopes_supported, else none (2026-07-28's strategy); on a
+ * step up, the union of what was asked before and the challenge's; with
+ * offline_access added when the authorization server lists it and
+ * want_refresh. MCP_OK or MCP_ERR_NOMEM. */
+int mcp__auth_scopes_to_ask(const char *challenge_scope, const char *prm_scopes,
+                            const char *as_scopes, const char *asked_before, bool want_refresh,
+                            char **out);
+
+/* Append name=value form-encoded (application/x-www-form-urlencoded: every
+ * byte but the unreserved ones percent-encoded), with '&' before it unless
+ * out is empty. MCP_OK, MCP_ERR_LIMIT, MCP_ERR_NOMEM (nothing appended). */
+int mcp__auth_form_add(mcp_buf *out, const char *name, const char *value);
 
 #endif
