@@ -20,4 +20,13 @@ static inline int mcp__buf_putc(mcp_buf *buf, char c)
     return mcp_buf_append(buf, &c, 1);
 }
 
+/* Undo appends: back to len bytes (a failed writer leaves nothing of
+ * itself). */
+static inline void mcp__buf_rewind(mcp_buf *buf, size_t len)
+{
+    buf->len = len;
+    if (buf->data)
+        buf->data[len] = '\0';
+}
+
 #endif

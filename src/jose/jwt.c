@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "core/base64.h"
+#include "core/buf.h"
 #include "jose/jose.h"
 #include "mcp/json.h"
 
@@ -351,9 +352,7 @@ int mcp__jws_sign(const mcp__jose_key *key, mcp__jose_alg alg, const char *heade
     if (rc == MCP_OK)
         rc = mcp__base64url_encode(out, sig.data, sig.len);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     mcp_buf_free(&head);
     mcp_buf_free(&sig);

@@ -17,6 +17,7 @@
 #include <openssl/rsa.h>
 
 #include "core/base64.h"
+#include "core/buf.h"
 #include "jose/jose.h"
 #include "mcp/json.h"
 
@@ -510,9 +511,7 @@ int mcp__jose_key_public_jwk(const mcp__jose_key *key, const char *kid, mcp_buf 
     BN_free(a);
     BN_free(b);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }

@@ -70,9 +70,7 @@ int mcp_json_write_string(const char *s, size_t len, mcp_buf *out)
     size_t start = out->len;
     int rc = write_string(s, len, out);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }
@@ -153,9 +151,7 @@ int mcp_json_write(const mcp_json *v, mcp_buf *out)
     if (stack != inline_stack)
         mcp__free(&out->mem, stack);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }

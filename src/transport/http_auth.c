@@ -304,9 +304,7 @@ int mcp__auth_param_write(mcp_buf *out, bool first, const char *name, const char
     if (rc == MCP_OK)
         rc = mcp__buf_putc(out, '"');
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }

@@ -186,9 +186,7 @@ int mcp_uri_template_expand(const mcp_uri_template *t, const mcp_json *vars, mcp
                            : encode(out, t->text + part->off, part->len, true);
     }
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }

@@ -82,9 +82,7 @@ int mcp__auth_form_add(mcp_buf *out, const char *name, const char *value)
     if (rc == MCP_OK)
         rc = encode(out, value);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }
@@ -122,9 +120,7 @@ int mcp__auth_authorize_url(const mcp__auth_server *as, const mcp__auth_request 
     if (rc == MCP_OK)
         rc = mcp_buf_append(out, q.data, q.len);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     mcp_buf_free(&q);
     return rc;

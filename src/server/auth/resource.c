@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/buf.h"
 #include "mcp/json.h"
 #include "server/auth/auth.h"
 #include "transport/http_auth.h"
@@ -183,9 +184,7 @@ int mcp__resource_metadata_path(const mcp__resource_config *c, mcp_buf *out)
     if (rc == MCP_OK && n)
         rc = mcp_buf_append(out, path, n);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }
@@ -229,9 +228,7 @@ int mcp__resource_metadata(const mcp__resource_config *c, mcp_buf *out)
     if (rc == MCP_OK)
         rc = mcp_buf_append(out, "[\"header\"]}", 11);
     if (rc != MCP_OK) {
-        out->len = start;
-        if (out->data)
-            out->data[start] = '\0';
+        mcp__buf_rewind(out, start);
     }
     return rc;
 }
