@@ -74,7 +74,7 @@ BEGIN {
     allow["server/methods"] = "server/core server/offer " below_server
     allow["server/ask"] = "server/methods server/core server/offer " below_server
     allow["server/tasks"] = "server/methods server/core server/offer " below_server " hiredis"
-    allow["server/http"] = "server/core server/offer " below_server " libmicrohttpd"
+    allow["server/http"] = "server/auth server/core server/offer " below_server " libmicrohttpd"
     allow["server/auth"] = below_server
     allow["server/stdio"] = "server/core server/offer " below_server
     # src/server/features.c: the list of features, above them all.

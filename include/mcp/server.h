@@ -445,6 +445,29 @@ typedef struct mcp_server_http_options {
      * often; a limit per address is what keeps one client from filling
      * the cap. */
     unsigned max_connections_per_address;
+    /* OAuth 2.1 resource server (the MCP authorization specification).
+     * With auth_issuer set, every request to the endpoint needs a bearer
+     * access token: a JWT (RFC 9068, typ at+jwt) signed with RS256, PS256
+     * or ES256 by a key of auth_jwks, whose iss is auth_issuer, whose aud
+     * holds auth_audience (NULL: auth_resource; a token issued for another
+     * server is refused, never passed on), not expired (60 s of skew), and
+     * whose scope holds every one of auth_scopes (NULL-terminated, or
+     * NULL). Refused: 401 with a WWW-Authenticate challenge naming this
+     * server's metadata (resource_metadata) and the scopes; 401
+     * invalid_token with the reason; 400 invalid_request for a malformed
+     * Authorization; 403 insufficient_scope naming every scope needed.
+     * This server's Protected Resource Metadata (RFC 9728) is served to
+     * anyone at /.well-known/oauth-protected-resource followed by the path
+     * of auth_resource. What a request is bound to (a 2025 session, tasks,
+     * a requestState) is the token's issuer and subject, not the header's
+     * bytes, so a refreshed token keeps them.
+     * auth_resource: this server's URL as clients reach it (its canonical
+     * URI, https://host/mcp), required. auth_jwks: the text of the
+     * authorization server's JWKS document, required; it is read once:
+     * keys are not fetched, and a token whose key the set lacks is
+     * refused. Not with authorize (MCP_ERR_INVALID_ARG). Strings copied. */
+    const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks;
+    const char *const *auth_scopes;
 } mcp_server_http_options;
 
 /*
@@ -460,8 +483,9 @@ typedef struct mcp_server_http_options {
  * checked against its body (400, -32020), and a client that closes the
  * connection cancels the call (token reason "client disconnected"). The
  * strings of opts are copied. MCP_OK; MCP_ERR_INVALID_ARG (bad size, a host
- * that is not a numeric address, a port over 65535, half a TLS pair);
- * MCP_ERR_IO (cannot bind, logged with the reason); MCP_ERR_STATE (already
+ * that is not a numeric address, a port over 65535, half a TLS pair;
+ * auth_issuer without auth_resource or a usable auth_jwks, or with
+ * authorize: logged with the reason); MCP_ERR_IO (cannot bind, logged with the reason); MCP_ERR_STATE (already
  * listening); MCP_ERR_NOMEM.
  */
 MCP_EXTERN int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts);

@@ -58,6 +58,7 @@ struct mcp__http_exchange {
     mcp__http_method method;
     mcp_buf body;
     void *user;
+    char *principal; /* who it is from: the authorize hook's word */
     bool delivered;  /* handed to the owner's request callback */
     bool notified;   /* the owner's closed callback ran */
     bool responded;  /* a response (or a stream) was given */
@@ -81,7 +82,7 @@ struct mcp__http_server {
     struct MHD_Daemon *daemon;
     mcp__http_handler h;
     mcp__http_server_config cfg; /* strings below are our copies */
-    char *path, *cert, *key;
+    char *path, *cert, *key, *doc_path, *doc_json;
     char **origins, **hosts;
     bool loopback;
     uint16_t port;
@@ -494,6 +495,11 @@ void mcp__http_exchange_watch_hangup(mcp__http_exchange *x, bool on)
     x->no_watch = !on;
 }
 
+const char *mcp__http_exchange_principal(const mcp__http_exchange *x)
+{
+    return x->principal;
+}
+
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user)
 {
     x->user = user;
@@ -588,6 +594,34 @@ static bool scan_header(void *ud, const char *name, const char *value)
 }
 
 /* True when the request may go on; else it was refused. */
+/* The public document: GET (or HEAD) only, after the Host check (a page
+ * of another site must not read a local server's, DNS rebinding), and
+ * readable by any origin (a browser client discovers it, RFC 9728). */
+static void give_document(mcp__http_exchange *x, const char *method)
+{
+    mcp__http_server *s = x->server;
+    if (!host_allowed(s, mcp__http_exchange_header(x, MHD_HTTP_HEADER_HOST))) {
+        refuse(x, MHD_HTTP_FORBIDDEN, MCP_WIRE_INVALID_REQUEST, "Forbidden: Host not allowed", NULL);
+        return;
+    }
+    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+        static const char *const allow[] = {"Allow", "GET, HEAD", NULL};
+        refuse(x, MHD_HTTP_METHOD_NOT_ALLOWED, MCP_WIRE_INVALID_REQUEST, "Method Not Allowed",
+               allow);
+        return;
+    }
+    x->responded = true;
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s->doc_json), s->doc_json,
+                                                             MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "max-age=300");
+    MHD_queue_response(x->conn, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+}
+
 static bool check_request(mcp__http_exchange *x, const char *url, const char *method)
 {
     mcp__http_server *s = x->server;
@@ -596,6 +630,10 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
     if (strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0) {
         const char *path = strchr(strchr(url, ':') + 3, '/');
         url = path ? path : "/";
+    }
+    if (s->doc_path && !strcmp(url, s->doc_path)) {
+        give_document(x, method);
+        return false;
     }
     if (strcmp(url, s->path) != 0) {
         refuse(x, MHD_HTTP_NOT_FOUND, MCP_WIRE_INVALID_REQUEST, "Not Found: no MCP endpoint here", NULL);
@@ -665,12 +703,25 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
                "Service Unavailable: too many connections", retry);
         return false;
     }
-    if (s->h.authorize &&
-        !s->h.authorize(s->h.ud, mcp__http_exchange_header(x, MHD_HTTP_HEADER_AUTHORIZATION))) {
-        static const char *const challenge[] = {"WWW-Authenticate", "Bearer", NULL};
-        refuse(x, MHD_HTTP_UNAUTHORIZED, MCP_WIRE_INVALID_REQUEST,
-               "Unauthorized: a valid bearer token is required", challenge);
-        return false;
+    if (s->h.authorize) {
+        mcp__http_auth_answer a = {.challenge = "", .message = ""};
+        int status =
+            s->h.authorize(s->h.ud, mcp__http_exchange_header(x, MHD_HTTP_HEADER_AUTHORIZATION), &a);
+        x->principal = a.principal;
+        if (status) {
+            if (status != MHD_HTTP_BAD_REQUEST && status != MHD_HTTP_FORBIDDEN)
+                status = MHD_HTTP_UNAUTHORIZED;
+            const char *const challenge[] = {"WWW-Authenticate",
+                                             a.challenge[0] ? a.challenge : "Bearer", NULL};
+            char message[300];
+            snprintf(message, sizeof message, "%s: %s",
+                     status == MHD_HTTP_BAD_REQUEST ? "Bad Request"
+                     : status == MHD_HTTP_FORBIDDEN ? "Forbidden"
+                                                    : "Unauthorized",
+                     a.message[0] ? a.message : "a valid bearer token is required");
+            refuse(x, (unsigned)status, MCP_WIRE_INVALID_REQUEST, message, challenge);
+            return false;
+        }
     }
     const char *accept = mcp__http_exchange_header(x, MHD_HTTP_HEADER_ACCEPT);
     if (x->method == MCP__HTTP_POST) {
@@ -807,6 +858,7 @@ static void free_exchange(mcp__http_exchange *x)
         MHD_destroy_response(x->pending);
     mcp_buf_free(&x->body);
     mcp_buf_free(&x->out);
+    free(x->principal);
     free(x);
 }
 
@@ -952,6 +1004,8 @@ static void free_server(mcp__http_server *s)
         free(k);
     }
     free(s->path);
+    free(s->doc_path);
+    free(s->doc_json);
     free(s->cert);
     free(s->key);
     free_list(s->origins);
@@ -1009,6 +1063,10 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     s->watch_fd = s->hup_fd = -1;
     bool nomem = false;
     s->path = strdup(cfg->path ? cfg->path : "/mcp");
+    if (cfg->document_path && cfg->document_json &&
+        (!(s->doc_path = strdup(cfg->document_path)) ||
+         !(s->doc_json = strdup(cfg->document_json))))
+        nomem = true;
     s->cert = cfg->tls_cert_pem ? strdup(cfg->tls_cert_pem) : NULL;
     s->key = cfg->tls_key_pem ? strdup(cfg->tls_key_pem) : NULL;
     s->origins = copy_list(cfg->allowed_origins, &nomem);

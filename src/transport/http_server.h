@@ -47,6 +47,12 @@ typedef enum {
     MCP__HTTP_SHUTDOWN,      /* the server closed */
 } mcp__http_end;
 
+typedef struct mcp__http_auth_answer {
+    char challenge[1024];
+    char message[256];
+    char *principal;
+} mcp__http_auth_answer;
+
 typedef struct mcp__http_handler {
     /* A request to the endpoint that passed every check, with its whole
      * body. Respond now or later (mcp__http_respond, mcp__http_sse_start),
@@ -54,9 +60,12 @@ typedef struct mcp__http_handler {
     void (*request)(void *ud, mcp__http_exchange *x);
     /* The exchange is over: how. Drop every pointer to it. */
     void (*closed)(void *ud, mcp__http_exchange *x, mcp__http_end how);
-    /* Optional: the value of the Authorization header (NULL when absent);
-     * false answers 401. */
-    bool (*authorize)(void *ud, const char *authorization);
+    /* Optional: judge a request by its Authorization header (NULL when
+     * absent). Returns 0 to serve it, or 400, 401 or 403 to refuse it with
+     * a->challenge as WWW-Authenticate (empty: "Bearer") and a->message in
+     * the JSON-RPC error; a->principal (malloc'd, or NULL), who the request
+     * is from, is kept with the exchange (mcp__http_exchange_principal). */
+    int (*authorize)(void *ud, const char *authorization, mcp__http_auth_answer *a);
     void *ud;
 } mcp__http_handler;
 
@@ -64,6 +73,10 @@ typedef struct mcp__http_server_config {
     const char *host;          /* numeric address to bind; NULL: 127.0.0.1 */
     uint16_t port;             /* 0: any free port (mcp__http_server_port) */
     const char *path;          /* the endpoint; NULL: "/mcp" */
+    /* A public document served to GET at its own path (without the checks
+     * of the endpoint but Host's: anyone may read it), or NULL: the
+     * Protected Resource Metadata of an endpoint that wants tokens. */
+    const char *document_path, *document_json;
     /* NULL-terminated lists; "*" in one allows anything. A request
      * without Origin (no browser) passes the origin check. NULL lists:
      * bound to loopback, the loopback names (localhost, 127.0.0.1, [::1],
@@ -119,6 +132,9 @@ const char *mcp__http_exchange_body(const mcp__http_exchange *x, size_t *len);
  * request whose disconnect is not a cancel (2025), so that a client that
  * only half-closed its side still gets its answer. */
 void mcp__http_exchange_watch_hangup(mcp__http_exchange *x, bool on);
+/* Who the request is from, as the handler's authorize said (NULL: it did
+ * not say, or there is no authorize). Valid while x is. */
+const char *mcp__http_exchange_principal(const mcp__http_exchange *x);
 /* The owner's pointer. */
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user);
 void *mcp__http_exchange_user(const mcp__http_exchange *x);

@@ -61,8 +61,9 @@ typedef struct http_args {
     const char *path, *cert_file, *key_file, *poll, *request_timeout, *per_address, *max_conns;
     const char *state_key_file; /* with or without --http */
     const char *task_store, *task_store_timeout, *task_lease, *page_size;
-    const char *origins[17], *hosts[17], *tokens[17];
-    size_t norigins, nhosts, ntokens;
+    const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks_file;
+    const char *origins[17], *hosts[17], *tokens[17], *scopes[17];
+    size_t norigins, nhosts, ntokens, nscopes;
     mcp_http_response_mode mode;
 } http_args;
 
@@ -140,9 +141,13 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--task-store-timeout") ? &a->task_store_timeout
                              : !strcmp(o, "--task-lease") ? &a->task_lease
                              : !strcmp(o, "--page-size") ? &a->page_size
+                             : !strcmp(o, "--auth-issuer") ? &a->auth_issuer
+                             : !strcmp(o, "--auth-resource") ? &a->auth_resource
+                             : !strcmp(o, "--auth-audience") ? &a->auth_audience
+                             : !strcmp(o, "--auth-jwks") ? &a->auth_jwks_file
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
-                    !strcmp(o, "--token");
+                    !strcmp(o, "--token") || !strcmp(o, "--auth-scope");
         bool mode = !strcmp(o, "--response");
         if (!value && !list && !mode)
             return usage_error("unexpected argument '%s'", cli_safe(o));
@@ -162,10 +167,17 @@ static int parse_args(int argc, char **argv, http_args *a)
                 return usage_error("--response takes auto, json or sse, not '%s'", cli_safe(v));
         } else {
             bool origin = !strcmp(o, "--allow-origin"), token = !strcmp(o, "--token");
-            size_t *n = origin ? &a->norigins : token ? &a->ntokens : &a->nhosts;
+            bool scope = !strcmp(o, "--auth-scope");
+            size_t *n = origin ? &a->norigins : token ? &a->ntokens : scope ? &a->nscopes : &a->nhosts;
             if (*n == 16)
                 return usage_error("at most 16 of %s", o);
-            (origin ? a->origins : token ? a->tokens : a->hosts)[(*n)++] = v;
+            (origin ? a->origins : token ? a->tokens : scope ? a->scopes : a->hosts)[(*n)++] = v;
+            if (scope && (!*v || strpbrk(v, " \t\"\\") ||
+                          strspn(v, "!#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "[]^_`abcdefghijklmnopqrstuvwxyz{|}~") != strlen(v)))
+                return usage_error("--auth-scope takes one scope (printable ASCII, no space, "
+                                   "quote or backslash: RFC 6749 3.3), not '%s'",
+                                   cli_safe(v));
             if (token && !token_ok(v))
                 return usage_error("%s", "--token takes a bearer token a client can send: 1 to "
                                          "4096 of A-Z a-z 0-9 - . _ ~ + /, then any '=' "
@@ -216,6 +228,15 @@ static int parse_args(int argc, char **argv, http_args *a)
         return usage_error("%s", "HTTP options need --http [HOST:]PORT");
     if (!a->cert_file != !a->key_file)
         return usage_error("%s", "--tls-cert and --tls-key go together");
+    bool auth = a->auth_issuer || a->auth_resource || a->auth_audience || a->auth_jwks_file ||
+                a->nscopes;
+    if (auth && !a->listen)
+        return usage_error("%s", "--auth-* options need --http [HOST:]PORT");
+    if (auth && (!a->auth_issuer || !a->auth_resource || !a->auth_jwks_file))
+        return usage_error("%s", "a resource server needs --auth-issuer URL, --auth-resource URL "
+                                 "(this server's, as clients reach it) and --auth-jwks FILE");
+    if (auth && a->ntokens)
+        return usage_error("%s", "--token and --auth-issuer cannot be used together");
     if (a->path && a->path[0] != '/')
         return usage_error("--path must start with '/', not '%s'", cli_safe(a->path));
     return 0;
@@ -279,8 +300,9 @@ static bool read_state_key(const char *path, unsigned char *key, size_t *len)
     return true;
 }
 
-/* The whole of a small file (PEM), or NULL with the reason printed. */
-static char *read_file(const char *path)
+/* The whole of a small file (PEM, else JSON), or NULL with the reason
+ * printed. */
+static char *read_file(const char *path, bool pem)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -294,7 +316,7 @@ static char *read_file(const char *path)
     fclose(f);
     if (data)
         data[n] = '\0';
-    if (!data || e || big || !n || !strstr(data, "-----BEGIN ")) {
+    if (!data || e || big || !n || (pem && !strstr(data, "-----BEGIN "))) {
         fprintf(stderr, "%s: '%s': %s\n", served->prog, cli_safe(path),
                 !data ? "out of memory" : e ? strerror(e) : big ? "too large"
                 : !n ? "empty" : "not a PEM file");
@@ -313,15 +335,17 @@ static int serve_http(const http_args *a)
                 served->prog, cli_safe(a->listen));
         return EXIT_USAGE;
     }
-    char *cert = a->cert_file ? read_file(a->cert_file) : NULL;
-    char *key = a->key_file ? read_file(a->key_file) : NULL;
-    if ((a->cert_file && !cert) || (a->key_file && !key)) {
+    char *cert = a->cert_file ? read_file(a->cert_file, true) : NULL;
+    char *key = a->key_file ? read_file(a->key_file, true) : NULL;
+    char *jwks = a->auth_jwks_file ? read_file(a->auth_jwks_file, false) : NULL;
+    if ((a->cert_file && !cert) || (a->key_file && !key) || (a->auth_jwks_file && !jwks)) {
         free(cert);
         free(key);
+        free(jwks);
         return EXIT_USAGE;
     }
     bool loopback = !host[0] || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
-    if (!loopback && !a->ntokens)
+    if (!loopback && !a->ntokens && !a->auth_issuer)
         fprintf(stderr, "%s: warning: serving %s without --token: anyone who reaches "
                         "it may call its tools\n",
                 served->prog, cli_safe(host));
@@ -345,14 +369,22 @@ static int serve_http(const http_args *a)
                                  .tls_cert_pem = cert,
                                  .tls_key_pem = key,
                                  .authorize = a->ntokens ? check_token : NULL,
-                                 .authorize_user_data = (void *)a};
+                                 .authorize_user_data = (void *)a,
+                                 .auth_issuer = a->auth_issuer,
+                                 .auth_resource = a->auth_resource,
+                                 .auth_audience = a->auth_audience,
+                                 .auth_jwks = jwks,
+                                 .auth_scopes = a->nscopes ? a->scopes : NULL};
     int rc = mcp_server_listen_http(the_server, &h);
     free(cert);
     free(key);
+    free(jwks);
     if (rc != MCP_OK) {
         fprintf(stderr, "%s: cannot serve HTTP on %s: %s\n", served->prog, cli_safe(a->listen),
-                rc == MCP_ERR_INVALID_ARG ? "HOST must be a numeric address, and TLS files PEM"
-                                          : mcp_strerror(rc));
+                rc == MCP_ERR_INVALID_ARG
+                    ? a->auth_issuer ? "the --auth-* options were refused (the reason is above)"
+                                     : "HOST must be a numeric address, and TLS files PEM"
+                    : mcp_strerror(rc));
         return rc == MCP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_CONNECTION;
     }
     fprintf(stderr, "%s: listening on %s://%s%s%s:%u%s\n", served->prog, cert ? "https" : "http",

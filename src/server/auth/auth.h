@@ -63,6 +63,10 @@ int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
  * MCP_ERR_LIMIT or MCP_ERR_NOMEM. */
 int mcp__resource_metadata_path(const mcp__resource_config *c, mcp_buf *out);
 
+/* The URL of that path on the resource's origin (for resource_metadata),
+ * appended to out. Same errors. */
+int mcp__resource_metadata_url(const mcp__resource_config *c, mcp_buf *out);
+
 /* The Protected Resource Metadata document (RFC 9728 section 2), appended
  * to out: resource, authorization_servers, scopes_supported (when any),
  * bearer_methods_supported ["header"]. MCP_OK, MCP_ERR_LIMIT or

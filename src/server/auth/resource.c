@@ -2,6 +2,7 @@
 /*
  * The resource server's decisions (auth.h).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,21 @@ int mcp__resource_metadata_path(const mcp__resource_config *c, mcp_buf *out)
     if (rc != MCP_OK) {
         mcp__buf_rewind(out, start);
     }
+    return rc;
+}
+
+int mcp__resource_metadata_url(const mcp__resource_config *c, mcp_buf *out)
+{
+    const char *path = path_of(c->resource);
+    if (!path)
+        return MCP_ERR_INVALID_ARG;
+    size_t start = out->len;
+    size_t origin = (size_t)(*path ? path - c->resource : (ptrdiff_t)strlen(c->resource));
+    int rc = mcp_buf_append(out, c->resource, origin);
+    if (rc == MCP_OK)
+        rc = mcp__resource_metadata_path(c, out);
+    if (rc != MCP_OK)
+        mcp__buf_rewind(out, start);
     return rc;
 }
 

@@ -83,6 +83,7 @@ static void unlink_session(hpeer *p)
 static void listener_free(http_listener *l)
 {
     mcp_buf_free(&l->scratch);
+    mcp__http_oauth_free(l->oauth);
     free(l);
 }
 
@@ -333,13 +334,19 @@ static void on_get(mcp__http_exchange *x, hpeer *p)
     p->last_used = mcp__now_ms();
 }
 
-/* The credential of an Authorization value: the value with its scheme in
- * lower case (RFC 9110, 11.1: "bearer T" is the credential "Bearer T" is),
- * or NULL (none, or out of memory: *failed). */
-static char *credential_of(const char *authorization, bool *failed)
+/* The credential x came with: who its token says it is from where tokens
+ * are checked here (the principal: "<iss> <sub>", the same across a
+ * refresh), else its Authorization value with the scheme in lower case
+ * (RFC 9110, 11.1: "bearer T" is the credential "Bearer T" is); or NULL
+ * (none, or out of memory: *failed). */
+static char *credential_of(const mcp__http_exchange *x, bool *failed)
 {
+    const char *principal = mcp__http_exchange_principal(x);
+    const char *authorization = principal ? principal : mcp__http_exchange_header(x, "Authorization");
     char *credential = authorization ? strdup(authorization) : NULL;
     *failed = authorization && !credential;
+    if (principal)
+        return credential;
     for (char *ch = credential; ch && *ch && *ch != ' '; ch++)
         *ch = (char)tolower((unsigned char)*ch);
     return credential;
@@ -365,13 +372,13 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, mcp_mess
     }
     hpeer *p = find_session(l, sid);
     bool failed = false;
-    char *credential = p ? credential_of(mcp__http_exchange_header(x, "Authorization"), &failed)
+    char *credential = p ? credential_of(x, &failed)
                          : NULL;
     /* Where tokens are checked a session is its credential's: another
      * one finds no such session, as a guessed id does, and reaches none of
      * its tasks (tasks.mdx: bound to the authorization context). */
     bool same = p && !failed &&
-                (!l->opts.authorize ||
+                (!(l->opts.authorize || l->oauth) ||
                  (!p->credential ? !credential
                                  : credential && !strcmp(credential, p->credential)));
     free(credential);
@@ -457,7 +464,7 @@ static void on_stateless(http_listener *l, mcp__http_exchange *x, mcp_message *m
     /* The credential the request came with: its requestState is bound
      * to it (input_required.c). */
     bool failed;
-    char *credential = credential_of(mcp__http_exchange_header(x, "Authorization"), &failed);
+    char *credential = credential_of(x, &failed);
     hpeer *p = failed ? NULL : peer_open(l, false);
     if (!p) {
         free(credential);
@@ -522,7 +529,7 @@ static void on_request(void *ud, mcp__http_exchange *x)
             } else {
                 bool failed;
                 char *credential =
-                    credential_of(mcp__http_exchange_header(x, "Authorization"), &failed);
+                    credential_of(x, &failed);
                 hpeer *p = failed ? NULL : peer_open(l, true);
                 if (!p) {
                     free(credential);
@@ -556,10 +563,12 @@ static void on_closed(void *ud, mcp__http_exchange *x, mcp__http_end how)
 static void listener_stop(mcp__listener *base);
 static const mcp__listener_ops listener_ops = {listener_stop};
 
-static bool authorize(void *ud, const char *value)
+static int authorize(void *ud, const char *value, mcp__http_auth_answer *a)
 {
     http_listener *l = ud;
-    return l->opts.authorize(l->opts.authorize_user_data, value);
+    if (l->oauth)
+        return mcp__http_oauth_authorize(l->oauth, value, a);
+    return l->opts.authorize(l->opts.authorize_user_data, value) ? 0 : 401;
 }
 
 int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
@@ -578,6 +587,11 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
     l->server = s;
     l->opts = o;
     mcp_buf_init(&l->scratch, 0, NULL);
+    rc = mcp__http_oauth_open(s, &o, &l->oauth);
+    if (rc != MCP_OK) {
+        listener_free(l);
+        return rc;
+    }
     if (!l->opts.max_sessions)
         l->opts.max_sessions = 1024;
     if (!l->opts.session_idle_ms)
@@ -597,7 +611,8 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
         .tls_cert_pem = o.tls_cert_pem,
         .tls_key_pem = o.tls_key_pem,
     };
-    mcp__http_handler h = {on_request, on_closed, o.authorize ? authorize : NULL, l};
+    mcp__http_oauth_document(l->oauth, &cfg.document_path, &cfg.document_json);
+    mcp__http_handler h = {on_request, on_closed, o.authorize || l->oauth ? authorize : NULL, l};
     rc = mcp__http_server_open(&s->loop, &cfg, &h, &l->http);
     if (rc != MCP_OK) {
         mcp__server_log(s, MCP_LOG_ERROR, "cannot listen on %s:%u: %s",

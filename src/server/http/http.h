@@ -7,6 +7,7 @@
 #include "transport/http_server.h"
 
 typedef struct http_listener http_listener;
+typedef struct http_oauth http_oauth;
 typedef struct hroute hroute;
 typedef struct hpeer hpeer;
 
@@ -67,7 +68,18 @@ struct http_listener {
     size_t npeers;       /* the listener lives until its last peer closed */
     bool closing, closed;
     mcp_buf scratch;     /* header values decoded for a check (http_check.c) */
+    http_oauth *oauth;   /* the resource server's state (http_oauth.c), or NULL */
 };
+
+/* http_oauth.c: the binding as an OAuth resource server. */
+/* From opts' auth_*: *out NULL when auth_issuer is not set. MCP_OK,
+ * MCP_ERR_INVALID_ARG (logged with why), MCP_ERR_NOMEM. */
+int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, http_oauth **out);
+void mcp__http_oauth_free(http_oauth *o);
+/* The metadata document and the path it is served at (NULL, NULL without). */
+void mcp__http_oauth_document(const http_oauth *o, const char **path, const char **json);
+/* The transport's authorize hook's answer for a request. */
+int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a);
 
 /* http_stream.c: routes and what the engine sends on them. */
 /* The peer's transport operations send and close_route. */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTTP binding as an OAuth resource server (mcp_server_http_options'
+ * auth_*): the configuration copied and checked at listen, the key set
+ * read, the metadata document made, and each request judged by
+ * server/auth's rules. A request allowed is from "<iss> <sub>": what a
+ * session, a task or a requestState is bound to.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "server/auth/auth.h"
+#include "server/http/http.h"
+
+struct http_oauth {
+    mcp__jwks *keys;
+    mcp__resource_config rc;
+    char *issuer, *resource, *audience, *metadata_url;
+    char **scopes;
+    mcp_buf doc_path, doc;
+};
+
+void mcp__http_oauth_free(http_oauth *o)
+{
+    if (!o)
+        return;
+    mcp__jwks_free(o->keys);
+    free(o->issuer);
+    free(o->resource);
+    free(o->audience);
+    free(o->metadata_url);
+    for (size_t i = 0; o->scopes && o->scopes[i]; i++)
+        free(o->scopes[i]);
+    free(o->scopes);
+    mcp_buf_free(&o->doc_path);
+    mcp_buf_free(&o->doc);
+    free(o);
+}
+
+static char *copy(const char *s, bool *nomem)
+{
+    char *c = s ? strdup(s) : NULL;
+    if (s && !c)
+        *nomem = true;
+    return c;
+}
+
+int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, http_oauth **out)
+{
+    *out = NULL;
+    if (!opts->auth_issuer)
+        return MCP_OK;
+    const char *bad = opts->authorize ? "auth_issuer and authorize cannot be used together"
+                      : !opts->auth_resource ? "auth_issuer needs auth_resource (this server's URL)"
+                      : !opts->auth_jwks     ? "auth_issuer needs auth_jwks (the key set)"
+                                             : NULL;
+    if (bad) {
+        mcp__server_log(s, MCP_LOG_ERROR, "cannot serve HTTP: %s", bad);
+        return MCP_ERR_INVALID_ARG;
+    }
+    http_oauth *o = calloc(1, sizeof *o);
+    if (!o)
+        return MCP_ERR_NOMEM;
+    mcp_buf_init(&o->doc_path, 0, NULL);
+    mcp_buf_init(&o->doc, 0, NULL);
+    bool nomem = false;
+    o->issuer = copy(opts->auth_issuer, &nomem);
+    o->resource = copy(opts->auth_resource, &nomem);
+    o->audience = copy(opts->auth_audience, &nomem);
+    size_t n = 0;
+    while (opts->auth_scopes && opts->auth_scopes[n])
+        n++;
+    o->scopes = calloc(n + 1, sizeof *o->scopes);
+    nomem = nomem || !o->scopes;
+    for (size_t i = 0; !nomem && i < n; i++)
+        o->scopes[i] = copy(opts->auth_scopes[i], &nomem);
+    int rc = nomem ? MCP_ERR_NOMEM : MCP_OK;
+    char why[200] = "";
+    if (rc == MCP_OK) {
+        rc = mcp__jwks_parse(opts->auth_jwks, strlen(opts->auth_jwks), &o->keys, why, sizeof why);
+        if (rc != MCP_OK && rc != MCP_ERR_NOMEM) {
+            mcp__server_log(s, MCP_LOG_ERROR, "cannot serve HTTP: auth_jwks: %s", why);
+            rc = MCP_ERR_INVALID_ARG;
+        }
+    }
+    o->rc = (mcp__resource_config){.resource = o->resource,
+                                   .audience = o->audience,
+                                   .issuer = o->issuer,
+                                   .scopes = (const char *const *)o->scopes};
+    mcp_buf url;
+    mcp_buf_init(&url, 0, NULL);
+    if (rc == MCP_OK && (rc = mcp__resource_metadata_url(&o->rc, &url)) == MCP_ERR_INVALID_ARG)
+        mcp__server_log(s, MCP_LOG_ERROR,
+                        "cannot serve HTTP: auth_resource is not an absolute URL without a "
+                        "query or fragment");
+    if (rc == MCP_OK && !(o->metadata_url = copy(url.data, &nomem)))
+        rc = MCP_ERR_NOMEM;
+    mcp_buf_free(&url);
+    o->rc.metadata_url = o->metadata_url;
+    if (rc == MCP_OK)
+        rc = mcp__resource_metadata_path(&o->rc, &o->doc_path);
+    if (rc == MCP_OK)
+        rc = mcp__resource_metadata(&o->rc, &o->doc);
+    if (rc != MCP_OK) {
+        mcp__http_oauth_free(o);
+        return rc;
+    }
+    *out = o;
+    return MCP_OK;
+}
+
+void mcp__http_oauth_document(const http_oauth *o, const char **path, const char **json)
+{
+    *path = o ? o->doc_path.data : NULL;
+    *json = o ? o->doc.data : NULL;
+}
+
+int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a)
+{
+    mcp__resource_verdict v;
+    int rc = mcp__resource_check(&o->rc, o->keys, authorization, (int64_t)time(NULL), NULL, &v);
+    snprintf(a->challenge, sizeof a->challenge, "%s", v.challenge);
+    snprintf(a->message, sizeof a->message, "%s", v.why);
+    if (rc != MCP_OK || v.status) {
+        mcp__jwt_claims_free(&v.claims);
+        return rc != MCP_OK ? 401 : v.status;
+    }
+    size_t n = strlen(o->issuer) + strlen(v.claims.sub) + 2;
+    a->principal = malloc(n);
+    if (a->principal)
+        snprintf(a->principal, n, "%s %s", o->issuer, v.claims.sub);
+    mcp__jwt_claims_free(&v.claims);
+    if (!a->principal) {
+        snprintf(a->message, sizeof a->message, "out of memory");
+        return 401;
+    }
+    return 0;
+}

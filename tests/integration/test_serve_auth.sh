@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mcp serve --http as an OAuth resource server (--auth-issuer, --auth-resource,
+# --auth-jwks, --auth-scope): its Protected Resource Metadata, and for each
+# kind of request the status and the challenge (none, a good token, another
+# audience, expired, unsigned, another key under the same kid, a missing
+# scope, a malformed header), a 2025 session bound to the token's subject
+# (a new token of the same subject keeps it, another subject's does not),
+# and the options refused before serving. Keys and tokens: jwt_tool.py.
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+TOOL="$(dirname "$0")/jwt_tool.py"
+requires curl python3 openssl
+
+openssl ecparam -name prime256v1 -genkey -noout -out "$WORK/as.pem" 2>/dev/null
+openssl ecparam -name prime256v1 -genkey -noout -out "$WORK/evil.pem" 2>/dev/null
+python3 "$TOOL" jwks "$WORK/as.pem" k1 >"$WORK/jwks.json" || fail "jwks"
+PORT=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+RES="http://127.0.0.1:$PORT/mcp"
+META_URL="http://127.0.0.1:$PORT/.well-known/oauth-protected-resource/mcp"
+ISS=https://as.example
+
+"$MCP" serve --http "127.0.0.1:$PORT" --auth-issuer "$ISS" --auth-resource "$RES" \
+    --auth-jwks "$WORK/jwks.json" --auth-scope mcp:tools >/dev/null 2>"$WORK/serve.err" &
+pid=$!
+trap 'kill $pid 2>/dev/null; rm -rf "$WORK"' EXIT
+wait_for "$WORK/serve.err" "listening on http://127.0.0.1:$PORT" 10
+
+now=$(date +%s)
+# claims SUB AUD SCOPE EXP
+claims() {
+    printf '{"iss":"%s","aud":"%s","sub":"%s","client_id":"c1","iat":%s,"exp":%s,"jti":"%s","scope":"%s"}' \
+        "$ISS" "$2" "$1" "$now" "$4" "$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')" "$3"
+}
+token() { python3 "$TOOL" sign "$1" '{"typ":"at+jwt","kid":"k1"}' "$2"; }
+GOOD=$(token "$WORK/as.pem" "$(claims alice "$RES" "mcp:tools files:read" $((now + 600)))")
+
+# post NAME AUTH BODY [header...]: the status in NAME.status, headers, body.
+post() {
+    name=$1 auth=$2 body=$3
+    shift 3
+    if [ -n "$auth" ]; then set -- "$@" -H "Authorization: $auth"; fi
+    curl -s -D "$WORK/$name.headers" -o "$WORK/$name.body" -w '%{http_code}' \
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+        "$@" --data-binary "$body" "$RES" >"$WORK/$name.status"
+}
+status() {
+    got=$(cat "$WORK/$1.status")
+    [ "$got" = "$2" ] || { cat "$WORK/$1.headers" "$WORK/$1.body"; fail "$1: status $got, expected $2"; }
+    echo "ok: $1 ($got)"
+}
+challenge() { tr -d '\r' <"$WORK/$1.headers" | sed -n 's/^[Ww][Ww][Ww]-[Aa]uthenticate: //p'; }
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},'"$META"'}}'
+H26='-H MCP-Protocol-Version:2026-07-28 -H Mcp-Method:tools/call -H Mcp-Name:echo'
+
+# The metadata: public, at the resource's path, readable from any origin.
+curl -s -D "$WORK/meta.headers" -o "$WORK/meta.body" -w '%{http_code}' "$META_URL" >"$WORK/meta.status"
+status meta 200
+contains "$WORK/meta.body" "\"resource\":\"$RES\"" "metadata resource"
+contains "$WORK/meta.body" "\"authorization_servers\":[\"$ISS\"]" "metadata servers"
+contains "$WORK/meta.body" '"scopes_supported":["mcp:tools"]' "metadata scopes"
+contains "$WORK/meta.headers" "Access-Control-Allow-Origin: *" "metadata CORS"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$META_URL")" = 405 ] || fail "POST to the metadata: 405"
+
+# No token: 401, where to learn how, no error code.
+# shellcheck disable=SC2086
+post none "" "$CALL" $H26
+status none 401
+c=$(challenge none)
+case "$c" in *"resource_metadata=\"$META_URL\""*) ;; *) fail "no resource_metadata in: $c" ;; esac
+case "$c" in *'scope="mcp:tools"'*) ;; *) fail "no scope in: $c" ;; esac
+case "$c" in *error=*) fail "an error code without a token: $c" ;; esac
+
+# shellcheck disable=SC2086
+post good "Bearer $GOOD" "$CALL" $H26
+status good 200
+contains "$WORK/good.body" '"text":"hi"' good
+
+# bad NAME STATUS ERROR TEXT TOKEN: refused with that challenge.
+bad() {
+    # shellcheck disable=SC2086
+    post "$1" "Bearer $5" "$CALL" $H26
+    status "$1" "$2"
+    c=$(challenge "$1")
+    case "$c" in *"error=\"$3\""*) ;; *) fail "$1: no error=\"$3\" in: $c" ;; esac
+    case "$c" in *"$4"*) ;; *) fail "$1: no '$4' in: $c" ;; esac
+    case "$c" in *"resource_metadata=\"$META_URL\""*) ;; *) fail "$1: no resource_metadata: $c" ;; esac
+}
+bad audience 401 invalid_token "another audience" \
+    "$(token "$WORK/as.pem" "$(claims alice https://other.example/mcp mcp:tools $((now + 600)))")"
+bad expired 401 invalid_token "expired" \
+    "$(token "$WORK/as.pem" "$(claims alice "$RES" mcp:tools $((now - 600)))")"
+bad unsigned 401 invalid_token "algorithm" \
+    "$(python3 "$TOOL" none '{"typ":"at+jwt","kid":"k1"}' "$(claims alice "$RES" mcp:tools $((now + 600)))")"
+bad forged 401 invalid_token "signature" \
+    "$(token "$WORK/evil.pem" "$(claims alice "$RES" mcp:tools $((now + 600)))")"
+bad scope 403 insufficient_scope 'scope="mcp:tools"' \
+    "$(token "$WORK/as.pem" "$(claims alice "$RES" files:read $((now + 600)))")"
+lacks "$WORK/forged.headers" "$GOOD" "a token echoed"
+# shellcheck disable=SC2086
+post malformed "Bearer two words" "$CALL" $H26
+status malformed 400
+case "$(challenge malformed)" in *'error="invalid_request"'*) ;; *) fail "malformed: $(challenge malformed)" ;; esac
+
+# A 2025 session is its subject's: a new token of alice keeps it, bob's
+# finds no such session.
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+post init "Bearer $GOOD" "$init"
+status init 200
+SID=$(tr -d '\r' <"$WORK/init.headers" | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *//p')
+[ -n "$SID" ] || fail "a session id"
+AGAIN=$(token "$WORK/as.pem" "$(claims alice "$RES" mcp:tools $((now + 900)))")
+BOB=$(token "$WORK/as.pem" "$(claims bob "$RES" mcp:tools $((now + 600)))")
+[ "$AGAIN" != "$GOOD" ] || fail "a second token for alice"
+LIST='{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+post same_subject "Bearer $AGAIN" "$LIST" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+status same_subject 200
+post other_subject "Bearer $BOB" "$LIST" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+status other_subject 404
+
+# Options refused before serving, each saying why.
+refused() {
+    expect_exit 2 "refused: $*" -- "$MCP" serve "$@"
+}
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES"
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-jwks "$WORK/jwks.json"
+refused --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json"
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --auth-scope 'a b'
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --token t
+echo '{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}' >"$WORK/oct.json"
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/oct.json"
+contains "$WORK/err" "no usable key" "the key set's reason"
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "not a url" --auth-jwks "$WORK/jwks.json"
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/nope.json"
+echo "serve auth: all checks passed"
