@@ -82,7 +82,7 @@ struct mcp__http_server {
     struct MHD_Daemon *daemon;
     mcp__http_handler h;
     mcp__http_server_config cfg; /* strings below are our copies */
-    char *path, *cert, *key, *doc_path, *doc_json;
+    char *path, *cert, *key, *doc_path, *doc_path2, *doc_json;
     char **origins, **hosts;
     bool loopback;
     uint16_t port;
@@ -631,7 +631,7 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
         const char *path = strchr(strchr(url, ':') + 3, '/');
         url = path ? path : "/";
     }
-    if (s->doc_path && !strcmp(url, s->doc_path)) {
+    if (s->doc_path && (!strcmp(url, s->doc_path) || (s->doc_path2 && !strcmp(url, s->doc_path2)))) {
         give_document(x, method);
         return false;
     }
@@ -1005,6 +1005,7 @@ static void free_server(mcp__http_server *s)
     }
     free(s->path);
     free(s->doc_path);
+    free(s->doc_path2);
     free(s->doc_json);
     free(s->cert);
     free(s->key);
@@ -1065,7 +1066,8 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
     s->path = strdup(cfg->path ? cfg->path : "/mcp");
     if (cfg->document_path && cfg->document_json &&
         (!(s->doc_path = strdup(cfg->document_path)) ||
-         !(s->doc_json = strdup(cfg->document_json))))
+         !(s->doc_json = strdup(cfg->document_json)) ||
+         (cfg->document_path2 && !(s->doc_path2 = strdup(cfg->document_path2)))))
         nomem = true;
     s->cert = cfg->tls_cert_pem ? strdup(cfg->tls_cert_pem) : NULL;
     s->key = cfg->tls_key_pem ? strdup(cfg->tls_key_pem) : NULL;

@@ -73,10 +73,12 @@ typedef struct mcp__http_server_config {
     const char *host;          /* numeric address to bind; NULL: 127.0.0.1 */
     uint16_t port;             /* 0: any free port (mcp__http_server_port) */
     const char *path;          /* the endpoint; NULL: "/mcp" */
-    /* A public document served to GET at its own path (without the checks
-     * of the endpoint but Host's: anyone may read it), or NULL: the
-     * Protected Resource Metadata of an endpoint that wants tokens. */
-    const char *document_path, *document_json;
+    /* A public document served to GET at its own path, and at a second
+     * one when not NULL (without the checks of the endpoint but Host's:
+     * anyone may read it), or NULL: the Protected Resource Metadata of an
+     * endpoint that wants tokens, at the endpoint's well-known path and at
+     * the root's. */
+    const char *document_path, *document_path2, *document_json;
     /* NULL-terminated lists; "*" in one allows anything. A request
      * without Origin (no browser) passes the origin check. NULL lists:
      * bound to loopback, the loopback names (localhost, 127.0.0.1, [::1],

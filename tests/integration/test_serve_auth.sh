@@ -65,6 +65,12 @@ contains "$WORK/meta.body" "\"authorization_servers\":[\"$ISS\"]" "metadata serv
 contains "$WORK/meta.body" '"scopes_supported":["mcp:tools"]' "metadata scopes"
 contains "$WORK/meta.headers" "Access-Control-Allow-Origin: *" "metadata CORS"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$META_URL")" = 405 ] || fail "POST to the metadata: 405"
+# The same at the root's well-known path (a client that looks only there),
+# and to nobody whose Host is not this server's (DNS rebinding).
+curl -s -o "$WORK/root.body" "http://127.0.0.1:$PORT/.well-known/oauth-protected-resource"
+cmp -s "$WORK/root.body" "$WORK/meta.body" || fail "the metadata at the root differs"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' "$META_URL")" = 403 ] ||
+    fail "the metadata to another Host: 403"
 
 # No token: 401, where to learn how, no error code.
 # shellcheck disable=SC2086

@@ -612,6 +612,10 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
         .tls_key_pem = o.tls_key_pem,
     };
     mcp__http_oauth_document(l->oauth, &cfg.document_path, &cfg.document_json);
+    /* And at the root's well-known path, where a client that only looks
+     * there (2025-06-18's order) finds it. */
+    if (cfg.document_path && strcmp(cfg.document_path, "/.well-known/oauth-protected-resource"))
+        cfg.document_path2 = "/.well-known/oauth-protected-resource";
     mcp__http_handler h = {on_request, on_closed, o.authorize || l->oauth ? authorize : NULL, l};
     rc = mcp__http_server_open(&s->loop, &cfg, &h, &l->http);
     if (rc != MCP_OK) {
