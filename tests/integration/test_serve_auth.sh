@@ -128,6 +128,26 @@ status same_subject 200
 post other_subject "Bearer $BOB" "$LIST" -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
 status other_subject 404
 
+# A 2026-07-28 requestState is its subject's too: the answer to confirm's
+# round, sent with a new token of alice, is taken; with bob's, refused.
+METAE='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}'
+H26C='-H MCP-Protocol-Version:2026-07-28 -H Mcp-Method:tools/call -H Mcp-Name:confirm'
+# shellcheck disable=SC2086
+post round "Bearer $GOOD" '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm","arguments":{},'"$METAE"'}}' $H26C
+status round 200
+contains "$WORK/round.body" '"resultType":"input_required"' round
+state=$(sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p' "$WORK/round.body")
+[ -n "$state" ] || fail "a requestState"
+retry='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{},"inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}},"requestState":"'$state'",'"$METAE"'}}'
+# shellcheck disable=SC2086
+post retry_bob "Bearer $BOB" "$retry" $H26C
+status retry_bob 400
+contains "$WORK/retry_bob.body" '"code":-32602' retry_bob
+# shellcheck disable=SC2086
+post retry_alice "Bearer $AGAIN" "$retry" $H26C
+status retry_alice 200
+contains "$WORK/retry_alice.body" '"text":"confirmed"' retry_alice
+
 # Options refused before serving, each saying why.
 refused() {
     expect_exit 2 "refused: $*" -- "$MCP" serve "$@"
