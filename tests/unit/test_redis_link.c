@@ -1285,6 +1285,139 @@ static void each_allocation_failure_in_a_command_is_survived(void **state)
     redis_server_destroy(&s);
 }
 
+/* review18 ----------------------------------------------------------------------------- */
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* The descriptor of this process's connection to 127.0.0.1:port, or -1. */
+static int link_fd(int port)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int found = -1;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        int fd = atoi(de->d_name);
+        struct sockaddr_in a;
+        socklen_t n = sizeof a;
+        if (fd > 2 && getpeername(fd, (struct sockaddr *)&a, &n) == 0 && a.sin_family == AF_INET &&
+            ntohs(a.sin_port) == port)
+            found = fd;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* write_now's redisBufferWrite fails (the socket's sending side shut):
+ * what was pending is answered, the link comes back, nothing leaks. */
+static void review_a_write_that_fails_in_the_flush(void **state)
+{
+    signal(SIGPIPE, SIG_IGN);
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    int fd = link_fd(s.port);
+    assert_true(fd >= 0);
+    redis_server_pause(&s); /* it does not answer the shutdown with its own close */
+    assert_int_equal(shutdown(fd, SHUT_WR), 0);
+    answer a[3];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(send_cmd(&e, l, &a[i], "INCR n"), MCP_OK);
+    EVENTUALLY(&e, a[2].calls == 1, 10000);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(a[i].calls, 1);
+        assert_int_equal(a[i].type, 0);
+        print_message("answer %d: %s\n", i, a[i].error);
+        assert_non_null(strstr(a[i].error, "sending failed"));
+    }
+    redis_server_resume(&s);
+    EVENTUALLY(&e, e.up && mcp__redis_link_up(l), 10000);
+    answer r;
+    round_trip(&e, l, &r, 10000, "INCR n");
+    assert_int_equal(r.integer, 1);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
+/* From inside a reply callback: a command sent (a flush scheduled), then
+ * the link closed. */
+static answer review_sent_inside;
+static void review_send_then_close(void *arg, const struct redisReply *r, const char *error)
+{
+    answer *a = arg;
+    on_answer(arg, r, error);
+    assert_int_equal(send_cmd(a->e, a->e->link, &review_sent_inside, "INCR n"), MCP_OK);
+    a->e->closing = true;
+    mcp__redis_link_close(a->e->link, on_closed, a->e);
+}
+
+static void review_close_inside_a_reply_with_a_flush_scheduled(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 5000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    memset(&review_sent_inside, 0, sizeof review_sent_inside);
+    answer a;
+    memset(&a, 0, sizeof a);
+    a.e = &e;
+    const char *argv[] = {"INCR", "n"};
+    size_t len[] = {4, 1};
+    assert_int_equal(mcp__redis_link_command(l, review_send_then_close, &a, 2, argv, len), MCP_OK);
+    EVENTUALLY(&e, e.closed == 1, 10000);
+    assert_int_equal(a.integer, 1);
+    assert_int_equal(review_sent_inside.calls, 1);
+    assert_string_equal(review_sent_inside.error, "closed");
+    env_finish(&e);
+    redis_server_destroy(&s);
+}
+
+/* A write left half done (8 MB: the socket's buffer fills, WRITABLE
+ * watched), then commands appended turn after turn: all answered, in
+ * order. */
+static void review_commands_appended_behind_a_partial_write(void **state)
+{
+    redis_server s;
+    start(&s, NULL);
+    env e;
+    env_init(&e);
+    mcp__redis_link *l = link_to(&e, s.url, 60000, false);
+    EVENTUALLY(&e, e.up, 10000);
+    size_t n = (size_t)8 << 20;
+    char *big = malloc(n);
+    assert_non_null(big);
+    memset(big, 'b', n);
+    const char *argv[] = {"SET", "big", big};
+    size_t len[] = {3, 3, n};
+    answer set;
+    memset(&set, 0, sizeof set);
+    set.e = &e;
+    assert_int_equal(mcp__redis_link_command(l, on_answer, &set, 3, argv, len), MCP_OK);
+    enum { N = 20 };
+    answer a[N];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < N; i++) {
+        uv_run(&e.loop, UV_RUN_NOWAIT);
+        assert_int_equal(send_cmd(&e, l, &a[i], "INCR n"), MCP_OK);
+    }
+    EVENTUALLY(&e, a[N - 1].calls == 1, 60000);
+    assert_string_equal(set.str, "OK");
+    for (int i = 0; i < N; i++)
+        assert_int_equal(a[i].integer, i + 1);
+    free(big);
+    env_done(&e, &l, 1);
+    redis_server_destroy(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1309,7 +1442,12 @@ int main(void)
         cmocka_unit_test(close_while_connecting_and_while_waiting),
         cmocka_unit_test(subscriptions_are_capped_and_kinds_kept_apart),
         cmocka_unit_test(each_allocation_failure_in_a_command_is_survived),
+        cmocka_unit_test(review_a_write_that_fails_in_the_flush),
+        cmocka_unit_test(review_close_inside_a_reply_with_a_flush_scheduled),
+        cmocka_unit_test(review_commands_appended_behind_a_partial_write),
     };
+    if (getenv("TEST_FILTER"))
+        cmocka_set_test_filter(getenv("TEST_FILTER"));
     const char *missing = redis_server_missing();
     if (missing)
         return test_missing(missing);
