@@ -710,6 +710,8 @@ static void replied_taken(void *arg, const redisReply *reply, const char *error)
             tasks_follow_record(t, now);
         else if (s->type == REDIS_REPLY_STRING && !s->len)
             tasks_record_again(t); /* lost (Redis came back empty): made again */
+        else if (s->type == REDIS_REPLY_STRING && mcp__task_terminal(t->status))
+            tasks_record_again(t); /* its end lost (Redis came back from an older file) */
         for (size_t i = 1; i < reply->elements && !t->gone; i++) {
             const redisReply *a = reply->element[i];
             mcp_json_doc *d = NULL;
