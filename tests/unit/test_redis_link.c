@@ -15,9 +15,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 
@@ -1285,13 +1290,7 @@ static void each_allocation_failure_in_a_command_is_survived(void **state)
     redis_server_destroy(&s);
 }
 
-/* review18 ----------------------------------------------------------------------------- */
-
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
+/* The writes at the turn's end, attacked ------------------------------------------------ */
 
 /* The descriptor of this process's connection to 127.0.0.1:port, or -1. */
 static int link_fd(int port)
@@ -1313,7 +1312,7 @@ static int link_fd(int port)
 
 /* write_now's redisBufferWrite fails (the socket's sending side shut):
  * what was pending is answered, the link comes back, nothing leaks. */
-static void review_a_write_that_fails_in_the_flush(void **state)
+static void a_write_that_fails_in_the_flush(void **state)
 {
     signal(SIGPIPE, SIG_IGN);
     redis_server s;
@@ -1348,17 +1347,17 @@ static void review_a_write_that_fails_in_the_flush(void **state)
 
 /* From inside a reply callback: a command sent (a flush scheduled), then
  * the link closed. */
-static answer review_sent_inside;
-static void review_send_then_close(void *arg, const struct redisReply *r, const char *error)
+static answer sent_inside;
+static void send_then_close(void *arg, const struct redisReply *r, const char *error)
 {
     answer *a = arg;
     on_answer(arg, r, error);
-    assert_int_equal(send_cmd(a->e, a->e->link, &review_sent_inside, "INCR n"), MCP_OK);
+    assert_int_equal(send_cmd(a->e, a->e->link, &sent_inside, "INCR n"), MCP_OK);
     a->e->closing = true;
     mcp__redis_link_close(a->e->link, on_closed, a->e);
 }
 
-static void review_close_inside_a_reply_with_a_flush_scheduled(void **state)
+static void close_inside_a_reply_with_a_flush_scheduled(void **state)
 {
     redis_server s;
     start(&s, NULL);
@@ -1366,17 +1365,17 @@ static void review_close_inside_a_reply_with_a_flush_scheduled(void **state)
     env_init(&e);
     mcp__redis_link *l = link_to(&e, s.url, 5000, false);
     EVENTUALLY(&e, e.up, 10000);
-    memset(&review_sent_inside, 0, sizeof review_sent_inside);
+    memset(&sent_inside, 0, sizeof sent_inside);
     answer a;
     memset(&a, 0, sizeof a);
     a.e = &e;
     const char *argv[] = {"INCR", "n"};
     size_t len[] = {4, 1};
-    assert_int_equal(mcp__redis_link_command(l, review_send_then_close, &a, 2, argv, len), MCP_OK);
+    assert_int_equal(mcp__redis_link_command(l, send_then_close, &a, 2, argv, len), MCP_OK);
     EVENTUALLY(&e, e.closed == 1, 10000);
     assert_int_equal(a.integer, 1);
-    assert_int_equal(review_sent_inside.calls, 1);
-    assert_string_equal(review_sent_inside.error, "closed");
+    assert_int_equal(sent_inside.calls, 1);
+    assert_string_equal(sent_inside.error, "closed");
     env_finish(&e);
     redis_server_destroy(&s);
 }
@@ -1384,7 +1383,7 @@ static void review_close_inside_a_reply_with_a_flush_scheduled(void **state)
 /* A write left half done (8 MB: the socket's buffer fills, WRITABLE
  * watched), then commands appended turn after turn: all answered, in
  * order. */
-static void review_commands_appended_behind_a_partial_write(void **state)
+static void commands_appended_behind_a_partial_write(void **state)
 {
     redis_server s;
     start(&s, NULL);
@@ -1442,9 +1441,9 @@ int main(void)
         cmocka_unit_test(close_while_connecting_and_while_waiting),
         cmocka_unit_test(subscriptions_are_capped_and_kinds_kept_apart),
         cmocka_unit_test(each_allocation_failure_in_a_command_is_survived),
-        cmocka_unit_test(review_a_write_that_fails_in_the_flush),
-        cmocka_unit_test(review_close_inside_a_reply_with_a_flush_scheduled),
-        cmocka_unit_test(review_commands_appended_behind_a_partial_write),
+        cmocka_unit_test(a_write_that_fails_in_the_flush),
+        cmocka_unit_test(close_inside_a_reply_with_a_flush_scheduled),
+        cmocka_unit_test(commands_appended_behind_a_partial_write),
     };
     if (getenv("TEST_FILTER"))
         cmocka_set_test_filter(getenv("TEST_FILTER"));

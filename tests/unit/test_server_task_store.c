@@ -509,6 +509,40 @@ static void an_ended_task_is_answered_by_its_runner_alone(void **state)
     harness_stop(&b);
 }
 
+/* A Redis that comes back from an older file (appendfsync everysec loses
+ * the last second: an end confirmed, then lost), here the record set back
+ * to working and the connections cut: once the store is back the runner
+ * writes the end again, and both processes and the record agree on it
+ * (the runner answers from its own copy: it must not be alone in that). */
+static void an_end_redis_lost_is_written_again(void **state)
+{
+    (void)state;
+    reset();
+    harness a, b;
+    start(&a, 0);
+    start(&b, 0);
+    char task[33];
+    atomic_store(&released, 1);
+    free(make_task(&a, 1, "gate", task));
+    wait_record(task, "completed");
+    wait_ended();
+    usleep(200000); /* a heard Redis keep the end */
+    redisContext *r = redis_server_connect(&redis);
+    assert_non_null(r);
+    freeReplyObject(redisCommand(r, "HSET mcp:task:%s s working", task));
+    freeReplyObject(redisCommand(r, "CLIENT KILL TYPE normal"));
+    freeReplyObject(redisCommand(r, "CLIENT KILL TYPE pubsub"));
+    redisFree(r);
+    usleep(500000);
+    wait_store(&a);
+    wait_store(&b);
+    wait_record(task, "completed");
+    harness_expect_in(ext_on_task(&a, 2, "tasks/get", task), "\"status\":\"completed\"");
+    harness_expect_in(ext_on_task(&b, 3, "tasks/get", task), "\"status\":\"completed\"");
+    harness_stop(&a);
+    harness_stop(&b);
+}
+
 /* A task-augmented request cancelled while Redis keeps its task: no
  * CreateTaskResult, the handler stopped, the record cancelled. */
 static void a_request_gone_before_its_task_was_given_out(void **state)
@@ -690,6 +724,7 @@ int main(void)
         cmocka_unit_test(an_end_while_redis_is_gone_is_written_later),
         cmocka_unit_test(an_outage_longer_than_the_lease_fails_no_live_task),
         cmocka_unit_test(an_ended_task_is_answered_by_its_runner_alone),
+        cmocka_unit_test(an_end_redis_lost_is_written_again),
         cmocka_unit_test(a_request_gone_before_its_task_was_given_out),
         cmocka_unit_test(every_send_of_a_task_failing),
     };
