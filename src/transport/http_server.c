@@ -593,7 +593,6 @@ static bool scan_header(void *ud, const char *name, const char *value)
     return true;
 }
 
-/* True when the request may go on; else it was refused. */
 /* The public document: GET (or HEAD) only, after the Host check (a page
  * of another site must not read a local server's, DNS rebinding), and
  * readable by any origin (a browser client discovers it, RFC 9728). */
@@ -622,6 +621,7 @@ static void give_document(mcp__http_exchange *x, const char *method)
     MHD_destroy_response(r);
 }
 
+/* True when the request may go on; else it was refused. */
 static bool check_request(mcp__http_exchange *x, const char *url, const char *method)
 {
     mcp__http_server *s = x->server;
