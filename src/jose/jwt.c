@@ -195,10 +195,11 @@ static mcp__jwt_verdict times(const mcp_json *c, const mcp__jwt_expect *e, mcp__
                        present ? "the token's exp is not a number" : "the token has no exp");
     if (now >= exp + skew)
         return verdict(why, n, MCP__JWT_EXPIRED, "the token has expired");
-    if (numeric_date(c, "nbf", &nbf, &present) && now + skew < nbf)
-        return verdict(why, n, MCP__JWT_NOT_YET, "the token is not valid yet (nbf)");
-    if (present && !numeric_date(c, "nbf", &nbf, &present))
+    bool has_nbf = numeric_date(c, "nbf", &nbf, &present);
+    if (present && !has_nbf)
         return verdict(why, n, MCP__JWT_CLAIMS, "the token's nbf is not a number");
+    if (has_nbf && now + skew < nbf)
+        return verdict(why, n, MCP__JWT_NOT_YET, "the token is not valid yet (nbf)");
     bool has_iat = numeric_date(c, "iat", &iat, &present);
     if (present && !has_iat)
         return verdict(why, n, MCP__JWT_CLAIMS, "the token's iat is not a number");

@@ -68,16 +68,6 @@ static size_t token_at(const lexer *lx, const char *p)
     return (size_t)(q - p);
 }
 
-static char *copy(const char *s, size_t len)
-{
-    char *c = malloc(len + 1);
-    if (c) {
-        memcpy(c, s, len);
-        c[len] = '\0';
-    }
-    return c;
-}
-
 /* A quoted-string at lx->p (its opening quote), unquoted into *out. */
 static int quoted(lexer *lx, char **out)
 {
@@ -114,7 +104,7 @@ static int quoted(lexer *lx, char **out)
             break;
         lx->p++;
     }
-    if (rc == MCP_OK && !(*out = copy(b.data ? b.data : "", b.len)))
+    if (rc == MCP_OK && !(*out = strndup(b.data ? b.data : "", b.len)))
         rc = MCP_ERR_NOMEM;
     mcp_buf_free(&b);
     return rc;
@@ -138,13 +128,13 @@ static int param(lexer *lx, mcp__auth_challenge *ch, const char *name, size_t le
         size_t vlen = token_at(lx, lx->p);
         if (!vlen)
             return fail(lx, "a parameter without a value (a token or a quoted-string)");
-        if (!(value = copy(lx->p, vlen)))
+        if (!(value = strndup(lx->p, vlen)))
             return MCP_ERR_NOMEM;
         lx->p += vlen;
     }
     if (rc != MCP_OK)
         return rc;
-    char *n = copy(name, len);
+    char *n = strndup(name, len);
     if (!n) {
         free(value);
         return MCP_ERR_NOMEM;
@@ -186,7 +176,7 @@ static int after_scheme(lexer *lx, mcp__auth_challenge *ch)
         return fail(lx, "neither a token68 nor a parameter after a scheme");
     while (t < lx->end && *t == '=')
         t++;
-    if (!(ch->token68 = copy(lx->p, (size_t)(t - lx->p))))
+    if (!(ch->token68 = strndup(lx->p, (size_t)(t - lx->p))))
         return MCP_ERR_NOMEM;
     lx->p = t;
     if (!at_end_of_element(lx))
@@ -220,7 +210,7 @@ static int parse(lexer *lx, mcp__auth_challenges *out)
             if (out->count == MCP__AUTH_CHALLENGES_MAX)
                 return MCP_ERR_LIMIT;
             ch = &out->list[out->count++];
-            if (!(ch->scheme = copy(name, len)))
+            if (!(ch->scheme = strndup(name, len)))
                 return MCP_ERR_NOMEM;
             lx->p = name + len;
             bool space = lx->p < lx->end && *lx->p == ' ';
@@ -280,6 +270,19 @@ const char *mcp__auth_param_get(const mcp__auth_challenge *ch, const char *name)
         if (!strcasecmp(ch->params[i].name, name))
             return ch->params[i].value;
     return NULL;
+}
+
+bool mcp__auth_scope_listed(const char *list, const char *word, size_t wl)
+{
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n && n == wl && !memcmp(p, word, wl))
+            return true;
+        p += n;
+    }
+    return false;
 }
 
 int mcp__auth_param_write(mcp_buf *out, bool first, const char *name, const char *value)

@@ -58,6 +58,10 @@ const mcp__auth_challenge *mcp__auth_challenge_find(const mcp__auth_challenges *
 /* The value of parameter name (case-insensitive) of ch, or NULL. Borrowed. */
 const char *mcp__auth_param_get(const mcp__auth_challenge *ch, const char *name);
 
+/* Whether the space-separated list (a scope parameter, RFC 6749 section
+ * 3.3; NULL: empty) holds word (wl bytes), whole. */
+bool mcp__auth_scope_listed(const char *list, const char *word, size_t wl);
+
 /* Append ` name="value"` after a scheme (first) or `, name="value"` after
  * a parameter, the value quoted as RFC 9110 says (a backslash before '"'
  * and '\'). MCP_ERR_INVALID_ARG when name is not a token or value holds a

@@ -16,6 +16,7 @@
 #include "core/base64.h"
 #include "core/buf.h"
 #include "mcp/json.h"
+#include "transport/http_auth.h"
 
 static int say(char *why, size_t n, int rc, const char *what)
 {
@@ -362,19 +363,6 @@ mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t l
 
 /* Scopes -------------------------------------------------------------------- */
 
-static bool has_word(const char *list, const char *w, size_t wl)
-{
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ')
-            p++;
-        size_t n = strcspn(p, " ");
-        if (n && n == wl && !memcmp(p, w, wl))
-            return true;
-        p += n;
-    }
-    return false;
-}
-
 static int add_words(mcp_buf *b, const char *list)
 {
     int rc = MCP_OK;
@@ -382,7 +370,7 @@ static int add_words(mcp_buf *b, const char *list)
         while (*p == ' ')
             p++;
         size_t n = strcspn(p, " ");
-        if (n && !has_word(b->data, p, n)) {
+        if (n && !mcp__auth_scope_listed(b->data, p, n)) {
             if (b->len)
                 rc = mcp__buf_putc(b, ' ');
             if (rc == MCP_OK)
@@ -405,7 +393,7 @@ int mcp__auth_scopes_to_ask(const char *challenge_scope, const char *prm_scopes,
         rc = add_words(&b, challenge_scope && *challenge_scope ? challenge_scope
                            : asked_before && *asked_before ? NULL
                                                            : prm_scopes);
-    if (rc == MCP_OK && want_refresh && has_word(as_scopes, "offline_access", 14))
+    if (rc == MCP_OK && want_refresh && mcp__auth_scope_listed(as_scopes, "offline_access", 14))
         rc = add_words(&b, "offline_access");
     if (rc == MCP_OK && b.len && !(*out = strdup(b.data)))
         rc = MCP_ERR_NOMEM;

@@ -29,19 +29,9 @@ static bool b64token(const char *s, size_t n)
     return i == n;
 }
 
-/* Whether the space-separated list has word. */
 static bool has_scope(const char *list, const char *word)
 {
-    size_t w = strlen(word);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ')
-            p++;
-        size_t n = strcspn(p, " ");
-        if (n == w && !memcmp(p, word, w))
-            return true;
-        p += n;
-    }
-    return false;
+    return mcp__auth_scope_listed(list, word, strlen(word));
 }
 
 /* Every scope needed, space-separated, into out (each once). */
