@@ -75,7 +75,43 @@ typedef struct mcp__http_client_options {
      * Optional. */
     void (*session_expired)(void *ud);
     void *session_expired_ud;
+    /* Authorization (optional: client/auth): consulted on every launch and
+     * on every refusal; see mcp__http_client_auth. Borrowed: it outlives
+     * the transport. */
+    const struct mcp__http_client_auth *auth;
 } mcp__http_client_options;
+
+/*
+ * What the transport asks of an authorization engine. Both calls come on
+ * the loop thread, outside curl's callbacks, and may block (a token
+ * request, a whole authorization flow): the loop waits meanwhile.
+ *
+ * headers: the header lines ("Name: value") an exchange about to go out
+ *     carries for its authorization (Authorization, DPoP), each passed to
+ *     add (which copies it); http_method is "POST", "GET" or "DELETE", url
+ *     the endpoint. *generation is set to the credentials' generation, kept
+ *     with the exchange. An error of its own is not fatal: the exchange
+ *     goes out with what was added, and the server's refusal decides.
+ * refused: the server answered an exchange that carried generation with
+ *     status (401, or 403, or 400 with a WWW-Authenticate) and these
+ *     headers (each NULL when absent; several WWW-Authenticate lines
+ *     joined by ", "). True: send it again now (new credentials are in
+ *     place, or the server's DPoP nonce taken); false: it fails as any
+ *     HTTP error, with why (when not empty) in its message. The transport
+ *     asks at most MCP__HTTP_AUTH_TRIES times per exchange.
+ * accepted: the server answered an exchange that carried generation with
+ *     a success (2xx): those credentials work. Optional.
+ */
+#define MCP__HTTP_AUTH_TRIES 4
+typedef struct mcp__http_client_auth {
+    void (*headers)(void *ud, const char *http_method, const char *url,
+                    int (*add)(void *add_ud, const char *line), void *add_ud,
+                    unsigned *generation);
+    bool (*refused)(void *ud, long status, const char *www_authenticate, const char *dpop_nonce,
+                    unsigned generation, char *why, size_t why_len);
+    void (*accepted)(void *ud, unsigned generation);
+    void *ud;
+} mcp__http_client_auth;
 
 /* A new transport, or NULL (out of memory, or curl could not start; err
  * says which). Freed by its close op. */

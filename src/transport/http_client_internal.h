@@ -63,6 +63,14 @@ typedef struct xfer {
     char *session_header;
     const char *session_bad; /* why the Mcp-Session-Id header is unusable */
     char *location;          /* a redirect's Location, as sent (capped) */
+    /* Authorization (t->o.auth): the lines added at launch, the
+     * credentials' generation they carried, the refusals so far, and what
+     * a refusal came with (capped). */
+    struct curl_slist *launch_hdrs;
+    bool was_get;
+    unsigned auth_gen, auth_tries;
+    char *www_authenticate, *dpop_nonce;
+    char auth_why[256];
     mcp_buf in;
     mcp__sse_decoder dec;
     bool dec_open;
@@ -167,6 +175,10 @@ int mcp__hc_common_headers(http_client *t, xfer *x);
 int mcp__hc_legacy_headers(http_client *t, xfer *x);
 /* Start x: a GET (or the DELETE of X_DELETE), or a POST of its body. */
 int mcp__hc_launch(http_client *t, xfer *x, bool get);
+/* x was refused for its authorization (401, 403, 400 with a challenge):
+ * true when it was sent again, with new credentials (t->o.auth's say);
+ * false when it is to end as any HTTP error (x->auth_why may say why). */
+bool mcp__hc_auth_retry(http_client *t, xfer *x, CURLcode code);
 /* What curl finished, then the inbox to the sink. */
 void mcp__hc_after(http_client *t);
 /* Drop what the inbox holds. */

@@ -143,6 +143,31 @@ size_t mcp__hc_on_body(char *p, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* A header's value (n bytes after the colon), trimmed, appended to *kept
+ * after ", " (RFC 9110 5.3: lines of one field combine so); at most
+ * AUTH_HEADER_CAP bytes are kept in all, the rest dropped. */
+#define AUTH_HEADER_CAP 8192
+static void keep_header_value(char **kept, const char *v, size_t n)
+{
+    while (n && (*v == ' ' || *v == '\t')) {
+        v++;
+        n--;
+    }
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    size_t old = *kept ? strlen(*kept) : 0;
+    if (!n || old + 2 + n > AUTH_HEADER_CAP)
+        return;
+    char *grown = realloc(*kept, old + 2 + n + 1);
+    if (!grown)
+        return;
+    if (old)
+        memcpy(grown + old, ", ", 2), old += 2;
+    memcpy(grown + old, v, n);
+    grown[old + n] = '\0';
+    *kept = grown;
+}
+
 size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
@@ -166,6 +191,9 @@ size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
         x->session_bad = NULL;
         free(x->location);
         x->location = NULL;
+        free(x->www_authenticate);
+        free(x->dpop_nonce);
+        x->www_authenticate = x->dpop_nonce = NULL;
         return size * nmemb;
     }
     static const char name[] = "mcp-session-id:";
@@ -193,6 +221,12 @@ size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
         size_t len = (size_t)(p + n - v);
         free(x->location);
         x->location = strndup(v, len < 2048 ? len : 2048);
+    } else if (x->t->o.auth && n > 17 && !strncasecmp(p, "www-authenticate:", 17)) {
+        keep_header_value(&x->www_authenticate, p + 17, n - 17);
+    } else if (x->t->o.auth && n > 11 && !strncasecmp(p, "dpop-nonce:", 11)) {
+        free(x->dpop_nonce);
+        x->dpop_nonce = NULL;
+        keep_header_value(&x->dpop_nonce, p + 11, n - 11);
     }
     return size * nmemb;
 }
@@ -354,6 +388,9 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
                              "(redirects are not followed: give that URL if it is trusted)",
                              x->status, x->reason[0] ? " " : "", x->reason,
                              mcp__http_url_shown(x->location, shown, sizeof shown));
+    } else if (x->auth_why[0]) {
+        mcp__hc_fail_request(t, x, false, "HTTP %ld%s%s: authorization failed: %s", x->status,
+                             x->reason[0] ? " " : "", x->reason, x->auth_why);
     } else if (!pass_error_body(t, x)) {
         char snippet[320];
         body_snippet(x, snippet, sizeof snippet);
@@ -393,6 +430,10 @@ void mcp__hc_transfer_done(http_client *t, xfer *x, CURLcode code)
         if (id && n)
             take_event_id(x, id, n);
     }
+    if (mcp__hc_auth_retry(t, x, code))
+        return;
+    if (t->o.auth && t->o.auth->accepted && x->status >= 200 && x->status < 300)
+        t->o.auth->accepted(t->o.auth->ud, x->auth_gen);
     if (x->role == X_REQUEST)
         request_ended(t, x, code);
     else if (x->role == X_LISTEN)

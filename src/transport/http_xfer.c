@@ -225,6 +225,11 @@ void mcp__hc_detach(xfer *x)
     x->session_bad = NULL;
     free(x->location);
     x->location = NULL;
+    curl_slist_free_all(x->launch_hdrs);
+    x->launch_hdrs = NULL;
+    free(x->www_authenticate);
+    free(x->dpop_nonce);
+    x->www_authenticate = x->dpop_nonce = NULL;
 }
 
 void mcp__hc_xfer_free(xfer *x)
@@ -340,8 +345,34 @@ static int on_prereq(void *ud, char *primary_ip, char *local_ip, int primary_por
     return CURL_PREREQFUNC_OK;
 }
 
+/* The authorization engine's lines, after x's own. */
+static int add_auth_line(void *ud, const char *line)
+{
+    xfer *x = ud;
+    struct curl_slist *l = curl_slist_append(x->launch_hdrs, line);
+    if (!l)
+        return MCP_ERR_NOMEM;
+    x->launch_hdrs = l;
+    return MCP_OK;
+}
+
+static int auth_headers(http_client *t, xfer *x, bool get)
+{
+    curl_slist_free_all(x->launch_hdrs);
+    x->launch_hdrs = NULL;
+    for (struct curl_slist *l = x->hdrs; l; l = l->next)
+        if (add_auth_line(x, l->data) != MCP_OK)
+            return MCP_ERR_NOMEM;
+    const char *method = x->role == X_DELETE ? "DELETE" : get ? "GET" : "POST";
+    t->o.auth->headers(t->o.auth->ud, method, t->url, add_auth_line, x, &x->auth_gen);
+    return MCP_OK;
+}
+
 int mcp__hc_launch(http_client *t, xfer *x, bool get)
 {
+    x->was_get = get;
+    if (t->o.auth && auth_headers(t, x, get) != MCP_OK)
+        return MCP_ERR_NOMEM;
     x->started = x->sse = x->oversized = x->nomem = x->got_event = false;
     x->sends = 0;
     x->not_resent = false;
@@ -369,7 +400,7 @@ int mcp__hc_launch(http_client *t, xfer *x, bool get)
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, t->on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->launch_hdrs ? x->launch_hdrs : x->hdrs);
     curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
     curl_easy_setopt(e, CURLOPT_PREREQDATA, x);
     if (x->role == X_DELETE) {
@@ -389,6 +420,46 @@ int mcp__hc_launch(http_client *t, xfer *x, bool get)
         return MCP_ERR_NOMEM;
     }
     return MCP_OK;
+}
+
+bool mcp__hc_auth_retry(http_client *t, xfer *x, CURLcode code)
+{
+    x->auth_why[0] = '\0';
+    bool challenged = x->status == 401 || x->status == 403 ||
+                      (x->status == 400 && x->www_authenticate);
+    if (!t->o.auth || code != CURLE_OK || !challenged || x->role == X_DELETE)
+        return false;
+    if (x->auth_tries >= MCP__HTTP_AUTH_TRIES) {
+        snprintf(x->auth_why, sizeof x->auth_why, "still refused after %u authorizations",
+                 x->auth_tries);
+        return false;
+    }
+    x->auth_tries++;
+    if (!t->o.auth->refused(t->o.auth->ud, x->status, x->www_authenticate, x->dpop_nonce,
+                            x->auth_gen, x->auth_why, sizeof x->auth_why) ||
+        t->closing)
+        return false;
+    /* Sent again as it was, with the new credentials: its headers (x->hdrs)
+     * stay, what came back is dropped. */
+    curl_multi_remove_handle(t->multi, x->easy);
+    curl_easy_cleanup(x->easy);
+    x->easy = NULL;
+    if (x->dec_open)
+        mcp__sse_decoder_free(&x->dec);
+    x->dec_open = false;
+    mcp_buf_free(&x->in);
+    mcp_buf_init(&x->in, 0, NULL);
+    free(x->session_header);
+    free(x->location);
+    free(x->www_authenticate);
+    free(x->dpop_nonce);
+    x->session_header = x->location = x->www_authenticate = x->dpop_nonce = NULL;
+    x->session_bad = NULL;
+    if (mcp__hc_launch(t, x, x->was_get) != MCP_OK) {
+        snprintf(x->auth_why, sizeof x->auth_why, "out of memory to send it again");
+        return false;
+    }
+    return true;
 }
 
 /* Finishing transfers (t->on_done: http_response.c) ------------------------------------------------------------ */
