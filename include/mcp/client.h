@@ -216,6 +216,13 @@ typedef struct mcp_http_client_options {
     bool tls_no_verify;
     /* How long one TCP (and TLS) connection may take to open; 0: 10 s. */
     uint64_t connect_timeout_ms;
+    /* Authorization (oauth.h): copied; NULL: none. The client then answers
+     * the server's 401 and 403 insufficient_scope itself and sends the
+     * request again with a token; an Authorization header in headers is
+     * refused with it. A call whose authorization failed ends with
+     * MCP_ERR_HTTP, its message saying why ("authorization failed: ..."),
+     * as does a connect. */
+    const struct mcp_oauth_options *oauth;
 } mcp_http_client_options;
 
 /* A call that an HTTP failure ended has outcome MCP_ERR_HTTP, its status

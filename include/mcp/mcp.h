@@ -7,6 +7,7 @@
 #include "mcp/common.h"
 #include "mcp/json.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/oauth.h"
 #include "mcp/runtime.h"
 #include "mcp/schema.h"
 #include "mcp/server.h"

@@ -1095,6 +1095,7 @@ void mcp_client_free(mcp_client *c)
     mcp__tools_free(c->tools);
     mcp__questions_free(c);
     mcp__client_url_free(c);
+    mcp__client_oauth_free(c);
     free(c->url);
     free(c->ca_file);
     mcp_buf_free(&c->stderr_buf);

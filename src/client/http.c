@@ -18,6 +18,7 @@
 
 #include <curl/curl.h>
 
+#include "client/auth/oauth.h"
 #include "client/internal.h"
 #include "core/opts.h"
 #include "transport/http_client.h"
@@ -190,7 +191,8 @@ static int start_once(mcp_client *c)
                                    .param_headers = param_headers,
                                    .param_headers_ud = c,
                                    .session_expired = session_expired,
-                                   .session_expired_ud = c};
+                                   .session_expired_ud = c,
+                                   .auth = c->oauth ? mcp__oauth_hooks(c->oauth) : NULL};
     char why[256];
     mcp__transport *inner = mcp__http_client_new(&c->loop, &ho, why, sizeof why);
     if (!inner) {
@@ -256,6 +258,44 @@ static int start(mcp_client *c)
 const mcp__client_link mcp__client_http_link = {start, stop, transport_down, write_failed};
 
 /* Connecting ------------------------------------------------------------------------------ */
+
+/* What the OAuth engine says, as the client's log records (its texts may
+ * carry what servers sent: escaped). */
+static void oauth_log(void *ud, mcp_log_level level, const char *text)
+{
+    char escaped[1024];
+    mcp_text_escape_controls(text, strlen(text), escaped, sizeof escaped);
+    mcp_log_record r = {.level = level, .message = escaped};
+    mcp__client_log(ud, &r);
+}
+
+void mcp__client_oauth_free(mcp_client *c)
+{
+    mcp__oauth_free(c->oauth);
+    c->oauth = NULL;
+}
+
+static int oauth_start(mcp_client *c, const mcp_oauth_options *oo, const char *url)
+{
+    mcp__oauth_free(c->oauth);
+    c->oauth = NULL;
+    if (!oo)
+        return MCP_OK;
+    if (oo->size == 0 || oo->size > sizeof(mcp_oauth_options)) {
+        mcp__client_set_error(c, "bad arguments: OAuth options of an unknown size");
+        return MCP_ERR_INVALID_ARG;
+    }
+    mcp__auth_http h = {.ca_file = c->ca_file,
+                        .tls_no_verify = c->tls_no_verify,
+                        .timeout_ms = c->opts.connect_timeout_ms};
+    char why[256];
+    c->oauth = mcp__oauth_new(oo, url, &h, oauth_log, c, why, sizeof why);
+    if (!c->oauth) {
+        mcp__client_set_error(c, "%s", why);
+        return MCP_ERR_NOMEM;
+    }
+    return MCP_OK;
+}
 
 /* Headers the transport writes itself: a caller's would contradict them. */
 static bool reserved_header(const char *name, size_t n)
@@ -347,6 +387,10 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
                 mcp__client_set_error(c, "cannot send a header line: %s", problem);
             return MCP_ERR_INVALID_ARG;
         }
+        if (o.oauth && !strncasecmp(*h, "authorization:", 14)) {
+            mcp__client_set_error(c, "cannot send the header Authorization: OAuth gives it");
+            return MCP_ERR_INVALID_ARG;
+        }
     }
     /* A CA file that cannot be read would only show up as a TLS failure
      * ("cannot reach"), and only for https. */
@@ -379,7 +423,10 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
     c->link = &mcp__client_http_link;
     c->era_mode = c->opts.connect_mode;
     c->era_version = NULL;
-    int rc = start(c);
+    int rc = oauth_start(c, o.oauth, u);
+    if (rc != MCP_OK)
+        return rc;
+    rc = start(c);
     c->connected_once = rc == MCP_OK;
     return rc;
 }

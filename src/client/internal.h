@@ -31,6 +31,9 @@ typedef struct mcp__client_link {
 extern const mcp__client_link mcp__client_stdio_link;
 extern const mcp__client_link mcp__client_http_link;
 
+/* http.c: the OAuth engine freed (mcp_client_free). */
+void mcp__client_oauth_free(mcp_client *c);
+
 /* features.c: the shape the results of a method must have (the spec's
  * schema, as far as a client relies on it). */
 typedef struct mcp__result_check {
@@ -124,6 +127,7 @@ struct mcp_client {
     bool tls_no_verify;
     uint64_t http_connect_timeout_ms;
     mcp__transport *http; /* the HTTP transport under any test wrapper */
+    struct mcp__oauth *oauth; /* client/auth: the OAuth engine, or NULL */
 
     /* handlers.c: the server's questions */
     mcp_json_doc *caps;   /* the capabilities declared (root: an object) */

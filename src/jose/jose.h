@@ -138,6 +138,11 @@ int mcp__jose_key_from_pem(const char *pem, size_t len, mcp__jose_key **out, cha
                            size_t n);
 void mcp__jose_key_free(mcp__jose_key *key);
 
+/* A new EC P-256 key from OpenSSL's generator (a DPoP proof's key, which
+ * lives as long as the tokens bound to it). MCP_OK, MCP_ERR_IO (no key
+ * could be made) or MCP_ERR_NOMEM. */
+int mcp__jose_key_new_p256(mcp__jose_key **out);
+
 /* The public half as a JWK object ({"kty":...}), appended to out, with kid
  * when not NULL. MCP_OK, MCP_ERR_LIMIT or MCP_ERR_NOMEM. */
 int mcp__jose_key_public_jwk(const mcp__jose_key *key, const char *kid, mcp_buf *out);

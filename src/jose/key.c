@@ -397,6 +397,23 @@ static int no_passphrase(char *buf, int size, int rwflag, void *u)
     return -1;
 }
 
+int mcp__jose_key_new_p256(mcp__jose_key **out)
+{
+    *out = NULL;
+    EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    if (!pkey)
+        return MCP_ERR_IO;
+    mcp__jose_key *k = calloc(1, sizeof *k);
+    if (!k) {
+        EVP_PKEY_free(pkey);
+        return MCP_ERR_NOMEM;
+    }
+    k->pkey = pkey;
+    k->ec = true;
+    *out = k;
+    return MCP_OK;
+}
+
 int mcp__jose_key_from_pem(const char *pem, size_t len, mcp__jose_key **out, char *why,
                            size_t n)
 {

@@ -395,6 +395,13 @@ static void token_responses_and_what_their_errors_mean(void **state)
         {"{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":-1}",
          MCP__AUTH_TOKEN_MALFORMED},
         {"{\"access_token\":7,\"token_type\":\"Bearer\"}", MCP__AUTH_TOKEN_MALFORMED},
+        /* Tokens an Authorization header cannot carry as they are: a
+         * CRLF would forge a header, a space or a comma a parameter. */
+        {"{\"access_token\":\"at\\r\\nX-Evil: 1\",\"token_type\":\"Bearer\"}",
+         MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"a t\",\"token_type\":\"Bearer\"}", MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"a,b\",\"token_type\":\"Bearer\"}", MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"=abc\",\"token_type\":\"Bearer\"}", MCP__AUTH_TOKEN_MALFORMED},
         {"{\"access_token\":\"\",\"token_type\":\"Bearer\"}", MCP__AUTH_TOKEN_MALFORMED},
         {"<html>", MCP__AUTH_TOKEN_MALFORMED},
     };

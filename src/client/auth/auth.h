@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "mcp/common.h"
+#include "mcp/json.h"
 
 /* Caps on the documents read. */
 #define MCP__AUTH_DOC_MAX ((size_t)64 * 1024)
@@ -83,6 +84,14 @@ typedef struct mcp__auth_server {
     bool s256;    /* code_challenge_methods_supported lists S256 */
     bool client_id_metadata_documents; /* client_id_metadata_document_supported */
     unsigned auth_methods; /* MCP__AUTH_METHOD_* of token_endpoint_auth_methods_supported */
+    /* authorization_response_iss_parameter_supported is true (RFC 9207) */
+    bool iss_advertised;
+    /* dpop_signing_alg_values_supported lists ES256 (RFC 9449 section 5.1),
+     * grant_types_supported the JWT bearer grant (RFC 7523) */
+    bool dpop_es256, jwt_bearer;
+    /* taken from where the MCP server is, not named by an issuer (the
+     * 2025-03-26 fallback): its issuer is what it says */
+    bool legacy;
 } mcp__auth_server;
 
 #define MCP__AUTH_METHOD_BASIC 1u   /* client_secret_basic (the default when none listed) */
@@ -102,6 +111,25 @@ typedef struct mcp__auth_server {
 int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
                           mcp__auth_server *out, char *why, size_t n);
 void mcp__auth_server_free(mcp__auth_server *s);
+
+/* The 2025-03-26 fallbacks, for a server that serves no Protected Resource
+ * Metadata: the authorization server is at the MCP server's origin. Its
+ * metadata, read as mcp__auth_server_read does but with its issuer taken
+ * as it says (no issuer named it); or, when it serves none, the default
+ * endpoints /authorize, /token and /register at that origin. */
+int mcp__auth_legacy_base(const char *server_url, char **origin, char *why, size_t n);
+int mcp__auth_legacy_server_read(const char *json, size_t len, mcp__auth_server *out, char *why,
+                                 size_t n);
+int mcp__auth_legacy_server_default(const char *origin, mcp__auth_server *out);
+
+/* The readers' pieces, shared with the registration and token code. A JSON
+ * object of at most MCP__AUTH_DOC_MAX bytes (what names it in why); a
+ * string member without NUL bytes or NULL; whether an array member lists
+ * want. */
+int mcp__auth_parse_object(const char *json, size_t len, mcp_json_doc **d, const char *what,
+                           char *why, size_t n);
+const char *mcp__auth_text(const mcp_json *o, const char *name);
+bool mcp__auth_listed(const mcp_json *o, const char *name, const char *want);
 
 /* The flow (flow.c) ------------------------------------------------------- */
 

@@ -166,7 +166,7 @@ int mcp__auth_as_metadata_urls(const char *issuer, mcp__auth_urls *out, char *wh
 
 /* Documents ---------------------------------------------------------------- */
 
-static int parse_object(const char *json, size_t len, mcp_json_doc **d, const char *what,
+int mcp__auth_parse_object(const char *json, size_t len, mcp_json_doc **d, const char *what,
                         char *why, size_t n)
 {
     if (len > MCP__AUTH_DOC_MAX) {
@@ -188,7 +188,7 @@ static int parse_object(const char *json, size_t len, mcp_json_doc **d, const ch
 }
 
 /* A string member without NUL bytes, or NULL. */
-static const char *text_of(const mcp_json *o, const char *name)
+const char *mcp__auth_text(const mcp_json *o, const char *name)
 {
     size_t len;
     const char *s = mcp_json_string(mcp_json_object_get(o, name), &len);
@@ -222,7 +222,7 @@ static bool joined(const mcp_json *o, const char *name, char **out, bool *nomem)
     return ok;
 }
 
-static bool listed(const mcp_json *o, const char *name, const char *want)
+bool mcp__auth_listed(const mcp_json *o, const char *name, const char *want)
 {
     const mcp_json *a = mcp_json_object_get(o, name);
     for (size_t i = 0; i < mcp_json_array_size(a); i++) {
@@ -276,11 +276,11 @@ int mcp__auth_prm_read(const char *json, size_t len, const char *server_url, mcp
 {
     memset(out, 0, sizeof *out);
     mcp_json_doc *d = NULL;
-    int rc = parse_object(json, len, &d, "protected resource metadata", why, n);
+    int rc = mcp__auth_parse_object(json, len, &d, "protected resource metadata", why, n);
     if (rc != MCP_OK)
         return rc;
     const mcp_json *o = mcp_json_doc_root(d);
-    const char *resource = text_of(o, "resource");
+    const char *resource = mcp__auth_text(o, "resource");
     const mcp_json *servers = mcp_json_object_get(o, "authorization_servers");
     bool nomem = false;
     if (!resource)
@@ -335,7 +335,7 @@ static bool endpoint(const mcp_json *o, const char *name, char **out, bool *nome
     const mcp_json *v = mcp_json_object_get(o, name);
     if (!v)
         return true;
-    const char *s = text_of(o, name);
+    const char *s = mcp__auth_text(o, name);
     if (!s || !endpoint_ok(s))
         return false;
     if (!(*out = strdup(s)))
@@ -343,24 +343,26 @@ static bool endpoint(const mcp_json *o, const char *name, char **out, bool *nome
     return true;
 }
 
-int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
-                          mcp__auth_server *out, char *why, size_t n)
+static int server_read(const char *json, size_t len, const char *issuer,
+                       mcp__auth_server *out, char *why, size_t n)
 {
     memset(out, 0, sizeof *out);
     mcp_json_doc *d = NULL;
-    int rc = parse_object(json, len, &d, "authorization server metadata", why, n);
+    int rc = mcp__auth_parse_object(json, len, &d, "authorization server metadata", why, n);
     if (rc != MCP_OK)
         return rc;
     const mcp_json *o = mcp_json_doc_root(d);
-    const char *iss = text_of(o, "issuer");
+    const char *iss = mcp__auth_text(o, "issuer");
     bool nomem = false;
     static const char *const methods[] = {"client_secret_basic", "client_secret_post", "none",
                                           "private_key_jwt"};
+    if (!issuer && iss)
+        issuer = iss; /* the 2025-03-26 fallback: nobody named it */
     if (!iss || !issuer || strcmp(iss, issuer))
         rc = say(why, n, MCP_ERR_INVALID_ARG,
                  "the authorization server metadata names another issuer than the one asked "
                  "(RFC 8414 section 3.3): not used");
-    else if (!text_of(o, "authorization_endpoint") || !text_of(o, "token_endpoint"))
+    else if (!mcp__auth_text(o, "authorization_endpoint") || !mcp__auth_text(o, "token_endpoint"))
         rc = say(why, n, MCP_ERR_INVALID_ARG,
                  "the authorization server metadata lacks its authorization or token endpoint");
     else if (!endpoint(o, "authorization_endpoint", &out->authorization_endpoint, &nomem) ||
@@ -372,24 +374,32 @@ int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
                  "an endpoint of the authorization server is not an https URL (http only on a "
                  "loopback host)");
     else if (mcp_json_object_get(o, "response_types_supported") &&
-             !listed(o, "response_types_supported", "code"))
+             !mcp__auth_listed(o, "response_types_supported", "code"))
         rc = say(why, n, MCP_ERR_INVALID_ARG,
                  "the authorization server does not support the authorization code flow");
     else if (!joined(o, "scopes_supported", &out->scopes, &nomem))
         rc = say(why, n, MCP_ERR_INVALID_ARG,
                  "scopes_supported is not an array of scopes (strings without spaces)");
     if (rc == MCP_OK && !nomem) {
-        out->s256 = listed(o, "code_challenge_methods_supported", "S256");
+        out->s256 = mcp__auth_listed(o, "code_challenge_methods_supported", "S256");
+        out->dpop_es256 = mcp__auth_listed(o, "dpop_signing_alg_values_supported", "ES256");
+        out->jwt_bearer = mcp__auth_listed(o, "grant_types_supported",
+                                           "urn:ietf:params:oauth:grant-type:jwt-bearer");
         bool cimd = false;
         out->client_id_metadata_documents =
             mcp_json_get_bool(mcp_json_object_get(o, "client_id_metadata_document_supported"),
                               &cimd) == MCP_OK &&
             cimd;
         for (unsigned i = 0; i < 4; i++)
-            if (listed(o, "token_endpoint_auth_methods_supported", methods[i]))
+            if (mcp__auth_listed(o, "token_endpoint_auth_methods_supported", methods[i]))
                 out->auth_methods |= 1u << i;
         if (!mcp_json_object_get(o, "token_endpoint_auth_methods_supported"))
             out->auth_methods = MCP__AUTH_METHOD_BASIC; /* RFC 8414's default */
+        bool iss_param = false;
+        out->iss_advertised =
+            mcp_json_get_bool(mcp_json_object_get(o, "authorization_response_iss_parameter_supported"),
+                              &iss_param) == MCP_OK &&
+            iss_param;
         if (!(out->issuer = strdup(iss)))
             nomem = true;
     }
@@ -399,4 +409,62 @@ int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
     if (rc != MCP_OK)
         mcp__auth_server_free(out);
     return rc;
+}
+
+int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
+                          mcp__auth_server *out, char *why, size_t n)
+{
+    if (!issuer) {
+        memset(out, 0, sizeof *out);
+        return say(why, n, MCP_ERR_INVALID_ARG, "no issuer to check the metadata against");
+    }
+    return server_read(json, len, issuer, out, why, n);
+}
+
+int mcp__auth_legacy_server_read(const char *json, size_t len, mcp__auth_server *out, char *why,
+                                 size_t n)
+{
+    int rc = server_read(json, len, NULL, out, why, n);
+    out->legacy = rc == MCP_OK;
+    return rc;
+}
+
+int mcp__auth_legacy_base(const char *server_url, char **origin, char *why, size_t n)
+{
+    url x;
+    *origin = NULL;
+    if (url_read(server_url, &x) != MCP_OK || !secure_enough(&x)) {
+        url_free(&x);
+        return say(why, n, MCP_ERR_INVALID_ARG, "the server's URL is not an https URL");
+    }
+    *origin = url_with(&x, "", NULL);
+    url_free(&x);
+    if (!*origin)
+        return MCP_ERR_NOMEM;
+    size_t len = strlen(*origin);
+    if (len && (*origin)[len - 1] == '/')
+        (*origin)[len - 1] = '\0';
+    return MCP_OK;
+}
+
+int mcp__auth_legacy_server_default(const char *origin, mcp__auth_server *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = strlen(origin) + 16;
+    out->issuer = strdup(origin);
+    out->authorization_endpoint = malloc(n);
+    out->token_endpoint = malloc(n);
+    out->registration_endpoint = malloc(n);
+    if (!out->issuer || !out->authorization_endpoint || !out->token_endpoint ||
+        !out->registration_endpoint) {
+        mcp__auth_server_free(out);
+        return MCP_ERR_NOMEM;
+    }
+    snprintf(out->authorization_endpoint, n, "%s/authorize", origin);
+    snprintf(out->token_endpoint, n, "%s/token", origin);
+    snprintf(out->registration_endpoint, n, "%s/register", origin);
+    out->s256 = true; /* PKCE is sent: nothing says the server cannot take it */
+    out->auth_methods = MCP__AUTH_METHOD_BASIC | MCP__AUTH_METHOD_POST | MCP__AUTH_METHOD_NONE;
+    out->legacy = true;
+    return MCP_OK;
 }

@@ -307,6 +307,22 @@ static char *dup_string(const mcp_json *o, const char *name, bool *bad)
     return strdup(s);
 }
 
+/* RFC 6750 section 2.1's b64token: what an Authorization header can carry
+ * as it is (a token with a space, a CR or a comma would forge headers or
+ * parameters). */
+static bool b64token(const char *s)
+{
+    size_t i = 0;
+    while (s[i] && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                    (s[i] >= '0' && s[i] <= '9') || strchr("-._~+/", s[i])))
+        i++;
+    if (i == 0)
+        return false;
+    while (s[i] == '=')
+        i++;
+    return s[i] == '\0' && i <= 16384;
+}
+
 mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t len, int64_t now_s,
                                                       mcp__auth_tokens *out, char *why, size_t n)
 {
@@ -351,6 +367,10 @@ mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t l
         r = say(why, n, MCP__AUTH_TOKEN_MALFORMED,
                 "the token endpoint's answer lacks an access_token or a token_type of Bearer or "
                 "DPoP, or has a member of the wrong type");
+    } else if (!b64token(out->access_token)) {
+        r = say(why, n, MCP__AUTH_TOKEN_MALFORMED,
+                "the access token has characters an Authorization header cannot carry (RFC 6750 "
+                "b64token), or is over 16 KiB");
     } else {
         out->dpop = !strcasecmp(type, "DPoP");
         out->expires_at = ttl ? now_s + (int64_t)secs : 0;
