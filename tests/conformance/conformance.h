@@ -38,4 +38,15 @@ int conformance_asks(mcp_server *s);
 /* The tools of the tasks scenarios (conformance_tasks.c). */
 int conformance_tasks(mcp_server *s);
 
+/* The auth/ scenarios (conformance_auth.c): the OAuth options an
+ * application would give, from MCP_CONFORMANCE_CONTEXT (credentials) and
+ * the scenario's name. MCP_OK, or MCP_ERR_INVALID_ARG (said). */
+typedef struct conformance_auth {
+    mcp_oauth_options o;
+    char *client_id, *client_secret, *issuer, *private_key;
+    char *assertion, *identity_token, *idp_token_endpoint, *idp_client_id;
+} conformance_auth;
+int conformance_auth_options(const char *scenario, conformance_auth *a);
+void conformance_auth_free(conformance_auth *a);
+
 #endif

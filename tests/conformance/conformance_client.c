@@ -412,6 +412,18 @@ static void play_request_state(scenario_run *r)
     mcp_json_doc_free(tools);
 }
 
+/* Every auth/ scenario: what an application does once connected (the
+ * authorization happens on the way, wherever the server asks for it): the
+ * tools listed, and the mock's test-tool called (the step-up scenario
+ * wants more scope for the call). */
+static void play_auth(scenario_run *r)
+{
+    mcp_json_doc *tools = list_tools(r);
+    if (tools && find_tool(mcp_json_doc_root(tools), "test-tool"))
+        call_tool(r, "test-tool", NULL);
+    mcp_json_doc_free(tools);
+}
+
 static const struct {
     const char *name;
     void (*play)(scenario_run *r);
@@ -433,8 +445,6 @@ static const struct {
 /* What the scenarios this client does not play need. */
 static const char *missing_for(const char *scenario)
 {
-    if (!strncmp(scenario, "auth/", 5))
-        return "OAuth (authorization flows)";
     if (!strncmp(scenario, "sep-2640", 8))
         return "the skills extension";
     return NULL;
@@ -473,6 +483,8 @@ int conformance_client(int argc, char **argv)
     }
     void (*play)(scenario_run *) = NULL;
     bool elicitation = false;
+    if (!strncmp(scenario, "auth/", 5) && !missing_for(scenario))
+        play = play_auth;
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
         if (!strcmp(scenario, scenarios[i].name)) {
             play = scenarios[i].play;
@@ -508,7 +520,14 @@ int conformance_client(int argc, char **argv)
     mcp_client_options o = {0};
     if (elicitation)
         o.on_elicitation = accept_as_is;
+    conformance_auth auth = {0};
+    if (play == play_auth) {
+        if (conformance_auth_options(scenario, &auth) != MCP_OK)
+            return EXIT_USAGE;
+        a.oauth = &auth.o;
+    }
     int code = cli_connect(&a, &o, &r.c);
+    conformance_auth_free(&auth); /* the client keeps copies */
     if (code)
         return code;
     cli_exit_at_once(r.c, NULL, NULL);

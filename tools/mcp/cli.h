@@ -122,6 +122,7 @@ typedef struct cli_client_args {
     const char *url;       /* --url: an HTTP server */
     const char *headers[33]; /* --header lines, NULL-terminated */
     const char *ca_file;   /* --ca-file: certificates to trust over https */
+    const mcp_oauth_options *oauth; /* authorization over HTTP, or NULL */
     size_t header_count;
     uint64_t start_ms;     /* when the command started */
 } cli_client_args;

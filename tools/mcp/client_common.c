@@ -289,7 +289,7 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     int rc;
     if (a->url) {
         mcp_http_client_options ho = {.size = sizeof ho, .headers = a->headers,
-                                      .ca_file = a->ca_file};
+                                      .ca_file = a->ca_file, .oauth = a->oauth};
         rc = mcp_client_connect_http(c, a->url, &ho);
     } else {
         rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
