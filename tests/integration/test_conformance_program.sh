@@ -75,8 +75,10 @@ expect_exit 2 "the client without a scenario" -- env -u MCP_CONFORMANCE_SCENARIO
 contains "$WORK/err" "MCP_CONFORMANCE_SCENARIO is not set" "names the variable"
 expect_exit 2 "the client, unknown scenario" -- env MCP_CONFORMANCE_SCENARIO=no-such "$CONF" client http://127.0.0.1:9/
 contains "$WORK/err" "scenario 'no-such' is unknown" "names the scenario"
-expect_exit 2 "the client, an OAuth scenario" -- env MCP_CONFORMANCE_SCENARIO=auth/metadata-default "$CONF" client http://127.0.0.1:9/
-contains "$WORK/err" "needs what this client does not have yet: OAuth" "says what it needs"
+expect_exit 2 "the client, a skills scenario" -- env MCP_CONFORMANCE_SCENARIO=sep-2640-client-no-prefetch "$CONF" client http://127.0.0.1:9/
+contains "$WORK/err" "needs what this client does not have yet: the skills extension" "says what it needs"
+expect_exit 2 "the client, an OAuth scenario with a context that is not JSON" -- env MCP_CONFORMANCE_SCENARIO=auth/pre-registration MCP_CONFORMANCE_CONTEXT='{' "$CONF" client http://127.0.0.1:9/
+contains "$WORK/err" "MCP_CONFORMANCE_CONTEXT is not JSON" "names the variable"
 expect_exit 2 "the client, unknown revision" -- env MCP_CONFORMANCE_SCENARIO=initialize MCP_CONFORMANCE_PROTOCOL_VERSION=2024-01-01 "$CONF" client http://127.0.0.1:9/
 contains "$WORK/err" "not a revision we speak: '2024-01-01'" "names the revision"
 expect_exit 2 "the client, not an HTTP URL" -- env MCP_CONFORMANCE_SCENARIO=initialize "$CONF" client ftp://x/

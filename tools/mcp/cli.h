@@ -239,4 +239,31 @@ void cli_print_json(const mcp_json *v);
  * main.c, mcp-conformance's (tests/conformance/main.c). */
 void cli_usage(const char *command, bool to_stdout);
 
+/* mcp auth login|status|logout (auth.c). */
+int cli_auth(int argc, char **argv);
+/* The authorization kept for url, for a --url command: options whose
+ * storage is url's file and which ask no user (a flow that needs one
+ * fails, saying to log in again); NULL when nothing is kept. Valid until
+ * cli_auth_stored_free. */
+const mcp_oauth_options *cli_auth_stored(const char *url);
+void cli_auth_stored_free(void);
+
+/* The file of kept authorization for one server (auth_store.c). */
+typedef struct cli_auth_store {
+    char *path, *url;
+    char why[512]; /* the last storage failure */
+} cli_auth_store;
+/* The file for url (made in a directory of mode 0700 when create);
+ * false with why. */
+bool cli_auth_store_open(cli_auth_store *s, const char *url, bool create, char *why, size_t n);
+void cli_auth_store_close(cli_auth_store *s);
+/* Its document, or NULL when there is none yet; false (why) when it cannot
+ * be used (others may read it, another server's: url not NULL, not JSON). */
+bool cli_auth_store_read(const char *path, const char *url, mcp_json_doc **out, char *why,
+                         size_t n);
+/* o's load and save over s's file (s must outlive the client). */
+void cli_auth_store_use(cli_auth_store *s, mcp_oauth_options *o);
+/* show for each kept file: 0, or 1 when none. */
+int cli_auth_store_each(void (*show)(const char *path, const mcp_json *root, bool json), bool json);
+
 #endif

@@ -288,8 +288,13 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
     cli_exit_at_once(NULL, NULL, NULL);
     int rc;
     if (a->url) {
+        /* What mcp auth login kept, unless the user gives the header. */
+        bool own = false;
+        for (size_t i = 0; i < a->header_count; i++)
+            own |= !strncasecmp(a->headers[i], "authorization:", 14);
+        const mcp_oauth_options *oauth = a->oauth ? a->oauth : own ? NULL : cli_auth_stored(a->url);
         mcp_http_client_options ho = {.size = sizeof ho, .headers = a->headers,
-                                      .ca_file = a->ca_file, .oauth = a->oauth};
+                                      .ca_file = a->ca_file, .oauth = oauth};
         rc = mcp_client_connect_http(c, a->url, &ho);
     } else {
         rc = mcp_client_connect_stdio(c, (const char *const *)a->command);
@@ -304,6 +309,11 @@ int cli_connect(const cli_client_args *a, mcp_client_options *o, mcp_client **ou
             fputs("mcp: if it is a 2025 server that exits on the server/discover probe,\n"
                   "     --protocol 2025-11-25 (or 2025-06-18) skips the probe\n",
                   stderr);
+        const char *e = mcp_client_error(c);
+        if (a->url && !a->oauth && (strstr(e, "HTTP 401") || strstr(e, "Unauthorized")) &&
+            !strstr(e, "authorization failed"))
+            fprintf(stderr, "mcp: the server wants authorization: 'mcp auth login %s' first\n",
+                    cli_safe(a->url));
         cli_disconnect(c);
         /* Refused before anything was sent: the URL, a header or the CA
          * file the user gave. */
@@ -406,6 +416,7 @@ void cli_disconnect(mcp_client *c)
 {
     cli_exit_at_once(c, NULL, NULL);
     mcp_client_free(c);
+    cli_auth_stored_free();
     tracing.client = NULL;
     cli_note_server(NULL); /* reaped: its id may be reused */
 }

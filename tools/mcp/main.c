@@ -183,6 +183,25 @@ static const struct {
      "2, 4 ... 60 s between attempts; it gives up (exit 3) after 5 attempts in a row\n"
      "(10 over HTTP, about 4 minutes), or when a 2025 server refuses its GET stream (405)\n"
      "or that stream failed 10 times in a row.\n"},
+    {"auth",
+     "usage: mcp auth login URL [--scope S] [--open] [--timeout S] [--ca-file F]\n"
+     "                [--client-id ID [--client-secret-file F] | --client-metadata-url U]\n"
+     "                [--client-credentials] [--dpop] [--without-s256]\n"
+     "       mcp auth status [URL] [--json]\n"
+     "       mcp auth logout URL\n"
+     "\n"
+     "login authorizes mcp at the HTTP server at URL (OAuth 2.1, as the MCP\n"
+     "specification says): it finds the server's authorization server, registers\n"
+     "(dynamically unless --client-id or --client-metadata-url says who mcp is there),\n"
+     "and prints the page to open in a browser, its host apart; --open hands it to\n"
+     "xdg-open. The browser comes back to a listener of mcp on 127.0.0.1; the tokens\n"
+     "are kept in a file for URL under $XDG_CONFIG_HOME/mcp/auth (~/.config/mcp/auth),\n"
+     "mode 0600 (a file others may read is refused). --client-credentials: no user,\n"
+     "the client's own credentials (--client-id, --client-secret-file). Every command\n"
+     "with --url URL then sends the kept token, refreshed when it expires; when a new\n"
+     "authorization is needed it fails, saying to log in again. --timeout: how long\n"
+     "the browser may take (300 s). status shows what is kept (issuer, scope, expiry;\n"
+     "never the tokens); logout forgets it.\n"},
 };
 
 static const char common_options[] =
@@ -277,6 +296,8 @@ static int run(int argc, char **argv)
             return cli_call(argc - 2, argv + 2);
         if (!strcmp(c, "watch"))
             return cli_watch(argc - 2, argv + 2);
+        if (!strcmp(c, "auth"))
+            return cli_auth(argc - 2, argv + 2);
         static const struct {
             const char *name;
             int (*run)(int, char **);

@@ -10,7 +10,11 @@
  * have granted fewer), at most STEP_UPS_MAX times in all; a 401 to
  * credentials that never worked leads to UNPROVEN_MAX flows at most before
  * the client gives up; a registration the server no longer knows
- * (invalid_client) is renewed once per flow.
+ * (invalid_client) is renewed once per flow; after a flow that failed, the
+ * next one waits FLOW_BACKOFF_MS, doubled after each failure up to
+ * FLOW_BACKOFF_MAX_MS (a request meanwhile fails at once with the same
+ * error), so that a refusing or broken authorization server is not asked
+ * again for every request.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,10 +24,13 @@
 
 #include "client/auth/oauth.h"
 #include "json/writer.h"
+#include "runtime/internal.h"
 #include "transport/http_auth.h"
 
 #define STEP_UPS_MAX 8
 #define UNPROVEN_MAX 2
+#define FLOW_BACKOFF_MS 1000
+#define FLOW_BACKOFF_MAX_MS 60000
 /* Tokens are refreshed this long before they expire. */
 #define REFRESH_AHEAD_S 30
 
@@ -50,6 +57,7 @@ struct mcp__oauth {
 
     unsigned generation; /* bumped with every new access token */
     unsigned proven;     /* the last generation a server accepted */
+    unsigned obtained;   /* the last generation a grant or refresh of this engine gave */
     unsigned unproven_flows;
     unsigned step_ups;
     bool repeated_ask; /* a step up asked only scopes asked before */
@@ -57,6 +65,7 @@ struct mcp__oauth {
     /* A grant whose refusal is final (an assertion given once): why. */
     char *final_error;
     char error[512];
+    uint64_t retry_at_ms, backoff_ms; /* after a failed flow */
 };
 
 static int64_t now_s(void)
@@ -382,7 +391,7 @@ static int take_tokens(mcp__oauth *e, mcp__auth_tokens *t, const char *asked)
         mcp__auth_tokens_free(&e->tokens);
     e->tokens = *t;
     e->have_tokens = true;
-    e->generation++;
+    e->obtained = ++e->generation;
     if (asked != e->asked) {
         free(e->asked);
         e->asked = asked ? strdup(asked) : NULL;
@@ -634,8 +643,34 @@ static int refresh(mcp__oauth *e, char *why, size_t n)
 
 /* The whole flow for a challenge: discovery from scratch (the server may
  * have moved to another authorization server), then a grant. */
+static int authorize_now(mcp__oauth *e, const char *resource_metadata,
+                         const char *scope_wanted, bool step_up, char *why, size_t n);
+
 static int authorize(mcp__oauth *e, const char *resource_metadata, const char *scope_wanted,
                      bool step_up, char *why, size_t n)
+{
+    uint64_t now = mcp__now_ms();
+    if (now < e->retry_at_ms) {
+        snprintf(why, n, "%s (not asked again for %llu ms)", e->error,
+                 (unsigned long long)(e->retry_at_ms - now));
+        return MCP_ERR_BUSY;
+    }
+    int rc = authorize_now(e, resource_metadata, scope_wanted, step_up, why, n);
+    if (rc == MCP_OK) {
+        e->backoff_ms = 0;
+        e->retry_at_ms = 0;
+    } else {
+        e->backoff_ms = e->backoff_ms ? e->backoff_ms * 2 : FLOW_BACKOFF_MS;
+        if (e->backoff_ms > FLOW_BACKOFF_MAX_MS)
+            e->backoff_ms = FLOW_BACKOFF_MAX_MS;
+        e->retry_at_ms = mcp__now_ms() + e->backoff_ms;
+        snprintf(e->error, sizeof e->error, "%s", why);
+    }
+    return rc;
+}
+
+static int authorize_now(mcp__oauth *e, const char *resource_metadata, const char *scope_wanted,
+                         bool step_up, char *why, size_t n)
 {
     int rc = MCP_OK;
     if (!step_up || !e->have_as) {
@@ -793,7 +828,10 @@ static bool on_refused(void *ud, long status, const char *www_authenticate, cons
         }
     } else if (status == 401) {
         char rwhy[256];
-        if (e->have_tokens && e->tokens.refresh_token && e->proven == generation &&
+        /* A refresh first, unless the token refused is one just got here
+         * that never worked (a refresh would give the same kind). */
+        bool fresh_dud = e->obtained == generation && e->proven != generation;
+        if (e->have_tokens && e->tokens.refresh_token && !fresh_dud &&
             refresh(e, rwhy, sizeof rwhy) == MCP_OK) {
             rc = MCP_OK;
         } else if (e->proven != e->generation && e->have_tokens &&

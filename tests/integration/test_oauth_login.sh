@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# OAuth end to end with a real authorization server: oidc-provider (npm,
+# pinned; tests/interop/oidc_as.mjs) issuing JWT access tokens for
+# `mcp serve --http` as a resource server, and `mcp auth login` getting them
+# (discovery from the server's 401, dynamic registration, PKCE, RFC 9207's
+# iss, the loopback redirect; the browser is curl following the redirects).
+# Then `mcp call --url` uses the kept token and refreshes it once it has
+# expired (oidc-provider rotates refresh tokens: the new one must be kept),
+# a token spoiled in the file is refused and replaced by a refresh, status
+# shows what is kept but never a token, a file others may read is refused,
+# logout forgets, and a command with nothing kept names the login to run.
+#
+#   test_oauth_login.sh MCP NODE INTEROP_DIR
+# $MCP_WRAP (a checker: valgrind) runs each command of the client side.
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+NODE=$2
+INTEROP=$3
+requires curl python3
+[ -x "$NODE" ] || missing "no pinned Node at $NODE (make interop-deps)"
+[ -d "$INTEROP/node_modules/oidc-provider" ] || missing "no oidc-provider (make interop-deps)"
+
+export XDG_CONFIG_HOME="$WORK/config"
+TTL=3
+PORT=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+RES="http://127.0.0.1:$PORT/mcp"
+
+"$NODE" "$INTEROP/oidc_as.mjs" "$RES" $TTL >"$WORK/as.out" 2>"$WORK/as.err" &
+as_pid=$!
+serve_pid=
+login_pid=
+trap 'kill $as_pid $serve_pid $login_pid 2>/dev/null; rm -rf "$WORK"' EXIT
+wait_for "$WORK/as.out" "issuer " 20
+ISS=$(sed -n 's/^issuer //p' "$WORK/as.out")
+curl -sf "$ISS/jwks" >"$WORK/jwks.json" || fail "the key set of $ISS"
+
+"$MCP" serve --http "127.0.0.1:$PORT" --auth-issuer "$ISS" --auth-resource "$RES" \
+    --auth-jwks "$WORK/jwks.json" --auth-scope mcp:tools >/dev/null 2>"$WORK/serve.err" &
+serve_pid=$!
+wait_for "$WORK/serve.err" "listening on http://127.0.0.1:$PORT" 10
+
+# Nothing kept yet: the 401 says what to do.
+expect_exit 3 "a call before any login" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"hi"}'
+contains "$WORK/err" "Unauthorized" "says it was refused"
+contains "$WORK/err" "mcp auth login $RES" "names the command to run"
+
+# login, with curl as the browser.
+$MCP_WRAP "$MCP" auth login "$RES" --timeout 60 >"$WORK/login.out" 2>"$WORK/login.err" &
+login_pid=$!
+wait_for "$WORK/login.err" "Open this page" 20
+wait_for "$WORK/login.err" "host: 127.0.0.1" 5
+url=$(sed -n 's/^  \(http[^ ]*\)$/\1/p' "$WORK/login.err" | head -n 1)
+case $url in "$ISS/auth?"*) ;; *) fail "not the authorization endpoint of $ISS: $url" ;; esac
+case $url in *"code_challenge_method=S256"*) ;; *) fail "no PKCE S256 in $url" ;; esac
+case $url in *"resource=http%3A%2F%2F127.0.0.1%3A$PORT%2Fmcp"*) ;; *) fail "no resource in $url" ;; esac
+curl -sS -L -c "$WORK/jar" -b "$WORK/jar" -o "$WORK/browser.out" "$url" 2>"$WORK/browser.err" || { cat "$WORK/browser.err" "$WORK/as.err" "$WORK/login.err"; fail "the browser walk"; }
+contains "$WORK/browser.out" "you can close this page" "the browser came back to mcp"
+wait "$login_pid"
+code=$?
+login_pid=
+[ "$code" -eq 0 ] || { cat "$WORK/login.err"; fail "login exit $code"; }
+contains "$WORK/login.err" "authorized" "login says so"
+wait_count "$WORK/as.out" "grant authorization_code" 1 5
+
+file=$(ls "$XDG_CONFIG_HOME"/mcp/auth/*.json)
+[ "$(stat -c %a "$file")" = 600 ] || fail "the kept file is mode $(stat -c %a "$file")"
+[ "$(stat -c %a "$XDG_CONFIG_HOME/mcp/auth")" = 700 ] || fail "its directory is not 0700"
+
+expect_exit 0 "a call with the kept token" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"hi"}'
+contains "$WORK/out" "hi" "the tool answered"
+
+# The token expires: the next call refreshes it first, and keeps the new
+# refresh token (oidc-provider rotates them: the old one is spent).
+sleep $((TTL + 1))
+expect_exit 0 "a call after the token expired" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"again"}'
+contains "$WORK/out" "again" "the tool answered"
+wait_count "$WORK/as.out" "grant refresh_token" 1 5
+sleep $((TTL + 1))
+expect_exit 0 "a second refresh, with the rotated refresh token" -- \
+    $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"third"}'
+wait_count "$WORK/as.out" "grant refresh_token" 2 5
+
+# A token spoiled in the file: the server's 401 leads to a refresh.
+python3 - "$file" <<'EOF'
+import json, sys
+path = sys.argv[1]
+doc = json.load(open(path))
+for key, rec in doc["records"].items():
+    if key.startswith("tokens "):
+        rec["access_token"] = rec["access_token"][:-4] + "AAAA"
+        rec["expires_at"] = 4102444800
+open(path, "w").write(json.dumps(doc))
+EOF
+chmod 600 "$file"
+expect_exit 0 "a call with a spoiled token" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"fixed"}'
+contains "$WORK/out" "fixed" "the tool answered"
+wait_count "$WORK/as.out" "grant refresh_token" 3 5
+grants=$(grep -c "^grant authorization_code" "$WORK/as.out")
+[ "$grants" -eq 1 ] || fail "$grants authorizations: a refresh should have been enough"
+
+expect_exit 0 "status" -- $MCP_WRAP "$MCP" auth status "$RES" --json
+contains "$WORK/out" "\"issuer\":\"$ISS\"" "the issuer"
+contains "$WORK/out" "\"refreshable\":true" "a refresh token is kept"
+token=$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print([r for k, r in d["records"].items() if k.startswith("tokens ")][0]["access_token"])' "$file")
+lacks "$WORK/out" "$token" "status never shows the token"
+
+chmod 644 "$file"
+expect_exit 3 "a kept file others may read" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"x"}'
+contains "$WORK/err" "may be read by others" "says why it is not used"
+chmod 600 "$file"
+
+expect_exit 0 "logout" -- $MCP_WRAP "$MCP" auth logout "$RES"
+[ ! -e "$file" ] || fail "logout left $file"
+expect_exit 3 "a call after logout" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"x"}'
+contains "$WORK/err" "mcp auth login" "names the command to run"
+expect_exit 2 "login without a URL" -- $MCP_WRAP "$MCP" auth login
+expect_exit 2 "login with a URL that is not http" -- $MCP_WRAP "$MCP" auth login ftp://x/
+echo "PASS"

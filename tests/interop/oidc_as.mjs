@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// A real authorization server for the OAuth tests: oidc-provider (pinned in
+// package.json), configured as an MCP server's authorization server would
+// be: dynamic registration, PKCE, resource indicators (RFC 8707) with JWT
+// access tokens (RFC 9068, ES256) for the one resource, refresh tokens.
+// The user's step is approved at once (no login page): the test's browser
+// is curl, following redirects with a cookie jar.
+//
+//   node oidc_as.mjs RESOURCE TTL_SECONDS
+//
+// Prints "issuer http://127.0.0.1:PORT" once listening, then a line per
+// token granted ("grant <grant_type> <scope>"), for the test to count.
+import { createServer } from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import Provider from 'oidc-provider';
+
+const [resource, ttlText] = process.argv.slice(2);
+const ttl = Number(ttlText || 3600);
+if (!resource) {
+  console.error('usage: node oidc_as.mjs RESOURCE TTL_SECONDS');
+  process.exit(2);
+}
+
+const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256', use: 'sig' };
+
+const server = createServer();
+server.listen(0, '127.0.0.1', () => {
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const provider = new Provider(issuer, {
+    jwks: { keys: [jwk] },
+    findAccount: (ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    scopes: ['openid', 'offline_access', 'mcp:tools'],
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, asked) => {
+          if (asked !== resource) throw new Error(`unknown resource ${asked}`);
+          return {
+            scope: 'mcp:tools',
+            audience: resource,
+            accessTokenTTL: ttl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    clientDefaults: { id_token_signed_response_alg: 'ES256' },
+    pkce: { required: () => true },
+    issueRefreshToken: (ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
+  });
+  provider.proxy = false;
+  provider.on('grant.success', (ctx) => {
+    const p = ctx.oidc.params;
+    console.log(`grant ${p.grant_type} ${p.scope || ''}`);
+  });
+  provider.on('server_error', (ctx, err) => console.error('server_error', err));
+  const handle = provider.callback();
+  server.on('request', async (req, res) => {
+    if (!req.url.startsWith('/interaction/')) return handle(req, res);
+    try {
+      // The user says yes to whatever was asked.
+      const details = await provider.interactionDetails(req, res);
+      if (process.env.OIDC_AS_DEBUG) console.error('interaction', JSON.stringify(details.prompt), JSON.stringify(details.params));
+      const grant = new provider.Grant({ accountId: 'test-user', clientId: details.params.client_id });
+      const scopes = String(details.params.scope || '').split(' ').filter(Boolean);
+      // Every scope of the scopes option counts as an OpenID one here.
+      if (scopes.length) grant.addOIDCScope(scopes.join(' '));
+      grant.addResourceScope(resource, 'mcp:tools');
+      const grantId = await grant.save();
+      await provider.interactionFinished(req, res,
+        { login: { accountId: 'test-user' }, consent: { grantId } },
+        { mergeWithLastSubmission: false });
+    } catch (err) {
+      console.error('interaction failed', err);
+      res.statusCode = 500;
+      res.end(String(err));
+    }
+  });
+  console.log(`issuer ${issuer}`);
+});
