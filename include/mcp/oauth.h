@@ -76,6 +76,16 @@ typedef int (*mcp_oauth_authorize_fn)(void *user_data, const char *authorization
  */
 typedef int (*mcp_oauth_load_fn)(void *user_data, const char *key, char **value);
 typedef int (*mcp_oauth_save_fn)(void *user_data, const char *key, const char *value);
+/*
+ * Optional: one refresh at a time among the clients sharing the storage
+ * (processes too). Called with held true before a refresh of key's
+ * tokens, blocking until no other holder has it, and with held false once
+ * the new tokens are saved (or the refresh failed). Between the two, the
+ * client reads the record again: when another client refreshed meanwhile,
+ * its tokens are taken and no refresh is made, so a rotating refresh token
+ * is never spent twice. MCP_OK, or an error (the refresh goes on unlocked).
+ */
+typedef int (*mcp_oauth_lock_fn)(void *user_data, const char *key, bool held);
 
 typedef struct mcp_oauth_options {
     size_t size; /* sizeof(mcp_oauth_options) */
@@ -119,6 +129,7 @@ typedef struct mcp_oauth_options {
     void *authorize_user_data;
     mcp_oauth_load_fn load; /* NULL: nothing is kept between runs */
     mcp_oauth_save_fn save;
+    mcp_oauth_lock_fn lock; /* NULL: refreshes are not coordinated */
     void *store_user_data;
 } mcp_oauth_options;
 

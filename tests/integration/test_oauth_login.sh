@@ -84,6 +84,22 @@ expect_exit 0 "a second refresh, with the rotated refresh token" -- \
     $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"third"}'
 wait_count "$WORK/as.out" "grant refresh_token" 2 5
 
+# Two processes find the token expired at once: one refresh between them
+# (the file's lock), the other takes its tokens; a rotated refresh token
+# spent twice would fail one of them.
+sleep $((TTL + 1))
+$MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"one"}' >"$WORK/one.out" 2>"$WORK/one.err" &
+one=$!
+$MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"two"}' >"$WORK/two.out" 2>"$WORK/two.err" &
+two=$!
+wait $one || { cat "$WORK/one.err"; fail "the first of two processes"; }
+wait $two || { cat "$WORK/two.err"; fail "the second of two processes"; }
+contains "$WORK/one.out" "one" "the first answered"
+contains "$WORK/two.out" "two" "the second answered"
+refreshes=$(grep -c "^grant refresh_token" "$WORK/as.out")
+[ "$refreshes" -eq 3 ] || fail "$refreshes refreshes after two processes at once, expected 3"
+echo "ok: two processes, one refresh"
+
 # A token spoiled in the file: the server's 401 leads to a refresh.
 python3 - "$file" <<'EOF'
 import json, sys
@@ -98,7 +114,7 @@ EOF
 chmod 600 "$file"
 expect_exit 0 "a call with a spoiled token" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"fixed"}'
 contains "$WORK/out" "fixed" "the tool answered"
-wait_count "$WORK/as.out" "grant refresh_token" 3 5
+wait_count "$WORK/as.out" "grant refresh_token" 4 5
 grants=$(grep -c "^grant authorization_code" "$WORK/as.out")
 [ "$grants" -eq 1 ] || fail "$grants authorizations: a refresh should have been enough"
 

@@ -482,6 +482,11 @@ static int logout_command(int argc, char **argv)
         return 1;
     }
     int rc = unlink(store.path);
+    int saved = errno;
+    char lock[4400];
+    snprintf(lock, sizeof lock, "%s.lock", store.path);
+    unlink(lock);
+    errno = saved;
     if (rc != 0 && errno != ENOENT)
         fprintf(stderr, "mcp: cannot remove %s: %s\n", cli_safe(store.path), strerror(errno));
     else

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -244,10 +245,44 @@ static int store_save(void *ud, const char *key, const char *value)
     return rc;
 }
 
+/* mcp_oauth_lock_fn: flock on a file beside the kept one, so that two mcp
+ * processes never spend one refresh token both. */
+static int store_lock(void *ud, const char *key, bool held)
+{
+    cli_auth_store *s = ud;
+    (void)key;
+    if (!held) {
+        if (s->lock_fd >= 0) {
+            flock(s->lock_fd, LOCK_UN);
+            close(s->lock_fd);
+        }
+        s->lock_fd = -1;
+        return MCP_OK;
+    }
+    size_t len = strlen(s->path) + 8;
+    char *path = malloc(len);
+    if (!path)
+        return MCP_ERR_NOMEM;
+    snprintf(path, len, "%s.lock", s->path);
+    s->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    free(path);
+    if (s->lock_fd < 0)
+        return MCP_ERR_IO;
+    while (flock(s->lock_fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(s->lock_fd);
+            s->lock_fd = -1;
+            return MCP_ERR_IO;
+        }
+    return MCP_OK;
+}
+
 void cli_auth_store_use(cli_auth_store *s, mcp_oauth_options *o)
 {
+    s->lock_fd = -1;
     o->load = store_load;
     o->save = store_save;
+    o->lock = store_lock;
     o->store_user_data = s;
 }
 

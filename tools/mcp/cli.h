@@ -251,6 +251,7 @@ void cli_auth_stored_free(void);
 /* The file of kept authorization for one server (auth_store.c). */
 typedef struct cli_auth_store {
     char *path, *url;
+    int lock_fd; /* held across a refresh (flock), else -1 */
     char why[512]; /* the last storage failure */
 } cli_auth_store;
 /* The file for url (made in a directory of mode 0700 when create);

@@ -177,6 +177,7 @@ typedef struct mcp__auth_tokens {
     char *access_token, *refresh_token, *scope; /* refresh_token, scope: NULL when not given */
     bool dpop;          /* token_type DPoP; else Bearer */
     int64_t expires_at; /* seconds since the epoch; 0: not said */
+    int64_t issued_at;  /* when the answer came (seconds since the epoch) */
 } mcp__auth_tokens;
 
 void mcp__auth_tokens_free(mcp__auth_tokens *t);

@@ -120,7 +120,9 @@ static char *store_load(mcp__oauth *e, const char *kind, const char *name)
 
 static void tokens_save(mcp__oauth *e)
 {
-    if (!e->have_tokens) {
+    /* A DPoP-bound token (and its refresh token) is of no use without the
+     * key, which never leaves this process: kept in memory only. */
+    if (!e->have_tokens || e->tokens.dpop) {
         store_save(e, "tokens", e->server_url, NULL);
         return;
     }
@@ -141,6 +143,8 @@ static void tokens_save(mcp__oauth *e)
     }
     mcp__jw_key(&w, "expires_at");
     mcp__jw_int(&w, e->tokens.expires_at);
+    mcp__jw_key(&w, "issued_at");
+    mcp__jw_int(&w, e->tokens.issued_at);
     if (e->have_as) {
         mcp__jw_key(&w, "issuer");
         mcp__jw_string(&w, e->as.issuer);
@@ -164,34 +168,68 @@ static void tokens_drop(mcp__oauth *e)
     tokens_save(e);
 }
 
-static void tokens_load(mcp__oauth *e)
+/* The tokens storage holds, with what they were for and from. */
+static bool tokens_stored(mcp__oauth *e, mcp__auth_tokens *t, char **resource, char **issuer)
 {
+    memset(t, 0, sizeof *t);
+    *resource = *issuer = NULL;
     char *text = store_load(e, "tokens", e->server_url);
     mcp_json_doc *d = NULL;
     if (!text || mcp__auth_parse_object(text, strlen(text), &d, "stored tokens", NULL, 0)) {
         free(text);
-        return;
+        return false;
     }
     const mcp_json *root = mcp_json_doc_root(d);
     const char *at = mcp__auth_text(root, "access_token");
     const char *rt = mcp__auth_text(root, "refresh_token");
     const char *scope = mcp__auth_text(root, "scope");
     const char *res = mcp__auth_text(root, "resource");
-    int64_t exp = 0;
-    mcp_json_get_int64(mcp_json_object_get(root, "expires_at"), &exp);
-    if (at) {
-        e->tokens.access_token = strdup(at);
-        e->tokens.refresh_token = rt ? strdup(rt) : NULL;
-        e->tokens.scope = scope ? strdup(scope) : NULL;
-        e->tokens.expires_at = exp;
-        e->resource = res ? strdup(res) : NULL;
-        const char *iss = mcp__auth_text(root, "issuer");
-        e->token_issuer = iss ? strdup(iss) : NULL;
-        e->have_tokens = e->tokens.access_token != NULL;
-        e->generation++;
+    const char *iss = mcp__auth_text(root, "issuer");
+    mcp_json_get_int64(mcp_json_object_get(root, "expires_at"), &t->expires_at);
+    mcp_json_get_int64(mcp_json_object_get(root, "issued_at"), &t->issued_at);
+    bool ok = at && (t->access_token = strdup(at)) != NULL;
+    if (ok) {
+        t->refresh_token = rt ? strdup(rt) : NULL;
+        t->scope = scope ? strdup(scope) : NULL;
+        *resource = res ? strdup(res) : NULL;
+        *issuer = iss ? strdup(iss) : NULL;
     }
     mcp_json_doc_free(d);
     free(text);
+    return ok;
+}
+
+static void tokens_load(mcp__oauth *e)
+{
+    if (tokens_stored(e, &e->tokens, &e->resource, &e->token_issuer)) {
+        e->have_tokens = true;
+        e->generation++;
+    }
+}
+
+/* After invalid_grant on a refresh: another client sharing the storage (a
+ * second mcp process) may have spent the refresh token first, rotating
+ * it. Its tokens are taken when they are newer than the one spent. */
+static bool tokens_taken_from_storage(mcp__oauth *e, const char *spent)
+{
+    mcp__auth_tokens t;
+    char *res, *iss;
+    if (!tokens_stored(e, &t, &res, &iss))
+        return false;
+    bool newer = t.refresh_token && spent && strcmp(t.refresh_token, spent) != 0;
+    free(iss);
+    if (!newer) {
+        mcp__auth_tokens_free(&t);
+        free(res);
+        return false;
+    }
+    mcp__auth_tokens_free(&e->tokens);
+    e->tokens = t;
+    free(e->resource);
+    e->resource = res;
+    e->generation++;
+    say(e, MCP_LOG_INFO, "OAuth: took the tokens another client refreshed meanwhile");
+    return true;
 }
 
 /* Discovery ------------------------------------------------------------------------- */
@@ -605,8 +643,32 @@ static int obtain(mcp__oauth *e, const char *scope, char *why, size_t n)
     }
 }
 
-/* A refresh (RFC 6749 section 6), needing the server the tokens came from. */
+static int refresh_unlocked(mcp__oauth *e, char *why, size_t n);
+
+/* A refresh (RFC 6749 section 6), one at a time among the clients of the
+ * storage: under its lock, the record is read again first, and another
+ * client's fresh tokens taken instead of refreshing. */
 static int refresh(mcp__oauth *e, char *why, size_t n)
+{
+    if (!e->o.lock || !e->have_tokens || !e->tokens.refresh_token)
+        return refresh_unlocked(e, why, n);
+    size_t kn = strlen(e->server_url) + 8;
+    char *key = malloc(kn);
+    if (!key)
+        return MCP_ERR_NOMEM;
+    snprintf(key, kn, "tokens %s", e->server_url);
+    bool held = e->o.lock(e->o.store_user_data, key, true) == MCP_OK;
+    char *mine = strdup(e->tokens.refresh_token);
+    int rc = mine && held && tokens_taken_from_storage(e, mine) ? MCP_OK
+                                                                : refresh_unlocked(e, why, n);
+    if (held)
+        e->o.lock(e->o.store_user_data, key, false);
+    free(mine);
+    free(key);
+    return rc;
+}
+
+static int refresh_unlocked(mcp__oauth *e, char *why, size_t n)
 {
     if (e->have_tokens && e->tokens.refresh_token && !e->have_as && e->token_issuer &&
         find_as(e, e->token_issuer, why, n) == MCP_OK)
@@ -634,11 +696,16 @@ static int refresh(mcp__oauth *e, char *why, size_t n)
         say(e, MCP_LOG_INFO, "OAuth: refreshed the token at %s", e->as.issuer);
         return take_tokens(e, &t, e->asked);
     }
-    if (out == MCP__AUTH_TOKEN_INVALID_GRANT)
+    char *spent = strdup(e->tokens.refresh_token);
+    rc = MCP_ERR_REMOTE;
+    if (out == MCP__AUTH_TOKEN_INVALID_GRANT && tokens_taken_from_storage(e, spent))
+        rc = MCP_OK;
+    else if (out == MCP__AUTH_TOKEN_INVALID_GRANT)
         tokens_drop(e); /* the refresh token is spent or revoked */
     else if (out == MCP__AUTH_TOKEN_INVALID_CLIENT)
         client_drop(e);
-    return MCP_ERR_REMOTE;
+    free(spent);
+    return rc;
 }
 
 /* The whole flow for a challenge: discovery from scratch (the server may
@@ -733,8 +800,12 @@ static void on_headers(void *ud, const char *http_method, const char *url,
                        int (*add)(void *, const char *), void *add_ud, unsigned *generation)
 {
     mcp__oauth *e = ud;
-    if (e->have_tokens && e->tokens.expires_at &&
-        now_s() >= e->tokens.expires_at - REFRESH_AHEAD_S) {
+    /* Ahead of the expiry by REFRESH_AHEAD_S, or a quarter of the token's
+     * life when that is shorter (a token good for 3 s is not refreshed at
+     * every request). */
+    int64_t life = e->tokens.expires_at - e->tokens.issued_at;
+    int64_t ahead = life > 0 && life / 4 < REFRESH_AHEAD_S ? life / 4 : REFRESH_AHEAD_S;
+    if (e->have_tokens && e->tokens.expires_at && now_s() >= e->tokens.expires_at - ahead) {
         char why[256];
         if (e->tokens.refresh_token && refresh(e, why, sizeof why) != MCP_OK)
             say(e, MCP_LOG_INFO, "OAuth: the refresh failed: %s", why);

@@ -374,6 +374,7 @@ mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t l
     } else {
         out->dpop = !strcasecmp(type, "DPoP");
         out->expires_at = ttl ? now_s + (int64_t)secs : 0;
+        out->issued_at = now_s;
     }
     mcp_json_doc_free(d);
     if (r != MCP__AUTH_TOKEN_OK)
