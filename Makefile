@@ -138,6 +138,7 @@ demo: deps
 
 bench: build interop-deps
 	$(BUILD)/bench/bench_json bench/data/tools_call_1k.json
+	$(BUILD)/bench/bench_jwt
 	$(BUILD)/bench/bench_stdio $(BUILD)/mcp $(BUILD)/bench/bench_server $(BUILD)/bench/echo_peer \
 	  tests/interop/node_modules/.bin/node tests/interop/ts_echo_server.mjs \
 	  tests/interop/ts2_echo_server.mjs

@@ -12,7 +12,11 @@
 # Prints
 #   http 2025-11-25 tools/call/s: libmcp=<n> ts_sdk_v1=<n> ratio=<x>
 #   http 2026-07-28 tools/call/s: libmcp=<n> ts_sdk_v2=<n> ratio=<x> bare_mhd=<n> of_bare=<pct> of_2025=<pct>
-# (of_2025: libmcp's 2026-07-28 rate against its 2025-11-25 one.)
+#   http 2026-07-28 tools/call/s with JWT validation: jwt=<n> plain=<n> share=<pct>
+# (of_2025: libmcp's 2026-07-28 rate against its 2025-11-25 one; the JWT
+# line: mcp serve as an OAuth resource server, an ES256 access token on
+# every request, against the same server without authorization, in the
+# same rounds.)
 set -eu
 MCP=$1
 BARE=$2
@@ -104,6 +108,20 @@ percent() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", b ? 100 * a / b : 
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 start ours libmcp env MCP_LOG_LEVEL=error "$MCP" serve --http 127.0.0.1:0
+# The resource server: its key set, and a token good for the whole run.
+JWT_TOOL="$HERE/../tests/integration/jwt_tool.py"
+openssl ecparam -name prime256v1 -genkey -noout -out "$WORK/as.pem" 2>/dev/null
+python3 "$JWT_TOOL" jwks "$WORK/as.pem" k1 >"$WORK/jwks.json"
+AUTH_PORT=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+AUTH_RES="http://127.0.0.1:$AUTH_PORT/mcp"
+start authed libmcp_jwt env MCP_LOG_LEVEL=error "$MCP" serve --http "127.0.0.1:$AUTH_PORT" \
+    --auth-issuer https://as.example --auth-resource "$AUTH_RES" --auth-jwks "$WORK/jwks.json"
+now=$(date +%s)
+TOKEN=$(python3 "$JWT_TOOL" sign "$WORK/as.pem" '{"typ":"at+jwt","kid":"k1"}' \
+    "{\"iss\":\"https://as.example\",\"aud\":\"$AUTH_RES\",\"sub\":\"bench\",\"client_id\":\"c1\",\"iat\":$now,\"exp\":$((now + 3600)),\"jti\":\"b1\",\"scope\":\"mcp:tools\"}")
 start ts1 ts1 "$NODE" "$INTEROP/ts_http_echo_server.mjs"
 start ts2 ts2 "$NODE" "$INTEROP/ts2_http_echo_server.mjs"
 start bare bare "$BARE"
@@ -114,16 +132,18 @@ sid=$(session "http://127.0.0.1:$ours/mcp")
 HEAD25="$ACCEPT
 Mcp-Session-Id: $sid
 MCP-Protocol-Version: 2025-11-25"
-all25="" all26="" allbare=""
+all25="" all26="" allbare="" alljwt=""
 i=0
 while [ $i -lt "$ROUNDS" ]; do
     all25="$all25 $(rate "http://127.0.0.1:$ours/mcp" "$CALL25" "$HEAD25" '"text":"hi"')"
     all26="$all26 $(rate "http://127.0.0.1:$ours/mcp" "$CALL26" "$HEAD26" '"text":"hi"')"
     allbare="$allbare $(rate "http://127.0.0.1:$bare/mcp" "$CALL26" "$HEAD26" '')"
+    alljwt="$alljwt $(rate "$AUTH_RES" "$CALL26" "$HEAD26
+Authorization: Bearer $TOKEN" '"text":"hi"')"
     i=$((i + 1))
 done
 # shellcheck disable=SC2086
-r25=$(median $all25) r26=$(median $all26) r_bare=$(median $allbare)
+r25=$(median $all25) r26=$(median $all26) r_bare=$(median $allbare) r_jwt=$(median $alljwt)
 
 sid=$(session "http://127.0.0.1:$ts1/mcp")
 r_ts1=$(rate "http://127.0.0.1:$ts1/mcp" "$CALL25" "$ACCEPT
@@ -134,3 +154,4 @@ echo "http 2025-11-25 tools/call/s: libmcp=$r25 ts_sdk_v1=$r_ts1 ratio=$(ratio "
 r_ts2=$(rate "http://127.0.0.1:$ts2/mcp" "$CALL26" "$HEAD26" '"text":"hi"')
 echo "http 2026-07-28 tools/call/s: libmcp=$r26 ts_sdk_v2=$r_ts2 ratio=$(ratio "$r26" "$r_ts2")" \
     "bare_mhd=$r_bare of_bare=$(percent "$r26" "$r_bare") of_2025=$(percent "$r26" "$r25")"
+echo "http 2026-07-28 tools/call/s with JWT validation: jwt=$r_jwt plain=$r26 share=$(percent "$r_jwt" "$r26")"

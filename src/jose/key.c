@@ -3,6 +3,7 @@
  * Keys (jose.h): JWKs read into OpenSSL public keys, private keys read from
  * PEM, and what a key does, verify and sign, for the three algorithms.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
+#include <openssl/sha.h>
 
 #include "core/base64.h"
 #include "core/buf.h"
@@ -37,9 +39,19 @@ typedef struct jwk {
     mcp__jose_alg only; /* the JWK's own "alg", 0: any of its kind's */
 } jwk;
 
+/* Signatures this set has verified, by a digest of what was checked (the
+ * key, the algorithm, the signed bytes and the signature): a token sent
+ * again (a client sends the same one with every request until it expires)
+ * costs a hash, not a verification. Direct-mapped, so bounded; only a
+ * verified signature gets in, so tokens that fail cannot push good ones
+ * out faster than good ones come. A new key set starts empty: a key
+ * withdrawn takes its memo with it. */
+#define MEMO_SLOTS 1024
 struct mcp__jwks {
     jwk *keys;
     size_t count;
+    pthread_mutex_t memo_lock; /* readers on several threads share a set */
+    unsigned char (*memo)[SHA256_DIGEST_LENGTH]; /* MEMO_SLOTS, or NULL */
 };
 
 static void say(char *why, size_t n, const char *what)
@@ -250,6 +262,8 @@ int mcp__jwks_parse(const char *text, size_t len, mcp__jwks **out, char *why, si
         mcp_json_doc_free(d);
         return MCP_ERR_NOMEM;
     }
+    pthread_mutex_init(&set->memo_lock, NULL);
+    set->memo = calloc(MEMO_SLOTS, sizeof *set->memo); /* NULL: every check verifies */
     const char *last_bad = "the key set is empty";
     for (size_t i = 0; i < count; i++) {
         jwk k = {0};
@@ -289,6 +303,8 @@ void mcp__jwks_free(mcp__jwks *keys)
         free(keys->keys[i].kid);
     }
     free(keys->keys);
+    free(keys->memo);
+    pthread_mutex_destroy(&keys->memo_lock);
     free(keys);
 }
 
@@ -323,8 +339,37 @@ static EVP_MD_CTX *digest_for(EVP_PKEY *pkey, mcp__jose_alg alg, bool sign)
     return md;
 }
 
+static bool verify(const mcp__jwks *keys, size_t i, mcp__jose_alg alg, const void *data,
+                   size_t len, const unsigned char *sig, size_t sig_len);
+
 bool mcp__jwks_verify(const mcp__jwks *keys, size_t i, mcp__jose_alg alg, const void *data,
                       size_t len, const unsigned char *sig, size_t sig_len)
+{
+    mcp__jwks *set = (mcp__jwks *)keys; /* the memo changes; the keys do not */
+    unsigned char all[2 + SHA256_DIGEST_LENGTH + 1024], md[SHA256_DIGEST_LENGTH];
+    if (!set->memo || sig_len > 1024)
+        return verify(keys, i, alg, data, len, sig, sig_len);
+    all[0] = (unsigned char)i;
+    all[1] = (unsigned char)alg;
+    SHA256(data, len, all + 2);
+    memcpy(all + 2 + SHA256_DIGEST_LENGTH, sig, sig_len);
+    SHA256(all, 2 + SHA256_DIGEST_LENGTH + sig_len, md);
+    size_t slot = ((size_t)md[0] << 8 | md[1]) % MEMO_SLOTS;
+    pthread_mutex_lock(&set->memo_lock);
+    bool known = !memcmp(set->memo[slot], md, sizeof md);
+    pthread_mutex_unlock(&set->memo_lock);
+    if (known)
+        return true;
+    if (!verify(keys, i, alg, data, len, sig, sig_len))
+        return false;
+    pthread_mutex_lock(&set->memo_lock);
+    memcpy(set->memo[slot], md, sizeof md);
+    pthread_mutex_unlock(&set->memo_lock);
+    return true;
+}
+
+static bool verify(const mcp__jwks *keys, size_t i, mcp__jose_alg alg, const void *data,
+                   size_t len, const unsigned char *sig, size_t sig_len)
 {
     const jwk *k = &keys->keys[i];
     unsigned char *der = NULL;

@@ -211,6 +211,51 @@ static void a_missing_scope_is_403_with_every_scope_needed(void **state)
     free(h);
 }
 
+/* An accepted token is remembered for its key set until its end; another
+ * header, another key set or a later time finds nothing. */
+static void accepted_tokens_are_remembered_until_their_end(void **state)
+{
+    (void)state;
+    mcp__token_cache *c = mcp__token_cache_new();
+    assert_non_null(c);
+    uint64_t keys1 = 1, keys2 = 2;
+    assert_null(mcp__token_cache_get(c, keys1, "Bearer abc", 100));
+    mcp__token_cache_put(c, keys1, "Bearer abc", 200, "https://as alice");
+    char *p = mcp__token_cache_get(c, keys1, "Bearer abc", 150);
+    assert_string_equal(p, "https://as alice");
+    free(p);
+    assert_null(mcp__token_cache_get(c, keys2, "Bearer abc", 150)); /* another key set */
+    assert_null(mcp__token_cache_get(c, keys1, "Bearer abd", 150)); /* another token */
+    assert_null(mcp__token_cache_get(c, keys1, "Bearer ab", 150));  /* a prefix */
+    assert_null(mcp__token_cache_get(c, keys1, NULL, 150));
+    p = mcp__token_cache_get(c, keys1, "Bearer abc", 200);
+    assert_non_null(p); /* good up to its end */
+    free(p);
+    assert_null(mcp__token_cache_get(c, keys1, "Bearer abc", 201)); /* then gone */
+    assert_null(mcp__token_cache_get(c, keys1, "Bearer abc", 150)); /* dropped, not kept */
+    /* Many tokens: bounded, the newest of a slot wins, every answer right. */
+    char header[64], want[64];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(header, sizeof header, "Bearer t%d", i);
+        snprintf(want, sizeof want, "p%d", i);
+        mcp__token_cache_put(c, keys1, header, 1000, want);
+    }
+    int found = 0;
+    for (int i = 0; i < 5000; i++) {
+        snprintf(header, sizeof header, "Bearer t%d", i);
+        snprintf(want, sizeof want, "p%d", i);
+        p = mcp__token_cache_get(c, keys1, header, 500);
+        if (p) {
+            assert_string_equal(p, want);
+            found++;
+        }
+        free(p);
+    }
+    assert_true(found > 0 && found <= 512);
+    mcp__token_cache_free(c);
+    mcp__token_cache_free(NULL);
+}
+
 static void the_metadata_document_and_its_path(void **state)
 {
     (void)state;
@@ -261,6 +306,7 @@ int main(void)
         cmocka_unit_test(bad_tokens_are_401_invalid_token_and_say_why),
         cmocka_unit_test(a_missing_scope_is_403_with_every_scope_needed),
         cmocka_unit_test(the_metadata_document_and_its_path),
+        cmocka_unit_test(accepted_tokens_are_remembered_until_their_end),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

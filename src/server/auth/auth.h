@@ -11,7 +11,8 @@
  * (no token passthrough), and what a request is bound to is the token's
  * issuer and subject, not the header's bytes.
  *
- * Pure functions: any thread; the key set is only read.
+ * Pure functions but the token cache: any thread; the key set is only
+ * read.
  */
 #ifndef MCP_SERVER_AUTH_AUTH_H
 #define MCP_SERVER_AUTH_AUTH_H
@@ -56,6 +57,21 @@ typedef struct mcp__resource_verdict {
 int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
                         const char *authorization, int64_t now_s, const char *const *more,
                         mcp__resource_verdict *v);
+
+/* Accepted tokens remembered (token_cache.c): the same Authorization
+ * header on a later request is allowed from here while its token is good
+ * (until_s: its exp and the check's skew) and the key set is the one it
+ * was checked with (keys: the set's generation, which its owner bumps
+ * whenever it replaces the set). Any thread (a mutex).
+ * get: the principal (malloc'd) or NULL; put: remembered, or not (no
+ * memory: it is checked again next time). */
+typedef struct mcp__token_cache mcp__token_cache;
+mcp__token_cache *mcp__token_cache_new(void);
+void mcp__token_cache_free(mcp__token_cache *c);
+char *mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header,
+                           int64_t now_s);
+void mcp__token_cache_put(mcp__token_cache *c, uint64_t keys, const char *header,
+                          int64_t until_s, const char *principal);
 
 /* The path at which c's metadata is served: /.well-known/oauth-protected-
  * resource followed by the resource's path (RFC 9728 section 3.1), appended

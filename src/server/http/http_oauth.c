@@ -21,6 +21,8 @@ struct http_oauth {
     char *issuer, *resource, *audience, *metadata_url;
     char **scopes;
     mcp_buf doc_path, doc;
+    mcp__token_cache *accepted;
+    uint64_t keys_gen; /* bumped whenever keys is replaced (the cache's key) */
 };
 
 void mcp__http_oauth_free(http_oauth *o)
@@ -37,6 +39,7 @@ void mcp__http_oauth_free(http_oauth *o)
     free(o->scopes);
     mcp_buf_free(&o->doc_path);
     mcp_buf_free(&o->doc);
+    mcp__token_cache_free(o->accepted);
     free(o);
 }
 
@@ -66,6 +69,7 @@ int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, htt
         return MCP_ERR_NOMEM;
     mcp_buf_init(&o->doc_path, 0, NULL);
     mcp_buf_init(&o->doc, 0, NULL);
+    o->accepted = mcp__token_cache_new(); /* NULL: every token is checked */
     bool nomem = false;
     o->issuer = copy(opts->auth_issuer, &nomem);
     o->resource = copy(opts->auth_resource, &nomem);
@@ -120,8 +124,11 @@ void mcp__http_oauth_document(const http_oauth *o, const char **path, const char
 
 int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a)
 {
+    int64_t now = (int64_t)time(NULL);
+    if ((a->principal = mcp__token_cache_get(o->accepted, o->keys_gen, authorization, now)))
+        return 0;
     mcp__resource_verdict v;
-    int rc = mcp__resource_check(&o->rc, o->keys, authorization, (int64_t)time(NULL), NULL, &v);
+    int rc = mcp__resource_check(&o->rc, o->keys, authorization, now, NULL, &v);
     snprintf(a->challenge, sizeof a->challenge, "%s", v.challenge);
     snprintf(a->message, sizeof a->message, "%s", v.why);
     if (rc != MCP_OK || v.status) {
@@ -130,8 +137,11 @@ int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__htt
     }
     size_t n = strlen(o->issuer) + strlen(v.claims.sub) + 2;
     a->principal = malloc(n);
-    if (a->principal)
+    if (a->principal) {
         snprintf(a->principal, n, "%s %s", o->issuer, v.claims.sub);
+        mcp__token_cache_put(o->accepted, o->keys_gen, authorization,
+                             v.claims.exp + (o->rc.skew_s ? o->rc.skew_s : 60), a->principal);
+    }
     mcp__jwt_claims_free(&v.claims);
     if (!a->principal) {
         snprintf(a->message, sizeof a->message, "out of memory");
