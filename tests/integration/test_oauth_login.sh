@@ -135,6 +135,41 @@ expect_exit 0 "logout" -- $MCP_WRAP "$MCP" auth logout "$RES"
 [ ! -e "$file" ] || fail "logout left $file"
 expect_exit 3 "a call after logout" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"x"}'
 contains "$WORK/err" "mcp auth login" "names the command to run"
+# The TypeScript SDK v1 client, its own OAuth code, against the same pair.
+expect_exit 0 "the TypeScript SDK v1 client authorizes and calls" -- \
+    "$NODE" "$INTEROP/ts_oauth_client.mjs" "$RES"
+lacks "$WORK/out" "not ok" "every check of the SDK client"
+
 expect_exit 2 "login without a URL" -- $MCP_WRAP "$MCP" auth login
 expect_exit 2 "login with a URL that is not http" -- $MCP_WRAP "$MCP" auth login ftp://x/
+# mcp against the TypeScript SDK's protected server example (its demo
+# authorization server redirects at once, its resource server checks the
+# token's resource strictly).
+kill $serve_pid $as_pid 2>/dev/null
+TS_PORT=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+TS_AUTH_PORT=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+TS_URL="http://localhost:$TS_PORT/mcp"
+MCP_PORT=$TS_PORT MCP_AUTH_PORT=$TS_AUTH_PORT "$NODE" \
+    "$INTEROP/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js" \
+    --oauth --oauth-strict >"$WORK/ts.out" 2>&1 &
+serve_pid=$!
+wait_for "$WORK/ts.out" "MCP Streamable HTTP Server listening" 20
+expect_exit 3 "a call to the TypeScript example before login" -- \
+    $MCP_WRAP "$MCP" call --url "$TS_URL" greet '{"name":"libmcp"}'
+$MCP_WRAP "$MCP" auth login "$TS_URL" --timeout 60 >"$WORK/login.out" 2>"$WORK/login.err" &
+login_pid=$!
+wait_for "$WORK/login.err" "Open this page" 20
+url=$(sed -n 's/^  \(http[^ ]*\)$/\1/p' "$WORK/login.err" | head -n 1)
+curl -sS -L -o "$WORK/browser.out" "$url" || fail "the browser walk (TypeScript example)"
+wait "$login_pid" || { cat "$WORK/login.err"; fail "login to the TypeScript example"; }
+login_pid=
+expect_exit 0 "a call to the TypeScript example with the kept token" -- \
+    $MCP_WRAP "$MCP" call --url "$TS_URL" greet '{"name":"libmcp"}'
+contains "$WORK/out" "Hello, libmcp!" "the example's tool answered"
 echo "PASS"
