@@ -448,7 +448,8 @@ typedef struct mcp_server_http_options {
     /* OAuth 2.1 resource server (the MCP authorization specification).
      * With auth_issuer set, every request to the endpoint needs a bearer
      * access token: a JWT (RFC 9068, typ at+jwt) signed with RS256, PS256
-     * or ES256 by a key of auth_jwks, whose iss is auth_issuer, whose aud
+     * or ES256 by a key of the authorization server's key set (below),
+     * whose iss is auth_issuer, whose aud
      * holds auth_audience (NULL: auth_resource; a token issued for another
      * server is refused, never passed on), not expired (60 s of skew), and
      * whose scope holds every one of auth_scopes (NULL-terminated, or
@@ -462,12 +463,37 @@ typedef struct mcp_server_http_options {
      * a requestState) is the token's issuer and subject, not the header's
      * bytes, so a refreshed token keeps them.
      * auth_resource: this server's URL as clients reach it (its canonical
-     * URI, https://host/mcp), required. auth_jwks: the text of the
-     * authorization server's JWKS document, required; it is read once:
-     * keys are not fetched, and a token whose key the set lacks is
-     * refused. Not with authorize (MCP_ERR_INVALID_ARG). Strings copied. */
+     * URI, https://host/mcp), required. Not with authorize
+     * (MCP_ERR_INVALID_ARG). Strings copied.
+     *
+     * The key set. auth_jwks, when set, is the text of the authorization
+     * server's JWKS document, read once: nothing is fetched, and a token
+     * whose key the set lacks is refused. When NULL, the key set is the
+     * authorization server's own: its metadata is found at auth_issuer's
+     * well-known URLs (RFC 8414's oauth-authorization-server, then OpenID
+     * Connect's openid-configuration, the issuer's path inserted, then
+     * appended: the client's order), used only when its "issuer" is
+     * auth_issuer byte for byte, and the key set fetched from its
+     * jwks_uri (https, or http only on a loopback host; auth_issuer
+     * likewise). Each document is one GET, never redirected, within 10 s
+     * (a whole fetch within 20 s), at most 64 KiB of metadata and 256 KiB
+     * of keys. That first fetch is made by mcp_server_listen_http itself,
+     * on its thread, which waits for it: a server that cannot get its keys
+     * does not start (it would refuse every request), and says why in its
+     * log; an application that prefers to wait for the authorization
+     * server calls listen again later. Later fetches run on the worker
+     * pool, never on the loop thread, and replace the set between two
+     * requests: when a token names a key id the set lacks (the request is
+     * refused 401 invalid_token all the same; its client's retry finds the
+     * new key), at most once per auth_jwks_refetch_s seconds (0: 30; one
+     * asked for sooner is made when the interval ends) so a flood of
+     * made-up key ids costs the authorization server one fetch per
+     * interval; and every hour. A later fetch that fails keeps the
+     * keys held (logged as a warning) and is tried again after
+     * auth_jwks_refetch_s. */
     const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks;
     const char *const *auth_scopes;
+    unsigned auth_jwks_refetch_s;
 } mcp_server_http_options;
 
 /*
@@ -484,9 +510,14 @@ typedef struct mcp_server_http_options {
  * connection cancels the call (token reason "client disconnected"). The
  * strings of opts are copied. MCP_OK; MCP_ERR_INVALID_ARG (bad size, a host
  * that is not a numeric address, a port over 65535, half a TLS pair;
- * auth_issuer without auth_resource or a usable auth_jwks, or with
- * authorize: logged with the reason); MCP_ERR_IO (cannot bind, logged with the reason); MCP_ERR_STATE (already
- * listening); MCP_ERR_NOMEM.
+ * auth_issuer without auth_resource, with an auth_jwks that has no usable
+ * key, with authorize, or an auth_issuer to fetch from that is not https:
+ * logged with the reason); MCP_ERR_IO (cannot bind; without auth_jwks, the
+ * authorization server's metadata or key set could not be had or used:
+ * logged with the reason); MCP_ERR_STATE (already listening; or without
+ * auth_jwks while the server runs, as the first fetch would block the
+ * loop); MCP_ERR_NOMEM. Without auth_jwks it blocks until the key set is
+ * fetched (at most 20 s).
  */
 MCP_EXTERN int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts);
 

@@ -152,7 +152,7 @@ contains "$WORK/retry_alice.body" '"text":"confirmed"' retry_alice
 refused() {
     expect_exit 2 "refused: $*" -- "$MCP" serve "$@"
 }
-refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES"
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --auth-jwks-refetch 5
 refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-jwks "$WORK/jwks.json"
 refused --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json"
 refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --auth-scope 'a b'

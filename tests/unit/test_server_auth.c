@@ -4,7 +4,9 @@
  * and challenge for every kind of request (none, another scheme, a
  * malformed header, a bad token of each kind, a token for another
  * audience, a missing scope, a tool's own scope), read back with the
- * client's challenge reader; the metadata document and its path.
+ * client's challenge reader; the metadata document and its path; where
+ * the authorization server's metadata is looked for and what of it is used
+ * (issuer.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -297,6 +299,79 @@ static void the_metadata_document_and_its_path(void **state)
     }
 }
 
+static void the_issuer_metadata_urls_in_the_clients_order(void **state)
+{
+    (void)state;
+    char *u[3];
+    size_t n;
+    assert_int_equal(mcp__auth_issuer_metadata_urls("https://as.example/t1/", u, &n, NULL, 0),
+                     MCP_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(u[0], "https://as.example/.well-known/oauth-authorization-server/t1");
+    assert_string_equal(u[1], "https://as.example/.well-known/openid-configuration/t1");
+    assert_string_equal(u[2], "https://as.example/t1/.well-known/openid-configuration");
+    for (size_t i = 0; i < n; i++)
+        free(u[i]);
+    assert_int_equal(mcp__auth_issuer_metadata_urls("http://127.0.0.1:8080", u, &n, NULL, 0),
+                     MCP_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(u[0], "http://127.0.0.1:8080/.well-known/oauth-authorization-server");
+    assert_string_equal(u[1], "http://127.0.0.1:8080/.well-known/openid-configuration");
+    for (size_t i = 0; i < n; i++)
+        free(u[i]);
+    const char *bad[] = {"http://as.example", "https://as.example/?q=1", "https://as.example/#f",
+                         "as.example",        "https:///t1",             "https://u@as.example",
+                         "ftp://as.example",  "https://as example"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char why[200] = "";
+        assert_int_equal(mcp__auth_issuer_metadata_urls(bad[i], u, &n, why, sizeof why),
+                         MCP_ERR_INVALID_ARG);
+        assert_non_null(strstr(why, "https"));
+    }
+    assert_true(mcp__auth_url_secure("http://[::1]:9/jwks"));
+    assert_true(mcp__auth_url_secure("http://localhost/jwks?x=1"));
+    assert_false(mcp__auth_url_secure("http://127.0.0.2/jwks"));
+}
+
+static void only_the_issuers_own_metadata_is_used(void **state)
+{
+    (void)state;
+    char *uri, why[300];
+    const char *good = "{\"issuer\":\"" ISS "\",\"jwks_uri\":\"https://as.example/jwks\"}";
+    assert_int_equal(mcp__auth_issuer_metadata_read(good, strlen(good), ISS, &uri, why, sizeof why),
+                     MCP_OK);
+    assert_string_equal(uri, "https://as.example/jwks");
+    free(uri);
+    struct {
+        const char *doc, *says;
+    } bad[] = {
+        {"{\"issuer\":\"" ISS "/\",\"jwks_uri\":\"https://as.example/jwks\"}",
+         "names the issuer \"" ISS "/\", not \"" ISS "\""},
+        {"{\"issuer\":\"HTTPS://as.example/t1\",\"jwks_uri\":\"https://as.example/jwks\"}",
+         "byte for byte"},
+        {"{\"jwks_uri\":\"https://as.example/jwks\"}", "names no issuer"},
+        {"{\"issuer\":\"" ISS "\"}", "no jwks_uri"},
+        {"{\"issuer\":\"" ISS "\",\"jwks_uri\":\"http://as.example/jwks\"}", "not https"},
+        {"[1]", "not a JSON object"},
+        {"{\"issuer\":", "not a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uri = NULL;
+        assert_int_equal(mcp__auth_issuer_metadata_read(bad[i].doc, strlen(bad[i].doc), ISS, &uri,
+                                                        why, sizeof why),
+                         MCP_ERR_INVALID_ARG);
+        assert_null(uri);
+        if (!strstr(why, bad[i].says))
+            fail_msg("%s: %s", bad[i].doc, why);
+    }
+    size_t big = MCP__AS_METADATA_MAX_BYTES + 1;
+    char *text = calloc(1, big + 1);
+    memset(text, ' ', big);
+    assert_int_equal(mcp__auth_issuer_metadata_read(text, big, ISS, &uri, why, sizeof why),
+                     MCP_ERR_LIMIT);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +382,8 @@ int main(void)
         cmocka_unit_test(a_missing_scope_is_403_with_every_scope_needed),
         cmocka_unit_test(the_metadata_document_and_its_path),
         cmocka_unit_test(accepted_tokens_are_remembered_until_their_end),
+        cmocka_unit_test(the_issuer_metadata_urls_in_the_clients_order),
+        cmocka_unit_test(only_the_issuers_own_metadata_is_used),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -61,7 +61,7 @@ typedef struct http_args {
     const char *path, *cert_file, *key_file, *poll, *request_timeout, *per_address, *max_conns;
     const char *state_key_file; /* with or without --http */
     const char *task_store, *task_store_timeout, *task_lease, *page_size;
-    const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks_file;
+    const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks_file, *auth_refetch;
     const char *origins[17], *hosts[17], *tokens[17], *scopes[17];
     size_t norigins, nhosts, ntokens, nscopes;
     mcp_http_response_mode mode;
@@ -145,6 +145,7 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--auth-resource") ? &a->auth_resource
                              : !strcmp(o, "--auth-audience") ? &a->auth_audience
                              : !strcmp(o, "--auth-jwks") ? &a->auth_jwks_file
+                             : !strcmp(o, "--auth-jwks-refetch") ? &a->auth_refetch
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
                     !strcmp(o, "--token") || !strcmp(o, "--auth-scope");
@@ -205,6 +206,10 @@ static int parse_args(int argc, char **argv, http_args *a)
                          strlen(a->page_size) > 6 || strtoul(a->page_size, NULL, 10) == 0))
         return usage_error("--page-size takes a number of items (1 to 999999), not '%s'",
                            cli_safe(a->page_size));
+    if (a->auth_refetch && (strspn(a->auth_refetch, "0123456789") != strlen(a->auth_refetch) ||
+                            strlen(a->auth_refetch) > 5 || strtoul(a->auth_refetch, NULL, 10) == 0))
+        return usage_error("--auth-jwks-refetch takes seconds (1 to 99999), not '%s'",
+                           cli_safe(a->auth_refetch));
     char why[200];
     if (a->task_store && !mcp_server_task_store_valid(a->task_store, why, sizeof why))
         return usage_error("--task-store '%s': %s", cli_safe(a->task_store), why);
@@ -229,12 +234,15 @@ static int parse_args(int argc, char **argv, http_args *a)
     if (!a->cert_file != !a->key_file)
         return usage_error("%s", "--tls-cert and --tls-key go together");
     bool auth = a->auth_issuer || a->auth_resource || a->auth_audience || a->auth_jwks_file ||
-                a->nscopes;
+                a->auth_refetch || a->nscopes;
     if (auth && !a->listen)
         return usage_error("%s", "--auth-* options need --http [HOST:]PORT");
-    if (auth && (!a->auth_issuer || !a->auth_resource || !a->auth_jwks_file))
-        return usage_error("%s", "a resource server needs --auth-issuer URL, --auth-resource URL "
-                                 "(this server's, as clients reach it) and --auth-jwks FILE");
+    if (auth && (!a->auth_issuer || !a->auth_resource))
+        return usage_error("%s", "a resource server needs --auth-issuer URL and --auth-resource "
+                                 "URL (this server's, as clients reach it)");
+    if (a->auth_jwks_file && a->auth_refetch)
+        return usage_error("%s", "--auth-jwks-refetch is for a key set fetched from the "
+                                 "authorization server, not one read from --auth-jwks");
     if (auth && a->ntokens)
         return usage_error("%s", "--token and --auth-issuer cannot be used together");
     if (a->path && a->path[0] != '/')
@@ -374,7 +382,10 @@ static int serve_http(const http_args *a)
                                  .auth_resource = a->auth_resource,
                                  .auth_audience = a->auth_audience,
                                  .auth_jwks = jwks,
-                                 .auth_scopes = a->nscopes ? a->scopes : NULL};
+                                 .auth_scopes = a->nscopes ? a->scopes : NULL,
+                                 .auth_jwks_refetch_s =
+                                     a->auth_refetch ? (unsigned)strtoul(a->auth_refetch, NULL, 10)
+                                                     : 0};
     int rc = mcp_server_listen_http(the_server, &h);
     free(cert);
     free(key);
@@ -384,6 +395,9 @@ static int serve_http(const http_args *a)
                 rc == MCP_ERR_INVALID_ARG
                     ? a->auth_issuer ? "the --auth-* options were refused (the reason is above)"
                                      : "HOST must be a numeric address, and TLS files PEM"
+                : rc == MCP_ERR_IO && a->auth_issuer && !a->auth_jwks_file
+                    ? "the port could not be bound, or the authorization server's key set "
+                      "could not be had (the reason is above)"
                     : mcp_strerror(rc));
         return rc == MCP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_CONNECTION;
     }

@@ -89,4 +89,37 @@ int mcp__resource_metadata_url(const mcp__resource_config *c, mcp_buf *out);
  * MCP_ERR_NOMEM. */
 int mcp__resource_metadata(const mcp__resource_config *c, mcp_buf *out);
 
+/* The authorization server's key set, found (RFC 8414; OpenID Connect
+ * Discovery 1.0) --------------------------------------------------------- */
+
+/* Cap on a metadata document's bytes (the key set's is jose.h's). */
+#define MCP__AS_METADATA_MAX_BYTES ((size_t)64 * 1024)
+
+/* Whether url is https, or http on a loopback host (localhost, 127.0.0.1,
+ * [::1]), with a host, no user information and no fragment. */
+bool mcp__auth_url_secure(const char *url);
+
+/*
+ * Where issuer's metadata may be, in the order to try (the client's,
+ * src/client/auth/discovery.c): RFC 8414's well-known URL with the
+ * issuer's path inserted, then OpenID Connect's with it inserted, then
+ * appended (only when the issuer has a path). MCP_OK with *count URLs in
+ * urls (each malloc'd: the caller frees them), MCP_ERR_INVALID_ARG (the
+ * issuer is not secure as above, or has a query: why says so) or
+ * MCP_ERR_NOMEM (nothing to free).
+ */
+int mcp__auth_issuer_metadata_urls(const char *issuer, char *urls[3], size_t *count, char *why,
+                                   size_t n);
+
+/*
+ * Read a metadata document (len bytes) found for issuer: a JSON object
+ * whose "issuer" equals issuer byte for byte (else it is not used: RFC 8414
+ * section 3.3), with a "jwks_uri" that is secure as above. MCP_OK and
+ * *jwks_uri (malloc'd), MCP_ERR_INVALID_ARG (why says which rule failed,
+ * quoting the issuer the document names), MCP_ERR_LIMIT (over
+ * MCP__AS_METADATA_MAX_BYTES) or MCP_ERR_NOMEM.
+ */
+int mcp__auth_issuer_metadata_read(const char *json, size_t len, const char *issuer,
+                                   char **jwks_uri, char *why, size_t n);
+
 #endif

@@ -3,11 +3,13 @@
 #ifndef MCP_SERVER_HTTP_INTERNAL_H
 #define MCP_SERVER_HTTP_INTERNAL_H
 
+#include "jose/jose.h"
 #include "server/core/core.h"
 #include "transport/http_server.h"
 
 typedef struct http_listener http_listener;
 typedef struct http_oauth http_oauth;
+typedef struct http_keys http_keys;
 typedef struct hroute hroute;
 typedef struct hpeer hpeer;
 
@@ -80,6 +82,23 @@ void mcp__http_oauth_free(http_oauth *o);
 void mcp__http_oauth_document(const http_oauth *o, const char **path, const char **json);
 /* The transport's authorize hook's answer for a request. */
 int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a);
+
+/* http_keys.c: the key set fetched from the authorization server (when
+ * auth_jwks is not given). open makes the first fetch on the caller's
+ * thread (blocks: refused while the server runs, MCP_ERR_STATE) and
+ * logs why it failed: MCP_OK, MCP_ERR_INVALID_ARG (the issuer is not a
+ * URL to fetch from), MCP_ERR_IO (the metadata or the key set could not
+ * be had or used), MCP_ERR_NOMEM. Then loop thread: get is the set to
+ * check with now (replaced between turns of the loop, never during a
+ * check); unknown says a token named a key the set lacks (a fetch, at most
+ * one per refetch_s, 0: 30). */
+int mcp__http_keys_open(mcp_server *s, const char *issuer, unsigned refetch_s, http_keys **out);
+void mcp__http_keys_free(http_keys *k);
+const mcp__jwks *mcp__http_keys_get(const http_keys *k);
+/* Bumped whenever the set is replaced (what accepted tokens are
+ * remembered for); loop thread, as get. */
+uint64_t mcp__http_keys_generation(const http_keys *k);
+void mcp__http_keys_unknown(http_keys *k);
 
 /* http_stream.c: routes and what the engine sends on them. */
 /* The peer's transport operations send and close_route. */

@@ -2,8 +2,10 @@
 /*
  * The HTTP binding as an OAuth resource server (mcp_server_http_options'
  * auth_*): the configuration copied and checked at listen, the key set
- * read, the metadata document made, and each request judged by
- * server/auth's rules. A request allowed is from "<iss> <sub>": what a
+ * read (auth_jwks) or fetched from the authorization server (http_keys.c),
+ * the metadata document made, and each request judged by server/auth's
+ * rules; a token naming a key the set lacks asks http_keys.c for a new
+ * set (the request itself is refused: the client tries again). A request allowed is from "<iss> <sub>": what a
  * session, a task or a requestState is bound to.
  */
 #include <stdio.h>
@@ -16,13 +18,13 @@
 #include "server/http/http.h"
 
 struct http_oauth {
-    mcp__jwks *keys;
+    mcp__jwks *keys;    /* auth_jwks's, or NULL: */
+    http_keys *fetched; /* the authorization server's */
     mcp__resource_config rc;
     char *issuer, *resource, *audience, *metadata_url;
     char **scopes;
     mcp_buf doc_path, doc;
     mcp__token_cache *accepted;
-    uint64_t keys_gen; /* bumped whenever keys is replaced (the cache's key) */
 };
 
 void mcp__http_oauth_free(http_oauth *o)
@@ -30,6 +32,7 @@ void mcp__http_oauth_free(http_oauth *o)
     if (!o)
         return;
     mcp__jwks_free(o->keys);
+    mcp__http_keys_free(o->fetched);
     free(o->issuer);
     free(o->resource);
     free(o->audience);
@@ -58,7 +61,6 @@ int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, htt
         return MCP_OK;
     const char *bad = opts->authorize ? "auth_issuer and authorize cannot be used together"
                       : !opts->auth_resource ? "auth_issuer needs auth_resource (this server's URL)"
-                      : !opts->auth_jwks     ? "auth_issuer needs auth_jwks (the key set)"
                                              : NULL;
     if (bad) {
         mcp__server_log(s, MCP_LOG_ERROR, "cannot serve HTTP: %s", bad);
@@ -83,7 +85,7 @@ int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, htt
         o->scopes[i] = copy(opts->auth_scopes[i], &nomem);
     int rc = nomem ? MCP_ERR_NOMEM : MCP_OK;
     char why[200] = "";
-    if (rc == MCP_OK) {
+    if (rc == MCP_OK && opts->auth_jwks) {
         rc = mcp__jwks_parse(opts->auth_jwks, strlen(opts->auth_jwks), &o->keys, why, sizeof why);
         if (rc != MCP_OK && rc != MCP_ERR_NOMEM) {
             mcp__server_log(s, MCP_LOG_ERROR, "cannot serve HTTP: auth_jwks: %s", why);
@@ -108,6 +110,9 @@ int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, htt
         rc = mcp__resource_metadata_path(&o->rc, &o->doc_path);
     if (rc == MCP_OK)
         rc = mcp__resource_metadata(&o->rc, &o->doc);
+    /* Last: the options are checked before anything is fetched. */
+    if (rc == MCP_OK && !opts->auth_jwks)
+        rc = mcp__http_keys_open(s, o->issuer, opts->auth_jwks_refetch_s, &o->fetched);
     if (rc != MCP_OK) {
         mcp__http_oauth_free(o);
         return rc;
@@ -125,10 +130,14 @@ void mcp__http_oauth_document(const http_oauth *o, const char **path, const char
 int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a)
 {
     int64_t now = (int64_t)time(NULL);
-    if ((a->principal = mcp__token_cache_get(o->accepted, o->keys_gen, authorization, now)))
+    uint64_t gen = o->keys ? 0 : mcp__http_keys_generation(o->fetched);
+    if ((a->principal = mcp__token_cache_get(o->accepted, gen, authorization, now)))
         return 0;
     mcp__resource_verdict v;
-    int rc = mcp__resource_check(&o->rc, o->keys, authorization, now, NULL, &v);
+    const mcp__jwks *keys = o->keys ? o->keys : mcp__http_keys_get(o->fetched);
+    int rc = mcp__resource_check(&o->rc, keys, authorization, now, NULL, &v);
+    if (v.refetch_keys && o->fetched)
+        mcp__http_keys_unknown(o->fetched);
     snprintf(a->challenge, sizeof a->challenge, "%s", v.challenge);
     snprintf(a->message, sizeof a->message, "%s", v.why);
     if (rc != MCP_OK || v.status) {
@@ -139,7 +148,7 @@ int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__htt
     a->principal = malloc(n);
     if (a->principal) {
         snprintf(a->principal, n, "%s %s", o->issuer, v.claims.sub);
-        mcp__token_cache_put(o->accepted, o->keys_gen, authorization,
+        mcp__token_cache_put(o->accepted, gen, authorization,
                              v.claims.exp + (o->rc.skew_s ? o->rc.skew_s : 60), a->principal);
     }
     mcp__jwt_claims_free(&v.claims);
