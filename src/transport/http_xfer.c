@@ -430,8 +430,8 @@ bool mcp__hc_auth_retry(http_client *t, xfer *x, CURLcode code)
     if (!t->o.auth || code != CURLE_OK || !challenged || x->role == X_DELETE)
         return false;
     if (x->auth_tries >= MCP__HTTP_AUTH_TRIES) {
-        snprintf(x->auth_why, sizeof x->auth_why, "still refused after %u authorizations",
-                 x->auth_tries);
+        snprintf(x->auth_why, sizeof x->auth_why, "still refused after %u tries with new "
+                 "credentials", x->auth_tries);
         return false;
     }
     x->auth_tries++;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # OAuth end to end with a real authorization server: oidc-provider (npm,
 # pinned; tests/interop/oidc_as.mjs) issuing JWT access tokens for
-# `mcp serve --http` as a resource server, and `mcp auth login` getting them
+# `mcp serve --http` as a resource server (its key set found from
+# oidc-provider's metadata), and `mcp auth login` getting them
 # (discovery from the server's 401, dynamic registration, PKCE, RFC 9207's
 # iss, the loopback redirect; the browser is curl following the redirects).
 # Then `mcp call --url` uses the kept token and refreshes it once it has
@@ -36,10 +37,10 @@ login_pid=
 trap 'kill $as_pid $serve_pid $login_pid 2>/dev/null; rm -rf "$WORK"' EXIT
 wait_for "$WORK/as.out" "issuer " 20
 ISS=$(sed -n 's/^issuer //p' "$WORK/as.out")
-curl -sf "$ISS/jwks" >"$WORK/jwks.json" || fail "the key set of $ISS"
 
+# The key set found from oidc-provider's metadata (its jwks_uri).
 "$MCP" serve --http "127.0.0.1:$PORT" --auth-issuer "$ISS" --auth-resource "$RES" \
-    --auth-jwks "$WORK/jwks.json" --auth-scope mcp:tools >/dev/null 2>"$WORK/serve.err" &
+    --auth-scope mcp:tools >/dev/null 2>"$WORK/serve.err" &
 serve_pid=$!
 wait_for "$WORK/serve.err" "listening on http://127.0.0.1:$PORT" 10
 

@@ -380,6 +380,18 @@ static void token_responses_and_what_their_errors_mean(void **state)
     assert_true(t.dpop);
     assert_int_equal(t.expires_at, 0);
     mcp__auth_tokens_free(&t);
+    /* A lifetime as a string of digits (some servers), and 0 (taken as
+     * not said, not as "refresh before every request"). */
+    const char text[] = "{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":\"3600\"}";
+    assert_int_equal(mcp__auth_token_response_read(text, sizeof text - 1, 1000, &t, why, sizeof why),
+                     MCP__AUTH_TOKEN_OK);
+    assert_int_equal(t.expires_at, 4600);
+    mcp__auth_tokens_free(&t);
+    const char zero[] = "{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":0}";
+    assert_int_equal(mcp__auth_token_response_read(zero, sizeof zero - 1, 1000, &t, why, sizeof why),
+                     MCP__AUTH_TOKEN_OK);
+    assert_int_equal(t.expires_at, 0);
+    mcp__auth_tokens_free(&t);
     struct {
         const char *json;
         mcp__auth_token_outcome want;
@@ -390,7 +402,9 @@ static void token_responses_and_what_their_errors_mean(void **state)
         {"{\"error\":\"temporarily_unavailable\"}", MCP__AUTH_TOKEN_ERROR},
         {"{\"access_token\":\"at\"}", MCP__AUTH_TOKEN_MALFORMED},
         {"{\"access_token\":\"at\",\"token_type\":\"mac\"}", MCP__AUTH_TOKEN_MALFORMED},
-        {"{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":\"3600\"}",
+        {"{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":\"36x0\"}",
+         MCP__AUTH_TOKEN_MALFORMED},
+        {"{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":\"\"}",
          MCP__AUTH_TOKEN_MALFORMED},
         {"{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":-1}",
          MCP__AUTH_TOKEN_MALFORMED},
@@ -447,6 +461,43 @@ static void scopes_follow_the_strategy_and_step_up_by_union(void **state)
     }
 }
 
+/* The 2025-03-26 fallback reads the metadata at the MCP server's origin,
+ * named by nobody: the server is known as that origin whatever issuer the
+ * document claims, so a claim of another server's issuer gets none of
+ * what is kept or given for that one (a client_issuer's secret, a
+ * registration, assertions addressed to it). */
+static void origin_metadata_is_known_as_its_origin(void **state)
+{
+    (void)state;
+    static const char fmt[] = "{\"issuer\":\"%s\","
+                              "\"authorization_endpoint\":\"https://mcp.example.com/authorize\","
+                              "\"token_endpoint\":\"https://mcp.example.com/token\"}";
+    static const struct {
+        const char *issuer;
+        bool renamed;
+    } cases[] = {
+        {"https://mcp.example.com", false},
+        {"https://mcp.example.com/", false},
+        {"https://real-as.example", true},
+        {"https://mcp.example.com.evil", true},
+        {"https://mcp.example.com/oauth", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[512], why[200] = "";
+        snprintf(json, sizeof json, fmt, cases[i].issuer);
+        mcp__auth_server s;
+        bool renamed = !cases[i].renamed;
+        assert_int_equal(mcp__auth_legacy_server_read(json, strlen(json), "https://mcp.example.com",
+                                                      &s, &renamed, why, sizeof why),
+                         MCP_OK);
+        assert_true(s.legacy);
+        assert_string_equal(s.issuer, "https://mcp.example.com");
+        if (renamed != cases[i].renamed)
+            fail_msg("%s: renamed %d", cases[i].issuer, renamed);
+        mcp__auth_server_free(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +505,7 @@ int main(void)
         cmocka_unit_test(authorization_server_metadata_in_the_spec_order),
         cmocka_unit_test(protected_resource_metadata_must_name_this_server),
         cmocka_unit_test(authorization_server_metadata_must_name_the_issuer_asked),
+        cmocka_unit_test(origin_metadata_is_known_as_its_origin),
         cmocka_unit_test(pkce_secrets_are_fresh_and_s256_of_the_verifier),
         cmocka_unit_test(the_authorization_url_carries_pkce_state_and_the_resource_as_given),
         cmocka_unit_test(the_redirect_is_checked_issuer_first),

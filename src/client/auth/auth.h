@@ -113,13 +113,15 @@ int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
 void mcp__auth_server_free(mcp__auth_server *s);
 
 /* The 2025-03-26 fallbacks, for a server that serves no Protected Resource
- * Metadata: the authorization server is at the MCP server's origin. Its
- * metadata, read as mcp__auth_server_read does but with its issuer taken
- * as it says (no issuer named it); or, when it serves none, the default
- * endpoints /authorize, /token and /register at that origin. */
+ * Metadata: the authorization server is at the MCP server's origin (from
+ * mcp__auth_legacy_base). Its metadata, read as mcp__auth_server_read
+ * does, with the origin as its issuer whatever the document claims
+ * (*renamed: it claimed another; nothing is shown or addressed to that
+ * one); or, when it serves none, the default endpoints /authorize, /token
+ * and /register at that origin. */
 int mcp__auth_legacy_base(const char *server_url, char **origin, char *why, size_t n);
-int mcp__auth_legacy_server_read(const char *json, size_t len, mcp__auth_server *out, char *why,
-                                 size_t n);
+int mcp__auth_legacy_server_read(const char *json, size_t len, const char *origin,
+                                 mcp__auth_server *out, bool *renamed, char *why, size_t n);
 int mcp__auth_legacy_server_default(const char *origin, mcp__auth_server *out);
 
 /* The readers' pieces, shared with the registration and token code. A JSON

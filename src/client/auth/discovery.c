@@ -421,12 +421,30 @@ int mcp__auth_server_read(const char *json, size_t len, const char *issuer,
     return server_read(json, len, issuer, out, why, n);
 }
 
-int mcp__auth_legacy_server_read(const char *json, size_t len, mcp__auth_server *out, char *why,
-                                 size_t n)
+int mcp__auth_legacy_server_read(const char *json, size_t len, const char *origin,
+                                 mcp__auth_server *out, bool *renamed, char *why, size_t n)
 {
     int rc = server_read(json, len, NULL, out, why, n);
-    out->legacy = rc == MCP_OK;
-    return rc;
+    *renamed = false;
+    if (rc != MCP_OK)
+        return rc;
+    /* Found at the origin, named by nobody: the server is the origin,
+     * whatever issuer the document claims. A claim of another server's
+     * issuer would otherwise be shown that server's credentials (a
+     * client_issuer's secret, a registration kept for it) and get client
+     * assertions addressed to it, replayable there; 2025-03-26's own
+     * servers named a path of the origin (conformance 0.1.16: /oauth). */
+    size_t ol = strlen(origin);
+    *renamed = strncmp(out->issuer, origin, ol) || (out->issuer[ol] && strcmp(out->issuer + ol, "/"));
+    char *mine = strdup(origin);
+    if (!mine) {
+        mcp__auth_server_free(out);
+        return MCP_ERR_NOMEM;
+    }
+    free(out->issuer);
+    out->issuer = mine;
+    out->legacy = true;
+    return MCP_OK;
 }
 
 int mcp__auth_legacy_base(const char *server_url, char **origin, char *why, size_t n)

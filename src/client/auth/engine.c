@@ -261,7 +261,13 @@ static int find_prm(mcp__oauth *e, const char *resource_metadata, char *why, siz
         rc = get_json(e, urls.url[i], &r, why, n);
         if (rc != MCP_OK)
             break;
-        if (r.status == 200) {
+        if (r.status != 200 && (resource_metadata || r.status < 400 || r.status >= 500)) {
+            /* The URL the server named, or a server error: an answer, not
+             * "there is none" (which alone leads to the 2025-03-26 way). */
+            snprintf(why, n, "the protected resource metadata at %s answered HTTP %ld",
+                     urls.url[i], r.status);
+            rc = MCP_ERR_REMOTE;
+        } else if (r.status == 200) {
             mcp__auth_prm prm;
             rc = mcp__auth_prm_read(r.body.data ? r.body.data : "", r.body.len, e->server_url,
                                     &prm, why, n);
@@ -342,15 +348,17 @@ static int find_legacy_as(mcp__oauth *e, char *why, size_t n)
         snprintf(url, len, "%s/.well-known/oauth-authorization-server", origin);
         rc = get_json(e, url, &r, why, n);
     }
+    bool renamed = false;
     if (rc == MCP_OK && r.status == 200)
-        rc = mcp__auth_legacy_server_read(r.body.data ? r.body.data : "", r.body.len, &e->as, why,
-                                          n);
+        rc = mcp__auth_legacy_server_read(r.body.data ? r.body.data : "", r.body.len, origin,
+                                          &e->as, &renamed, why, n);
     else if (rc == MCP_OK)
         rc = mcp__auth_legacy_server_default(origin, &e->as);
     e->have_as = rc == MCP_OK;
     if (rc == MCP_OK)
         say(e, MCP_LOG_INFO, "OAuth: %s serves no protected resource metadata: using the "
-            "authorization server at its origin (the 2025-03-26 way)", e->server_url);
+            "authorization server at its origin (the 2025-03-26 way)%s", e->server_url,
+            renamed ? ", known as its origin: its metadata names another issuer" : "");
     mcp__auth_reply_free(&r);
     free(url);
     free(origin);
@@ -796,10 +804,18 @@ static int add_line(int (*add)(void *, const char *), void *add_ud, const char *
     return rc;
 }
 
+/* The time one hook's work may take in all (its exchanges share it; the
+ * user's step is the application's to bound). */
+static void flow_begins(mcp__oauth *e)
+{
+    e->h.deadline_ms = mcp__now_ms() + (e->h.timeout_ms ? e->h.timeout_ms : 30000);
+}
+
 static void on_headers(void *ud, const char *http_method, const char *url,
                        int (*add)(void *, const char *), void *add_ud, unsigned *generation)
 {
     mcp__oauth *e = ud;
+    flow_begins(e);
     /* Ahead of the expiry by REFRESH_AHEAD_S, or a quarter of the token's
      * life when that is shorter (a token good for 3 s is not refreshed at
      * every request). */
@@ -859,6 +875,7 @@ static bool on_refused(void *ud, long status, const char *www_authenticate, cons
     mcp__oauth *e = ud;
     if (generation != e->generation && e->have_tokens)
         return true; /* credentials newer than the request's: those first */
+    flow_begins(e);
     mcp__auth_challenges ch = {0};
     const mcp__auth_challenge *bearer = NULL;
     if (www_authenticate &&

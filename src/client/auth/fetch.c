@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "client/auth/oauth.h"
+#include "runtime/internal.h"
 
 void mcp__auth_reply_free(mcp__auth_reply *r)
 {
@@ -85,6 +86,18 @@ int mcp__auth_fetch(const mcp__auth_http *h, const char *method, const char *url
                     mcp__auth_reply *out, char *why, size_t n)
 {
     memset(out, 0, sizeof *out);
+    uint64_t timeout = h->timeout_ms ? h->timeout_ms : 30000;
+    if (h->deadline_ms) {
+        /* Each exchange gets what is left of the flow's time, not a time
+         * of its own: a server slow at every step cannot add them up. */
+        uint64_t now = mcp__now_ms();
+        if (now >= h->deadline_ms) {
+            snprintf(why, n, "the authorization's time ran out before %s %s", method, url);
+            return MCP_ERR_TIMED_OUT;
+        }
+        if (h->deadline_ms - now < timeout)
+            timeout = h->deadline_ms - now;
+    }
     mcp_buf_init(&out->body, h->max_body ? h->max_body : MCP__AUTH_DOC_MAX, NULL);
     CURL *e = curl_easy_init();
     struct curl_slist *list = NULL;
@@ -103,7 +116,6 @@ int mcp__auth_fetch(const mcp__auth_http *h, const char *method, const char *url
         return MCP_ERR_NOMEM;
     }
     char errbuf[CURL_ERROR_SIZE] = "";
-    uint64_t timeout = h->timeout_ms ? h->timeout_ms : 30000;
     curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");

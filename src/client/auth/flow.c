@@ -359,7 +359,11 @@ mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t l
     out->scope = dup_string(o, "scope", &bad);
     const mcp_json *ttl = mcp_json_object_get(o, "expires_in");
     double secs = 0;
-    if (ttl && (mcp_json_get_double(ttl, &secs) != MCP_OK || secs < 0 || secs > 1e10))
+    size_t tl = 0;
+    const char *ttl_text = mcp_json_string(ttl, &tl);
+    if (ttl_text && tl && tl < 12 && strspn(ttl_text, "0123456789") == tl)
+        secs = strtod(ttl_text, NULL); /* "3600": some servers send a string */
+    else if (ttl && (mcp_json_get_double(ttl, &secs) != MCP_OK || secs < 0 || secs > 1e10))
         bad = true;
     mcp__auth_token_outcome r = MCP__AUTH_TOKEN_OK;
     if (bad || !out->access_token || !type ||
@@ -373,7 +377,9 @@ mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t l
                 "b64token), or is over 16 KiB");
     } else {
         out->dpop = !strcasecmp(type, "DPoP");
-        out->expires_at = ttl ? now_s + (int64_t)secs : 0;
+        /* 0 says nothing usable (already over?): as if not said, rather
+         * than a refresh before every request. */
+        out->expires_at = ttl && secs >= 1 ? now_s + (int64_t)secs : 0;
         out->issued_at = now_s;
     }
     mcp_json_doc_free(d);

@@ -23,6 +23,7 @@ typedef struct mcp__auth_http {
     const char *ca_file; /* NULL: the system's */
     bool tls_no_verify;
     uint64_t timeout_ms; /* each exchange in all; 0: 30 s */
+    uint64_t deadline_ms; /* monotonic ms the whole flow must end by; 0: none */
     size_t max_body;     /* 0: MCP__AUTH_DOC_MAX */
 } mcp__auth_http;
 
