@@ -68,4 +68,23 @@ bool mcp__auth_scope_listed(const char *list, const char *word, size_t wl);
  * control byte; MCP_ERR_LIMIT or MCP_ERR_NOMEM (nothing appended then). */
 int mcp__auth_param_write(mcp_buf *out, bool first, const char *name, const char *value);
 
+/* What both roles of OAuth need of URLs ------------------------------------ */
+
+/* Whether url is https, or http on a loopback host (localhost, 127.0.0.1,
+ * [::1]), with a host, no user information and no fragment. */
+bool mcp__auth_url_secure(const char *url);
+
+/*
+ * Where issuer's metadata may be, in the order to try (RFC 8414 section 3.1, then OpenID Connect discovery,
+ * the order 2025-11-25 and 2026-07-28 give clients; the resource server
+ * looks the same way): RFC 8414's well-known URL with the
+ * issuer's path inserted, then OpenID Connect's with it inserted, then
+ * appended (only when the issuer has a path). MCP_OK with *count URLs in
+ * urls (each malloc'd: the caller frees them), MCP_ERR_INVALID_ARG (the
+ * issuer is not secure as above, or has a query: why says so) or
+ * MCP_ERR_NOMEM (nothing to free).
+ */
+int mcp__auth_issuer_metadata_urls(const char *issuer, char *urls[3], size_t *count, char *why,
+                                   size_t n);
+
 #endif

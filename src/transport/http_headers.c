@@ -219,3 +219,26 @@ bool mcp__http_chunked_last(const char *te)
         n--;
     return n == 7 && strncasecmp(v, "chunked", 7) == 0;
 }
+
+#define HEADER_KEEP_CAP 8192
+
+void mcp__http_header_keep(char **kept, const char *v, size_t n, bool combine)
+{
+    while (n && (*v == ' ' || *v == '\t'))
+        v++, n--;
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r' || v[n - 1] == '\n'))
+        n--;
+    if (!n || (*kept && !combine))
+        return;
+    size_t old = *kept ? strlen(*kept) : 0;
+    if (old + 2 + n > HEADER_KEEP_CAP)
+        return;
+    char *grown = realloc(*kept, old + 2 + n + 1);
+    if (!grown)
+        return;
+    if (old)
+        memcpy(grown + old, ", ", 2), old += 2;
+    memcpy(grown + old, v, n);
+    grown[old + n] = '\0';
+    *kept = grown;
+}

@@ -59,6 +59,13 @@ bool mcp__http_name_in_list(char *const *list, const char *v, size_t n);
 /* v (n bytes) is "localhost", "127.0.0.1" or "[::1]", with a port or none. */
 bool mcp__http_loopback_name(const char *v, size_t n);
 
+/* A response header's value (v, n bytes after the colon, CR LF allowed at
+ * its end), trimmed, into *kept (malloc'd): set when *kept is NULL; when
+ * combine, appended after ", " (RFC 9110 section 5.3: the lines of one
+ * field combine so), else the first kept. At most 8 KiB in all: a value
+ * that would pass it is dropped, as one that cannot be copied. */
+void mcp__http_header_keep(char **kept, const char *v, size_t n, bool combine);
+
 /* The media type that value starts with (blanks before it skipped,
  * parameters after it ignored) is the first k bytes of type followed by
  * tail ("*": a major type's wildcard), case-insensitively. */

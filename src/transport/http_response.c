@@ -143,31 +143,6 @@ size_t mcp__hc_on_body(char *p, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
-/* A header's value (n bytes after the colon), trimmed, appended to *kept
- * after ", " (RFC 9110 5.3: lines of one field combine so); at most
- * AUTH_HEADER_CAP bytes are kept in all, the rest dropped. */
-#define AUTH_HEADER_CAP 8192
-static void keep_header_value(char **kept, const char *v, size_t n)
-{
-    while (n && (*v == ' ' || *v == '\t')) {
-        v++;
-        n--;
-    }
-    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-        n--;
-    size_t old = *kept ? strlen(*kept) : 0;
-    if (!n || old + 2 + n > AUTH_HEADER_CAP)
-        return;
-    char *grown = realloc(*kept, old + 2 + n + 1);
-    if (!grown)
-        return;
-    if (old)
-        memcpy(grown + old, ", ", 2), old += 2;
-    memcpy(grown + old, v, n);
-    grown[old + n] = '\0';
-    *kept = grown;
-}
-
 size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
@@ -222,11 +197,11 @@ size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
         free(x->location);
         x->location = strndup(v, len < 2048 ? len : 2048);
     } else if (x->t->o.auth && n > 17 && !strncasecmp(p, "www-authenticate:", 17)) {
-        keep_header_value(&x->www_authenticate, p + 17, n - 17);
+        mcp__http_header_keep(&x->www_authenticate, p + 17, n - 17, true);
     } else if (x->t->o.auth && n > 11 && !strncasecmp(p, "dpop-nonce:", 11)) {
         free(x->dpop_nonce);
         x->dpop_nonce = NULL;
-        keep_header_value(&x->dpop_nonce, p + 11, n - 11);
+        mcp__http_header_keep(&x->dpop_nonce, p + 11, n - 11, false);
     }
     return size * nmemb;
 }

@@ -259,6 +259,37 @@ static void request_header_values_are_read_as_rfc_9110_says(void **state)
     assert_false(mcp__http_chunked_last("xchunked"));
 }
 
+/* Response header values kept: trimmed, WWW-Authenticate's lines combined
+ * with ", ", any other the first one only, 8 KiB at most in all. */
+static void header_values_are_kept_trimmed_and_bounded(void **state)
+{
+    (void)state;
+    char *kept = NULL;
+    mcp__http_header_keep(&kept, " Bearer a=\"1\"\r\n", 15, true);
+    assert_string_equal(kept, "Bearer a=\"1\"");
+    mcp__http_header_keep(&kept, " DPoP x=2 ", 10, true);
+    assert_string_equal(kept, "Bearer a=\"1\", DPoP x=2");
+    mcp__http_header_keep(&kept, "   ", 3, true); /* nothing: nothing added */
+    assert_string_equal(kept, "Bearer a=\"1\", DPoP x=2");
+    char *big = malloc(9000);
+    memset(big, 'b', 9000);
+    mcp__http_header_keep(&kept, big, 9000, true); /* past the cap: dropped */
+    assert_string_equal(kept, "Bearer a=\"1\", DPoP x=2");
+    free(kept);
+    kept = NULL;
+    mcp__http_header_keep(&kept, "n1", 2, false);
+    mcp__http_header_keep(&kept, "n2", 2, false); /* not combined: the first stays */
+    assert_string_equal(kept, "n1");
+    free(kept);
+    kept = NULL;
+    mcp__http_header_keep(&kept, big, 8192, false); /* the cap counts the separator */
+    assert_null(kept);
+    mcp__http_header_keep(&kept, big, 8190, false);
+    assert_int_equal(strlen(kept), 8190);
+    free(kept);
+    free(big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +303,7 @@ int main(void)
         cmocka_unit_test(urls_are_shown_without_passwords_or_controls),
         cmocka_unit_test(an_empty_header_value_becomes_curls_semicolon_form),
         cmocka_unit_test(request_header_values_are_read_as_rfc_9110_says),
+        cmocka_unit_test(header_values_are_kept_trimmed_and_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 #include "client/auth/auth.h"
 #include "mcp/json.h"
+#include "transport/http_auth.h"
 #include "transport/http_headers.h"
 
 static int say(char *why, size_t n, int rc, const char *what)
@@ -137,31 +138,10 @@ int mcp__auth_prm_urls(const char *server_url, mcp__auth_urls *out, char *why, s
 
 int mcp__auth_as_metadata_urls(const char *issuer, mcp__auth_urls *out, char *why, size_t n)
 {
+    /* The resource server looks for its issuer's key set the same way:
+     * one rule, in transport/http_auth.c. */
     memset(out, 0, sizeof *out);
-    url x;
-    int rc = url_read(issuer, &x);
-    if (rc != MCP_OK)
-        return say(why, n, rc, "the issuer is not an http or https URL");
-    if (!secure_enough(&x) || x.query || x.fragment) {
-        url_free(&x);
-        return say(why, n, MCP_ERR_INVALID_ARG,
-                   "the issuer is not https (http only on a loopback host), or has a query or a "
-                   "fragment (RFC 8414 section 2)");
-    }
-    char *path = strdup(x.path);
-    size_t plen = path ? path_len(path) : 0;
-    rc = path ? MCP_OK : MCP_ERR_NOMEM;
-    if (rc == MCP_OK)
-        rc = add(out, &x, "/.well-known/oauth-authorization-server", path, plen, "", NULL);
-    if (rc == MCP_OK)
-        rc = add(out, &x, "/.well-known/openid-configuration", path, plen, "", NULL);
-    if (rc == MCP_OK && plen)
-        rc = add(out, &x, "", path, plen, "/.well-known/openid-configuration", NULL);
-    free(path);
-    url_free(&x);
-    if (rc != MCP_OK)
-        mcp__auth_urls_free(out);
-    return rc;
+    return mcp__auth_issuer_metadata_urls(issuer, out->url, &out->count, why, n);
 }
 
 /* Documents ---------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "client/auth/oauth.h"
+#include "transport/http_headers.h"
 #include "runtime/internal.h"
 
 void mcp__auth_reply_free(mcp__auth_reply *r)
@@ -36,31 +37,6 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
     return mcp_buf_append(&r->body, p, n) == MCP_OK ? n : 0;
 }
 
-/* A header's value, trimmed, copied (the first line of a name wins but
- * WWW-Authenticate's, whose lines combine). */
-static void keep(char **out, const char *v, size_t n, bool combine)
-{
-    while (n && (*v == ' ' || *v == '\t'))
-        v++, n--;
-    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r' || v[n - 1] == '\n'))
-        n--;
-    if (n > 4096)
-        return;
-    if (*out && !combine)
-        return;
-    size_t old = *out ? strlen(*out) : 0;
-    if (old + n + 3 > 8192)
-        return;
-    char *s = realloc(*out, old + n + 3);
-    if (!s)
-        return;
-    if (old)
-        memcpy(s + old, ", ", 2), old += 2;
-    memcpy(s + old, v, n);
-    s[old + n] = '\0';
-    *out = s;
-}
-
 static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 {
     mcp__auth_reply *r = ud;
@@ -72,11 +48,11 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
         free(r->dpop_nonce);
         r->location = r->www_authenticate = r->dpop_nonce = NULL;
     } else if (n > 9 && !strncasecmp(p, "location:", 9)) {
-        keep(&r->location, p + 9, n - 9, false);
+        mcp__http_header_keep(&r->location, p + 9, n - 9, false);
     } else if (n > 17 && !strncasecmp(p, "www-authenticate:", 17)) {
-        keep(&r->www_authenticate, p + 17, n - 17, true);
+        mcp__http_header_keep(&r->www_authenticate, p + 17, n - 17, true);
     } else if (n > 11 && !strncasecmp(p, "dpop-nonce:", 11)) {
-        keep(&r->dpop_nonce, p + 11, n - 11, false);
+        mcp__http_header_keep(&r->dpop_nonce, p + 11, n - 11, false);
     }
     return n;
 }

@@ -22,6 +22,7 @@
 
 #include "jose/jose.h"
 #include "mcp/common.h"
+#include "transport/http_auth.h"
 
 typedef struct mcp__resource_config {
     const char *resource; /* this server's canonical URL (RFC 9728 resource) */
@@ -95,21 +96,9 @@ int mcp__resource_metadata(const mcp__resource_config *c, mcp_buf *out);
 /* Cap on a metadata document's bytes (the key set's is jose.h's). */
 #define MCP__AS_METADATA_MAX_BYTES ((size_t)64 * 1024)
 
-/* Whether url is https, or http on a loopback host (localhost, 127.0.0.1,
- * [::1]), with a host, no user information and no fragment. */
-bool mcp__auth_url_secure(const char *url);
-
-/*
- * Where issuer's metadata may be, in the order to try (the client's,
- * src/client/auth/discovery.c): RFC 8414's well-known URL with the
- * issuer's path inserted, then OpenID Connect's with it inserted, then
- * appended (only when the issuer has a path). MCP_OK with *count URLs in
- * urls (each malloc'd: the caller frees them), MCP_ERR_INVALID_ARG (the
- * issuer is not secure as above, or has a query: why says so) or
- * MCP_ERR_NOMEM (nothing to free).
- */
-int mcp__auth_issuer_metadata_urls(const char *issuer, char *urls[3], size_t *count, char *why,
-                                   size_t n);
+/* Whether a URL is secure enough, and where an issuer's metadata may be:
+ * transport/http_auth.h (mcp__auth_url_secure,
+ * mcp__auth_issuer_metadata_urls), shared with the client. */
 
 /*
  * Read a metadata document (len bytes) found for issuer: a JSON object
