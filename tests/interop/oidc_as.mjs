@@ -12,6 +12,7 @@
 // token granted ("grant <grant_type> <scope>"), for the test to count.
 import { createServer } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
 const [resource, ttlText] = process.argv.slice(2);
@@ -23,6 +24,11 @@ if (!resource) {
 
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256', use: 'sig' };
+// The test may forge tokens with the server's own key (wrong audience,
+// wrong issuer, expired): OIDC_AS_KEY_FILE gets it as PEM. Test only.
+if (process.env.OIDC_AS_KEY_FILE)
+  writeFileSync(process.env.OIDC_AS_KEY_FILE, privateKey.export({ format: 'pem', type: 'sec1' }),
+    { mode: 0o600 });
 
 const server = createServer();
 server.listen(0, '127.0.0.1', () => {
