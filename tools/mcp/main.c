@@ -252,7 +252,7 @@ void cli_usage(const char *command, bool to_stdout)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!command || !strcmp(command, commands[i].name)) {
             fputs(commands[i].usage, f);
-            if (command && strcmp(command, "serve") != 0)
+            if (command && strcmp(command, "serve") != 0 && strcmp(command, "auth") != 0)
                 fputs(common_options, f);
             if (!command)
                 fputc('\n', f);
