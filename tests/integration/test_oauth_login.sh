@@ -204,6 +204,7 @@ s = socket.socket()
 s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])')
 TS_URL="http://localhost:$TS_PORT/mcp"
+mkfifo "$WORK/fifo"
 MCP_PORT=$TS_PORT MCP_AUTH_PORT=$TS_AUTH_PORT "$NODE" \
     "$INTEROP/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js" \
     --oauth --oauth-strict >"$WORK/ts.out" 2>&1 &
@@ -221,4 +222,16 @@ login_pid=
 expect_exit 0 "a call to the TypeScript example with the kept token" -- \
     $MCP_WRAP "$MCP" call --url "$TS_URL" greet '{"name":"libmcp"}'
 contains "$WORK/out" "Hello, libmcp!" "the example's tool answered"
+# The example program (examples/oauth_client.c) against the same example
+# server: its user pastes where the browser was sent (curl finds it).
+XDG_CONFIG_HOME="$WORK/none" "$(dirname "$MCP")/example_oauth_client" "$TS_URL" \
+    <"$WORK/fifo" >"$WORK/ex.out" 2>"$WORK/ex.err" &
+ex=$!
+exec 7>"$WORK/fifo"
+wait_for "$WORK/ex.err" "open this page" 20
+url=$(sed -n 's/^  \(http[^ ]*\)$/\1/p' "$WORK/ex.err" | head -n 1)
+curl -s -o /dev/null -w '%{redirect_url}\n' "$url" >&7
+exec 7>&-
+wait $ex || { cat "$WORK/ex.err"; fail "the example OAuth client"; }
+contains "$WORK/ex.out" "authorized:" "the example listed the tools"
 echo "PASS"
