@@ -201,6 +201,10 @@ typedef enum {
 mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t len, int64_t now_s,
                                                       mcp__auth_tokens *out, char *why, size_t n);
 
+/* Whether s is RFC 6750's b64token (at most 16 KiB): what an Authorization
+ * header carries as it is. */
+bool mcp__auth_b64token(const char *s);
+
 /* The scopes to ask (malloc'd, NULL: none): the challenge's scope, else
  * the metadata's scopes_supported, else none (2026-07-28's strategy); on a
  * step up, the union of what was asked before and the challenge's; with

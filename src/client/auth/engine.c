@@ -187,7 +187,9 @@ static bool tokens_stored(mcp__oauth *e, mcp__auth_tokens *t, char **resource, c
     const char *iss = mcp__auth_text(root, "issuer");
     mcp_json_get_int64(mcp_json_object_get(root, "expires_at"), &t->expires_at);
     mcp_json_get_int64(mcp_json_object_get(root, "issued_at"), &t->issued_at);
-    bool ok = at && (t->access_token = strdup(at)) != NULL;
+    /* A file edited by hand (or by another program) must not put a line
+     * break, or anything else, into a header. */
+    bool ok = at && mcp__auth_b64token(at) && (t->access_token = strdup(at)) != NULL;
     if (ok) {
         t->refresh_token = rt ? strdup(rt) : NULL;
         t->scope = scope ? strdup(scope) : NULL;
@@ -371,7 +373,11 @@ static int find_client(mcp__oauth *e, char *why, size_t n)
 {
     if (e->have_client)
         return MCP_OK;
-    char *text = store_load(e, "client", e->as.issuer);
+    /* Credentials the application gives for this server come first; a
+     * registration kept from an earlier run only stands in for none. */
+    bool given = e->o.client_id && (!e->o.client_issuer || !strcmp(e->o.client_issuer,
+                                                                    e->as.issuer));
+    char *text = given ? NULL : store_load(e, "client", e->as.issuer);
     if (text) {
         mcp__auth_client c;
         if (mcp__auth_client_read(text, strlen(text), &c) == MCP_OK) {

@@ -310,7 +310,7 @@ static char *dup_string(const mcp_json *o, const char *name, bool *bad)
 /* RFC 6750 section 2.1's b64token: what an Authorization header can carry
  * as it is (a token with a space, a CR or a comma would forge headers or
  * parameters). */
-static bool b64token(const char *s)
+bool mcp__auth_b64token(const char *s)
 {
     size_t i = 0;
     while (s[i] && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
@@ -371,7 +371,7 @@ mcp__auth_token_outcome mcp__auth_token_response_read(const char *json, size_t l
         r = say(why, n, MCP__AUTH_TOKEN_MALFORMED,
                 "the token endpoint's answer lacks an access_token or a token_type of Bearer or "
                 "DPoP, or has a member of the wrong type");
-    } else if (!b64token(out->access_token)) {
+    } else if (!mcp__auth_b64token(out->access_token)) {
         r = say(why, n, MCP__AUTH_TOKEN_MALFORMED,
                 "the access token has characters an Authorization header cannot carry (RFC 6750 "
                 "b64token), or is over 16 KiB");
