@@ -36,6 +36,7 @@ int cli_read(int argc, char **argv);
 int cli_prompts(int argc, char **argv);
 int cli_prompt(int argc, char **argv);
 int cli_complete(int argc, char **argv);
+int cli_check_cancel(int argc, char **argv);
 
 /* How mcp call answers the server's questions (ask.c): a form, or the
  * consent to a URL-mode elicitation, on a terminal, declined elsewhere;

@@ -187,6 +187,21 @@ static const struct {
      "2, 4 ... 60 s between attempts; it gives up (exit 3) after 5 attempts in a row\n"
      "(10 over HTTP, about 4 minutes), or when a 2025 server refuses its GET stream (405)\n"
      "or that stream failed 10 times in a row.\n"},
+    {"check-cancel",
+     "usage: mcp check-cancel [--protocol 2025-11-25|2025-06-18] [--tool NAME [--args JSON]]\n"
+     "                        [--trials N] [--json] [--strict] [--trace] -- COMMAND [ARG...]\n"
+     "\n"
+     "Checks whether the stdio server COMMAND honours cancellation, rule by rule: a\n"
+     "cancelled call gets no response and its progress stops; the server stays usable;\n"
+     "cancels of an unknown id, a finished request, malformed params, or an id of the\n"
+     "other JSON type are ignored without a reply; progress increases and comes only\n"
+     "for requests that gave a token. Each check is PASS, FAIL (a MUST broken), WARN (a\n"
+     "SHOULD broken) or SKIP (and why), with the rule and revision it checks; then the\n"
+     "time from the cancel to the last message for the request, p50 and p99 over\n"
+     "--trials (5). The long tool is --tool, else the first whose parameters look like\n"
+     "a duration, a delay or a count. HTTP and 2026-07-28 are not checked yet.\n"
+     "exit: 0 nothing failed (--strict: nor warned), 1 something did, 2 usage, 3 the\n"
+     "server could not be reached.\n"},
     {"auth",
      "usage: mcp auth login URL [--scope S] [--open] [--timeout S] [--ca-file F]\n"
      "                [--client-id ID [--client-secret-file F] | --client-metadata-url U]\n"
@@ -252,7 +267,8 @@ void cli_usage(const char *command, bool to_stdout)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!command || !strcmp(command, commands[i].name)) {
             fputs(commands[i].usage, f);
-            if (command && strcmp(command, "serve") != 0 && strcmp(command, "auth") != 0)
+            if (command && strcmp(command, "serve") != 0 && strcmp(command, "auth") != 0 &&
+                strcmp(command, "check-cancel") != 0)
                 fputs(common_options, f);
             if (!command)
                 fputc('\n', f);
@@ -302,6 +318,8 @@ static int run(int argc, char **argv)
             return cli_watch(argc - 2, argv + 2);
         if (!strcmp(c, "auth"))
             return cli_auth(argc - 2, argv + 2);
+        if (!strcmp(c, "check-cancel"))
+            return cli_check_cancel(argc - 2, argv + 2);
         static const struct {
             const char *name;
             int (*run)(int, char **);

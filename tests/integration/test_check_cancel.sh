@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mcp check-cancel against servers of known behaviour: ours (mcp serve:
+# every check passes, exit 0) and one broken way each
+# (cancel_broken_server.py), each verdict shown able to go both ways.
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+BROKEN="$(dirname "$0")/cancel_broken_server.py"
+requires python3
+
+# verdict ID: the verdict of check ID in $WORK/out (--json).
+verdict() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print([c["verdict"] for c in d["checks"] if c["id"] == sys.argv[2]][0])' "$WORK/out" "$1"
+}
+is() {
+    got=$(verdict "$1")
+    [ "$got" = "$2" ] || { cat "$WORK/out"; fail "$3: $1 is $got, expected $2"; }
+    echo "ok: $3: $1 $2"
+}
+
+expect_exit 0 "mcp serve passes" -- $MCP_WRAP "$MCP" check-cancel --json --trials 3 -- "$MCP" serve
+for c in cancel.stops-response cancel.stops-progress cancel.usable-after cancel.id-type \
+    progress.only-with-token progress.increases cancel.ignored-no-reply cancel.ignored-usable; do
+    is $c PASS "mcp serve"
+done
+
+expect_exit 0 "a correct server passes" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" correct
+is cancel.stops-progress PASS "correct"
+is cancel.id-type PASS "correct"
+
+expect_exit 0 "a server that ignores cancels only warns (SHOULDs)" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" ignores-cancel
+is cancel.stops-response WARN "ignores-cancel"
+is cancel.stops-progress WARN "ignores-cancel"
+expect_exit 1 "with --strict a warning fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --strict --trials 1 -- python3 "$BROKEN" ignores-cancel
+
+expect_exit 1 "a server that answers cancels fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" answers-cancel
+is cancel.ignored-no-reply FAIL "answers-cancel"
+
+expect_exit 1 "a server that takes \"7\" for 7 fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" loose-ids
+is cancel.id-type FAIL "loose-ids"
+
+expect_exit 1 "a server whose progress goes down fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" backwards
+is progress.increases FAIL "backwards"
+is progress.only-with-token FAIL "backwards"
+
+expect_exit 1 "a server that dies on a cancel fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" dies-on-cancel
+is cancel.usable-after FAIL "dies-on-cancel"
+
+expect_exit 3 "a server that cannot start" -- $MCP_WRAP "$MCP" check-cancel -- /nonexistent/server
+expect_exit 2 "no command" -- $MCP_WRAP "$MCP" check-cancel --json
+expect_exit 2 "--args without --tool" -- $MCP_WRAP "$MCP" check-cancel --args '{}' -- "$MCP" serve
+expect_exit 2 "a tool the server lacks" -- $MCP_WRAP "$MCP" check-cancel --tool nope -- "$MCP" serve
+echo "PASS"

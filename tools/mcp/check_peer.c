@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The checker's side of a stdio conversation with a server it did not
+ * write: the server started with pipes, lines written as they are given
+ * (the checker sends what no well-behaved client would: cancels of
+ * unknown ids, malformed params, an id of the other JSON type), every line
+ * read kept with the time it arrived, so that a check can ask what came
+ * for a request, and when. Requests of the server's own are answered at
+ * once (ping with {}, anything else with -32601), so that it never waits
+ * on us.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_cancel.h"
+
+extern char **environ;
+
+#define LINE_CAP ((size_t)4 << 20)
+
+struct check_peer {
+    pid_t pid;
+    int in, out; /* its stdin (we write), its stdout (we read) */
+    mcp_buf partial;
+    check_msg *msgs;
+    size_t count, cap;
+    bool eof, trace;
+};
+
+int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_t n)
+{
+    *out = NULL;
+    int to[2], from[2];
+    if (pipe(to) || pipe(from)) {
+        snprintf(why, n, "pipe: %s", strerror(errno));
+        return MCP_ERR_IO;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+    if (!trace)
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclose(&fa, to[1]);
+    posix_spawn_file_actions_addclose(&fa, from[0]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(to[0]);
+    close(from[1]);
+    if (rc != 0) {
+        close(to[1]);
+        close(from[0]);
+        snprintf(why, n, "cannot start %s: %s", argv[0], strerror(rc));
+        return MCP_ERR_SPAWN;
+    }
+    check_peer *p = calloc(1, sizeof *p);
+    if (!p) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return MCP_ERR_NOMEM;
+    }
+    p->pid = pid;
+    p->in = to[1];
+    p->out = from[0];
+    p->trace = trace;
+    fcntl(p->out, F_SETFL, fcntl(p->out, F_GETFL) | O_NONBLOCK);
+    mcp_buf_init(&p->partial, LINE_CAP, NULL);
+    *out = p;
+    return MCP_OK;
+}
+
+int check_peer_send(check_peer *p, const char *line)
+{
+    if (p->trace)
+        fprintf(stderr, "check-cancel -> %s\n", line);
+    size_t len = strlen(line);
+    struct piece {
+        const char *b;
+        size_t n;
+    } parts[2] = {{line, len}, {"\n", 1}};
+    for (int i = 0; i < 2; i++)
+        for (size_t off = 0; off < parts[i].n;) {
+            ssize_t w = write(p->in, parts[i].b + off, parts[i].n - off);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return MCP_ERR_CLOSED;
+            off += (size_t)w;
+        }
+    return MCP_OK;
+}
+
+/* The server's own request answered, so that it never waits on us. */
+static void answer(check_peer *p, const mcp_json *root)
+{
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    const char *method = mcp_json_string(mcp_json_object_get(root, "method"), NULL);
+    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+    mcp_json_write(mcp_json_object_get(root, "id"), &b);
+    if (method && !strcmp(method, "ping"))
+        mcp_buf_append(&b, ",\"result\":{}}", 13);
+    else
+        mcp_buf_append(&b, ",\"error\":{\"code\":-32601,\"message\":\"the checker answers nothing\"}}",
+                       66);
+    check_peer_send(p, b.data);
+    mcp_buf_free(&b);
+}
+
+static void keep(check_peer *p, const char *line, size_t len)
+{
+    if (p->trace)
+        fprintf(stderr, "check-cancel <- %.*s\n", (int)(len < 2000 ? len : 2000), line);
+    mcp_json_doc *d = NULL;
+    if (mcp_json_parse(line, len, NULL, NULL, &d, NULL) != MCP_OK) {
+        mcp_json_doc_free(d);
+        d = NULL;
+    }
+    if (p->count == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        check_msg *m = realloc(p->msgs, cap * sizeof *m);
+        if (!m) {
+            mcp_json_doc_free(d);
+            return;
+        }
+        p->msgs = m;
+        p->cap = cap;
+    }
+    check_msg *m = &p->msgs[p->count++];
+    m->at_us = check_now_us();
+    m->doc = d;
+    m->root = d ? mcp_json_doc_root(d) : NULL;
+    const mcp_json *id = mcp_json_object_get(m->root, "id");
+    if (m->root && id && mcp_json_object_get(m->root, "method"))
+        answer(p, m->root);
+}
+
+/* What is there to read, read; false at the end of its output. */
+static bool pump(check_peer *p, int timeout_ms)
+{
+    if (p->eof)
+        return false;
+    struct pollfd pf = {p->out, POLLIN, 0};
+    if (poll(&pf, 1, timeout_ms) <= 0)
+        return true;
+    char chunk[65536];
+    for (;;) {
+        ssize_t r = read(p->out, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return true; /* EAGAIN: all read */
+        if (r == 0) {
+            p->eof = true;
+            return false;
+        }
+        for (ssize_t i = 0, start = 0; i <= r; i++) {
+            if (i == r || chunk[i] == '\n') {
+                size_t piece = (size_t)(i - start);
+                if (i == r) {
+                    if (mcp_buf_append(&p->partial, chunk + start, piece) != MCP_OK)
+                        mcp_buf_reset(&p->partial); /* a line over the cap is dropped */
+                    break;
+                }
+                if (p->partial.len) {
+                    if (mcp_buf_append(&p->partial, chunk + start, piece) == MCP_OK)
+                        keep(p, p->partial.data, p->partial.len);
+                    mcp_buf_reset(&p->partial);
+                } else if (piece) {
+                    keep(p, chunk + start, piece);
+                }
+                start = i + 1;
+            }
+        }
+    }
+}
+
+const check_msg *check_peer_wait(check_peer *p, size_t from, check_match match, void *ud,
+                                 uint64_t timeout_ms, size_t *index)
+{
+    uint64_t end = check_now_us() + timeout_ms * 1000;
+    for (size_t i = from;;) {
+        for (; i < p->count; i++)
+            if (p->msgs[i].root && match(&p->msgs[i], ud)) {
+                if (index)
+                    *index = i;
+                return &p->msgs[i];
+            }
+        uint64_t now = check_now_us();
+        if (now >= end || p->eof)
+            return NULL;
+        uint64_t left = (end - now) / 1000;
+        pump(p, (int)(left < 50 ? (left ? left : 1) : 50));
+    }
+}
+
+void check_peer_drain(check_peer *p, uint64_t ms)
+{
+    uint64_t end = check_now_us() + ms * 1000;
+    for (uint64_t now; (now = check_now_us()) < end && pump(p, (int)((end - now) / 1000 + 1));)
+        ;
+}
+
+size_t check_peer_count(const check_peer *p)
+{
+    return p->count;
+}
+
+const check_msg *check_peer_msg(const check_peer *p, size_t i)
+{
+    return i < p->count ? &p->msgs[i] : NULL;
+}
+
+bool check_peer_gone(const check_peer *p)
+{
+    return p->eof;
+}
+
+void check_peer_stop(check_peer *p)
+{
+    if (!p)
+        return;
+    close(p->in);
+    /* A second to end on its own, then TERM, then KILL. */
+    for (int i = 0; i < 20; i++) {
+        if (waitpid(p->pid, NULL, WNOHANG) == p->pid)
+            goto reaped;
+        usleep(50000);
+    }
+    kill(p->pid, SIGTERM);
+    for (int i = 0; i < 20; i++) {
+        if (waitpid(p->pid, NULL, WNOHANG) == p->pid)
+            goto reaped;
+        usleep(50000);
+    }
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, NULL, 0);
+reaped:
+    close(p->out);
+    for (size_t i = 0; i < p->count; i++)
+        mcp_json_doc_free(p->msgs[i].doc);
+    free(p->msgs);
+    mcp_buf_free(&p->partial);
+    free(p);
+}
