@@ -13,6 +13,7 @@
  * did, 2 usage, 3 the server could not be reached.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -641,6 +642,9 @@ int cli_check_cancel(int argc, char **argv)
         return usage("check-cancel needs the server's command after --", NULL);
     if (args && !tool)
         return usage("--args goes with --tool", NULL);
+    /* A server that exits must not kill the checker with SIGPIPE: a write
+     * to it fails (MCP_ERR_CLOSED), and the checks say so. */
+    signal(SIGPIPE, SIG_IGN);
     run r = {.version = version, .next_id = 1};
     char why[300];
     if (check_peer_start(&r.p, argv + i + 1, trace, why, sizeof why) != MCP_OK) {
