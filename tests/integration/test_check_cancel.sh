@@ -2,9 +2,16 @@
 # SPDX-License-Identifier: MIT
 # mcp check-cancel against servers of known behaviour: ours (mcp serve:
 # every check passes, exit 0) and one broken way each
-# (cancel_broken_server.py), each verdict shown able to go both ways.
+# (cancel_broken_server.py), each verdict shown able to go both ways; then
+# servers nobody here wrote: the TypeScript SDK v1 (its tool that answers
+# after a cancel) and @modelcontextprotocol/server-everything (its long
+# operation goes on reporting progress after a cancel).
+#
+#   test_check_cancel.sh MCP NODE INTEROP_DIR
 . "$(dirname "$0")/lib.sh"
 MCP=$1
+NODE=$2
+INTEROP=$3
 BROKEN="$(dirname "$0")/cancel_broken_server.py"
 requires python3
 
@@ -54,6 +61,23 @@ is progress.only-with-token FAIL "backwards"
 expect_exit 1 "a server that dies on a cancel fails" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" dies-on-cancel
 is cancel.usable-after FAIL "dies-on-cancel"
+
+[ -x "$NODE" ] || missing "no pinned Node at $NODE (make interop-deps)"
+EVERYTHING="$INTEROP/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+[ -r "$EVERYTHING" ] || missing "no server-everything (make interop-deps)"
+expect_exit 0 "server-everything: warnings only" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- "$NODE" "$EVERYTHING" stdio
+is cancel.stops-progress WARN "server-everything (progress after the cancel)"
+is cancel.stops-response PASS "server-everything"
+is cancel.ignored-no-reply PASS "server-everything"
+expect_exit 0 "the TypeScript SDK v1 server's late tool" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 --tool late -- "$NODE" "$INTEROP/ts_server.mjs"
+is cancel.stops-response WARN "TypeScript SDK v1, late (answers after the cancel)"
+expect_exit 0 "the TypeScript SDK v1 server's progress tool" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 --tool progress --args '{"steps":100}' -- \
+    "$NODE" "$INTEROP/ts_server.mjs"
+is cancel.stops-response PASS "TypeScript SDK v1, progress"
+is progress.increases PASS "TypeScript SDK v1, progress"
 
 expect_exit 3 "a server that cannot start" -- $MCP_WRAP "$MCP" check-cancel -- /nonexistent/server
 expect_exit 2 "no command" -- $MCP_WRAP "$MCP" check-cancel --json
