@@ -59,20 +59,38 @@ int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
                         const char *authorization, int64_t now_s, const char *const *more,
                         mcp__resource_verdict *v);
 
-/* Accepted tokens remembered (token_cache.c): the same Authorization
- * header on a later request is allowed from here while its token is good
- * (until_s: its exp and the check's skew) and the key set is the one it
- * was checked with (keys: the set's generation, which its owner bumps
- * whenever it replaces the set). Any thread (a mutex).
- * get: the principal (malloc'd) or NULL; put: remembered, or not (no
- * memory: it is checked again next time). */
+/*
+ * Whether granted (a token's scope claim, space-separated; NULL: none)
+ * holds every scope of c->scopes and of more (NULL-terminated, or NULL:
+ * an item's own, mcp_tool.scopes). Fills v's status, challenge and why
+ * only: 0 when it does, else 403 with Bearer error="insufficient_scope",
+ * error_description, resource_metadata and scope naming every scope
+ * needed (the server's and more, each once: RFC 6750 section 3.1, the
+ * MCP authorization spec's scope challenge). MCP_OK, or MCP_ERR_NOMEM
+ * (v->status 403 then).
+ */
+int mcp__resource_scope_check(const mcp__resource_config *c, const char *granted,
+                              const char *const *more, mcp__resource_verdict *v);
+
+/* Tokens judged, remembered (token_cache.c): the same Authorization
+ * header on a later request is answered from here until until_s (an
+ * accepted JWT: its exp and the check's skew; an introspected token:
+ * min(exp, now + the cache's time to live); a token the authorization
+ * server called inactive: a short while) and while the key set is the one
+ * it was checked with (keys: the set's generation, which its owner bumps
+ * whenever it replaces the set; 0 where there is none). Any thread (a
+ * mutex). Bounded: 512 slots, direct-mapped.
+ * get: 1, accepted: *principal and *scope (each malloc'd; *scope NULL when
+ * the token had none); -1, refused (remembered as inactive); 0, not known
+ * (or no memory). put: principal NULL remembers a refusal; remembered, or
+ * not (no memory: it is checked again next time). */
 typedef struct mcp__token_cache mcp__token_cache;
 mcp__token_cache *mcp__token_cache_new(void);
 void mcp__token_cache_free(mcp__token_cache *c);
-char *mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header,
-                           int64_t now_s);
+int mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header, int64_t now_s,
+                         char **principal, char **scope);
 void mcp__token_cache_put(mcp__token_cache *c, uint64_t keys, const char *header,
-                          int64_t until_s, const char *principal);
+                          int64_t until_s, const char *principal, const char *scope);
 
 /* The path at which c's metadata is served: /.well-known/oauth-protected-
  * resource followed by the resource's path (RFC 9728 section 3.1), appended

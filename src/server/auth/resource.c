@@ -83,6 +83,22 @@ static int refuse(mcp__resource_verdict *v, int status, const mcp__resource_conf
     return rc == MCP_ERR_NOMEM ? rc : MCP_OK;
 }
 
+/* The first scope of c->scopes and more that granted lacks: 403
+ * insufficient_scope naming all of them (all: every scope needed). */
+static int lacking(const mcp__resource_config *c, const char *granted, const char *const *more,
+                   const char *all, mcp__resource_verdict *v)
+{
+    const char *const *lists[] = {c->scopes, more};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (!granted || !has_scope(granted, lists[l][i])) {
+                char text[200];
+                snprintf(text, sizeof text, "the token lacks the scope %.120s", lists[l][i]);
+                return refuse(v, 403, c, "insufficient_scope", text, all);
+            }
+    return MCP_OK;
+}
+
 int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
                         const char *authorization, int64_t now_s, const char *const *more,
                         mcp__resource_verdict *v)
@@ -134,19 +150,30 @@ int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
         mcp_buf_free(&scopes);
         return rc;
     }
-    const char *const *lists[] = {c->scopes, more};
-    for (int l = 0; l < 2; l++)
-        for (size_t i = 0; lists[l] && lists[l][i]; i++)
-            if (!has_scope(v->claims.scope, lists[l][i])) {
-                mcp__jwt_claims_free(&v->claims);
-                char text[200];
-                snprintf(text, sizeof text, "the token lacks the scope %.120s", lists[l][i]);
-                rc = refuse(v, 403, c, "insufficient_scope", text, scopes.data);
-                mcp_buf_free(&scopes);
-                return rc;
-            }
+    rc = lacking(c, v->claims.scope, more, scopes.data, v);
+    if (v->status)
+        mcp__jwt_claims_free(&v->claims);
     mcp_buf_free(&scopes);
-    return MCP_OK;
+    return rc;
+}
+
+int mcp__resource_scope_check(const mcp__resource_config *c, const char *granted,
+                              const char *const *more, mcp__resource_verdict *v)
+{
+    v->status = 0;
+    v->challenge[0] = v->why[0] = '\0';
+    mcp_buf scopes;
+    mcp_buf_init(&scopes, 4096, NULL);
+    int rc = needed(c, more, &scopes);
+    if (rc == MCP_OK)
+        rc = lacking(c, granted, more, scopes.data, v);
+    else {
+        v->status = 403;
+        snprintf(v->challenge, sizeof v->challenge, "Bearer error=\"insufficient_scope\"");
+        snprintf(v->why, sizeof v->why, "out of memory");
+    }
+    mcp_buf_free(&scopes);
+    return rc;
 }
 
 /* The path of an absolute URL without query or fragment, or NULL. */
