@@ -391,6 +391,85 @@ static void an_items_scopes_are_found_by_the_request_naming_it(void **state)
             mcp__item_unref(k, items[k][i]);
 }
 
+/* introspected(JSON): the verdict, principal, scope and bound, at NOW with
+ * a time to live of 60 s. */
+static int introspected(const char *json, mcp__resource_verdict *v, char **p, char **sc,
+                        int64_t *until)
+{
+    return mcp__resource_introspected(&config, json, strlen(json), NOW, 0, v, p, sc, until);
+}
+
+#define ACTIVE "{\"active\":true,\"iss\":\"" ISS "\",\"sub\":\"alice\",\"aud\":\"" RES "\""
+
+/* An introspection answer (RFC 7662) judged: active, this server's
+ * audience, its issuer, not expired, a subject; scope kept; bounded by exp
+ * and the time to live; inactive answers remembered briefly. */
+static void introspection_answers_are_judged(void **state)
+{
+    (void)state;
+    mcp__resource_verdict v;
+    char *p, *sc;
+    int64_t until;
+    assert_int_equal(introspected(ACTIVE ",\"scope\":\"mcp:tools files:write\",\"exp\":"
+                                  "1800000030}", &v, &p, &sc, &until), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_string_equal(p, ISS " alice");
+    assert_string_equal(sc, "mcp:tools files:write");
+    assert_int_equal(until, 1800000030); /* exp, sooner than the ttl */
+    free(p);
+    free(sc);
+    /* No exp, an audience array, username instead of sub: the ttl. */
+    assert_int_equal(introspected("{\"active\":true,\"username\":\"bob\",\"aud\":[\"x\",\"" RES
+                                  "\"],\"scope\":\"mcp:tools\"}", &v, &p, &sc, &until), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_string_equal(p, ISS " bob");
+    assert_int_equal(until, NOW + 60);
+    free(p);
+    free(sc);
+    /* Without the server's scope: 403, the principal known. */
+    assert_int_equal(introspected(ACTIVE ",\"scope\":\"files:read\"}", &v, &p, &sc, &until),
+                     MCP_OK);
+    assert_int_equal(v.status, 403);
+    expect_challenge(&v, "insufficient_scope", "mcp:tools");
+    free(p);
+    free(sc);
+    const char *refused[][2] = {
+        {"{\"active\":false}", "not active"},
+        {"{\"active\":\"true\",\"sub\":\"a\"}", "not active"},
+        {ACTIVE ",\"exp\":1799999000}", "expired"},
+        {"{\"active\":true,\"sub\":\"a\",\"iss\":\"https://evil\"}", "another issuer"},
+        {"{\"active\":true,\"sub\":\"a\",\"aud\":\"https://other/mcp\"}", "another audience"},
+        {"{\"active\":true,\"sub\":\"a\",\"aud\":[\"https://other/mcp\"]}", "another audience"},
+        {"{\"active\":true,\"scope\":\"mcp:tools\"}", "no subject"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        assert_int_equal(introspected(refused[i][0], &v, &p, &sc, &until), MCP_OK);
+        assert_int_equal(v.status, 401);
+        assert_null(p);
+        assert_null(sc);
+        assert_int_equal(until, NOW + MCP__INTROSPECT_INACTIVE_S);
+        expect_challenge(&v, "invalid_token", "mcp:tools");
+        if (!strstr(v.why, refused[i][1]))
+            fail_msg("%s: %s", refused[i][0], v.why);
+    }
+    assert_int_equal(introspected("[1]", &v, &p, &sc, &until), MCP_ERR_INVALID_ARG);
+    assert_int_equal(introspected("<html>", &v, &p, &sc, &until), MCP_ERR_INVALID_ARG);
+    /* The header is judged before anyone is asked. */
+    const char *token = NULL;
+    size_t n = 0;
+    assert_int_equal(mcp__resource_bearer(&config, "Bearer abc.def ", &token, &n, &v), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_int_equal(n, 7);
+    assert_memory_equal(token, "abc.def", 7);
+    token = NULL;
+    assert_int_equal(mcp__resource_bearer(&config, NULL, &token, &n, &v), MCP_OK);
+    assert_int_equal(v.status, 401);
+    assert_null(token);
+    expect_challenge(&v, NULL, "mcp:tools");
+    assert_int_equal(mcp__resource_bearer(&config, "Bearer a b", &token, &n, &v), MCP_OK);
+    assert_int_equal(v.status, 400);
+}
+
 static void the_metadata_document_and_its_path(void **state)
 {
     (void)state;
@@ -517,6 +596,7 @@ int main(void)
         cmocka_unit_test(accepted_tokens_are_remembered_until_their_end),
         cmocka_unit_test(an_items_scopes_are_checked_against_the_granted_ones),
         cmocka_unit_test(an_items_scopes_are_found_by_the_request_naming_it),
+        cmocka_unit_test(introspection_answers_are_judged),
         cmocka_unit_test(the_issuer_metadata_urls_in_the_clients_order),
         cmocka_unit_test(only_the_issuers_own_metadata_is_used),
     };
