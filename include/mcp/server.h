@@ -94,6 +94,18 @@ typedef struct mcp_tool {
     const char *annotations, *icons, *meta;
     /* Listed as execution.taskSupport unless FORBIDDEN (the default). */
     mcp_task_support task_support;
+    /* OAuth scopes a call of this tool needs beyond the server-wide
+     * auth_scopes (NULL-terminated; NULL: none). Each is a scope-token of
+     * RFC 6749 section 3.3 (printable ASCII without space, '"' or '\\');
+     * copied at registration. Checked only where the HTTP listener is a
+     * resource server (mcp_server_http_options.auth_issuer): a tools/call
+     * naming the tool with a token that lacks one is refused 403
+     * insufficient_scope, before the handler runs and before the response
+     * starts, the challenge naming every scope the call needs (the
+     * server-wide ones and these). Ignored without auth_issuer (stdio, an
+     * authorize callback, no auth). Listing is not filtered: tools/list
+     * shows the tool to any token. */
+    const char *const *scopes;
 } mcp_tool;
 
 /*
@@ -129,6 +141,7 @@ typedef struct mcp_resource {
     mcp_tool_fn read;         /* required: answers resources/read */
     void *user_data;
     unsigned flags;           /* MCP_TOOL_BLOCKING */
+    const char *const *scopes; /* a read's scopes, as mcp_tool's (resources/read) */
 } mcp_resource;
 
 typedef struct mcp_resource_template {
@@ -143,6 +156,8 @@ typedef struct mcp_resource_template {
     mcp_tool_fn complete;     /* optional: completes the template's variables */
     void *user_data;
     unsigned flags;
+    const char *const *scopes; /* as mcp_tool's, for a read of a URI it matches
+                                  (the template that serves the read) */
 } mcp_resource_template;
 
 typedef struct mcp_prompt_argument {
@@ -164,6 +179,8 @@ typedef struct mcp_prompt {
     mcp_tool_fn complete;     /* optional: completes its arguments */
     void *user_data;
     unsigned flags;
+    const char *const *scopes; /* as mcp_tool's, for prompts/get (completion
+                                  and prompts/list are not checked) */
 } mcp_prompt;
 
 /*
@@ -173,7 +190,8 @@ typedef struct mcp_prompt {
  * without a scheme or over 8192 bytes; a template that does not parse, the
  * reason logged; annotations, icons or meta that are not JSON of the right
  * type; a prompt argument without a name or named twice; a URI, template
- * or prompt name already registered); MCP_ERR_NOMEM.
+ * or prompt name already registered; scopes as mcp_server_add_tool's);
+ * MCP_ERR_NOMEM.
  *
  * A read is matched first against the resources (the URI exactly), then
  * against the templates in registration order. A URI that matches nothing
@@ -302,7 +320,8 @@ MCP_EXTERN int mcp_server_new(const mcp_server_options *opts, mcp_server **out);
  * while serving; while serving, clients listening for tool list changes are
  * told. Returns MCP_OK, MCP_ERR_INVALID_ARG (bad size, missing name or
  * handler, a name with characters outside [A-Za-z0-9_.-] or longer than 128,
- * a schema or capability list that is not a JSON object, a duplicate name),
+ * a schema or capability list that is not a JSON object, a duplicate name,
+ * a scope that is not an RFC 6749 scope-token or more than 64 of them),
  * MCP_ERR_SCHEMA (a schema that is no valid JSON Schema: a keyword of the
  * wrong type, a bad pattern, a $ref to nothing), MCP_ERR_SCHEMA_REMOTE (a
  * $ref to another document) or MCP_ERR_NOMEM.
@@ -453,7 +472,8 @@ typedef struct mcp_server_http_options {
      * holds auth_audience (NULL: auth_resource; a token issued for another
      * server is refused, never passed on), not expired (60 s of skew), and
      * whose scope holds every one of auth_scopes (NULL-terminated, or
-     * NULL). Refused: 401 with a WWW-Authenticate challenge naming this
+     * NULL), and, for tools/call, prompts/get and resources/read, the
+     * scopes of the item named (mcp_tool.scopes and the others'). Refused: 401 with a WWW-Authenticate challenge naming this
      * server's metadata (resource_metadata) and the scopes; 401
      * invalid_token with the reason; 400 invalid_request for a malformed
      * Authorization; 403 insufficient_scope naming every scope needed.

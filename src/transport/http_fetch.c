@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A blocking, bounded GET (http_fetch.h).
+ * A blocking, bounded GET, or form POST (http_fetch.h).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -50,8 +50,10 @@ static int say(char *why, size_t n, int rc, const char *a, const char *b)
     return rc;
 }
 
-int mcp__http_fetch(const char *url, size_t max, unsigned timeout_ms, const atomic_bool *abort,
-                    mcp_buf *body, long *status, char *why, size_t n)
+/* The GET, or with form the POST (user and password: HTTP Basic). */
+static int transfer(const char *url, const char *form, const char *user, const char *password,
+                    size_t max, unsigned timeout_ms, const atomic_bool *abort, mcp_buf *body,
+                    long *status, char *why, size_t n)
 {
     *status = 0;
     pthread_once(&curl_once, init_curl);
@@ -83,6 +85,15 @@ int mcp__http_fetch(const char *url, size_t max, unsigned timeout_ms, const atom
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &f);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "libmcp");
+    if (form) { /* Content-Type: application/x-www-form-urlencoded */
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, form);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(form));
+    }
+    if (user) {
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        curl_easy_setopt(c, CURLOPT_USERNAME, user);
+        curl_easy_setopt(c, CURLOPT_PASSWORD, password ? password : "");
+    }
     if (max < (size_t)1 << 30)
         curl_easy_setopt(c, CURLOPT_MAXFILESIZE, (long)max);
     CURLcode cc = curl_easy_perform(c);
@@ -106,4 +117,18 @@ int mcp__http_fetch(const char *url, size_t max, unsigned timeout_ms, const atom
     if (rc != MCP_OK)
         mcp__buf_rewind(body, f.start);
     return rc;
+}
+
+int mcp__http_fetch(const char *url, size_t max, unsigned timeout_ms, const atomic_bool *abort,
+                    mcp_buf *body, long *status, char *why, size_t n)
+{
+    return transfer(url, NULL, NULL, NULL, max, timeout_ms, abort, body, status, why, n);
+}
+
+int mcp__http_post_form(const char *url, const char *form, const char *user,
+                        const char *password, size_t max, unsigned timeout_ms,
+                        const atomic_bool *abort, mcp_buf *body, long *status, char *why,
+                        size_t n)
+{
+    return transfer(url, form, user, password, max, timeout_ms, abort, body, status, why, n);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One blocking HTTP GET for a document a server needs from elsewhere (its
- * authorization server's metadata and key set): one libcurl easy handle,
+ * authorization server's metadata and key set), or one form POST (a token
+ * introspection): one libcurl easy handle,
  * bounded in time and in size, redirects never followed (a document that
  * moves is an answer, not an instruction), no cookies, no proxy from the
  * environment's defaults beyond libcurl's own.
@@ -29,5 +30,17 @@
  */
 int mcp__http_fetch(const char *url, size_t max, unsigned timeout_ms, const atomic_bool *abort,
                     mcp_buf *body, long *status, char *why, size_t n);
+
+/*
+ * The same as a POST of form (application/x-www-form-urlencoded, already
+ * encoded) with HTTP Basic authentication as user and password when user
+ * is not NULL (the caller form-encodes them first for client_secret_basic,
+ * RFC 6749 section 2.3.1): a token introspection (RFC 7662). Same
+ * results; blocks likewise.
+ */
+int mcp__http_post_form(const char *url, const char *form, const char *user,
+                        const char *password, size_t max, unsigned timeout_ms,
+                        const atomic_bool *abort, mcp_buf *body, long *status, char *why,
+                        size_t n);
 
 #endif

@@ -58,7 +58,7 @@ struct mcp__http_exchange {
     mcp__http_method method;
     mcp_buf body;
     void *user;
-    char *principal; /* who it is from: the authorize hook's word */
+    char *principal, *scope; /* who it is from, what it may: authorize's word */
     bool delivered;  /* handed to the owner's request callback */
     bool notified;   /* the owner's closed callback ran */
     bool responded;  /* a response (or a stream) was given */
@@ -500,6 +500,11 @@ const char *mcp__http_exchange_principal(const mcp__http_exchange *x)
     return x->principal;
 }
 
+const char *mcp__http_exchange_scope(const mcp__http_exchange *x)
+{
+    return x->scope;
+}
+
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user)
 {
     x->user = user;
@@ -708,6 +713,7 @@ static bool check_request(mcp__http_exchange *x, const char *url, const char *me
         int status =
             s->h.authorize(s->h.ud, mcp__http_exchange_header(x, MHD_HTTP_HEADER_AUTHORIZATION), &a);
         x->principal = a.principal;
+        x->scope = a.scope;
         if (status) {
             if (status != MHD_HTTP_BAD_REQUEST && status != MHD_HTTP_FORBIDDEN)
                 status = MHD_HTTP_UNAUTHORIZED;
@@ -859,6 +865,7 @@ static void free_exchange(mcp__http_exchange *x)
     mcp_buf_free(&x->body);
     mcp_buf_free(&x->out);
     free(x->principal);
+    free(x->scope);
     free(x);
 }
 

@@ -50,7 +50,8 @@ typedef enum {
 typedef struct mcp__http_auth_answer {
     char challenge[1024];
     char message[256];
-    char *principal;
+    char *principal; /* malloc'd or NULL: who the request is from */
+    char *scope;     /* malloc'd or NULL: what its credential grants */
 } mcp__http_auth_answer;
 
 typedef struct mcp__http_handler {
@@ -63,8 +64,10 @@ typedef struct mcp__http_handler {
     /* Optional: judge a request by its Authorization header (NULL when
      * absent). Returns 0 to serve it, or 400, 401 or 403 to refuse it with
      * a->challenge as WWW-Authenticate (empty: "Bearer") and a->message in
-     * the JSON-RPC error; a->principal (malloc'd, or NULL), who the request
-     * is from, is kept with the exchange (mcp__http_exchange_principal). */
+     * the JSON-RPC error; a->principal and a->scope (malloc'd, or NULL),
+     * who the request is from and what its credential grants, are kept
+     * with the exchange (mcp__http_exchange_principal, _scope), refused or
+     * not. */
     int (*authorize)(void *ud, const char *authorization, mcp__http_auth_answer *a);
     void *ud;
 } mcp__http_handler;
@@ -137,6 +140,9 @@ void mcp__http_exchange_watch_hangup(mcp__http_exchange *x, bool on);
 /* Who the request is from, as the handler's authorize said (NULL: it did
  * not say, or there is no authorize). Valid while x is. */
 const char *mcp__http_exchange_principal(const mcp__http_exchange *x);
+/* What its credential grants (space-separated scopes), as authorize said
+ * (NULL: it did not say). Valid while x is. */
+const char *mcp__http_exchange_scope(const mcp__http_exchange *x);
 /* The owner's pointer. */
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user);
 void *mcp__http_exchange_user(const mcp__http_exchange *x);

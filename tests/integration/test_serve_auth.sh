@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # mcp serve --http as an OAuth resource server (--auth-issuer, --auth-resource,
-# --auth-jwks, --auth-scope): its Protected Resource Metadata, and for each
+# --auth-jwks, --auth-scope, --auth-item-scope): its Protected Resource
+# Metadata, and for each
 # kind of request the status and the challenge (none, a good token, another
 # audience, expired, unsigned, another key under the same kid, a missing
-# scope, a malformed header), a 2025 session bound to the token's subject
+# scope, a malformed header), scopes of one tool, prompt or templated
+# resource (403 insufficient_scope naming every scope needed, 2026 and
+# 2025 alike; lists unfiltered), a 2025 session bound to the token's subject
 # (a new token of the same subject keeps it, another subject's does not),
 # and the options refused before serving. Keys and tokens: jwt_tool.py.
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +27,9 @@ META_URL="http://127.0.0.1:$PORT/.well-known/oauth-protected-resource/mcp"
 ISS=https://as.example
 
 "$MCP" serve --http "127.0.0.1:$PORT" --auth-issuer "$ISS" --auth-resource "$RES" \
-    --auth-jwks "$WORK/jwks.json" --auth-scope mcp:tools >/dev/null 2>"$WORK/serve.err" &
+    --auth-jwks "$WORK/jwks.json" --auth-scope mcp:tools --auth-item-scope fail=files:write \
+    --auth-item-scope greet=prompts:read --auth-item-scope 'demo://echo/{text}=files:read' \
+    >/dev/null 2>"$WORK/serve.err" &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$WORK"' EXIT
 wait_for "$WORK/serve.err" "listening on http://127.0.0.1:$PORT" 10
@@ -112,6 +117,60 @@ post malformed "Bearer two words" "$CALL" $H26
 status malformed 400
 case "$(challenge malformed)" in *'error="invalid_request"'*) ;; *) fail "malformed: $(challenge malformed)" ;; esac
 
+# Scopes of one item. The tool fail needs files:write besides mcp:tools:
+# GOOD lacks it (403 naming both, before anything runs), WRITER has it.
+scoped() { # NAME AUTH METHOD NAMEHDR PARAMS
+    # shellcheck disable=SC2086
+    post "$1" "$2" '{"jsonrpc":"2.0","id":7,"method":"'"$3"'","params":{'"$5"','"$META"'}}' \
+        -H MCP-Protocol-Version:2026-07-28 -H "Mcp-Method:$3" -H "Mcp-Name:$4"
+}
+expect_scope() { # NAME SCOPES: 403, insufficient_scope naming SCOPES
+    status "$1" 403
+    c=$(challenge "$1")
+    case "$c" in *'error="insufficient_scope"'*) ;; *) fail "$1: not insufficient_scope: $c" ;; esac
+    case "$c" in *"scope=\"$2\""*) ;; *) fail "$1: no scope=\"$2\" in: $c" ;; esac
+    case "$c" in *"resource_metadata=\"$META_URL\""*) ;; *) fail "$1: no resource_metadata: $c" ;; esac
+    contains "$WORK/$1.body" '"id":7' "$1: the request's id"
+}
+WRITER=$(token "$WORK/as.pem" "$(claims alice "$RES" "mcp:tools files:write" $((now + 600)))")
+scoped tool_lacking "Bearer $GOOD" tools/call fail '"name":"fail","arguments":{"message":"m"}'
+expect_scope tool_lacking "mcp:tools files:write"
+scoped tool_granted "Bearer $WRITER" tools/call fail '"name":"fail","arguments":{"message":"m"}'
+status tool_granted 200
+contains "$WORK/tool_granted.body" '"isError":true' "the scoped tool ran"
+# A prompt and a read through a URI template, the same way.
+scoped prompt_lacking "Bearer $GOOD" prompts/get greet '"name":"greet","arguments":{"name":"x"}'
+expect_scope prompt_lacking "mcp:tools prompts:read"
+scoped read_lacking "Bearer $WRITER" resources/read demo://echo/hi '"uri":"demo://echo/hi"'
+expect_scope read_lacking "mcp:tools files:read"
+scoped read_granted "Bearer $GOOD" resources/read demo://echo/hi '"uri":"demo://echo/hi"'
+status read_granted 200
+contains "$WORK/read_granted.body" '"text":"hi"' "the scoped read"
+scoped read_other "Bearer $WRITER" resources/read demo://readme '"uri":"demo://readme"'
+status read_other 200
+# Lists are not filtered: the tool is listed to a token that cannot call it.
+post list26 "Bearer $GOOD" '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{'"$META"'}}' \
+    -H MCP-Protocol-Version:2026-07-28 -H Mcp-Method:tools/list
+status list26 200
+contains "$WORK/list26.body" '"name":"fail"' "tools/list shows the scoped tool"
+# 2025: in a session, the same refusal as an HTTP 403 (not a JSON-RPC error
+# in a stream); a token of the same subject with the scope is served there.
+post sinit "Bearer $GOOD" '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+status sinit 200
+SID0=$(tr -d '\r' <"$WORK/sinit.headers" | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *//p')
+S25="-H Mcp-Session-Id:$SID0 -H MCP-Protocol-Version:2025-11-25"
+FAILCALL='{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fail","arguments":{"message":"m"}}}'
+# shellcheck disable=SC2086
+post tool25_lacking "Bearer $GOOD" "$FAILCALL" $S25
+expect_scope tool25_lacking "mcp:tools files:write"
+# shellcheck disable=SC2086
+post tool25_granted "Bearer $WRITER" "$FAILCALL" $S25
+status tool25_granted 200
+contains "$WORK/tool25_granted.body" '"isError":true' "the scoped tool ran in a session"
+# shellcheck disable=SC2086
+post echo25 "Bearer $GOOD" '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}' $S25
+status echo25 200
+
 # A 2025 session is its subject's: a new token of alice keeps it, bob's
 # finds no such session.
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
@@ -157,6 +216,9 @@ refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-jwks "$WORK/jwks.json"
 refused --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json"
 refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --auth-scope 'a b'
 refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --token t
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --auth-item-scope fail
+refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/jwks.json" --auth-item-scope 'fail=a b'
+refused --http 127.0.0.1:0 --auth-item-scope fail=files:write
 echo '{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}' >"$WORK/oct.json"
 refused --http 127.0.0.1:0 --auth-issuer "$ISS" --auth-resource "$RES" --auth-jwks "$WORK/oct.json"
 contains "$WORK/err" "no usable key" "the key set's reason"

@@ -22,6 +22,7 @@
 
 #include "mcp/json.h"
 #include "server/auth/auth.h"
+#include "server/offer/offer.h"
 #include "transport/http_auth.h"
 
 #define NOW 1800000000
@@ -200,8 +201,8 @@ static void a_missing_scope_is_403_with_every_scope_needed(void **state)
     free(h);
     /* A tool's own scope on top of the server's: both named. */
     h = bearer(AT, CLAIMS(RES, "mcp:tools"));
-    const char *const tool[] = {"files:write", "mcp:tools", NULL};
-    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, tool, &v), MCP_OK);
+    const char *const own[] = {"files:write", "mcp:tools", NULL};
+    assert_int_equal(mcp__resource_check(&config, keys, h, NOW, own, &v), MCP_OK);
     assert_int_equal(v.status, 403);
     expect_challenge(&v, "insufficient_scope", "mcp:tools files:write");
     assert_non_null(strstr(v.why, "files:write"));
@@ -213,49 +214,260 @@ static void a_missing_scope_is_403_with_every_scope_needed(void **state)
     free(h);
 }
 
-/* An accepted token is remembered for its key set until its end; another
- * header, another key set or a later time finds nothing. */
+/* get: 1 and the principal and scope, -1 for a refusal remembered, 0 for
+ * nothing; the principal (or NULL) into *p, freed by the caller. */
+static int got(mcp__token_cache *c, uint64_t gen, const char *header, int64_t now, char **p,
+               char **scope)
+{
+    return mcp__token_cache_get(c, gen, header, now, p, scope);
+}
+
+/* An accepted token is remembered for its key set until its end, with its
+ * scope; another header, another key set or a later time finds nothing; a
+ * refusal is remembered too (an introspected token that is not active). */
 static void accepted_tokens_are_remembered_until_their_end(void **state)
 {
     (void)state;
     mcp__token_cache *c = mcp__token_cache_new();
     assert_non_null(c);
     uint64_t keys1 = 1, keys2 = 2;
-    assert_null(mcp__token_cache_get(c, keys1, "Bearer abc", 100));
-    mcp__token_cache_put(c, keys1, "Bearer abc", 200, "https://as alice");
-    char *p = mcp__token_cache_get(c, keys1, "Bearer abc", 150);
+    char *p, *sc;
+    assert_int_equal(got(c, keys1, "Bearer abc", 100, &p, &sc), 0);
+    assert_null(p);
+    mcp__token_cache_put(c, keys1, "Bearer abc", 200, "https://as alice", "mcp:tools files:read");
+    assert_int_equal(got(c, keys1, "Bearer abc", 150, &p, &sc), 1);
     assert_string_equal(p, "https://as alice");
+    assert_string_equal(sc, "mcp:tools files:read");
     free(p);
-    assert_null(mcp__token_cache_get(c, keys2, "Bearer abc", 150)); /* another key set */
-    assert_null(mcp__token_cache_get(c, keys1, "Bearer abd", 150)); /* another token */
-    assert_null(mcp__token_cache_get(c, keys1, "Bearer ab", 150));  /* a prefix */
-    assert_null(mcp__token_cache_get(c, keys1, NULL, 150));
-    p = mcp__token_cache_get(c, keys1, "Bearer abc", 200);
-    assert_non_null(p); /* good up to its end */
+    free(sc);
+    assert_int_equal(got(c, keys2, "Bearer abc", 150, &p, &sc), 0); /* another key set */
+    assert_int_equal(got(c, keys1, "Bearer abd", 150, &p, &sc), 0); /* another token */
+    assert_int_equal(got(c, keys1, "Bearer ab", 150, &p, &sc), 0);  /* a prefix */
+    assert_int_equal(got(c, keys1, NULL, 150, &p, &sc), 0);
+    assert_int_equal(got(c, keys1, "Bearer abc", 200, &p, &sc), 1); /* good up to its end */
     free(p);
-    assert_null(mcp__token_cache_get(c, keys1, "Bearer abc", 201)); /* then gone */
-    assert_null(mcp__token_cache_get(c, keys1, "Bearer abc", 150)); /* dropped, not kept */
+    free(sc);
+    assert_int_equal(got(c, keys1, "Bearer abc", 201, &p, &sc), 0); /* then gone */
+    assert_int_equal(got(c, keys1, "Bearer abc", 150, &p, &sc), 0); /* dropped, not kept */
+    /* No scope: NULL. A refusal: -1 until its end, nothing handed out. */
+    mcp__token_cache_put(c, keys1, "Bearer noscope", 200, "https://as bob", NULL);
+    assert_int_equal(got(c, keys1, "Bearer noscope", 150, &p, &sc), 1);
+    assert_string_equal(p, "https://as bob");
+    assert_null(sc);
+    free(p);
+    mcp__token_cache_put(c, 0, "Bearer bad", 110, NULL, "ignored");
+    assert_int_equal(got(c, 0, "Bearer bad", 105, &p, &sc), -1);
+    assert_null(p);
+    assert_null(sc);
+    assert_int_equal(got(c, 0, "Bearer bad", 111, &p, &sc), 0);
     /* Many tokens: bounded, the newest of a slot wins, every answer right. */
     char header[64], want[64];
     for (int i = 0; i < 5000; i++) {
         snprintf(header, sizeof header, "Bearer t%d", i);
         snprintf(want, sizeof want, "p%d", i);
-        mcp__token_cache_put(c, keys1, header, 1000, want);
+        mcp__token_cache_put(c, keys1, header, 1000, want, want);
     }
     int found = 0;
     for (int i = 0; i < 5000; i++) {
         snprintf(header, sizeof header, "Bearer t%d", i);
         snprintf(want, sizeof want, "p%d", i);
-        p = mcp__token_cache_get(c, keys1, header, 500);
-        if (p) {
+        if (got(c, keys1, header, 500, &p, &sc) == 1) {
             assert_string_equal(p, want);
+            assert_string_equal(sc, want);
             found++;
         }
         free(p);
+        free(sc);
     }
     assert_true(found > 0 && found <= 512);
     mcp__token_cache_free(c);
     mcp__token_cache_free(NULL);
+}
+
+/* A granted scope string judged against the server's scopes and an
+ * item's: 403 insufficient_scope naming every scope needed, once each. */
+static void an_items_scopes_are_checked_against_the_granted_ones(void **state)
+{
+    (void)state;
+    mcp__resource_verdict v;
+    const char *const item[] = {"files:write", "mcp:tools", NULL};
+    assert_int_equal(mcp__resource_scope_check(&config, "mcp:tools files:write", item, &v),
+                     MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_string_equal(v.challenge, "");
+    assert_int_equal(mcp__resource_scope_check(&config, "mcp:tools", NULL, &v), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_int_equal(mcp__resource_scope_check(&config, "mcp:tools files:read", item, &v),
+                     MCP_OK);
+    assert_int_equal(v.status, 403);
+    expect_challenge(&v, "insufficient_scope", "mcp:tools files:write");
+    assert_non_null(strstr(v.why, "files:write"));
+    assert_non_null(strstr(v.challenge, "resource_metadata=\"" META "\""));
+    /* No scope claim at all: the server's own scope is lacking. */
+    assert_int_equal(mcp__resource_scope_check(&config, NULL, item, &v), MCP_OK);
+    assert_int_equal(v.status, 403);
+    expect_challenge(&v, "insufficient_scope", "mcp:tools files:write");
+    /* A server without scopes of its own: the item's alone. */
+    mcp__resource_config bare = config;
+    bare.scopes = NULL;
+    const char *const write[] = {"files:write", NULL};
+    assert_int_equal(mcp__resource_scope_check(&bare, "files:writex", write, &v), MCP_OK);
+    assert_int_equal(v.status, 403);
+    expect_challenge(&v, "insufficient_scope", "files:write");
+    assert_int_equal(mcp__resource_scope_check(&bare, "", NULL, &v), MCP_OK);
+    assert_int_equal(v.status, 0);
+}
+
+static void noop(void *ud, mcp_call *c)
+{
+    (void)ud;
+    (void)c;
+}
+
+static const char *const *needs_of(const registry *r, const char *method, const char *params)
+{
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse(params, strlen(params), NULL, NULL, &d, NULL), MCP_OK);
+    const char *const *out = (const char *const *)1;
+    assert_int_equal(
+        mcp__registry_needs(r, method, strlen(method), mcp_json_doc_root(d), &out), MCP_OK);
+    mcp_json_doc_free(d);
+    return out;
+}
+
+/* The scopes a request needs are those of the item it names: a tool by
+ * name, a prompt by name, a resource by URI, else the template a URI
+ * matches; nothing for other methods, unknown items, or items without. */
+static void an_items_scopes_are_found_by_the_request_naming_it(void **state)
+{
+    (void)state;
+    static const char *const w[] = {"files:write", NULL}, *const rd[] = {"files:read", NULL},
+                             *const p[] = {"prompts:read", NULL};
+    item_list lists[LIST_KINDS] = {{0}};
+    void *items[LIST_KINDS][2];
+    tool *t1, *t2;
+    mcp_tool ts = {.size = sizeof ts, .name = "write", .handler = noop, .scopes = w};
+    assert_int_equal(mcp__tool_new(&ts, &t1, 1), MCP_OK);
+    ts.name = "open";
+    ts.scopes = NULL;
+    assert_int_equal(mcp__tool_new(&ts, &t2, 2), MCP_OK);
+    items[LIST_TOOLS][0] = t1;
+    items[LIST_TOOLS][1] = t2;
+    entry *res, *tmpl, *pr;
+    mcp_resource rs = {.size = sizeof rs, .uri = "demo://exact", .name = "e", .read = noop};
+    assert_int_equal(mcp__resource_new(&rs, &res, 3), MCP_OK);
+    mcp_resource_template tt = {.size = sizeof tt, .uri_template = "demo://{x}", .name = "t",
+                                .read = noop, .scopes = rd};
+    assert_int_equal(mcp__template_new(&tt, &tmpl, 4, NULL, 0), MCP_OK);
+    mcp_prompt ps = {.size = sizeof ps, .name = "greet", .get = noop, .scopes = p};
+    assert_int_equal(mcp__prompt_new(&ps, &pr, 5), MCP_OK);
+    items[LIST_RESOURCES][0] = res;
+    items[LIST_TEMPLATES][0] = tmpl;
+    items[LIST_PROMPTS][0] = pr;
+    for (int k = 0; k < LIST_KINDS; k++) {
+        lists[k].v = items[k];
+        lists[k].n = k == LIST_TOOLS ? 2 : 1;
+    }
+    registry *r = mcp__registry_build(lists, 100, 0, MCP_CACHE_PUBLIC);
+    assert_non_null(r);
+    const char *const *n = needs_of(r, "tools/call", "{\"name\":\"write\"}");
+    assert_non_null(n);
+    assert_string_equal(n[0], "files:write");
+    assert_null(n[1]);
+    assert_null(needs_of(r, "tools/call", "{\"name\":\"open\"}"));
+    assert_null(needs_of(r, "tools/call", "{\"name\":\"nope\"}"));
+    assert_null(needs_of(r, "tools/call", "{\"name\":1}"));
+    assert_null(needs_of(r, "tools/list", "{\"name\":\"write\"}"));
+    n = needs_of(r, "prompts/get", "{\"name\":\"greet\"}");
+    assert_string_equal(n[0], "prompts:read");
+    /* The exact resource comes first (it has none), then the template. */
+    assert_null(needs_of(r, "resources/read", "{\"uri\":\"demo://exact\"}"));
+    n = needs_of(r, "resources/read", "{\"uri\":\"demo://other\"}");
+    assert_string_equal(n[0], "files:read");
+    assert_null(needs_of(r, "resources/read", "{\"uri\":\"else://other\"}"));
+    mcp__registry_unref(r);
+    for (int k = 0; k < LIST_KINDS; k++)
+        for (size_t i = 0; i < lists[k].n; i++)
+            mcp__item_unref(k, items[k][i]);
+}
+
+/* introspected(JSON): the verdict, principal, scope and bound, at NOW with
+ * a time to live of 60 s. */
+static int introspected(const char *json, mcp__resource_verdict *v, char **p, char **sc,
+                        int64_t *until)
+{
+    return mcp__resource_introspected(&config, json, strlen(json), NOW, 0, v, p, sc, until);
+}
+
+#define ACTIVE "{\"active\":true,\"iss\":\"" ISS "\",\"sub\":\"alice\",\"aud\":\"" RES "\""
+
+/* An introspection answer (RFC 7662) judged: active, this server's
+ * audience, its issuer, not expired, a subject; scope kept; bounded by exp
+ * and the time to live; inactive answers remembered briefly. */
+static void introspection_answers_are_judged(void **state)
+{
+    (void)state;
+    mcp__resource_verdict v;
+    char *p, *sc;
+    int64_t until;
+    assert_int_equal(introspected(ACTIVE ",\"scope\":\"mcp:tools files:write\",\"exp\":"
+                                  "1800000030}", &v, &p, &sc, &until), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_string_equal(p, ISS " alice");
+    assert_string_equal(sc, "mcp:tools files:write");
+    assert_int_equal(until, 1800000030); /* exp, sooner than the ttl */
+    free(p);
+    free(sc);
+    /* No exp, an audience array, username instead of sub: the ttl. */
+    assert_int_equal(introspected("{\"active\":true,\"username\":\"bob\",\"aud\":[\"x\",\"" RES
+                                  "\"],\"scope\":\"mcp:tools\"}", &v, &p, &sc, &until), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_string_equal(p, ISS " bob");
+    assert_int_equal(until, NOW + 60);
+    free(p);
+    free(sc);
+    /* Without the server's scope: 403, the principal known. */
+    assert_int_equal(introspected(ACTIVE ",\"scope\":\"files:read\"}", &v, &p, &sc, &until),
+                     MCP_OK);
+    assert_int_equal(v.status, 403);
+    expect_challenge(&v, "insufficient_scope", "mcp:tools");
+    free(p);
+    free(sc);
+    const char *refused[][2] = {
+        {"{\"active\":false}", "not active"},
+        {"{\"active\":\"true\",\"sub\":\"a\"}", "not active"},
+        {ACTIVE ",\"exp\":1799999000}", "expired"},
+        {"{\"active\":true,\"sub\":\"a\",\"iss\":\"https://evil\"}", "another issuer"},
+        {"{\"active\":true,\"sub\":\"a\",\"aud\":\"https://other/mcp\"}", "another audience"},
+        {"{\"active\":true,\"sub\":\"a\",\"aud\":[\"https://other/mcp\"]}", "another audience"},
+        {"{\"active\":true,\"scope\":\"mcp:tools\"}", "no subject"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        assert_int_equal(introspected(refused[i][0], &v, &p, &sc, &until), MCP_OK);
+        assert_int_equal(v.status, 401);
+        assert_null(p);
+        assert_null(sc);
+        assert_int_equal(until, NOW + MCP__INTROSPECT_INACTIVE_S);
+        expect_challenge(&v, "invalid_token", "mcp:tools");
+        if (!strstr(v.why, refused[i][1]))
+            fail_msg("%s: %s", refused[i][0], v.why);
+    }
+    assert_int_equal(introspected("[1]", &v, &p, &sc, &until), MCP_ERR_INVALID_ARG);
+    assert_int_equal(introspected("<html>", &v, &p, &sc, &until), MCP_ERR_INVALID_ARG);
+    /* The header is judged before anyone is asked. */
+    const char *token = NULL;
+    size_t n = 0;
+    assert_int_equal(mcp__resource_bearer(&config, "Bearer abc.def ", &token, &n, &v), MCP_OK);
+    assert_int_equal(v.status, 0);
+    assert_int_equal(n, 7);
+    assert_memory_equal(token, "abc.def", 7);
+    token = NULL;
+    assert_int_equal(mcp__resource_bearer(&config, NULL, &token, &n, &v), MCP_OK);
+    assert_int_equal(v.status, 401);
+    assert_null(token);
+    expect_challenge(&v, NULL, "mcp:tools");
+    assert_int_equal(mcp__resource_bearer(&config, "Bearer a b", &token, &n, &v), MCP_OK);
+    assert_int_equal(v.status, 400);
 }
 
 static void the_metadata_document_and_its_path(void **state)
@@ -382,6 +594,9 @@ int main(void)
         cmocka_unit_test(a_missing_scope_is_403_with_every_scope_needed),
         cmocka_unit_test(the_metadata_document_and_its_path),
         cmocka_unit_test(accepted_tokens_are_remembered_until_their_end),
+        cmocka_unit_test(an_items_scopes_are_checked_against_the_granted_ones),
+        cmocka_unit_test(an_items_scopes_are_found_by_the_request_naming_it),
+        cmocka_unit_test(introspection_answers_are_judged),
         cmocka_unit_test(the_issuer_metadata_urls_in_the_clients_order),
         cmocka_unit_test(only_the_issuers_own_metadata_is_used),
     };

@@ -461,6 +461,28 @@ static void registration_refuses_what_it_cannot_serve(void **state)
     p.argument_count = 0;
     p.name = "";
     assert_int_equal(mcp_server_add_prompt(s, &p), MCP_ERR_INVALID_ARG);
+    /* Scopes that are no RFC 6749 scope-token (a challenge could not name
+     * them): refused, for every kind of item. */
+    static const char *const spaced[] = {"files:write", "a b", NULL};
+    static const char *const quoted[] = {"a\"b", NULL};
+    static const char *const empty[] = {"", NULL};
+    p.name = "p3";
+    p.scopes = spaced;
+    assert_int_equal(mcp_server_add_prompt(s, &p), MCP_ERR_INVALID_ARG);
+    r.read = read_readme;
+    r.scopes = quoted;
+    assert_int_equal(mcp_server_add_resource(s, &r), MCP_ERR_INVALID_ARG);
+    t.uri_template = "x://{a}";
+    t.scopes = empty;
+    assert_int_equal(mcp_server_add_resource_template(s, &t), MCP_ERR_INVALID_ARG);
+    mcp_tool tool = {.size = sizeof tool, .name = "scoped", .handler = read_readme,
+                     .scopes = spaced};
+    assert_int_equal(mcp_server_add_tool(s, &tool), MCP_ERR_INVALID_ARG);
+    static const char *const good[] = {"files:write", "x!#$%&'()*+,-./:;<=>?@[]^_`{|}~", NULL};
+    tool.scopes = good;
+    assert_int_equal(mcp_server_add_tool(s, &tool), MCP_OK);
+    r.scopes = good;
+    assert_int_equal(mcp_server_add_resource(s, &r), MCP_OK);
     assert_int_equal(mcp_server_remove_resource(s, "users://{id}/profile"), MCP_OK);
     assert_int_equal(mcp_server_remove_resource(s, "users://{id}/profile"), MCP_ERR_NOT_FOUND);
     assert_int_equal(mcp_server_remove_prompt(s, "greet"), MCP_OK);

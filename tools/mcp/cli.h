@@ -105,6 +105,12 @@ typedef struct cli_served {
     void (*on_sigusr1)(mcp_server *s);
 } cli_served;
 
+/* The scopes --auth-item-scope gave item (a tool's or prompt's name, a
+ * resource's URI or URI template) into out, NULL-terminated (at most
+ * max - 1 of them, borrowed from argv): how many. For the served program's
+ * add, which cli_serve_host calls after parsing. */
+size_t cli_serve_item_scopes(const char *item, const char **out, size_t max);
+
 /* Serve what on stdio, or on HTTP with --http and its companions, until the
  * input ends, SIGTERM or Ctrl-C: the exit status (0, EXIT_USAGE with the
  * usage said, EXIT_CONNECTION). what must outlive the call. */

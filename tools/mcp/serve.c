@@ -419,7 +419,10 @@ static int add_demo_tools(void)
          .flags = MCP_TOOL_BLOCKING},
     };
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
-        int rc = mcp_server_add_tool(the_server, &tools[i]);
+        mcp_tool t = tools[i];
+        const char *scopes[33];
+        t.scopes = cli_serve_item_scopes(t.name, scopes, 33) ? scopes : NULL;
+        int rc = mcp_server_add_tool(the_server, &t);
         if (rc != MCP_OK) {
             fprintf(stderr, "mcp serve: cannot register tool %s\n", tools[i].name);
             return rc;
@@ -515,19 +518,26 @@ static int add_demo_offers(void)
          .mime_type = "image/png", .read = read_logo},
     };
     int rc = MCP_OK;
-    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MCP_OK; i++)
-        rc = mcp_server_add_resource(the_server, &resources[i]);
-    const mcp_resource_template echo = {.size = sizeof echo, .uri_template = "demo://echo/{text}",
-                                        .name = "echo", .title = "Any text, read back",
-                                        .mime_type = "text/plain", .read = read_echo};
+    const char *scopes[33];
+    for (size_t i = 0; i < sizeof resources / sizeof resources[0] && rc == MCP_OK; i++) {
+        mcp_resource r = resources[i];
+        r.scopes = cli_serve_item_scopes(r.uri, scopes, 33) ? scopes : NULL;
+        rc = mcp_server_add_resource(the_server, &r);
+    }
+    mcp_resource_template echo = {.size = sizeof echo, .uri_template = "demo://echo/{text}",
+                                  .name = "echo", .title = "Any text, read back",
+                                  .mime_type = "text/plain", .read = read_echo};
+    echo.scopes = cli_serve_item_scopes(echo.uri_template, scopes, 33) ? scopes : NULL;
     if (rc == MCP_OK)
         rc = mcp_server_add_resource_template(the_server, &echo);
     const mcp_prompt_argument args[] = {
         {.name = "name", .description = "Who to greet", .required = true},
         {.name = "style", .description = "formal, casual or pirate"}};
-    const mcp_prompt greet = {.size = sizeof greet, .name = "greet", .title = "Greet someone",
-                              .arguments = args, .argument_count = 2, .get = get_greet,
-                              .complete = complete_greet};
+    const char *greet_scopes[33];
+    const mcp_prompt greet = {
+        .size = sizeof greet, .name = "greet", .title = "Greet someone", .arguments = args,
+        .argument_count = 2, .get = get_greet, .complete = complete_greet,
+        .scopes = cli_serve_item_scopes("greet", greet_scopes, 33) ? greet_scopes : NULL};
     if (rc == MCP_OK)
         rc = mcp_server_add_prompt(the_server, &greet);
     if (rc != MCP_OK)

@@ -64,8 +64,34 @@ typedef struct http_args {
     const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks_file, *auth_refetch;
     const char *origins[17], *hosts[17], *tokens[17], *scopes[17];
     size_t norigins, nhosts, ntokens, nscopes;
+    size_t nitem_scopes; /* --auth-item-scope: in item_scopes below */
     mcp_http_response_mode mode;
 } http_args;
+
+/* --auth-item-scope ITEM=SCOPE, as given (ITEM: up to the last '='). Set
+ * by parse_args before the served program registers its items. */
+static const char *item_scopes[33];
+
+size_t cli_serve_item_scopes(const char *item, const char **out, size_t max)
+{
+    size_t n = 0, len = strlen(item);
+    for (size_t i = 0; i < 33 && item_scopes[i] && n + 1 < max; i++) {
+        const char *eq = strrchr(item_scopes[i], '=');
+        if ((size_t)(eq - item_scopes[i]) == len && !strncmp(item_scopes[i], item, len))
+            out[n++] = eq + 1;
+    }
+    if (max)
+        out[n] = NULL;
+    return n;
+}
+
+/* RFC 6749 section 3.3's scope-token. */
+static bool scope_ok(const char *v)
+{
+    return *v && !strpbrk(v, " \t\"\\") &&
+           strspn(v, "!#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "[]^_`abcdefghijklmnopqrstuvwxyz{|}~") == strlen(v);
+}
 
 /* A token a client can send in `Authorization: Bearer` (RFC 6750, 2.1:
  * b64token), and short enough to fit a request's headers. */
@@ -149,6 +175,18 @@ static int parse_args(int argc, char **argv, http_args *a)
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
                     !strcmp(o, "--token") || !strcmp(o, "--auth-scope");
+        if (!strcmp(o, "--auth-item-scope") && i + 1 < argc) {
+            const char *v = argv[++i], *eq = strrchr(v, '=');
+            if (a->nitem_scopes == 32)
+                return usage_error("%s", "at most 32 of --auth-item-scope");
+            if (!eq || eq == v || !scope_ok(eq + 1))
+                return usage_error("--auth-item-scope takes ITEM=SCOPE (a tool's or prompt's "
+                                   "name, or a resource's URI or URI template, then one "
+                                   "scope: RFC 6749 3.3), not '%s'",
+                                   cli_safe(v));
+            item_scopes[a->nitem_scopes++] = v;
+            continue;
+        }
         bool mode = !strcmp(o, "--response");
         if (!value && !list && !mode)
             return usage_error("unexpected argument '%s'", cli_safe(o));
@@ -173,9 +211,7 @@ static int parse_args(int argc, char **argv, http_args *a)
             if (*n == 16)
                 return usage_error("at most 16 of %s", o);
             (origin ? a->origins : token ? a->tokens : scope ? a->scopes : a->hosts)[(*n)++] = v;
-            if (scope && (!*v || strpbrk(v, " \t\"\\") ||
-                          strspn(v, "!#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                    "[]^_`abcdefghijklmnopqrstuvwxyz{|}~") != strlen(v)))
+            if (scope && !scope_ok(v))
                 return usage_error("--auth-scope takes one scope (printable ASCII, no space, "
                                    "quote or backslash: RFC 6749 3.3), not '%s'",
                                    cli_safe(v));
@@ -234,7 +270,7 @@ static int parse_args(int argc, char **argv, http_args *a)
     if (!a->cert_file != !a->key_file)
         return usage_error("%s", "--tls-cert and --tls-key go together");
     bool auth = a->auth_issuer || a->auth_resource || a->auth_audience || a->auth_jwks_file ||
-                a->auth_refetch || a->nscopes;
+                a->auth_refetch || a->nscopes || a->nitem_scopes;
     if (auth && !a->listen)
         return usage_error("%s", "--auth-* options need --http [HOST:]PORT");
     if (auth && (!a->auth_issuer || !a->auth_resource))

@@ -59,20 +59,71 @@ int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
                         const char *authorization, int64_t now_s, const char *const *more,
                         mcp__resource_verdict *v);
 
-/* Accepted tokens remembered (token_cache.c): the same Authorization
- * header on a later request is allowed from here while its token is good
- * (until_s: its exp and the check's skew) and the key set is the one it
- * was checked with (keys: the set's generation, which its owner bumps
- * whenever it replaces the set). Any thread (a mutex).
- * get: the principal (malloc'd) or NULL; put: remembered, or not (no
- * memory: it is checked again next time). */
+/*
+ * Whether granted (a token's scope claim, space-separated; NULL: none)
+ * holds every scope of c->scopes and of more (NULL-terminated, or NULL:
+ * an item's own, mcp_tool.scopes). Fills v's status, challenge and why
+ * only: 0 when it does, else 403 with Bearer error="insufficient_scope",
+ * error_description, resource_metadata and scope naming every scope
+ * needed (the server's and more, each once: RFC 6750 section 3.1, the
+ * MCP authorization spec's scope challenge). MCP_OK, or MCP_ERR_NOMEM
+ * (v->status 403 then).
+ */
+int mcp__resource_scope_check(const mcp__resource_config *c, const char *granted,
+                              const char *const *more, mcp__resource_verdict *v);
+
+/* Token introspection (RFC 7662) ---------------------------------------- */
+
+/* How long an answer saying a token is not active is remembered: long
+ * enough that a flood of bad tokens costs the authorization server one
+ * introspection each per this many seconds, short enough that a token
+ * just issued (or a blip of the AS) is not refused for long. */
+#define MCP__INTROSPECT_INACTIVE_S 10
+
+/* The bearer token of authorization into *token (n bytes, within
+ * authorization), or v filled as mcp__resource_check would (401 without a
+ * Bearer header, 400 invalid_request for one that is not one token) and
+ * *token left alone. MCP_OK or MCP_ERR_NOMEM. For the introspecting
+ * server, which judges the header before it asks about the token. */
+int mcp__resource_bearer(const mcp__resource_config *c, const char *authorization,
+                         const char **token, size_t *n, mcp__resource_verdict *v);
+
+/*
+ * Judge an introspection answer (json, len bytes: RFC 7662 section 2.2)
+ * for this server at now_s. Refused, 401 invalid_token with the reason
+ * (*until_s: now_s + MCP__INTROSPECT_INACTIVE_S): active not true; exp
+ * present and past (with c's skew); iss present and not c->issuer; aud
+ * present (a string or an array) without this server's audience
+ * (c->audience, or c->resource); neither sub nor username. Else *principal
+ * "<c->issuer> <sub>" and *scope (the scope member, or NULL), malloc'd,
+ * *until_s min(exp, now_s + ttl_s (0: 60)), and the
+ * server-wide scopes checked (403 insufficient_scope in v; principal and
+ * scope are given all the same). MCP_OK; MCP_ERR_INVALID_ARG (not a JSON
+ * object: the authorization server failed, v->why says so); MCP_ERR_NOMEM.
+ */
+int mcp__resource_introspected(const mcp__resource_config *c, const char *json, size_t len,
+                               int64_t now_s, unsigned ttl_s, mcp__resource_verdict *v,
+                               char **principal, char **scope, int64_t *until_s);
+
+/* Tokens judged, remembered (token_cache.c): the same Authorization
+ * header on a later request is answered from here until until_s (an
+ * accepted JWT: its exp and the check's skew; an introspected token:
+ * min(exp, now + the cache's time to live); a token the authorization
+ * server called inactive: a short while) and while the key set is the one
+ * it was checked with (keys: the set's generation, which its owner bumps
+ * whenever it replaces the set; 0 where there is none). Any thread (a
+ * mutex). Bounded: 512 slots, direct-mapped.
+ * get: 1, accepted: *principal and *scope (each malloc'd; *scope NULL when
+ * the token had none); -1, refused (remembered as inactive); 0, not known
+ * (or no memory). put: principal NULL remembers a refusal; remembered, or
+ * not (no memory: it is checked again next time). */
 typedef struct mcp__token_cache mcp__token_cache;
 mcp__token_cache *mcp__token_cache_new(void);
 void mcp__token_cache_free(mcp__token_cache *c);
-char *mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header,
-                           int64_t now_s);
+int mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header, int64_t now_s,
+                         char **principal, char **scope);
 void mcp__token_cache_put(mcp__token_cache *c, uint64_t keys, const char *header,
-                          int64_t until_s, const char *principal);
+                          int64_t until_s, const char *principal, const char *scope);
 
 /* The path at which c's metadata is served: /.well-known/oauth-protected-
  * resource followed by the resource's path (RFC 9728 section 3.1), appended

@@ -83,6 +83,143 @@ static int refuse(mcp__resource_verdict *v, int status, const mcp__resource_conf
     return rc == MCP_ERR_NOMEM ? rc : MCP_OK;
 }
 
+/* The token of a Bearer header (n bytes), or NULL with v filled: no
+ * header or another scheme, 401; not one b64token, 400. */
+static const char *bearer_token(const mcp__resource_config *c, const char *a, const char *all,
+                                size_t *n, mcp__resource_verdict *v, int *rc)
+{
+    if (!a || strncasecmp(a, "Bearer", 6) || (a[6] != ' ' && a[6] != '\0')) {
+        *rc = refuse(v, 401, c, NULL, NULL, all);
+        return NULL;
+    }
+    const char *token = a + 6;
+    while (*token == ' ')
+        token++;
+    *n = strlen(token);
+    while (*n && (token[*n - 1] == ' ' || token[*n - 1] == '\t'))
+        (*n)--;
+    if (!b64token(token, *n)) {
+        *rc = refuse(v, 400, c, "invalid_request",
+                     "the Authorization header is not one bearer token (RFC 6750)", all);
+        return NULL;
+    }
+    *rc = MCP_OK;
+    return token;
+}
+
+int mcp__resource_bearer(const mcp__resource_config *c, const char *authorization,
+                         const char **token, size_t *n, mcp__resource_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    mcp_buf scopes;
+    mcp_buf_init(&scopes, 4096, NULL);
+    int rc = needed(c, NULL, &scopes);
+    if (rc == MCP_OK)
+        *token = bearer_token(c, authorization, scopes.data, n, v, &rc);
+    else
+        v->status = 401;
+    mcp_buf_free(&scopes);
+    return rc;
+}
+
+int mcp__resource_introspected(const mcp__resource_config *c, const char *json, size_t len,
+                               int64_t now_s, unsigned ttl_s, mcp__resource_verdict *v,
+                               char **principal, char **scope, int64_t *until_s)
+{
+    memset(v, 0, sizeof *v);
+    *principal = *scope = NULL;
+    *until_s = now_s + MCP__INTROSPECT_INACTIVE_S;
+    mcp_json_doc *d = NULL;
+    int rc = mcp_json_parse(json, len, NULL, NULL, &d, NULL);
+    const mcp_json *o = rc == MCP_OK ? mcp_json_doc_root(d) : NULL;
+    if (rc == MCP_ERR_NOMEM || mcp_json_typeof(o) != MCP_JSON_OBJECT) {
+        mcp_json_doc_free(d);
+        snprintf(v->why, sizeof v->why, "the introspection answer is not a JSON object");
+        return rc == MCP_ERR_NOMEM ? rc : MCP_ERR_INVALID_ARG;
+    }
+    const char *audience = c->audience ? c->audience : c->resource;
+    unsigned skew = c->skew_s ? c->skew_s : 60;
+    int64_t exp = 0;
+    const mcp_json *jexp = mcp_json_object_get(o, "exp");
+    bool has_exp = jexp && mcp_json_get_int64(jexp, &exp) == MCP_OK;
+    bool active = false;
+    if (mcp_json_get_bool(mcp_json_object_get(o, "active"), &active) != MCP_OK)
+        active = false;
+    size_t il = 0, sl = 0, ul = 0, scl = 0;
+    const mcp_json *jiss = mcp_json_object_get(o, "iss"), *jaud = mcp_json_object_get(o, "aud");
+    const char *iss = mcp_json_string(jiss, &il);
+    const char *sub = mcp_json_string(mcp_json_object_get(o, "sub"), &sl);
+    if (!sub)
+        sub = mcp_json_string(mcp_json_object_get(o, "username"), &sl);
+    const char *sc = mcp_json_string(mcp_json_object_get(o, "scope"), &scl);
+    bool aud_ok = !jaud;
+    if (mcp_json_typeof(jaud) == MCP_JSON_STRING) {
+        const char *a = mcp_json_string(jaud, &ul);
+        aud_ok = ul == strlen(audience) && !memcmp(a, audience, ul);
+    }
+    for (size_t i = 0; mcp_json_typeof(jaud) == MCP_JSON_ARRAY && i < mcp_json_array_size(jaud);
+         i++) {
+        const char *a = mcp_json_string(mcp_json_array_at(jaud, i), &ul);
+        aud_ok |= a && ul == strlen(audience) && !memcmp(a, audience, ul);
+    }
+    const char *bad =
+        !active ? "the authorization server says the token is not active"
+        : jexp && !has_exp                  ? "the token's exp is not a number"
+        : has_exp && exp + (int64_t)skew < now_s ? "the token has expired"
+        : jiss && (!iss || il != strlen(c->issuer) || memcmp(iss, c->issuer, il))
+            ? "the token is from another issuer"
+        : !aud_ok                            ? "the token is for another audience"
+        : !sub || !sl || memchr(sub, '\0', sl) ? "the token names no subject (sub or username)"
+        : sc && memchr(sc, '\0', scl)        ? "the token's scope has a NUL character"
+                                             : NULL;
+    rc = MCP_OK;
+    if (bad) {
+        mcp_buf scopes;
+        mcp_buf_init(&scopes, 4096, NULL);
+        rc = needed(c, NULL, &scopes);
+        if (rc == MCP_OK)
+            rc = refuse(v, 401, c, "invalid_token", bad, scopes.data);
+        v->status = 401;
+        mcp_buf_free(&scopes);
+        mcp_json_doc_free(d);
+        return rc;
+    }
+    *until_s = now_s + (ttl_s ? ttl_s : 60);
+    if (has_exp && exp < *until_s)
+        *until_s = exp; /* kept no longer than the token is good */
+    size_t pn = strlen(c->issuer) + sl + 2;
+    *principal = malloc(pn);
+    *scope = sc ? strndup(sc, scl) : NULL;
+    if (!*principal || (sc && !*scope)) {
+        free(*principal);
+        free(*scope);
+        *principal = *scope = NULL;
+        mcp_json_doc_free(d);
+        v->status = 401;
+        return MCP_ERR_NOMEM;
+    }
+    snprintf(*principal, pn, "%s %.*s", c->issuer, (int)sl, sub);
+    mcp_json_doc_free(d);
+    rc = mcp__resource_scope_check(c, *scope, NULL, v);
+    return rc;
+}
+
+/* The first scope of c->scopes and more that granted lacks: 403
+ * insufficient_scope naming all of them (all: every scope needed). */
+static int lacking(const mcp__resource_config *c, const char *granted, const char *const *more,
+                   const char *all, mcp__resource_verdict *v)
+{
+    const char *const *lists[] = {c->scopes, more};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (!granted || !has_scope(granted, lists[l][i])) {
+                char text[200];
+                snprintf(text, sizeof text, "the token lacks the scope %.120s", lists[l][i]);
+                return refuse(v, 403, c, "insufficient_scope", text, all);
+            }
+    return MCP_OK;
+}
+
 int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
                         const char *authorization, int64_t now_s, const char *const *more,
                         mcp__resource_verdict *v)
@@ -97,21 +234,9 @@ int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
         snprintf(v->challenge, sizeof v->challenge, "Bearer");
         return rc;
     }
-    const char *a = authorization;
-    if (!a || strncasecmp(a, "Bearer", 6) || (a[6] != ' ' && a[6] != '\0')) {
-        rc = refuse(v, 401, c, NULL, NULL, scopes.data);
-        mcp_buf_free(&scopes);
-        return rc;
-    }
-    const char *token = a + 6;
-    while (*token == ' ')
-        token++;
-    size_t n = strlen(token);
-    while (n && (token[n - 1] == ' ' || token[n - 1] == '\t'))
-        n--;
-    if (!b64token(token, n)) {
-        rc = refuse(v, 400, c, "invalid_request",
-                    "the Authorization header is not one bearer token (RFC 6750)", scopes.data);
+    size_t n;
+    const char *token = bearer_token(c, authorization, scopes.data, &n, v, &rc);
+    if (!token) {
         mcp_buf_free(&scopes);
         return rc;
     }
@@ -134,19 +259,30 @@ int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
         mcp_buf_free(&scopes);
         return rc;
     }
-    const char *const *lists[] = {c->scopes, more};
-    for (int l = 0; l < 2; l++)
-        for (size_t i = 0; lists[l] && lists[l][i]; i++)
-            if (!has_scope(v->claims.scope, lists[l][i])) {
-                mcp__jwt_claims_free(&v->claims);
-                char text[200];
-                snprintf(text, sizeof text, "the token lacks the scope %.120s", lists[l][i]);
-                rc = refuse(v, 403, c, "insufficient_scope", text, scopes.data);
-                mcp_buf_free(&scopes);
-                return rc;
-            }
+    rc = lacking(c, v->claims.scope, more, scopes.data, v);
+    if (v->status)
+        mcp__jwt_claims_free(&v->claims);
     mcp_buf_free(&scopes);
-    return MCP_OK;
+    return rc;
+}
+
+int mcp__resource_scope_check(const mcp__resource_config *c, const char *granted,
+                              const char *const *more, mcp__resource_verdict *v)
+{
+    v->status = 0;
+    v->challenge[0] = v->why[0] = '\0';
+    mcp_buf scopes;
+    mcp_buf_init(&scopes, 4096, NULL);
+    int rc = needed(c, more, &scopes);
+    if (rc == MCP_OK)
+        rc = lacking(c, granted, more, scopes.data, v);
+    else {
+        v->status = 403;
+        snprintf(v->challenge, sizeof v->challenge, "Bearer error=\"insufficient_scope\"");
+        snprintf(v->why, sizeof v->why, "out of memory");
+    }
+    mcp_buf_free(&scopes);
+    return rc;
 }
 
 /* The path of an absolute URL without query or fragment, or NULL. */

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tokens a resource server has accepted, so that the same token on the
+ * Tokens a resource server has judged, so that the same token on the
  * next request (a client sends one until it expires) costs a lookup, not
- * a check: the Authorization header's exact bytes, the key set it was
- * checked against, until when it stays good, and whom it names.
+ * a check (or an introspection): the Authorization header's exact bytes,
+ * the key set it was checked against, until when the verdict stands, and
+ * whom it names with what scope (or that it was refused: an introspected
+ * token the authorization server called inactive, so that a flood of bad
+ * tokens does not become a flood of introspections).
  *
  * Direct-mapped by a hash of the header, so bounded in size; an entry
  * counts only for the key set it was checked with (a new set, after a
  * rotation, finds none) and only before its end (the token's exp with
- * the check's skew). Only accepted tokens get in.
+ * the check's skew, or the introspection's bound).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,7 +27,8 @@ typedef struct entry {
     size_t len;
     uint64_t keys;
     int64_t until_s;
-    char *principal;
+    char *principal; /* NULL: refused */
+    char *scope;
 } entry;
 
 struct mcp__token_cache {
@@ -44,6 +48,7 @@ static void clear(entry *e)
 {
     free(e->header);
     free(e->principal);
+    free(e->scope);
     memset(e, 0, sizeof *e);
 }
 
@@ -66,41 +71,55 @@ static size_t slot_of(const char *header, size_t len)
     return (size_t)(h % SLOTS);
 }
 
-char *mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header,
-                           int64_t now_s)
+int mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header, int64_t now_s,
+                         char **principal, char **scope)
 {
+    *principal = *scope = NULL;
     size_t len = header ? strlen(header) : 0;
     if (!c || !len || len > HEADER_MAX)
-        return NULL;
-    char *principal = NULL;
+        return 0;
+    int found = 0;
     pthread_mutex_lock(&c->lock);
     entry *e = &c->slot[slot_of(header, len)];
     if (e->header && e->len == len && e->keys == keys && !memcmp(e->header, header, len)) {
-        if (now_s <= e->until_s)
-            principal = strdup(e->principal);
-        else
+        if (now_s > e->until_s) {
             clear(e); /* expired: checked again, and refused, next time */
+        } else if (!e->principal) {
+            found = -1;
+        } else {
+            *principal = strdup(e->principal);
+            *scope = e->scope ? strdup(e->scope) : NULL;
+            if (*principal && (*scope || !e->scope)) {
+                found = 1;
+            } else {
+                free(*principal);
+                free(*scope);
+                *principal = *scope = NULL;
+            }
+        }
     }
     pthread_mutex_unlock(&c->lock);
-    return principal;
+    return found;
 }
 
 void mcp__token_cache_put(mcp__token_cache *c, uint64_t keys, const char *header,
-                          int64_t until_s, const char *principal)
+                          int64_t until_s, const char *principal, const char *scope)
 {
     size_t len = header ? strlen(header) : 0;
     if (!c || !len || len > HEADER_MAX)
         return;
-    char *h = malloc(len), *p = strdup(principal);
-    if (!h || !p) {
+    char *h = malloc(len), *p = principal ? strdup(principal) : NULL;
+    char *sc = principal && scope ? strdup(scope) : NULL;
+    if (!h || (principal && !p) || (principal && scope && !sc)) {
         free(h);
         free(p);
+        free(sc);
         return; /* not kept: checked again next time */
     }
     memcpy(h, header, len);
     pthread_mutex_lock(&c->lock);
     entry *e = &c->slot[slot_of(header, len)];
     clear(e);
-    *e = (entry){h, len, keys, until_s, p};
+    *e = (entry){h, len, keys, until_s, p, sc};
     pthread_mutex_unlock(&c->lock);
 }

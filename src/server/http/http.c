@@ -433,6 +433,8 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, mcp_mess
         on_get(x, p);
         return;
     }
+    if (!mcp__http_oauth_item_allowed(l->oauth, l->server, x, m))
+        return;
     feed(p, x, m, false);
 }
 
@@ -461,6 +463,8 @@ static void on_stateless(http_listener *l, mcp__http_exchange *x, mcp_message *m
         respond_error(x, 400, &m->id, MCP_WIRE_HEADER_MISMATCH, why);
         return;
     }
+    if (!mcp__http_oauth_item_allowed(l->oauth, l->server, x, m))
+        return;
     /* The credential the request came with: its requestState is bound
      * to it (input_required.c). */
     bool failed;

@@ -82,6 +82,15 @@ void mcp__http_oauth_free(http_oauth *o);
 void mcp__http_oauth_document(const http_oauth *o, const char **path, const char **json);
 /* The transport's authorize hook's answer for a request. */
 int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a);
+/* Whether m (x's body: a request, or a 2025-03-26 batch) may reach the
+ * engine: each tools/call, prompts/get and resources/read in it names an
+ * item (of the server's snapshot now) whose own scopes x's token holds,
+ * with the server's (o NULL: no resource server, true). Else x is
+ * answered, before anything else was sent on it: 403 with the
+ * insufficient_scope challenge naming every scope the item needs (500 when
+ * out of memory), and false. */
+bool mcp__http_oauth_item_allowed(http_oauth *o, mcp_server *s, mcp__http_exchange *x,
+                                  const mcp_message *m);
 
 /* http_keys.c: the key set fetched from the authorization server (when
  * auth_jwks is not given). open makes the first fetch on the caller's

@@ -131,7 +131,7 @@ int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__htt
 {
     int64_t now = (int64_t)time(NULL);
     uint64_t gen = o->keys ? 0 : mcp__http_keys_generation(o->fetched);
-    if ((a->principal = mcp__token_cache_get(o->accepted, gen, authorization, now)))
+    if (mcp__token_cache_get(o->accepted, gen, authorization, now, &a->principal, &a->scope) == 1)
         return 0;
     mcp__resource_verdict v;
     const mcp__jwks *keys = o->keys ? o->keys : mcp__http_keys_get(o->fetched);
@@ -146,15 +146,71 @@ int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__htt
     }
     size_t n = strlen(o->issuer) + strlen(v.claims.sub) + 2;
     a->principal = malloc(n);
-    if (a->principal) {
+    if (a->principal)
         snprintf(a->principal, n, "%s %s", o->issuer, v.claims.sub);
+    /* The scope, kept with the exchange for the items' own (below). */
+    a->scope = v.claims.scope;
+    v.claims.scope = NULL;
+    if (a->principal)
         mcp__token_cache_put(o->accepted, gen, authorization,
-                             v.claims.exp + (o->rc.skew_s ? o->rc.skew_s : 60), a->principal);
-    }
+                             v.claims.exp + (o->rc.skew_s ? o->rc.skew_s : 60), a->principal,
+                             a->scope);
     mcp__jwt_claims_free(&v.claims);
     if (!a->principal) {
         snprintf(a->message, sizeof a->message, "out of memory");
         return 401;
     }
     return 0;
+}
+
+/* Scopes per item ---------------------------------------------------------------- */
+
+/* Whether the token of x grants what request (its method, mlen bytes,
+ * and params) needs of the item it names in snapshot r; else 403 in v. */
+static int item_verdict(http_oauth *o, const registry *r, const mcp__http_exchange *x,
+                        const char *method, size_t mlen, const mcp_json *params,
+                        mcp__resource_verdict *v)
+{
+    const char *const *needs = NULL;
+    int rc = method ? mcp__registry_needs(r, method, mlen, params, &needs) : MCP_OK;
+    if (rc != MCP_OK || !needs)
+        return rc;
+    return mcp__resource_scope_check(&o->rc, mcp__http_exchange_scope(x), needs, v);
+}
+
+bool mcp__http_oauth_item_allowed(http_oauth *o, mcp_server *s, mcp__http_exchange *x,
+                                  const mcp_message *m)
+{
+    if (!o || (m->kind != MCP_MESSAGE_REQUEST && m->kind != MCP_MESSAGE_BATCH))
+        return true;
+    registry *r = mcp__server_snapshot(s);
+    mcp__resource_verdict v = {0};
+    int rc = r ? MCP_OK : MCP_ERR_NOMEM;
+    if (r && m->kind == MCP_MESSAGE_REQUEST)
+        rc = item_verdict(o, r, x, m->method, m->method_len, m->params, &v);
+    /* A 2025-03-26 batch: refused whole when one of its requests is. */
+    for (size_t i = 0; r && m->kind == MCP_MESSAGE_BATCH && rc == MCP_OK && !v.status &&
+                       i < mcp_json_array_size(m->batch);
+         i++) {
+        const mcp_json *e = mcp_json_array_at(m->batch, i);
+        size_t mlen = 0;
+        const char *method = mcp_json_string(mcp_json_object_get(e, "method"), &mlen);
+        if (mcp_json_object_get(e, "id"))
+            rc = item_verdict(o, r, x, method, mlen, mcp_json_object_get(e, "params"), &v);
+    }
+    mcp__registry_unref(r);
+    const mcp_id *id = m->kind == MCP_MESSAGE_REQUEST ? &m->id : NULL;
+    if (rc == MCP_ERR_NOMEM && !v.status) {
+        mcp__http_respond_error(x, 500, id, MCP_WIRE_INTERNAL_ERROR, "out of memory", NULL);
+        return false;
+    }
+    if (!v.status)
+        return true;
+    const char *const challenge[] = {"WWW-Authenticate", v.challenge[0] ? v.challenge : "Bearer",
+                                     NULL};
+    char message[300];
+    snprintf(message, sizeof message, "Forbidden: %s", v.why);
+    mcp__server_log(s, MCP_LOG_INFO, "request refused (403): %s", v.why);
+    mcp__http_respond_error(x, 403, id, MCP_WIRE_INVALID_REQUEST, message, challenge);
+    return false;
 }

@@ -46,19 +46,9 @@ static void resources_read(conn *cn, mcp_handle h, const mcp_message *msg, void 
                                 NULL);
         return;
     }
-    const entry *e = mcp__registry_entry(snap, LIST_RESOURCES, uri, n);
     mcp_json_doc *vars = NULL;
-    const item_list *tl = &snap->lists[LIST_TEMPLATES];
-    for (size_t i = 0; !e && i < tl->n; i++) {
-        const entry *t = tl->v[i];
-        /* Not matching, or matching with a value that is not UTF-8: the
-         * next template may take it. */
-        int rc = mcp_uri_template_match(t->tmpl, uri, n, &vars);
-        if (rc == MCP_OK)
-            e = t;
-        else if (rc == MCP_ERR_NOMEM)
-            break;
-    }
+    bool nomem;
+    const entry *e = mcp__registry_read_entry(snap, uri, n, &vars, &nomem);
     if (!e) {
         mcp__registry_unref(snap);
         mcp__reply_not_found(ss, h, mcp_json_object_get(msg->params, "uri"));

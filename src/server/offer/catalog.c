@@ -77,6 +77,57 @@ static bool uri_ok(const char *uri)
     return true;
 }
 
+/* RFC 6749 section 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
+static bool scope_token(const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 0x21 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\')
+            return false;
+    return n && n <= 256;
+}
+
+int mcp__scopes_copy(const char *const *in, char ***out)
+{
+    *out = NULL;
+    size_t n = 0;
+    while (in && in[n]) {
+        if (n == 64 || !scope_token(in[n]))
+            return MCP_ERR_INVALID_ARG;
+        n++;
+    }
+    if (!n)
+        return MCP_OK;
+    char **v = calloc(n + 1, sizeof *v);
+    for (size_t i = 0; v && i < n; i++)
+        if (!(v[i] = strdup(in[i]))) {
+            mcp__scopes_free(v);
+            v = NULL;
+        }
+    if (!v)
+        return MCP_ERR_NOMEM;
+    *out = v;
+    return MCP_OK;
+}
+
+/* Whether mcp__scopes_copy would take them (so that a failing entry_begin
+ * means no memory). */
+static bool scopes_ok(const char *const *scopes)
+{
+    size_t n = 0;
+    while (scopes && scopes[n])
+        if (n == 64 || !scope_token(scopes[n++]))
+            return false;
+    return true;
+}
+
+void mcp__scopes_free(char **scopes)
+{
+    for (size_t i = 0; scopes && scopes[i]; i++)
+        free(scopes[i]);
+    free(scopes);
+}
+
 size_t mcp__prompt_argument(const entry *e, const char *name, size_t n)
 {
     size_t i = 0;
@@ -96,14 +147,15 @@ void mcp__entry_unref(entry *e)
         free(e->arg_names[i]);
     free(e->arg_names);
     free(e->arg_required);
+    mcp__scopes_free(e->scopes);
     free(e);
 }
 
 /* An entry with its handlers, and its list item begun in b (an object,
  * written with w). NULL when out of memory. */
 static entry *entry_begin(entry_kind kind, const char *key, uint64_t seq, mcp_tool_fn handler,
-                          mcp_tool_fn complete, void *user_data, unsigned flags, mcp__jw *w,
-                          mcp_buf *b)
+                          mcp_tool_fn complete, void *user_data, unsigned flags,
+                          const char *const *scopes, mcp__jw *w, mcp_buf *b)
 {
     entry *e = calloc(1, sizeof *e);
     if (!e)
@@ -112,7 +164,8 @@ static entry *entry_begin(entry_kind kind, const char *key, uint64_t seq, mcp_to
     e->kind = kind;
     e->l.seq = seq;
     e->key = strdup(key);
-    if (!e->key) {
+    if (!e->key || mcp__scopes_copy(scopes, &e->scopes) != MCP_OK) {
+        free(e->key);
         free(e);
         return NULL;
     }
@@ -150,12 +203,12 @@ int mcp__resource_new(const mcp_resource *spec_in, entry **out, uint64_t seq)
     if (!spec_in || mcp__opts_copy(&spec, sizeof spec, spec_in) != MCP_OK || !spec.uri ||
         !spec.name || !spec.read || !uri_ok(spec.uri) || !utf8_or_null(spec.name) ||
         !utf8_or_null(spec.title) || !utf8_or_null(spec.description) ||
-        !utf8_or_null(spec.mime_type))
+        !utf8_or_null(spec.mime_type) || !scopes_ok(spec.scopes))
         return MCP_ERR_INVALID_ARG;
     mcp_buf b;
     mcp__jw w;
     entry *e = entry_begin(ENTRY_RESOURCE, spec.uri, seq, spec.read, NULL, spec.user_data,
-                           spec.flags, &w, &b);
+                           spec.flags, spec.scopes, &w, &b);
     if (!e)
         return MCP_ERR_NOMEM;
     static const char *const keys[] = {"uri", "name", "title", "description", "mimeType"};
@@ -179,12 +232,13 @@ int mcp__template_new(const mcp_resource_template *spec_in, entry **out, uint64_
     if (!spec_in || mcp__opts_copy(&spec, sizeof spec, spec_in) != MCP_OK ||
         !spec.uri_template || !spec.name || !spec.read || !utf8_or_null(spec.uri_template) ||
         !utf8_or_null(spec.name) || !utf8_or_null(spec.title) ||
-        !utf8_or_null(spec.description) || !utf8_or_null(spec.mime_type))
+        !utf8_or_null(spec.description) || !utf8_or_null(spec.mime_type) ||
+        !scopes_ok(spec.scopes))
         return MCP_ERR_INVALID_ARG;
     mcp_buf b;
     mcp__jw w;
     entry *e = entry_begin(ENTRY_TEMPLATE, spec.uri_template, seq, spec.read, spec.complete,
-                           spec.user_data, spec.flags, &w, &b);
+                           spec.user_data, spec.flags, spec.scopes, &w, &b);
     if (!e)
         return MCP_ERR_NOMEM;
     int rc = mcp_uri_template_parse(spec.uri_template, strlen(spec.uri_template), NULL, NULL,
@@ -216,7 +270,7 @@ int mcp__prompt_new(const mcp_prompt *spec_in, entry **out, uint64_t seq)
     if (!spec_in || mcp__opts_copy(&spec, sizeof spec, spec_in) != MCP_OK || !spec.name ||
         !spec.get || !prompt_name_ok(spec.name) || !utf8_or_null(spec.title) ||
         !utf8_or_null(spec.description) || (spec.argument_count && !spec.arguments) ||
-        spec.argument_count > 1024)
+        spec.argument_count > 1024 || !scopes_ok(spec.scopes))
         return MCP_ERR_INVALID_ARG;
     for (size_t i = 0; i < spec.argument_count; i++) {
         const mcp_prompt_argument *a = &spec.arguments[i];
@@ -230,7 +284,7 @@ int mcp__prompt_new(const mcp_prompt *spec_in, entry **out, uint64_t seq)
     mcp_buf b;
     mcp__jw w;
     entry *e = entry_begin(ENTRY_PROMPT, spec.name, seq, spec.get, spec.complete, spec.user_data,
-                           spec.flags, &w, &b);
+                           spec.flags, spec.scopes, &w, &b);
     if (!e)
         return MCP_ERR_NOMEM;
     size_t n = spec.argument_count;

@@ -44,6 +44,7 @@ typedef struct tool {
     void *user_data;
     unsigned flags;
     mcp_task_support task_support;
+    char **scopes; /* what a call needs (NULL-terminated), or NULL */
 } tool;
 
 /* Resources, resource templates and prompts (catalog.c). */
@@ -61,6 +62,7 @@ typedef struct entry {
     mcp_tool_fn handler, complete; /* read or get; completion (optional) */
     void *user_data;
     unsigned flags;
+    char **scopes; /* what a read or get needs (NULL-terminated), or NULL */
 } entry;
 
 /* The lists: registration order, ascending seq. */
@@ -102,6 +104,12 @@ size_t mcp__prompt_argument(const entry *e, const char *name, size_t n);
  * MCP_ERR_INVALID_ARG when one is not JSON of its type. */
 int mcp__catalog_extras(mcp__jw *w, const char *annotations, const char *icons,
                         const char *meta);
+/* An item's scopes copied (catalog.c): *out NULL for none (in NULL or
+ * empty). MCP_ERR_INVALID_ARG for one that is not a scope-token (RFC 6749
+ * section 3.3: 1*( %x21 / %x23-5B / %x5D-7E ), at most 256 bytes) or more
+ * than 64 of them; MCP_ERR_NOMEM. Free with mcp__scopes_free. */
+int mcp__scopes_copy(const char *const *in, char ***out);
+void mcp__scopes_free(char **scopes);
 /* Release a list item of list kind k (a tool or an entry). */
 void mcp__item_unref(int k, void *item);
 /* The key an item of list k is found by (a tool's name, an entry's key). */
@@ -115,6 +123,18 @@ void mcp__registry_ref(registry *r);
 void mcp__registry_unref(registry *r);
 const tool *mcp__registry_find(const registry *r, const char *name, size_t len);
 const entry *mcp__registry_entry(const registry *r, int k, const char *key, size_t len);
+/* The entry a resources/read of uri (n bytes) is served by: the resource
+ * of that URI, else the first template that matches it (its variables
+ * into *vars when vars is not NULL, else dropped). NULL when none, or out
+ * of memory (*nomem). */
+const entry *mcp__registry_read_entry(const registry *r, const char *uri, size_t n,
+                                      mcp_json_doc **vars, bool *nomem);
+/* The scopes the item a request names needs (tools/call and prompts/get
+ * by params.name, resources/read by params.uri), into *out (owned by r;
+ * NULL: none, another method, or no such item: the method answers that).
+ * MCP_OK or MCP_ERR_NOMEM. */
+int mcp__registry_needs(const registry *r, const char *method, size_t mlen,
+                        const mcp_json *params, const char *const **out);
 /* The first page of list k (modern: with the 2026-07-28 caching hints),
  * owned by r. */
 const char *mcp__registry_first_page(const registry *r, int k, bool modern, size_t *len);

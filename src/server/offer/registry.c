@@ -195,3 +195,56 @@ const entry *mcp__registry_entry(const registry *r, int k, const char *key, size
     }
     return NULL;
 }
+
+const entry *mcp__registry_read_entry(const registry *r, const char *uri, size_t n,
+                                      mcp_json_doc **vars, bool *nomem)
+{
+    *nomem = false;
+    if (vars)
+        *vars = NULL;
+    const entry *e = mcp__registry_entry(r, LIST_RESOURCES, uri, n);
+    const item_list *tl = &r->lists[LIST_TEMPLATES];
+    for (size_t i = 0; !e && i < tl->n; i++) {
+        const entry *t = tl->v[i];
+        mcp_json_doc *got = NULL;
+        /* Not matching, or matching with a value that is not UTF-8: the
+         * next template may take it. */
+        int rc = mcp_uri_template_match(t->tmpl, uri, n, &got);
+        if (rc == MCP_OK) {
+            e = t;
+            if (vars)
+                *vars = got;
+            else
+                mcp_json_doc_free(got);
+        } else if (rc == MCP_ERR_NOMEM) {
+            *nomem = true;
+            break;
+        }
+    }
+    return e;
+}
+
+int mcp__registry_needs(const registry *r, const char *method, size_t mlen,
+                        const mcp_json *params, const char *const **out)
+{
+    *out = NULL;
+    bool call = mlen == 10 && !memcmp(method, "tools/call", 10);
+    bool get = mlen == 11 && !memcmp(method, "prompts/get", 11);
+    bool read = mlen == 14 && !memcmp(method, "resources/read", 14);
+    if (!call && !get && !read)
+        return MCP_OK;
+    size_t n;
+    const char *key = mcp_json_string(mcp_json_object_get(params, read ? "uri" : "name"), &n);
+    if (!key || memchr(key, '\0', n))
+        return MCP_OK; /* the method says what is wrong with it */
+    if (call) {
+        const tool *t = mcp__registry_find(r, key, n);
+        *out = t ? (const char *const *)t->scopes : NULL;
+        return MCP_OK;
+    }
+    bool nomem = false;
+    const entry *e = get ? mcp__registry_entry(r, LIST_PROMPTS, key, n)
+                         : mcp__registry_read_entry(r, key, n, NULL, &nomem);
+    *out = e ? (const char *const *)e->scopes : NULL;
+    return nomem ? MCP_ERR_NOMEM : MCP_OK;
+}

@@ -99,6 +99,7 @@ void mcp__tool_unref(tool *t)
     mcp_schema_free(t->input_check);
     mcp_schema_free(t->output_check);
     mcp_json_doc_free(t->required_caps);
+    mcp__scopes_free(t->scopes);
     free(t);
 }
 
@@ -151,6 +152,8 @@ int mcp__tool_new(const mcp_tool *spec_in, tool **out, uint64_t seq)
                                 NULL, 0);
     if (rc == MCP_OK)
         rc = parse_object(spec.required_client_capabilities, &t->required_caps);
+    if (rc == MCP_OK)
+        rc = mcp__scopes_copy(spec.scopes, &t->scopes);
     if (rc == MCP_OK)
         rc = tool_item(t, &spec);
     if (rc == MCP_OK) {
