@@ -61,7 +61,8 @@ int mcp__resource_check(const mcp__resource_config *c, const mcp__jwks *keys,
 
 /* Accepted tokens remembered (token_cache.c): the same Authorization
  * header on a later request is allowed from here while its token is good
- * (until_s: its exp and the check's skew) and the key set is the one it
+ * (before until_s: its exp and the check's skew, the first second the
+ * check refuses it) and the key set is the one it
  * was checked with (keys: the set's generation, which its owner bumps
  * whenever it replaces the set). Any thread (a mutex).
  * get: the principal (malloc'd) or NULL; put: remembered, or not (no

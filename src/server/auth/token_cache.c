@@ -76,7 +76,7 @@ char *mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *heade
     pthread_mutex_lock(&c->lock);
     entry *e = &c->slot[slot_of(header, len)];
     if (e->header && e->len == len && e->keys == keys && !memcmp(e->header, header, len)) {
-        if (now_s <= e->until_s)
+        if (now_s < e->until_s) /* until_s is exp + skew: jwt.c's first refused second */
             principal = strdup(e->principal);
         else
             clear(e); /* expired: checked again, and refused, next time */

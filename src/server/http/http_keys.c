@@ -278,7 +278,9 @@ int mcp__http_keys_open(mcp_server *s, const char *issuer, unsigned refetch_s, h
     k->refetch_ms = (uint64_t)(refetch_s ? refetch_s : 30) * 1000u;
     char why[400] = "";
     mcp__server_log(s, MCP_LOG_DEBUG, "auth: fetching the key set of %s", issuer);
-    int rc = fetch_keys(issuer, NULL, &k->keys, why, sizeof why);
+    /* Ended by mcp_server_stop (Ctrl-C in mcp serve): a server asked to
+     * stop does not wait out an authorization server that does not answer. */
+    int rc = fetch_keys(issuer, &s->stop_asked, &k->keys, why, sizeof why);
     if (rc == MCP_OK && !(k->timer = malloc(sizeof *k->timer)))
         rc = MCP_ERR_NOMEM;
     if (rc != MCP_OK) {
