@@ -206,10 +206,13 @@ if case("SIGTERM during a refetch"):
     time.sleep(1.1)
     call(srv.port, token(a, srv, k, "nope"))
     time.sleep(1.0 * SLOW)  # the job is in its fetch now
+    inflight = srv.stderr().count("fetching the key set") == 2 and "fetched again" not in srv.stderr()
+    asked = a.count("/.well-known/oauth-authorization-server")
     t0 = time.time()
     rc = srv.stop(signal.SIGTERM, timeout=30 * SLOW)
     dt = time.time() - t0
-    report("SIGTERM during a hanging refetch: exit 0 promptly", rc == 0 and dt < 3 * SLOW, "exit %s after %.1f s" % (rc, dt))
+    report("SIGTERM during a hanging refetch: exit 0 promptly", inflight and asked == 2 and rc == 0 and dt < 3 * SLOW,
+           "refetch in flight: %s (metadata asked %d times); exit %s after %.1f s" % (inflight, asked, rc, dt))
     a.mode["hang"] = 0
     a.stop()
 
