@@ -538,6 +538,12 @@ static void key_sets_keep_only_keys_fit_to_verify(void **state)
         assert_null(k);
         assert_true(why[0]);
     }
+    /* Not JSON (a member named twice): said so, with the parser's reason. */
+    static const char twice[] = "{\"keys\":[],\"keys\":[]}";
+    assert_int_equal(mcp__jwks_parse(twice, sizeof twice - 1, &k, why, sizeof why),
+                     MCP_ERR_INVALID_ARG);
+    if (!strstr(why, "not JSON (duplicate"))
+        fail_msg("%s", why);
     /* Each of these alone is no usable key, and says why. */
     struct {
         const char *extra; /* added to the EC key */

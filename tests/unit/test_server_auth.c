@@ -355,7 +355,10 @@ static void only_the_issuers_own_metadata_is_used(void **state)
         {"{\"issuer\":\"" ISS "\"}", "no jwks_uri"},
         {"{\"issuer\":\"" ISS "\",\"jwks_uri\":\"http://as.example/jwks\"}", "not https"},
         {"[1]", "not a JSON object"},
-        {"{\"issuer\":", "not a JSON object"},
+        {"{\"issuer\":", "not JSON"},
+        /* A member named twice: the parser's reason, not "not an object". */
+        {"{\"issuer\":\"https://evil\",\"issuer\":\"" ISS "\",\"jwks_uri\":\"https://as.example/jwks\"}",
+         "not JSON (duplicate"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uri = NULL;
