@@ -160,24 +160,25 @@ static mcp__jwt_verdict verify(const parsed *p, mcp__jose_alg alg, const mcp__jw
     if (kid_v && !kid)
         return verdict(why, n, MCP__JWT_MALFORMED, "the token's kid is not a string");
     size_t signed_len = p->len[0] + 1 + p->len[1];
-    bool any = false;
+    /* A kid may name more than one key (RFC 7517 section 4.5: keys of
+     * different types as alternatives; a set mid-rotation): each that fits
+     * the algorithm is tried, not only the first named. */
+    bool any = false, named = false;
     for (size_t i = 0; i < mcp__jwks_count(keys); i++) {
         const char *k = mcp__jwks_kid(keys, i);
         if (kid && (!k || strcmp(k, kid)))
             continue;
-        if (!mcp__jwks_fits(keys, i, alg)) {
-            if (kid)
-                return verdict(why, n, MCP__JWT_ALGORITHM,
-                               "the token's algorithm is not the one its key is for");
+        named = true;
+        if (!mcp__jwks_fits(keys, i, alg))
             continue;
-        }
         any = true;
         if (mcp__jwks_verify(keys, i, alg, p->part[0], signed_len,
                              (const unsigned char *)p->sig.data, p->sig.len))
             return MCP__JWT_OK;
-        if (kid)
-            break;
     }
+    if (!any && kid && named)
+        return verdict(why, n, MCP__JWT_ALGORITHM,
+                       "the token's algorithm is not the one its key is for");
     if (!any)
         return verdict(why, n, MCP__JWT_UNKNOWN_KEY,
                        kid ? "no key of the key set has the token's kid"

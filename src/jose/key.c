@@ -241,10 +241,16 @@ int mcp__jwks_parse(const char *text, size_t len, mcp__jwks **out, char *why, si
         return MCP_ERR_LIMIT;
     }
     mcp_json_doc *d = NULL;
-    int rc = mcp_json_parse(text, len, NULL, NULL, &d, NULL);
+    mcp_json_error err = {0};
+    int rc = mcp_json_parse(text, len, NULL, NULL, &d, &err);
     if (rc == MCP_ERR_NOMEM)
         return rc;
-    const mcp_json *keys = rc == MCP_OK ? mcp_json_object_get(mcp_json_doc_root(d), "keys") : NULL;
+    if (rc != MCP_OK) {
+        if (why && n)
+            snprintf(why, n, "not a key set: not JSON (%s at byte %zu)", err.message, err.offset);
+        return MCP_ERR_INVALID_ARG;
+    }
+    const mcp_json *keys = mcp_json_object_get(mcp_json_doc_root(d), "keys");
     if (mcp_json_typeof(keys) != MCP_JSON_ARRAY) {
         mcp_json_doc_free(d);
         say(why, n, "not a key set: no \"keys\" array");

@@ -296,6 +296,105 @@ static void the_algorithm_is_the_keys_never_the_tokens(void **state)
     mcp__jwks_free(keys);
 }
 
+/* One kid, more than one key (RFC 7517 section 4.5: keys of different
+ * types as alternatives; a set mid-rotation): a token is checked against
+ * each key of its kid that fits its algorithm, not refused by the first. */
+static void a_kid_naming_several_keys_tries_each(void **state)
+{
+    (void)state;
+    EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    char *pem = pem_of(k, NULL);
+    EVP_PKEY_free(k);
+    mcp__jose_key *other = key_of(pem);
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_int_equal(mcp_buf_append(&b, "{\"keys\":[", 9), MCP_OK);
+    assert_int_equal(mcp__jose_key_public_jwk(rsa, "same", &b), MCP_OK);
+    assert_int_equal(mcp_buf_append(&b, ",", 1), MCP_OK);
+    assert_int_equal(mcp__jose_key_public_jwk(other, "same", &b), MCP_OK);
+    assert_int_equal(mcp_buf_append(&b, ",", 1), MCP_OK);
+    assert_int_equal(mcp__jose_key_public_jwk(ec, "same", &b), MCP_OK);
+    assert_int_equal(mcp_buf_append(&b, "]}", 2), MCP_OK);
+    mcp__jwks *keys;
+    char why[200];
+    assert_int_equal(mcp__jwks_parse(b.data, b.len, &keys, why, sizeof why), MCP_OK);
+    mcp_buf_free(&b);
+    const char *h = "{\"typ\":\"at+jwt\",\"kid\":\"same\"}";
+    char *t = token(ec, MCP__JOSE_ES256, h, good_claims); /* the third key's */
+    EXPECT_VERDICT(MCP__JWT_OK, t, keys, &expect);
+    free(t);
+    t = token(rsa, MCP__JOSE_RS256, h, good_claims);
+    EXPECT_VERDICT(MCP__JWT_OK, t, keys, &expect);
+    free(t);
+    k = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    char *pem2 = pem_of(k, NULL);
+    EVP_PKEY_free(k);
+    mcp__jose_key *stranger = key_of(pem2);
+    t = token(stranger, MCP__JOSE_ES256, h, good_claims); /* no key of the kid signed it */
+    EXPECT_VERDICT(MCP__JWT_SIGNATURE, t, keys, &expect);
+    free(t);
+    mcp__jwks_free(keys);
+    /* A kid whose only key is of another type: still the algorithm's fault. */
+    keys = jwks(NULL, NULL);
+    t = token(ec, MCP__JOSE_ES256, "{\"typ\":\"at+jwt\",\"kid\":\"r1\"}", good_claims);
+    EXPECT_VERDICT(MCP__JWT_ALGORITHM, t, keys, &expect);
+    free(t);
+    mcp__jwks_free(keys);
+    mcp__jose_key_free(stranger);
+    mcp__jose_key_free(other);
+    free(pem);
+    free(pem2);
+}
+
+/* The signature memo is a set's own: a token a set verified (and so
+ * remembers) is checked afresh by another set whose key at the same index,
+ * with the same kid, is another key; and the memo never answers for the
+ * same signed bytes with another signature, or other bytes with the same. */
+static void a_remembered_signature_counts_only_in_its_set(void **state)
+{
+    (void)state;
+    EVP_PKEY *pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    char *pem = pem_of(pk, NULL);
+    EVP_PKEY_free(pk);
+    mcp__jose_key *other = key_of(pem);
+    mcp__jwks *sets[2];
+    const mcp__jose_key *ks[2] = {ec, other};
+    for (int i = 0; i < 2; i++) {
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        assert_int_equal(mcp_buf_append(&b, "{\"keys\":[", 9), MCP_OK);
+        assert_int_equal(mcp__jose_key_public_jwk(ks[i], "k", &b), MCP_OK);
+        assert_int_equal(mcp_buf_append(&b, "]}", 2), MCP_OK);
+        char why[200];
+        assert_int_equal(mcp__jwks_parse(b.data, b.len, &sets[i], why, sizeof why), MCP_OK);
+        mcp_buf_free(&b);
+    }
+    char *t = token(ec, MCP__JOSE_ES256, "{\"typ\":\"at+jwt\",\"kid\":\"k\"}", good_claims);
+    EXPECT_VERDICT(MCP__JWT_OK, t, sets[0], &expect);
+    EXPECT_VERDICT(MCP__JWT_OK, t, sets[0], &expect); /* from the memo */
+    EXPECT_VERDICT(MCP__JWT_SIGNATURE, t, sets[1], &expect);
+    /* The remembered token with its claims changed (same signature), and
+     * with its signature's last byte changed (same claims). */
+    char *dot1 = strchr(t, '.'), *dot2 = strchr(dot1 + 1, '.');
+    char *c2 = b64("{\"iss\":\"" ISS "\",\"aud\":\"" AUD "\",\"sub\":\"mallory\","
+                   "\"client_id\":\"c1\",\"iat\":1799999990,\"exp\":1800000300,\"jti\":\"j1\"}",
+                   strlen("{\"iss\":\"" ISS "\",\"aud\":\"" AUD "\",\"sub\":\"mallory\","
+                          "\"client_id\":\"c1\",\"iat\":1799999990,\"exp\":1800000300,\"jti\":\"j1\"}"));
+    char forged[4096];
+    snprintf(forged, sizeof forged, "%.*s.%s%s", (int)(dot1 - t), t, c2, dot2);
+    EXPECT_VERDICT(MCP__JWT_SIGNATURE, forged, sets[0], &expect);
+    snprintf(forged, sizeof forged, "%s", t);
+    size_t n = strlen(forged);
+    forged[n - 2] = forged[n - 2] == 'A' ? 'B' : 'A';
+    EXPECT_VERDICT(MCP__JWT_SIGNATURE, forged, sets[0], &expect);
+    free(c2);
+    free(t);
+    mcp__jwks_free(sets[0]);
+    mcp__jwks_free(sets[1]);
+    mcp__jose_key_free(other);
+    free(pem);
+}
+
 static void an_unknown_kid_asks_for_the_set_again(void **state)
 {
     (void)state;
@@ -488,6 +587,12 @@ static void key_sets_keep_only_keys_fit_to_verify(void **state)
         assert_null(k);
         assert_true(why[0]);
     }
+    /* Not JSON (a member named twice): said so, with the parser's reason. */
+    static const char twice[] = "{\"keys\":[],\"keys\":[]}";
+    assert_int_equal(mcp__jwks_parse(twice, sizeof twice - 1, &k, why, sizeof why),
+                     MCP_ERR_INVALID_ARG);
+    if (!strstr(why, "not JSON (duplicate"))
+        fail_msg("%s", why);
     /* Each of these alone is no usable key, and says why. */
     struct {
         const char *extra; /* added to the EC key */
@@ -600,6 +705,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_algorithm_verifies_and_the_claims_are_read),
         cmocka_unit_test(the_algorithm_is_the_keys_never_the_tokens),
+        cmocka_unit_test(a_kid_naming_several_keys_tries_each),
+        cmocka_unit_test(a_remembered_signature_counts_only_in_its_set),
         cmocka_unit_test(an_unknown_kid_asks_for_the_set_again),
         cmocka_unit_test(a_tampered_token_does_not_verify),
         cmocka_unit_test(times_issuer_audience_and_claims_are_checked),

@@ -106,8 +106,9 @@ int mcp__resource_introspected(const mcp__resource_config *c, const char *json, 
                                char **principal, char **scope, int64_t *until_s);
 
 /* Tokens judged, remembered (token_cache.c): the same Authorization
- * header on a later request is answered from here until until_s (an
- * accepted JWT: its exp and the check's skew; an introspected token:
+ * header on a later request is answered from here before until_s (an
+ * accepted JWT: its exp and the check's skew, the first second the check
+ * refuses it; an introspected token:
  * min(exp, now + the cache's time to live); a token the authorization
  * server called inactive: a short while) and while the key set is the one
  * it was checked with (keys: the set's generation, which its owner bumps

@@ -26,10 +26,16 @@ int mcp__auth_issuer_metadata_read(const char *json, size_t len, const char *iss
     if (len > MCP__AS_METADATA_MAX_BYTES)
         return say(why, n, MCP_ERR_LIMIT, "the metadata is larger than 64 KiB");
     mcp_json_doc *d = NULL;
-    int rc = mcp_json_parse(json, len, NULL, NULL, &d, NULL);
+    mcp_json_error err = {0};
+    int rc = mcp_json_parse(json, len, NULL, NULL, &d, &err);
     if (rc == MCP_ERR_NOMEM)
         return rc;
-    const mcp_json *root = rc == MCP_OK ? mcp_json_doc_root(d) : NULL;
+    if (rc != MCP_OK) {
+        if (why && n)
+            snprintf(why, n, "the metadata is not JSON (%s at byte %zu)", err.message, err.offset);
+        return MCP_ERR_INVALID_ARG;
+    }
+    const mcp_json *root = mcp_json_doc_root(d);
     if (mcp_json_typeof(root) != MCP_JSON_OBJECT) {
         mcp_json_doc_free(d);
         return say(why, n, MCP_ERR_INVALID_ARG, "the metadata is not a JSON object");

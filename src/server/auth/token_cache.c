@@ -82,7 +82,7 @@ int mcp__token_cache_get(mcp__token_cache *c, uint64_t keys, const char *header,
     pthread_mutex_lock(&c->lock);
     entry *e = &c->slot[slot_of(header, len)];
     if (e->header && e->len == len && e->keys == keys && !memcmp(e->header, header, len)) {
-        if (now_s > e->until_s) {
+        if (now_s >= e->until_s) { /* until_s: jwt.c's first refused second */
             clear(e); /* expired: checked again, and refused, next time */
         } else if (!e->principal) {
             found = -1;

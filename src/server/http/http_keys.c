@@ -34,7 +34,7 @@
 typedef struct keys_job {
     mcp__job job; /* first: a pool job */
     mcp__post post;
-    atomic_uint refs;     /* the owner's and the worker's (then its post's) */
+    atomic_uint refs;     /* the owner's, the worker's, and its post's while posted */
     atomic_bool abort;    /* the owner went: end the transfer */
     pthread_mutex_t mu;   /* guards s */
     mcp_server *s;        /* NULL once the owner went */
@@ -189,18 +189,23 @@ static void job_posted(mcp__post *p)
         }
         job_unref(j); /* the owner's */
     }
-    job_unref(j); /* the worker's */
+    job_unref(j); /* the post's */
 }
 
 static void job_run(mcp__job *job)
 {
     keys_job *j = (keys_job *)job;
     j->rc = fetch_keys(j->issuer, &j->abort, &j->keys, j->why, sizeof j->why);
+    /* The post holds a count of its own: once posted, job_posted may run
+     * on the loop (and drop the owner's count) before this thread is out
+     * of the unlock below, which must not touch a freed job. */
+    atomic_fetch_add(&j->refs, 1);
     pthread_mutex_lock(&j->mu);
     bool posted = j->s && mcp__server_post(j->s, &j->post);
     pthread_mutex_unlock(&j->mu);
     if (!posted)
-        job_unref(j);
+        job_unref(j); /* the post's */
+    job_unref(j);     /* the worker's */
 }
 
 static void start(http_keys *k)
@@ -278,7 +283,9 @@ int mcp__http_keys_open(mcp_server *s, const char *issuer, unsigned refetch_s, h
     k->refetch_ms = (uint64_t)(refetch_s ? refetch_s : 30) * 1000u;
     char why[400] = "";
     mcp__server_log(s, MCP_LOG_DEBUG, "auth: fetching the key set of %s", issuer);
-    int rc = fetch_keys(issuer, NULL, &k->keys, why, sizeof why);
+    /* Ended by mcp_server_stop (Ctrl-C in mcp serve): a server asked to
+     * stop does not wait out an authorization server that does not answer. */
+    int rc = fetch_keys(issuer, &s->stop_asked, &k->keys, why, sizeof why);
     if (rc == MCP_OK && !(k->timer = malloc(sizeof *k->timer)))
         rc = MCP_ERR_NOMEM;
     if (rc != MCP_OK) {
