@@ -693,9 +693,13 @@ static int hand_over(mcp_question *q)
     /* Its callbacks are the application's, done with now: none runs after
      * this (one running on the loop is waited for). */
     mcp__token_detach(q->token);
+    /* Held across the unlock: the post may run on the loop, and drop the
+     * last other reference, before this thread is out of the mutex. */
+    atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed);
     pthread_mutex_lock(&q->mu);
     bool posted = q->client && mcp__poster_post(&q->client->poster, &q->post);
     pthread_mutex_unlock(&q->mu);
+    question_unref(q);
     if (!posted) {
         question_unref(q);
         return MCP_ERR_CANCELLED;

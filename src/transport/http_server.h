@@ -101,6 +101,10 @@ typedef struct mcp__http_server_config {
                                    wait for it, or the connection is closed;
                                    0: 30 */
     const char *tls_cert_pem, *tls_key_pem; /* both, or neither */
+    /* Each connection's buffer for the request's headers and I/O; 0: 6 KiB.
+     * Headers beyond it are refused (431): an OAuth resource server wants
+     * room for access tokens (some identity providers' run past 5 KiB). */
+    size_t connection_memory;
 } mcp__http_server_config;
 
 /* Start listening on loop. MCP_OK; MCP_ERR_INVALID_ARG (a bad address or

@@ -89,6 +89,14 @@ case "$c" in *error=*) fail "an error code without a token: $c" ;; esac
 # shellcheck disable=SC2086
 post good "Bearer $GOOD" "$CALL" $H26
 status good 200
+# A token of 12 KiB (some identity providers' carry many groups): room
+# for it in the connection's buffer, accepted.
+PAD=$(head -c 4500 /dev/zero | tr '\0' 'g')
+BIG=$(token "$WORK/as.pem" "$(printf '{"iss":"%s","aud":"%s","sub":"alice","client_id":"c1","iat":%s,"exp":%s,"jti":"big","scope":"mcp:tools","groups":"%s%s"}' \
+    "$ISS" "$RES" "$now" $((now + 600)) "$PAD" "$PAD")")
+[ ${#BIG} -gt 12000 ] || fail "the big token is only ${#BIG} bytes"
+post big "Bearer $BIG" "$CALL" $H26
+status big 200
 contains "$WORK/good.body" '"text":"hi"' good
 
 # bad NAME STATUS ERROR TEXT TOKEN: refused with that challenge.

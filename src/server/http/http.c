@@ -614,6 +614,9 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
         .request_timeout_s = o.request_timeout_s,
         .tls_cert_pem = o.tls_cert_pem,
         .tls_key_pem = o.tls_key_pem,
+        /* With OAuth, room for a JWT of 16 KiB (jose's cap) and the rest
+         * of the headers; without, the default's 6 KiB. */
+        .connection_memory = l->oauth ? (size_t)24 * 1024 : 0,
     };
     mcp__http_oauth_document(l->oauth, &cfg.document_path, &cfg.document_json);
     /* And at the root's well-known path, where a client that only looks
