@@ -385,56 +385,60 @@ static int login_command(int argc, char **argv)
     return code;
 }
 
+/* The tokens record of a kept file (one per server), or NULL. */
+static const mcp_json *tokens_record(const mcp_json *records)
+{
+    for (size_t i = 0; i < mcp_json_object_size(records); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(records, i, &k, &kn);
+        if (kn > 7 && !memcmp(k, "tokens ", 7))
+            return v;
+    }
+    return NULL;
+}
+
 static void show_one(const char *path, const mcp_json *root, bool json)
 {
     const char *url = mcp_json_string(mcp_json_object_get(root, "url"), NULL);
-    const mcp_json *records = mcp_json_object_get(root, "records");
+    const mcp_json *v = tokens_record(mcp_json_object_get(root, "records"));
     if (json) {
         mcp_json_doc *d = mcp_json_doc_new(NULL);
         mcp_json *o = mcp_json_new_object(d);
         mcp_json_object_set(d, o, "url", mcp_json_new_string(d, url ? url : ""));
         mcp_json_object_set(d, o, "file", mcp_json_new_string(d, path));
-        for (size_t i = 0; i < mcp_json_object_size(records); i++) {
-            const char *k;
-            size_t kn;
-            const mcp_json *v = mcp_json_object_at(records, i, &k, &kn);
-            if (kn < 7 || memcmp(k, "tokens ", 7))
-                continue;
-            /* What is known of the tokens, never the tokens. */
-            const char *names[] = {"issuer", "scope", "resource", "expires_at"};
-            for (size_t j = 0; j < 4; j++)
-                if (mcp_json_object_get(v, names[j]))
-                    mcp_json_object_set(d, o, names[j],
-                                        mcp_json_copy(d, mcp_json_object_get(v, names[j])));
+        /* What is known of the tokens, never the tokens. */
+        const char *names[] = {"issuer", "scope", "resource", "expires_at"};
+        for (size_t j = 0; v && j < 4; j++)
+            if (mcp_json_object_get(v, names[j]))
+                mcp_json_object_set(d, o, names[j],
+                                    mcp_json_copy(d, mcp_json_object_get(v, names[j])));
+        if (v)
             mcp_json_object_set(d, o, "refreshable",
                                 mcp_json_new_bool(d, mcp_json_object_get(v, "refresh_token") != NULL));
-        }
         cli_print_json(o);
         mcp_json_doc_free(d);
         return;
     }
     printf("%s\n", cli_safe(url ? url : "?"));
-    for (size_t i = 0; i < mcp_json_object_size(records); i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(records, i, &k, &kn);
-        if (kn < 7 || memcmp(k, "tokens ", 7))
-            continue;
-        const char *iss = mcp_json_string(mcp_json_object_get(v, "issuer"), NULL);
-        const char *scope = mcp_json_string(mcp_json_object_get(v, "scope"), NULL);
-        int64_t exp = 0;
-        mcp_json_get_int64(mcp_json_object_get(v, "expires_at"), &exp);
-        int64_t left = exp ? exp - (int64_t)time(NULL) : 0;
-        printf("  issuer: %s\n  scope: %s\n", cli_safe(iss ? iss : "?"),
-               cli_safe(scope ? scope : "(as the server chose)"));
-        if (!exp)
-            printf("  expires: not said\n");
-        else if (left > 0)
-            printf("  expires: in %lld s\n", (long long)left);
-        else
-            printf("  expires: expired %lld s ago\n", (long long)-left);
-        printf("  refresh: %s\n", mcp_json_object_get(v, "refresh_token") ? "yes" : "no");
+    if (!v) {
+        printf("  no tokens (a registration only)\n");
+        return;
     }
+    const char *iss = mcp_json_string(mcp_json_object_get(v, "issuer"), NULL);
+    const char *scope = mcp_json_string(mcp_json_object_get(v, "scope"), NULL);
+    int64_t exp = 0;
+    mcp_json_get_int64(mcp_json_object_get(v, "expires_at"), &exp);
+    int64_t left = exp ? exp - (int64_t)time(NULL) : 0;
+    printf("  issuer: %s\n  scope: %s\n", cli_safe(iss ? iss : "?"),
+           cli_safe(scope ? scope : "(as the server chose)"));
+    if (!exp)
+        printf("  expires: not said\n");
+    else if (left > 0)
+        printf("  expires: in %lld s\n", (long long)left);
+    else
+        printf("  expires: expired %lld s ago\n", (long long)-left);
+    printf("  refresh: %s\n", mcp_json_object_get(v, "refresh_token") ? "yes" : "no");
 }
 
 static int status_command(int argc, char **argv)
