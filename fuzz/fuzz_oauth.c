@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client/auth/oauth.h"
 
@@ -48,10 +49,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mcp__auth_prm p;
         if (mcp__auth_prm_read(in, n, "https://mcp.example/a/mcp", &p, why, sizeof why) ==
             MCP_OK) {
-            CHECK(p.resource && !strncmp(p.resource, "https://mcp.example", 19));
+            /* A scheme and a host are case-insensitive (RFC 3986 6.2.2.1). */
+            CHECK(p.resource && !strncasecmp(p.resource, "https://mcp.example", 19));
             CHECK(p.nservers >= 1);
             for (size_t i = 0; i < p.nservers; i++)
-                CHECK(!strncmp(p.servers[i], "http", 4));
+                CHECK(!strncasecmp(p.servers[i], "http", 4));
             mcp__auth_prm_free(&p);
         }
         break;

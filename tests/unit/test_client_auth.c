@@ -132,6 +132,9 @@ static void protected_resource_metadata_must_name_this_server(void **state)
          "another resource"},
         {"{\"resource\":\"https://mcp.example.com/mcp/x\",\"authorization_servers\":[\"https://a.example\"]}",
          "another resource"},
+        /* curl reads three slashes as two; the resource goes on as written */
+        {"{\"resource\":\"https:///mcp.example.com/mcp\",\"authorization_servers\":[\"https://a.example\"]}",
+         "another resource"},
         {"{\"authorization_servers\":[\"https://a.example\"]}", "no resource"},
         {"{\"resource\":\"https://mcp.example.com/mcp\",\"authorization_servers\":[]}",
          "no authorization server"},

@@ -218,7 +218,11 @@ bool mcp__auth_listed(const mcp_json *o, const char *name, const char *want)
 static bool names_server(const char *resource, const char *server_url)
 {
     url r, s;
-    if (url_read(resource, &r) != MCP_OK)
+    /* An authority right after "scheme://": curl would take
+     * "https:///host" for "https://host", and the resource is sent on as
+     * it is written. */
+    const char *sep = strstr(resource, "://");
+    if (!sep || sep[3] == '/' || sep[3] == '\0' || url_read(resource, &r) != MCP_OK)
         return false;
     bool ok = false;
     if (url_read(server_url, &s) == MCP_OK) {
