@@ -3,9 +3,10 @@
 # mcp check-cancel against servers of known behaviour: ours (mcp serve:
 # every check passes, exit 0) and one broken way each
 # (cancel_broken_server.py), each verdict shown able to go both ways; then
-# servers nobody here wrote: the TypeScript SDK v1 (its tool that answers
-# after a cancel) and @modelcontextprotocol/server-everything (its long
-# operation goes on reporting progress after a cancel).
+# servers nobody here wrote: the TypeScript SDK v1 (a tool of the interop
+# tests written to answer after a cancel: the SDK sends it) and
+# @modelcontextprotocol/server-everything (its long operation goes on
+# reporting progress after a cancel).
 #
 #   test_check_cancel.sh MCP NODE INTEROP_DIR
 . "$(dirname "$0")/lib.sh"
