@@ -126,14 +126,10 @@ static int register_dynamically(const mcp_oauth_options *o, const mcp__auth_http
         return rc;
     mcp_json_doc *d = NULL;
     if (r.status != 200 && r.status != 201) {
-        /* The server's words, their control bytes made '?'. */
-        char said[201];
-        size_t k = 0;
-        for (size_t i = 0; i < r.body.len && k < sizeof said - 1; i++)
-            said[k++] = (unsigned char)r.body.data[i] < 0x20 || r.body.data[i] == 0x7f
-                            ? '?'
-                            : r.body.data[i];
-        said[k] = '\0';
+        /* The server's words (the first 200 bytes), control bytes escaped. */
+        char said[804];
+        mcp_text_escape_controls(r.body.data ? r.body.data : "", r.body.len < 200 ? r.body.len : 200,
+                                 said, sizeof said);
         snprintf(why, n, "dynamic registration at %s was refused: HTTP %ld %s",
                  as->registration_endpoint, r.status, said);
         mcp__auth_reply_free(&r);
