@@ -68,6 +68,13 @@ bool mcp__auth_scope_listed(const char *list, const char *word, size_t wl);
  * control byte; MCP_ERR_LIMIT or MCP_ERR_NOMEM (nothing appended then). */
 int mcp__auth_param_write(mcp_buf *out, bool first, const char *name, const char *value);
 
+/* Append name=value form-encoded (application/x-www-form-urlencoded: every
+ * byte but the unreserved ones percent-encoded), with '&' before it unless
+ * out is empty. MCP_OK, MCP_ERR_LIMIT, MCP_ERR_NOMEM (nothing appended).
+ * Both roles: the client's token requests, the resource server's
+ * introspection. */
+int mcp__auth_form_add(mcp_buf *out, const char *name, const char *value);
+
 /* What both roles of OAuth need of URLs ------------------------------------ */
 
 /* Whether url is https, or http on a loopback host (localhost, 127.0.0.1,

@@ -162,6 +162,25 @@ static void values_written_read_back_the_same(void **state)
     mcp_buf_free(&b);
 }
 
+/* Forms (RFC 6749 appendix B): every byte but the unreserved ones is
+ * percent-encoded, so a value cannot add a parameter; a pair that does not
+ * fit leaves the form as it was. */
+static void form_pairs_are_encoded_whole_or_not_at_all(void **state)
+{
+    (void)state;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    assert_int_equal(mcp__auth_form_add(&b, "token", "a b&c=d+e/\xc3\xa9~-._"), MCP_OK);
+    assert_int_equal(mcp__auth_form_add(&b, "token_type_hint", "access_token"), MCP_OK);
+    assert_string_equal(b.data, "token=a%20b%26c%3Dd%2Be%2F%C3%A9~-._&token_type_hint=access_token");
+    mcp_buf_free(&b);
+    mcp_buf_init(&b, 12, NULL);
+    assert_int_equal(mcp__auth_form_add(&b, "a", "b"), MCP_OK);
+    assert_int_equal(mcp__auth_form_add(&b, "c", "a value too long"), MCP_ERR_LIMIT);
+    assert_string_equal(b.data, "a=b");
+    mcp_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +189,7 @@ int main(void)
         cmocka_unit_test(what_is_not_the_grammar_is_refused_with_where),
         cmocka_unit_test(the_caps_hold),
         cmocka_unit_test(values_written_read_back_the_same),
+        cmocka_unit_test(form_pairs_are_encoded_whole_or_not_at_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -214,9 +214,7 @@ int mcp__auth_scopes_to_ask(const char *challenge_scope, const char *prm_scopes,
                             const char *as_scopes, const char *asked_before, bool want_refresh,
                             char **out);
 
-/* Append name=value form-encoded (application/x-www-form-urlencoded: every
- * byte but the unreserved ones percent-encoded), with '&' before it unless
- * out is empty. MCP_OK, MCP_ERR_LIMIT, MCP_ERR_NOMEM (nothing appended). */
-int mcp__auth_form_add(mcp_buf *out, const char *name, const char *value);
+/* mcp__auth_form_add (a form's name=value) is transport/http_auth.h's,
+ * shared with the resource server's introspection. */
 
 #endif

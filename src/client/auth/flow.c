@@ -51,43 +51,6 @@ int mcp__auth_pkce_new(mcp__auth_pkce *p)
     return rc;
 }
 
-static bool unreserved(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-static int encode(mcp_buf *out, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    int rc = MCP_OK;
-    for (const unsigned char *p = (const unsigned char *)s; rc == MCP_OK && *p; p++) {
-        if (unreserved(*p)) {
-            rc = mcp__buf_putc(out, (char)*p);
-        } else {
-            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-            rc = mcp_buf_append(out, e, 3);
-        }
-    }
-    return rc;
-}
-
-int mcp__auth_form_add(mcp_buf *out, const char *name, const char *value)
-{
-    size_t start = out->len;
-    int rc = out->len ? mcp__buf_putc(out, '&') : MCP_OK;
-    if (rc == MCP_OK)
-        rc = encode(out, name);
-    if (rc == MCP_OK)
-        rc = mcp__buf_putc(out, '=');
-    if (rc == MCP_OK)
-        rc = encode(out, value);
-    if (rc != MCP_OK) {
-        mcp__buf_rewind(out, start);
-    }
-    return rc;
-}
-
 int mcp__auth_authorize_url(const mcp__auth_server *as, const mcp__auth_request *r, mcp_buf *out,
                             char *why, size_t n)
 {

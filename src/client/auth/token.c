@@ -14,6 +14,7 @@
 #include "core/base64.h"
 #include "jose/jose.h"
 #include "json/writer.h"
+#include "transport/http_auth.h"
 
 /* How long a client assertion is good for. */
 #define ASSERTION_SECONDS 300
