@@ -514,6 +514,31 @@ typedef struct mcp_server_http_options {
     const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks;
     const char *const *auth_scopes;
     unsigned auth_jwks_refetch_s;
+    /* Token introspection (RFC 7662) instead of JWT validation, for
+     * authorization servers whose access tokens are opaque: with
+     * auth_introspection_url set (https, or http on a loopback host; with
+     * auth_issuer and auth_resource, not with auth_jwks), a token not known
+     * yet is POSTed there (token, token_type_hint=access_token), this
+     * server authenticating as auth_client_id with auth_client_secret
+     * (HTTP Basic, both form-encoded first: RFC 6749 section 2.3.1; both
+     * required), one POST within 10 s, at most 64 KiB of answer, never
+     * redirected. The answer must say active true, a sub (or username),
+     * and, when present, iss auth_issuer, aud holding this server's
+     * audience, exp not past; the scopes are checked as for a JWT.
+     * The request waits, its connection parked, while the worker pool asks
+     * (the loop never blocks); requests with the same token share one
+     * question. An active token is remembered for
+     * auth_introspection_ttl_s seconds (0: 60), never past its exp; an
+     * inactive one for 10 s, so a flood of made-up tokens costs the
+     * authorization server one question each per 10 s. A revoked token is
+     * therefore honoured up to auth_introspection_ttl_s longer: the price
+     * of not asking on every request. At most 16 distinct tokens are asked
+     * about at once and 256 requests wait; beyond, 503 with Retry-After.
+     * An authorization server that fails to answer (no answer, not 200,
+     * not JSON) gets the waiting requests 503 with Retry-After: 5 and a
+     * warning in the log; nothing is remembered of it. Strings copied. */
+    const char *auth_introspection_url, *auth_client_id, *auth_client_secret;
+    unsigned auth_introspection_ttl_s;
 } mcp_server_http_options;
 
 /*
@@ -531,13 +556,14 @@ typedef struct mcp_server_http_options {
  * strings of opts are copied. MCP_OK; MCP_ERR_INVALID_ARG (bad size, a host
  * that is not a numeric address, a port over 65535, half a TLS pair;
  * auth_issuer without auth_resource, with an auth_jwks that has no usable
- * key, with authorize, or an auth_issuer to fetch from that is not https:
- * logged with the reason); MCP_ERR_IO (cannot bind; without auth_jwks, the
+ * key, with authorize, or an auth_issuer to fetch from that is not https;
+ * auth_introspection_url not secure, without auth_issuer, auth_client_id
+ * or auth_client_secret, or with auth_jwks: logged with the reason); MCP_ERR_IO (cannot bind; without auth_jwks, the
  * authorization server's metadata or key set could not be had or used:
  * logged with the reason); MCP_ERR_STATE (already listening; or without
  * auth_jwks while the server runs, as the first fetch would block the
- * loop); MCP_ERR_NOMEM. Without auth_jwks it blocks until the key set is
- * fetched (at most 20 s).
+ * loop); MCP_ERR_NOMEM. Without auth_jwks (and without introspection) it
+ * blocks until the key set is fetched (at most 20 s).
  */
 MCP_EXTERN int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts);
 

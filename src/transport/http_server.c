@@ -68,6 +68,7 @@ struct mcp__http_exchange {
     bool aborted;
     bool no_watch;   /* the owner does not want hang-ups reported */
     bool probed;     /* no_watch, its client's FIN seen: watched for a reset */
+    bool keep_body;  /* the owner reads the body again later */
     struct MHD_Response *pending; /* given while parked: queued on resume */
     unsigned pending_status;
     /* An event stream. */
@@ -505,6 +506,19 @@ const char *mcp__http_exchange_scope(const mcp__http_exchange *x)
     return x->scope;
 }
 
+void mcp__http_exchange_set_auth(mcp__http_exchange *x, char *principal, char *scope)
+{
+    free(x->principal);
+    free(x->scope);
+    x->principal = principal;
+    x->scope = scope;
+}
+
+void mcp__http_exchange_keep_body(mcp__http_exchange *x)
+{
+    x->keep_body = true;
+}
+
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user)
 {
     x->user = user;
@@ -833,7 +847,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         s->in_access = x;
         s->h.request(s->h.ud, x);
         s->in_access = NULL;
-        mcp_buf_free(&x->body); /* read by now: a long stream need not keep it */
+        if (!x->keep_body)
+            mcp_buf_free(&x->body); /* read by now: a long stream need not keep it */
         if (x->hung_up || (x->aborted && !x->sse))
             return MHD_NO;
     }

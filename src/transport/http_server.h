@@ -147,6 +147,14 @@ const char *mcp__http_exchange_principal(const mcp__http_exchange *x);
 /* What its credential grants (space-separated scopes), as authorize said
  * (NULL: it did not say). Valid while x is. */
 const char *mcp__http_exchange_scope(const mcp__http_exchange *x);
+/* Replace who the request is from and what it may (each malloc'd or NULL;
+ * taken): for an owner that learns it after the request came, from an
+ * authorization server it asked. */
+void mcp__http_exchange_set_auth(mcp__http_exchange *x, char *principal, char *scope);
+/* Called from request: the body stays readable (mcp__http_exchange_body)
+ * until x closes, for an owner that judges the request later; else it is
+ * freed once request returns. */
+void mcp__http_exchange_keep_body(mcp__http_exchange *x);
 /* The owner's pointer. */
 void mcp__http_exchange_set_user(mcp__http_exchange *x, void *user);
 void *mcp__http_exchange_user(const mcp__http_exchange *x);

@@ -10,6 +10,11 @@
 //
 // Prints "issuer http://127.0.0.1:PORT" once listening, then a line per
 // token granted ("grant <grant_type> <scope>"), for the test to count.
+//
+// OIDC_AS_OPAQUE=ID:SECRET: opaque access tokens instead (oidc-provider
+// refuses to introspect JWTs), token introspection (RFC 7662) enabled at
+// /token/introspection for the resource server registered as client ID
+// with SECRET, and a line "introspect" per introspection request.
 import { createServer } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -30,6 +35,15 @@ if (process.env.OIDC_AS_KEY_FILE)
   writeFileSync(process.env.OIDC_AS_KEY_FILE, privateKey.export({ format: 'pem', type: 'sec1' }),
     { mode: 0o600 });
 
+const opaque = process.env.OIDC_AS_OPAQUE;
+const rsClient = opaque ? (() => {
+  const at = opaque.indexOf(':');
+  return {
+    client_id: opaque.slice(0, at), client_secret: opaque.slice(at + 1),
+    grant_types: [], response_types: [], redirect_uris: [],
+  };
+})() : null;
+
 const server = createServer();
 server.listen(0, '127.0.0.1', () => {
   const issuer = `http://127.0.0.1:${server.address().port}`;
@@ -37,9 +51,11 @@ server.listen(0, '127.0.0.1', () => {
     jwks: { keys: [jwk] },
     findAccount: (ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     scopes: ['openid', 'offline_access', 'mcp:tools'],
+    clients: rsClient ? [rsClient] : [],
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      introspection: { enabled: !!opaque },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,
@@ -50,8 +66,8 @@ server.listen(0, '127.0.0.1', () => {
             scope: 'mcp:tools',
             audience: resource,
             accessTokenTTL: ttl,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
+            accessTokenFormat: opaque ? 'opaque' : 'jwt',
+            ...(opaque ? {} : { jwt: { sign: { alg: 'ES256' } } }),
           };
         },
       },
@@ -70,6 +86,7 @@ server.listen(0, '127.0.0.1', () => {
   provider.on('server_error', (ctx, err) => console.error('server_error', err));
   const handle = provider.callback();
   server.on('request', async (req, res) => {
+    if (req.url.startsWith('/token/introspection')) console.log('introspect');
     if (!req.url.startsWith('/interaction/')) return handle(req, res);
     try {
       // The user says yes to whatever was asked.

@@ -470,6 +470,11 @@ static void introspection_answers_are_judged(void **state)
     expect_challenge(&v, NULL, "mcp:tools");
     assert_int_equal(mcp__resource_bearer(&config, "Bearer a b", &token, &n, &v), MCP_OK);
     assert_int_equal(v.status, 400);
+    /* A refusal remembered is told as one. */
+    assert_int_equal(mcp__resource_refused(&config, "remembered", &v), MCP_OK);
+    assert_int_equal(v.status, 401);
+    expect_challenge(&v, "invalid_token", "mcp:tools");
+    assert_string_equal(v.why, "remembered");
 }
 
 static void the_metadata_document_and_its_path(void **state)

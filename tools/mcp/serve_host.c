@@ -62,6 +62,7 @@ typedef struct http_args {
     const char *state_key_file; /* with or without --http */
     const char *task_store, *task_store_timeout, *task_lease, *page_size;
     const char *auth_issuer, *auth_resource, *auth_audience, *auth_jwks_file, *auth_refetch;
+    const char *auth_introspect, *auth_client_id, *auth_secret_file, *auth_introspect_ttl;
     const char *origins[17], *hosts[17], *tokens[17], *scopes[17];
     size_t norigins, nhosts, ntokens, nscopes;
     size_t nitem_scopes; /* --auth-item-scope: in item_scopes below */
@@ -172,6 +173,10 @@ static int parse_args(int argc, char **argv, http_args *a)
                              : !strcmp(o, "--auth-audience") ? &a->auth_audience
                              : !strcmp(o, "--auth-jwks") ? &a->auth_jwks_file
                              : !strcmp(o, "--auth-jwks-refetch") ? &a->auth_refetch
+                             : !strcmp(o, "--auth-introspect") ? &a->auth_introspect
+                             : !strcmp(o, "--auth-client-id") ? &a->auth_client_id
+                             : !strcmp(o, "--auth-client-secret-file") ? &a->auth_secret_file
+                             : !strcmp(o, "--auth-introspect-ttl") ? &a->auth_introspect_ttl
                                                         : NULL;
         bool list = !strcmp(o, "--allow-origin") || !strcmp(o, "--allow-host") ||
                     !strcmp(o, "--token") || !strcmp(o, "--auth-scope");
@@ -269,13 +274,27 @@ static int parse_args(int argc, char **argv, http_args *a)
         return usage_error("%s", "HTTP options need --http [HOST:]PORT");
     if (!a->cert_file != !a->key_file)
         return usage_error("%s", "--tls-cert and --tls-key go together");
+    bool introspect = a->auth_introspect || a->auth_client_id || a->auth_secret_file ||
+                      a->auth_introspect_ttl;
     bool auth = a->auth_issuer || a->auth_resource || a->auth_audience || a->auth_jwks_file ||
-                a->auth_refetch || a->nscopes || a->nitem_scopes;
+                a->auth_refetch || a->nscopes || a->nitem_scopes || introspect;
     if (auth && !a->listen)
         return usage_error("%s", "--auth-* options need --http [HOST:]PORT");
     if (auth && (!a->auth_issuer || !a->auth_resource))
         return usage_error("%s", "a resource server needs --auth-issuer URL and --auth-resource "
                                  "URL (this server's, as clients reach it)");
+    if (introspect && (!a->auth_introspect || !a->auth_client_id || !a->auth_secret_file))
+        return usage_error("%s", "token introspection needs --auth-introspect URL, "
+                                 "--auth-client-id ID and --auth-client-secret-file FILE");
+    if (introspect && (a->auth_jwks_file || a->auth_refetch))
+        return usage_error("%s", "--auth-introspect asks about every token: no key set "
+                                 "(--auth-jwks, --auth-jwks-refetch) with it");
+    if (a->auth_introspect_ttl &&
+        (strspn(a->auth_introspect_ttl, "0123456789") != strlen(a->auth_introspect_ttl) ||
+         strlen(a->auth_introspect_ttl) > 5 || strtoul(a->auth_introspect_ttl, NULL, 10) == 0 ||
+         strtoul(a->auth_introspect_ttl, NULL, 10) > 86400))
+        return usage_error("--auth-introspect-ttl takes seconds from 1 to 86400, not '%s'",
+                           cli_safe(a->auth_introspect_ttl));
     if (a->auth_jwks_file && a->auth_refetch)
         return usage_error("%s", "--auth-jwks-refetch is for a key set fetched from the "
                                  "authorization server, not one read from --auth-jwks");
@@ -370,6 +389,36 @@ static char *read_file(const char *path, bool pem)
     return data;
 }
 
+/* The client secret of --auth-client-secret-file: the file's first line,
+ * from a file no one else may read (a secret is not a setting). */
+static char *read_secret(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && (st.st_mode & 077)) {
+        fprintf(stderr, "%s: '%s' may be read by others (mode %03o): a client secret wants "
+                        "mode 600\n",
+                served->prog, cli_safe(path), (unsigned)(st.st_mode & 0777));
+        return NULL;
+    }
+    char *s = read_file(path, false);
+    if (!s)
+        return NULL;
+    s[strcspn(s, "\r\n")] = '\0';
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+            fprintf(stderr, "%s: '%s': a control character in the client secret\n",
+                    served->prog, cli_safe(path));
+            free(s);
+            return NULL;
+        }
+    if (!*s) {
+        fprintf(stderr, "%s: '%s': the first line is empty\n", served->prog, cli_safe(path));
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
 static int serve_http(const http_args *a)
 {
     char host[64];
@@ -382,10 +431,13 @@ static int serve_http(const http_args *a)
     char *cert = a->cert_file ? read_file(a->cert_file, true) : NULL;
     char *key = a->key_file ? read_file(a->key_file, true) : NULL;
     char *jwks = a->auth_jwks_file ? read_file(a->auth_jwks_file, false) : NULL;
-    if ((a->cert_file && !cert) || (a->key_file && !key) || (a->auth_jwks_file && !jwks)) {
+    char *secret = a->auth_secret_file ? read_secret(a->auth_secret_file) : NULL;
+    if ((a->cert_file && !cert) || (a->key_file && !key) || (a->auth_jwks_file && !jwks) ||
+        (a->auth_secret_file && !secret)) {
         free(cert);
         free(key);
         free(jwks);
+        free(secret);
         return EXIT_USAGE;
     }
     bool loopback = !host[0] || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
@@ -421,17 +473,27 @@ static int serve_http(const http_args *a)
                                  .auth_scopes = a->nscopes ? a->scopes : NULL,
                                  .auth_jwks_refetch_s =
                                      a->auth_refetch ? (unsigned)strtoul(a->auth_refetch, NULL, 10)
-                                                     : 0};
+                                                     : 0,
+                                 .auth_introspection_url = a->auth_introspect,
+                                 .auth_client_id = a->auth_client_id,
+                                 .auth_client_secret = secret,
+                                 .auth_introspection_ttl_s =
+                                     a->auth_introspect_ttl
+                                         ? (unsigned)strtoul(a->auth_introspect_ttl, NULL, 10)
+                                         : 0};
     int rc = mcp_server_listen_http(the_server, &h);
     free(cert);
     free(key);
     free(jwks);
+    if (secret) /* not left in freed memory */
+        explicit_bzero(secret, strlen(secret));
+    free(secret);
     if (rc != MCP_OK) {
         fprintf(stderr, "%s: cannot serve HTTP on %s: %s\n", served->prog, cli_safe(a->listen),
                 rc == MCP_ERR_INVALID_ARG
                     ? a->auth_issuer ? "the --auth-* options were refused (the reason is above)"
                                      : "HOST must be a numeric address, and TLS files PEM"
-                : rc == MCP_ERR_IO && a->auth_issuer && !a->auth_jwks_file
+                : rc == MCP_ERR_IO && a->auth_issuer && !a->auth_jwks_file && !a->auth_introspect
                     ? "the port could not be bound, or the authorization server's key set "
                       "could not be had (the reason is above)"
                     : mcp_strerror(rc));

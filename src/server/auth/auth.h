@@ -88,6 +88,12 @@ int mcp__resource_scope_check(const mcp__resource_config *c, const char *granted
 int mcp__resource_bearer(const mcp__resource_config *c, const char *authorization,
                          const char **token, size_t *n, mcp__resource_verdict *v);
 
+/* v filled for a token refused for why (a remembered refusal): 401
+ * invalid_token, error_description why, resource_metadata and scope.
+ * MCP_OK or MCP_ERR_NOMEM (the challenge plain "Bearer" then). */
+int mcp__resource_refused(const mcp__resource_config *c, const char *why,
+                          mcp__resource_verdict *v);
+
 /*
  * Judge an introspection answer (json, len bytes: RFC 7662 section 2.2)
  * for this server at now_s. Refused, 401 invalid_token with the reason

@@ -122,6 +122,20 @@ int mcp__resource_bearer(const mcp__resource_config *c, const char *authorizatio
     return rc;
 }
 
+int mcp__resource_refused(const mcp__resource_config *c, const char *why,
+                          mcp__resource_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    mcp_buf scopes;
+    mcp_buf_init(&scopes, 4096, NULL);
+    int rc = needed(c, NULL, &scopes);
+    if (rc == MCP_OK)
+        rc = refuse(v, 401, c, "invalid_token", why, scopes.data);
+    v->status = 401;
+    mcp_buf_free(&scopes);
+    return rc;
+}
+
 int mcp__resource_introspected(const mcp__resource_config *c, const char *json, size_t len,
                                int64_t now_s, unsigned ttl_s, mcp__resource_verdict *v,
                                char **principal, char **scope, int64_t *until_s)
@@ -172,17 +186,9 @@ int mcp__resource_introspected(const mcp__resource_config *c, const char *json, 
         : !sub || !sl || memchr(sub, '\0', sl) ? "the token names no subject (sub or username)"
         : sc && memchr(sc, '\0', scl)        ? "the token's scope has a NUL character"
                                              : NULL;
-    rc = MCP_OK;
     if (bad) {
-        mcp_buf scopes;
-        mcp_buf_init(&scopes, 4096, NULL);
-        rc = needed(c, NULL, &scopes);
-        if (rc == MCP_OK)
-            rc = refuse(v, 401, c, "invalid_token", bad, scopes.data);
-        v->status = 401;
-        mcp_buf_free(&scopes);
         mcp_json_doc_free(d);
-        return rc;
+        return mcp__resource_refused(c, bad, v);
     }
     *until_s = now_s + (ttl_s ? ttl_s : 60);
     if (has_exp && exp < *until_s)

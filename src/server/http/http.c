@@ -483,6 +483,11 @@ static void on_request(void *ud, mcp__http_exchange *x)
 {
     http_listener *l = ud;
     mcp_message *m = NULL;
+    /* Its token is asked about first; served again once known. */
+    if (mcp__http_oauth_pending(l->oauth, x)) {
+        mcp__http_oauth_wait(l->oauth, x);
+        return;
+    }
     if (mcp__http_exchange_method(x) != MCP__HTTP_POST) {
         on_session_request(l, x, NULL);
         return;
@@ -556,7 +561,8 @@ static void on_request(void *ud, mcp__http_exchange *x)
 
 static void on_closed(void *ud, mcp__http_exchange *x, mcp__http_end how)
 {
-    (void)ud;
+    http_listener *l = ud;
+    mcp__http_oauth_forget(l->oauth, x);
     hroute *r = mcp__http_exchange_user(x);
     if (r)
         mcp__route_exchange_closed(r, how);
@@ -591,7 +597,7 @@ int mcp_server_listen_http(mcp_server *s, const mcp_server_http_options *opts)
     l->server = s;
     l->opts = o;
     mcp_buf_init(&l->scratch, 0, NULL);
-    rc = mcp__http_oauth_open(s, &o, &l->oauth);
+    rc = mcp__http_oauth_open(s, &o, on_request, l, &l->oauth);
     if (rc != MCP_OK) {
         listener_free(l);
         return rc;

@@ -4,12 +4,14 @@
 #define MCP_SERVER_HTTP_INTERNAL_H
 
 #include "jose/jose.h"
+#include "server/auth/auth.h"
 #include "server/core/core.h"
 #include "transport/http_server.h"
 
 typedef struct http_listener http_listener;
 typedef struct http_oauth http_oauth;
 typedef struct http_keys http_keys;
+typedef struct http_introspect http_introspect;
 typedef struct hroute hroute;
 typedef struct hpeer hpeer;
 
@@ -74,14 +76,27 @@ struct http_listener {
 };
 
 /* http_oauth.c: the binding as an OAuth resource server. */
-/* From opts' auth_*: *out NULL when auth_issuer is not set. MCP_OK,
- * MCP_ERR_INVALID_ARG (logged with why), MCP_ERR_NOMEM. */
-int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, http_oauth **out);
+/* From opts' auth_*: *out NULL when neither auth_issuer nor
+ * auth_introspection_url is set. serve(serve_ud, x): a request that waited
+ * for its token's introspection may go on (its principal and scope set):
+ * the binding's request callback again. MCP_OK, MCP_ERR_INVALID_ARG
+ * (logged with why), MCP_ERR_IO (the key set could not be had), MCP_ERR_STATE,
+ * MCP_ERR_NOMEM. */
+int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts,
+                         void (*serve)(void *ud, mcp__http_exchange *x), void *serve_ud,
+                         http_oauth **out);
 void mcp__http_oauth_free(http_oauth *o);
 /* The metadata document and the path it is served at (NULL, NULL without). */
 void mcp__http_oauth_document(const http_oauth *o, const char **path, const char **json);
 /* The transport's authorize hook's answer for a request. */
 int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a);
+/* Whether x, served by the transport, still waits for its token to be
+ * introspected (o NULL: false); then wait has it wait (x answered at once
+ * when it cannot: 503 past the bounds), and forget drops x closed while it
+ * waited. Loop thread. */
+bool mcp__http_oauth_pending(const http_oauth *o, const mcp__http_exchange *x);
+void mcp__http_oauth_wait(http_oauth *o, mcp__http_exchange *x);
+void mcp__http_oauth_forget(http_oauth *o, mcp__http_exchange *x);
 /* Whether m (x's body: a request, or a 2025-03-26 batch) may reach the
  * engine: each tools/call, prompts/get and resources/read in it names an
  * item (of the server's snapshot now) whose own scopes x's token holds,
@@ -108,6 +123,24 @@ const mcp__jwks *mcp__http_keys_get(const http_keys *k);
  * remembered for); loop thread, as get. */
 uint64_t mcp__http_keys_generation(const http_keys *k);
 void mcp__http_keys_unknown(http_keys *k);
+
+/* http_introspect.c: token introspection (RFC 7662). open checks opts'
+ * auth_introspection_url, auth_client_id and auth_client_secret (logged:
+ * MCP_ERR_INVALID_ARG; or MCP_ERR_NOMEM); rc and cache are the binding's,
+ * borrowed. wait: x waits for the answer about token (n bytes of
+ * authorization, its Authorization), asked once for every request with the
+ * same header; then x is refused (401 or 403 with the challenge, 503 and
+ * Retry-After when the authorization server failed) or has its principal
+ * and scope set and is given to serve. x is answered at once when it
+ * cannot wait (503 past the bounds, 500). forget: x closed. Loop thread. */
+int mcp__http_introspect_open(mcp_server *s, const mcp_server_http_options *opts,
+                              const mcp__resource_config *rc, mcp__token_cache *cache,
+                              void (*serve)(void *ud, mcp__http_exchange *x), void *serve_ud,
+                              http_introspect **out);
+void mcp__http_introspect_free(http_introspect *q);
+void mcp__http_introspect_wait(http_introspect *q, mcp__http_exchange *x,
+                               const char *authorization, const char *token, size_t n);
+void mcp__http_introspect_forget(http_introspect *q, mcp__http_exchange *x);
 
 /* http_stream.c: routes and what the engine sends on them. */
 /* The peer's transport operations send and close_route. */

@@ -19,7 +19,8 @@
 
 struct http_oauth {
     mcp__jwks *keys;    /* auth_jwks's, or NULL: */
-    http_keys *fetched; /* the authorization server's */
+    http_keys *fetched; /* the authorization server's, or NULL: */
+    http_introspect *introspect; /* tokens asked about (RFC 7662) */
     mcp__resource_config rc;
     char *issuer, *resource, *audience, *metadata_url;
     char **scopes;
@@ -33,6 +34,7 @@ void mcp__http_oauth_free(http_oauth *o)
         return;
     mcp__jwks_free(o->keys);
     mcp__http_keys_free(o->fetched);
+    mcp__http_introspect_free(o->introspect);
     free(o->issuer);
     free(o->resource);
     free(o->audience);
@@ -54,12 +56,16 @@ static char *copy(const char *s, bool *nomem)
     return c;
 }
 
-int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, http_oauth **out)
+int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts,
+                         void (*serve)(void *ud, mcp__http_exchange *x), void *serve_ud,
+                         http_oauth **out)
 {
     *out = NULL;
-    if (!opts->auth_issuer)
+    if (!opts->auth_issuer && !opts->auth_introspection_url)
         return MCP_OK;
-    const char *bad = opts->authorize ? "auth_issuer and authorize cannot be used together"
+    const char *bad = !opts->auth_issuer
+                          ? "auth_introspection_url needs auth_issuer (whose tokens it asks about)"
+                      : opts->authorize ? "auth_issuer and authorize cannot be used together"
                       : !opts->auth_resource ? "auth_issuer needs auth_resource (this server's URL)"
                                              : NULL;
     if (bad) {
@@ -85,7 +91,7 @@ int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, htt
         o->scopes[i] = copy(opts->auth_scopes[i], &nomem);
     int rc = nomem ? MCP_ERR_NOMEM : MCP_OK;
     char why[200] = "";
-    if (rc == MCP_OK && opts->auth_jwks) {
+    if (rc == MCP_OK && opts->auth_jwks && !opts->auth_introspection_url) {
         rc = mcp__jwks_parse(opts->auth_jwks, strlen(opts->auth_jwks), &o->keys, why, sizeof why);
         if (rc != MCP_OK && rc != MCP_ERR_NOMEM) {
             mcp__server_log(s, MCP_LOG_ERROR, "cannot serve HTTP: auth_jwks: %s", why);
@@ -110,8 +116,11 @@ int mcp__http_oauth_open(mcp_server *s, const mcp_server_http_options *opts, htt
         rc = mcp__resource_metadata_path(&o->rc, &o->doc_path);
     if (rc == MCP_OK)
         rc = mcp__resource_metadata(&o->rc, &o->doc);
+    if (rc == MCP_OK && opts->auth_introspection_url)
+        rc = mcp__http_introspect_open(s, opts, &o->rc, o->accepted, serve, serve_ud,
+                                       &o->introspect);
     /* Last: the options are checked before anything is fetched. */
-    if (rc == MCP_OK && !opts->auth_jwks)
+    else if (rc == MCP_OK && !opts->auth_jwks)
         rc = mcp__http_keys_open(s, o->issuer, opts->auth_jwks_refetch_s, &o->fetched);
     if (rc != MCP_OK) {
         mcp__http_oauth_free(o);
@@ -127,8 +136,74 @@ void mcp__http_oauth_document(const http_oauth *o, const char **path, const char
     *json = o ? o->doc.data : NULL;
 }
 
+static int verdict(const mcp__resource_verdict *v, mcp__http_auth_answer *a)
+{
+    snprintf(a->challenge, sizeof a->challenge, "%s", v->challenge);
+    snprintf(a->message, sizeof a->message, "%s", v->why);
+    return v->status;
+}
+
+/* With introspection: a token remembered is judged now; a header that is
+ * no bearer token is refused now; else the request is served with no
+ * principal yet, which tells http.c to have it wait (pending, below). */
+static int authorize_introspected(http_oauth *o, const char *authorization,
+                                  mcp__http_auth_answer *a)
+{
+    mcp__resource_verdict v;
+    int got = mcp__token_cache_get(o->accepted, 0, authorization, (int64_t)time(NULL),
+                                   &a->principal, &a->scope);
+    if (got == 1) {
+        /* Remembered with its scope, enough or not: the server's own are
+         * checked here, the items' after the body is read. */
+        if (mcp__resource_scope_check(&o->rc, a->scope, NULL, &v) != MCP_OK && !v.status)
+            return 401;
+        return verdict(&v, a);
+    }
+    if (got == -1) {
+        mcp__resource_refused(&o->rc,
+                              "the authorization server refused the token (remembered for a "
+                              "few seconds)",
+                              &v);
+        return verdict(&v, a);
+    }
+    const char *token;
+    size_t n;
+    if (mcp__resource_bearer(&o->rc, authorization, &token, &n, &v) != MCP_OK && !v.status)
+        return 401;
+    return verdict(&v, a);
+}
+
+bool mcp__http_oauth_pending(const http_oauth *o, const mcp__http_exchange *x)
+{
+    return o && o->introspect && !mcp__http_exchange_principal(x);
+}
+
+void mcp__http_oauth_wait(http_oauth *o, mcp__http_exchange *x)
+{
+    const char *authorization = mcp__http_exchange_header(x, "Authorization");
+    const char *token = NULL;
+    size_t n = 0;
+    mcp__resource_verdict v;
+    /* authorize found one token in it already. */
+    if (!authorization || mcp__resource_bearer(&o->rc, authorization, &token, &n, &v) != MCP_OK ||
+        !token) {
+        mcp__http_respond_error(x, 500, NULL, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal Server Error: the token could not be read again", NULL);
+        return;
+    }
+    mcp__http_introspect_wait(o->introspect, x, authorization, token, n);
+}
+
+void mcp__http_oauth_forget(http_oauth *o, mcp__http_exchange *x)
+{
+    if (o && o->introspect)
+        mcp__http_introspect_forget(o->introspect, x);
+}
+
 int mcp__http_oauth_authorize(http_oauth *o, const char *authorization, mcp__http_auth_answer *a)
 {
+    if (o->introspect)
+        return authorize_introspected(o, authorization, a);
     int64_t now = (int64_t)time(NULL);
     uint64_t gen = o->keys ? 0 : mcp__http_keys_generation(o->fetched);
     if (mcp__token_cache_get(o->accepted, gen, authorization, now, &a->principal, &a->scope) == 1)
