@@ -110,7 +110,9 @@ typedef struct mcp_oauth_options {
     /* Scopes asked besides those the server names (space-separated); for
      * client credentials, the only ones asked when the server names none. */
     const char *scope;
-    /* Ask for a refresh token (offline_access where the server lists it). */
+    /* Ask for a refresh token (offline_access where the server lists it),
+     * with the authorization code grant only: the others get a new token
+     * instead of a refresh. */
     bool offline_access;
     /* Proceed with an authorization server that does not advertise PKCE
      * S256 (some omit it from their metadata and support it); false: such a

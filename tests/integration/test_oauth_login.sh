@@ -30,7 +30,8 @@ s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])')
 RES="http://127.0.0.1:$PORT/mcp"
 
-OIDC_AS_KEY_FILE="$WORK/as.pem" "$NODE" "$INTEROP/oidc_as.mjs" "$RES" $TTL \
+MACHINE_SECRET=m-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
+OIDC_AS_MACHINE="mcp-machine:$MACHINE_SECRET" OIDC_AS_KEY_FILE="$WORK/as.pem" "$NODE" "$INTEROP/oidc_as.mjs" "$RES" $TTL \
     >"$WORK/as.out" 2>"$WORK/as.err" &
 as_pid=$!
 serve_pid=
@@ -137,6 +138,43 @@ expect_exit 0 "logout" -- $MCP_WRAP "$MCP" auth logout "$RES"
 [ ! -e "$file" ] || fail "logout left $file"
 expect_exit 3 "a call after logout" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"x"}'
 contains "$WORK/err" "mcp auth login" "names the command to run"
+
+# A machine client (client credentials): no refresh token and no user, so
+# a --url command gets a new token itself once the kept one expired, with
+# the secret read again from where login was told it is.
+printf '%s\n' "$MACHINE_SECRET" >"$WORK/machine.secret"
+chmod 644 "$WORK/machine.secret"
+expect_exit 2 "a machine login with a secret others may read" -- $MCP_WRAP "$MCP" auth login "$RES" \
+    --client-credentials --client-id mcp-machine --client-secret-file "$WORK/machine.secret"
+contains "$WORK/err" "may be read by others" "says why"
+chmod 600 "$WORK/machine.secret"
+expect_exit 0 "a machine login" -- $MCP_WRAP "$MCP" auth login "$RES" --client-credentials \
+    --client-id mcp-machine --client-secret-file "$WORK/machine.secret" --scope mcp:tools
+wait_count "$WORK/as.out" "grant client_credentials" 1 5
+file=$(ls "$XDG_CONFIG_HOME"/mcp/auth/*.json)
+lacks "$file" "$MACHINE_SECRET" "the kept file holds where the secret is, not the secret"
+expect_exit 0 "status names the machine login" -- $MCP_WRAP "$MCP" auth status "$RES"
+contains "$WORK/out" "machine login: client mcp-machine" "status"
+expect_exit 0 "a machine call" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"m1"}'
+contains "$WORK/out" "m1" "the tool answered"
+sleep $((TTL + 1))
+expect_exit 0 "a machine call after the token expired" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"m2"}'
+contains "$WORK/out" "m2" "the tool answered"
+wait_count "$WORK/as.out" "grant client_credentials" 2 5
+# The secret is read from its file by each command: a wrong one gets no
+# token (the expired one is still sent; mcp serve's 60 s of clock skew may
+# take it), the right one put back gets one.
+sleep $((TTL + 1))
+printf 'wrong\n' >"$WORK/machine.secret"
+$MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"m3"}' >/dev/null 2>&1
+[ "$(grep -c '^grant client_credentials' "$WORK/as.out")" -eq 2 ] || fail "a token granted to a wrong secret"
+printf '%s\n' "$MACHINE_SECRET" >"$WORK/machine.secret"
+expect_exit 0 "a machine call with the secret back" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"m4"}'
+contains "$WORK/out" "m4" "the tool answered"
+wait_count "$WORK/as.out" "grant client_credentials" 3 5
+expect_exit 0 "logout of the machine login" -- $MCP_WRAP "$MCP" auth logout "$RES"
+[ ! -e "$file" ] || fail "logout left $file"
+
 # The TypeScript SDK v1 client, its own OAuth code, against the same pair.
 expect_exit 0 "the TypeScript SDK v1 client authorizes and calls" -- \
     "$NODE" "$INTEROP/ts_oauth_client.mjs" "$RES"

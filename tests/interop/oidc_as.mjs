@@ -15,6 +15,8 @@
 // refuses to introspect JWTs), token introspection (RFC 7662) enabled at
 // /token/introspection for the resource server registered as client ID
 // with SECRET, and a line "introspect" per introspection request.
+// OIDC_AS_MACHINE=ID:SECRET: a machine client registered as ID with SECRET
+// that may use the client credentials grant (RFC 6749 section 4.4).
 import { createServer } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -36,13 +38,18 @@ if (process.env.OIDC_AS_KEY_FILE)
     { mode: 0o600 });
 
 const opaque = process.env.OIDC_AS_OPAQUE;
-const rsClient = opaque ? (() => {
-  const at = opaque.indexOf(':');
+const machine = process.env.OIDC_AS_MACHINE;
+const client = (pair, grantTypes) => {
+  const at = pair.indexOf(':');
   return {
-    client_id: opaque.slice(0, at), client_secret: opaque.slice(at + 1),
-    grant_types: [], response_types: [], redirect_uris: [],
+    client_id: pair.slice(0, at), client_secret: pair.slice(at + 1),
+    grant_types: grantTypes, response_types: [], redirect_uris: [],
   };
-})() : null;
+};
+const clients = [
+  ...(opaque ? [client(opaque, [])] : []),
+  ...(machine ? [{ ...client(machine, ['client_credentials']), scope: 'mcp:tools' }] : []),
+];
 
 const server = createServer();
 server.listen(0, '127.0.0.1', () => {
@@ -51,11 +58,13 @@ server.listen(0, '127.0.0.1', () => {
     jwks: { keys: [jwk] },
     findAccount: (ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     scopes: ['openid', 'offline_access', 'mcp:tools'],
-    clients: rsClient ? [rsClient] : [],
+    clients,
+    ttl: { ClientCredentials: ttl },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       introspection: { enabled: !!opaque },
+      clientCredentials: { enabled: !!machine },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -184,12 +185,84 @@ static int authorize_refused(void *ud, const char *url, const char *redirect_uri
 
 /* Stored authorization for --url commands ---------------------------------------------- */
 
+/* The first record of a kept file's records whose key starts with prefix
+ * ("tokens ", "machine "), or NULL. */
+static const mcp_json *record_with(const mcp_json *records, const char *prefix)
+{
+    size_t pn = strlen(prefix);
+    for (size_t i = 0; i < mcp_json_object_size(records); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(records, i, &k, &kn);
+        if (kn > pn && !memcmp(k, prefix, pn))
+            return v;
+    }
+    return NULL;
+}
+
 static struct {
     cli_auth_store store;
     mcp_oauth_options o;
     char *redirect_uri;
+    char *client_id, *client_secret, *scope; /* a machine login's */
     bool used;
 } stored;
+
+static char *read_secret(const char *path);
+
+/* A machine login (--client-credentials) is kept as the key "machine URL":
+ * its client_id, where its secret is (the file's absolute path: the secret
+ * stays where its owner keeps and rotates it, never copied) and the scope
+ * asked. With it a --url command gets a new token by itself once the one
+ * kept expires, as a machine client must: there is no refresh token and no
+ * user to ask. */
+#define MACHINE_KEY "machine "
+
+static void machine_login(const mcp_json_doc *d)
+{
+    const mcp_json *m =
+        record_with(mcp_json_object_get(mcp_json_doc_root(d), "records"), MACHINE_KEY);
+    const char *id = mcp_json_string(mcp_json_object_get(m, "client_id"), NULL);
+    const char *file = mcp_json_string(mcp_json_object_get(m, "client_secret_file"), NULL);
+    const char *scope = mcp_json_string(mcp_json_object_get(m, "scope"), NULL);
+    if (!id || !file)
+        return;
+    /* Unreadable now (said): the command goes on with what is kept, and
+     * names the login to run if a new token is needed. */
+    if (!(stored.client_secret = read_secret(file)))
+        return;
+    stored.client_id = strdup(id);
+    stored.scope = scope ? strdup(scope) : NULL;
+}
+
+static int machine_keep(const mcp_oauth_options *o, const char *url, const char *secret_file)
+{
+    char *path = realpath(secret_file, NULL);
+    size_t kn = strlen(url) + strlen(MACHINE_KEY) + 1;
+    char *key = malloc(kn);
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *r = d ? mcp_json_new_object(d) : NULL;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    int rc = path && key && r ? MCP_OK : MCP_ERR_NOMEM;
+    if (rc == MCP_OK) {
+        snprintf(key, kn, "%s%s", MACHINE_KEY, url);
+        mcp_json_object_set(d, r, "client_id", mcp_json_new_string(d, o->client_id));
+        mcp_json_object_set(d, r, "client_secret_file", mcp_json_new_string(d, path));
+        if (o->scope)
+            mcp_json_object_set(d, r, "scope", mcp_json_new_string(d, o->scope));
+        rc = mcp_json_doc_error(d);
+    }
+    if (rc == MCP_OK)
+        rc = mcp_json_write(r, &b);
+    if (rc == MCP_OK)
+        rc = o->save(o->store_user_data, key, b.data);
+    mcp_buf_free(&b);
+    mcp_json_doc_free(d);
+    free(key);
+    free(path);
+    return rc;
+}
 
 /* The redirect URI the kept registration was made with, or NULL: a client
  * known by another would register again (engine.c). */
@@ -223,6 +296,7 @@ const mcp_oauth_options *cli_auth_stored(const char *url)
         return NULL;
     }
     stored.redirect_uri = registered_redirect(d);
+    machine_login(d);
     mcp_json_doc_free(d);
     stored.used = true;
     stored.o = (mcp_oauth_options){.size = sizeof stored.o,
@@ -231,6 +305,13 @@ const mcp_oauth_options *cli_auth_stored(const char *url)
                                    .redirect_uri = stored.redirect_uri
                                                        ? stored.redirect_uri
                                                        : "http://127.0.0.1/callback"};
+    if (stored.client_id) {
+        stored.o.grant = MCP_OAUTH_CLIENT_CREDENTIALS;
+        stored.o.client_id = stored.client_id;
+        stored.o.client_secret = stored.client_secret;
+        stored.o.scope = stored.scope;
+        stored.o.redirect_uri = NULL;
+    }
     cli_auth_store_use(&stored.store, &stored.o);
     return &stored.o;
 }
@@ -240,7 +321,12 @@ void cli_auth_stored_free(void)
     if (stored.used)
         cli_auth_store_close(&stored.store);
     free(stored.redirect_uri);
-    stored.redirect_uri = NULL;
+    free(stored.client_id);
+    if (stored.client_secret) /* not left in freed memory */
+        explicit_bzero(stored.client_secret, strlen(stored.client_secret));
+    free(stored.client_secret);
+    free(stored.scope);
+    stored.redirect_uri = stored.client_id = stored.client_secret = stored.scope = NULL;
     stored.used = false;
 }
 
@@ -253,11 +339,20 @@ static int usage(const char *what, const char *arg)
     return EXIT_USAGE;
 }
 
-/* The secret in a file (its first line), or NULL (said). */
+/* The secret in a file (its first line), or NULL (said): a file others
+ * may read is refused, as the kept tokens are. */
 static char *read_secret(const char *path)
 {
     FILE *f = fopen(path, "r");
     char line[4096];
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && (st.st_mode & 077)) {
+        fprintf(stderr, "mcp: %s may be read by others (mode %03o): a client secret wants "
+                        "mode 600\n",
+                cli_safe(path), (unsigned)(st.st_mode & 0777));
+        fclose(f);
+        return NULL;
+    }
     if (!f || !fgets(line, sizeof line, f)) {
         fprintf(stderr, "mcp: cannot read the secret from %s%s%s\n", cli_safe(path),
                 f ? "" : ": ", f ? "" : strerror(errno));
@@ -267,7 +362,9 @@ static char *read_secret(const char *path)
     }
     fclose(f);
     line[strcspn(line, "\r\n")] = '\0';
-    return strdup(line);
+    char *s = strdup(line);
+    explicit_bzero(line, sizeof line);
+    return s;
 }
 
 /* The port of the registration kept for url, so the browser comes back
@@ -294,7 +391,7 @@ static int login_command(int argc, char **argv)
     login l = {.fd = -1};
     mcp_oauth_options o = {.size = sizeof o, .offline_access = true, .dpop = false};
     char *secret = NULL, *redirect = NULL;
-    const char *url = NULL;
+    const char *url = NULL, *secret_file = NULL;
     int code = 0;
     for (int i = 0; i < argc && !code; i++) {
         const char *s = argv[i];
@@ -315,7 +412,8 @@ static int login_command(int argc, char **argv)
             o.client_metadata_url = argv[++i];
         else if (!strcmp(s, "--client-secret-file") && v) {
             free(secret);
-            if (!(secret = read_secret(argv[++i])))
+            secret_file = argv[++i];
+            if (!(secret = read_secret(secret_file)))
                 code = EXIT_USAGE;
         } else if (!strcmp(s, "--ca-file") && v)
             a.ca_file = argv[++i];
@@ -366,7 +464,17 @@ static int login_command(int argc, char **argv)
             char *key = malloc(kn);
             if (key)
                 snprintf(key, kn, "tokens %s", url);
-            if (key && o.load(o.store_user_data, key, &tokens) == MCP_OK && tokens)
+            bool kept = key && o.load(o.store_user_data, key, &tokens) == MCP_OK && tokens;
+            if (kept && o.grant == MCP_OAUTH_CLIENT_CREDENTIALS && secret_file &&
+                machine_keep(&o, url, secret_file) != MCP_OK) {
+                fprintf(stderr, "mcp: cannot keep the machine login for %s in %s\n",
+                        cli_safe(url), cli_safe(store.path));
+                code = EXIT_CONNECTION;
+            } else if (kept && o.grant == MCP_OAUTH_CLIENT_CREDENTIALS && secret_file)
+                fprintf(stderr, "mcp: authorized: the tokens for %s are kept in %s, and new "
+                                "ones are got with the secret in %s as they expire\n",
+                        cli_safe(url), cli_safe(store.path), cli_safe(secret_file));
+            else if (kept)
                 fprintf(stderr, "mcp: authorized: the tokens for %s are kept in %s\n",
                         cli_safe(url), cli_safe(store.path));
             else
@@ -380,28 +488,17 @@ static int login_command(int argc, char **argv)
     if (l.fd >= 0)
         close(l.fd);
     cli_auth_store_close(&store);
+    if (secret)
+        explicit_bzero(secret, strlen(secret));
     free(secret);
     free(redirect);
     return code;
 }
 
-/* The tokens record of a kept file (one per server), or NULL. */
-static const mcp_json *tokens_record(const mcp_json *records)
-{
-    for (size_t i = 0; i < mcp_json_object_size(records); i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(records, i, &k, &kn);
-        if (kn > 7 && !memcmp(k, "tokens ", 7))
-            return v;
-    }
-    return NULL;
-}
-
 static void show_one(const char *path, const mcp_json *root, bool json)
 {
     const char *url = mcp_json_string(mcp_json_object_get(root, "url"), NULL);
-    const mcp_json *v = tokens_record(mcp_json_object_get(root, "records"));
+    const mcp_json *v = record_with(mcp_json_object_get(root, "records"), "tokens ");
     if (json) {
         mcp_json_doc *d = mcp_json_doc_new(NULL);
         mcp_json *o = mcp_json_new_object(d);
@@ -421,6 +518,12 @@ static void show_one(const char *path, const mcp_json *root, bool json)
         return;
     }
     printf("%s\n", cli_safe(url ? url : "?"));
+    const mcp_json *m = record_with(mcp_json_object_get(root, "records"), MACHINE_KEY);
+    const char *id = mcp_json_string(mcp_json_object_get(m, "client_id"), NULL);
+    const char *file = mcp_json_string(mcp_json_object_get(m, "client_secret_file"), NULL);
+    if (m)
+        printf("  machine login: client %s, its secret in %s\n", cli_safe(id ? id : "?"),
+               cli_safe(file ? file : "?"));
     if (!v) {
         printf("  no tokens (a registration only)\n");
         return;

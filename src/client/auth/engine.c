@@ -781,8 +781,13 @@ static int authorize_now(mcp__oauth *e, const char *resource_metadata, const cha
         mcp_buf_free(&b);
     }
     char *scope = NULL, *own = NULL;
+    /* offline_access asks for a refresh token, which only a user's grant
+     * gets: a machine's (client credentials, RFC 6749 section 4.4.3) or a
+     * workload's asks for a new token instead, and an authorization server
+     * may refuse the scope to it. */
+    bool want_refresh = e->o.offline_access && e->o.grant == MCP_OAUTH_AUTHORIZATION_CODE;
     rc = mcp__auth_scopes_to_ask(scope_wanted, e->have_prm ? e->prm.scopes : NULL, e->as.scopes,
-                                 before, e->o.offline_access, &scope);
+                                 before, want_refresh, &scope);
     free(before);
     /* The application's own scopes, besides (a union, as a step up). */
     if (rc == MCP_OK && e->o.scope && *e->o.scope &&
@@ -831,6 +836,14 @@ static void on_headers(void *ud, const char *http_method, const char *url,
         char why[256];
         if (e->tokens.refresh_token && refresh(e, why, sizeof why) != MCP_OK)
             say(e, MCP_LOG_INFO, "OAuth: the refresh failed: %s", why);
+        /* A machine has no refresh token (RFC 6749 section 4.4.3) and
+         * no user to wait for: it asks for a new token, the whole flow
+         * (the server may have moved), keeping the old one until then. A
+         * server's clock skew may still take the old one; ours is not
+         * bet on. */
+        else if (!e->tokens.refresh_token && e->o.grant == MCP_OAUTH_CLIENT_CREDENTIALS &&
+                 authorize(e, NULL, NULL, false, why, sizeof why) != MCP_OK)
+            say(e, MCP_LOG_INFO, "OAuth: a new token could not be had: %s", why);
     }
     *generation = e->generation;
     if (!e->have_tokens)
