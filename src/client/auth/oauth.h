@@ -31,7 +31,6 @@ typedef struct mcp__auth_reply {
     long status;
     mcp_buf body; /* data NULL when empty */
     char *location, *www_authenticate, *dpop_nonce; /* NULL when absent */
-    bool oversized;
 } mcp__auth_reply;
 
 /* One exchange: method "GET" or "POST" (body, body_len), header lines
