@@ -124,6 +124,35 @@ const mcp__jwks *mcp__http_keys_get(const http_keys *k);
 uint64_t mcp__http_keys_generation(const http_keys *k);
 void mcp__http_keys_unknown(http_keys *k);
 
+/* http_job.c: blocking work of the binding (a fetch, a question to the
+ * authorization server) as a job of the worker pool whose result is posted
+ * to the loop. The caller embeds http_job first in its record, sets work
+ * (worker thread: the blocking part; abort, once set, asks it to end
+ * early), done (loop thread, only while an owner holds the job: takes the
+ * result; must end with mcp__http_job_detach), destroy (any thread: the
+ * last count went; frees the record) and waits (announce the work as a
+ * wait: mcp__pool_wait_begin), then start: false (nothing started, the
+ * record still the caller's) when the server has no pool. detach: the
+ * owner lets go (loop thread); the job may still run, and then finds no
+ * one. */
+typedef struct http_job http_job;
+struct http_job {
+    mcp__job job; /* first: a pool job */
+    mcp__post post;
+    void (*work)(http_job *j);
+    void (*done)(http_job *j);
+    void (*destroy)(http_job *j);
+    bool waits;
+    atomic_bool abort;
+    /* Private. */
+    atomic_uint refs;   /* the owner's, the worker's, its post's while posted */
+    pthread_mutex_t mu; /* guards s */
+    mcp_server *s;      /* NULL once the owner went */
+    void *owner;        /* loop thread only; NULL once it went */
+};
+bool mcp__http_job_start(http_job *j, mcp_server *s, void *owner);
+void mcp__http_job_detach(http_job *j);
+
 /* http_introspect.c: token introspection (RFC 7662). open checks opts'
  * auth_introspection_url, auth_client_id and auth_client_secret (logged:
  * MCP_ERR_INVALID_ARG; or MCP_ERR_NOMEM); rc and cache are the binding's,

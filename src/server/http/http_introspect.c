@@ -9,12 +9,9 @@
  * refuses it.
  *
  * Threads. The question blocks (one form POST): it is a job of the
- * server's worker pool, announced as a wait so that tool handlers keep
- * their threads, and its answer is posted to the loop, which alone judges
- * it and touches exchanges. The job and the loop share a counted record,
- * as the key set's fetch does (http_keys.c): a job that outlives the
- * listener touches the server only under its lock while the listener
- * holds it, and an abort flag cuts its transfer short.
+ * server's worker pool (http_job.c), announced as a wait so that tool
+ * handlers keep their threads, and its answer is posted to the loop, which
+ * alone judges it and touches exchanges.
  *
  * Bounds: at most ASKING_MAX tokens asked about at once and WAITING_MAX
  * requests waiting (each holds its body); beyond, 503 and Retry-After.
@@ -37,14 +34,8 @@
 #define ANSWER_MAX ((size_t)64 * 1024)
 
 typedef struct question {
-    mcp__job job; /* first: a pool job */
-    mcp__post post;
-    atomic_uint refs;   /* the owner's, the worker's, and its post's while posted */
-    atomic_bool abort;  /* the owner went: end the transfer */
-    pthread_mutex_t mu; /* guards s */
-    mcp_server *s;      /* NULL once the owner went */
-    http_introspect *owner; /* loop thread only; NULL once it went */
-    struct question *next;  /* the owner's, loop thread */
+    http_job base;         /* first; its owner the http_introspect */
+    struct question *next; /* the owner's, loop thread */
     char *header;           /* the Authorization asked about (the cache's key) */
     char *url, *form, *user, *password;
     /* The worker's result. */
@@ -127,17 +118,15 @@ int mcp__http_introspect_open(mcp_server *s, const mcp_server_http_options *opts
     return MCP_OK;
 }
 
-static void question_unref(question *j)
+static void question_destroy(http_job *base)
 {
-    if (atomic_fetch_sub(&j->refs, 1) != 1)
-        return;
+    question *j = (question *)base;
     free(j->header);
     free(j->url);
     free(j->form);
     free(j->user);
     free(j->password);
     mcp_buf_free(&j->answer);
-    pthread_mutex_destroy(&j->mu);
     free(j);
 }
 
@@ -150,12 +139,7 @@ static void question_drop(http_introspect *q, question *j)
             q->nasking--;
             break;
         }
-    atomic_store(&j->abort, true);
-    pthread_mutex_lock(&j->mu);
-    j->s = NULL;
-    pthread_mutex_unlock(&j->mu);
-    j->owner = NULL;
-    question_unref(j); /* the owner's */
+    mcp__http_job_detach(&j->base);
 }
 
 void mcp__http_introspect_free(http_introspect *q)
@@ -235,14 +219,10 @@ static void settle(http_introspect *q, question *j, const mcp__resource_verdict 
 }
 
 /* Loop thread: what the authorization server said about j's token. */
-static void answered(mcp__post *p)
+static void answered(http_job *base)
 {
-    question *j = (question *)((char *)p - offsetof(question, post));
-    http_introspect *q = j->owner;
-    if (!q) {
-        question_unref(j); /* the post's */
-        return;
-    }
+    question *j = (question *)base;
+    http_introspect *q = base->owner;
     mcp__resource_verdict v = {0};
     char *principal = NULL, *scope = NULL;
     int64_t now = (int64_t)time(NULL), until = 0;
@@ -282,33 +262,14 @@ static void answered(mcp__post *p)
     free(principal);
     free(scope);
     question_drop(q, j);
-    question_unref(j); /* the post's */
 }
 
 /* Worker thread: the question itself. */
-static void ask(mcp__job *job)
+static void ask(http_job *base)
 {
-    question *j = (question *)job;
-    mcp_server *s;
-    pthread_mutex_lock(&j->mu);
-    s = j->s;
-    /* The pool is the server's while the owner holds it: a wait announced
-     * keeps the tool handlers' threads theirs. */
-    bool waiting = s && s->pool && mcp__pool_wait_begin(s->pool);
-    mcp__pool *pool = waiting ? s->pool : NULL;
-    pthread_mutex_unlock(&j->mu);
+    question *j = (question *)base;
     j->rc = mcp__http_post_form(j->url, j->form, j->user, j->password, ANSWER_MAX, ASK_MS,
-                                &j->abort, &j->answer, &j->status, j->why, sizeof j->why);
-    if (pool)
-        mcp__pool_wait_end(pool);
-    /* The post holds a count of its own (http_keys.c says why). */
-    atomic_fetch_add(&j->refs, 1);
-    pthread_mutex_lock(&j->mu);
-    bool posted = j->s && mcp__server_post(j->s, &j->post);
-    pthread_mutex_unlock(&j->mu);
-    if (!posted)
-        question_unref(j); /* the post's */
-    question_unref(j);     /* the worker's */
+                                &base->abort, &j->answer, &j->status, j->why, sizeof j->why);
 }
 
 static question *question_new(http_introspect *q, const char *authorization, const char *token,
@@ -331,26 +292,18 @@ static question *question_new(http_introspect *q, const char *authorization, con
     j->url = strdup(q->url);
     j->user = strdup(q->user);
     j->password = strdup(q->password);
-    if (!j->form || !j->header || !j->url || !j->user || !j->password) {
-        free(j->form);
-        free(j->header);
-        free(j->url);
-        free(j->user);
-        free(j->password);
-        free(j);
+    j->base.work = ask;
+    j->base.done = answered;
+    j->base.destroy = question_destroy;
+    j->base.waits = true;
+    if (!j->form || !j->header || !j->url || !j->user || !j->password ||
+        !mcp__http_job_start(&j->base, q->s, q)) {
+        question_destroy(&j->base);
         return NULL;
     }
-    j->job.run = ask;
-    j->post.run = answered;
-    atomic_init(&j->refs, 2);
-    atomic_init(&j->abort, false);
-    pthread_mutex_init(&j->mu, NULL);
-    j->s = q->s;
-    j->owner = q;
     j->next = q->asking;
     q->asking = j;
     q->nasking++;
-    mcp__pool_submit(q->s->pool, &j->job);
     return j;
 }
 
@@ -369,12 +322,12 @@ void mcp__http_introspect_wait(http_introspect *q, mcp__http_exchange *x,
         return;
     }
     waiter *w = calloc(1, sizeof *w);
-    if (w && !j && q->s->pool)
+    if (w && !j)
         j = question_new(q, authorization, token, n);
     if (!w || !j) {
         free(w);
-        refuse(x, 500, q->s->pool ? "Internal Server Error: out of memory"
-                                  : "Internal Server Error: no worker pool to ask with", NULL);
+        refuse(x, 500, "Internal Server Error: out of memory, or no worker pool to ask with",
+               NULL);
         return;
     }
     w->x = x;

@@ -10,13 +10,8 @@
  * Threads. The first fetch is made by mcp_server_listen_http, on its
  * caller's thread, before the loop serves. Every later one runs as a job
  * of the server's worker pool (the fetch blocks: never on the loop), which
- * posts what it got to the loop thread (mcp__server_post); only the loop
- * thread reads or replaces the set, so a check never sees it change under
- * it. The job and the loop share a keys_job, counted: the job may outlive
- * the listener (its post refused once the loop is gone; an abort flag cuts
- * its transfer short) and, when the pool is abandoned at shutdown, the
- * server itself, so it touches the server only under its lock, while the
- * listener still holds it.
+ * posts what it got to the loop thread (http_job.c); only the loop thread
+ * reads or replaces the set, so a check never sees it change under it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +27,7 @@
 #define REFRESH_MS (3600u * 1000u)
 
 typedef struct keys_job {
-    mcp__job job; /* first: a pool job */
-    mcp__post post;
-    atomic_uint refs;     /* the owner's, the worker's, and its post's while posted */
-    atomic_bool abort;    /* the owner went: end the transfer */
-    pthread_mutex_t mu;   /* guards s */
-    mcp_server *s;        /* NULL once the owner went */
-    http_keys *owner;     /* loop thread only */
+    http_job base; /* first */
     char *issuer;
     mcp__jwks *keys;      /* the result */
     int rc;
@@ -151,61 +140,45 @@ static int fetch_keys(const char *issuer, const atomic_bool *abort, mcp__jwks **
 
 /* Later fetches: a job of the pool, its result posted ----------------------------- */
 
-static void job_unref(keys_job *j)
+static void job_destroy(http_job *base)
 {
-    if (atomic_fetch_sub(&j->refs, 1) != 1)
-        return;
+    keys_job *j = (keys_job *)base;
     mcp__jwks_free(j->keys);
     free(j->issuer);
-    pthread_mutex_destroy(&j->mu);
     free(j);
 }
 
 static void arm(http_keys *k, uint64_t in_ms);
 
 /* Loop thread: what the job got. */
-static void job_posted(mcp__post *p)
+static void job_done(http_job *base)
 {
-    keys_job *j = (keys_job *)((char *)p - offsetof(keys_job, post));
-    http_keys *k = j->owner;
-    if (k) {
-        k->job = NULL;
-        j->owner = NULL;
-        if (j->rc == MCP_OK) {
-            mcp__jwks_free(k->keys);
-            k->keys = j->keys;
-            k->generation++;
-            j->keys = NULL;
-            mcp__server_log(k->s, MCP_LOG_INFO, "auth: the key set of %s fetched again: %zu key(s)",
-                            k->issuer, mcp__jwks_count(k->keys));
-            arm(k, REFRESH_MS);
-        } else {
-            mcp__server_log(k->s, MCP_LOG_WARNING,
-                            "auth: cannot fetch the key set of %s again (the keys held are kept; "
-                            "next try in %llu s): %s",
-                            k->issuer, (unsigned long long)(k->refetch_ms / 1000),
-                            j->rc == MCP_ERR_NOMEM ? "out of memory" : j->why);
-            arm(k, k->refetch_ms);
-        }
-        job_unref(j); /* the owner's */
+    keys_job *j = (keys_job *)base;
+    http_keys *k = base->owner;
+    k->job = NULL;
+    if (j->rc == MCP_OK) {
+        mcp__jwks_free(k->keys);
+        k->keys = j->keys;
+        k->generation++;
+        j->keys = NULL;
+        mcp__server_log(k->s, MCP_LOG_INFO, "auth: the key set of %s fetched again: %zu key(s)",
+                        k->issuer, mcp__jwks_count(k->keys));
+        arm(k, REFRESH_MS);
+    } else {
+        mcp__server_log(k->s, MCP_LOG_WARNING,
+                        "auth: cannot fetch the key set of %s again (the keys held are kept; "
+                        "next try in %llu s): %s",
+                        k->issuer, (unsigned long long)(k->refetch_ms / 1000),
+                        j->rc == MCP_ERR_NOMEM ? "out of memory" : j->why);
+        arm(k, k->refetch_ms);
     }
-    job_unref(j); /* the post's */
+    mcp__http_job_detach(base);
 }
 
-static void job_run(mcp__job *job)
+static void job_work(http_job *base)
 {
-    keys_job *j = (keys_job *)job;
-    j->rc = fetch_keys(j->issuer, &j->abort, &j->keys, j->why, sizeof j->why);
-    /* The post holds a count of its own: once posted, job_posted may run
-     * on the loop (and drop the owner's count) before this thread is out
-     * of the unlock below, which must not touch a freed job. */
-    atomic_fetch_add(&j->refs, 1);
-    pthread_mutex_lock(&j->mu);
-    bool posted = j->s && mcp__server_post(j->s, &j->post);
-    pthread_mutex_unlock(&j->mu);
-    if (!posted)
-        job_unref(j); /* the post's */
-    job_unref(j);     /* the worker's */
+    keys_job *j = (keys_job *)base;
+    j->rc = fetch_keys(j->issuer, &base->abort, &j->keys, j->why, sizeof j->why);
 }
 
 static void start(http_keys *k)
@@ -220,24 +193,19 @@ static void start(http_keys *k)
         free(j);
         j = NULL;
     }
-    if (!j || !k->s->pool) {
-        if (j) {
-            free(j->issuer);
-            free(j);
-        }
+    if (j) {
+        j->base.work = job_work;
+        j->base.done = job_done;
+        j->base.destroy = job_destroy;
+    }
+    if (!j || !mcp__http_job_start(&j->base, k->s, k)) {
+        if (j)
+            job_destroy(&j->base);
         arm(k, k->refetch_ms);
         return;
     }
-    j->job.run = job_run;
-    j->post.run = job_posted;
-    atomic_init(&j->refs, 2);
-    atomic_init(&j->abort, false);
-    pthread_mutex_init(&j->mu, NULL);
-    j->s = k->s;
-    j->owner = k;
     k->job = j;
     mcp__server_log(k->s, MCP_LOG_DEBUG, "auth: fetching the key set of %s", k->issuer);
-    mcp__pool_submit(k->s->pool, &j->job);
 }
 
 static void fired(uv_timer_t *t)
@@ -314,15 +282,8 @@ void mcp__http_keys_free(http_keys *k)
 {
     if (!k)
         return;
-    keys_job *j = k->job;
-    if (j) {
-        atomic_store(&j->abort, true);
-        pthread_mutex_lock(&j->mu);
-        j->s = NULL;
-        pthread_mutex_unlock(&j->mu);
-        j->owner = NULL;
-        job_unref(j);
-    }
+    if (k->job)
+        mcp__http_job_detach(&k->job->base);
     uv_close((uv_handle_t *)k->timer, timer_closed);
     mcp__jwks_free(k->keys);
     free(k->issuer);
