@@ -533,7 +533,9 @@ typedef struct mcp_server_http_options {
      * authorization server one question each per 10 s. A revoked token is
      * therefore honoured up to auth_introspection_ttl_s longer: the price
      * of not asking on every request. At most 16 distinct tokens are asked
-     * about at once and 256 requests wait; beyond, 503 with Retry-After.
+     * about at once, 256 requests wait and 16 MiB of their bodies are held
+     * (read before the token is known, unlike a JWT's requests); beyond,
+     * 503 with Retry-After.
      * An authorization server that fails to answer (no answer, not 200,
      * not JSON) gets the waiting requests 503 with Retry-After: 5 and a
      * warning in the log; nothing is remembered of it. Strings copied. */

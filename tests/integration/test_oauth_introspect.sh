@@ -217,6 +217,33 @@ contains "$WORK/b" '"hi"' "the call that waited was served, its body read after 
 [ "$(grep -c 'introspect slow-1' "$WORK/py.log")" -le 2 ] || fail "the slow token was asked more than twice"
 echo "ok: a waiting client that goes, another that waits and is served"
 
+# Bodies held while their tokens are asked about are bounded (16 MiB):
+# five requests of 3.9 MiB with slow tokens at once, one gets 503.
+python3 -c 'import json, sys
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+print(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                  "params": {"name": "echo", "arguments": {"text": "x" * 3900000}, "_meta": meta}}))' >"$WORK/big.json"
+curls=
+for i in 1 2 3 4 5; do
+    curl -s -o "$WORK/big$i" -w '%{http_code}' -H "Authorization: Bearer slow-big-$i" \
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo' \
+        --data-binary "@$WORK/big.json" "$RES" >"$WORK/big$i.code" &
+    curls="$curls $!"
+done
+wait $curls
+codes=$(for i in 1 2 3 4 5; do cat "$WORK/big$i.code"; echo; done | sort | tr '\n' ' ')
+case $codes in
+    *503*) ;;
+    *) fail "five bodies of 3.9 MiB waiting at once: $codes, expected a 503" ;;
+esac
+case $codes in
+    *200*) ;;
+    *) fail "five bodies of 3.9 MiB waiting at once: $codes, expected the first ones served" ;;
+esac
+grep -l "too many requests wait" "$WORK"/big? >/dev/null || fail "the 503 does not say why"
+echo "ok: bodies held while waiting are bounded ($codes)"
+
 for case in "aud-1 401 audience" "garbage-1 503 not a JSON object" "err-1 503 HTTP 500" "no-1 401 not active"; do
     set -- $case
     token=$1 want=$2

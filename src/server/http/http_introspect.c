@@ -13,9 +13,11 @@
  * handlers keep their threads, and its answer is posted to the loop, which
  * alone judges it and touches exchanges.
  *
- * Bounds: at most ASKING_MAX tokens asked about at once and WAITING_MAX
- * requests waiting (each holds its body); beyond, 503 and Retry-After.
- * Requests with the same Authorization wait on one question.
+ * Bounds: at most ASKING_MAX tokens asked about at once, WAITING_MAX
+ * requests waiting and WAITING_BYTES of their bodies held (a request's
+ * body has been read before its token is known, unlike a JWT's, judged
+ * with the headers); beyond, 503 and Retry-After. Requests with the same
+ * Authorization wait on one question.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 
 #define ASKING_MAX 16
 #define WAITING_MAX 256
+#define WAITING_BYTES ((size_t)16 * 1024 * 1024)
 #define ASK_MS 10000u
 #define ANSWER_MAX ((size_t)64 * 1024)
 
@@ -48,6 +51,7 @@ typedef struct question {
 typedef struct waiter {
     mcp__http_exchange *x;
     question *q;
+    size_t bytes; /* of its body, held meanwhile */
     struct waiter *next;
 } waiter;
 
@@ -60,7 +64,7 @@ struct http_introspect {
     question *asking;
     size_t nasking;
     waiter *waiting;
-    size_t nwaiting;
+    size_t nwaiting, waiting_bytes;
     void (*serve)(void *ud, mcp__http_exchange *x);
     void *serve_ud;
 };
@@ -189,6 +193,7 @@ static void settle(http_introspect *q, question *j, const mcp__resource_verdict 
         }
         *p = w->next;
         q->nwaiting--;
+        q->waiting_bytes -= w->bytes;
         if (status) {
             refuse(w->x, status, message,
                    status == 503 ? later : status == 500 ? NULL : challenge);
@@ -314,7 +319,10 @@ void mcp__http_introspect_wait(http_introspect *q, mcp__http_exchange *x,
     question *j = q->asking;
     while (j && strcmp(j->header, authorization) != 0)
         j = j->next;
-    if (q->nwaiting >= WAITING_MAX || (!j && q->nasking >= ASKING_MAX)) {
+    size_t bytes = 0;
+    mcp__http_exchange_body(x, &bytes);
+    if (q->nwaiting >= WAITING_MAX || q->waiting_bytes + bytes > WAITING_BYTES ||
+        (!j && q->nasking >= ASKING_MAX)) {
         mcp__server_log(q->s, MCP_LOG_WARNING,
                         "auth: too many requests wait for token introspection: 503");
         refuse(x, 503, "Service Unavailable: too many requests wait for their token to be "
@@ -332,9 +340,11 @@ void mcp__http_introspect_wait(http_introspect *q, mcp__http_exchange *x,
     }
     w->x = x;
     w->q = j;
+    w->bytes = bytes;
     w->next = q->waiting;
     q->waiting = w;
     q->nwaiting++;
+    q->waiting_bytes += bytes;
     mcp__http_exchange_keep_body(x);
 }
 
@@ -345,6 +355,7 @@ void mcp__http_introspect_forget(http_introspect *q, mcp__http_exchange *x)
             waiter *w = *p;
             *p = w->next;
             q->nwaiting--;
+            q->waiting_bytes -= w->bytes;
             free(w);
             return;
         }
