@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# A stdio client of `mcp proxy --url`, one scenario per run, for
+# test_proxy_url.sh: it spawns the proxy, writes JSON-RPC lines to its
+# stdin, reads its stdout and asserts what comes back (what the server did
+# is the shell's to check, from the server's log).
+#
+#   proxy_client.py SCENARIO ERA -- PROXY_COMMAND...
+#
+# ERA: 2025 (initialize, 2025-11-25) or 2026 (the 2026-07-28 envelope on
+# every request). Exit 0 when every assertion held; the failure on stderr.
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+scenario, era = sys.argv[1], sys.argv[2]
+cmd = sys.argv[sys.argv.index("--") + 1:]
+modern = era == "2026"
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    "io.modelcontextprotocol/clientInfo": {"name": "proxy-test", "version": "1"},
+}
+
+proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+buf = b""
+seen = []  # every message read so far
+
+
+def fail(why):
+    print(f"FAIL ({scenario} {era}): {why}", file=sys.stderr)
+    print("--- read so far:", file=sys.stderr)
+    for m in seen:
+        print(json.dumps(m)[:400], file=sys.stderr)
+    try:
+        proc.kill()
+    except OSError:
+        pass
+    sys.exit(1)
+
+
+def ok(what):
+    print(f"ok: {scenario} {era}: {what}")
+
+
+def send_raw(data):
+    proc.stdin.write(data)
+    proc.stdin.flush()
+
+
+def send(msg):
+    send_raw(json.dumps(msg).encode() + b"\n")
+
+
+def request(i, method, params=None):
+    params = dict(params or {})
+    if modern:
+        meta = dict(params.get("_meta", {}))
+        meta.update(ENVELOPE)
+        params["_meta"] = meta
+    send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+
+
+def read_one(deadline):
+    """The next message, or None at the deadline; EOF fails unless eof_ok."""
+    global buf
+    while b"\n" not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        r, _, _ = select.select([proc.stdout], [], [], left)
+        if not r:
+            return None
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            return "EOF"
+        buf += chunk
+    line, buf = buf.split(b"\n", 1)
+    try:
+        m = json.loads(line)
+    except ValueError:
+        fail(f"stdout carried a line that is not JSON: {line[:200]!r}")
+    seen.append(m)
+    return m
+
+
+def wait(pred, seconds, what):
+    deadline = time.monotonic() + seconds
+    while True:
+        m = read_one(deadline)
+        if m is None:
+            fail(f"waited {seconds} s for {what}")
+        if m == "EOF":
+            fail(f"the proxy's stdout ended while waiting for {what}")
+        if pred(m):
+            return m
+
+
+def response(i):
+    return lambda m: m.get("id") == i and ("result" in m or "error" in m)
+
+
+def text_of(m):
+    return m["result"]["content"][0]["text"]
+
+
+def handshake():
+    if modern:
+        return
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "proxy-test", "version": "1"}}})
+    r = wait(response(0), 10, "the initialize response")
+    if r.get("result", {}).get("protocolVersion") != "2025-11-25":
+        fail(f"initialize: {r}")
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def call(i, name, args, token=None):
+    params = {"name": name, "arguments": args}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    request(i, "tools/call", params)
+
+
+def echo_works(i, text):
+    call(i, "echo", {"text": text})
+    r = wait(response(i), 10, f"the answer to echo {i}")
+    if "error" in r or text_of(r) != text:
+        fail(f"echo {i}: {r}")
+
+
+def exits(code, seconds, what):
+    try:
+        got = proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        fail(f"the proxy did not exit within {seconds} s after {what}")
+    if got != code:
+        fail(f"the proxy exited {got} after {what}, expected {code}")
+    ok(f"the proxy exited {code} after {what}")
+
+
+def no_answer(i, seconds, what):
+    deadline = time.monotonic() + seconds
+    while True:
+        m = read_one(deadline)
+        if m is None or m == "EOF":
+            return
+        if response(i)(m):
+            fail(f"{what}: an answer to {i} came: {m}")
+
+
+def announce(word):
+    """Tell the shell (a file named by PROXY_MARK) that a point is reached."""
+    mark = os.environ.get("PROXY_MARK")
+    if mark:
+        with open(mark, "a") as f:
+            f.write(word + "\n")
+
+
+if scenario != "unreachable":
+    handshake()
+
+if scenario == "call":
+    # A call answered, with its progress carried unchanged.
+    call(1, "count", {"n": 3, "delay_ms": 30}, token="tok-1")
+    r = wait(response(1), 10, "the count result")
+    progress = [m["params"] for m in seen if m.get("method") == "notifications/progress"]
+    if [p["progress"] for p in progress] != [1, 2, 3] or any(p["progressToken"] != "tok-1"
+                                                             for p in progress):
+        fail(f"progress: {progress}")
+    if text_of(r) != "counted to 3":
+        fail(f"count: {r}")
+    ok("count answered, progress 1, 2, 3 with its token")
+    # Garbage: -32700 with a null id, and nothing else lost.
+    send_raw(b"this is not json\n")
+    e = wait(lambda m: "error" in m and m.get("id") is None, 5, "the parse error")
+    if e["error"]["code"] != -32700:
+        fail(f"garbage: {e}")
+    send_raw(b'{"jsonrpc":"2.0","id":[1],"method":"x"}\n')
+    e = wait(lambda m: "error" in m and m.get("id") is None, 5, "the invalid request error")
+    if e["error"]["code"] != -32600:
+        fail(f"a bad id: {e}")
+    echo_works(2, "after garbage")
+    ok("garbage got -32700 (id null), a bad id -32600, and the next call works")
+    # A line over the cap (the shell gives --max-message 4096): an error for
+    # its id, the proxy stays up.
+    big = json.dumps({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+                      "params": {"name": "echo", "arguments": {"text": "x" * 10000}}})
+    send_raw(big.encode() + b"\n")
+    e = wait(response(77), 5, "the error for the oversized line")
+    if "error" not in e or "over the cap" not in e["error"]["message"]:
+        fail(f"oversized: {e}")
+    echo_works(3, "after the big one")
+    ok("an oversized line got an error for its id, and the next call works")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+elif scenario == "cancel":
+    # The stdio client's cancel: no answer comes, the server stops (the
+    # shell checks its log), the next call works. The cancel goes once the
+    # server runs the call (its first progress): a cancel before the POST
+    # left would only drop the request, which the server never sees.
+    call(5, "count", {"n": 100000, "delay_ms": 50}, token=5)
+    wait(lambda m: m.get("method") == "notifications/progress", 10, "count's progress")
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+          "params": {"requestId": 5, "reason": "test cancels"}})
+    no_answer(5, 1.0, "after the cancel")
+    echo_works(6, "after the cancel")
+    ok("no answer after the cancel, the next call works")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+elif scenario == "eof":
+    # The end of stdin mid-call: the proxy cancels both calls (the shell
+    # checks the server's log) and exits 0 within the 2 s it gives the server.
+    call(9, "count", {"n": 100000, "delay_ms": 50}, token=9)
+    call(10, "count", {"n": 100000, "delay_ms": 50}, token=10)
+    for t in (9, 10):
+        wait(lambda m, t=t: m.get("method") == "notifications/progress" and
+             m["params"]["progressToken"] == t, 10, f"progress of {t}")
+    start = time.monotonic()
+    proc.stdin.close()
+    exits(0, 5, "the end of its input mid-call")
+    ok(f"it took {time.monotonic() - start:.2f} s")
+
+elif scenario == "signal":
+    call(11, "count", {"n": 100000, "delay_ms": 50}, token=11)
+    wait(lambda m: m.get("method") == "notifications/progress", 10, "count's progress")
+    proc.send_signal(signal.SIGTERM)
+    exits(143, 5, "SIGTERM mid-call")
+
+elif scenario == "ask":
+    # The server's question crosses to the client, the answer back.
+    call(20, "confirm", {"question": "Proxy?"})
+    if modern:
+        r = wait(response(20), 10, "the input_required round")
+        res = r.get("result", {})
+        asked = res.get("inputRequests", {}).get("confirm", {})
+        if res.get("resultType") != "input_required" or asked.get("method") != "elicitation/create":
+            fail(f"the round: {r}")
+        request(22, "tools/call", {"name": "confirm", "arguments": {"question": "Proxy?"},
+                                   "inputResponses": {"confirm": {"action": "accept",
+                                                                  "content": {"ok": True}}},
+                                   "requestState": res["requestState"]})
+        r = wait(response(22), 10, "the answer after the round")
+        if text_of(r) != "confirmed":
+            fail(f"after the round: {r}")
+    else:
+        q = wait(lambda m: m.get("method") == "elicitation/create" and "id" in m, 10,
+                 "the server's elicitation/create")
+        if q["params"].get("message") != "Proxy?":
+            fail(f"the question: {q}")
+        send({"jsonrpc": "2.0", "id": q["id"],
+              "result": {"action": "accept", "content": {"ok": True}}})
+        r = wait(response(20), 10, "the confirm result")
+        if text_of(r) != "confirmed":
+            fail(f"confirm: {r}")
+    ok("the server's question crossed, the answer came back: confirmed")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+elif scenario == "unreachable":
+    # Nothing listens: the request fails with a clear JSON-RPC error, soon.
+    start = time.monotonic()
+    if modern:
+        call(1, "echo", {"text": "x"})
+        i = 1
+    else:
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "proxy-test", "version": "1"}}})
+        i = 0
+    r = wait(response(i), 15, "the error for an unreachable server")
+    err = r.get("error", {})
+    if err.get("code") != -32603 or "cannot reach" not in err.get("message", "") or \
+            "httpError" not in err.get("data", {}):
+        fail(f"unreachable: {r}")
+    ok(f"an error in {time.monotonic() - start:.2f} s: {err['message'][:80]}")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+elif scenario == "dies":
+    # The server dies mid-call: the call gets an error at once.
+    call(30, "count", {"n": 100000, "delay_ms": 50}, token=30)
+    wait(lambda m: m.get("method") == "notifications/progress", 10, "count's progress")
+    os.kill(int(os.environ["SERVER_PID"]), signal.SIGKILL)
+    start = time.monotonic()
+    r = wait(response(30), 10, "the error after the server died")
+    took = time.monotonic() - start
+    if "error" not in r or r["error"]["code"] != -32603:
+        fail(f"after the death: {r}")
+    if took > 3:
+        fail(f"the error took {took:.2f} s")
+    ok(f"an error {took:.2f} s after the server died: {r['error']['message'][:80]}")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+else:
+    fail("unknown scenario")
