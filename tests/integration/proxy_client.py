@@ -300,5 +300,19 @@ elif scenario == "dies":
     proc.stdin.close()
     exits(0, 5, "the end of its input")
 
+elif scenario == "stuck":
+    # A server that takes nothing but initialize: at the end of stdin the
+    # proxy posts its cancel, which is never answered; it leaves after the
+    # 2 s it gives the server, not later, not at once.
+    call(40, "anything", {})
+    time.sleep(0.5)
+    start = time.monotonic()
+    proc.stdin.close()
+    exits(0, 6, "the end of its input, the server stuck")
+    took = time.monotonic() - start
+    if took < 1.5:
+        fail(f"it left after {took:.2f} s, without waiting for the server")
+    ok(f"it left {took:.2f} s after its input ended")
+
 else:
     fail("unknown scenario")

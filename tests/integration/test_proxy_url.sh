@@ -9,7 +9,8 @@
 # the server's question (elicitation) crosses both ways; our own client and
 # the TypeScript SDK v1 client spawn it. Hostile: nothing listening, the
 # server killed mid-call, garbage and an oversized line on stdin, usage
-# errors. The scenarios' client is proxy_client.py; MCP_WRAP (valgrind)
+# errors, a server that never answers the cancel (the proxy leaves after
+# 2 s). The scenarios' client is proxy_client.py; MCP_WRAP (valgrind)
 # wraps the proxy, not the server.
 #
 #   test_proxy_url.sh MCP NODE INTEROP_DIR
@@ -187,5 +188,17 @@ for era in 2025 2026; do
         >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "dies $era"; }
     cat "$WORK/out"
 done
+
+# --- a server that never settles: the proxy leaves after its 2 s ------------------------
+python3 "$(dirname "$0")/stuck_http_server.py" >"$WORK/stuck.port" 2>"$WORK/stuck.log" &
+SERVERS="$SERVERS $!"
+wait_for "$WORK/stuck.port" "listening" 10
+STUCK="http://127.0.0.1:$(sed -n 's/listening //p' "$WORK/stuck.port")/mcp"
+# shellcheck disable=SC2086
+python3 "$CLIENT" stuck 2025 -- $MCP_WRAP "$MCP" proxy --url "$STUCK" >"$WORK/out" 2>"$WORK/err" ||
+    { cat "$WORK/out" "$WORK/err"; fail "stuck"; }
+cat "$WORK/out"
+contains "$WORK/stuck.log" "held POST notifications/cancelled" "the cancel posted to the stuck server"
+contains "$WORK/err" "had not settled after 2 s" "the bound said"
 
 echo "test_proxy_url: all passed"
