@@ -969,8 +969,8 @@ MCP_EXTERN void mcp_client_free(mcp_client *c);
  * that broke for good, the session ended) is answered there too, with a
  * JSON-RPC error the relay made up (code -32603, the status and body in its
  * message, data.httpStatus and, for a network failure, data.httpError),
- * made_up set: every request sent gets exactly one answer or is cancelled.
- * A cancelled request gets none.
+ * made_up set. So every request sent gets one answer (a response too large
+ * comes to `oversized` instead), unless it is cancelled: then none.
  *
  * Threads: loop thread only (the loop given to mcp_http_relay_new, which
  * the caller runs); callbacks come from inside that loop's run. Credentials
@@ -990,8 +990,10 @@ typedef struct mcp_http_relay_options {
     /* One message (no newline), borrowed for the call; made_up: an error
      * the relay made up for a failed HTTP exchange, not the server's. */
     void (*message)(void *user_data, const char *data, size_t len, bool made_up);
-    /* A message of the server's over max_message was dropped (optional). */
-    void (*oversized)(void *user_data, size_t limit);
+    /* A message of the server's over max_message was dropped (optional):
+     * head is its start (for a response, enough to read its id: the
+     * request then gets no other answer), borrowed for the call. */
+    void (*oversized)(void *user_data, const char *head, size_t head_len, size_t limit);
     /* The relay's warnings, and OAuth's (optional). */
     void (*log)(void *user_data, const mcp_log_record *r);
     void *user_data;

@@ -41,9 +41,9 @@ static void on_oversized(void *ud, uint64_t route, const char *head, size_t head
                          const char *tail, size_t tail_len, size_t limit)
 {
     mcp_http_relay *r = ud;
-    (void)route, (void)head, (void)head_len, (void)tail, (void)tail_len;
+    (void)route, (void)tail, (void)tail_len;
     if (!r->closing && r->o.oversized)
-        r->o.oversized(r->o.user_data, limit);
+        r->o.oversized(r->o.user_data, head, head_len, limit);
 }
 
 static void on_route_closed(void *ud, uint64_t route)

@@ -187,7 +187,7 @@ if scenario == "call":
         fail(f"a bad id: {e}")
     echo_works(2, "after garbage")
     ok("garbage got -32700 (id null), a bad id -32600, and the next call works")
-    # A line over the cap (the shell gives --max-message 4096): an error for
+    # A line over the cap (the shell gives --max-message 2048): an error for
     # its id, the proxy stays up.
     big = json.dumps({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
                       "params": {"name": "echo", "arguments": {"text": "x" * 10000}}})
@@ -197,6 +197,14 @@ if scenario == "call":
         fail(f"oversized: {e}")
     echo_works(3, "after the big one")
     ok("an oversized line got an error for its id, and the next call works")
+    # A response over the cap (tools/list of mcp serve is 2.3 KB): an error
+    # for its request, at once, and the next call works.
+    request(78, "tools/list")
+    e = wait(response(78), 5, "the error for the oversized response")
+    if "error" not in e or "over the cap" not in e["error"]["message"]:
+        fail(f"oversized response: {e}")
+    echo_works(4, "after the big response")
+    ok("a response over the cap became an error for its request, and the next call works")
     proc.stdin.close()
     exits(0, 5, "the end of its input")
 

@@ -8,7 +8,8 @@
 # reader of stdout that goes away (`| head -c 1`) cancel what is in flight;
 # the server's question (elicitation) crosses both ways; our own client and
 # the TypeScript SDK v1 client spawn it. Hostile: nothing listening, the
-# server killed mid-call, garbage and an oversized line on stdin, usage
+# server killed mid-call, garbage and an oversized line on stdin, a
+# response over the cap, usage
 # errors, a server that never answers the cancel (the proxy leaves after
 # 2 s). The scenarios' client is proxy_client.py; MCP_WRAP (valgrind)
 # wraps the proxy, not the server.
@@ -68,8 +69,9 @@ expect_exit 2 "a --max-message below 1024" -- "$MCP" proxy --url "$URL" --max-me
 
 for era in 2025 2026; do
     # --- a call, progress, garbage, an oversized line ---------------------------------
-    scenario call $era --max-message 4096
-    contains "$WORK/err" "over the cap of 4096 bytes" "the oversized line said on stderr ($era)"
+    scenario call $era --max-message 2048
+    contains "$WORK/err" "over the cap of 2048 bytes" "the oversized line said on stderr ($era)"
+    contains "$WORK/err" "a message from the server over the cap" "the oversized response said ($era)"
 
     # --- the stdio client's cancel stops the call on the server -------------------------
     before=$(count "count: cancelled at step")

@@ -264,12 +264,22 @@ static void from_server(void *ud, const char *data, size_t len, bool made_up)
     put_line(p, data, len);
 }
 
-static void server_oversized(void *ud, size_t limit)
+static bool head_id(const char *s, size_t n, mcp_id *id, char *str, size_t str_cap);
+
+/* A message of the server's over the cap: when it answers a request (its
+ * head names the id), that request gets an error instead. */
+static void server_oversized(void *ud, const char *head, size_t head_len, size_t limit)
 {
-    (void)ud;
-    char n[32];
-    snprintf(n, sizeof n, "%zu", limit);
-    say2("a message from the server over ", n, " bytes was dropped (--max-message)");
+    proxy *p = ud;
+    char msg[200], idbuf[256];
+    snprintf(msg, sizeof msg, "mcp proxy: a message from the server over the cap of %zu bytes "
+                              "(--max-message) was dropped", limit);
+    say(msg + strlen("mcp proxy: "));
+    mcp_id id;
+    if (head && head_id(head, head_len, &id, idbuf, sizeof idbuf)) {
+        untrack(p, &id);
+        put_error(p, &id, -32603, msg);
+    }
 }
 
 static void relay_log(void *ud, const mcp_log_record *r)
