@@ -22,7 +22,7 @@ cmd = sys.argv[sys.argv.index("--") + 1:]
 modern = era == "2026"
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "sampling": {}},
     "io.modelcontextprotocol/clientInfo": {"name": "proxy-test", "version": "1"},
 }
 
@@ -112,7 +112,7 @@ def handshake():
     if modern:
         return
     send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}, "sampling": {}},
         "clientInfo": {"name": "proxy-test", "version": "1"}}})
     r = wait(response(0), 10, "the initialize response")
     if r.get("result", {}).get("protocolVersion") != "2025-11-25":
@@ -166,16 +166,27 @@ if scenario != "unreachable":
     handshake()
 
 if scenario == "call":
-    # A call answered, with its progress carried unchanged.
-    call(1, "count", {"n": 3, "delay_ms": 30}, token="tok-1")
+    # A call answered, with its progress and logs carried unchanged (logs
+    # asked for with logging/setLevel under 2025, the envelope's logLevel
+    # under 2026-07-28).
+    meta = {"progressToken": "tok-1"}
+    if modern:
+        meta["io.modelcontextprotocol/logLevel"] = "debug"
+    else:
+        request(50, "logging/setLevel", {"level": "debug"})
+        wait(response(50), 10, "the answer to logging/setLevel")
+    request(1, "tools/call", {"name": "count", "arguments": {"n": 3, "delay_ms": 30}, "_meta": meta})
     r = wait(response(1), 10, "the count result")
+    logs = [m["params"].get("data") for m in seen if m.get("method") == "notifications/message"]
+    if logs != ["step 1 of 3", "step 2 of 3", "step 3 of 3"]:
+        fail(f"logs: {logs}")
     progress = [m["params"] for m in seen if m.get("method") == "notifications/progress"]
     if [p["progress"] for p in progress] != [1, 2, 3] or any(p["progressToken"] != "tok-1"
                                                              for p in progress):
         fail(f"progress: {progress}")
     if text_of(r) != "counted to 3":
         fail(f"count: {r}")
-    ok("count answered, progress 1, 2, 3 with its token")
+    ok("count answered, progress 1, 2, 3 with its token, its three logs")
     # Garbage: -32700 with a null id, and nothing else lost.
     send_raw(b"this is not json\n")
     e = wait(lambda m: "error" in m and m.get("id") is None, 5, "the parse error")
@@ -269,6 +280,28 @@ elif scenario == "ask":
         if text_of(r) != "confirmed":
             fail(f"confirm: {r}")
     ok("the server's question crossed, the answer came back: confirmed")
+    # Sampling the same way: the model's answer is the tool's result.
+    answer = {"role": "assistant", "content": {"type": "text", "text": "a short summary"},
+              "model": "proxy-test-model"}
+    call(23, "summarize", {"text": "a long text"})
+    if modern:
+        r = wait(response(23), 10, "the sampling round")
+        res = r.get("result", {})
+        asked = res.get("inputRequests", {}).get("summary", {})
+        if asked.get("method") != "sampling/createMessage":
+            fail(f"the sampling round: {r}")
+        request(24, "tools/call", {"name": "summarize", "arguments": {"text": "a long text"},
+                                   "inputResponses": {"summary": answer},
+                                   "requestState": res["requestState"]})
+        r = wait(response(24), 10, "the answer after the sampling round")
+    else:
+        q = wait(lambda m: m.get("method") == "sampling/createMessage" and "id" in m, 10,
+                 "the server's sampling/createMessage")
+        send({"jsonrpc": "2.0", "id": q["id"], "result": answer})
+        r = wait(response(23), 10, "the summarize result")
+    if text_of(r) != "a short summary":
+        fail(f"summarize: {r}")
+    ok("the server's sampling request crossed, the model's answer came back")
     proc.stdin.close()
     exits(0, 5, "the end of its input")
 

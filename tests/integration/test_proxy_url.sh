@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 # mcp proxy --url: `mcp serve --http` offered on stdio, both eras
 # (2025-11-25 with initialize, 2026-07-28 with the envelope). Through it a
-# call is answered with its progress; the stdio client's cancel stops the
+# call is answered with its progress and logs; the stdio client's cancel stops the
 # call on the server (its log says so: a posted 2025 cancel with the
 # client's reason, a closed 2026 stream); the end of stdin, SIGTERM and a
 # reader of stdout that goes away (`| head -c 1`) cancel what is in flight;
-# the server's question (elicitation) crosses both ways; our own client and
+# the server's questions (elicitation, sampling) cross both ways; our own client and
 # the TypeScript SDK v1 client spawn it. Hostile: nothing listening, the
 # server killed mid-call, garbage and an oversized line on stdin, a
 # response over the cap, usage
