@@ -162,7 +162,7 @@ def announce(word):
             f.write(word + "\n")
 
 
-if scenario != "unreachable":
+if scenario not in ("unreachable", "refused"):
     handshake()
 
 if scenario == "call":
@@ -322,6 +322,28 @@ elif scenario == "unreachable":
             "httpError" not in err.get("data", {}):
         fail(f"unreachable: {r}")
     ok(f"an error in {time.monotonic() - start:.2f} s: {err['message'][:80]}")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+elif scenario == "refused":
+    # The server wants a token the proxy was not given: the HTTP 401
+    # becomes a JSON-RPC error for the request.
+    if modern:
+        call(1, "echo", {"text": "x"})
+        i = 1
+    else:
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "proxy-test", "version": "1"}}})
+        i = 0
+    r = wait(response(i), 10, "the error for the refused request")
+    # Made up by the transport (-32603, data.httpStatus 401), or the JSON-RPC
+    # error body the server sent with its 401, passed on as it is.
+    err = r.get("error", {})
+    made_up = err.get("code") == -32603 and err.get("data", {}).get("httpStatus") == 401
+    if not made_up and "Unauthorized" not in err.get("message", ""):
+        fail(f"refused: {r}")
+    ok(f"HTTP 401 became a JSON-RPC error: {err['message'][:80]}")
     proc.stdin.close()
     exits(0, 5, "the end of its input")
 

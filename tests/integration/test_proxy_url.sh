@@ -9,7 +9,7 @@
 # the server's questions (elicitation, sampling) cross both ways; our own client and
 # the TypeScript SDK v1 client spawn it. Hostile: nothing listening, the
 # server killed mid-call, garbage and an oversized line on stdin, a
-# response over the cap, usage
+# response over the cap, a server that wants a token (--header), usage
 # errors, a server that never answers the cancel (the proxy leaves after
 # 2 s). The scenarios' client is proxy_client.py; MCP_WRAP (valgrind)
 # wraps the proxy, not the server.
@@ -21,14 +21,19 @@ NODE=$2
 INTEROP=$3
 CLIENT="$(dirname "$0")/proxy_client.py"
 requires python3
+# No kept authorization of the user's is read (mcp auth login's store).
+XDG_CONFIG_HOME="$WORK/config"
+export XDG_CONFIG_HOME
 
-# start_server NAME: mcp serve --http on a free port, its log in
-# $WORK/NAME.log; sets SRV (its pid) and URL.
+# start_server NAME [OPTION...]: mcp serve --http on a free port, its log
+# in $WORK/NAME.log; sets SRV (its pid) and URL.
 start_server() {
-    MCP_LOG_LEVEL=info "$MCP" serve --http 127.0.0.1:0 >/dev/null 2>"$WORK/$1.log" &
+    name=$1
+    shift
+    MCP_LOG_LEVEL=info "$MCP" serve --http 127.0.0.1:0 "$@" >/dev/null 2>"$WORK/$name.log" &
     SRV=$!
-    wait_for "$WORK/$1.log" "listening on http://127.0.0.1:" 10
-    port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/$1.log" | head -n 1)
+    wait_for "$WORK/$name.log" "listening on http://127.0.0.1:" 10
+    port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/$name.log" | head -n 1)
     URL="http://127.0.0.1:$port/mcp"
 }
 SERVERS=""
@@ -180,6 +185,21 @@ for era in 2025 2026; do
     contains "$WORK/err" "mcp proxy: request" "the failure said on stderr ($era)"
     contains "$WORK/err" "cannot reach the server" "unreachable named ($era)"
 done
+
+# --- a server that wants a token: --header gives it; without it, HTTP 401 ---------------
+start_server token --token proxy-secret
+SERVERS="$SERVERS $SRV"
+for era in 2025 2026; do
+    # shellcheck disable=SC2086
+    python3 "$CLIENT" refused $era -- $MCP_WRAP "$MCP" proxy --url "$URL" \
+        >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "refused $era"; }
+    cat "$WORK/out"
+done
+# shellcheck disable=SC2086
+expect_exit 0 "--header gives the token" -- \
+    "$MCP" call echo '{"text":"with the token"}' -- $MCP_WRAP "$MCP" proxy --url "$URL" \
+    --header 'Authorization: Bearer proxy-secret'
+contains "$WORK/out" "with the token" "the call with the token"
 
 # --- the server killed mid-call: the call's error comes at once ---------------------------
 for era in 2025 2026; do
