@@ -13,6 +13,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -26,7 +27,14 @@ ENVELOPE = {
     "io.modelcontextprotocol/clientInfo": {"name": "proxy-test", "version": "1"},
 }
 
-proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+if scenario == "epipe":
+    # stdout is a socket (a client that spawns with socketpairs): its peer
+    # closes, the next write fails with EPIPE.
+    peer, theirs = socket.socketpair()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=theirs)
+    theirs.close()
+else:
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 buf = b""
 seen = []  # every message read so far
 
@@ -162,7 +170,7 @@ def announce(word):
             f.write(word + "\n")
 
 
-if scenario not in ("unreachable", "refused"):
+if scenario not in ("unreachable", "refused", "epipe"):
     handshake()
 
 if scenario == "call":
@@ -376,6 +384,19 @@ elif scenario == "stuck":
     if took < 1.5:
         fail(f"it left after {took:.2f} s, without waiting for the server")
     ok(f"it left {took:.2f} s after its input ended")
+
+elif scenario == "epipe":
+    call(60, "count", {"n": 100000, "delay_ms": 50}, token=60)
+    got = b""
+    deadline = time.monotonic() + 10
+    while b"notifications/progress" not in got and time.monotonic() < deadline:
+        r, _, _ = select.select([peer], [], [], 0.5)
+        if r:
+            got += peer.recv(65536)
+    if b"notifications/progress" not in got:
+        fail("no progress on the socket")
+    peer.close()
+    exits(3, 5, "its socket's peer closed (EPIPE at the next progress)")
 
 else:
     fail("unknown scenario")

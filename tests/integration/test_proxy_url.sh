@@ -5,7 +5,8 @@
 # call is answered with its progress and logs; the stdio client's cancel stops the
 # call on the server (its log says so: a posted 2025 cancel with the
 # client's reason, a closed 2026 stream); the end of stdin, SIGTERM and a
-# reader of stdout that goes away (`| head -c 1`) cancel what is in flight;
+# reader of stdout that goes away (`| head -c 1`, at the next write; `| sleep
+# 3`, at once) cancel what is in flight;
 # the server's questions (elicitation, sampling) cross both ways; our own client and
 # the TypeScript SDK v1 client spawn it. Hostile: nothing listening, the
 # server killed mid-call, garbage and an oversized line on stdin, a
@@ -154,10 +155,39 @@ while [ ! -s "$WORK/epipe.rc" ]; do
 done
 [ "$(cat "$WORK/epipe.rc")" = 3 ] || { cat "$WORK/epipe.err"; fail "EPIPE: exit $(cat "$WORK/epipe.rc"), expected 3"; }
 [ $(($(date +%s) - start)) -lt 12 ] || fail "the proxy waited for its stdin instead of ending"
-contains "$WORK/epipe.err" "stdout failed (broken pipe)" "EPIPE said"
+# (at the failed write, or at once by the hangup watch: whichever comes first)
+contains "$WORK/epipe.err" "stdout failed (" "the reader's leaving said"
 wait_count "$LOG" "count: cancelled at step" $((before + 1)) 5
 kill "$(cat "$WORK/writer.pid")" 2>/dev/null
 echo "ok: | head -c 1: the proxy cancelled the call and exited 3"
+
+# --- a reader that leaves without reading (nothing is written meanwhile) -----------------
+# The pipe's reader is gone while a call sleeps: the proxy sees it at once
+# (not at a next write, which would come in 30 s), cancels the call and exits 3.
+req='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}'
+before=$(count "sleep: cancelled after")
+start=$(date +%s)
+# shellcheck disable=SC2086
+sh -c 'echo $$ >"$1"; printf "%s\n" "$2"; exec sleep 20' sh "$WORK/writer.pid" "$req" 2>/dev/null |
+    ( $MCP_WRAP "$MCP" proxy --url "$URL" 2>"$WORK/gone.err"; echo $? >"$WORK/gone.rc" ) |
+    sleep 3 &
+while [ ! -s "$WORK/gone.rc" ]; do
+    [ $(($(date +%s) - start)) -lt 15 ] || fail "the proxy did not see its reader leave"
+    sleep 0.05
+done
+kill "$(cat "$WORK/writer.pid")" 2>/dev/null
+[ "$(cat "$WORK/gone.rc")" = 3 ] || { cat "$WORK/gone.err"; fail "reader gone: exit $(cat "$WORK/gone.rc"), expected 3"; }
+[ $(($(date +%s) - start)) -lt 10 ] || fail "the proxy waited for a write or its stdin"
+contains "$WORK/gone.err" "stdout failed (the reader went away)" "the reader's leaving said"
+wait_count "$LOG" "sleep: cancelled after" $((before + 1)) 5
+echo "ok: a reader that left without reading: the proxy cancelled the call and exited 3"
+
+# --- stdout a socket whose peer closes: EPIPE at the next write ---------------------------
+before=$(count "count: cancelled at step")
+scenario epipe 2026
+contains "$WORK/err" "stdout failed (broken pipe)" "EPIPE said"
+wait_count "$LOG" "count: cancelled at step" $((before + 1)) 5
+echo "ok: EPIPE on a socket: the proxy cancelled the call and exited 3"
 
 # --- the TypeScript SDK v1 client spawns the proxy ------------------------------------
 [ -x "$NODE" ] || missing "no pinned Node at $NODE (make interop-deps)"

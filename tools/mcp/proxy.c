@@ -16,14 +16,17 @@
  *
  * One libuv loop, one thread. stdin and stdout are libuv streams when they
  * are pipes, sockets or terminals; a regular file is read with uv_fs_read
- * and written with write(2).
+ * and written with write(2). When stdout is a pipe, its reader going away
+ * is seen at once (POLLERR on the write end), not only at the next write.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -65,6 +68,11 @@ typedef struct proxy {
     } out;
     bool out_stream, out_open, out_failed;
     size_t out_queued;
+    /* A pipe's reader that goes away is seen at once, not at the next
+     * write: the write end reports an error (POLLERR), watched on a copy
+     * of the descriptor (the stream has its own watcher on 1). */
+    uv_poll_t hangup;
+    int hangup_fd; /* -1: not watched */
     /* the rest */
     uv_signal_t sigint, sigterm;
     uv_timer_t tick;
@@ -581,6 +589,8 @@ static void finish(proxy *p)
         uv_close((uv_handle_t *)&p->in, on_closed);
     if (p->out_open && p->out_stream)
         uv_close((uv_handle_t *)&p->out, on_closed);
+    if (p->hangup_fd >= 0)
+        uv_close((uv_handle_t *)&p->hangup, on_closed);
     p->in_open = p->out_open = false;
 }
 
@@ -663,6 +673,40 @@ static bool open_stream(proxy *p, int fd, void *h, bool *stream)
     return true;
 }
 
+static void on_hangup(uv_poll_t *h, int status, int events)
+{
+    proxy *p = h->data;
+    (void)status, (void)events;
+    /* libuv reports POLLERR as the events asked for (or as UV_EBADF):
+     * asked again, plainly. */
+    struct pollfd pf = {.fd = p->hangup_fd, .events = 0};
+    if (status < 0 || (poll(&pf, 1, 0) == 1 && (pf.revents & (POLLERR | POLLHUP)))) {
+        uv_poll_stop(h);
+        output_failed(p, "the reader went away");
+    }
+}
+
+/* Watch stdout's pipe for its reader going away (best effort: nothing
+ * watched when it cannot be). */
+static void watch_hangup(proxy *p)
+{
+    struct stat st;
+    if (!p->out_stream || fstat(STDOUT_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return;
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0)
+        return;
+    if (uv_poll_init(&p->loop, &p->hangup, fd) != 0) {
+        close(fd);
+        return;
+    }
+    p->hangup.data = p;
+    p->hangup_fd = fd;
+    /* No event of a pipe's write end but its error: POLLPRI never comes. */
+    if (uv_poll_start(&p->hangup, UV_PRIORITIZED, on_hangup) != 0)
+        uv_poll_stop(&p->hangup);
+}
+
 static int usage_error(void)
 {
     cli_usage("proxy", false);
@@ -716,6 +760,7 @@ int cli_proxy(int argc, char **argv)
     static proxy px; /* the loop and its handles: one per process */
     proxy *p = &px;
     memset(p, 0, sizeof *p);
+    p->hangup_fd = -1;
     p->url = a.url;
     p->version = a.version;
     p->trace = a.trace;
@@ -768,6 +813,7 @@ int cli_proxy(int argc, char **argv)
             p->phase = ENDING;
             finish(p);
         } else {
+            watch_hangup(p);
             in_start(p);
         }
     }
@@ -784,6 +830,8 @@ int cli_proxy(int argc, char **argv)
         free(f);
     }
     mcp_line_reader_free(p->lines);
+    if (p->hangup_fd >= 0)
+        close(p->hangup_fd); /* its handle closed with the loop's run */
     uv_loop_close(&p->loop);
     cli_auth_stored_free();
     return code;
