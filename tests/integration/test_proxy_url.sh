@@ -122,9 +122,12 @@ for era in 2025 2026; do
     v=2025-11-25
     [ $era = 2026 ] && v=2026-07-28
     # shellcheck disable=SC2086
-    expect_exit 0 "mcp call --protocol $v through the proxy" -- \
-        "$MCP" call --protocol $v count '{"n":3,"delay_ms":10}' -- $MCP_WRAP "$MCP" proxy --url "$URL"
+    expect_exit 0 "mcp call --protocol $v through the proxy (--trace)" -- \
+        "$MCP" call --protocol $v count '{"n":3,"delay_ms":10}' -- $MCP_WRAP "$MCP" proxy --trace --url "$URL"
     contains "$WORK/out" "counted to 3" "mcp call through the proxy ($v)"
+    for arrow in "stdio <-" "http ->" "http <-" "stdio ->"; do
+        contains "$WORK/err" "mcp proxy $arrow {\"jsonrpc\":\"2.0\",\"id\":" "--trace: $arrow ($v)"
+    done
 done
 
 # --protocol: a request of the other era is refused by the proxy, not sent.

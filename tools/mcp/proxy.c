@@ -253,6 +253,8 @@ static void cancel_all(proxy *p, const char *why)
 static void from_server(void *ud, const char *data, size_t len, bool made_up)
 {
     proxy *p = ud;
+    if (p->trace)
+        cli_trace_line(made_up ? "mcp proxy http (made up)" : "mcp proxy http", false, data, len);
     mcp_message *m = NULL;
     mcp_message_decode(data, len, NULL, NULL, &m, NULL);
     if (m && (m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR))
