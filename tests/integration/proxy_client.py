@@ -170,7 +170,7 @@ def announce(word):
             f.write(word + "\n")
 
 
-if scenario not in ("unreachable", "refused", "epipe"):
+if scenario not in ("unreachable", "refused", "epipe", "pipelined"):
     handshake()
 
 if scenario == "call":
@@ -352,6 +352,27 @@ elif scenario == "refused":
     if not made_up and "Unauthorized" not in err.get("message", ""):
         fail(f"refused: {r}")
     ok(f"HTTP 401 became a JSON-RPC error: {err['message'][:80]}")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+elif scenario == "pipelined":
+    # A client that does not wait for initialize's answer (a script piping
+    # its lines): what follows initialize waits for the session id in the
+    # proxy, in order, instead of reaching the server without one.
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "proxy-test", "version": "1"}}})
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    call(1, "echo", {"text": "right behind"})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+    wait(response(0), 10, "the initialize response")
+    r = wait(response(1), 10, "the echo right behind initialize")
+    if "error" in r or text_of(r) != "right behind":
+        fail(f"pipelined echo: {r}")
+    r = wait(response(2), 10, "tools/list right behind initialize")
+    if "error" in r:
+        fail(f"pipelined tools/list: {r}")
+    ok("what followed initialize waited for its answer and went in the session")
     proc.stdin.close()
     exits(0, 5, "the end of its input")
 

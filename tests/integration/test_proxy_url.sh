@@ -130,6 +130,9 @@ for era in 2025 2026; do
     done
 done
 
+# A client that sends on without waiting for initialize's answer.
+scenario pipelined 2025
+
 # --protocol: a request of the other era is refused by the proxy, not sent.
 # shellcheck disable=SC2086
 expect_exit 3 "--protocol 2025-11-25 refuses a 2026-07-28 client" -- \

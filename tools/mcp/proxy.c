@@ -45,6 +45,16 @@ typedef struct flight {
 
 typedef enum { RUNNING, ENDING, DONE } phase;
 
+/* A line waiting for the answer to initialize. */
+typedef struct held {
+    struct held *next;
+    size_t len;
+    char line[];
+} held;
+
+#define MAX_HELD 1024             /* lines waiting for initialize's answer */
+#define MAX_HELD_BYTES (16u << 20)
+
 typedef struct proxy {
     uv_loop_t loop;
     mcp_http_relay *relay;
@@ -78,6 +88,13 @@ typedef struct proxy {
     uv_timer_t tick;
     flight *flights;
     size_t in_flight;
+    /* A 2025 initialize unanswered: what the client sends meanwhile waits
+     * (in order) for its answer, which brings the session id every later
+     * request needs; posted at once, they would race it. */
+    bool initializing;
+    mcp_id init_id; /* a copy, while initializing */
+    struct held *held, *held_tail;
+    size_t held_count, held_bytes;
     phase phase;
     int exit_code;
     uint64_t deadline;
@@ -250,6 +267,8 @@ static void cancel_all(proxy *p, const char *why)
 
 /* From the server ------------------------------------------------------------------ */
 
+static void release_held(proxy *p);
+
 static void from_server(void *ud, const char *data, size_t len, bool made_up)
 {
     proxy *p = ud;
@@ -257,8 +276,11 @@ static void from_server(void *ud, const char *data, size_t len, bool made_up)
         cli_trace_line(made_up ? "mcp proxy http (made up)" : "mcp proxy http", false, data, len);
     mcp_message *m = NULL;
     mcp_message_decode(data, len, NULL, NULL, &m, NULL);
-    if (m && (m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR))
+    bool init_answered = false;
+    if (m && (m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR)) {
         untrack(p, &m->id);
+        init_answered = p->initializing && mcp_id_equal(&m->id, &p->init_id);
+    }
     if (made_up && m && m->kind == MCP_MESSAGE_ERROR) {
         mcp_buf id;
         mcp_buf_init(&id, 256, NULL);
@@ -272,6 +294,11 @@ static void from_server(void *ud, const char *data, size_t len, bool made_up)
     }
     mcp_message_free(m);
     put_line(p, data, len);
+    if (init_answered) {
+        p->initializing = false;
+        mcp_id_release(&p->init_id, NULL);
+        release_held(p);
+    }
 }
 
 static bool head_id(const char *s, size_t n, mcp_id *id, char *str, size_t str_cap);
@@ -391,6 +418,93 @@ static bool head_id(const char *s, size_t n, mcp_id *id, char *str, size_t str_c
     return false;
 }
 
+/* Send m (whose text is line) to the server now. */
+static void send_now(proxy *p, const mcp_message *m, const char *line, size_t len)
+{
+    mcp_id copy;
+    if (m->kind == MCP_MESSAGE_REQUEST && mcp_message_method_is(m, "initialize") &&
+        mcp_id_copy(&copy, &m->id, NULL) == MCP_OK) {
+        if (p->initializing)
+            mcp_id_release(&p->init_id, NULL); /* (held meanwhile: not reached) */
+        p->init_id = copy;
+        p->initializing = true;
+    }
+    if (p->trace)
+        cli_trace_line("mcp proxy http", true, line, len);
+    int rc = mcp_http_relay_send(p->relay, line, len);
+    if (rc != MCP_OK && m->kind == MCP_MESSAGE_REQUEST) {
+        if (p->initializing && mcp_id_equal(&m->id, &p->init_id)) {
+            p->initializing = false;
+            mcp_id_release(&p->init_id, NULL);
+        }
+        untrack(p, &m->id);
+        char why[200];
+        snprintf(why, sizeof why, "mcp proxy: the request could not be sent: %s", mcp_strerror(rc));
+        put_error(p, &m->id, -32603, why);
+    } else if (rc != MCP_OK) {
+        say2("a message could not be sent: ", mcp_strerror(rc), "");
+    }
+}
+
+/* Keep m (line) until initialize is answered; past the caps a request is
+ * answered with an error, anything else dropped (said). */
+static void hold(proxy *p, const mcp_message *m, const char *line, size_t len)
+{
+    held *h = p->held_count < MAX_HELD && p->held_bytes + len <= MAX_HELD_BYTES
+                  ? malloc(sizeof *h + len)
+                  : NULL;
+    if (!h) {
+        const char *why = "mcp proxy: too many messages wait for the answer to initialize";
+        if (m->kind == MCP_MESSAGE_REQUEST) {
+            untrack(p, &m->id);
+            put_error(p, &m->id, -32603, why);
+        } else {
+            say(why + strlen("mcp proxy: "));
+        }
+        return;
+    }
+    h->next = NULL;
+    h->len = len;
+    memcpy(h->line, line, len);
+    if (p->held_tail)
+        p->held_tail->next = h;
+    else
+        p->held = h;
+    p->held_tail = h;
+    p->held_count++;
+    p->held_bytes += len;
+}
+
+static void drop_held(proxy *p)
+{
+    while (p->held) {
+        held *h = p->held;
+        p->held = h->next;
+        free(h);
+    }
+    p->held_tail = NULL;
+    p->held_count = p->held_bytes = 0;
+}
+
+/* initialize was answered: what waited goes, in order, until another
+ * initialize among it waits again. */
+static void release_held(proxy *p)
+{
+    while (p->held && !p->initializing && p->phase == RUNNING) {
+        held *h = p->held;
+        p->held = h->next;
+        if (!p->held)
+            p->held_tail = NULL;
+        p->held_count--;
+        p->held_bytes -= h->len;
+        mcp_message *m = NULL;
+        if (mcp_message_decode(h->line, h->len, NULL, NULL, &m, NULL) == MCP_OK)
+            send_now(p, m, h->line, h->len);
+        mcp_message_free(m);
+        free(h);
+    }
+}
+
 static void from_client(proxy *p, const char *line, size_t len)
 {
     if (p->phase != RUNNING)
@@ -445,16 +559,10 @@ static void from_client(proxy *p, const char *line, size_t len)
         if (mcp_id_from_json(mcp_json_object_get(m->params, "requestId"), &id) == MCP_OK)
             untrack(p, &id);
     }
-    if (p->trace)
-        cli_trace_line("mcp proxy http", true, line, len);
-    rc = mcp_http_relay_send(p->relay, line, len);
-    if (rc != MCP_OK && m->kind == MCP_MESSAGE_REQUEST) {
-        untrack(p, &m->id);
-        snprintf(why, sizeof why, "mcp proxy: the request could not be sent: %s", mcp_strerror(rc));
-        put_error(p, &m->id, -32603, why);
-    } else if (rc != MCP_OK) {
-        say2("a message could not be sent: ", mcp_strerror(rc), "");
-    }
+    if (p->initializing)
+        hold(p, m, line, len);
+    else
+        send_now(p, m, line, len);
     mcp_message_free(m);
 }
 
@@ -631,6 +739,7 @@ static void begin_end(proxy *p, int code, const char *why)
     p->exit_code = code;
     p->deadline = now_ms() + END_WAIT_MS;
     in_stop(p);
+    drop_held(p); /* never sent: their requests' cancels are harmless */
     cancel_all(p, why);
     uv_timer_start(&p->tick, on_tick, 0, TICK_MS);
 }
@@ -832,6 +941,9 @@ int cli_proxy(int argc, char **argv)
         free(f);
     }
     mcp_line_reader_free(p->lines);
+    drop_held(p);
+    if (p->initializing)
+        mcp_id_release(&p->init_id, NULL);
     if (p->hangup_fd >= 0)
         close(p->hangup_fd); /* its handle closed with the loop's run */
     uv_loop_close(&p->loop);
