@@ -365,6 +365,9 @@ elif scenario == "pipelined":
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     call(1, "echo", {"text": "right behind"})
     send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+    # A call and its cancel, both before initialize is answered: no answer.
+    call(3, "sleep", {"seconds": 30})
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}})
     wait(response(0), 10, "the initialize response")
     r = wait(response(1), 10, "the echo right behind initialize")
     if "error" in r or text_of(r) != "right behind":
@@ -372,7 +375,10 @@ elif scenario == "pipelined":
     r = wait(response(2), 10, "tools/list right behind initialize")
     if "error" in r:
         fail(f"pipelined tools/list: {r}")
-    ok("what followed initialize waited for its answer and went in the session")
+    no_answer(3, 1.0, "the call cancelled while initialize was unanswered")
+    echo_works(4, "after it")
+    ok("what followed initialize waited for its answer and went in the session; "
+       "a call cancelled meanwhile got no answer")
     proc.stdin.close()
     exits(0, 5, "the end of its input")
 

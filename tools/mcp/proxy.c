@@ -475,6 +475,36 @@ static void hold(proxy *p, const mcp_message *m, const char *line, size_t len)
     p->held_bytes += len;
 }
 
+/* A cancel while initialize is unanswered is handled on arrival, never
+ * queued: a request still held is dropped with it (it never reaches the
+ * server); one already sent gets the cancel now. */
+static void cancel_held(proxy *p, const mcp_message *cancel, const char *line, size_t len)
+{
+    mcp_id target;
+    bool named = mcp_id_from_json(mcp_json_object_get(cancel->params, "requestId"), &target) ==
+                 MCP_OK;
+    for (held **at = &p->held; named && *at; at = &(*at)->next) {
+        mcp_message *m = NULL;
+        bool it = mcp_message_decode((*at)->line, (*at)->len, NULL, NULL, &m, NULL) == MCP_OK &&
+                  m->kind == MCP_MESSAGE_REQUEST && mcp_id_equal(&m->id, &target);
+        mcp_message_free(m);
+        if (it) {
+            held *h = *at;
+            *at = h->next;
+            if (p->held_tail == h) {
+                p->held_tail = p->held;
+                while (p->held_tail && p->held_tail->next)
+                    p->held_tail = p->held_tail->next;
+            }
+            p->held_count--;
+            p->held_bytes -= h->len;
+            free(h);
+            return;
+        }
+    }
+    send_now(p, cancel, line, len);
+}
+
 static void drop_held(proxy *p)
 {
     while (p->held) {
@@ -559,7 +589,9 @@ static void from_client(proxy *p, const char *line, size_t len)
         if (mcp_id_from_json(mcp_json_object_get(m->params, "requestId"), &id) == MCP_OK)
             untrack(p, &id);
     }
-    if (p->initializing)
+    if (p->initializing && mcp_message_method_is(m, "notifications/cancelled"))
+        cancel_held(p, m, line, len);
+    else if (p->initializing)
         hold(p, m, line, len);
     else
         send_now(p, m, line, len);
