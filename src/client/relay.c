@@ -6,7 +6,9 @@
  * already tells the eras apart by what is sent, closes a 2026-07-28
  * request's stream on its cancel, posts a 2025 one and makes up an error
  * for a request whose exchange failed: the relay only owns it, with the
- * client's checks of a URL and headers and, optionally, its OAuth engine.
+ * client's checks of a URL and headers, optionally its OAuth engine, and a
+ * tool cache learned from the 2026-07-28 tools/list results that pass, for
+ * the Mcp-Param-* headers of the tools/call that follow.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,8 +18,13 @@
 
 #include "client/auth/oauth.h"
 #include "client/internal.h"
+#include "client/tools.h"
 #include "core/opts.h"
 #include "transport/http_client.h"
+
+/* The 2026-07-28 tools/list requests unanswered whose results the relay
+ * reads (at most this many; the oldest forgotten). */
+#define LISTS 16
 
 struct mcp_http_relay {
     mcp_http_relay_options o; /* headers and ca_file: the copies below */
@@ -25,13 +32,69 @@ struct mcp_http_relay {
     mcp__oauth *oauth;
     char **headers;
     char *ca_file;
+    /* What the tools the server listed mirror into Mcp-Param-* headers
+     * (2026-07-28): learned from the tools/list results that pass, asked
+     * by the transport for each tools/call. */
+    mcp__tools *tools;
+    mcp_id lists[LISTS]; /* copies; MCP_ID_NONE: free */
+    unsigned next_list;
     bool closing;
 };
+
+/* Remember a 2026-07-28 tools/list request's id, to read its result. */
+static void note_list(mcp_http_relay *r, const char *data, size_t len)
+{
+    mcp_message *m = NULL;
+    if (mcp_message_decode(data, len, NULL, NULL, &m, NULL) == MCP_OK &&
+        m->kind == MCP_MESSAGE_REQUEST && mcp_message_method_is(m, "tools/list") &&
+        mcp_json_object_get(mcp_json_object_get(m->params, "_meta"),
+                            "io.modelcontextprotocol/protocolVersion")) {
+        mcp_id *slot = &r->lists[r->next_list++ % LISTS];
+        mcp_id_release(slot, NULL);
+        if (mcp_id_copy(slot, &m->id, NULL) != MCP_OK)
+            slot->kind = MCP_ID_NONE;
+    }
+    mcp_message_free(m);
+}
+
+/* A response to a noted tools/list: what its tools mirror is learned. */
+static void read_list(mcp_http_relay *r, const char *data, size_t len)
+{
+    bool any = false;
+    for (unsigned i = 0; i < LISTS && !any; i++)
+        any = r->lists[i].kind != MCP_ID_NONE;
+    if (!any)
+        return;
+    mcp_message *m = NULL;
+    if (mcp_message_decode(data, len, NULL, NULL, &m, NULL) == MCP_OK &&
+        (m->kind == MCP_MESSAGE_RESULT || m->kind == MCP_MESSAGE_ERROR)) {
+        for (unsigned i = 0; i < LISTS; i++) {
+            if (r->lists[i].kind == MCP_ID_NONE || !mcp_id_equal(&r->lists[i], &m->id))
+                continue;
+            mcp_id_release(&r->lists[i], NULL);
+            mcp_json_doc *kept = NULL;
+            if (m->kind == MCP_MESSAGE_RESULT)
+                mcp__tools_learn(r->tools, m->result, true, &kept, NULL, NULL);
+            mcp_json_doc_free(kept); /* the client gets the server's list as it is */
+            break;
+        }
+    }
+    mcp_message_free(m);
+}
+
+static int param_headers(void *ud, const mcp_json *params, int (*add)(void *, const char *),
+                         void *add_ud)
+{
+    mcp_http_relay *r = ud;
+    return mcp__tools_headers_for_call(r->tools, params, add, add_ud);
+}
 
 static int on_message(void *ud, uint64_t route, const char *data, size_t len)
 {
     mcp_http_relay *r = ud;
     (void)route;
+    if (!r->closing)
+        read_list(r, data, len);
     if (!r->closing && r->o.message)
         r->o.message(r->o.user_data, data, len, mcp__http_client_made_up(r->t));
     return MCP_OK;
@@ -78,6 +141,9 @@ static void oauth_log(void *ud, mcp_log_level level, const char *text)
 
 static void relay_free(mcp_http_relay *r)
 {
+    for (unsigned i = 0; i < LISTS; i++)
+        mcp_id_release(&r->lists[i], NULL);
+    mcp__tools_free(r->tools);
     mcp__oauth_free(r->oauth);
     mcp__client_free_strings(r->headers);
     free(r->ca_file);
@@ -147,7 +213,8 @@ int mcp_http_relay_new(struct uv_loop_s *loop, const char *url, const mcp_http_r
     r->o.headers = (const char *const *)r->headers;
     r->o.ca_file = r->ca_file;
     r->o.oauth = NULL; /* copied into the engine, not kept */
-    if ((o.headers && !r->headers) || (o.ca_file && !r->ca_file)) {
+    r->tools = mcp__tools_new();
+    if ((o.headers && !r->headers) || (o.ca_file && !r->ca_file) || !r->tools) {
         relay_free(r);
         return MCP_ERR_NOMEM;
     }
@@ -169,6 +236,8 @@ int mcp_http_relay_new(struct uv_loop_s *loop, const char *url, const mcp_http_r
                                    .max_message = o.max_message,
                                    .log = on_log,
                                    .log_ud = r,
+                                   .param_headers = param_headers,
+                                   .param_headers_ud = r,
                                    .auth = r->oauth ? mcp__oauth_hooks(r->oauth) : NULL};
     r->t = mcp__http_client_new(loop, &ho, why, sizeof why);
     if (!r->t) {
@@ -188,6 +257,7 @@ int mcp_http_relay_send(mcp_http_relay *r, const char *data, size_t len)
         return MCP_ERR_INVALID_ARG;
     if (r->closing)
         return MCP_ERR_STATE;
+    note_list(r, data, len);
     return r->t->ops->send(r->t, 0, data, len);
 }
 

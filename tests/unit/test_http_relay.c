@@ -8,7 +8,8 @@
  * a 2026-07-28 cancel that closes the stream and a 2025 one that is posted,
  * the DELETE that ends a session, errors made up (and flagged) for an
  * unreachable server, a response over the cap handed over with its head,
- * and a close with exchanges in flight (nothing delivered after it, nothing
+ * the Mcp-Param-* headers of a tools/call learned from the tools/list
+ * results that passed, and a close with exchanges in flight (nothing delivered after it, nothing
  * left behind: the valgrind variant).
  */
 #include <stdarg.h>
@@ -288,6 +289,45 @@ static void an_oversized_response_comes_with_its_head(void **state)
     http_peer_stop(&p);
 }
 
+static void the_tools_listed_give_the_param_headers_of_a_call(void **state)
+{
+    (void)state;
+    http_peer p;
+    start(&p, "modern");
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    got g = {0};
+    mcp_http_relay *r = relay(&loop, p.url, &g, 0);
+    static const char call_eu[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"regional\",\"arguments\":{\"region\":\"eu\"}," ENVELOPE "}}";
+    char line[1024];
+    /* Not listed yet: no header, and the peer refuses (-32020), passed on. */
+    snprintf(line, sizeof line, call_eu, 60);
+    send_line(r, line);
+    assert_true(run_until(&loop, &g, 1, NULL, NULL, 10000));
+    assert_non_null(strstr(g.last, "-32020"));
+    /* The peer lists regional with x-mcp-header Region from its second
+     * listing on: the relay reads the lists passing, the call carries
+     * Mcp-Param-Region and is answered. */
+    for (int i = 0; i < 2; i++) {
+        snprintf(line, sizeof line,
+                 "{\"jsonrpc\":\"2.0\",\"id\":\"list%d\",\"method\":\"tools/list\","
+                 "\"params\":{" ENVELOPE "}}", i);
+        send_line(r, line);
+        assert_true(run_until(&loop, &g, 2 + i, NULL, NULL, 10000));
+    }
+    snprintf(line, sizeof line, call_eu, 61);
+    send_line(r, line);
+    assert_true(run_until(&loop, &g, 4, NULL, NULL, 10000));
+    assert_true(id_is(g.last, "61"));
+    assert_non_null(strstr(g.last, "region eu"));
+    assert_true(http_peer_says(&p, NULL, "region=eu", 0));
+    close_relay(&loop, r);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    http_peer_stop(&p);
+}
+
 static void a_close_with_exchanges_in_flight_delivers_nothing_more(void **state)
 {
     (void)state;
@@ -317,6 +357,7 @@ int main(void)
         cmocka_unit_test(carries_2025_posts_the_cancel_and_deletes),
         cmocka_unit_test(unreachable_is_an_error_made_up_and_flagged),
         cmocka_unit_test(an_oversized_response_comes_with_its_head),
+        cmocka_unit_test(the_tools_listed_give_the_param_headers_of_a_call),
         cmocka_unit_test(a_close_with_exchanges_in_flight_delivers_nothing_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
