@@ -963,6 +963,9 @@ MCP_EXTERN void mcp_client_free(mcp_client *c);
  * stream instead of being posted; after an `initialize` (2025) the session
  * id travels on every request, the server's own messages come from a GET
  * stream, a broken stream is resumed (Last-Event-ID), a cancel is posted.
+ * A 2026-07-28 tools/call carries the Mcp-Param-* headers its tool
+ * declares (x-mcp-header), as learned from the tools/list results the relay
+ * carried (each passes unchanged).
  *
  * Everything the server sends comes to `message`. A request whose HTTP
  * exchange failed (the server unreachable, an HTTP error status, a stream
