@@ -168,25 +168,31 @@ kill "$(cat "$WORK/writer.pid")" 2>/dev/null
 echo "ok: | head -c 1: the proxy cancelled the call and exited 3"
 
 # --- a reader that leaves without reading (nothing is written meanwhile) -----------------
-# The pipe's reader is gone while a call sleeps: the proxy sees it at once
-# (not at a next write, which would come in 30 s), cancels the call and exits 3.
-req='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}'
-before=$(count "sleep: cancelled after")
+# The HTTP client's scripted peer (hostile_http_server.py, 2026-07-28): its
+# tool hang never answers and says when it holds a call and when the call's
+# connection went away. The pipe's reader leaves once the peer holds the
+# call: the proxy sees it at once (nothing is written that would fail),
+# closes the call's stream and exits 3.
+python3 "$(dirname "$0")/hostile_http_server.py" modern >"$WORK/hang.port" 2>"$WORK/hang.log" &
+SERVERS="$SERVERS $!"
+wait_for "$WORK/hang.port" "listening" 10
+HANG="http://127.0.0.1:$(sed -n 's/listening //p' "$WORK/hang.port")/mcp"
+req='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}'
 start=$(date +%s)
 # shellcheck disable=SC2086
-sh -c 'echo $$ >"$1"; printf "%s\n" "$2"; exec sleep 20' sh "$WORK/writer.pid" "$req" 2>/dev/null |
-    ( $MCP_WRAP "$MCP" proxy --url "$URL" 2>"$WORK/gone.err"; echo $? >"$WORK/gone.rc" ) |
-    sleep 3 &
+sh -c 'echo $$ >"$1"; printf "%s\n" "$2"; exec sleep 30' sh "$WORK/writer.pid" "$req" 2>/dev/null |
+    ( $MCP_WRAP "$MCP" proxy --url "$HANG" 2>"$WORK/gone.err"; echo $? >"$WORK/gone.rc" ) |
+    sh -c 'until grep -q "hang: holding" "$1"; do sleep 0.05; done' sh "$WORK/hang.log" &
 while [ ! -s "$WORK/gone.rc" ]; do
-    [ $(($(date +%s) - start)) -lt 15 ] || fail "the proxy did not see its reader leave"
+    [ $(($(date +%s) - start)) -lt 20 ] || fail "the proxy did not see its reader leave"
     sleep 0.05
 done
 kill "$(cat "$WORK/writer.pid")" 2>/dev/null
 [ "$(cat "$WORK/gone.rc")" = 3 ] || { cat "$WORK/gone.err"; fail "reader gone: exit $(cat "$WORK/gone.rc"), expected 3"; }
-[ $(($(date +%s) - start)) -lt 10 ] || fail "the proxy waited for a write or its stdin"
+[ $(($(date +%s) - start)) -lt 15 ] || fail "the proxy waited for a write or its stdin"
 contains "$WORK/gone.err" "stdout failed (the reader went away)" "the reader's leaving said"
-wait_count "$LOG" "sleep: cancelled after" $((before + 1)) 5
-echo "ok: a reader that left without reading: the proxy cancelled the call and exited 3"
+wait_for "$WORK/hang.log" "hang: client went away" 5
+echo "ok: a reader that left without reading: the proxy closed the call's stream and exited 3"
 
 # --- stdout a socket whose peer closes: EPIPE at the next write ---------------------------
 before=$(count "count: cancelled at step")
