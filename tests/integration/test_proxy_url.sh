@@ -38,7 +38,9 @@ start_server() {
     URL="http://127.0.0.1:$port/mcp"
 }
 SERVERS=""
-trap 'for p in $SERVERS; do kill $p 2>/dev/null; done; rm -rf "$WORK"' EXIT
+# The servers, and the writer of a pipeline test (its sleep) on a failure.
+trap 'for p in $SERVERS $(cat "$WORK/writer.pid" 2>/dev/null); do kill $p 2>/dev/null; done
+      rm -rf "$WORK"' EXIT
 
 start_server main
 SERVERS="$SRV"
@@ -182,7 +184,8 @@ start=$(date +%s)
 # shellcheck disable=SC2086
 sh -c 'echo $$ >"$1"; printf "%s\n" "$2"; exec sleep 30' sh "$WORK/writer.pid" "$req" 2>/dev/null |
     ( $MCP_WRAP "$MCP" proxy --url "$HANG" 2>"$WORK/gone.err"; echo $? >"$WORK/gone.rc" ) |
-    sh -c 'until grep -q "hang: holding" "$1"; do sleep 0.05; done' sh "$WORK/hang.log" &
+    sh -c 'i=0; until grep -q "hang: holding" "$1" || [ $i -ge 400 ]; do i=$((i + 1)); sleep 0.05; done' \
+        sh "$WORK/hang.log" &
 while [ ! -s "$WORK/gone.rc" ]; do
     [ $(($(date +%s) - start)) -lt 20 ] || fail "the proxy did not see its reader leave"
     sleep 0.05
