@@ -949,6 +949,91 @@ MCP_EXTERN void mcp_client_close(mcp_client *c);
 /* mcp_client_free: close if needed, then free. NULL is a no-op. */
 MCP_EXTERN void mcp_client_free(mcp_client *c);
 
+
+/* ------------------------------------------------------------------------ */
+/* A relay: another client's messages to a Streamable HTTP server           */
+
+/*
+ * The HTTP transport of the client without the client's session: for a
+ * gateway that carries the messages of a client it did not write (mcp proxy
+ * --url). Each message handed to mcp_http_relay_send goes to the server as
+ * it is; the era is told by what is sent, as for the client's own: a
+ * request carrying the 2026-07-28 `_meta` envelope goes out with that
+ * revision's headers, and a notifications/cancelled for it closes its
+ * stream instead of being posted; after an `initialize` (2025) the session
+ * id travels on every request, the server's own messages come from a GET
+ * stream, a broken stream is resumed (Last-Event-ID), a cancel is posted.
+ * A 2026-07-28 tools/call carries the Mcp-Param-* headers its tool
+ * declares (x-mcp-header), as learned from the tools/list results the relay
+ * carried (each passes unchanged).
+ *
+ * Everything the server sends comes to `message`. A request whose HTTP
+ * exchange failed (the server unreachable, an HTTP error status, a stream
+ * that broke for good, the session ended) is answered there too, with a
+ * JSON-RPC error the relay made up (code -32603, the status and body in its
+ * message, data.httpStatus and, for a network failure, data.httpError),
+ * made_up set. So every request sent gets one answer (a response too large
+ * comes to `oversized` instead), unless it is cancelled: then none.
+ *
+ * Threads: loop thread only (the loop given to mcp_http_relay_new, which
+ * the caller runs); callbacks come from inside that loop's run. Credentials
+ * (oauth) may block the loop while a token is fetched.
+ */
+typedef struct mcp_http_relay mcp_http_relay;
+
+typedef struct mcp_http_relay_options {
+    size_t size; /* sizeof(mcp_http_relay_options) */
+    /* As mcp_http_client_options: copied, checked the same way. */
+    const char *const *headers;
+    const char *ca_file;
+    bool tls_no_verify;
+    uint64_t connect_timeout_ms;         /* each connection; 0: 10 s */
+    const struct mcp_oauth_options *oauth; /* NULL: none */
+    size_t max_message; /* per message from the server; 0: 4 MiB */
+    /* One message (no newline), borrowed for the call; made_up: an error
+     * the relay made up for a failed HTTP exchange, not the server's. */
+    void (*message)(void *user_data, const char *data, size_t len, bool made_up);
+    /* A message of the server's over max_message was dropped (optional):
+     * head is its start (for a response, enough to read its id: the
+     * request then gets no other answer), borrowed for the call. */
+    void (*oversized)(void *user_data, const char *head, size_t head_len, size_t limit);
+    /* The relay's warnings, and OAuth's (optional). */
+    void (*log)(void *user_data, const mcp_log_record *r);
+    void *user_data;
+} mcp_http_relay_options;
+
+/*
+ * A relay to url on loop. MCP_OK and *out (the caller's: mcp_http_relay_close),
+ * MCP_ERR_INVALID_ARG (not an http(s) URL, a header refused, a CA file that
+ * cannot be read, OAuth options of an unknown size: err says which, never a
+ * header's value) or MCP_ERR_NOMEM. Nothing is sent until the first send.
+ */
+MCP_EXTERN int mcp_http_relay_new(struct uv_loop_s *loop, const char *url,
+                                  const mcp_http_relay_options *o, mcp_http_relay **out,
+                                  char *err, size_t err_len);
+
+/* Send one JSON-RPC message (one object; no newline inside). MCP_OK (an
+ * HTTP failure comes later, to `message`), MCP_ERR_INVALID_ARG (not a
+ * JSON-RPC object), MCP_ERR_STATE (closing) or MCP_ERR_NOMEM. Never
+ * blocks, but for credentials (above). */
+MCP_EXTERN int mcp_http_relay_send(mcp_http_relay *r, const char *data, size_t len);
+
+/* Posts not yet answered by the server: notifications (posted cancels),
+ * responses to its requests, the session's DELETE. 0: settled. */
+MCP_EXTERN size_t mcp_http_relay_unsettled(const mcp_http_relay *r);
+
+/* 2025: end the session (DELETE; a 405 is fine); no-op without one. */
+MCP_EXTERN void mcp_http_relay_end_session(mcp_http_relay *r);
+
+/* Why the last exchange that got no HTTP answer at all failed (curl's
+ * words), or NULL. Borrowed until the next loop turn. */
+MCP_EXTERN const char *mcp_http_relay_unreachable(const mcp_http_relay *r);
+
+/* Drop every exchange (nothing more is delivered) and free r once its
+ * handles are closed, while the loop runs on: run it until it has no
+ * handles of the relay's left (uv_run to the end). NULL is a no-op. */
+MCP_EXTERN void mcp_http_relay_close(mcp_http_relay *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -312,8 +312,7 @@ static bool reserved_header(const char *name, size_t n)
     return n >= 10 && !strncasecmp(name, "mcp-param-", 10);
 }
 
-/* Why h cannot be sent as a caller's header, or NULL when it can. */
-static const char *header_problem(const char *h)
+const char *mcp__client_header_problem(const char *h)
 {
     const char *colon = strchr(h, ':');
     if (!colon || colon == h)
@@ -328,8 +327,7 @@ static const char *header_problem(const char *h)
     return NULL;
 }
 
-/* Why url cannot be used (written to why), or true. */
-static bool url_usable(const char *url, char *why, size_t size)
+bool mcp__client_url_usable(const char *url, char *why, size_t size)
 {
     if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
         snprintf(why, size, "not an http:// or https:// URL");
@@ -370,12 +368,12 @@ int mcp_client_connect_http(mcp_client *c, const char *url, const mcp_http_clien
         return MCP_ERR_INVALID_ARG;
     }
     char why[160], shown[256];
-    if (!url_usable(url, why, sizeof why)) {
+    if (!mcp__client_url_usable(url, why, sizeof why)) {
         mcp__client_set_error(c, "%s: '%s'", why, mcp__http_url_shown(url, shown, sizeof shown));
         return MCP_ERR_INVALID_ARG;
     }
     for (const char *const *h = o.headers; h && *h; h++) {
-        const char *problem = header_problem(*h);
+        const char *problem = mcp__client_header_problem(*h);
         if (problem) {
             /* The name only, and only when it is a token: the value may
              * be a secret, and a name that is not a token may be anything. */

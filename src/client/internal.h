@@ -234,6 +234,12 @@ void mcp__client_http_failure(const mcp_client *c, mcp_client_call_result *r);
 /* The same for any message m: its HTTP status (0: none), or -1 when it is
  * not such an error. */
 int mcp__client_http_status(const mcp_client *c, const mcp_message *m);
+/* Why h ("Name: value") cannot be sent as a caller's header (a name the
+ * transport writes, not a token, a control character in the value), or
+ * NULL when it can; and whether url is a usable http(s) URL (why written
+ * when not). Any thread. Also used by the relay (relay.c). */
+const char *mcp__client_header_problem(const char *h);
+bool mcp__client_url_usable(const char *url, char *why, size_t size);
 
 /* handlers.c */
 /* The capabilities the options declare, and the fixed roots: MCP_OK,

@@ -75,6 +75,11 @@ file=$(ls "$XDG_CONFIG_HOME"/mcp/auth/*.json)
 
 expect_exit 0 "a call with the kept token" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"hi"}'
 contains "$WORK/out" "hi" "the tool answered"
+# mcp proxy --url sends the kept token too (the client here is mcp call
+# spawning it, with no authorization of its own).
+expect_exit 0 "mcp proxy with the kept token" -- \
+    "$MCP" call echo '{"text":"proxied"}' -- $MCP_WRAP "$MCP" proxy --url "$RES"
+contains "$WORK/out" "proxied" "the tool answered through the proxy"
 
 # The token expires: the next call refreshes it first, and keeps the new
 # refresh token (oidc-provider rotates them: the old one is spent).

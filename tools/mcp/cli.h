@@ -37,6 +37,8 @@ int cli_prompts(int argc, char **argv);
 int cli_prompt(int argc, char **argv);
 int cli_complete(int argc, char **argv);
 int cli_check_cancel(int argc, char **argv);
+/* mcp proxy --url (proxy.c). */
+int cli_proxy(int argc, char **argv);
 
 /* How mcp call answers the server's questions (ask.c): a form, or the
  * consent to a URL-mode elicitation, on a terminal, declined elsewhere;

@@ -213,6 +213,31 @@ static const struct {
      "a duration, a delay or a count. HTTP and 2026-07-28 are not checked yet.\n"
      "exit: 0 nothing failed (--strict: nor warned), 1 something did, 2 usage, 3 the\n"
      "server could not be reached.\n"},
+    {"proxy",
+     "usage: mcp proxy --url URL [--header 'NAME: VALUE']... [--ca-file F]\n"
+     "                 [--protocol P] [--max-message BYTES] [--trace]\n"
+     "\n"
+     "Offer the Streamable HTTP server at URL on stdin/stdout, for clients that only\n"
+     "start processes: each line the client writes (a JSON-RPC message) goes to the\n"
+     "server, each message of the server's (responses, progress, logs, its requests:\n"
+     "sampling, elicitation) comes back as one line, unchanged. The era follows the\n"
+     "client: a request with the 2026-07-28 _meta envelope goes as that revision\n"
+     "wants, and its cancel closes its HTTP stream; after a 2025 initialize the\n"
+     "session's id, GET stream and resumption are the proxy's business, and a cancel\n"
+     "is posted. A request whose HTTP exchange fails (server unreachable, an HTTP\n"
+     "error, a broken stream) is answered with a JSON-RPC error (-32603, the HTTP\n"
+     "status in data.httpStatus), said on stderr too. A line that is not JSON gets a\n"
+     "-32700 error (id null); one over --max-message (default 4194304 bytes, also the\n"
+     "cap of the server's messages) an error for its id; the proxy stays up.\n"
+     "The end of stdin, a reader of stdout that went away, SIGINT or SIGTERM cancel\n"
+     "every request still unanswered (each era's way), end a 2025 session (DELETE),\n"
+     "and exit once the server has taken that, or after 2 s.\n"
+     "--header and --ca-file as for the other commands; the authorization kept by\n"
+     "'mcp auth login URL' is used unless a header gives Authorization. --protocol P\n"
+     "carries revision P only: a request of another is answered with an error.\n"
+     "--trace prints every line crossing on stderr.\n"
+     "\n"
+     "exit codes: 0 end of input; 2 usage; 3 stdout failed; 130 SIGINT; 143 SIGTERM\n"},
     {"auth",
      "usage: mcp auth login URL [--scope S] [--open] [--timeout S] [--ca-file F]\n"
      "                [--client-id ID [--client-secret-file F] | --client-metadata-url U]\n"
@@ -279,7 +304,7 @@ void cli_usage(const char *command, bool to_stdout)
         if (!command || !strcmp(command, commands[i].name)) {
             fputs(commands[i].usage, f);
             if (command && strcmp(command, "serve") != 0 && strcmp(command, "auth") != 0 &&
-                strcmp(command, "check-cancel") != 0)
+                strcmp(command, "check-cancel") != 0 && strcmp(command, "proxy") != 0)
                 fputs(common_options, f);
             if (!command)
                 fputc('\n', f);
@@ -331,6 +356,8 @@ static int run(int argc, char **argv)
             return cli_auth(argc - 2, argv + 2);
         if (!strcmp(c, "check-cancel"))
             return cli_check_cancel(argc - 2, argv + 2);
+        if (!strcmp(c, "proxy"))
+            return cli_proxy(argc - 2, argv + 2);
         static const struct {
             const char *name;
             int (*run)(int, char **);
