@@ -151,6 +151,8 @@ bench: build interop-deps
 	$(BUILD)/bench/bench_schema bench/data/search_documents.schema.json bench/data/tools_call_1k.json \
 	  tests/interop/node_modules/.bin/node tests/interop bench/ajv_validate.mjs
 	sh bench/bench_cluster.sh $(BUILD)/bench/bench_cluster $(BUILD)/bench/bench_server
+	$(BUILD)/bench/bench_proxy $(BUILD)/mcp $(BUILD)/bench/bench_server \
+	  tests/interop/node_modules/.bin/node tests/interop/node_modules/supergateway/dist/index.js
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

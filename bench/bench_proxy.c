@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp proxy --url in front of a Streamable HTTP server (bench_server
+ * --http), against the same server reached directly, in the same run: what
+ * the gateway costs a stdio client.
+ *
+ *   proxy 2026 tools/call/s (K in flight): proxied=N direct=N share=P%
+ *       echo calls (task_echo, answered at once) pipelined K at a time
+ *       under 2026-07-28 for a fixed time: by a libmcp client over stdio
+ *       spawning `mcp proxy --url URL`, and by the same client over HTTP.
+ *   proxy 2025 tools/call/s (K in flight): proxied=N direct=N share=P%
+ *       [supergateway=N]
+ *       the same in a 2025-11-25 session; supergateway (npm, pinned;
+ *       --streamableHttp URL, the same direction) measured the same way
+ *       when given. It speaks the 2025 revisions only.
+ *   proxy cancel latency us [2026|2025] (N in flight): proxied p50=N
+ *       p99=N, direct p50=N p99=N, added p50=N p99=N
+ *       N calls held by wait_cancel; each cancel is timed from just
+ *       before the client writes it to the moment the handler's token
+ *       fires in the server (CLOCK_MONOTONIC is shared by the processes);
+ *       a 2026-07-28 cancel closes the call's stream, a 2025 one is posted.
+ *       The median run of three for each.
+ *
+ * usage: bench_proxy MCP BENCH_SERVER [NODE SUPERGATEWAY_JS]
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+#include "mcp/mcp.h"
+
+extern char **environ;
+
+#define IN_FLIGHT 16
+#define RATE_SECONDS 3.0
+#define HELD 500
+
+typedef struct server {
+    pid_t pid;
+    char url[64];
+} server;
+
+/* bench_server --http 0, its port read from its stdout. */
+static server spawn_server(const char *bench_server)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(1);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *const argv[] = {(char *)bench_server, "--http", "0", NULL};
+    server s = {0};
+    if (posix_spawn(&s.pid, bench_server, &fa, NULL, argv, environ) != 0) {
+        fprintf(stderr, "bench_proxy: cannot start %s\n", bench_server);
+        exit(1);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    unsigned port = 0;
+    if (!f || fscanf(f, "listening %u", &port) != 1) {
+        fprintf(stderr, "bench_proxy: %s did not start\n", bench_server);
+        exit(1);
+    }
+    fclose(f);
+    snprintf(s.url, sizeof s.url, "http://127.0.0.1:%u/mcp", port);
+    return s;
+}
+
+static void stop_server(server *s)
+{
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, NULL, 0);
+}
+
+/* The client: over stdio when argv is given (the gateway), else over HTTP
+ * to url. */
+static mcp_client *connect_client(const char *const *argv, const char *url, mcp_connect_mode mode)
+{
+    mcp_client_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT,
+                            .max_time_ms = MCP_NO_TIMEOUT, .close_grace_ms = 2000,
+                            .connect_mode = mode, .log_level = MCP_LOG_ERROR};
+    mcp_client *c;
+    if (mcp_client_new(&o, &c) != MCP_OK)
+        exit(1);
+    int rc = argv ? mcp_client_connect_stdio(c, argv) : mcp_client_connect_http(c, url, NULL);
+    if (rc != MCP_OK) {
+        fprintf(stderr, "bench_proxy: cannot connect (%s): %s\n", argv ? argv[0] : url,
+                mcp_client_error(c));
+        exit(1);
+    }
+    return c;
+}
+
+/* Rate ------------------------------------------------------------------------------ */
+
+typedef struct load {
+    mcp_client *c;
+    const mcp_json *args;
+    unsigned long long stop_at;
+    long done, failed, outstanding;
+} load;
+
+static void issue(load *l);
+
+static void one_done(void *ud, const mcp_client_call_result *r)
+{
+    load *l = ud;
+    l->outstanding--;
+    if (r->outcome == MCP_OK)
+        l->done++;
+    else
+        l->failed++;
+    if (now_us() < l->stop_at)
+        issue(l);
+}
+
+static void issue(load *l)
+{
+    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
+    if (mcp_client_call_tool_async(l->c, "task_echo", l->args, &o, one_done, l, NULL) == MCP_OK)
+        l->outstanding++;
+    else
+        l->failed++;
+}
+
+static double rate(const char *const *argv, const char *url, mcp_connect_mode mode)
+{
+    mcp_client *c = connect_client(argv, url, mode);
+    mcp_json_doc *args;
+    mcp_json_parse("{}", 2, NULL, NULL, &args, NULL);
+    unsigned long long t0 = now_us();
+    load l = {c, mcp_json_doc_root(args), t0 + (unsigned long long)(RATE_SECONDS * 1e6), 0, 0,
+              0};
+    for (int i = 0; i < IN_FLIGHT; i++)
+        issue(&l);
+    while (l.outstanding > 0)
+        mcp_client_run_once(c, true);
+    double elapsed = (double)(now_us() - t0) / 1e6;
+    mcp_client_free(c);
+    mcp_json_doc_free(args);
+    if (l.failed) {
+        fprintf(stderr, "bench_proxy: %ld of %ld calls failed (%s)\n", l.failed,
+                l.done + l.failed, argv ? argv[0] : url);
+        exit(1);
+    }
+    return (double)l.done / elapsed;
+}
+
+/* Cancel latency ---------------------------------------------------------------------- */
+
+static latency cancel_once(const char *bench_server, const char *mcp, mcp_connect_mode mode,
+                           bool proxied)
+{
+    char log_path[] = "/tmp/mcp-bench-proxy-XXXXXX";
+    int fd = mkstemp(log_path);
+    close(fd);
+    setenv("BENCH_CANCEL_LOG", log_path, 1);
+    server s = spawn_server(bench_server);
+    unsetenv("BENCH_CANCEL_LOG");
+    const char *const argv[] = {mcp, "proxy", "--url", s.url, NULL};
+    mcp_client *c = connect_client(proxied ? argv : NULL, s.url, mode);
+    mcp_handle h[HELD];
+    unsigned long long written[HELD];
+    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
+    for (int i = 0; i < HELD; i++) {
+        char json[32];
+        snprintf(json, sizeof json, "{\"id\":%d}", i);
+        mcp_json_doc *a;
+        mcp_json_parse(json, strlen(json), NULL, NULL, &a, NULL);
+        mcp_client_call_tool_async(c, "wait_cancel", mcp_json_doc_root(a), &o, ignore, NULL, &h[i]);
+        mcp_json_doc_free(a);
+    }
+    /* Every call reaches the server before any cancel: each POST (or the
+     * proxy's) is on its way once an answer to a later call came. */
+    server_rss(c);
+    for (int i = 0; i < HELD; i++) {
+        written[i] = now_us();
+        mcp_client_cancel(c, h[i], "bench");
+        mcp_client_flush(c);
+        /* Paced, so each is measured on its own. */
+        unsigned long long until = written[i] + 2000;
+        while (now_us() < until)
+            mcp_client_run_once(c, false);
+    }
+    mcp_client_free(c);
+    stop_server(&s); /* it writes its log at exit */
+    return cancel_latencies(log_path, written, HELD, "cancels");
+}
+
+static latency cancel_median(const char *bench_server, const char *mcp, mcp_connect_mode mode,
+                             bool proxied)
+{
+    latency runs[3];
+    for (int i = 0; i < 3; i++)
+        runs[i] = cancel_once(bench_server, mcp, mode, proxied);
+    return median_run(runs);
+}
+
+static long long diff(unsigned long long a, unsigned long long b)
+{
+    return (long long)a - (long long)b;
+}
+
+static void report_cancel(const char *bench_server, const char *mcp, mcp_connect_mode mode)
+{
+    latency proxied = cancel_median(bench_server, mcp, mode, true);
+    latency direct = cancel_median(bench_server, mcp, mode, false);
+    printf("proxy cancel latency us %s (%d in flight): proxied p50=%llu p99=%llu, direct "
+           "p50=%llu p99=%llu, added p50=%lld p99=%lld\n",
+           mode == MCP_CONNECT_MODERN ? "2026" : "2025", HELD, proxied.p50, proxied.p99,
+           direct.p50, direct.p99, diff(proxied.p50, direct.p50), diff(proxied.p99, direct.p99));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 && argc != 5) {
+        fprintf(stderr, "usage: bench_proxy MCP BENCH_SERVER [NODE SUPERGATEWAY_JS]\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    const char *mcp = argv[1], *bench_server = argv[2];
+    server s = spawn_server(bench_server);
+    const char *const proxy[] = {mcp, "proxy", "--url", s.url, NULL};
+    double p26 = rate(proxy, s.url, MCP_CONNECT_MODERN);
+    double d26 = rate(NULL, s.url, MCP_CONNECT_MODERN);
+    printf("proxy 2026 tools/call/s (%d in flight): proxied=%.0f direct=%.0f share=%.0f%%\n",
+           IN_FLIGHT, p26, d26, 100.0 * p26 / d26);
+    double p25 = rate(proxy, s.url, MCP_CONNECT_LEGACY);
+    double d25 = rate(NULL, s.url, MCP_CONNECT_LEGACY);
+    printf("proxy 2025 tools/call/s (%d in flight): proxied=%.0f direct=%.0f share=%.0f%%", IN_FLIGHT,
+           p25, d25, 100.0 * p25 / d25);
+    if (argc == 5) {
+        /* Node's warnings (supergateway adds an abort listener per
+         * request) would bury the figures. */
+        const char *const sg[] = {argv[3], "--no-warnings", argv[4], "--streamableHttp",
+                                  s.url, "--logLevel", "none", NULL};
+        printf(" supergateway=%.0f", rate(sg, s.url, MCP_CONNECT_LEGACY));
+    }
+    printf("\n");
+    fflush(stdout);
+    stop_server(&s);
+    report_cancel(bench_server, mcp, MCP_CONNECT_MODERN);
+    report_cancel(bench_server, mcp, MCP_CONNECT_LEGACY);
+    return 0;
+}
