@@ -465,22 +465,30 @@ static void check_disconnect(run *r)
            "from outside: the closed stream was the only place it would show",
            r->tool, w.had_progress ? " after its first progress" : "");
     check_after(r, w.id, "closing a call's stream");
-    /* A new call of the same tool starts (a progress or its answer comes). */
+    /* A new call of the same tool (a short run) starts: a progress or its
+     * answer comes, or at least its response headers. A tool that reports
+     * nothing while it runs, given arguments to run long, shows nothing
+     * either way within the wait: said so. */
     char token[32];
     snprintf(token, sizeof token, "check-%lld", (long long)r->next_id);
     size_t from = check_peer_count(r->p);
-    int64_t id = call_long(r, token, -1);
+    int64_t id = call_tool(r, token, -1, r->short_args);
     int stream = r->stream;
     want first = {.id = id, .token = token};
     bool started = check_peer_wait(r->p, from, matches, &first, 5000, NULL) != NULL ||
                    (check_http_status(check_peer_http_of(r->p), stream) / 100 == 2 &&
                     !check_http_ended(check_peer_http_of(r->p), stream));
     stop_call(r, id, stream);
-    report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)",
-           started ? V_PASS : V_FAIL,
-           started ? "a new call of %s after the closed stream was served"
-                   : "a new call of %s after the closed stream got nothing within 5 s",
-           r->tool);
+    if (!started && !r->progress && r->args_given)
+        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)", V_SKIP,
+               "a new call of %s with --args sent nothing within 5 s, as it did before: whether it "
+               "runs cannot be seen", r->tool);
+    else
+        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)",
+               started ? V_PASS : V_FAIL,
+               started ? "a new call of %s after the closed stream was served"
+                       : "a new call of %s after the closed stream got nothing within 5 s",
+               r->tool);
 }
 
 static void check_cancel_stops(run *r, int trials)
