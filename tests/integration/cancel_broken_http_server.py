@@ -54,16 +54,20 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(text.encode())
         self.wfile.flush()
 
+    def start_stream(self):
+        """An event stream's headers; the connection closes at its end."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
     def do_GET(self):
         if MODE == "drop-cancels" and self.headers.get("Last-Event-ID"):
             # The call was cancelled by the drop: nothing to replay.
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
+            self.start_stream()
             self.wfile.write(b": nothing to resume\n\n")
             self.wfile.flush()
-            self.close_connection = True
             return
         self.reply(405)
 
@@ -83,12 +87,9 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"\x00not json at all")
             return
         if MODE == "closes":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
+            self.start_stream()
             self.wfile.write(b"data: {\"jsonrpc\":")
             self.wfile.flush()
-            self.close_connection = True
             return
         if dead.is_set():
             time.sleep(20)
@@ -130,11 +131,7 @@ class Handler(BaseHTTPRequestHandler):
         args = params.get("arguments") or {}
         steps, delay = int(args.get("steps", 10)), int(args.get("delay_ms", 50)) / 1000
         token = (params.get("_meta") or {}).get("progressToken")
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self.start_stream()
         ids = iter(range(1, 1 << 30)) if not MODERN else None
         try:
             if MODE == "sends-cancel":

@@ -446,6 +446,20 @@ static void check_after(run *r, int64_t id, const char *what)
               : "a request reusing the cancelled id was not answered");
 }
 
+/* A short run of the long tool, with a progress token: its id, its
+ * response stream, the index its messages start from, and the first of
+ * them (a progress or its answer) within ms, or NULL. */
+static const check_msg *start_short(run *r, uint64_t ms, int64_t *id, int *stream, size_t *from)
+{
+    char token[32];
+    snprintf(token, sizeof token, "check-%lld", (long long)r->next_id);
+    *from = check_peer_count(r->p);
+    *id = call_tool(r, token, -1, r->short_args);
+    *stream = r->stream;
+    want first = {.id = *id, .token = token};
+    return check_peer_wait(r->p, *from, matches, &first, ms, NULL);
+}
+
 /* 2026-07-28 over HTTP: the cancel is the closed stream. What the server
  * then does with the work cannot be seen from outside (the one stream that
  * would show it is gone, and 2026 has no other for it): said so. A new
@@ -469,13 +483,10 @@ static void check_disconnect(run *r)
      * answer comes, or at least its response headers. A tool that reports
      * nothing while it runs, given arguments to run long, shows nothing
      * either way within the wait: said so. */
-    char token[32];
-    snprintf(token, sizeof token, "check-%lld", (long long)r->next_id);
-    size_t from = check_peer_count(r->p);
-    int64_t id = call_tool(r, token, -1, r->short_args);
-    int stream = r->stream;
-    want first = {.id = id, .token = token};
-    bool started = check_peer_wait(r->p, from, matches, &first, 5000, NULL) != NULL ||
+    int64_t id;
+    int stream;
+    size_t from;
+    bool started = start_short(r, 5000, &id, &stream, &from) != NULL ||
                    (check_http_status(check_peer_http_of(r->p), stream) / 100 == 2 &&
                     !check_http_ended(check_peer_http_of(r->p), stream));
     stop_call(r, id, stream);
@@ -542,13 +553,10 @@ static void check_drop(run *r)
 {
     const char *rule = r->rule_drop;
     check_http *h = check_peer_http_of(r->p);
-    char token[32];
-    snprintf(token, sizeof token, "check-%lld", (long long)r->next_id);
-    size_t from = check_peer_count(r->p);
-    int64_t id = call_tool(r, token, -1, r->short_args);
-    int stream = r->stream;
-    want first = {.id = id, .token = token};
-    const check_msg *m = check_peer_wait(r->p, from, matches, &first, 3000, NULL);
+    int64_t id;
+    int stream;
+    size_t from;
+    const check_msg *m = start_short(r, 3000, &id, &stream, &from);
     if (!m || response_to(m->root, id)) {
         report(r, "http.drop-not-cancel", "SHOULD", rule, V_SKIP,
                m ? "%s answered before its stream could be dropped"
