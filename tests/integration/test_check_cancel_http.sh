@@ -90,6 +90,13 @@ expect_exit 0 "mcp serve (stdio): 2026-07-28 found" -- \
 speaks 2026-07-28 stdio "mcp serve, era found"
 
 # Broken one way each.
+expect_exit 1 "a 2026 stdio server that sends notifications/cancelled fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- \
+    python3 "$(dirname "$0")/cancel_broken_server.py" sends-cancel
+speaks 2026-07-28 stdio "sends-cancel (stdio, found by server/discover)"
+is cancel.server-sends-none FAIL "sends-cancel (stdio)"
+is cancel.stops-progress PASS "sends-cancel (stdio)"
+
 serve sends "python3" "$BROKEN" sends-cancel
 expect_exit 1 "a 2026 server that sends notifications/cancelled fails" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 --url "http://127.0.0.1:$PORT/mcp"
