@@ -10,6 +10,9 @@ reach. Its one tool, "work" {steps, delay_ms}, reports progress.
   loose-ids        takes a cancel's "7" for request 7
   backwards        progress that goes down, and progress with no token
   dies-on-cancel   exits at the first cancel
+  sends-cancel     speaks 2026-07-28 (server/discover) and sends
+                   notifications/cancelled for every call (MUST NOT: only
+                   to end a listen)
 """
 import json
 import sys
@@ -58,9 +61,16 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
             "serverInfo": {"name": "broken", "version": "1"}}})
+    elif method == "server/discover" and MODE == "sends-cancel":
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "broken", "version": "1"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [TOOL]}})
     elif method == "tools/call":
+        if MODE == "sends-cancel":
+            send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": rid, "reason": "the server gave up"}})
         stop = threading.Event()
         running[json.dumps(rid)] = stop
         threading.Thread(target=work, args=(rid, msg.get("params") or {}, stop), daemon=True).start()

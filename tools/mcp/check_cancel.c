@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mcp check-cancel [--protocol V] [--tool NAME [--args JSON]] [--trials N]
- *                  [--json] [--strict] [--trace] -- COMMAND [ARG...]
+ *                  [--json] [--strict] [--trace]
+ *                  (-- COMMAND [ARG...] | --url URL [--header 'Name: value']...)
  *
- * Runs a battery against a stdio server and says, rule by rule, what it
- * does when asked to stop. Each check is PASS, FAIL (a MUST broken), WARN
- * (a SHOULD broken) or SKIP (with why), and names its rule and revision.
- * This first version speaks the 2025 revisions over stdio (initialize,
- * notifications/cancelled); HTTP and 2026-07-28 are not built yet.
+ * Runs a battery against a server, on stdio or Streamable HTTP, and says,
+ * rule by rule, what it does when asked to stop. Each check is PASS, FAIL
+ * (a MUST broken), WARN (a SHOULD broken) or SKIP (with why), and names its
+ * rule and revision. The era is the one asked for (--protocol), else the
+ * one the server speaks, found as the library's client finds it. Under
+ * 2025 a cancel is notifications/cancelled (posted, over HTTP, where a
+ * dropped connection must not cancel); under 2026-07-28 it is the same on
+ * stdio and the closed response stream over HTTP, and the server never
+ * sends one (no listen is opened).
  *
  * Exit: 0 nothing failed (with --strict, no WARN either), 1 something
  * did, 2 usage, 3 the server could not be reached.
@@ -50,9 +55,15 @@ typedef struct result {
 typedef struct run {
     check_peer *p;
     const char *version;
+    bool modern;         /* 2026-07-28: the envelope, no ping, no session */
+    int stream;          /* the response stream of the last request (HTTP) */
     int64_t next_id;
     char *tool;          /* the long tool */
     mcp_json_doc *args;  /* its arguments (root: an object) */
+    mcp_json_doc *short_args; /* arguments for a run of seconds (NULL: args) */
+    bool args_given;     /* --args */
+    /* The rules checked, in the revision spoken. */
+    char rule_cancel[96], rule_progress[96], rule_ids[96], rule_drop[96];
     bool progress;       /* it reported progress when asked */
     result results[RESULTS_MAX];
     size_t nresults;
@@ -122,43 +133,85 @@ static bool matches(const check_msg *m, void *ud)
 
 /* Sending ------------------------------------------------------------------------------ */
 
-static int64_t request(run *r, const char *method, const char *params_json)
+/* A request: params (an object's text) and, in its _meta, the progress
+ * token when token and under 2026-07-28 the envelope every request
+ * carries (basic/index.mdx, _meta). id < 0: the next one. Its response
+ * stream (HTTP) goes to r->stream. */
+static int64_t send_request(run *r, int64_t id, const char *method, const char *params,
+                            const char *token)
 {
-    int64_t id = r->next_id++;
-    char *line = malloc(strlen(params_json) + strlen(method) + 96);
-    if (!line)
-        return -1;
-    sprintf(line, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":%s}", (long long)id,
-            method, params_json);
-    check_peer_send(r->p, line);
-    free(line);
+    if (id < 0)
+        id = r->next_id++;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    char head[160];
+    int k = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":{",
+                     (long long)id, method);
+    mcp_buf_append(&b, head, (size_t)k);
+    bool meta = r->modern || token;
+    if (meta) {
+        mcp_buf_append(&b, "\"_meta\":{", 9);
+        if (token) {
+            mcp_buf_append(&b, "\"progressToken\":", 16);
+            mcp_json_write_string(token, strlen(token), &b);
+        }
+        if (r->modern) {
+            k = snprintf(head, sizeof head,
+                         "%s\"io.modelcontextprotocol/protocolVersion\":\"%s\","
+                         "\"io.modelcontextprotocol/clientCapabilities\":{},",
+                         token ? "," : "", r->version);
+            mcp_buf_append(&b, head, (size_t)k);
+            k = snprintf(head, sizeof head,
+                         "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp check-cancel\","
+                         "\"version\":\"%s\"}",
+                         mcp_version());
+            mcp_buf_append(&b, head, (size_t)k);
+        }
+        mcp_buf_append(&b, "}", 1);
+    }
+    const char *rest = params + 1; /* past its '{' */
+    while (*rest == ' ')
+        rest++;
+    if (meta && *rest != '}')
+        mcp_buf_append(&b, ",", 1);
+    mcp_buf_append(&b, rest, strlen(rest));
+    mcp_buf_append(&b, "}", 1);
+    if (b.len)
+        check_peer_post(r->p, b.data, &r->stream);
+    mcp_buf_free(&b);
     return id;
 }
 
-/* A tools/call of the long tool, with a progress token when token. */
-static int64_t call_long(run *r, const char *token, int64_t id)
+static int64_t request(run *r, const char *method, const char *params_json)
+{
+    return send_request(r, -1, method, params_json, NULL);
+}
+
+/* A request any server answers at once: ping, gone in 2026-07-28. */
+static const char *probe_method(const run *r)
+{
+    return r->modern ? "tools/list" : "ping";
+}
+
+/* A tools/call of the long tool (args: its arguments, NULL: r->args), with
+ * a progress token when token. */
+static int64_t call_tool(run *r, const char *token, int64_t id, const mcp_json_doc *args)
 {
     mcp_buf params;
     mcp_buf_init(&params, 0, NULL);
     mcp_buf_append(&params, "{\"name\":", 8);
     mcp_json_write_string(r->tool, strlen(r->tool), &params);
     mcp_buf_append(&params, ",\"arguments\":", 13);
-    mcp_json_write(mcp_json_doc_root(r->args), &params);
-    if (token) {
-        mcp_buf_append(&params, ",\"_meta\":{\"progressToken\":", 26);
-        mcp_json_write_string(token, strlen(token), &params);
-        mcp_buf_append(&params, "}", 1);
-    }
+    mcp_json_write(mcp_json_doc_root(args ? args : r->args), &params);
     mcp_buf_append(&params, "}", 1);
-    if (id < 0)
-        id = r->next_id++;
-    char *line = malloc(params.len + 96);
-    sprintf(line, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"tools/call\",\"params\":%s}",
-            (long long)id, params.data);
-    check_peer_send(r->p, line);
-    free(line);
+    id = params.len ? send_request(r, id, "tools/call", params.data, token) : -1;
     mcp_buf_free(&params);
     return id;
+}
+
+static int64_t call_long(run *r, const char *token, int64_t id)
+{
+    return call_tool(r, token, id, NULL);
 }
 
 static void cancel(run *r, const char *request_id_json)
@@ -171,10 +224,23 @@ static void cancel(run *r, const char *request_id_json)
     check_peer_send(r->p, line);
 }
 
-/* A ping answered within 5 s. */
+/* The cancel of a call in flight: its stream closed under 2026-07-28
+ * over HTTP (the cancel there), else notifications/cancelled. */
+static void stop_call(run *r, int64_t id, int stream)
+{
+    if (r->modern && check_peer_http(r->p)) {
+        check_http_drop(check_peer_http_of(r->p), stream);
+        return;
+    }
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)id);
+    cancel(r, text);
+}
+
+/* A ping (2026-07-28: tools/list) answered within 5 s. */
 static bool answers(run *r)
 {
-    int64_t id = request(r, "ping", "{}");
+    int64_t id = request(r, probe_method(r), "{}");
     want w = {.id = id};
     return check_peer_wait(r->p, 0, matches, &w, 5000, NULL) != NULL;
 }
@@ -185,8 +251,13 @@ static size_t stray_responses(run *r, size_t from, int64_t lo, int64_t hi)
 {
     size_t n = 0;
     for (size_t i = from; i < check_peer_count(r->p); i++) {
-        const mcp_json *root = check_peer_msg(r->p, i)->root;
+        const check_msg *m = check_peer_msg(r->p, i);
+        const mcp_json *root = m->root;
         if (!root || !is_response(root))
+            continue;
+        /* Over HTTP a notification the server cannot accept gets an HTTP
+         * error, its body MAY be an id-less error (basic/transports). */
+        if (m->stream >= 0 && check_http_status(check_peer_http_of(r->p), m->stream) / 100 != 2)
             continue;
         const mcp_json *id = mcp_json_object_get(root, "id");
         int64_t v;
@@ -201,7 +272,7 @@ static size_t stray_responses(run *r, size_t from, int64_t lo, int64_t hi)
 
 /* Arguments for a tool to run long: a duration-like property large, a
  * step delay moderate, a count many; other required ones a plain value. */
-static mcp_json_doc *long_arguments(const mcp_json *tool, bool *looks_long)
+static mcp_json_doc *long_arguments(const mcp_json *tool, bool *looks_long, bool short_run)
 {
     const mcp_json *schema = mcp_json_object_get(tool, "inputSchema");
     const mcp_json *props = mcp_json_object_get(schema, "properties");
@@ -226,11 +297,11 @@ static mcp_json_doc *long_arguments(const mcp_json *tool, bool *looks_long)
         bool number = type && (!strcmp(type, "number") || !strcmp(type, "integer"));
         double v = 0;
         if (number && (strstr(name, "second") || !strcmp(name, "duration") || !strcmp(name, "sec")))
-            v = 30, *looks_long = true;
+            v = short_run ? 2 : 30, *looks_long = true;
         else if (number && (strstr(name, "ms") || strstr(name, "delay") || strstr(name, "interval")))
             v = 100, *looks_long = true;
         else if (number && (!strcmp(name, "n") || strstr(name, "step") || strstr(name, "count")))
-            v = 300, *looks_long = true;
+            v = short_run ? 10 : 300, *looks_long = true;
         else if (!needed)
             continue;
         double most = 0, least = 0; /* the schema's bounds are kept */
@@ -273,7 +344,7 @@ static bool find_tool(run *r, const char *named, const char *args_json, char *wh
             (!named && pass == 0 && !(about && strstr(about, "progress"))))
             continue;
         bool looks_long;
-        mcp_json_doc *args = long_arguments(t, &looks_long);
+        mcp_json_doc *args = long_arguments(t, &looks_long, false);
         if (named && args_json) {
             mcp_json_doc_free(args);
             args = NULL;
@@ -289,6 +360,11 @@ static bool find_tool(run *r, const char *named, const char *args_json, char *wh
         }
         r->tool = strdup(name);
         r->args = args;
+        /* The same, to end within seconds (the dropped stream's resume
+         * waits for its result); given arguments are used as they are. */
+        r->args_given = named && args_json;
+        if (!r->args_given)
+            r->short_args = long_arguments(t, &looks_long, true);
     }
     if (!r->tool)
         snprintf(why, n, named ? "the server lists no tool %s" : "no tool looks long-running "
@@ -305,7 +381,8 @@ static bool find_tool(run *r, const char *named, const char *args_json, char *wh
  * before it could be cancelled. */
 typedef struct watched {
     int64_t id;
-    bool responded, progressed_late, had_progress;
+    bool responded, progressed_late, had_progress, sse;
+    int stream;
     double quiet_ms;
     uint64_t cancel_at;
 } watched;
@@ -318,6 +395,7 @@ static bool cancel_one(run *r, watched *out, int64_t reuse_id)
     snprintf(token, sizeof token, "check-%lld", (long long)id);
     size_t from = check_peer_count(r->p);
     id = call_long(r, token, reuse_id);
+    int stream = r->stream;
     out->id = id;
     /* Its first progress, or a moment. */
     want first = {.id = id, .token = token};
@@ -326,10 +404,10 @@ static bool cancel_one(run *r, watched *out, int64_t reuse_id)
     if (m && response_to(m->root, id))
         return false; /* over already */
     out->had_progress = m != NULL;
-    char idtext[32];
-    snprintf(idtext, sizeof idtext, "%lld", (long long)id);
+    out->stream = stream;
+    out->sse = check_peer_http(r->p) && check_http_sse(check_peer_http_of(r->p), stream);
     out->cancel_at = check_now_us();
-    cancel(r, idtext);
+    stop_call(r, id, stream);
     check_peer_drain(r->p, QUIET_MS);
     uint64_t last = 0;
     for (size_t i = from; i < check_peer_count(r->p); i++) {
@@ -350,62 +428,212 @@ static bool cancel_one(run *r, watched *out, int64_t reuse_id)
     return true;
 }
 
-static void check_cancel_stops(run *r, int trials)
+/* After a cancel: a new request answered, and one reusing the cancelled
+ * id (a client that lost track) too. */
+static void check_after(run *r, int64_t id, const char *what)
 {
+    bool usable = answers(r);
+    report(r, "cancel.usable-after", "MUST", "JSON-RPC 2.0 (every request answered)",
+           usable ? V_PASS : V_FAIL, "a %s after %s %s", probe_method(r), what,
+           usable ? "was answered" : check_peer_gone(r->p) ? "found the server gone"
+                                                            : "was not answered within 5 s");
+    size_t from = check_peer_count(r->p);
+    send_request(r, id, probe_method(r), "{}", NULL);
+    want again = {.id = id};
+    bool ok = check_peer_wait(r->p, from, matches, &again, 5000, NULL) != NULL;
+    report(r, "cancel.id-reused", "SHOULD", r->rule_ids, ok ? V_PASS : V_WARN,
+           ok ? "a request reusing the cancelled id was answered"
+              : "a request reusing the cancelled id was not answered");
+}
+
+/* A short run of the long tool, with a progress token: its id, its
+ * response stream, the index its messages start from, and the first of
+ * them (a progress or its answer) within ms, or NULL. */
+static const check_msg *start_short(run *r, uint64_t ms, int64_t *id, int *stream, size_t *from)
+{
+    char token[32];
+    snprintf(token, sizeof token, "check-%lld", (long long)r->next_id);
+    *from = check_peer_count(r->p);
+    *id = call_tool(r, token, -1, r->short_args);
+    *stream = r->stream;
+    want first = {.id = *id, .token = token};
+    return check_peer_wait(r->p, *from, matches, &first, ms, NULL);
+}
+
+/* 2026-07-28 over HTTP: the cancel is the closed stream. What the server
+ * then does with the work cannot be seen from outside (the one stream that
+ * would show it is gone, and 2026 has no other for it): said so. A new
+ * call and the id again must work. */
+static void check_disconnect(run *r)
+{
+    static const char rule[] = "2026-07-28 basic/transports/streamable-http (Cancellation)";
     watched w;
     if (!cancel_one(r, &w, -1)) {
-        report(r, "cancel.stops-response", "SHOULD", "2025-11-25 utilities/cancellation", V_SKIP,
+        report(r, "cancel.disconnect-stops", "MUST", rule, V_SKIP,
+               "%s answered before its stream could be closed", r->tool);
+        return;
+    }
+    r->progress = w.had_progress;
+    report(r, "cancel.disconnect-stops", "MUST", rule, V_SKIP,
+           "the stream of %s closed%s; whether the server stopped the work is not observable "
+           "from outside: the closed stream was the only place it would show",
+           r->tool, w.had_progress ? " after its first progress" : "");
+    check_after(r, w.id, "closing a call's stream");
+    /* A new call of the same tool (a short run) starts: a progress or its
+     * answer comes, or at least its response headers. A tool that reports
+     * nothing while it runs, given arguments to run long, shows nothing
+     * either way within the wait: said so. */
+    int64_t id;
+    int stream;
+    size_t from;
+    bool started = start_short(r, 5000, &id, &stream, &from) != NULL ||
+                   (check_http_status(check_peer_http_of(r->p), stream) / 100 == 2 &&
+                    !check_http_ended(check_peer_http_of(r->p), stream));
+    stop_call(r, id, stream);
+    if (!started && !r->progress && r->args_given)
+        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)", V_SKIP,
+               "a new call of %s with --args sent nothing within 5 s, as it did before: whether it "
+               "runs cannot be seen", r->tool);
+    else
+        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)",
+               started ? V_PASS : V_FAIL,
+               started ? "a new call of %s after the closed stream was served"
+                       : "a new call of %s after the closed stream got nothing within 5 s",
+               r->tool);
+}
+
+static void check_cancel_stops(run *r, int trials)
+{
+    if (r->modern && check_peer_http(r->p)) {
+        check_disconnect(r);
+        return;
+    }
+    watched w;
+    if (!cancel_one(r, &w, -1)) {
+        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, V_SKIP,
                "%s answered before it could be cancelled", r->tool);
         return;
     }
     r->progress = w.had_progress;
     if (w.responded)
-        report(r, "cancel.stops-response", "SHOULD", "2025-11-25 utilities/cancellation", V_WARN,
+        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, V_WARN,
                "a response to the cancelled request came (the last message %.0f ms after the "
                "cancel)", w.quiet_ms);
     else
-        report(r, "cancel.stops-response", "SHOULD", "2025-11-25 utilities/cancellation", V_PASS,
+        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, V_PASS,
                "no response in the %d ms after the cancel", QUIET_MS);
     if (!w.had_progress)
-        report(r, "cancel.stops-progress", "SHOULD", "2025-11-25 utilities/cancellation", V_SKIP,
+        report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel, V_SKIP,
                "%s sent no progress before the cancel", r->tool);
     else
-        report(r, "cancel.stops-progress", "SHOULD", "2025-11-25 utilities/cancellation",
+        report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel,
                w.progressed_late ? V_WARN : V_PASS,
                w.progressed_late ? "progress kept coming after the cancel (the last %.0f ms after)"
                                  : "progress stopped (the last %.0f ms after the cancel)",
                w.quiet_ms);
-    bool usable = answers(r);
-    report(r, "cancel.usable-after", "MUST", "JSON-RPC 2.0 (every request answered)",
-           usable ? V_PASS : V_FAIL, "a ping after the cancel %s",
-           usable ? "was answered" : check_peer_gone(r->p) ? "found the server gone"
-                                                            : "was not answered within 5 s");
-    /* The same id again (a client that lost track): answered normally. */
-    int64_t id = w.id;
-    size_t from = check_peer_count(r->p);
-    char line[160];
-    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"ping\"}", (long long)id);
-    check_peer_send(r->p, line);
-    want again = {.id = id};
-    bool ok = check_peer_wait(r->p, from, matches, &again, 5000, NULL) != NULL;
-    report(r, "cancel.id-reused", "SHOULD", "2025-11-25 basic (request ids)", ok ? V_PASS : V_WARN,
-           ok ? "a request reusing the cancelled id was answered"
-              : "a request reusing the cancelled id was not answered");
+    check_after(r, w.id, "the cancel");
     /* Latency over trials. */
     r->latency_ms = calloc((size_t)trials + 1, sizeof *r->latency_ms);
+    if (!r->latency_ms)
+        return;
     r->latency_ms[r->nlatency++] = w.quiet_ms;
-    for (int t = 1; t < trials && r->latency_ms; t++) {
+    for (int t = 1; t < trials; t++) {
         watched x;
         if (cancel_one(r, &x, -1))
             r->latency_ms[r->nlatency++] = x.quiet_ms;
     }
 }
 
+/* 2025 over HTTP: a dropped connection is not a cancel (basic/transports:
+ * "Disconnection SHOULD NOT be interpreted as the client cancelling its
+ * request"); with event ids the server offers resumability, and the result
+ * then comes on a GET with Last-Event-ID. A short run of the tool (the
+ * long one would keep us waiting), unless --args said how to run it. */
+static void check_drop(run *r)
+{
+    const char *rule = r->rule_drop;
+    check_http *h = check_peer_http_of(r->p);
+    int64_t id;
+    int stream;
+    size_t from;
+    const check_msg *m = start_short(r, 3000, &id, &stream, &from);
+    if (!m || response_to(m->root, id)) {
+        report(r, "http.drop-not-cancel", "SHOULD", rule, V_SKIP,
+               m ? "%s answered before its stream could be dropped"
+                 : "%s sent nothing within 3 s to drop its stream after", r->tool);
+        stop_call(r, id, stream);
+        check_peer_drain(r->p, 300);
+        return;
+    }
+    if (!check_http_sse(h, stream) || !*check_http_last_id(h, stream)) {
+        report(r, "http.drop-not-cancel", "SHOULD", rule, V_SKIP,
+               check_http_sse(h, stream)
+                   ? "the server's events carry no ids: it offers no resumability (a MAY), so a "
+                     "dropped stream's result cannot be fetched again"
+                   : "the server answered with application/json: no event stream to resume");
+        stop_call(r, id, stream);
+        check_peer_drain(r->p, 300);
+        return;
+    }
+    char last[256];
+    snprintf(last, sizeof last, "%s", check_http_last_id(h, stream));
+    uint64_t dropped = check_now_us();
+    check_http_drop(h, stream);
+    check_peer_drain(r->p, 200);
+    int again;
+    check_http_resume(h, last, &again);
+    want res = {.id = id};
+    uint64_t wait_ms = r->args_given ? 35000 : 15000;
+    /* Until the result, the resumed stream's end, or wait_ms. */
+    uint64_t until = check_now_us() + wait_ms * 1000;
+    m = NULL;
+    while (!m && check_now_us() < until) {
+        m = check_peer_wait(r->p, from, matches, &res, 200, NULL);
+        if (!m && check_http_ended(h, again)) {
+            m = check_peer_wait(r->p, from, matches, &res, 0, NULL);
+            break;
+        }
+    }
+    if (m)
+        report(r, "http.drop-not-cancel", "SHOULD", rule, V_PASS,
+               "the result came on the resumed stream (GET, Last-Event-ID), %.0f ms after the "
+               "drop", (double)(m->at_us - dropped) / 1000.0);
+    else if (check_http_status(h, again) / 100 != 2)
+        report(r, "http.drop-not-cancel", "SHOULD", rule, V_WARN,
+               "the server gave event ids but answered the resume with HTTP %d",
+               check_http_status(h, again));
+    else
+        report(r, "http.drop-not-cancel", "SHOULD", rule, V_WARN,
+               "no result on the resumed stream (it %s): the dropped connection seems to "
+               "have cancelled the call", check_http_ended(h, again) ? "ended without it"
+                                                                     : "stayed silent");
+    check_http_drop(h, again);
+    stop_call(r, id, -1);
+    check_peer_drain(r->p, 200);
+}
+
+/* 2026-07-28: a server sends notifications/cancelled only to end a
+ * subscriptions/listen (the checker opens none). */
+static void check_no_server_cancel(run *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < check_peer_count(r->p); i++) {
+        const char *m =
+            mcp_json_string(mcp_json_object_get(check_peer_msg(r->p, i)->root, "method"), NULL);
+        n += m && !strcmp(m, "notifications/cancelled");
+    }
+    report(r, "cancel.server-sends-none", "MUST NOT", "2026-07-28 basic/patterns/cancellation",
+           n ? V_FAIL : V_PASS,
+           n ? "the server sent %zu notifications/cancelled, with no listen open"
+             : "the server sent no notifications/cancelled (%zu message(s) seen)",
+           n ? n : check_peer_count(r->p));
+}
+
 /* Cancels that name nothing running: ignored, never answered. */
 static void check_ignored(run *r)
 {
     /* A finished request's id. */
-    int64_t done = request(r, "ping", "{}");
+    int64_t done = request(r, probe_method(r), "{}");
     want w = {.id = done};
     check_peer_wait(r->p, 0, matches, &w, 5000, NULL);
     int64_t lo = r->next_id;
@@ -442,6 +670,11 @@ static void check_ignored(run *r)
 /* A string id is not the number of the same digits. */
 static void check_id_type(run *r)
 {
+    if (r->modern && check_peer_http(r->p)) {
+        report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", V_SKIP,
+               "2026-07-28 over HTTP cancels by closing the stream: no cancel names an id");
+        return;
+    }
     if (!r->progress) {
         report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", V_SKIP,
                "%s reports no progress: whether it went on cannot be seen", r->tool);
@@ -485,10 +718,9 @@ static void check_progress(run *r)
     /* A call without a token, cancelled after a moment. */
     size_t from = check_peer_count(r->p);
     int64_t id = call_long(r, NULL, -1);
+    int stream = r->stream;
     check_peer_drain(r->p, 500);
-    char text[32];
-    snprintf(text, sizeof text, "%lld", (long long)id);
-    cancel(r, text);
+    stop_call(r, id, stream);
     check_peer_drain(r->p, 300);
     size_t unasked = 0;
     for (size_t i = from; i < check_peer_count(r->p); i++) {
@@ -497,10 +729,10 @@ static void check_progress(run *r)
             unasked++;
     }
     if (unasked)
-        report(r, "progress.only-with-token", "MUST", "2025-11-25 utilities/progress", V_FAIL,
+        report(r, "progress.only-with-token", "MUST", r->rule_progress, V_FAIL,
                "%zu progress notification(s) for a token no request gave", unasked);
     else
-        report(r, "progress.only-with-token", "MUST", "2025-11-25 utilities/progress", V_PASS,
+        report(r, "progress.only-with-token", "MUST", r->rule_progress, V_PASS,
                "no progress for a request without a token");
     /* Every token's values increasing. */
     size_t bad = 0, seen = 0;
@@ -526,13 +758,13 @@ static void check_progress(run *r)
         }
     }
     if (!seen)
-        report(r, "progress.increases", "MUST", "2025-11-25 utilities/progress", V_SKIP,
+        report(r, "progress.increases", "MUST", r->rule_progress, V_SKIP,
                "no progress seen");
     else if (bad)
-        report(r, "progress.increases", "MUST", "2025-11-25 utilities/progress", V_FAIL,
+        report(r, "progress.increases", "MUST", r->rule_progress, V_FAIL,
                "%zu progress value(s) not above the one before", bad);
     else
-        report(r, "progress.increases", "MUST", "2025-11-25 utilities/progress", V_PASS,
+        report(r, "progress.increases", "MUST", r->rule_progress, V_PASS,
                "every value above the one before");
 }
 
@@ -566,6 +798,8 @@ static int print_report(run *r, bool json, bool strict)
         mcp_json_doc *d = mcp_json_doc_new(NULL);
         mcp_json *root = mcp_json_new_object(d), *list = mcp_json_new_array(d);
         mcp_json_object_set(d, root, "protocol", mcp_json_new_string(d, r->version));
+        mcp_json_object_set(d, root, "transport",
+                            mcp_json_new_string(d, check_peer_http(r->p) ? "http" : "stdio"));
         mcp_json_object_set(d, root, "tool", mcp_json_new_string(d, r->tool ? r->tool : ""));
         for (size_t i = 0; i < r->nresults; i++) {
             const result *x = &r->results[i];
@@ -589,19 +823,110 @@ static int print_report(run *r, bool json, bool strict)
         bool tty = isatty(STDOUT_FILENO);
         static const char *const colour[] = {"\033[32m", "\033[31m", "\033[33m", "\033[2m"};
         printf("mcp check-cancel: %s, tool %s (%s)\n", r->version,
-               r->tool ? cli_safe(r->tool) : "(none)", "stdio");
+               r->tool ? cli_safe(r->tool) : "(none)", check_peer_http(r->p) ? "HTTP" : "stdio");
         for (size_t i = 0; i < r->nresults; i++) {
             const result *x = &r->results[i];
-            printf("  %s%-4s%s  %-26s %-6s %s\n        %s\n", tty ? colour[x->v] : "",
+            printf("  %s%-4s%s  %-26s %-8s %s\n        %s\n", tty ? colour[x->v] : "",
                    verdict_names[x->v], tty ? "\033[0m" : "", x->id, x->level, x->rule,
                    cli_safe(x->detail));
         }
         if (r->nlatency)
             printf("  cancel to quiet: p50=%.1f ms p99=%.1f ms over %zu trial(s)\n", p50, p99,
                    r->nlatency);
+        else if (r->modern && check_peer_http(r->p))
+            printf("  cancel to quiet: not observable (2026-07-28 HTTP cancels by closing the "
+                   "stream)\n");
         printf("%zu failed, %zu warned\n", fails, warns);
     }
     return fails || (strict && warns) ? 1 : 0;
+}
+
+/* Connecting ----------------------------------------------------------------------------- */
+
+/* The era is found by the library's own client engine (mcp_session_connect:
+ * server/discover first, initialize when the answer is not a 2026-07-28
+ * one, or the revision asked for), run over the checker's raw conversation:
+ * what it writes is sent as it is, the server's responses are fed back. */
+typedef struct connecting {
+    check_peer *p;
+    bool done;
+    int outcome;
+} connecting;
+
+static int connect_send(void *ud, uint64_t route, const char *data, size_t len)
+{
+    (void)route;
+    connecting *c = ud;
+    int rc = MCP_OK;
+    /* One or more lines: each its own message (a POST each over HTTP). */
+    for (size_t at = 0, end; at < len && rc == MCP_OK; at = end + 1) {
+        const char *nl = memchr(data + at, '\n', len - at);
+        end = nl ? (size_t)(nl - data) : len;
+        if (end == at)
+            continue;
+        char *line = malloc(end - at + 1);
+        if (!line)
+            return MCP_ERR_NOMEM;
+        memcpy(line, data + at, end - at);
+        line[end - at] = '\0';
+        rc = check_peer_send(c->p, line);
+        free(line);
+    }
+    return rc;
+}
+
+static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    (void)m;
+    connecting *c = ud;
+    c->done = true;
+    c->outcome = outcome;
+}
+
+static int connect_era(run *r, const char *version)
+{
+    connecting c = {.p = r->p};
+    mcp_session_callbacks cb = {.size = sizeof cb, .send = connect_send, .user_data = &c};
+    mcp_session_options o = {.size = sizeof o, .role = MCP_ROLE_CLIENT,
+                             .name = "mcp check-cancel", .version = mcp_version()};
+    mcp_session *s;
+    int rc = mcp_session_new(&o, &cb, &s);
+    if (rc != MCP_OK)
+        return rc;
+    mcp_connect_options co = {.size = sizeof co,
+                              .mode = !version                      ? MCP_CONNECT_AUTO
+                                      : mcp_protocol_modern(version) ? MCP_CONNECT_MODERN
+                                                                     : MCP_CONNECT_LEGACY,
+                              .version = version, .timeout_ms = 10000, .probe_timeout_ms = 3000};
+    rc = mcp_session_connect(s, check_now_us() / 1000, &co, connected, &c);
+    size_t seen = 0;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    while (rc == MCP_OK && !c.done) {
+        check_peer_drain(r->p, 20);
+        for (; seen < check_peer_count(r->p); seen++) {
+            /* Responses only: the server's own requests are answered by
+             * check_peer, and must not be answered twice. */
+            const mcp_json *root = check_peer_msg(r->p, seen)->root;
+            if (!root || !is_response(root))
+                continue;
+            mcp_buf_reset(&b);
+            if (mcp_json_write(root, &b) == MCP_OK && b.len)
+                mcp_session_receive(s, check_now_us() / 1000, 0, b.data, b.len);
+        }
+        mcp_session_tick(s, check_now_us() / 1000);
+        if (!c.done && check_peer_gone(r->p))
+            mcp_session_close(s, check_now_us() / 1000);
+    }
+    mcp_buf_free(&b);
+    if (rc == MCP_OK && c.outcome == MCP_OK) {
+        r->version = mcp_session_protocol_version(s); /* a string literal */
+        r->modern = mcp_protocol_modern(r->version);
+        r->next_id = mcp_session_next_request_id(s);
+    }
+    mcp_session_free(s);
+    return rc == MCP_OK ? c.outcome : rc;
 }
 
 static int usage(const char *what, const char *arg)
@@ -611,9 +936,13 @@ static int usage(const char *what, const char *arg)
     return EXIT_USAGE;
 }
 
+#define HEADERS_MAX 32
+
 int cli_check_cancel(int argc, char **argv)
 {
-    const char *version = "2025-11-25", *tool = NULL, *args = NULL;
+    const char *version = NULL, *tool = NULL, *args = NULL, *url = NULL;
+    char *headers[HEADERS_MAX];
+    size_t nheaders = 0;
     bool json = false, strict = false, trace = false;
     int trials = 5, i = 0;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
@@ -627,7 +956,8 @@ int cli_check_cancel(int argc, char **argv)
             strict = true;
         else if (!strcmp(s, "--trace"))
             trace = true;
-        else if (!strcmp(s, "--protocol") && v && (!strcmp(v, "2025-11-25") || !strcmp(v, "2025-06-18")))
+        else if (!strcmp(s, "--protocol") && v &&
+                 (!strcmp(v, "2026-07-28") || !strcmp(v, "2025-11-25") || !strcmp(v, "2025-06-18")))
             version = argv[++i];
         else if (!strcmp(s, "--tool") && v)
             tool = argv[++i];
@@ -635,37 +965,58 @@ int cli_check_cancel(int argc, char **argv)
             args = argv[++i];
         else if (!strcmp(s, "--trials") && v && atoi(v) >= 1 && atoi(v) <= 1000)
             trials = atoi(argv[++i]);
-        else
+        else if (!strcmp(s, "--url") && v && !url)
+            url = argv[++i];
+        else if (!strcmp(s, "--header") && v) {
+            if (!check_http_header_ok(v))
+                return usage("--header takes 'Name: value':", v);
+            if (nheaders == HEADERS_MAX)
+                return usage("at most 32 --header", NULL);
+            headers[nheaders++] = argv[++i];
+        } else
             return usage("unknown option, or a value it does not take:", s);
     }
-    if (i >= argc - 1)
-        return usage("check-cancel needs the server's command after --", NULL);
+    if (url && i < argc)
+        return usage("--url or a command after --, not both", NULL);
+    if (!url && i >= argc - 1)
+        return usage("check-cancel needs the server's command after --, or --url", NULL);
+    if (nheaders && !url)
+        return usage("--header goes with --url", NULL);
     if (args && !tool)
         return usage("--args goes with --tool", NULL);
     /* A server that exits must not kill the checker with SIGPIPE: a write
      * to it fails (MCP_ERR_CLOSED), and the checks say so. */
     signal(SIGPIPE, SIG_IGN);
-    run r = {.version = version, .next_id = 1};
+    run r = {.version = version, .next_id = 1, .stream = -1};
     char why[300];
-    if (check_peer_start(&r.p, argv + i + 1, trace, why, sizeof why) != MCP_OK) {
+    int rc = url ? check_peer_start_http(&r.p, url, headers, nheaders, trace, why, sizeof why)
+                 : check_peer_start(&r.p, argv + i + 1, trace, why, sizeof why);
+    if (rc != MCP_OK) {
         fprintf(stderr, "mcp: %s\n", cli_safe(why));
-        return EXIT_CONNECTION;
+        return rc == MCP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_CONNECTION;
     }
-    char init[256];
-    snprintf(init, sizeof init,
-             "{\"protocolVersion\":\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp "
-             "check-cancel\",\"version\":\"%s\"}}",
-             version, mcp_version());
-    int64_t id = request(&r, "initialize", init);
-    want w = {.id = id};
-    const check_msg *m = check_peer_wait(r.p, 0, matches, &w, 10000, NULL);
-    if (!m || !mcp_json_object_get(m->root, "result")) {
-        fprintf(stderr, "mcp: the server did not answer initialize%s\n",
-                check_peer_gone(r.p) ? " (it exited)" : " within 10 s");
+    rc = connect_era(&r, version);
+    if (rc != MCP_OK) {
+        const char *err = NULL;
+        if (url && check_http_unreachable(check_peer_http_of(r.p), &err))
+            fprintf(stderr, "mcp: cannot reach %s: %s\n", cli_safe(url), cli_safe(err));
+        else
+            fprintf(stderr, "mcp: the server did not %s (%s)%s\n",
+                    version && mcp_protocol_modern(version) ? "answer server/discover"
+                                                             : "connect",
+                    mcp_strerror(rc), check_peer_gone(r.p) ? "; it exited" : "");
         check_peer_stop(r.p);
         return EXIT_CONNECTION;
     }
-    check_peer_send(r.p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    if (url)
+        check_http_set_version(check_peer_http_of(r.p), r.version);
+    const char *cancel_page = r.modern ? "basic/patterns/cancellation" : "basic/utilities/cancellation";
+    snprintf(r.rule_cancel, sizeof r.rule_cancel, "%s %s", r.version, cancel_page);
+    snprintf(r.rule_progress, sizeof r.rule_progress, "%s %s", r.version,
+             r.modern ? "basic/patterns/progress" : "basic/utilities/progress");
+    snprintf(r.rule_ids, sizeof r.rule_ids, "%s basic (request ids)", r.version);
+    snprintf(r.rule_drop, sizeof r.rule_drop, "%s basic/transports (disconnection, resumability)",
+             r.version);
     if (!find_tool(&r, tool, args, why, sizeof why)) {
         if (tool) {
             fprintf(stderr, "mcp: %s\n", cli_safe(why));
@@ -680,12 +1031,17 @@ int cli_check_cancel(int argc, char **argv)
         check_cancel_stops(&r, trials);
         check_id_type(&r);
         check_progress(&r);
+        if (url && !r.modern)
+            check_drop(&r);
     }
     check_ignored(&r);
+    if (r.modern)
+        check_no_server_cancel(&r);
     int code = print_report(&r, json, strict);
     check_peer_stop(r.p);
     free(r.tool);
     mcp_json_doc_free(r.args);
+    mcp_json_doc_free(r.short_args);
     free(r.latency_ms);
     return code;
 }

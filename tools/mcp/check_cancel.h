@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mcp check-cancel: whether a server it did not write honours cancellation
- * (check_cancel.c: the checks and the report; check_peer.c: the raw stdio
- * conversation).
+ * (check_cancel.c: the checks and the report; check_peer.c: the messages
+ * kept and the raw stdio conversation; check_http.c: the raw Streamable
+ * HTTP conversation, a POST per message, each response stream its own).
  */
 #ifndef MCP_TOOLS_CHECK_CANCEL_H
 #define MCP_TOOLS_CHECK_CANCEL_H
@@ -13,11 +14,13 @@
 
 #include "mcp/mcp.h"
 
-/* A line the server wrote: when it arrived, and its JSON (NULL: not JSON). */
+/* A message the server wrote: when it arrived, its JSON (NULL: not JSON)
+ * and, over HTTP, the response stream it came on (-1 on stdio). */
 typedef struct check_msg {
     uint64_t at_us;
     mcp_json_doc *doc;
     const mcp_json *root;
+    int stream;
 } check_msg;
 
 typedef struct check_peer check_peer;
@@ -28,8 +31,20 @@ uint64_t check_now_us(void);
 /* The server argv started with pipes (its stderr to ours with trace, else
  * discarded). MCP_OK, MCP_ERR_SPAWN (why), MCP_ERR_IO, MCP_ERR_NOMEM. */
 int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_t n);
-/* One line written (a newline added): MCP_OK or MCP_ERR_CLOSED. */
+/* The same conversation with the Streamable HTTP endpoint url, each
+ * header ("Name: value") on every request. MCP_OK or MCP_ERR_NOMEM;
+ * whether the server can be reached shows at the first message. */
+int check_peer_start_http(check_peer **out, const char *url, char *const *headers,
+                          size_t nheaders, bool trace, char *why, size_t n);
+/* One message written (stdio: a line; HTTP: a POST, its response stream
+ * read as it comes): MCP_OK or MCP_ERR_CLOSED. */
 int check_peer_send(check_peer *p, const char *line);
+/* The same, *stream getting the POST's response stream (-1 on stdio). */
+int check_peer_post(check_peer *p, const char *line, int *stream);
+/* A message that came, kept (check_http.c hands them over so). */
+void check_peer_keep(check_peer *p, int stream, const char *text, size_t len);
+/* Whether this is an HTTP conversation. */
+bool check_peer_http(const check_peer *p);
 /* The first message from index from on that match takes, waiting up to
  * timeout_ms for more; NULL when none came (or the server's output ended).
  * *index (may be NULL) gets its index. */
@@ -43,5 +58,36 @@ const check_msg *check_peer_msg(const check_peer *p, size_t i);
 bool check_peer_gone(const check_peer *p);
 /* Its input closed, a second to end, then TERM, then KILL; freed. */
 void check_peer_stop(check_peer *p);
+
+/* HTTP only (check_http.c) ------------------------------------------------ */
+
+typedef struct check_http check_http;
+check_http *check_peer_http_of(check_peer *p);
+int check_http_open(check_http **out, check_peer *p, const char *url, char *const *headers,
+                    size_t nheaders, bool trace, char *why, size_t n);
+/* A POST of line; *stream its response stream. */
+int check_http_post(check_http *h, const char *line, int *stream);
+/* A GET resuming after the event last_id (Last-Event-ID); *stream its. */
+int check_http_resume(check_http *h, const char *last_id, int *stream);
+/* The stream's connection closed by us, mid-response. */
+void check_http_drop(check_http *h, int stream);
+/* Read what comes, up to ms; false once nothing is left open and the
+ * server could not be reached. */
+bool check_http_pump(check_http *h, int ms);
+/* A stream's HTTP status (0: none yet), whether it is an event stream,
+ * whether it ended, its last event id ("" when none). */
+int check_http_status(const check_http *h, int stream);
+bool check_http_sse(const check_http *h, int stream);
+bool check_http_ended(const check_http *h, int stream);
+const char *check_http_last_id(const check_http *h, int stream);
+/* Whether no connection could be made (why: the last transfer error). */
+bool check_http_unreachable(const check_http *h, const char **why);
+/* The revision spoken from now on (MCP-Protocol-Version on every request). */
+void check_http_set_version(check_http *h, const char *version);
+/* line is "Name: value", a field-name token before the colon, no CR or LF,
+ * at most 1000 bytes. */
+bool check_http_header_ok(const char *line);
+/* A 2025 session ended with DELETE; every transfer closed; freed. */
+void check_http_close(check_http *h);
 
 #endif

@@ -33,7 +33,38 @@ struct check_peer {
     check_msg *msgs;
     size_t count, cap;
     bool eof, trace;
+    check_http *http; /* an HTTP conversation: no process, no pipes */
 };
+
+int check_peer_start_http(check_peer **out, const char *url, char *const *headers,
+                          size_t nheaders, bool trace, char *why, size_t n)
+{
+    check_peer *p = calloc(1, sizeof *p);
+    if (!p)
+        return MCP_ERR_NOMEM;
+    p->pid = -1;
+    p->in = p->out = -1;
+    p->trace = trace;
+    mcp_buf_init(&p->partial, LINE_CAP, NULL);
+    int rc = check_http_open(&p->http, p, url, headers, nheaders, trace, why, n);
+    if (rc != MCP_OK) {
+        mcp_buf_free(&p->partial);
+        free(p);
+        return rc;
+    }
+    *out = p;
+    return MCP_OK;
+}
+
+bool check_peer_http(const check_peer *p)
+{
+    return p->http != NULL;
+}
+
+check_http *check_peer_http_of(check_peer *p)
+{
+    return p->http;
+}
 
 int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_t n)
 {
@@ -78,8 +109,24 @@ int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_
     return MCP_OK;
 }
 
+int check_peer_post(check_peer *p, const char *line, int *stream)
+{
+    if (stream)
+        *stream = -1;
+    if (p->http) {
+        int st;
+        int rc = check_http_post(p->http, line, &st);
+        if (stream)
+            *stream = st;
+        return rc;
+    }
+    return check_peer_send(p, line);
+}
+
 int check_peer_send(check_peer *p, const char *line)
 {
+    if (p->http)
+        return check_http_post(p->http, line, NULL);
     if (p->trace)
         fprintf(stderr, "check-cancel -> %s\n", line);
     size_t len = strlen(line);
@@ -116,7 +163,7 @@ static void answer(check_peer *p, const mcp_json *root)
     mcp_buf_free(&b);
 }
 
-static void keep(check_peer *p, const char *line, size_t len)
+void check_peer_keep(check_peer *p, int stream, const char *line, size_t len)
 {
     if (p->trace)
         fprintf(stderr, "check-cancel <- %.*s\n", (int)(len < 2000 ? len : 2000), line);
@@ -139,6 +186,7 @@ static void keep(check_peer *p, const char *line, size_t len)
     m->at_us = check_now_us();
     m->doc = d;
     m->root = d ? mcp_json_doc_root(d) : NULL;
+    m->stream = stream;
     const mcp_json *id = mcp_json_object_get(m->root, "id");
     if (m->root && id && mcp_json_object_get(m->root, "method"))
         answer(p, m->root);
@@ -147,6 +195,10 @@ static void keep(check_peer *p, const char *line, size_t len)
 /* What is there to read, read; false at the end of its output. */
 static bool pump(check_peer *p, int timeout_ms)
 {
+    if (p->http) {
+        p->eof = !check_http_pump(p->http, timeout_ms);
+        return !p->eof;
+    }
     if (p->eof)
         return false;
     struct pollfd pf = {p->out, POLLIN, 0};
@@ -173,10 +225,10 @@ static bool pump(check_peer *p, int timeout_ms)
                 }
                 if (p->partial.len) {
                     if (mcp_buf_append(&p->partial, chunk + start, piece) == MCP_OK)
-                        keep(p, p->partial.data, p->partial.len);
+                        check_peer_keep(p, -1, p->partial.data, p->partial.len);
                     mcp_buf_reset(&p->partial);
                 } else if (piece) {
-                    keep(p, chunk + start, piece);
+                    check_peer_keep(p, -1, chunk + start, piece);
                 }
                 start = i + 1;
             }
@@ -229,6 +281,10 @@ void check_peer_stop(check_peer *p)
 {
     if (!p)
         return;
+    if (p->http) {
+        check_http_close(p->http);
+        goto reaped;
+    }
     close(p->in);
     /* A second to end on its own, then TERM, then KILL. */
     for (int i = 0; i < 20; i++) {
@@ -245,7 +301,8 @@ void check_peer_stop(check_peer *p)
     kill(p->pid, SIGKILL);
     waitpid(p->pid, NULL, 0);
 reaped:
-    close(p->out);
+    if (p->out >= 0)
+        close(p->out);
     for (size_t i = 0; i < p->count; i++)
         mcp_json_doc_free(p->msgs[i].doc);
     free(p->msgs);
