@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <limits.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "check_cancel.h"
@@ -37,16 +39,6 @@ uint64_t check_now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000;
 }
 
-typedef enum { V_PASS, V_FAIL, V_WARN, V_SKIP } verdict;
-static const char *const verdict_names[] = {"PASS", "FAIL", "WARN", "SKIP"};
-
-typedef struct result {
-    const char *id, *level, *rule;
-    verdict v;
-    char detail[300];
-} result;
-
-#define RESULTS_MAX 32
 /* How long a check watches for what should not come. */
 #define QUIET_MS 1500
 /* Progress this long after the cancel is the server's, not the pipe's. */
@@ -65,27 +57,19 @@ typedef struct run {
     /* The rules checked, in the revision spoken. */
     char rule_cancel[96], rule_progress[96], rule_ids[96], rule_drop[96];
     bool progress;       /* it reported progress when asked */
-    result results[RESULTS_MAX];
-    size_t nresults;
+    check_results results;
     double *latency_ms;
     size_t nlatency;
 } run;
 
-static void report(run *r, const char *id, const char *level, const char *rule, verdict v,
+static void report(run *r, const char *id, const char *level, const char *rule, check_verdict v,
                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void report(run *r, const char *id, const char *level, const char *rule, verdict v,
+static void report(run *r, const char *id, const char *level, const char *rule, check_verdict v,
                    const char *fmt, ...)
 {
-    if (r->nresults == RESULTS_MAX)
-        return;
-    result *x = &r->results[r->nresults++];
-    x->id = id;
-    x->level = level;
-    x->rule = rule;
-    x->v = v;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(x->detail, sizeof x->detail, fmt, ap);
+    check_addv(&r->results, id, level, rule, v, fmt, ap);
     va_end(ap);
 }
 
@@ -434,14 +418,14 @@ static void check_after(run *r, int64_t id, const char *what)
 {
     bool usable = answers(r);
     report(r, "cancel.usable-after", "MUST", "JSON-RPC 2.0 (every request answered)",
-           usable ? V_PASS : V_FAIL, "a %s after %s %s", probe_method(r), what,
+           usable ? CHECK_PASS : CHECK_FAIL, "a %s after %s %s", probe_method(r), what,
            usable ? "was answered" : check_peer_gone(r->p) ? "found the server gone"
                                                             : "was not answered within 5 s");
     size_t from = check_peer_count(r->p);
     send_request(r, id, probe_method(r), "{}", NULL);
     want again = {.id = id};
     bool ok = check_peer_wait(r->p, from, matches, &again, 5000, NULL) != NULL;
-    report(r, "cancel.id-reused", "SHOULD", r->rule_ids, ok ? V_PASS : V_WARN,
+    report(r, "cancel.id-reused", "SHOULD", r->rule_ids, ok ? CHECK_PASS : CHECK_WARN,
            ok ? "a request reusing the cancelled id was answered"
               : "a request reusing the cancelled id was not answered");
 }
@@ -469,12 +453,12 @@ static void check_disconnect(run *r)
     static const char rule[] = "2026-07-28 basic/transports/streamable-http (Cancellation)";
     watched w;
     if (!cancel_one(r, &w, -1)) {
-        report(r, "cancel.disconnect-stops", "MUST", rule, V_SKIP,
+        report(r, "cancel.disconnect-stops", "MUST", rule, CHECK_SKIP,
                "%s answered before its stream could be closed", r->tool);
         return;
     }
     r->progress = w.had_progress;
-    report(r, "cancel.disconnect-stops", "MUST", rule, V_SKIP,
+    report(r, "cancel.disconnect-stops", "MUST", rule, CHECK_SKIP,
            "the stream of %s closed%s; whether the server stopped the work is not observable "
            "from outside: the closed stream was the only place it would show",
            r->tool, w.had_progress ? " after its first progress" : "");
@@ -491,12 +475,12 @@ static void check_disconnect(run *r)
                     !check_http_ended(check_peer_http_of(r->p), stream));
     stop_call(r, id, stream);
     if (!started && !r->progress && r->args_given)
-        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)", V_SKIP,
+        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)", CHECK_SKIP,
                "a new call of %s with --args sent nothing within 5 s, as it did before: whether it "
                "runs cannot be seen", r->tool);
     else
         report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)",
-               started ? V_PASS : V_FAIL,
+               started ? CHECK_PASS : CHECK_FAIL,
                started ? "a new call of %s after the closed stream was served"
                        : "a new call of %s after the closed stream got nothing within 5 s",
                r->tool);
@@ -510,24 +494,24 @@ static void check_cancel_stops(run *r, int trials)
     }
     watched w;
     if (!cancel_one(r, &w, -1)) {
-        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, V_SKIP,
+        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_SKIP,
                "%s answered before it could be cancelled", r->tool);
         return;
     }
     r->progress = w.had_progress;
     if (w.responded)
-        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, V_WARN,
+        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_WARN,
                "a response to the cancelled request came (the last message %.0f ms after the "
                "cancel)", w.quiet_ms);
     else
-        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, V_PASS,
+        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_PASS,
                "no response in the %d ms after the cancel", QUIET_MS);
     if (!w.had_progress)
-        report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel, V_SKIP,
+        report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel, CHECK_SKIP,
                "%s sent no progress before the cancel", r->tool);
     else
         report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel,
-               w.progressed_late ? V_WARN : V_PASS,
+               w.progressed_late ? CHECK_WARN : CHECK_PASS,
                w.progressed_late ? "progress kept coming after the cancel (the last %.0f ms after)"
                                  : "progress stopped (the last %.0f ms after the cancel)",
                w.quiet_ms);
@@ -558,7 +542,7 @@ static void check_drop(run *r)
     size_t from;
     const check_msg *m = start_short(r, 3000, &id, &stream, &from);
     if (!m || response_to(m->root, id)) {
-        report(r, "http.drop-not-cancel", "SHOULD", rule, V_SKIP,
+        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_SKIP,
                m ? "%s answered before its stream could be dropped"
                  : "%s sent nothing within 3 s to drop its stream after", r->tool);
         stop_call(r, id, stream);
@@ -566,7 +550,7 @@ static void check_drop(run *r)
         return;
     }
     if (!check_http_sse(h, stream) || !*check_http_last_id(h, stream)) {
-        report(r, "http.drop-not-cancel", "SHOULD", rule, V_SKIP,
+        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_SKIP,
                check_http_sse(h, stream)
                    ? "the server's events carry no ids: it offers no resumability (a MAY), so a "
                      "dropped stream's result cannot be fetched again"
@@ -595,15 +579,15 @@ static void check_drop(run *r)
         }
     }
     if (m)
-        report(r, "http.drop-not-cancel", "SHOULD", rule, V_PASS,
+        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_PASS,
                "the result came on the resumed stream (GET, Last-Event-ID), %.0f ms after the "
                "drop", (double)(m->at_us - dropped) / 1000.0);
     else if (check_http_status(h, again) / 100 != 2)
-        report(r, "http.drop-not-cancel", "SHOULD", rule, V_WARN,
+        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_WARN,
                "the server gave event ids but answered the resume with HTTP %d",
                check_http_status(h, again));
     else
-        report(r, "http.drop-not-cancel", "SHOULD", rule, V_WARN,
+        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_WARN,
                "no result on the resumed stream (it %s): the dropped connection seems to "
                "have cancelled the call", check_http_ended(h, again) ? "ended without it"
                                                                      : "stayed silent");
@@ -623,7 +607,7 @@ static void check_no_server_cancel(run *r)
         n += m && !strcmp(m, "notifications/cancelled");
     }
     report(r, "cancel.server-sends-none", "MUST NOT", "2026-07-28 basic/patterns/cancellation",
-           n ? V_FAIL : V_PASS,
+           n ? CHECK_FAIL : CHECK_PASS,
            n ? "the server sent %zu notifications/cancelled, with no listen open"
              : "the server sent no notifications/cancelled (%zu message(s) seen)",
            n ? n : check_peer_count(r->p));
@@ -656,14 +640,14 @@ static void check_ignored(run *r)
     size_t strays = stray_responses(r, from, lo, r->next_id);
     if (strays)
         report(r, "cancel.ignored-no-reply", "MUST", "JSON-RPC 2.0 (notifications get no response)",
-               V_FAIL, "%zu response(s) to cancels of an unknown id, a finished request or "
+               CHECK_FAIL, "%zu response(s) to cancels of an unknown id, a finished request or "
                "malformed params", strays);
     else
         report(r, "cancel.ignored-no-reply", "MUST", "JSON-RPC 2.0 (notifications get no response)",
-               V_PASS, "cancels of an unknown id, a finished request and malformed params drew no "
+               CHECK_PASS, "cancels of an unknown id, a finished request and malformed params drew no "
                "response");
     report(r, "cancel.ignored-usable", "MUST", "JSON-RPC 2.0 (every request answered)",
-           usable ? V_PASS : V_FAIL,
+           usable ? CHECK_PASS : CHECK_FAIL,
            usable ? "the server answered after them" : "the server stopped answering after them");
 }
 
@@ -671,12 +655,12 @@ static void check_ignored(run *r)
 static void check_id_type(run *r)
 {
     if (r->modern && check_peer_http(r->p)) {
-        report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", V_SKIP,
+        report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", CHECK_SKIP,
                "2026-07-28 over HTTP cancels by closing the stream: no cancel names an id");
         return;
     }
     if (!r->progress) {
-        report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", V_SKIP,
+        report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", CHECK_SKIP,
                "%s reports no progress: whether it went on cannot be seen", r->tool);
         return;
     }
@@ -705,7 +689,7 @@ static void check_id_type(run *r)
     cancel(r, text); /* the right one, to end it */
     check_peer_drain(r->p, 300);
     report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)",
-           went_on && !answered ? V_PASS : V_FAIL,
+           went_on && !answered ? CHECK_PASS : CHECK_FAIL,
            went_on && !answered ? "a cancel naming \"%lld\" (a string) left request %lld (a number) "
                                   "running"
                                 : "a cancel naming \"%lld\" (a string) stopped request %lld (a number)",
@@ -729,10 +713,10 @@ static void check_progress(run *r)
             unasked++;
     }
     if (unasked)
-        report(r, "progress.only-with-token", "MUST", r->rule_progress, V_FAIL,
+        report(r, "progress.only-with-token", "MUST", r->rule_progress, CHECK_FAIL,
                "%zu progress notification(s) for a token no request gave", unasked);
     else
-        report(r, "progress.only-with-token", "MUST", r->rule_progress, V_PASS,
+        report(r, "progress.only-with-token", "MUST", r->rule_progress, CHECK_PASS,
                "no progress for a request without a token");
     /* Every token's values increasing. */
     size_t bad = 0, seen = 0;
@@ -758,13 +742,13 @@ static void check_progress(run *r)
         }
     }
     if (!seen)
-        report(r, "progress.increases", "MUST", r->rule_progress, V_SKIP,
+        report(r, "progress.increases", "MUST", r->rule_progress, CHECK_SKIP,
                "no progress seen");
     else if (bad)
-        report(r, "progress.increases", "MUST", r->rule_progress, V_FAIL,
+        report(r, "progress.increases", "MUST", r->rule_progress, CHECK_FAIL,
                "%zu progress value(s) not above the one before", bad);
     else
-        report(r, "progress.increases", "MUST", r->rule_progress, V_PASS,
+        report(r, "progress.increases", "MUST", r->rule_progress, CHECK_PASS,
                "every value above the one before");
 }
 
@@ -787,31 +771,18 @@ static double percentile(double *v, size_t n, double p)
 
 static int print_report(run *r, bool json, bool strict)
 {
-    size_t fails = 0, warns = 0;
-    for (size_t i = 0; i < r->nresults; i++) {
-        fails += r->results[i].v == V_FAIL;
-        warns += r->results[i].v == V_WARN;
-    }
+    size_t fails, warns;
+    int code = check_results_exit(&r->results, strict, &fails, &warns);
     double p50 = percentile(r->latency_ms, r->nlatency, 0.5);
     double p99 = percentile(r->latency_ms, r->nlatency, 0.99);
     if (json) {
         mcp_json_doc *d = mcp_json_doc_new(NULL);
-        mcp_json *root = mcp_json_new_object(d), *list = mcp_json_new_array(d);
+        mcp_json *root = mcp_json_new_object(d);
         mcp_json_object_set(d, root, "protocol", mcp_json_new_string(d, r->version));
         mcp_json_object_set(d, root, "transport",
                             mcp_json_new_string(d, check_peer_http(r->p) ? "http" : "stdio"));
         mcp_json_object_set(d, root, "tool", mcp_json_new_string(d, r->tool ? r->tool : ""));
-        for (size_t i = 0; i < r->nresults; i++) {
-            const result *x = &r->results[i];
-            mcp_json *o = mcp_json_new_object(d);
-            mcp_json_object_set(d, o, "id", mcp_json_new_string(d, x->id));
-            mcp_json_object_set(d, o, "verdict", mcp_json_new_string(d, verdict_names[x->v]));
-            mcp_json_object_set(d, o, "level", mcp_json_new_string(d, x->level));
-            mcp_json_object_set(d, o, "rule", mcp_json_new_string(d, x->rule));
-            mcp_json_object_set(d, o, "detail", mcp_json_new_string(d, x->detail));
-            mcp_json_array_append(d, list, o);
-        }
-        mcp_json_object_set(d, root, "checks", list);
+        mcp_json_object_set(d, root, "checks", check_results_json(&r->results, d));
         mcp_json *lat = mcp_json_new_object(d);
         mcp_json_object_set(d, lat, "trials", mcp_json_new_uint(d, r->nlatency));
         mcp_json_object_set(d, lat, "p50_ms", mcp_json_new_double(d, p50));
@@ -820,16 +791,9 @@ static int print_report(run *r, bool json, bool strict)
         cli_print_json(root);
         mcp_json_doc_free(d);
     } else {
-        bool tty = isatty(STDOUT_FILENO);
-        static const char *const colour[] = {"\033[32m", "\033[31m", "\033[33m", "\033[2m"};
         printf("mcp check-cancel: %s, tool %s (%s)\n", r->version,
                r->tool ? cli_safe(r->tool) : "(none)", check_peer_http(r->p) ? "HTTP" : "stdio");
-        for (size_t i = 0; i < r->nresults; i++) {
-            const result *x = &r->results[i];
-            printf("  %s%-4s%s  %-26s %-8s %s\n        %s\n", tty ? colour[x->v] : "",
-                   verdict_names[x->v], tty ? "\033[0m" : "", x->id, x->level, x->rule,
-                   cli_safe(x->detail));
-        }
+        check_results_table(&r->results);
         if (r->nlatency)
             printf("  cancel to quiet: p50=%.1f ms p99=%.1f ms over %zu trial(s)\n", p50, p99,
                    r->nlatency);
@@ -838,7 +802,7 @@ static int print_report(run *r, bool json, bool strict)
                    "stream)\n");
         printf("%zu failed, %zu warned\n", fails, warns);
     }
-    return fails || (strict && warns) ? 1 : 0;
+    return code;
 }
 
 /* Connecting ----------------------------------------------------------------------------- */
@@ -943,8 +907,11 @@ int cli_check_cancel(int argc, char **argv)
     const char *version = NULL, *tool = NULL, *args = NULL, *url = NULL;
     char *headers[HEADERS_MAX];
     size_t nheaders = 0;
-    bool json = false, strict = false, trace = false;
+    bool json = false, strict = false, trace = false, client = false;
+    uint64_t wait_ms = 20000;
     int trials = 5, i = 0;
+    if (argc == 2 && !strcmp(argv[0], "--relay"))
+        return check_cancel_relay(argv[1]);
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
@@ -956,7 +923,13 @@ int cli_check_cancel(int argc, char **argv)
             strict = true;
         else if (!strcmp(s, "--trace"))
             trace = true;
-        else if (!strcmp(s, "--protocol") && v &&
+        else if (!strcmp(s, "--client"))
+            client = true;
+        else if (!strcmp(s, "--wait") && v) {
+            double seconds;
+            if (!cli_parse_seconds(s, argv[++i], false, &wait_ms, &seconds))
+                return usage("--wait takes seconds, above zero:", argv[i]);
+        } else if (!strcmp(s, "--protocol") && v &&
                  (!strcmp(v, "2026-07-28") || !strcmp(v, "2025-11-25") || !strcmp(v, "2025-06-18")))
             version = argv[++i];
         else if (!strcmp(s, "--tool") && v)
@@ -975,6 +948,27 @@ int cli_check_cancel(int argc, char **argv)
             headers[nheaders++] = argv[++i];
         } else
             return usage("unknown option, or a value it does not take:", s);
+    }
+    if (client && (url || version || tool || args || nheaders || trials != 5))
+        return usage("--client takes the client's command after --, and --wait, --json, "
+                     "--strict and --trace only", NULL);
+    if (client && i >= argc - 1)
+        return usage("--client needs the client's command after --", NULL);
+    if (!client && wait_ms != 20000)
+        return usage("--wait goes with --client", NULL);
+    if (client) {
+        /* This program, for the relay's command: the file exec'd
+         * (AT_EXECFN), which a checker such as valgrind leaves as it was,
+         * where /proc/self/exe would name the checker. */
+        char self[PATH_MAX];
+        const char *exec_fn = (const char *)getauxval(AT_EXECFN);
+        if (!exec_fn || !realpath(exec_fn, self)) {
+            ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+            if (n <= 0)
+                return usage("cannot find this program for the relay", NULL);
+            self[n] = '\0';
+        }
+        return check_cancel_client(argv + i + 1, self, wait_ms, json, strict, trace);
     }
     if (url && i < argc)
         return usage("--url or a command after --, not both", NULL);
@@ -1026,7 +1020,7 @@ int cli_check_cancel(int argc, char **argv)
         static const char *const needing[] = {"cancel.stops-response", "cancel.stops-progress",
                                               "cancel.id-type", "progress.increases"};
         for (size_t k = 0; k < 4; k++)
-            report(&r, needing[k], "-", "needs a long-running tool", V_SKIP, "%s", why);
+            report(&r, needing[k], "-", "needs a long-running tool", CHECK_SKIP, "%s", why);
     } else {
         check_cancel_stops(&r, trials);
         check_id_type(&r);

@@ -8,6 +8,7 @@
 #ifndef MCP_TOOLS_CHECK_CANCEL_H
 #define MCP_TOOLS_CHECK_CANCEL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +59,44 @@ const check_msg *check_peer_msg(const check_peer *p, size_t i);
 bool check_peer_gone(const check_peer *p);
 /* Its input closed, a second to end, then TERM, then KILL; freed. */
 void check_peer_stop(check_peer *p);
+
+/* The verdicts (check_report.c) ------------------------------------------ */
+
+typedef enum { CHECK_PASS, CHECK_FAIL, CHECK_WARN, CHECK_SKIP } check_verdict;
+
+typedef struct check_result {
+    const char *id, *level, *rule; /* static strings */
+    check_verdict v;
+    char detail[300];
+} check_result;
+
+#define CHECK_RESULTS_MAX 32
+typedef struct check_results {
+    check_result list[CHECK_RESULTS_MAX];
+    size_t n;
+} check_results;
+
+/* One verdict kept (past CHECK_RESULTS_MAX, dropped), its detail
+ * formatted. */
+void check_add(check_results *r, const char *id, const char *level, const char *rule,
+               check_verdict v, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void check_addv(check_results *r, const char *id, const char *level, const char *rule,
+                check_verdict v, const char *fmt, va_list ap);
+/* The exit status they make (1: a FAIL, or with strict a WARN; else 0),
+ * and how many failed and warned. */
+int check_results_exit(const check_results *r, bool strict, size_t *fails, size_t *warns);
+/* They as a JSON array of {id, verdict, level, rule, detail}, made in d. */
+mcp_json *check_results_json(const check_results *r, mcp_json_doc *d);
+/* They as the table's rows on stdout (colours only on a terminal). */
+void check_results_table(const check_results *r);
+
+/* The other direction (check_client.c): a stdio server played to the
+ * client command (argv, NULL-terminated), each scenario watched at most
+ * wait_ms; self is this program (for the relay's command). The exit
+ * status. relay: check-cancel --relay SOCKET. */
+int check_cancel_client(char **argv, const char *self, uint64_t wait_ms, bool json, bool strict,
+                        bool trace);
+int check_cancel_relay(const char *path);
 
 /* HTTP only (check_http.c) ------------------------------------------------ */
 

@@ -202,6 +202,8 @@ static const struct {
      "usage: mcp check-cancel [--protocol 2026-07-28|2025-11-25|2025-06-18]\n"
      "                        [--tool NAME [--args JSON]] [--trials N] [--json] [--strict]\n"
      "                        [--trace] (-- COMMAND [ARG...] | --url URL [--header 'N: v']...)\n"
+     "       mcp check-cancel --client [--wait S] [--json] [--strict] [--trace]\n"
+     "                        -- CLIENT_COMMAND [ARG...]\n"
      "\n"
      "Checks whether the server (the stdio COMMAND, or the Streamable HTTP endpoint URL,\n"
      "each --header on every request) honours cancellation, rule by rule: a cancelled\n"
@@ -219,8 +221,16 @@ static const struct {
      "the last message for the request, p50 and p99 over --trials (5). The long tool\n"
      "is --tool, else the first whose parameters look like a duration, a delay or a\n"
      "count.\n"
+     "--client checks a client instead: it plays a 2025-11-25 stdio server to\n"
+     "CLIENT_COMMAND, whose server command is appended to it (this program as a relay:\n"
+     "check-cancel --relay SOCKET), once per scenario, named to the client in\n"
+     "MCP_CHECK_CANCEL_SCENARIO: timeout (a tool that never answers: the client's\n"
+     "cancel when it gives up, with the call's id; the late answer then sent is\n"
+     "ignored), initialize (never answered: never cancelled), task (a tool run as a\n"
+     "task that never ends: cancelled with tasks/cancel, not notifications/cancelled).\n"
+     "The client's timeout is its own; each scenario is watched --wait S (20).\n"
      "exit: 0 nothing failed (--strict: nor warned), 1 something did, 2 usage, 3 the\n"
-     "server could not be reached.\n"},
+     "server could not be reached (--client: the client never ran the server).\n"},
     {"proxy",
      "usage: mcp proxy --url URL [--header 'NAME: VALUE']... [--ca-file F]\n"
      "                 [--protocol P] [--max-message BYTES] [--trace]\n"
