@@ -133,47 +133,6 @@ static int rate(const char *url, double seconds, int clients, const char *tool,
 
 /* Cancel latency ---------------------------------------------------------------- */
 
-typedef struct server {
-    pid_t pid;
-    char url[64];
-} server;
-
-/* bench_server --http 0 --task-store store, its port read from its stdout. */
-static server spawn_server(const char *bench_server, const char *store)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        exit(1);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    /* Its stderr says what stdout does, and would be mixed into the figures. */
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *const argv[] = {(char *)bench_server, "--http", "0", "--task-store", (char *)store, NULL};
-    server s = {0};
-    if (posix_spawn(&s.pid, bench_server, &fa, NULL, argv, environ) != 0) {
-        fprintf(stderr, "bench_cluster: cannot start %s\n", bench_server);
-        exit(1);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    FILE *f = fdopen(fds[0], "r");
-    unsigned port = 0;
-    if (!f || fscanf(f, "listening %u", &port) != 1) {
-        fprintf(stderr, "bench_cluster: %s did not start\n", bench_server);
-        exit(1);
-    }
-    fclose(f);
-    snprintf(s.url, sizeof s.url, "http://127.0.0.1:%u/mcp", port);
-    return s;
-}
-
-static void stop_server(server *s)
-{
-    kill(s->pid, SIGTERM);
-    waitpid(s->pid, NULL, 0);
-}
 
 static int tasks_known;
 static char **ids;
@@ -191,9 +150,9 @@ static int cancel(const char *bench_server, const char *store, int n)
     int fd = mkstemp(log_path);
     close(fd);
     setenv("BENCH_CANCEL_LOG", log_path, 1); /* the first one's alone: the log is its */
-    server a = spawn_server(bench_server, store);
+    bench_http_server a = bench_server_spawn(bench_server, store);
     unsetenv("BENCH_CANCEL_LOG");
-    server b = spawn_server(bench_server, store);
+    bench_http_server b = bench_server_spawn(bench_server, store);
     usleep(300 * 1000); /* both connected to Redis (a task made earlier is refused) */
     mcp_client *ca = connect_to(a.url), *cb = connect_to(b.url);
     ids = calloc((size_t)n, sizeof *ids);
@@ -225,8 +184,8 @@ static int cancel(const char *bench_server, const char *store, int n)
         usleep(500);
     }
     usleep(200 * 1000);
-    stop_server(&a); /* it writes the times its tokens fired */
-    stop_server(&b);
+    bench_server_stop(&a); /* it writes the times its tokens fired */
+    bench_server_stop(&b);
     mcp_client_free(ca);
     mcp_client_free(cb);
     latency out = cancel_latencies(log_path, written, n, "cluster cancels");

@@ -3,13 +3,17 @@
  * What bench_stdio and bench_tasks both measure with: the clock, bench_server's
  * resident set size (its rss tool), and the cancel latencies bench_server
  * logs ("id microseconds" lines in $BENCH_CANCEL_LOG) against the times the
- * cancels were written.
+ * cancels were written; and bench_server started over HTTP.
  */
 #ifndef MCP_BENCH_COMMON_H
 #define MCP_BENCH_COMMON_H
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +100,51 @@ static inline latency median_run(latency runs[3])
                 runs[j] = t;
             }
     return runs[1];
+}
+
+/* bench_server --http 0 [--task-store store], its port read from its
+ * stdout; its stderr (which says the same) to /dev/null. Exits on failure. */
+typedef struct bench_http_server {
+    pid_t pid;
+    char url[64];
+} bench_http_server;
+
+static inline bench_http_server bench_server_spawn(const char *bench_server, const char *store)
+{
+    extern char **environ;
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(1);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *const with_store[] = {(char *)bench_server, "--http", "0", "--task-store",
+                                (char *)store, NULL};
+    char *const plain[] = {(char *)bench_server, "--http", "0", NULL};
+    bench_http_server s = {0};
+    if (posix_spawn(&s.pid, bench_server, &fa, NULL, store ? with_store : plain, environ) != 0) {
+        fprintf(stderr, "bench: cannot start %s\n", bench_server);
+        exit(1);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    unsigned port = 0;
+    if (!f || fscanf(f, "listening %u", &port) != 1) {
+        fprintf(stderr, "bench: %s did not start\n", bench_server);
+        exit(1);
+    }
+    fclose(f);
+    snprintf(s.url, sizeof s.url, "http://127.0.0.1:%u/mcp", port);
+    return s;
+}
+
+static inline void bench_server_stop(bench_http_server *s)
+{
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, NULL, 0);
 }
 
 #endif

@@ -35,52 +35,11 @@
 #include "bench_common.h"
 #include "mcp/mcp.h"
 
-extern char **environ;
 
 #define IN_FLIGHT 16
 #define RATE_SECONDS 3.0
 #define HELD 500
 
-typedef struct server {
-    pid_t pid;
-    char url[64];
-} server;
-
-/* bench_server --http 0, its port read from its stdout. */
-static server spawn_server(const char *bench_server)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        exit(1);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *const argv[] = {(char *)bench_server, "--http", "0", NULL};
-    server s = {0};
-    if (posix_spawn(&s.pid, bench_server, &fa, NULL, argv, environ) != 0) {
-        fprintf(stderr, "bench_proxy: cannot start %s\n", bench_server);
-        exit(1);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    FILE *f = fdopen(fds[0], "r");
-    unsigned port = 0;
-    if (!f || fscanf(f, "listening %u", &port) != 1) {
-        fprintf(stderr, "bench_proxy: %s did not start\n", bench_server);
-        exit(1);
-    }
-    fclose(f);
-    snprintf(s.url, sizeof s.url, "http://127.0.0.1:%u/mcp", port);
-    return s;
-}
-
-static void stop_server(server *s)
-{
-    kill(s->pid, SIGTERM);
-    waitpid(s->pid, NULL, 0);
-}
 
 /* The client: over stdio when argv is given (the gateway), else over HTTP
  * to url. */
@@ -165,7 +124,7 @@ static latency cancel_once(const char *bench_server, const char *mcp, mcp_connec
     int fd = mkstemp(log_path);
     close(fd);
     setenv("BENCH_CANCEL_LOG", log_path, 1);
-    server s = spawn_server(bench_server);
+    bench_http_server s = bench_server_spawn(bench_server, NULL);
     unsetenv("BENCH_CANCEL_LOG");
     const char *const argv[] = {mcp, "proxy", "--url", s.url, NULL};
     mcp_client *c = connect_client(proxied ? argv : NULL, s.url, mode);
@@ -197,7 +156,7 @@ static latency cancel_once(const char *bench_server, const char *mcp, mcp_connec
         }
     }
     mcp_client_free(c);
-    stop_server(&s); /* it writes its log at exit */
+    bench_server_stop(&s); /* it writes its log at exit */
     return cancel_latencies(log_path, written, HELD, "cancels");
 }
 
@@ -233,7 +192,7 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     const char *mcp = argv[1], *bench_server = argv[2];
-    server s = spawn_server(bench_server);
+    bench_http_server s = bench_server_spawn(bench_server, NULL);
     const char *const proxy[] = {mcp, "proxy", "--url", s.url, NULL};
     double p26 = rate(proxy, s.url, MCP_CONNECT_MODERN);
     double d26 = rate(NULL, s.url, MCP_CONNECT_MODERN);
@@ -252,7 +211,7 @@ int main(int argc, char **argv)
     }
     printf("\n");
     fflush(stdout);
-    stop_server(&s);
+    bench_server_stop(&s);
     report_cancel(bench_server, mcp, MCP_CONNECT_MODERN);
     report_cancel(bench_server, mcp, MCP_CONNECT_LEGACY);
     return 0;
