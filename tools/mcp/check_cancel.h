@@ -81,7 +81,8 @@ typedef struct check_results {
 void check_add(check_results *r, const char *id, const char *level, const char *rule,
                check_verdict v, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void check_addv(check_results *r, const char *id, const char *level, const char *rule,
-                check_verdict v, const char *fmt, va_list ap);
+                check_verdict v, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
 /* The exit status they make (1: a FAIL, or with strict a WARN; else 0),
  * and how many failed and warned. */
 int check_results_exit(const check_results *r, bool strict, size_t *fails, size_t *warns);
