@@ -48,6 +48,8 @@ ISS=$(sed -n 's/^issuer //p' "$WORK/as.out")
 # $INTRO for the issuer $ISS.
 INTRO="$ISS/token/introspection"
 serve() {
+    # A new file: the last server's "listening" must not be taken for this one's.
+    rm -f "$WORK/serve.err"
     $MCP_WRAP "$MCP" serve --http "127.0.0.1:$PORT" --auth-issuer "$ISS" --auth-resource "$RES" \
         --auth-scope mcp:tools --auth-introspect "$INTRO" \
         --auth-client-id mcp-rs --auth-client-secret-file "$WORK/secret" "$@" \
