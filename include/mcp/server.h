@@ -522,9 +522,10 @@ typedef struct mcp_server_http_options {
      * server authenticating as auth_client_id with auth_client_secret
      * (HTTP Basic, both form-encoded first: RFC 6749 section 2.3.1; both
      * required), one POST within 10 s, at most 64 KiB of answer, never
-     * redirected. The answer must say active true, a sub (or username),
-     * and, when present, iss auth_issuer, aud holding this server's
-     * audience, exp not past; the scopes are checked as for a JWT.
+     * redirected. The answer must say active true, a sub (username, a
+     * display name, is not taken for one) and an aud holding this server's
+     * audience (absent: refused), and, when present, iss auth_issuer and
+     * exp not past; the scopes are checked as for a JWT.
      * The request waits, its connection parked, while the worker pool asks
      * (the loop never blocks); requests with the same token share one
      * question. An active token is remembered for

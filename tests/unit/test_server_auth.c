@@ -420,8 +420,8 @@ static void introspection_answers_are_judged(void **state)
     assert_int_equal(until, 1800000030); /* exp, sooner than the ttl */
     free(p);
     free(sc);
-    /* No exp, an audience array, username instead of sub: the ttl. */
-    assert_int_equal(introspected("{\"active\":true,\"username\":\"bob\",\"aud\":[\"x\",\"" RES
+    /* No exp, an audience array: the ttl. */
+    assert_int_equal(introspected("{\"active\":true,\"sub\":\"bob\",\"aud\":[\"x\",\"" RES
                                   "\"],\"scope\":\"mcp:tools\"}", &v, &p, &sc, &until), MCP_OK);
     assert_int_equal(v.status, 0);
     assert_string_equal(p, ISS " bob");
@@ -442,7 +442,9 @@ static void introspection_answers_are_judged(void **state)
         {"{\"active\":true,\"sub\":\"a\",\"iss\":\"https://evil\"}", "another issuer"},
         {"{\"active\":true,\"sub\":\"a\",\"aud\":\"https://other/mcp\"}", "another audience"},
         {"{\"active\":true,\"sub\":\"a\",\"aud\":[\"https://other/mcp\"]}", "another audience"},
-        {"{\"active\":true,\"scope\":\"mcp:tools\"}", "no subject"},
+        {"{\"active\":true,\"sub\":\"a\"}", "another audience"}, /* none named */
+        {"{\"active\":true,\"username\":\"a\",\"aud\":\"" RES "\"}", "no subject"},
+        {"{\"active\":true,\"aud\":\"" RES "\",\"scope\":\"mcp:tools\"}", "no subject"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         assert_int_equal(introspected(refused[i][0], &v, &p, &sc, &until), MCP_OK);
@@ -454,6 +456,12 @@ static void introspection_answers_are_judged(void **state)
         if (!strstr(v.why, refused[i][1]))
             fail_msg("%s: %s", refused[i][0], v.why);
     }
+    /* The largest exp is far off, not an overflow into the past. */
+    assert_int_equal(introspected(ACTIVE ",\"scope\":\"mcp:tools\",\"exp\":9223372036854775807}",
+                                  &v, &p, &sc, &until), MCP_OK);
+    assert_int_equal(v.status, 0);
+    free(p);
+    free(sc);
     assert_int_equal(introspected("[1]", &v, &p, &sc, &until), MCP_ERR_INVALID_ARG);
     assert_int_equal(introspected("<html>", &v, &p, &sc, &until), MCP_ERR_INVALID_ARG);
     /* The header is judged before anyone is asked. */

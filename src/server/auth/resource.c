@@ -163,10 +163,12 @@ int mcp__resource_introspected(const mcp__resource_config *c, const char *json, 
     const mcp_json *jiss = mcp_json_object_get(o, "iss"), *jaud = mcp_json_object_get(o, "aud");
     const char *iss = mcp_json_string(jiss, &il);
     const char *sub = mcp_json_string(mcp_json_object_get(o, "sub"), &sl);
-    if (!sub)
-        sub = mcp_json_string(mcp_json_object_get(o, "username"), &sl);
+    /* Not username: a display name, not unique (RFC 7662 section 2.2),
+     * whose principal could be another user's sub. */
     const char *sc = mcp_json_string(mcp_json_object_get(o, "scope"), &scl);
-    bool aud_ok = !jaud;
+    /* Absent, nothing says the token is for this server: refused (an
+     * opaque token's audience is checked here or nowhere). */
+    bool aud_ok = false;
     if (mcp_json_typeof(jaud) == MCP_JSON_STRING) {
         const char *a = mcp_json_string(jaud, &ul);
         aud_ok = ul == strlen(audience) && !memcmp(a, audience, ul);
@@ -179,11 +181,11 @@ int mcp__resource_introspected(const mcp__resource_config *c, const char *json, 
     const char *bad =
         !active ? "the authorization server says the token is not active"
         : jexp && !has_exp                  ? "the token's exp is not a number"
-        : has_exp && exp + (int64_t)skew < now_s ? "the token has expired"
+        : has_exp && exp < now_s - (int64_t)skew ? "the token has expired"
         : jiss && (!iss || il != strlen(c->issuer) || memcmp(iss, c->issuer, il))
             ? "the token is from another issuer"
         : !aud_ok                            ? "the token is for another audience"
-        : !sub || !sl || memchr(sub, '\0', sl) ? "the token names no subject (sub or username)"
+        : !sub || !sl || memchr(sub, '\0', sl) ? "the token names no subject (sub)"
         : sc && memchr(sc, '\0', scl)        ? "the token's scope has a NUL character"
                                              : NULL;
     if (bad) {

@@ -129,6 +129,8 @@ static void question_destroy(http_job *base)
     free(j->url);
     free(j->form);
     free(j->user);
+    if (j->password) /* a secret: not left in freed memory */
+        explicit_bzero(j->password, strlen(j->password));
     free(j->password);
     mcp_buf_free(&j->answer);
     free(j);
@@ -159,6 +161,8 @@ void mcp__http_introspect_free(http_introspect *q)
         question_drop(q, q->asking);
     free(q->url);
     free(q->user);
+    if (q->password)
+        explicit_bzero(q->password, strlen(q->password));
     free(q->password);
     free(q);
 }
