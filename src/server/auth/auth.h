@@ -99,8 +99,8 @@ int mcp__resource_refused(const mcp__resource_config *c, const char *why,
  * for this server at now_s. Refused, 401 invalid_token with the reason
  * (*until_s: now_s + MCP__INTROSPECT_INACTIVE_S): active not true; exp
  * present and past (with c's skew); iss present and not c->issuer; aud
- * present (a string or an array) without this server's audience
- * (c->audience, or c->resource); neither sub nor username. Else *principal
+ * absent, or (a string or an array) without this server's audience
+ * (c->audience, or c->resource); no sub (username, a display name, is not one). Else *principal
  * "<c->issuer> <sub>" and *scope (the scope member, or NULL), malloc'd,
  * *until_s min(exp, now_s + ttl_s (0: 60)), and the
  * server-wide scopes checked (403 insufficient_scope in v; principal and
