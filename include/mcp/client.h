@@ -1012,7 +1012,8 @@ MCP_EXTERN int mcp_http_relay_new(struct uv_loop_s *loop, const char *url,
                                   const mcp_http_relay_options *o, mcp_http_relay **out,
                                   char *err, size_t err_len);
 
-/* Send one JSON-RPC message (one object; no newline inside). MCP_OK (an
+/* Send one JSON-RPC message (one object; no newline inside; data is
+ * borrowed for the call only: what goes out is a copy). MCP_OK (an
  * HTTP failure comes later, to `message`), MCP_ERR_INVALID_ARG (not a
  * JSON-RPC object), MCP_ERR_STATE (closing) or MCP_ERR_NOMEM. Never
  * blocks, but for credentials (above). */
