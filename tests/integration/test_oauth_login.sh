@@ -96,6 +96,7 @@ wait_count "$WORK/as.out" "grant refresh_token" 2 5
 # (the file's lock), the other takes its tokens; a rotated refresh token
 # spent twice would fail one of them.
 sleep $((TTL + 1))
+before=$(grep -c "^grant refresh_token" "$WORK/as.out")
 $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"one"}' >"$WORK/one.out" 2>"$WORK/one.err" &
 one=$!
 $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"two"}' >"$WORK/two.out" 2>"$WORK/two.err" &
@@ -104,8 +105,9 @@ wait $one || { cat "$WORK/one.err"; fail "the first of two processes"; }
 wait $two || { cat "$WORK/two.err"; fail "the second of two processes"; }
 contains "$WORK/one.out" "one" "the first answered"
 contains "$WORK/two.out" "two" "the second answered"
-refreshes=$(grep -c "^grant refresh_token" "$WORK/as.out")
-[ "$refreshes" -eq 3 ] || fail "$refreshes refreshes after two processes at once, expected 3"
+refreshes=$(($(grep -c "^grant refresh_token" "$WORK/as.out") - before))
+[ "$refreshes" -eq 1 ] || { cat "$WORK/as.out"; fail "$refreshes refreshes by two processes at once, expected 1"; }
+lacks "$WORK/as.out" "refused refresh_token" "no refresh token was spent twice"
 echo "ok: two processes, one refresh"
 
 # A token spoiled in the file: the server's 401 leads to a refresh.
@@ -171,12 +173,16 @@ wait_count "$WORK/as.out" "grant client_credentials" 2 5
 # take it), the right one put back gets one.
 sleep $((TTL + 1))
 printf 'wrong\n' >"$WORK/machine.secret"
+# (Counts are taken from here: under valgrind a command may outlive a 3 s
+# token and rightly ask again.)
+granted=$(grep -c '^grant client_credentials' "$WORK/as.out")
 $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"m3"}' >/dev/null 2>&1
-[ "$(grep -c '^grant client_credentials' "$WORK/as.out")" -eq 2 ] || fail "a token granted to a wrong secret"
+wait_for "$WORK/as.out" "refused client_credentials" 5
+[ "$(grep -c '^grant client_credentials' "$WORK/as.out")" -eq "$granted" ] || fail "a token granted to a wrong secret"
 printf '%s\n' "$MACHINE_SECRET" >"$WORK/machine.secret"
 expect_exit 0 "a machine call with the secret back" -- $MCP_WRAP "$MCP" call --url "$RES" echo '{"text":"m4"}'
 contains "$WORK/out" "m4" "the tool answered"
-wait_count "$WORK/as.out" "grant client_credentials" 3 5
+wait_count "$WORK/as.out" "grant client_credentials" $((granted + 1)) 5
 expect_exit 0 "logout of the machine login" -- $MCP_WRAP "$MCP" auth logout "$RES"
 [ ! -e "$file" ] || fail "logout left $file"
 

@@ -92,6 +92,11 @@ server.listen(0, '127.0.0.1', () => {
     const p = ctx.oidc.params;
     console.log(`grant ${p.grant_type} ${p.scope || ''}`);
   });
+  // A grant refused (a refresh token spent twice is invalid_grant): the
+  // test counts these too.
+  provider.on('grant.error', (ctx, err) => {
+    console.log(`refused ${ctx.oidc.params?.grant_type || '-'} ${err.error || err.message}`);
+  });
   provider.on('server_error', (ctx, err) => console.error('server_error', err));
   const handle = provider.callback();
   server.on('request', async (req, res) => {
