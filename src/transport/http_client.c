@@ -228,10 +228,15 @@ static int post_headers(http_client *t, xfer *x)
     return rc;
 }
 
-static void cancel_request(http_client *t, const shape *sh, bool posted)
+static xfer *cancelled_request(http_client *t, const shape *sh)
 {
     mcp__span rid = mcp__hc_member(sh->params, "requestId");
-    xfer *x = rid.p ? find_request(t, rid.p, rid.n) : NULL;
+    return rid.p ? find_request(t, rid.p, rid.n) : NULL;
+}
+
+static void cancel_request(http_client *t, const shape *sh, bool posted)
+{
+    xfer *x = cancelled_request(t, sh);
     if (!x)
         return;
     mcp__hc_say(t, MCP_LOG_DEBUG, "%s: its stream is closed%s", x->method ? x->method : "request",
@@ -240,8 +245,79 @@ static void cancel_request(http_client *t, const shape *sh, bool posted)
     mcp__hc_xfer_free(x);
 }
 
-/* Send one message of the session's. */
-static int send_one(http_client *t, const char *p, size_t n)
+/* 2025: a cancel is posted only once its request has reached the
+ * server. The two POSTs travel on two connections, and the server may
+ * read the later one first: a cancel read before its request names an id
+ * the server does not know yet (ignored, as the spec lets it), and the
+ * request then runs to its end. Reached: the server answered the POST's
+ * headers (a stream, or its answer), or curl sent it CANCEL_GRACE_MS ago
+ * (a server that says nothing before its answer), or it waits to resume a
+ * stream the server opened. */
+#define CANCEL_GRACE_MS 100
+#define CANCEL_CHECK_MS 5
+
+static bool cancel_reached(const xfer *x, uint64_t now)
+{
+    return x->heard || !x->easy || (x->sends && now >= x->sent_ms + CANCEL_GRACE_MS);
+}
+
+static int send_one(http_client *t, const char *p, size_t n, bool traced);
+
+/* soon_timer: the held cancels whose requests reached the server are
+ * posted, then what the inbox holds is delivered (a made-up error for a
+ * request sent after its session ended has no curl callback to carry
+ * it). */
+static void on_soon(uv_timer_t *h)
+{
+    http_client *t = h->data;
+    uint64_t now = mcp__now_ms();
+    bool holding = false;
+    for (xfer *x = t->xfers; x && !t->closing;) {
+        if (x->role != X_REQUEST || !x->held_cancel) {
+            x = x->next;
+            continue;
+        }
+        if (!cancel_reached(x, now)) {
+            holding = true;
+            x = x->next;
+            continue;
+        }
+        char *cancel = x->held_cancel;
+        size_t len = x->held_cancel_len;
+        x->held_cancel = NULL;
+        /* Posted now; x is freed with it and the list changes: again
+         * from the start. */
+        if (send_one(t, cancel, len, true) != MCP_OK)
+            mcp__hc_say(t, MCP_LOG_WARNING, "a cancel could not be posted");
+        free(cancel);
+        x = t->xfers;
+    }
+    if (t->closing)
+        return;
+    if (holding)
+        uv_timer_start(&t->soon_timer, on_soon, CANCEL_CHECK_MS, 0);
+    mcp__hc_after(t);
+}
+
+/* Hold a 2025 cancel (p) of x until x reaches the server. */
+static int hold_cancel(http_client *t, xfer *x, const char *p, size_t n)
+{
+    char *copy = malloc(n);
+    if (!copy)
+        return MCP_ERR_NOMEM;
+    memcpy(copy, p, n);
+    free(x->held_cancel); /* a second cancel of it: the latest goes */
+    x->held_cancel = copy;
+    x->held_cancel_len = n;
+    if (!uv_is_active((uv_handle_t *)&t->soon_timer))
+        uv_timer_start(&t->soon_timer, on_soon, CANCEL_CHECK_MS, 0);
+    mcp__hc_say(t, MCP_LOG_DEBUG, "%s: its cancel waits until the server has the request",
+        x->method ? x->method : "request");
+    return MCP_OK;
+}
+
+/* Send one message of the session's (traced: by the caller already). */
+static int send_one(http_client *t, const char *p, size_t n, bool traced)
 {
     shape sh;
     if (!mcp__hc_read_shape(p, n, &sh))
@@ -251,7 +327,7 @@ static int send_one(http_client *t, const char *p, size_t n)
     bool has_method = mcp__hc_span_string(sh.method, &method);
     bool request = has_method && sh.id.p;
     bool cancel = has_method && !request && !strcmp(method.data, "notifications/cancelled");
-    if (t->o.trace && !(cancel && t->modern))
+    if (t->o.trace && !traced && !(cancel && t->modern))
         t->o.trace(t->o.trace_ud, true, p, n);
     mcp__span ver = mcp__hc_member(mcp__hc_member(sh.params, "_meta"), "io.modelcontextprotocol/protocolVersion");
     mcp_buf v;
@@ -288,12 +364,20 @@ static int send_one(http_client *t, const char *p, size_t n)
             xfer fake = {.t = t, .id = (char *)sh.id.p, .id_len = sh.id.n};
             mcp__hc_fail_request(t, &fake, false, "the server ended the MCP session: start a "
                                                   "new one (initialize) first");
+            /* No curl callback will deliver it: the loop's next turn. */
+            uv_timer_start(&t->soon_timer, on_soon, 0, 0);
         } else {
             mcp__hc_say(t, MCP_LOG_DEBUG, "%s dropped: its session has ended",
                 has_method ? method.data : "a response");
         }
         mcp_buf_free(&method);
         return MCP_OK;
+    }
+    xfer *target = cancel && !t->modern ? cancelled_request(t, &sh) : NULL;
+    if (target && !cancel_reached(target, mcp__now_ms())) {
+        int rc = hold_cancel(t, target, p, n);
+        mcp_buf_free(&method);
+        return rc;
     }
     xfer *x = mcp__hc_xfer_new(t, request ? X_REQUEST : X_OUTPUT);
     int rc = x ? MCP_OK : MCP_ERR_NOMEM;
@@ -329,7 +413,7 @@ static int op_send(mcp__transport *bt, uint64_t route, const char *data, size_t 
         const char *nl = memchr(data, '\n', len);
         size_t n = nl ? (size_t)(nl - data) : len;
         if (n) {
-            int rc = send_one(t, data, n);
+            int rc = send_one(t, data, n, false);
             if (rc != MCP_OK)
                 return rc;
         }
@@ -371,12 +455,16 @@ static void op_close(mcp__transport *bt, void (*done)(void *ud), void *ud)
     free(t->session_id);
     uv_close((uv_handle_t *)&t->curl_timer, handle_closed);
     uv_close((uv_handle_t *)&t->resume_timer, handle_closed);
+    uv_close((uv_handle_t *)&t->soon_timer, handle_closed);
 }
 
 static size_t op_unwritten(const mcp__transport *bt)
 {
     const http_client *t = (const http_client *)bt;
-    return count_role(t, X_OUTPUT, X_DELETE);
+    size_t held = 0; /* cancels waiting for their requests: unwritten too */
+    for (const xfer *x = t->xfers; x; x = x->next)
+        held += x->held_cancel != NULL;
+    return count_role(t, X_OUTPUT, X_DELETE) + held;
 }
 
 /* 2025: end the session with DELETE (the server may answer 405). */
@@ -456,6 +544,7 @@ mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_opt
     t->on_body = mcp__hc_on_body;
     t->on_header = mcp__hc_on_header;
     t->on_done = mcp__hc_transfer_done;
+    t->soon = on_soon;
     t->multi = ok ? curl_multi_init() : NULL;
     if (!t->multi) {
         for (size_t i = 0; t->headers && i < nh; i++)
@@ -473,8 +562,9 @@ mcp__transport *mcp__http_client_new(uv_loop_t *loop, const mcp__http_client_opt
     curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
     uv_timer_init(loop, &t->curl_timer);
     uv_timer_init(loop, &t->resume_timer);
-    t->curl_timer.data = t->resume_timer.data = t;
-    t->open_handles = 2;
+    uv_timer_init(loop, &t->soon_timer);
+    t->curl_timer.data = t->resume_timer.data = t->soon_timer.data = t;
+    t->open_handles = 3;
     return &t->base;
 }
 

@@ -79,6 +79,14 @@ typedef struct xfer {
     bool has_last_id, has_retry, answered, got_event, waiting;
     bool unusable_id; /* the last event id could not be sent back */
     unsigned sends;   /* times curl began to send this launch (on_prereq) */
+    uint64_t sent_ms; /* when curl first began to send this launch */
+    /* 2025: the server has answered this request's POST with a 2xx status
+     * line and its headers, so it has read the request. */
+    bool heard;
+    /* 2025: a cancel of this request waiting for it to reach the server
+     * (http_client.c, cancel_reached), as the session sent it. */
+    char *held_cancel;
+    size_t held_cancel_len;
     bool not_resent;  /* curl's retry of it was stopped: it may have run */
     uint64_t retry_ms, due;
     int attempts;
@@ -109,12 +117,16 @@ struct http_client {
     uv_loop_t *loop;
     CURLM *multi;
     uv_timer_t curl_timer, resume_timer;
+    /* Work that must not run inside the caller's send: held cancels to
+     * post, made-up errors to deliver (http_client.c, soon). */
+    uv_timer_t soon_timer;
     int open_handles;
     mcp__http_client_options o;
     /* What curl hands back (http_response.c's, set at creation). */
     size_t (*on_body)(char *p, size_t size, size_t nmemb, void *ud);
     size_t (*on_header)(char *p, size_t size, size_t nmemb, void *ud);
     void (*on_done)(http_client *t, xfer *x, CURLcode code);
+    uv_timer_cb soon; /* soon_timer's (http_client.c's) */
     char *url, *ca_file;
     char **headers;
     xfer *xfers;

@@ -157,8 +157,12 @@ void mcp__hc_listen_ended(http_client *t, xfer *x, CURLcode code)
 
 void mcp__hc_expire(http_client *t, xfer *cause)
 {
+    /* The engine starts a new session by itself (session_expired); a
+     * relay's client has to send initialize. */
+    const char *next_one = t->o.session_expired ? "the next request starts a new session"
+                                                : "a new session starts with initialize";
     mcp__hc_say(t, MCP_LOG_WARNING, "the server ended the session (HTTP 404 to a request that carried "
-                         "its id); a new session starts with the next request");
+                         "its id); %s", next_one);
     free(t->session_id);
     t->session_id = NULL;
     t->expired = t->lversion != NULL;
@@ -167,10 +171,10 @@ void mcp__hc_expire(http_client *t, xfer *cause)
         if (x->role == X_REQUEST) {
             if (x == cause)
                 mcp__hc_fail_request(t, x, false, "the server ended the MCP session (HTTP 404 %s): this "
-                             "request was lost; the next one starts a new session", x->reason);
+                             "request was lost; %s", x->reason, next_one);
             else
                 mcp__hc_fail_request(t, x, false, "the server ended the MCP session: this request "
-                             "was lost; the next one starts a new session");
+                             "was lost; %s", next_one);
             mcp__hc_xfer_free(x);
         } else if (x->role == X_LISTEN || x == cause) {
             mcp__hc_xfer_free(x);

@@ -151,6 +151,13 @@ size_t mcp__hc_on_header(char *p, size_t size, size_t nmemb, void *ud)
         n--;
     if (n == 0 && x->role == X_LISTEN)
         x->t->listen_answered = true; /* the end of its headers */
+    if (n == 0 && x->role == X_REQUEST && !x->heard) {
+        long status = 0;
+        curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+        x->heard = status >= 200 && status < 300;
+        if (x->heard && x->held_cancel) /* its cancel may go now */
+            uv_timer_start(&x->t->soon_timer, x->t->soon, 0, 0);
+    }
     if (n > 5 && !strncmp(p, "HTTP/", 5)) {
         /* A new response (after a 100 Continue, say): its reason phrase. */
         const char *sp = memchr(p, ' ', n);
@@ -355,8 +362,8 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
         mcp__hc_expire(t, x); /* frees x */
         return;
     } else if (x->status == 404 && x->with_session && !t->modern) {
-        mcp__hc_fail_request(t, x, false, "the server ended the MCP session: this request "
-                             "was lost; the next one starts a new session");
+        mcp__hc_fail_request(t, x, false, "the server ended the MCP session this request "
+                             "was sent in (a newer one has begun): it was lost");
     } else if (x->status >= 300 && x->status < 400 && x->location) {
         char shown[256];
         mcp__hc_fail_request(t, x, false, "HTTP %ld%s%s: the server sends the request to %s "

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/internal.h"
 #include "runtime/log.h"
 #include "transport/http_client_internal.h"
 
@@ -246,6 +247,7 @@ void mcp__hc_xfer_free(xfer *x)
     free(x->id);
     free(x->body);
     free(x->last_id);
+    free(x->held_cancel);
     free(x);
 }
 
@@ -338,6 +340,8 @@ static int on_prereq(void *ud, char *primary_ip, char *local_ip, int primary_por
     (void)primary_port;
     (void)local_port;
     xfer *x = ud;
+    if (!x->sends)
+        x->sent_ms = mcp__now_ms();
     if (x->sends++ && !repeatable(x)) {
         x->not_resent = true;
         return CURL_PREREQFUNC_ABORT;

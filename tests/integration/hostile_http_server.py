@@ -25,6 +25,8 @@ gets 405 unless it carries Last-Event-ID) and tools/call by tool name:
   hang         never answers; logs "hang: client went away" when the
                connection closes
   cut          promises 1000 bytes of JSON, sends 10, closes
+  lateheads    SSE headers 60 ms after the request was read (logged:
+               "lateheads: headers sent"), then holds as hang does
 
 Modern mode answers tools/call "echo" and "hang" the same way, and
 plays a tool whose x-mcp-header annotation changed after the client
@@ -295,6 +297,11 @@ class Handler(BaseHTTPRequestHandler):
         if name == "hang":
             log("hang: holding")
             return self.wait_gone("hang")
+        if name == "lateheads":
+            time.sleep(0.06)
+            self.sse_start()
+            log("lateheads: headers sent")
+            return self.wait_gone("lateheads")
         # Answers carrying the request's id that the client cannot use: each
         # must end the call at once, not at its timeout.
         if name == "badutf8":

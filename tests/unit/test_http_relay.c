@@ -247,6 +247,45 @@ static void carries_2025_posts_the_cancel_and_deletes(void **state)
     http_peer_stop(&p);
 }
 
+/* The server ends the 2025 session (404): the request that met it and
+ * every later one until a new initialize get an error at once, which says
+ * what to do; none is left unanswered. */
+static void after_the_session_ended_each_request_is_answered(void **state)
+{
+    (void)state;
+    http_peer p;
+    start(&p, "legacy");
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    got g = {0};
+    mcp_http_relay *r = relay(&loop, p.url, &g, 0);
+    send_line(r, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+                 "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{"
+                 "\"name\":\"t\",\"version\":\"1\"}}}");
+    assert_true(run_until(&loop, &g, 1, NULL, NULL, 10000));
+    send_line(r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"end\"}}");
+    assert_true(run_until(&loop, &g, 2, NULL, NULL, 10000));
+    assert_true(id_is(g.last, "1"));
+    assert_non_null(strstr(g.last, "initialize"));
+    assert_int_equal(g.made_up, 1);
+    for (int id = 2; id <= 3; id++) {
+        char line[160];
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+                 "\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"x\"}}}", id);
+        send_line(r, line);
+        assert_true(run_until(&loop, &g, id + 1, NULL, NULL, 3000));
+        snprintf(line, sizeof line, "%d", id);
+        assert_true(id_is(g.last, line));
+        assert_non_null(strstr(g.last, "initialize"));
+    }
+    assert_int_equal(g.made_up, 3);
+    assert_int_equal(http_peer_count(&p, "POST tools/call"), 1);
+    close_relay(&loop, r);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    http_peer_stop(&p);
+}
+
 static void unreachable_is_an_error_made_up_and_flagged(void **state)
 {
     (void)state;
@@ -355,6 +394,7 @@ int main(void)
         cmocka_unit_test(refuses_before_sending),
         cmocka_unit_test(carries_2026_and_closes_the_stream_on_cancel),
         cmocka_unit_test(carries_2025_posts_the_cancel_and_deletes),
+        cmocka_unit_test(after_the_session_ended_each_request_is_answered),
         cmocka_unit_test(unreachable_is_an_error_made_up_and_flagged),
         cmocka_unit_test(an_oversized_response_comes_with_its_head),
         cmocka_unit_test(the_tools_listed_give_the_param_headers_of_a_call),
