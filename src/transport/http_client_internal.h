@@ -57,7 +57,8 @@ typedef struct xfer {
     bool with_session;
     unsigned session_gen; /* with_session: which of the client's sessions */
     /* The response in progress. */
-    bool started, sse, oversized, nomem;
+    bool started, sse, json, oversized, nomem;
+    char ctype[64]; /* the response's Content-Type, printable, cut */
     long status;
     char reason[64];
     char *session_header;

@@ -109,6 +109,11 @@ static void response_started(xfer *x)
     /* The media type exactly (parameters may follow): text/event-streamX
      * is not a stream. */
     x->sse = ok && ct && mcp__http_media_is(ct, MCP_LITERAL("text/event-stream"), "");
+    x->json = ok && ct && mcp__http_media_is(ct, MCP_LITERAL("application/json"), "");
+    size_t i = 0;
+    for (; ct && ct[i] && i < sizeof x->ctype - 1; i++)
+        x->ctype[i] = (unsigned char)ct[i] >= 0x20 && ct[i] != 0x7f ? ct[i] : '?';
+    x->ctype[i] = '\0';
     if (x->sse) {
         mcp__sse_callbacks cb = {on_event, on_retry, x};
         mcp__sse_decoder_init(&x->dec, t->o.max_message, &cb);
@@ -329,6 +334,11 @@ static void request_ended(http_client *t, xfer *x, CURLcode code)
                 mcp__hc_fail_request(t, x, true, "out of memory for the response");
             }
         }
+    } else if (code == CURLE_OK && ok_status && !x->sse && x->in.len && !x->json) {
+        /* An HTML page from a proxy in the way, say: not taken as JSON. */
+        mcp__hc_fail_request(t, x, false, "the server answered HTTP %ld with %s%s, neither "
+                             "application/json nor text/event-stream", x->status,
+                             x->ctype[0] ? "Content-Type " : "no Content-Type", x->ctype);
     } else if (code == CURLE_OK && ok_status) {
         if (!x->sse && x->in.len)
             message_from(x, x->in.data, x->in.len);

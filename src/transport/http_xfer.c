@@ -377,7 +377,8 @@ int mcp__hc_launch(http_client *t, xfer *x, bool get)
     x->was_get = get;
     if (t->o.auth && auth_headers(t, x, get) != MCP_OK)
         return MCP_ERR_NOMEM;
-    x->started = x->sse = x->oversized = x->nomem = x->got_event = false;
+    x->started = x->sse = x->json = x->oversized = x->nomem = x->got_event = false;
+    x->ctype[0] = '\0';
     x->sends = 0;
     x->not_resent = false;
     x->status = 0;
