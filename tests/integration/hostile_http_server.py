@@ -22,6 +22,7 @@ gets 405 unless it carries Last-Event-ID) and tools/call by tool name:
                then the connection closes; a GET with Last-Event-ID e1 then
                gets the response (logged: "resumed after N ms")
   big          a JSON response of 2 MiB
+  huge         a JSON response of 17 MiB
   hang         never answers; logs "hang: client went away" when the
                connection closes
   cut          promises 1000 bytes of JSON, sends 10, closes
@@ -294,6 +295,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if name == "big":
             return self.text(rid, "x" * (2 << 20))
+        if name == "huge":
+            return self.text(rid, "x" * (17 << 20))
         if name == "hang":
             log("hang: holding")
             return self.wait_gone("hang")

@@ -170,7 +170,7 @@ def announce(word):
             f.write(word + "\n")
 
 
-if scenario not in ("unreachable", "refused", "epipe", "pipelined"):
+if scenario not in ("unreachable", "refused", "epipe", "pipelined", "initcancel", "initeof"):
     handshake()
 
 if scenario == "call":
@@ -260,6 +260,48 @@ elif scenario == "signal":
     wait(lambda m: m.get("method") == "notifications/progress", 10, "count's progress")
     proc.send_signal(signal.SIGTERM)
     exits(143, 5, "SIGTERM mid-call")
+
+elif scenario == "hangup":
+    # SIGHUP (the terminal that ran it closed): as SIGTERM, exit 129.
+    call(12, "count", {"n": 100000, "delay_ms": 50}, token=12)
+    wait(lambda m: m.get("method") == "notifications/progress", 10, "count's progress")
+    proc.send_signal(signal.SIGHUP)
+    exits(129, 5, "SIGHUP mid-call")
+
+elif scenario == "initcancel":
+    # 2025: the client cancels initialize (which it must not): the proxy
+    # does not forward it, the handshake is answered, and what waited
+    # behind it goes on (the proxy says why on stderr: the shell checks).
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "proxy-test", "version": "1"}}})
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0}})
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    call(1, "echo", {"text": "after all"})
+    r = wait(response(0), 10, "the initialize response")
+    if "error" in r:
+        fail(f"initialize: {r}")
+    r = wait(response(1), 10, "the echo behind initialize")
+    if "error" in r or text_of(r) != "after all":
+        fail(f"echo: {r}")
+    # A cancel naming nothing, and one with a bad id: not sent, no answer.
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": [1]}})
+    echo_works(2, "after malformed cancels")
+    ok("a cancel of initialize was not forwarded; the session works")
+    proc.stdin.close()
+    exits(0, 5, "the end of its input")
+
+elif scenario == "initeof":
+    # 2025: the input ends right behind initialize and a request waiting
+    # for its answer: initialize is not cancelled, and the request, never
+    # sent, gets no cancel (the shell reads --trace for both).
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "proxy-test", "version": "1"}}})
+    call(1, "echo", {"text": "never sent"})
+    proc.stdin.close()
+    exits(0, 5, "the end of its input behind initialize")
 
 elif scenario == "ask":
     # The server's question crosses to the client, the answer back.

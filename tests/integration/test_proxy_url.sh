@@ -116,6 +116,11 @@ for era in 2025 2026; do
     wait_count "$LOG" "count: cancelled at step" $((before + 1)) 5
     [ $era = 2026 ] || contains "$LOG" '(the proxy was terminated)' "SIGTERM's cancel (2025)"
     echo "ok: SIGTERM cancelled the call on the server ($era)"
+    before=$(count "count: cancelled at step")
+    scenario hangup $era
+    wait_count "$LOG" "count: cancelled at step" $((before + 1)) 5
+    [ $era = 2026 ] || contains "$LOG" "terminal hung up)" "SIGHUP's cancel (2025)"
+    echo "ok: SIGHUP cancelled the call on the server ($era)"
 
     # --- the server's question crosses both ways -----------------------------------------
     scenario ask $era
@@ -134,6 +139,17 @@ done
 
 # A client that sends on without waiting for initialize's answer.
 scenario pipelined 2025
+# A client that cancels initialize, and sends cancels naming nothing: not
+# forwarded (the handshake would be left unanswered), said on stderr.
+scenario initcancel 2025
+contains "$WORK/err" "dropped a cancel of initialize" "the cancel of initialize dropped"
+contains "$WORK/err" "dropped a cancel without a requestId" "a malformed cancel dropped"
+# The input ends right behind initialize and a request waiting for its
+# answer: neither is cancelled (initialize never is; the request was never
+# sent).
+scenario initeof 2025 --trace
+contains "$WORK/err" 'mcp proxy http -> {"jsonrpc": "2.0", "id": 0, "method": "initialize"' "initialize was sent"
+lacks "$WORK/err" "notifications/cancelled" "no cancel of initialize or of a request never sent"
 
 # --protocol: a request of the other era is refused by the proxy, not sent.
 # shellcheck disable=SC2086
@@ -196,6 +212,21 @@ kill "$(cat "$WORK/writer.pid")" 2>/dev/null
 contains "$WORK/gone.err" "stdout failed (the reader went away)" "the reader's leaving said"
 wait_for "$WORK/hang.log" "hang: client went away" 5
 echo "ok: a reader that left without reading: the proxy closed the call's stream and exited 3"
+
+# --- a message of the server's over 16 MiB (under --max-message): it goes whole ---------
+# 16 MiB is what the proxy queues for a client that stopped reading; one
+# message never counts as that. The writer keeps stdin open until it came.
+huge='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"huge","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}'
+# shellcheck disable=SC2016,SC2086
+sh -c 'printf "%s\n" "$1"; i=0
+       until [ "$( (wc -c <"$2") 2>/dev/null || echo 0)" -gt 17825792 ] || [ $i -ge 600 ]; do
+           i=$((i + 1)); sleep 0.05; done' sh "$huge" "$WORK/huge.out" |
+    $MCP_WRAP "$MCP" proxy --max-message 20000000 --url "$HANG" 2>"$WORK/huge.err" | cat >"$WORK/huge.out"
+size=$(wc -c <"$WORK/huge.out")
+[ "$size" -gt 17825792 ] || { cat "$WORK/huge.err"; fail "a 17 MiB answer: $size bytes came"; }
+head -c 100 "$WORK/huge.out" | grep -qE '"id": ?2,' || fail "the 17 MiB answer is not for its call"
+lacks "$WORK/huge.err" "stopped reading" "a 17 MiB answer taken for a client that stopped reading"
+echo "ok: a 17 MiB answer went through whole"
 
 # --- stdout a socket whose peer closes: EPIPE at the next write ---------------------------
 before=$(count "count: cancelled at step")

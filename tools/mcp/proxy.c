@@ -10,9 +10,11 @@
  * line that is not JSON is answered with -32700 (id null), one over the cap
  * with an error for its id when its head names one; the requests still
  * unanswered are remembered, so that the end of stdin, a reader of stdout
- * that went away, SIGINT or SIGTERM cancel each of them through the relay
- * (closing a 2026-07-28 request's stream, posting a 2025 cancel) before the
- * proxy exits, once the HTTP side has settled or 2 s have passed.
+ * that went away, SIGINT, SIGTERM or SIGHUP cancel each of them through the
+ * relay (closing a 2026-07-28 request's stream, posting a 2025 cancel)
+ * before the proxy exits, once the HTTP side has settled or 2 s have
+ * passed. initialize is never cancelled, by the proxy or for its client,
+ * and a request still waiting for initialize's answer was never sent.
  *
  * One libuv loop, one thread. stdin and stdout are libuv streams when they
  * are pipes, sockets or terminals; a regular file is read with uv_fs_read
@@ -84,7 +86,7 @@ typedef struct proxy {
     uv_poll_t hangup;
     int hangup_fd; /* -1: not watched */
     /* the rest */
-    uv_signal_t sigint, sigterm;
+    uv_signal_t sigint, sigterm, sighup;
     uv_timer_t tick;
     flight *flights;
     size_t in_flight;
@@ -174,7 +176,9 @@ static void put_line(proxy *p, const char *data, size_t len)
             }
         return;
     }
-    if (p->out_queued + len + 1 > MAX_OUT_QUEUED) {
+    /* Past 16 MiB already queued the client is not reading; below that,
+     * any one message goes (up to --max-message, which may pass 16 MiB). */
+    if (p->out_queued >= MAX_OUT_QUEUED) {
         output_failed(p, "the client stopped reading: 16 MiB are queued for it");
         return;
     }
@@ -240,13 +244,19 @@ static void untrack(proxy *p, const mcp_id *id)
         }
 }
 
-/* Cancel every request in flight through the relay: each era's rule. */
+/* Cancel every request in flight through the relay: each era's rule.
+ * initialize is never cancelled (the spec forbids it): left to end. */
 static void cancel_all(proxy *p, const char *why)
 {
     while (p->flights) {
         flight *f = p->flights;
         p->flights = f->next;
         p->in_flight--;
+        if (p->initializing && mcp_id_equal(&f->id, &p->init_id)) {
+            mcp_id_release(&f->id, NULL);
+            free(f);
+            continue;
+        }
         mcp_buf b;
         mcp_buf_init(&b, 0, NULL);
         mcp_buf_append(&b, MCP_LITERAL("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
@@ -505,11 +515,18 @@ static void cancel_held(proxy *p, const mcp_message *cancel, const char *line, s
     send_now(p, cancel, line, len);
 }
 
+/* Drop what waits for initialize's answer: never sent, its requests are
+ * no longer in flight (nothing to cancel). */
 static void drop_held(proxy *p)
 {
     while (p->held) {
         held *h = p->held;
         p->held = h->next;
+        mcp_message *m = NULL;
+        if (mcp_message_decode(h->line, h->len, NULL, NULL, &m, NULL) == MCP_OK &&
+            m->kind == MCP_MESSAGE_REQUEST)
+            untrack(p, &m->id);
+        mcp_message_free(m);
         free(h);
     }
     p->held_tail = NULL;
@@ -584,10 +601,21 @@ static void from_client(proxy *p, const char *line, size_t len)
         }
     } else if (mcp_message_method_is(m, "notifications/cancelled")) {
         /* The relay closes the 2026-07-28 stream or posts the 2025 cancel:
-         * no answer is coming for it. */
+         * no answer is coming for it. A cancel naming no request, or
+         * initialize (which the spec forbids cancelling: forwarded, it
+         * would leave the 2025 handshake unanswered), is not sent. */
         mcp_id id;
-        if (mcp_id_from_json(mcp_json_object_get(m->params, "requestId"), &id) == MCP_OK)
-            untrack(p, &id);
+        if (mcp_id_from_json(mcp_json_object_get(m->params, "requestId"), &id) != MCP_OK) {
+            say("dropped a cancel without a requestId (a number or a string)");
+            mcp_message_free(m);
+            return;
+        }
+        if (p->initializing && mcp_id_equal(&id, &p->init_id)) {
+            say("dropped a cancel of initialize: initialize is never cancelled");
+            mcp_message_free(m);
+            return;
+        }
+        untrack(p, &id);
     }
     if (p->initializing && mcp_message_method_is(m, "notifications/cancelled"))
         cancel_held(p, m, line, len);
@@ -727,6 +755,7 @@ static void finish(proxy *p)
     uv_close((uv_handle_t *)&p->tick, on_closed);
     uv_close((uv_handle_t *)&p->sigint, on_closed);
     uv_close((uv_handle_t *)&p->sigterm, on_closed);
+    uv_close((uv_handle_t *)&p->sighup, on_closed);
     if (p->in_open)
         uv_close((uv_handle_t *)&p->in, on_closed);
     if (p->out_open && p->out_stream)
@@ -783,8 +812,12 @@ static void on_signal(uv_signal_t *s, int signum)
         finish(p); /* a second one: at once */
         return;
     }
-    begin_end(p, signum == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED,
-              signum == SIGTERM ? "the proxy was terminated" : "the proxy was interrupted");
+    /* SIGHUP: the terminal or the session that ran the proxy is gone,
+     * the client with it; as SIGTERM, exit 129. */
+    begin_end(p, signum == SIGINT ? EXIT_CANCELLED : signum == SIGTERM ? EXIT_TERMINATED : 128 + signum,
+              signum == SIGINT    ? "the proxy was interrupted"
+              : signum == SIGHUP  ? "the proxy's terminal hung up"
+                                  : "the proxy was terminated");
 }
 
 /* Setting up ------------------------------------------------------------------------- */
@@ -943,9 +976,11 @@ int cli_proxy(int argc, char **argv)
         p->tick.data = p;
         uv_signal_init(&p->loop, &p->sigint);
         uv_signal_init(&p->loop, &p->sigterm);
-        p->sigint.data = p->sigterm.data = p;
+        uv_signal_init(&p->loop, &p->sighup);
+        p->sigint.data = p->sigterm.data = p->sighup.data = p;
         uv_signal_start(&p->sigint, on_signal, SIGINT);
         uv_signal_start(&p->sigterm, on_signal, SIGTERM);
+        uv_signal_start(&p->sighup, on_signal, SIGHUP);
         bool in_ok = open_stream(p, STDIN_FILENO, &p->in, &p->in_stream);
         p->in_open = in_ok && p->in_stream;
         bool out_ok = in_ok && open_stream(p, STDOUT_FILENO, &p->out, &p->out_stream);
