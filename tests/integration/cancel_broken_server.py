@@ -13,6 +13,15 @@ reach. Its one tool, "work" {steps, delay_ms}, reports progress.
   sends-cancel     speaks 2026-07-28 (server/discover) and sends
                    notifications/cancelled for every call (MUST NOT: only
                    to end a listen)
+
+correct and the task- modes also offer tasks (tools/call with params.task,
+tasks/get, tasks/cancel; the tool's taskSupport optional):
+
+  task-completes   a cancelled task still becomes completed when its work ends
+  task-cancel-late tasks/cancel answers with the task still working (it is
+                   cancelled just after the answer)
+  task-recancel    tasks/cancel of a terminal task, or of an unknown one,
+                   succeeds
 """
 import json
 import sys
@@ -53,13 +62,44 @@ def work(rid, params, stop):
 TOOL = {"name": "work", "description": "Works in steps, reporting progress.",
         "inputSchema": {"type": "object", "properties": {
             "steps": {"type": "integer"}, "delay_ms": {"type": "integer"}}}}
+TASKS = MODE == "correct" or MODE.startswith("task-")
+if TASKS:
+    TOOL["execution"] = {"taskSupport": "optional"}
+tasks = {}  # taskId -> the task (a dict, sent as it is)
+
+
+def run_task(tid, params):
+    args = params.get("arguments") or {}
+    time.sleep(int(args.get("steps", 10)) * int(args.get("delay_ms", 50)) / 1000)
+    with lock:
+        if tasks[tid]["status"] == "working" or MODE == "task-completes":
+            tasks[tid]["status"] = "completed"
+
+
+def task_cancel(rid, tid):
+    t = tasks.get(tid)
+    if t is None and MODE != "task-recancel":
+        return send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such task"}})
+    if t is None:
+        return send({"jsonrpc": "2.0", "id": rid, "result": {"taskId": tid, "status": "cancelled"}})
+    if t["status"] != "working" and MODE != "task-recancel":
+        return send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "terminal"}})
+    if MODE == "task-cancel-late":
+        send({"jsonrpc": "2.0", "id": rid, "result": dict(t)})
+    with lock:
+        t["status"] = "cancelled"
+    if MODE != "task-cancel-late":
+        send({"jsonrpc": "2.0", "id": rid, "result": dict(t)})
 
 for line in sys.stdin:
     msg = json.loads(line)
     method, rid = msg.get("method"), msg.get("id")
     if method == "initialize":
+        caps = {"tools": {}}
+        if TASKS:
+            caps["tasks"] = {"cancel": {}, "requests": {"tools": {"call": {}}}}
         send({"jsonrpc": "2.0", "id": rid, "result": {
-            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "protocolVersion": "2025-11-25", "capabilities": caps,
             "serverInfo": {"name": "broken", "version": "1"}}})
     elif method == "server/discover" and MODE == "sends-cancel":
         send({"jsonrpc": "2.0", "id": rid, "result": {
@@ -67,6 +107,20 @@ for line in sys.stdin:
             "capabilities": {"tools": {}}, "serverInfo": {"name": "broken", "version": "1"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [TOOL]}})
+    elif method == "tools/call" and TASKS and "task" in (msg.get("params") or {}):
+        tid = "task-%d" % (len(tasks) + 1)
+        tasks[tid] = {"taskId": tid, "status": "working", "ttl": 60000, "pollInterval": 100,
+                      "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z"}
+        send({"jsonrpc": "2.0", "id": rid, "result": {"task": dict(tasks[tid])}})
+        threading.Thread(target=run_task, args=(tid, msg["params"]), daemon=True).start()
+    elif method == "tasks/get" and TASKS:
+        t = tasks.get((msg.get("params") or {}).get("taskId"))
+        if t is None:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such task"}})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "result": dict(t)})
+    elif method == "tasks/cancel" and TASKS:
+        task_cancel(rid, (msg.get("params") or {}).get("taskId"))
     elif method == "tools/call":
         if MODE == "sends-cancel":
             send({"jsonrpc": "2.0", "method": "notifications/cancelled",

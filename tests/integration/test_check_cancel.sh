@@ -34,13 +34,38 @@ for c in cancel.stops-response cancel.stops-progress cancel.usable-after cancel.
     is $c PASS "mcp serve"
 done
 
+# 2025-11-25 (mcp serve speaks 2026-07-28 first): its tasks too.
+expect_exit 0 "mcp serve passes at 2025-11-25" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 --protocol 2025-11-25 -- "$MCP" serve
+for c in task.created task.cancel-answer task.cancelled-sticks task.terminal-refused \
+    task.unknown-refused; do
+    is $c PASS "mcp serve"
+done
+
 expect_exit 0 "a correct server passes" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" correct
 is cancel.stops-progress PASS "correct"
 is cancel.id-type PASS "correct"
+is task.cancelled-sticks PASS "correct"
+is task.terminal-refused PASS "correct"
+
+# Tasks (2025-11-25): each MUST of tasks/cancel broken once.
+expect_exit 1 "a cancelled task that completes fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" task-completes
+is task.cancel-answer PASS "task-completes"
+is task.cancelled-sticks FAIL "task-completes"
+expect_exit 1 "tasks/cancel answered before the task is cancelled fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" task-cancel-late
+is task.cancel-answer FAIL "task-cancel-late"
+is task.cancelled-sticks PASS "task-cancel-late"
+expect_exit 1 "tasks/cancel of a terminal or unknown task accepted fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" task-recancel
+is task.terminal-refused FAIL "task-recancel"
+is task.unknown-refused FAIL "task-recancel"
 
 expect_exit 0 "a server that ignores cancels only warns (SHOULDs)" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" ignores-cancel
+is task.created SKIP "ignores-cancel (a server without tasks)"
 is cancel.stops-response WARN "ignores-cancel"
 is cancel.stops-progress WARN "ignores-cancel"
 expect_exit 1 "with --strict a warning fails" -- \

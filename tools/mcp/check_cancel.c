@@ -44,28 +44,8 @@ uint64_t check_now_us(void)
 /* Progress this long after the cancel is the server's, not the pipe's. */
 #define PROGRESS_GRACE_US 250000
 
-typedef struct run {
-    check_peer *p;
-    const char *version;
-    bool modern;         /* 2026-07-28: the envelope, no ping, no session */
-    int stream;          /* the response stream of the last request (HTTP) */
-    int64_t next_id;
-    char *tool;          /* the long tool */
-    mcp_json_doc *args;  /* its arguments (root: an object) */
-    mcp_json_doc *short_args; /* arguments for a run of seconds (NULL: args) */
-    bool args_given;     /* --args */
-    /* The rules checked, in the revision spoken. */
-    char rule_cancel[96], rule_progress[96], rule_ids[96], rule_drop[96];
-    bool progress;       /* it reported progress when asked */
-    check_results results;
-    double *latency_ms;
-    size_t nlatency;
-} run;
-
-static void report(run *r, const char *id, const char *level, const char *rule, check_verdict v,
-                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void report(run *r, const char *id, const char *level, const char *rule, check_verdict v,
-                   const char *fmt, ...)
+void check_report(check_run *r, const char *id, const char *level, const char *rule,
+                  check_verdict v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -75,18 +55,13 @@ static void report(run *r, const char *id, const char *level, const char *rule, 
 
 /* Matching what came ------------------------------------------------------------------- */
 
-typedef struct want {
-    int64_t id;       /* a response to this numeric id */
-    bool any_id;      /* or any response at all */
-    const char *token; /* or a progress notification for this token */
-} want;
 
 static bool is_response(const mcp_json *root)
 {
     return mcp_json_object_get(root, "id") && !mcp_json_object_get(root, "method");
 }
 
-static bool response_to(const mcp_json *root, int64_t id)
+bool check_response_to(const mcp_json *root, int64_t id)
 {
     int64_t got;
     const mcp_json *v = mcp_json_object_get(root, "id");
@@ -104,15 +79,15 @@ static const char *progress_token(const mcp_json *root)
     return t ? t : "";
 }
 
-static bool matches(const check_msg *m, void *ud)
+bool check_wanted(const check_msg *m, void *ud)
 {
-    const want *w = ud;
+    const check_want *w = ud;
     if (w->token) {
         const char *t = progress_token(m->root);
         if (t && !strcmp(t, w->token))
             return true;
     }
-    return w->any_id ? is_response(m->root) : response_to(m->root, w->id);
+    return w->any_id ? is_response(m->root) : check_response_to(m->root, w->id);
 }
 
 /* Sending ------------------------------------------------------------------------------ */
@@ -121,8 +96,8 @@ static bool matches(const check_msg *m, void *ud)
  * token when token and under 2026-07-28 the envelope every request
  * carries (basic/index.mdx, _meta). id < 0: the next one. Its response
  * stream (HTTP) goes to r->stream. */
-static int64_t send_request(run *r, int64_t id, const char *method, const char *params,
-                            const char *token)
+int64_t check_request(check_run *r, int64_t id, const char *method, const char *params,
+                      const char *token)
 {
     if (id < 0)
         id = r->next_id++;
@@ -166,20 +141,20 @@ static int64_t send_request(run *r, int64_t id, const char *method, const char *
     return id;
 }
 
-static int64_t request(run *r, const char *method, const char *params_json)
+static int64_t request(check_run *r, const char *method, const char *params_json)
 {
-    return send_request(r, -1, method, params_json, NULL);
+    return check_request(r, -1, method, params_json, NULL);
 }
 
 /* A request any server answers at once: ping, gone in 2026-07-28. */
-static const char *probe_method(const run *r)
+static const char *probe_method(const check_run *r)
 {
     return r->modern ? "tools/list" : "ping";
 }
 
 /* A tools/call of the long tool (args: its arguments, NULL: r->args), with
  * a progress token when token. */
-static int64_t call_tool(run *r, const char *token, int64_t id, const mcp_json_doc *args)
+static int64_t call_tool(check_run *r, const char *token, int64_t id, const mcp_json_doc *args)
 {
     mcp_buf params;
     mcp_buf_init(&params, 0, NULL);
@@ -188,17 +163,17 @@ static int64_t call_tool(run *r, const char *token, int64_t id, const mcp_json_d
     mcp_buf_append(&params, ",\"arguments\":", 13);
     mcp_json_write(mcp_json_doc_root(args ? args : r->args), &params);
     mcp_buf_append(&params, "}", 1);
-    id = params.len ? send_request(r, id, "tools/call", params.data, token) : -1;
+    id = params.len ? check_request(r, id, "tools/call", params.data, token) : -1;
     mcp_buf_free(&params);
     return id;
 }
 
-static int64_t call_long(run *r, const char *token, int64_t id)
+static int64_t call_long(check_run *r, const char *token, int64_t id)
 {
     return call_tool(r, token, id, NULL);
 }
 
-static void cancel(run *r, const char *request_id_json)
+static void cancel(check_run *r, const char *request_id_json)
 {
     char line[256];
     snprintf(line, sizeof line,
@@ -210,7 +185,7 @@ static void cancel(run *r, const char *request_id_json)
 
 /* The cancel of a call in flight: its stream closed under 2026-07-28
  * over HTTP (the cancel there), else notifications/cancelled. */
-static void stop_call(run *r, int64_t id, int stream)
+static void stop_call(check_run *r, int64_t id, int stream)
 {
     if (r->modern && check_peer_http(r->p)) {
         check_http_drop(check_peer_http_of(r->p), stream);
@@ -222,16 +197,16 @@ static void stop_call(run *r, int64_t id, int stream)
 }
 
 /* A ping (2026-07-28: tools/list) answered within 5 s. */
-static bool answers(run *r)
+static bool answers(check_run *r)
 {
     int64_t id = request(r, probe_method(r), "{}");
-    want w = {.id = id};
-    return check_peer_wait(r->p, 0, matches, &w, 5000, NULL) != NULL;
+    check_want w = {.id = id};
+    return check_peer_wait(r->p, 0, check_wanted, &w, 5000, NULL) != NULL;
 }
 
 /* Responses that answer nothing we asked (a reply to a notification):
  * any response from index from on whose id is not one of ours pending. */
-static size_t stray_responses(run *r, size_t from, int64_t lo, int64_t hi)
+static size_t stray_responses(check_run *r, size_t from, int64_t lo, int64_t hi)
 {
     size_t n = 0;
     for (size_t i = from; i < check_peer_count(r->p); i++) {
@@ -308,11 +283,11 @@ static mcp_json_doc *long_arguments(const mcp_json *tool, bool *looks_long, bool
 /* The tool named, or the first that looks long (a duration, a delay or
  * a count among its parameters), one whose description speaks of
  * progress first (what progress does after a cancel is then seen too). */
-static bool find_tool(run *r, const char *named, const char *args_json, char *why, size_t n)
+static bool find_tool(check_run *r, const char *named, const char *args_json, char *why, size_t n)
 {
     int64_t id = request(r, "tools/list", "{}");
-    want w = {.id = id};
-    const check_msg *m = check_peer_wait(r->p, 0, matches, &w, 10000, NULL);
+    check_want w = {.id = id};
+    const check_msg *m = check_peer_wait(r->p, 0, check_wanted, &w, 10000, NULL);
     const mcp_json *tools = m ? mcp_json_object_get(mcp_json_object_get(m->root, "result"), "tools")
                               : NULL;
     if (!tools) {
@@ -344,6 +319,9 @@ static bool find_tool(run *r, const char *named, const char *args_json, char *wh
         }
         r->tool = strdup(name);
         r->args = args;
+        const char *support = mcp_json_string(
+            mcp_json_object_get(mcp_json_object_get(t, "execution"), "taskSupport"), NULL);
+        r->tool_tasks = support && (!strcmp(support, "optional") || !strcmp(support, "required"));
         /* The same, to end within seconds (the dropped stream's resume
          * waits for its result); given arguments are used as they are. */
         r->args_given = named && args_json;
@@ -371,7 +349,7 @@ typedef struct watched {
     uint64_t cancel_at;
 } watched;
 
-static bool cancel_one(run *r, watched *out, int64_t reuse_id)
+static bool cancel_one(check_run *r, watched *out, int64_t reuse_id)
 {
     memset(out, 0, sizeof *out);
     char token[32];
@@ -382,10 +360,10 @@ static bool cancel_one(run *r, watched *out, int64_t reuse_id)
     int stream = r->stream;
     out->id = id;
     /* Its first progress, or a moment. */
-    want first = {.id = id, .token = token};
+    check_want first = {.id = id, .token = token};
     size_t at;
-    const check_msg *m = check_peer_wait(r->p, from, matches, &first, 300, &at);
-    if (m && response_to(m->root, id))
+    const check_msg *m = check_peer_wait(r->p, from, check_wanted, &first, 300, &at);
+    if (m && check_response_to(m->root, id))
         return false; /* over already */
     out->had_progress = m != NULL;
     out->stream = stream;
@@ -399,11 +377,11 @@ static bool cancel_one(run *r, watched *out, int64_t reuse_id)
         if (!x->root || x->at_us < out->cancel_at)
             continue;
         const char *t = progress_token(x->root);
-        bool mine = response_to(x->root, id) || (t && !strcmp(t, token));
+        bool mine = check_response_to(x->root, id) || (t && !strcmp(t, token));
         if (!mine)
             continue;
         last = x->at_us;
-        if (response_to(x->root, id))
+        if (check_response_to(x->root, id))
             out->responded = true;
         else if (x->at_us > out->cancel_at + PROGRESS_GRACE_US)
             out->progressed_late = true;
@@ -414,18 +392,18 @@ static bool cancel_one(run *r, watched *out, int64_t reuse_id)
 
 /* After a cancel: a new request answered, and one reusing the cancelled
  * id (a client that lost track) too. */
-static void check_after(run *r, int64_t id, const char *what)
+static void check_after(check_run *r, int64_t id, const char *what)
 {
     bool usable = answers(r);
-    report(r, "cancel.usable-after", "MUST", "JSON-RPC 2.0 (every request answered)",
+    check_report(r, "cancel.usable-after", "MUST", "JSON-RPC 2.0 (every request answered)",
            usable ? CHECK_PASS : CHECK_FAIL, "a %s after %s %s", probe_method(r), what,
            usable ? "was answered" : check_peer_gone(r->p) ? "found the server gone"
                                                             : "was not answered within 5 s");
     size_t from = check_peer_count(r->p);
-    send_request(r, id, probe_method(r), "{}", NULL);
-    want again = {.id = id};
-    bool ok = check_peer_wait(r->p, from, matches, &again, 5000, NULL) != NULL;
-    report(r, "cancel.id-reused", "SHOULD", r->rule_ids, ok ? CHECK_PASS : CHECK_WARN,
+    check_request(r, id, probe_method(r), "{}", NULL);
+    check_want again = {.id = id};
+    bool ok = check_peer_wait(r->p, from, check_wanted, &again, 5000, NULL) != NULL;
+    check_report(r, "cancel.id-reused", "SHOULD", r->rule_ids, ok ? CHECK_PASS : CHECK_WARN,
            ok ? "a request reusing the cancelled id was answered"
               : "a request reusing the cancelled id was not answered");
 }
@@ -433,32 +411,32 @@ static void check_after(run *r, int64_t id, const char *what)
 /* A short run of the long tool, with a progress token: its id, its
  * response stream, the index its messages start from, and the first of
  * them (a progress or its answer) within ms, or NULL. */
-static const check_msg *start_short(run *r, uint64_t ms, int64_t *id, int *stream, size_t *from)
+static const check_msg *start_short(check_run *r, uint64_t ms, int64_t *id, int *stream, size_t *from)
 {
     char token[32];
     snprintf(token, sizeof token, "check-%lld", (long long)r->next_id);
     *from = check_peer_count(r->p);
     *id = call_tool(r, token, -1, r->short_args);
     *stream = r->stream;
-    want first = {.id = *id, .token = token};
-    return check_peer_wait(r->p, *from, matches, &first, ms, NULL);
+    check_want first = {.id = *id, .token = token};
+    return check_peer_wait(r->p, *from, check_wanted, &first, ms, NULL);
 }
 
 /* 2026-07-28 over HTTP: the cancel is the closed stream. What the server
  * then does with the work cannot be seen from outside (the one stream that
  * would show it is gone, and 2026 has no other for it): said so. A new
  * call and the id again must work. */
-static void check_disconnect(run *r)
+static void check_disconnect(check_run *r)
 {
     static const char rule[] = "2026-07-28 basic/transports/streamable-http (Cancellation)";
     watched w;
     if (!cancel_one(r, &w, -1)) {
-        report(r, "cancel.disconnect-stops", "MUST", rule, CHECK_SKIP,
+        check_report(r, "cancel.disconnect-stops", "MUST", rule, CHECK_SKIP,
                "%s answered before its stream could be closed", r->tool);
         return;
     }
     r->progress = w.had_progress;
-    report(r, "cancel.disconnect-stops", "MUST", rule, CHECK_SKIP,
+    check_report(r, "cancel.disconnect-stops", "MUST", rule, CHECK_SKIP,
            "the stream of %s closed%s; whether the server stopped the work is not observable "
            "from outside: the closed stream was the only place it would show",
            r->tool, w.had_progress ? " after its first progress" : "");
@@ -475,18 +453,18 @@ static void check_disconnect(run *r)
                     !check_http_ended(check_peer_http_of(r->p), stream));
     stop_call(r, id, stream);
     if (!started && !r->progress && r->args_given)
-        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)", CHECK_SKIP,
+        check_report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)", CHECK_SKIP,
                "a new call of %s with --args sent nothing within 5 s, as it did before: whether it "
                "runs cannot be seen", r->tool);
     else
-        report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)",
+        check_report(r, "cancel.new-call-after", "MUST", "JSON-RPC 2.0 (every request answered)",
                started ? CHECK_PASS : CHECK_FAIL,
                started ? "a new call of %s after the closed stream was served"
                        : "a new call of %s after the closed stream got nothing within 5 s",
                r->tool);
 }
 
-static void check_cancel_stops(run *r, int trials)
+static void check_cancel_stops(check_run *r, int trials)
 {
     if (r->modern && check_peer_http(r->p)) {
         check_disconnect(r);
@@ -494,23 +472,23 @@ static void check_cancel_stops(run *r, int trials)
     }
     watched w;
     if (!cancel_one(r, &w, -1)) {
-        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_SKIP,
+        check_report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_SKIP,
                "%s answered before it could be cancelled", r->tool);
         return;
     }
     r->progress = w.had_progress;
     if (w.responded)
-        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_WARN,
+        check_report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_WARN,
                "a response to the cancelled request came (the last message %.0f ms after the "
                "cancel)", w.quiet_ms);
     else
-        report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_PASS,
+        check_report(r, "cancel.stops-response", "SHOULD", r->rule_cancel, CHECK_PASS,
                "no response in the %d ms after the cancel", QUIET_MS);
     if (!w.had_progress)
-        report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel, CHECK_SKIP,
+        check_report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel, CHECK_SKIP,
                "%s sent no progress before the cancel", r->tool);
     else
-        report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel,
+        check_report(r, "cancel.stops-progress", "SHOULD", r->rule_cancel,
                w.progressed_late ? CHECK_WARN : CHECK_PASS,
                w.progressed_late ? "progress kept coming after the cancel (the last %.0f ms after)"
                                  : "progress stopped (the last %.0f ms after the cancel)",
@@ -533,7 +511,7 @@ static void check_cancel_stops(run *r, int trials)
  * request"); with event ids the server offers resumability, and the result
  * then comes on a GET with Last-Event-ID. A short run of the tool (the
  * long one would keep us waiting), unless --args said how to run it. */
-static void check_drop(run *r)
+static void check_drop(check_run *r)
 {
     const char *rule = r->rule_drop;
     check_http *h = check_peer_http_of(r->p);
@@ -541,8 +519,8 @@ static void check_drop(run *r)
     int stream;
     size_t from;
     const check_msg *m = start_short(r, 3000, &id, &stream, &from);
-    if (!m || response_to(m->root, id)) {
-        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_SKIP,
+    if (!m || check_response_to(m->root, id)) {
+        check_report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_SKIP,
                m ? "%s answered before its stream could be dropped"
                  : "%s sent nothing within 3 s to drop its stream after", r->tool);
         stop_call(r, id, stream);
@@ -550,7 +528,7 @@ static void check_drop(run *r)
         return;
     }
     if (!check_http_sse(h, stream) || !*check_http_last_id(h, stream)) {
-        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_SKIP,
+        check_report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_SKIP,
                check_http_sse(h, stream)
                    ? "the server's events carry no ids: it offers no resumability (a MAY), so a "
                      "dropped stream's result cannot be fetched again"
@@ -566,28 +544,28 @@ static void check_drop(run *r)
     check_peer_drain(r->p, 200);
     int again;
     check_http_resume(h, last, &again);
-    want res = {.id = id};
+    check_want res = {.id = id};
     uint64_t wait_ms = r->args_given ? 35000 : 15000;
     /* Until the result, the resumed stream's end, or wait_ms. */
     uint64_t until = check_now_us() + wait_ms * 1000;
     m = NULL;
     while (!m && check_now_us() < until) {
-        m = check_peer_wait(r->p, from, matches, &res, 200, NULL);
+        m = check_peer_wait(r->p, from, check_wanted, &res, 200, NULL);
         if (!m && check_http_ended(h, again)) {
-            m = check_peer_wait(r->p, from, matches, &res, 0, NULL);
+            m = check_peer_wait(r->p, from, check_wanted, &res, 0, NULL);
             break;
         }
     }
     if (m)
-        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_PASS,
+        check_report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_PASS,
                "the result came on the resumed stream (GET, Last-Event-ID), %.0f ms after the "
                "drop", (double)(m->at_us - dropped) / 1000.0);
     else if (check_http_status(h, again) / 100 != 2)
-        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_WARN,
+        check_report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_WARN,
                "the server gave event ids but answered the resume with HTTP %d",
                check_http_status(h, again));
     else
-        report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_WARN,
+        check_report(r, "http.drop-not-cancel", "SHOULD", rule, CHECK_WARN,
                "no result on the resumed stream (it %s): the dropped connection seems to "
                "have cancelled the call", check_http_ended(h, again) ? "ended without it"
                                                                      : "stayed silent");
@@ -598,7 +576,7 @@ static void check_drop(run *r)
 
 /* 2026-07-28: a server sends notifications/cancelled only to end a
  * subscriptions/listen (the checker opens none). */
-static void check_no_server_cancel(run *r)
+static void check_no_server_cancel(check_run *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < check_peer_count(r->p); i++) {
@@ -606,7 +584,7 @@ static void check_no_server_cancel(run *r)
             mcp_json_string(mcp_json_object_get(check_peer_msg(r->p, i)->root, "method"), NULL);
         n += m && !strcmp(m, "notifications/cancelled");
     }
-    report(r, "cancel.server-sends-none", "MUST NOT", "2026-07-28 basic/patterns/cancellation",
+    check_report(r, "cancel.server-sends-none", "MUST NOT", "2026-07-28 basic/patterns/cancellation",
            n ? CHECK_FAIL : CHECK_PASS,
            n ? "the server sent %zu notifications/cancelled, with no listen open"
              : "the server sent no notifications/cancelled (%zu message(s) seen)",
@@ -614,12 +592,12 @@ static void check_no_server_cancel(run *r)
 }
 
 /* Cancels that name nothing running: ignored, never answered. */
-static void check_ignored(run *r)
+static void check_ignored(check_run *r)
 {
     /* A finished request's id. */
     int64_t done = request(r, probe_method(r), "{}");
-    want w = {.id = done};
-    check_peer_wait(r->p, 0, matches, &w, 5000, NULL);
+    check_want w = {.id = done};
+    check_peer_wait(r->p, 0, check_wanted, &w, 5000, NULL);
     int64_t lo = r->next_id;
     size_t from = check_peer_count(r->p);
     static const struct {
@@ -639,28 +617,28 @@ static void check_ignored(run *r)
     check_peer_drain(r->p, 300);
     size_t strays = stray_responses(r, from, lo, r->next_id);
     if (strays)
-        report(r, "cancel.ignored-no-reply", "MUST", "JSON-RPC 2.0 (notifications get no response)",
+        check_report(r, "cancel.ignored-no-reply", "MUST", "JSON-RPC 2.0 (notifications get no response)",
                CHECK_FAIL, "%zu response(s) to cancels of an unknown id, a finished request or "
                "malformed params", strays);
     else
-        report(r, "cancel.ignored-no-reply", "MUST", "JSON-RPC 2.0 (notifications get no response)",
+        check_report(r, "cancel.ignored-no-reply", "MUST", "JSON-RPC 2.0 (notifications get no response)",
                CHECK_PASS, "cancels of an unknown id, a finished request and malformed params drew no "
                "response");
-    report(r, "cancel.ignored-usable", "MUST", "JSON-RPC 2.0 (every request answered)",
+    check_report(r, "cancel.ignored-usable", "MUST", "JSON-RPC 2.0 (every request answered)",
            usable ? CHECK_PASS : CHECK_FAIL,
            usable ? "the server answered after them" : "the server stopped answering after them");
 }
 
 /* A string id is not the number of the same digits. */
-static void check_id_type(run *r)
+static void check_id_type(check_run *r)
 {
     if (r->modern && check_peer_http(r->p)) {
-        report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", CHECK_SKIP,
+        check_report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", CHECK_SKIP,
                "2026-07-28 over HTTP cancels by closing the stream: no cancel names an id");
         return;
     }
     if (!r->progress) {
-        report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", CHECK_SKIP,
+        check_report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)", CHECK_SKIP,
                "%s reports no progress: whether it went on cannot be seen", r->tool);
         return;
     }
@@ -669,8 +647,8 @@ static void check_id_type(run *r)
     snprintf(token, sizeof token, "check-%lld", (long long)id);
     size_t from = check_peer_count(r->p);
     call_long(r, token, -1);
-    want first = {.id = id, .token = token};
-    check_peer_wait(r->p, from, matches, &first, 2000, NULL);
+    check_want first = {.id = id, .token = token};
+    check_peer_wait(r->p, from, check_wanted, &first, 2000, NULL);
     char text[32];
     snprintf(text, sizeof text, "\"%lld\"", (long long)id);
     uint64_t wrong_at = check_now_us();
@@ -682,13 +660,13 @@ static void check_id_type(run *r)
         const char *t = progress_token(x->root);
         if (x->root && x->at_us > wrong_at + PROGRESS_GRACE_US && t && !strcmp(t, token))
             went_on = true;
-        if (x->root && x->at_us > wrong_at && response_to(x->root, id))
+        if (x->root && x->at_us > wrong_at && check_response_to(x->root, id))
             answered = true;
     }
     snprintf(text, sizeof text, "%lld", (long long)id);
     cancel(r, text); /* the right one, to end it */
     check_peer_drain(r->p, 300);
-    report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)",
+    check_report(r, "cancel.id-type", "MUST", "JSON-RPC 2.0 (id equality)",
            went_on && !answered ? CHECK_PASS : CHECK_FAIL,
            went_on && !answered ? "a cancel naming \"%lld\" (a string) left request %lld (a number) "
                                   "running"
@@ -697,7 +675,7 @@ static void check_id_type(run *r)
 }
 
 /* Progress: increasing, and only for tokens given. */
-static void check_progress(run *r)
+static void check_progress(check_run *r)
 {
     /* A call without a token, cancelled after a moment. */
     size_t from = check_peer_count(r->p);
@@ -713,10 +691,10 @@ static void check_progress(run *r)
             unasked++;
     }
     if (unasked)
-        report(r, "progress.only-with-token", "MUST", r->rule_progress, CHECK_FAIL,
+        check_report(r, "progress.only-with-token", "MUST", r->rule_progress, CHECK_FAIL,
                "%zu progress notification(s) for a token no request gave", unasked);
     else
-        report(r, "progress.only-with-token", "MUST", r->rule_progress, CHECK_PASS,
+        check_report(r, "progress.only-with-token", "MUST", r->rule_progress, CHECK_PASS,
                "no progress for a request without a token");
     /* Every token's values increasing. */
     size_t bad = 0, seen = 0;
@@ -742,13 +720,13 @@ static void check_progress(run *r)
         }
     }
     if (!seen)
-        report(r, "progress.increases", "MUST", r->rule_progress, CHECK_SKIP,
+        check_report(r, "progress.increases", "MUST", r->rule_progress, CHECK_SKIP,
                "no progress seen");
     else if (bad)
-        report(r, "progress.increases", "MUST", r->rule_progress, CHECK_FAIL,
+        check_report(r, "progress.increases", "MUST", r->rule_progress, CHECK_FAIL,
                "%zu progress value(s) not above the one before", bad);
     else
-        report(r, "progress.increases", "MUST", r->rule_progress, CHECK_PASS,
+        check_report(r, "progress.increases", "MUST", r->rule_progress, CHECK_PASS,
                "every value above the one before");
 }
 
@@ -769,7 +747,7 @@ static double percentile(double *v, size_t n, double p)
     return v[i < n ? i : n - 1];
 }
 
-static int print_report(run *r, bool json, bool strict)
+static int print_report(check_run *r, bool json, bool strict)
 {
     size_t fails, warns;
     int code = check_results_exit(&r->results, strict, &fails, &warns);
@@ -815,6 +793,7 @@ typedef struct connecting {
     check_peer *p;
     bool done;
     int outcome;
+    bool tasks; /* the answer's capabilities offer tools/call as a task, and tasks/cancel */
 } connecting;
 
 static int connect_send(void *ud, uint64_t route, const char *data, size_t len)
@@ -842,13 +821,17 @@ static int connect_send(void *ud, uint64_t route, const char *data, size_t len)
 static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
     (void)h;
-    (void)m;
     connecting *c = ud;
     c->done = true;
     c->outcome = outcome;
+    const mcp_json *tasks =
+        mcp_json_object_get(mcp_json_object_get(m ? m->result : NULL, "capabilities"), "tasks");
+    c->tasks = mcp_json_object_get(tasks, "cancel") &&
+               mcp_json_object_get(mcp_json_object_get(mcp_json_object_get(tasks, "requests"),
+                                                       "tools"), "call");
 }
 
-static int connect_era(run *r, const char *version)
+static int connect_era(check_run *r, const char *version)
 {
     connecting c = {.p = r->p};
     mcp_session_callbacks cb = {.size = sizeof cb, .send = connect_send, .user_data = &c};
@@ -888,6 +871,7 @@ static int connect_era(run *r, const char *version)
         r->version = mcp_session_protocol_version(s); /* a string literal */
         r->modern = mcp_protocol_modern(r->version);
         r->next_id = mcp_session_next_request_id(s);
+        r->server_tasks = c.tasks;
     }
     mcp_session_free(s);
     return rc == MCP_OK ? c.outcome : rc;
@@ -981,7 +965,7 @@ int cli_check_cancel(int argc, char **argv)
     /* A server that exits must not kill the checker with SIGPIPE: a write
      * to it fails (MCP_ERR_CLOSED), and the checks say so. */
     signal(SIGPIPE, SIG_IGN);
-    run r = {.version = version, .next_id = 1, .stream = -1};
+    check_run r = {.version = version, .next_id = 1, .stream = -1};
     char why[300];
     int rc = url ? check_peer_start_http(&r.p, url, headers, nheaders, trace, why, sizeof why)
                  : check_peer_start(&r.p, argv + i + 1, trace, why, sizeof why);
@@ -1020,13 +1004,14 @@ int cli_check_cancel(int argc, char **argv)
         static const char *const needing[] = {"cancel.stops-response", "cancel.stops-progress",
                                               "cancel.id-type", "progress.increases"};
         for (size_t k = 0; k < 4; k++)
-            report(&r, needing[k], "-", "needs a long-running tool", CHECK_SKIP, "%s", why);
+            check_report(&r, needing[k], "-", "needs a long-running tool", CHECK_SKIP, "%s", why);
     } else {
         check_cancel_stops(&r, trials);
         check_id_type(&r);
         check_progress(&r);
         if (url && !r.modern)
             check_drop(&r);
+        check_tasks(&r);
     }
     check_ignored(&r);
     if (r.modern)

@@ -91,6 +91,55 @@ mcp_json *check_results_json(const check_results *r, mcp_json_doc *d);
 /* They as the table's rows on stdout (colours only on a terminal). */
 void check_results_table(const check_results *r);
 
+/* The run against a server (check_cancel.c), shared with the checks of
+ * other files (check_tasks.c) ------------------------------------------- */
+
+typedef struct check_run {
+    check_peer *p;
+    const char *version;
+    bool modern;         /* 2026-07-28: the envelope, no ping, no session */
+    int stream;          /* the response stream of the last request (HTTP) */
+    int64_t next_id;
+    char *tool;          /* the long tool */
+    mcp_json_doc *args;  /* its arguments (root: an object) */
+    mcp_json_doc *short_args; /* arguments for a run of seconds (NULL: args) */
+    bool args_given;     /* --args */
+    bool tool_tasks;     /* its execution.taskSupport is optional or required */
+    bool server_tasks;   /* 2025-11-25: tasks.requests.tools.call and tasks.cancel */
+    /* The rules checked, in the revision spoken. */
+    char rule_cancel[96], rule_progress[96], rule_ids[96], rule_drop[96];
+    bool progress;       /* it reported progress when asked */
+    check_results results;
+    double *latency_ms;
+    size_t nlatency;
+} check_run;
+
+/* What check_wanted looks for (ud): a response to id, any response, or a
+ * progress notification for token. */
+typedef struct check_want {
+    int64_t id;
+    bool any_id;
+    const char *token;
+} check_want;
+
+bool check_wanted(const check_msg *m, void *ud);
+/* root is a response to the numeric id. */
+bool check_response_to(const mcp_json *root, int64_t id);
+/* A request sent: params (an object's text), with the progress token in
+ * its _meta when token, and under 2026-07-28 the envelope. id < 0: the
+ * next one. Its id; its response stream (HTTP) goes to r->stream. */
+int64_t check_request(check_run *r, int64_t id, const char *method, const char *params,
+                      const char *token);
+/* One verdict, its detail formatted. */
+void check_report(check_run *r, const char *id, const char *level, const char *rule,
+                  check_verdict v, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* check_tasks.c: tasks/cancel as 2025-11-25 says (the task cancelled
+ * before the answer, for good; a terminal or unknown task refused), with
+ * the long tool run as a task; SKIP when the server or the tool offers no
+ * tasks, or another revision is spoken. */
+void check_tasks(check_run *r);
+
 /* The other direction (check_client.c): a stdio server played to the
  * client command (argv, NULL-terminated), each scenario watched at most
  * wait_ms; self is this program (for the relay's command). The exit

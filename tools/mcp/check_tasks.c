@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp check-cancel: tasks/cancel as 2025-11-25 says
+ * (basic/utilities/tasks.mdx, Task Cancellation). The long tool runs as a
+ * task (a short run: the task would end within seconds); then
+ *
+ *   task.created            the call is answered with the task (MUST)
+ *   task.cancel-answer      tasks/cancel answers with the task, already
+ *                           cancelled (MUST move it there before answering)
+ *   task.cancelled-sticks   past the time the run would have taken,
+ *                           tasks/get still says cancelled, never completed
+ *                           or failed (MUST: terminal states never change)
+ *   task.terminal-refused   tasks/cancel of the now terminal task gets
+ *                           -32602 (MUST)
+ *   task.unknown-refused    tasks/cancel of a task id never given gets
+ *                           -32602 (protocol errors)
+ *
+ * A client cancels a task with tasks/cancel, never notifications/cancelled
+ * (which names a request, and the call's request has been answered).
+ * Under 2026-07-28 tasks are an extension whose tasks/cancel is
+ * cooperative (the task MAY stay non-terminal, and MAY end otherwise), and
+ * these checks are not run.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check_cancel.h"
+
+#define RULE "2025-11-25 basic/utilities/tasks (Task Cancellation)"
+/* How long the short run is given past the cancel before tasks/get. */
+#define RUN_MS 4000
+
+static const char *const ids[] = {"task.created", "task.cancel-answer", "task.cancelled-sticks",
+                                  "task.terminal-refused", "task.unknown-refused"};
+#define NIDS (sizeof ids / sizeof *ids)
+
+static void skip_from(check_run *r, size_t first, const char *why)
+{
+    for (size_t i = first; i < NIDS; i++)
+        check_report(r, ids[i], "MUST", RULE, CHECK_SKIP, "%s", why);
+}
+
+/* A request of tasks/ about task id (a JSON string's text), answered within
+ * 5 s: its response, or NULL. */
+static const check_msg *ask(check_run *r, const char *method, const char *task_json)
+{
+    char params[400];
+    snprintf(params, sizeof params, "{\"taskId\":%s}", task_json);
+    size_t from = check_peer_count(r->p);
+    int64_t id = check_request(r, -1, method, params, NULL);
+    check_want w = {.id = id};
+    return check_peer_wait(r->p, from, check_wanted, &w, 5000, NULL);
+}
+
+static const char *status_of(const mcp_json *result)
+{
+    return mcp_json_string(mcp_json_object_get(result, "status"), NULL);
+}
+
+static int64_t error_code(const check_msg *m)
+{
+    int64_t code = 0;
+    const mcp_json *e = m ? mcp_json_object_get(m->root, "error") : NULL;
+    if (!e || mcp_json_get_int64(mcp_json_object_get(e, "code"), &code) != MCP_OK)
+        return 0;
+    return code;
+}
+
+/* A cancel of a terminal or unknown task: -32602 is the answer. */
+static void refused(check_run *r, const char *check, const char *task_json, const char *what)
+{
+    const check_msg *m = ask(r, "tasks/cancel", task_json);
+    int64_t code = error_code(m);
+    check_verdict v = code == -32602 ? CHECK_PASS : CHECK_FAIL;
+    if (!m)
+        check_report(r, check, "MUST", RULE, CHECK_FAIL, "tasks/cancel of %s got no answer within 5 s",
+                     what);
+    else if (code)
+        check_report(r, check, "MUST", RULE, v, "tasks/cancel of %s got the error %lld%s", what,
+                     (long long)code, v == CHECK_PASS ? "" : ", not -32602");
+    else
+        check_report(r, check, "MUST", RULE, CHECK_FAIL,
+                     "tasks/cancel of %s succeeded (status %s), where -32602 is due", what,
+                     status_of(mcp_json_object_get(m->root, "result"))
+                         ? status_of(mcp_json_object_get(m->root, "result"))
+                         : "none");
+}
+
+void check_tasks(check_run *r)
+{
+    if (r->modern || strcmp(r->version, "2025-11-25") != 0)
+        return; /* 2025-06-18 has no tasks; 2026-07-28's are not checked (above) */
+    if (!r->server_tasks) {
+        skip_from(r, 0, "the server offers no tasks (capabilities tasks.requests.tools.call "
+                        "and tasks.cancel)");
+        return;
+    }
+    if (!r->tool_tasks) {
+        char why[200];
+        snprintf(why, sizeof why, "%.100s may not run as a task (its execution.taskSupport)",
+                 r->tool);
+        skip_from(r, 0, why);
+        return;
+    }
+    /* The call, as a task. */
+    mcp_buf params;
+    mcp_buf_init(&params, 0, NULL);
+    mcp_buf_append(&params, "{\"name\":", 8);
+    mcp_json_write_string(r->tool, strlen(r->tool), &params);
+    mcp_buf_append(&params, ",\"arguments\":", 13);
+    mcp_json_write(mcp_json_doc_root(r->short_args ? r->short_args : r->args), &params);
+    mcp_buf_append(&params, ",\"task\":{\"ttl\":60000}}", 22);
+    size_t from = check_peer_count(r->p);
+    int64_t id = params.len ? check_request(r, -1, "tools/call", params.data, NULL) : -1;
+    mcp_buf_free(&params);
+    check_want w = {.id = id};
+    const check_msg *m = check_peer_wait(r->p, from, check_wanted, &w, 5000, NULL);
+    const mcp_json *task = mcp_json_object_get(mcp_json_object_get(m ? m->root : NULL, "result"),
+                                               "task");
+    const mcp_json *task_id = mcp_json_object_get(task, "taskId");
+    if (!task_id || mcp_json_typeof(task_id) != MCP_JSON_STRING) {
+        check_report(r, ids[0], "MUST", RULE, CHECK_FAIL, "%s called as a task got %s", r->tool,
+                     !m                                        ? "no answer within 5 s"
+                     : mcp_json_object_get(m->root, "error") ? "an error"
+                                                               : "no task in its result");
+        skip_from(r, 1, "no task to cancel");
+        return;
+    }
+    mcp_buf tid;
+    mcp_buf_init(&tid, 0, NULL);
+    mcp_json_write(task_id, &tid);
+    const char *first = status_of(task);
+    check_report(r, ids[0], "MUST", RULE, CHECK_PASS, "%s called as a task got one (%s)", r->tool,
+                 first ? first : "no status");
+    if (first && strcmp(first, "working") && strcmp(first, "input_required")) {
+        char why[200];
+        snprintf(why, sizeof why, "the task was %.60s already: nothing to cancel", first);
+        skip_from(r, 1, why);
+        mcp_buf_free(&tid);
+        return;
+    }
+
+    /* tasks/cancel: the task itself, already cancelled. */
+    m = ask(r, "tasks/cancel", tid.data);
+    const char *after = status_of(m ? mcp_json_object_get(m->root, "result") : NULL);
+    bool cancelled = after && !strcmp(after, "cancelled");
+    if (!m)
+        check_report(r, ids[1], "MUST", RULE, CHECK_FAIL, "tasks/cancel got no answer within 5 s");
+    else if (error_code(m))
+        check_report(r, ids[1], "MUST", RULE, CHECK_FAIL, "tasks/cancel of a working task got the "
+                     "error %lld", (long long)error_code(m));
+    else
+        check_report(r, ids[1], "MUST", RULE, cancelled ? CHECK_PASS : CHECK_FAIL,
+                     "tasks/cancel answered with the task %s", cancelled ? "cancelled"
+                     : after ? after : "without a status");
+
+    /* Past the run's end: still cancelled. */
+    check_peer_drain(r->p, RUN_MS);
+    m = ask(r, "tasks/get", tid.data);
+    const char *later = status_of(m ? mcp_json_object_get(m->root, "result") : NULL);
+    if (!m || error_code(m))
+        check_report(r, ids[2], "MUST", RULE, CHECK_SKIP,
+                     "tasks/get %s %d s after the cancel (the receiver MAY delete cancelled "
+                     "tasks)", m ? "got an error" : "got no answer", RUN_MS / 1000);
+    else
+        check_report(r, ids[2], "MUST", RULE,
+                     later && !strcmp(later, "cancelled") ? CHECK_PASS : CHECK_FAIL,
+                     "%d s after the cancel, past the run's end, the task is %s", RUN_MS / 1000,
+                     later ? later : "without a status");
+    if (cancelled || (later && !strcmp(later, "cancelled")))
+        refused(r, ids[3], tid.data, "the cancelled task");
+    else
+        check_report(r, ids[3], "MUST", RULE, CHECK_SKIP, "the task did not become terminal");
+    mcp_buf_free(&tid);
+    refused(r, ids[4], "\"mcp-check-cancel-no-such-task\"", "a task never given");
+}
