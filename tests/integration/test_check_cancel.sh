@@ -6,7 +6,8 @@
 # servers nobody here wrote: the TypeScript SDK v1 (a tool of the interop
 # tests written to answer after a cancel: the SDK sends it) and
 # @modelcontextprotocol/server-everything (its long operation goes on
-# reporting progress after a cancel).
+# reporting progress after a cancel). Tasks (2025-11-25) likewise: mcp
+# serve, a broken server per MUST, the TypeScript SDK v1 experimental tasks.
 #
 #   test_check_cancel.sh MCP NODE INTEROP_DIR
 . "$(dirname "$0")/lib.sh"
@@ -104,6 +105,15 @@ expect_exit 0 "the TypeScript SDK v1 server's progress tool" -- \
     "$NODE" "$INTEROP/ts_server.mjs"
 is cancel.stops-response PASS "TypeScript SDK v1, progress"
 is progress.increases PASS "TypeScript SDK v1, progress"
+
+# The TypeScript SDK v1's experimental tasks (its InMemoryTaskStore):
+# forever runs as a task until cancelled.
+expect_exit 0 "the TypeScript SDK v1 server's task" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 --tool forever -- "$NODE" "$INTEROP/ts_task_server.mjs"
+for c in task.created task.cancel-answer task.cancelled-sticks task.terminal-refused \
+    task.unknown-refused; do
+    is $c PASS "TypeScript SDK v1, a task"
+done
 
 expect_exit 3 "a server that cannot start" -- $MCP_WRAP "$MCP" check-cancel -- /nonexistent/server
 expect_exit 2 "no command" -- $MCP_WRAP "$MCP" check-cancel --json
