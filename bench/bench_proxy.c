@@ -18,7 +18,9 @@
  *       N calls held by wait_cancel; each cancel is timed from just
  *       before the client writes it to the moment the handler's token
  *       fires in the server (CLOCK_MONOTONIC is shared by the processes);
- *       a 2026-07-28 cancel closes the call's stream, a 2025 one is posted.
+ *       a 2026-07-28 cancel closes the call's stream, a 2025 one is posted
+ *       (the calls sent 150 ms before: the hold of a 2025 cancel until
+ *       its request reached the server is not what is timed).
  *       The median run of three for each.
  *
  * usage: bench_proxy MCP BENCH_SERVER [NODE SUPERGATEWAY_JS]
@@ -140,8 +142,15 @@ static latency cancel_once(const char *bench_server, const char *mcp, mcp_connec
         mcp_json_doc_free(a);
     }
     /* Every call reaches the server before any cancel: each POST (or the
-     * proxy's) is on its way once an answer to a later call came. */
+     * proxy's) is on its way once an answer to a later call came. Then
+     * 150 ms more: a 2025 cancel is held until its request has reached
+     * the server (its headers, or 100 ms after it was sent), and what is
+     * timed here is the cancel's path, not that hold. */
     server_rss(c);
+    for (unsigned long long until = now_us() + 150000; now_us() < until;) {
+        mcp_client_run_once(c, false);
+        usleep(1000);
+    }
     for (int i = 0; i < HELD; i++) {
         written[i] = now_us();
         mcp_client_cancel(c, h[i], "bench");
