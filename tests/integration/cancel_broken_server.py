@@ -14,6 +14,15 @@ reach. Its one tool, "work" {steps, delay_ms}, reports progress.
                    notifications/cancelled for every call (MUST NOT: only
                    to end a listen)
 
+The listen- modes speak 2026-07-28 and offer subscriptions/listen, whose
+open listens get notifications/tools/list_changed every 200 ms:
+
+  listen-correct        acknowledged first, ended by the client's cancel
+  listen-ignores-cancel goes on sending after the cancel
+  listen-no-ack         a notification before the acknowledgment
+  listen-cancels-others at the listen's cancel, sends notifications/cancelled
+                        naming a request that is not the listen
+
 correct and the task- modes also offer tasks (tools/call with params.task,
 tasks/get, tasks/cancel; the tool's taskSupport optional):
 
@@ -66,6 +75,22 @@ TASKS = MODE == "correct" or MODE.startswith("task-")
 if TASKS:
     TOOL["execution"] = {"taskSupport": "optional"}
 tasks = {}  # taskId -> the task (a dict, sent as it is)
+MODERN = MODE == "sends-cancel" or MODE.startswith("listen-")
+listens = {}  # json id text -> stop Event
+
+
+def listen(rid, stop):
+    sub = {"io.modelcontextprotocol/subscriptionId": rid}
+    changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": sub}}
+    if MODE == "listen-no-ack":
+        send(changed)
+    send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+          "params": {"notifications": {"toolsListChanged": True}, "_meta": sub}})
+    while True:
+        time.sleep(0.2)
+        if stop.is_set() and MODE != "listen-ignores-cancel":
+            return
+        send(changed)
 
 
 def run_task(tid, params):
@@ -101,10 +126,14 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": "2025-11-25", "capabilities": caps,
             "serverInfo": {"name": "broken", "version": "1"}}})
-    elif method == "server/discover" and MODE == "sends-cancel":
+    elif method == "server/discover" and MODERN:
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
             "capabilities": {"tools": {}}, "serverInfo": {"name": "broken", "version": "1"}}})
+    elif method == "subscriptions/listen" and MODE.startswith("listen-"):
+        stop = threading.Event()
+        listens[json.dumps(rid)] = stop
+        threading.Thread(target=listen, args=(rid, stop), daemon=True).start()
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [TOOL]}})
     elif method == "tools/call" and TASKS and "task" in (msg.get("params") or {}):
@@ -142,5 +171,10 @@ for line in sys.stdin:
         for k in keys:
             if k in running:
                 running[k].set()
+            if k in listens:
+                listens[k].set()
+                if MODE == "listen-cancels-others":
+                    send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                          "params": {"requestId": 999, "reason": "not a listen"}})
     elif rid is not None and method:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "unknown"}})

@@ -50,6 +50,28 @@ is cancel.id-type PASS "correct"
 is task.cancelled-sticks PASS "correct"
 is task.terminal-refused PASS "correct"
 
+# Listens (2026-07-28): opened, then cancelled; the correct one is ended by
+# the cancel (its notifications every 200 ms stop), each broken one fails
+# or warns once.
+expect_exit 0 "mcp serve's listen" -- $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- "$MCP" serve
+for c in listen.acknowledged-first listen.cancel-ends listen.server-cancel listen.usable-after; do
+    is $c PASS "mcp serve"
+done
+expect_exit 0 "a correct listen" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" listen-correct
+is listen.acknowledged-first PASS "listen-correct"
+is listen.cancel-ends PASS "listen-correct"
+expect_exit 0 "a listen that goes on after its cancel warns (a SHOULD)" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" listen-ignores-cancel
+is listen.cancel-ends WARN "listen-ignores-cancel"
+expect_exit 1 "a listen not acknowledged first fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" listen-no-ack
+is listen.acknowledged-first FAIL "listen-no-ack"
+expect_exit 1 "a server cancel naming anything but a listen fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" listen-cancels-others
+is listen.server-cancel FAIL "listen-cancels-others"
+is listen.cancel-ends PASS "listen-cancels-others"
+
 # Tasks (2025-11-25): each MUST of tasks/cancel broken once.
 expect_exit 1 "a cancelled task that completes fails" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" task-completes

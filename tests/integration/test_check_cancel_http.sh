@@ -68,6 +68,14 @@ for c in cancel.usable-after cancel.new-call-after cancel.id-reused progress.onl
     is $c PASS "mcp serve --http, 2026-07-28"
 done
 is cancel.disconnect-stops SKIP "mcp serve --http, 2026-07-28 (not observable from outside)"
+for c in listen.acknowledged-first listen.server-cancel listen.usable-after; do
+    is $c PASS "mcp serve --http, 2026-07-28, a listen"
+done
+is listen.cancel-ends SKIP "mcp serve --http, 2026-07-28 (a closed listen: not observable)"
+for c in task.created task.cancel-answer task.cancelled-sticks task.terminal-refused \
+    task.unknown-refused; do
+    is $c "(absent)" "mcp serve --http, 2026-07-28 (2025-11-25 tasks)"
+done
 expect_exit 0 "mcp serve --http passes (2025-11-25)" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 2 --protocol 2025-11-25 --url "$URL"
 speaks 2025-11-25 http "mcp serve --http --protocol 2025-11-25"
@@ -76,6 +84,11 @@ for c in cancel.stops-response cancel.stops-progress cancel.usable-after cancel.
     is $c PASS "mcp serve --http, 2025-11-25"
 done
 is cancel.server-sends-none "(absent)" "mcp serve --http, 2025-11-25 (a 2026 rule)"
+for c in task.created task.cancel-answer task.cancelled-sticks task.terminal-refused \
+    task.unknown-refused; do
+    is $c PASS "mcp serve --http, 2025-11-25, a task"
+done
+is listen.acknowledged-first "(absent)" "mcp serve --http, 2025-11-25 (a 2026 rule)"
 
 # Our own server on stdio under 2026-07-28, asked for and found.
 expect_exit 0 "mcp serve (stdio) passes under 2026-07-28" -- \
@@ -96,6 +109,7 @@ expect_exit 1 "a 2026 stdio server that sends notifications/cancelled fails" -- 
 speaks 2026-07-28 stdio "sends-cancel (stdio, found by server/discover)"
 is cancel.server-sends-none FAIL "sends-cancel (stdio)"
 is cancel.stops-progress PASS "sends-cancel (stdio)"
+is listen.acknowledged-first SKIP "sends-cancel (stdio: no listens offered)"
 
 serve sends "python3" "$BROKEN" sends-cancel
 expect_exit 1 "a 2026 server that sends notifications/cancelled fails" -- \

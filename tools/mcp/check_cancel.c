@@ -1014,8 +1014,10 @@ int cli_check_cancel(int argc, char **argv)
         check_tasks(&r);
     }
     check_ignored(&r);
-    if (r.modern)
-        check_no_server_cancel(&r);
+    if (r.modern) {
+        check_no_server_cancel(&r); /* before the listen: its teardown may name it */
+        check_listen(&r);
+    }
     int code = print_report(&r, json, strict);
     check_peer_stop(r.p);
     free(r.tool);

@@ -140,6 +140,11 @@ void check_report(check_run *r, const char *id, const char *level, const char *r
  * tasks, or another revision is spoken. */
 void check_tasks(check_run *r);
 
+/* check_listen.c: a subscriptions/listen opened and cancelled, under
+ * 2026-07-28 (acknowledged first, nothing of it after the cancel, the
+ * server's cancels naming only it, the server usable after). */
+void check_listen(check_run *r);
+
 /* The other direction (check_client.c): a stdio server played to the
  * client command (argv, NULL-terminated), each scenario watched at most
  * wait_ms; self is this program (for the relay's command). The exit
