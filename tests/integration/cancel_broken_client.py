@@ -10,11 +10,14 @@
 #   cancels-init  cancels initialize when it is not answered
 #   task-notif    cancels its task's tools/call with notifications/cancelled
 # What it does follows MCP_CHECK_CANCEL_SCENARIO (timeout, initialize,
-# task).
+# task). A mode prefixed modern- is the same under 2026-07-28: server/discover
+# instead of initialize, the envelope in every request's _meta, and a task
+# by declaring the tasks extension (the server then makes one).
 #   cancel_broken_client.py MODE SERVER_COMMAND [ARG...]
 import json, os, select, subprocess, sys, time
 
-MODE = sys.argv[1]
+MODERN = sys.argv[1].startswith("modern-")
+MODE = sys.argv[1][len("modern-"):] if MODERN else sys.argv[1]
 SCENARIO = os.environ.get("MCP_CHECK_CANCEL_SCENARIO", "timeout")
 server = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 buf = b""
@@ -56,28 +59,46 @@ def answered(msgs, request_id):
     return any(m.get("id") == request_id and "method" not in m for m in msgs)
 
 
-send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-      "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                 "clientInfo": {"name": "broken", "version": "1"}}})
-if not answered(read_for(1.0, 0), 0):
-    if MODE == "cancels-init":
-        cancel(0)
-    time.sleep(0.3)
-    sys.exit(0)
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+def envelope(params):
+    """params with the 2026-07-28 envelope in its _meta (under MODERN)."""
+    if MODERN:
+        caps = {"extensions": {"io.modelcontextprotocol/tasks": {}}} if SCENARIO == "task" else {}
+        params = dict(params, _meta={
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": caps,
+            "io.modelcontextprotocol/clientInfo": {"name": "broken", "version": "1"}})
+    return params
+
+
+if MODERN:
+    send({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": envelope({})})
+    if not answered(read_for(1.0, 0), 0):
+        sys.exit(0)
+else:
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                     "clientInfo": {"name": "broken", "version": "1"}}})
+    if not answered(read_for(1.0, 0), 0):
+        if MODE == "cancels-init":
+            cancel(0)
+        time.sleep(0.3)
+        sys.exit(0)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 params = {"name": "slow", "arguments": {}}
-if SCENARIO == "task":
+if SCENARIO == "task" and not MODERN:
     params["task"] = {"ttl": 60000}
-send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": envelope(params)})
 msgs = read_for(1.0, 1)
 if SCENARIO == "task" and answered(msgs, 1):
-    send({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": "check-task"}})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
+          "params": envelope({"taskId": "check-task"})})
     read_for(1.0, 2)
     if MODE == "task-notif":
         cancel(1)
     else:
         send({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel",
-              "params": {"taskId": "check-task"}})
+              "params": envelope({"taskId": "check-task"})})
         read_for(1.0, 3)
     sys.exit(0)
 if answered(msgs, 1):

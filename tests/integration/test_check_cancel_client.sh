@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# mcp check-cancel --client: the checker plays a 2025-11-25 stdio server to
-# clients of known behaviour: ours (mcp call --timeout 1: it cancels a
+# mcp check-cancel --client: the checker plays a 2025-11-25 stdio server
+# (and a 2026-07-28 one) to clients of known behaviour: ours (mcp call --timeout 1: it cancels a
 # call that timed out, never initialize), a client broken one way per
 # verdict (cancel_broken_client.py, and its correct mode, which also
 # cancels a task with tasks/cancel), and the TypeScript SDK v1 client,
@@ -85,6 +85,32 @@ expect_exit 3 "a client that never starts the server" -- $MCP_WRAP "$MCP" check-
     sleep 30
 expect_exit 3 "a client that exits at once" -- $MCP_WRAP "$MCP" check-cancel --client --wait 2 -- true
 
+# --protocol 2026-07-28: the played server answers server/discover, knows
+# no initialize, and makes tasks as the extension says. mcp call passes;
+# the broken client's modern- modes go both ways.
+expect_exit 0 "mcp call passes (2026-07-28)" -- $MCP_WRAP "$MCP" check-cancel --client --json \
+    --protocol 2026-07-28 --wait 10 -- "$MCP" call --protocol 2026-07-28 --timeout 1 slow '{}' --
+is timeout.sends-cancel PASS "mcp call (2026-07-28)"
+is timeout.late-ignored PASS "mcp call (2026-07-28)"
+grep -q '"initialize.not-cancelled"' "$WORK/out" && fail "2026-07-28 has no initialize to judge"
+"$MCP" check-cancel --client --json --protocol 2026-07-28 --wait 10 -- \
+    "$MCP" call --protocol 2026-07-28 --task --max-time 2 slow '{}' -- >"$WORK/out" 2>"$WORK/err"
+is task.tasks-cancel PASS "mcp call --task (2026-07-28)"
+expect_exit 0 "a correct client passes (2026-07-28)" -- $MCP_WRAP "$MCP" check-cancel --client \
+    --json --protocol 2026-07-28 --wait 10 -- python3 "$CLIENT" modern-good
+is timeout.sends-cancel PASS "modern-good"
+is task.tasks-cancel PASS "modern-good"
+expect_exit 1 "a task cancelled with notifications/cancelled fails (2026-07-28)" -- \
+    $MCP_WRAP "$MCP" check-cancel --client --json --protocol 2026-07-28 --wait 10 -- \
+    python3 "$CLIENT" modern-task-notif
+is task.tasks-cancel FAIL "modern-task-notif"
+expect_exit 1 "a cancel naming \"1\" for 1 fails (2026-07-28)" -- \
+    $MCP_WRAP "$MCP" check-cancel --client --json --protocol 2026-07-28 --wait 10 -- \
+    python3 "$CLIENT" modern-string-id
+is timeout.sends-cancel FAIL "modern-string-id"
+expect_exit 2 "--client takes no other revision" -- $MCP_WRAP "$MCP" check-cancel --client \
+    --protocol 2025-06-18 -- true
+
 # The TypeScript SDK v1 client: a cancel on a call's timeout, and one for
 # initialize too (#998).
 if [ -x "$NODE" ] && [ -d "$INTEROP/node_modules/@modelcontextprotocol/sdk" ]; then
@@ -93,6 +119,11 @@ if [ -x "$NODE" ] && [ -d "$INTEROP/node_modules/@modelcontextprotocol/sdk" ]; t
     is timeout.sends-cancel PASS "TypeScript SDK v1"
     is initialize.not-cancelled FAIL "TypeScript SDK v1"
     is task.tasks-cancel SKIP "TypeScript SDK v1"
+    # The TypeScript SDK v2 client against a played 2026-07-28 server.
+    expect_exit 0 "the TypeScript SDK v2 client (2026-07-28)" -- $MCP_WRAP "$MCP" check-cancel \
+        --client --json --protocol 2026-07-28 --wait 15 -- "$NODE" "$INTEROP/ts2_timeout_client.mjs"
+    is timeout.sends-cancel PASS "TypeScript SDK v2"
+    is timeout.late-ignored PASS "TypeScript SDK v2"
 else
     missing "no pinned Node and TypeScript SDK (make interop-deps)"
 fi

@@ -933,9 +933,10 @@ int cli_check_cancel(int argc, char **argv)
         } else
             return usage("unknown option, or a value it does not take:", s);
     }
-    if (client && (url || version || tool || args || nheaders || trials != 5))
-        return usage("--client takes the client's command after --, and --wait, --json, "
-                     "--strict and --trace only", NULL);
+    if (client && (url || tool || args || nheaders || trials != 5 ||
+                   (version && strcmp(version, "2025-11-25") && strcmp(version, "2026-07-28"))))
+        return usage("--client takes the client's command after --, and --protocol "
+                     "(2025-11-25 or 2026-07-28), --wait, --json, --strict and --trace only", NULL);
     if (client && i >= argc - 1)
         return usage("--client needs the client's command after --", NULL);
     if (!client && wait_ms != 20000)
@@ -952,7 +953,7 @@ int cli_check_cancel(int argc, char **argv)
                 return usage("cannot find this program for the relay", NULL);
             self[n] = '\0';
         }
-        return check_cancel_client(argv + i + 1, self, wait_ms, json, strict, trace);
+        return check_cancel_client(argv + i + 1, self, version, wait_ms, json, strict, trace);
     }
     if (url && i < argc)
         return usage("--url or a command after --, not both", NULL);

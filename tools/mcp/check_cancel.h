@@ -145,12 +145,13 @@ void check_tasks(check_run *r);
  * server's cancels naming only it, the server usable after). */
 void check_listen(check_run *r);
 
-/* The other direction (check_client.c): a stdio server played to the
+/* The other direction (check_client.c): a stdio server of version
+ * (2025-11-25 or 2026-07-28; NULL: 2025-11-25) played to the
  * client command (argv, NULL-terminated), each scenario watched at most
  * wait_ms; self is this program (for the relay's command). The exit
  * status. relay: check-cancel --relay SOCKET. */
-int check_cancel_client(char **argv, const char *self, uint64_t wait_ms, bool json, bool strict,
-                        bool trace);
+int check_cancel_client(char **argv, const char *self, const char *version, uint64_t wait_ms,
+                        bool json, bool strict, bool trace);
 int check_cancel_relay(const char *path);
 
 /* HTTP only (check_http.c) ------------------------------------------------ */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp check-cancel --client [--wait S] [--json] [--strict] [--trace]
+ * mcp check-cancel --client [--protocol V] [--wait S] [--json] [--strict] [--trace]
  *                  -- COMMAND [ARG...]
  *
- * The other direction: plays a stdio server of the 2025 revisions to a
- * client under test and says what the client does when it gives up on a
- * request. COMMAND is the client; the command of the server it is to
+ * The other direction: plays a stdio server of 2025-11-25 (or, with
+ * --protocol 2026-07-28, of that revision: server/discover, no
+ * initialize, tasks as its extension makes them) to a client under test
+ * and says what the client does when it gives up on a request. COMMAND is the client; the command of the server it is to
  * start is appended to it (this program, `check-cancel --relay SOCKET`,
  * which carries the client's stdio to the checker), as the conformance
  * suite appends its URL. Each scenario is one run of the client, named in
@@ -15,8 +16,9 @@
  *               id, when the client gives up; the late answer then sent is
  *               ignored (not answered, no crash)
  *   initialize  initialize never answered: the client never cancels it
- *   task        a tool that runs as a task (2025-11-25), never finishing:
- *               cancelled with tasks/cancel, never notifications/cancelled
+ *               (2025-11-25 only)
+ *   task        a tool that runs as a task, never finishing: cancelled with
+ *               tasks/cancel, never notifications/cancelled
  * A scenario the client gives nothing to judge (it called no tool, made no
  * task, kept waiting) is SKIP, saying so. The client's timeout is its own:
  * --wait (default 20 s) bounds how long each scenario watches.
@@ -50,6 +52,7 @@ extern char **environ;
 
 typedef struct client_run {
     const char *scenario;
+    bool modern; /* playing a 2026-07-28 server: discover, no initialize */
     int fd;      /* the relay's connection */
     pid_t pid;   /* the client */
     bool exited, killed;
@@ -173,6 +176,68 @@ static const mcp_json *held_id(const client_run *r)
 static const char *const TASK =
     "{\"taskId\":\"check-task\",\"status\":\"%s\",\"createdAt\":\"2026-01-01T00:00:00Z\","
     "\"lastUpdatedAt\":\"2026-01-01T00:00:00Z\",\"ttl\":60000,\"pollInterval\":500}";
+/* The tasks extension's (2026-07-28): the fields renamed, and every result
+ * says what it is. */
+static const char *const MODERN_TASK =
+    "{\"resultType\":\"%s\",\"taskId\":\"check-task\",\"status\":\"%s\","
+    "\"createdAt\":\"2026-01-01T00:00:00Z\",\"lastUpdatedAt\":\"2026-01-01T00:00:00Z\","
+    "\"ttlMs\":60000,\"pollIntervalMs\":500}";
+#define TASKS_EXTENSION "io.modelcontextprotocol/tasks"
+
+/* A 2026-07-28 request's client declared the tasks extension. */
+static bool declares_tasks(const mcp_json *params)
+{
+    const mcp_json *caps = mcp_json_object_get(mcp_json_object_get(params, "_meta"),
+                                               "io.modelcontextprotocol/clientCapabilities");
+    return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), TASKS_EXTENSION) != NULL;
+}
+
+/* The 2026-07-28 side of serve(): server/discover instead of initialize,
+ * resultType on every result, tasks as the extension makes them (the
+ * server's choice, for a client that declared it). */
+static void serve_modern(client_run *r, const char *method, const mcp_json *id,
+                         const mcp_json *params)
+{
+    bool tasks = !strcmp(r->scenario, "task");
+    char buf[600];
+    if (!strcmp(method, "server/discover")) {
+        snprintf(buf, sizeof buf,
+                 "{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],"
+                 "\"capabilities\":{\"tools\":{}%s},"
+                 "\"serverInfo\":{\"name\":\"mcp-check-cancel\",\"version\":\"1\"}}",
+                 tasks ? ",\"extensions\":{\"" TASKS_EXTENSION "\":{}}" : "");
+        answer(r, id, "result", buf);
+    } else if (!strcmp(method, "tools/list")) {
+        answer(r, id, "result",
+               "{\"resultType\":\"complete\",\"tools\":[{\"name\":\"slow\",\"description\":"
+               "\"never answers\",\"inputSchema\":{\"type\":\"object\"}}]}");
+    } else if (!strcmp(method, "tools/call")) {
+        if (tasks && declares_tasks(params) && !r->task_made) {
+            r->task_made = true;
+            hold(r, id, "tools/call");
+            snprintf(buf, sizeof buf, MODERN_TASK, "task", "working");
+            answer(r, id, "result", buf);
+        } else {
+            hold(r, id, "tools/call"); /* never answered */
+        }
+    } else if (!strcmp(method, "tasks/get") || !strcmp(method, "tasks/cancel")) {
+        bool cancel = !strcmp(method, "tasks/cancel");
+        const char *tid = mcp_json_string(mcp_json_object_get(params, "taskId"), NULL);
+        if (!r->task_made || !tid || strcmp(tid, "check-task")) {
+            answer(r, id, "error", "{\"code\":-32602,\"message\":\"no such task\"}");
+            return;
+        }
+        r->task_cancelled |= cancel;
+        if (cancel)
+            snprintf(buf, sizeof buf, "{\"resultType\":\"complete\"}");
+        else
+            snprintf(buf, sizeof buf, MODERN_TASK, "complete", "working");
+        answer(r, id, "result", buf);
+    } else {
+        /* initialize among them: a server of 2026-07-28 only. */
+        answer(r, id, "error", "{\"code\":-32601,\"message\":\"Method not found\"}");
+    }
+}
 
 /* The server's side of the scenario: what each request gets. */
 static void serve(client_run *r, const mcp_json *root)
@@ -182,6 +247,10 @@ static void serve(client_run *r, const mcp_json *root)
     const mcp_json *params = mcp_json_object_get(root, "params");
     if (!method || !id)
         return; /* a notification, or a response: kept, judged later */
+    if (r->modern) {
+        serve_modern(r, method, id, params);
+        return;
+    }
     bool tasks = !strcmp(r->scenario, "task");
     char buf[600];
     if (!strcmp(method, "initialize")) {
@@ -466,12 +535,21 @@ static bool crashed(const client_run *r)
 static void run_timeout(client_run *r, check_results *out, uint64_t wait_ms)
 {
     pump(r, wait_ms, gave_up);
-    const char *rule = "basic/lifecycle.mdx Timeouts (2025-11-25): SHOULD issue a cancel";
+    const char *rule = r->modern ? "basic/patterns/cancellation.mdx Timeouts (2026-07-28): SHOULD "
+                                   "send a cancel"
+                                 : "basic/lifecycle.mdx Timeouts (2025-11-25): SHOULD issue a cancel";
+    /* Kept by check_add as they are: literals. */
+    const char *late_rule =
+        r->modern ? "basic/patterns/cancellation.mdx: the sender SHOULD ignore a later response"
+                  : "basic/utilities/cancellation.mdx: the sender SHOULD ignore a later response";
+    const char *id_rule = r->modern
+                              ? "basic/patterns/cancellation.mdx: requestId MUST be the request's id"
+                              : "basic/utilities/cancellation.mdx: requestId MUST be the request's id";
     if (!r->held || strcmp(r->held_method, "tools/call")) {
         check_add(out, "timeout.sends-cancel", "SHOULD", rule, CHECK_SKIP,
                   "the client called no tool within %llu s", (unsigned long long)(wait_ms / 1000));
         check_add(out, "timeout.late-ignored", "SHOULD",
-                  "basic/utilities/cancellation.mdx: the sender SHOULD ignore a later response",
+                  late_rule,
                   CHECK_SKIP, "no cancel to answer late");
         return;
     }
@@ -484,7 +562,7 @@ static void run_timeout(client_run *r, check_results *out, uint64_t wait_ms)
                             : "the client still waited after %llu s: nothing to judge",
                   (unsigned long long)(wait_ms / 1000));
         check_add(out, "timeout.late-ignored", "SHOULD",
-                  "basic/utilities/cancellation.mdx: the sender SHOULD ignore a later response",
+                  late_rule,
                   CHECK_SKIP, "no cancel to answer late");
         return;
     }
@@ -493,7 +571,7 @@ static void run_timeout(client_run *r, check_results *out, uint64_t wait_ms)
         mcp_buf_init(&b, 200, NULL);
         mcp_json_write(cancelled_id(c) ? cancelled_id(c) : held_id(r), &b);
         check_add(out, "timeout.sends-cancel", "MUST",
-                  "basic/utilities/cancellation.mdx: requestId MUST be the request's id",
+                  id_rule,
                   CHECK_FAIL, "the cancel names requestId %s, not the call's id",
                   b.data ? b.data : "(none)");
         mcp_buf_free(&b);
@@ -512,7 +590,7 @@ static void run_timeout(client_run *r, check_results *out, uint64_t wait_ms)
         replied |= r->msgs[i].root && !mcp_json_object_get(r->msgs[i].root, "method") &&
                    same_id(mcp_json_object_get(r->msgs[i].root, "id"), held_id(r));
     check_add(out, "timeout.late-ignored", "SHOULD",
-              "basic/utilities/cancellation.mdx: the sender SHOULD ignore a later response",
+              late_rule,
               replied || crashed(r) ? CHECK_WARN : CHECK_PASS,
               replied      ? "the client answered the late response"
               : crashed(r) ? "the client died of signal %d after the late response"
@@ -546,11 +624,14 @@ static void run_initialize(client_run *r, check_results *out, uint64_t wait_ms)
 static void run_task(client_run *r, check_results *out, uint64_t wait_ms)
 {
     pump(r, wait_ms, gave_up);
-    const char *rule = "basic/utilities/tasks.mdx (2025-11-25): a task is cancelled with "
-                       "tasks/cancel, never notifications/cancelled";
+    const char *rule = r->modern ? "the tasks extension (2026-07-28): a task is cancelled with "
+                                   "tasks/cancel, never notifications/cancelled"
+                                 : "basic/utilities/tasks.mdx (2025-11-25): a task is cancelled "
+                                   "with tasks/cancel, never notifications/cancelled";
     if (!r->task_made) {
         check_add(out, "task.tasks-cancel", "MUST", rule, CHECK_SKIP,
-                  "the client made no task-augmented call");
+                  r->modern ? "the client called no tool declaring the tasks extension"
+                            : "the client made no task-augmented call");
         return;
     }
     const check_msg *wrong = NULL;
@@ -571,16 +652,21 @@ static void run_task(client_run *r, check_results *out, uint64_t wait_ms)
                   r->exited || r->closed ? "ended" : "kept waiting");
 }
 
-int check_cancel_client(char **argv, const char *self, uint64_t wait_ms, bool json, bool strict,
-                        bool trace)
+int check_cancel_client(char **argv, const char *self, const char *version, uint64_t wait_ms,
+                        bool json, bool strict, bool trace)
 {
     signal(SIGPIPE, SIG_IGN);
+    bool modern = version && mcp_protocol_modern(version);
+    if (!version)
+        version = "2025-11-25";
     static const char *const scenarios[] = {"timeout", "initialize", "task"};
     void (*const runs[])(client_run *, check_results *, uint64_t) = {run_timeout,
                                                                      run_initialize, run_task};
     check_results out = {0};
     for (size_t s = 0; s < 3; s++) {
-        client_run r = {.scenario = scenarios[s], .fd = -1, .trace = trace};
+        if (modern && runs[s] == run_initialize)
+            continue; /* 2026-07-28 has no initialize */
+        client_run r = {.scenario = scenarios[s], .fd = -1, .trace = trace, .modern = modern};
         r.lines = mcp_line_reader_new(LINE_MAX_BYTES, NULL);
         char why[300];
         int rc = r.lines ? start(&r, argv, self, wait_ms, why, sizeof why) : MCP_ERR_NOMEM;
@@ -598,14 +684,14 @@ int check_cancel_client(char **argv, const char *self, uint64_t wait_ms, bool js
         mcp_json_doc *d = mcp_json_doc_new(NULL);
         mcp_json *root = mcp_json_new_object(d);
         mcp_json_object_set(d, root, "role", mcp_json_new_string(d, "client"));
-        mcp_json_object_set(d, root, "protocol", mcp_json_new_string(d, "2025-11-25"));
+        mcp_json_object_set(d, root, "protocol", mcp_json_new_string(d, version));
         mcp_json_object_set(d, root, "transport", mcp_json_new_string(d, "stdio"));
         mcp_json_object_set(d, root, "checks", check_results_json(&out, d));
         cli_print_json(root);
         mcp_json_doc_free(d);
     } else {
-        printf("mcp check-cancel --client: %s, played a 2025-11-25 stdio server\n",
-               cli_safe(argv[0]));
+        printf("mcp check-cancel --client: %s, played a %s stdio server\n", cli_safe(argv[0]),
+               version);
         check_results_table(&out);
         printf("%zu failed, %zu warned\n", fails, warns);
     }
