@@ -525,7 +525,8 @@ typedef struct mcp_server_http_options {
      * redirected. The answer must say active true, a sub (username, a
      * display name, is not taken for one) and an aud holding this server's
      * audience (absent: refused), and, when present, iss auth_issuer and
-     * exp not past; the scopes are checked as for a JWT.
+     * exp not past and nbf not ahead (60 s of skew); the scopes are
+     * checked as for a JWT.
      * The request waits, its connection parked, while the worker pool asks
      * (the loop never blocks); requests with the same token share one
      * question. An active token is remembered for

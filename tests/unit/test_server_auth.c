@@ -439,6 +439,8 @@ static void introspection_answers_are_judged(void **state)
         {"{\"active\":false}", "not active"},
         {"{\"active\":\"true\",\"sub\":\"a\"}", "not active"},
         {ACTIVE ",\"exp\":1799999000}", "expired"},
+        {ACTIVE ",\"nbf\":1800000300}", "not valid yet"},
+        {ACTIVE ",\"nbf\":\"soon\"}", "nbf is not a number"},
         {"{\"active\":true,\"sub\":\"a\",\"iss\":\"https://evil\"}", "another issuer"},
         {"{\"active\":true,\"sub\":\"a\",\"aud\":\"https://other/mcp\"}", "another audience"},
         {"{\"active\":true,\"sub\":\"a\",\"aud\":[\"https://other/mcp\"]}", "another audience"},
@@ -456,6 +458,12 @@ static void introspection_answers_are_judged(void **state)
         if (!strstr(v.why, refused[i][1]))
             fail_msg("%s: %s", refused[i][0], v.why);
     }
+    /* Valid from a moment ago, or within the clock skew: taken. */
+    assert_int_equal(introspected(ACTIVE ",\"scope\":\"mcp:tools\",\"nbf\":1800000030}", &v, &p,
+                                  &sc, &until), MCP_OK);
+    assert_int_equal(v.status, 0);
+    free(p);
+    free(sc);
     /* The largest exp is far off, not an overflow into the past. */
     assert_int_equal(introspected(ACTIVE ",\"scope\":\"mcp:tools\",\"exp\":9223372036854775807}",
                                   &v, &p, &sc, &until), MCP_OK);

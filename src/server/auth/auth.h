@@ -98,7 +98,8 @@ int mcp__resource_refused(const mcp__resource_config *c, const char *why,
  * Judge an introspection answer (json, len bytes: RFC 7662 section 2.2)
  * for this server at now_s. Refused, 401 invalid_token with the reason
  * (*until_s: now_s + MCP__INTROSPECT_INACTIVE_S): active not true; exp
- * present and past (with c's skew); iss present and not c->issuer; aud
+ * present and past, or nbf present and ahead (with c's skew; either not a
+ * number); iss present and not c->issuer; aud
  * absent, or (a string or an array) without this server's audience
  * (c->audience, or c->resource); no sub (username, a display name, is not one). Else *principal
  * "<c->issuer> <sub>" and *scope (the scope member, or NULL), malloc'd,

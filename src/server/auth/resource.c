@@ -153,9 +153,10 @@ int mcp__resource_introspected(const mcp__resource_config *c, const char *json, 
     }
     const char *audience = c->audience ? c->audience : c->resource;
     unsigned skew = c->skew_s ? c->skew_s : 60;
-    int64_t exp = 0;
-    const mcp_json *jexp = mcp_json_object_get(o, "exp");
+    int64_t exp = 0, nbf = 0;
+    const mcp_json *jexp = mcp_json_object_get(o, "exp"), *jnbf = mcp_json_object_get(o, "nbf");
     bool has_exp = jexp && mcp_json_get_int64(jexp, &exp) == MCP_OK;
+    bool has_nbf = jnbf && mcp_json_get_int64(jnbf, &nbf) == MCP_OK;
     bool active = false;
     if (mcp_json_get_bool(mcp_json_object_get(o, "active"), &active) != MCP_OK)
         active = false;
@@ -182,6 +183,8 @@ int mcp__resource_introspected(const mcp__resource_config *c, const char *json, 
         !active ? "the authorization server says the token is not active"
         : jexp && !has_exp                  ? "the token's exp is not a number"
         : has_exp && exp < now_s - (int64_t)skew ? "the token has expired"
+        : jnbf && !has_nbf                  ? "the token's nbf is not a number"
+        : has_nbf && nbf > now_s + (int64_t)skew ? "the token is not valid yet (nbf)"
         : jiss && (!iss || il != strlen(c->issuer) || memcmp(iss, c->issuer, il))
             ? "the token is from another issuer"
         : !aud_ok                            ? "the token is for another audience"
