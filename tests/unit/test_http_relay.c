@@ -111,6 +111,15 @@ static void start(http_peer *p, const char *mode)
     assert_true(http_peer_start(p, argv));
 }
 
+/* A 2025-11-25 initialize through r, answered (the first message). */
+static void initialize_2025(uv_loop_t *loop, mcp_http_relay *r, got *g)
+{
+    send_line(r, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+                 "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{"
+                 "\"name\":\"t\",\"version\":\"1\"}}}");
+    assert_true(run_until(loop, g, 1, NULL, NULL, 10000));
+}
+
 #define ENVELOPE                                                                                   \
     "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                       \
     "\"io.modelcontextprotocol/clientCapabilities\":{},"                                           \
@@ -213,10 +222,7 @@ static void carries_2025_posts_the_cancel_and_deletes(void **state)
     uv_loop_init(&loop);
     got g = {0};
     mcp_http_relay *r = relay(&loop, p.url, &g, 0);
-    send_line(r, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
-                 "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{"
-                 "\"name\":\"t\",\"version\":\"1\"}}}");
-    assert_true(run_until(&loop, &g, 1, NULL, NULL, 10000));
+    initialize_2025(&loop, r, &g);
     assert_true(id_is(g.last, "0"));
     assert_non_null(strstr(g.last, "2025-11-25"));
     send_line(r, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
@@ -259,10 +265,7 @@ static void after_the_session_ended_each_request_is_answered(void **state)
     uv_loop_init(&loop);
     got g = {0};
     mcp_http_relay *r = relay(&loop, p.url, &g, 0);
-    send_line(r, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
-                 "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{"
-                 "\"name\":\"t\",\"version\":\"1\"}}}");
-    assert_true(run_until(&loop, &g, 1, NULL, NULL, 10000));
+    initialize_2025(&loop, r, &g);
     send_line(r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
                  "\"end\"}}");
     assert_true(run_until(&loop, &g, 2, NULL, NULL, 10000));

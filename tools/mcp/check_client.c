@@ -192,6 +192,30 @@ static bool declares_tasks(const mcp_json *params)
     return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), TASKS_EXTENSION) != NULL;
 }
 
+/* tasks/get or tasks/cancel: of the played task, answered in the era's
+ * form (2025-11-25: the task, cancelled for good by a cancel; the
+ * extension: the task, and an empty acknowledgment of a cancel); of any
+ * other, -32602. */
+static void serve_task_request(client_run *r, const char *method, const mcp_json *id,
+                               const mcp_json *params)
+{
+    bool cancel = !strcmp(method, "tasks/cancel");
+    const char *tid = mcp_json_string(mcp_json_object_get(params, "taskId"), NULL);
+    if (!r->task_made || !tid || strcmp(tid, "check-task")) {
+        answer(r, id, "error", "{\"code\":-32602,\"message\":\"no such task\"}");
+        return;
+    }
+    r->task_cancelled |= cancel;
+    char buf[600];
+    if (r->modern && cancel)
+        snprintf(buf, sizeof buf, "{\"resultType\":\"complete\"}");
+    else if (r->modern)
+        snprintf(buf, sizeof buf, MODERN_TASK, "complete", "working");
+    else
+        snprintf(buf, sizeof buf, TASK, r->task_cancelled ? "cancelled" : "working");
+    answer(r, id, "result", buf);
+}
+
 /* The 2026-07-28 side of serve(): server/discover instead of initialize,
  * resultType on every result, tasks as the extension makes them (the
  * server's choice, for a client that declared it). */
@@ -221,18 +245,7 @@ static void serve_modern(client_run *r, const char *method, const mcp_json *id,
             hold(r, id, "tools/call"); /* never answered */
         }
     } else if (!strcmp(method, "tasks/get") || !strcmp(method, "tasks/cancel")) {
-        bool cancel = !strcmp(method, "tasks/cancel");
-        const char *tid = mcp_json_string(mcp_json_object_get(params, "taskId"), NULL);
-        if (!r->task_made || !tid || strcmp(tid, "check-task")) {
-            answer(r, id, "error", "{\"code\":-32602,\"message\":\"no such task\"}");
-            return;
-        }
-        r->task_cancelled |= cancel;
-        if (cancel)
-            snprintf(buf, sizeof buf, "{\"resultType\":\"complete\"}");
-        else
-            snprintf(buf, sizeof buf, MODERN_TASK, "complete", "working");
-        answer(r, id, "result", buf);
+        serve_task_request(r, method, id, params);
     } else {
         /* initialize among them: a server of 2026-07-28 only. */
         answer(r, id, "error", "{\"code\":-32601,\"message\":\"Method not found\"}");
@@ -287,15 +300,7 @@ static void serve(client_run *r, const mcp_json *root)
             hold(r, id, "tools/call"); /* never answered */
         }
     } else if (!strcmp(method, "tasks/get") || !strcmp(method, "tasks/cancel")) {
-        bool cancel = !strcmp(method, "tasks/cancel");
-        const char *tid = mcp_json_string(mcp_json_object_get(params, "taskId"), NULL);
-        if (!r->task_made || !tid || strcmp(tid, "check-task")) {
-            answer(r, id, "error", "{\"code\":-32602,\"message\":\"no such task\"}");
-            return;
-        }
-        r->task_cancelled |= cancel;
-        snprintf(buf, sizeof buf, TASK, r->task_cancelled ? "cancelled" : "working");
-        answer(r, id, "result", buf);
+        serve_task_request(r, method, id, params);
     } else if (!strcmp(method, "tasks/result")) {
         /* Never ready: the task never ends by itself. */
     } else {
