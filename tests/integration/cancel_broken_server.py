@@ -23,6 +23,12 @@ open listens get notifications/tools/list_changed every 200 ms:
   listen-cancels-others at the listen's cancel, sends notifications/cancelled
                         naming a request that is not the listen
 
+The ext- modes speak 2026-07-28 with the tasks extension: a tools/call of
+a client that declares it gets a task.
+
+  ext-cancel-error      tasks/cancel of the task is answered with an error
+  ext-unknown-ok        tasks/cancel of an unknown task is acknowledged
+
 correct and the task- modes also offer tasks (tools/call with params.task,
 tasks/get, tasks/cancel; the tool's taskSupport optional):
 
@@ -75,7 +81,8 @@ TASKS = MODE == "correct" or MODE.startswith("task-")
 if TASKS:
     TOOL["execution"] = {"taskSupport": "optional"}
 tasks = {}  # taskId -> the task (a dict, sent as it is)
-MODERN = MODE == "sends-cancel" or MODE.startswith("listen-")
+MODERN = MODE == "sends-cancel" or MODE.startswith("listen-") or MODE.startswith("ext-")
+EXT = MODE.startswith("ext-")
 listens = {}  # json id text -> stop Event
 
 
@@ -127,9 +134,25 @@ for line in sys.stdin:
             "protocolVersion": "2025-11-25", "capabilities": caps,
             "serverInfo": {"name": "broken", "version": "1"}}})
     elif method == "server/discover" and MODERN:
+        caps = {"tools": {}}
+        if EXT:
+            caps["extensions"] = {"io.modelcontextprotocol/tasks": {}}
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}}, "serverInfo": {"name": "broken", "version": "1"}}})
+            "capabilities": caps, "serverInfo": {"name": "broken", "version": "1"}}})
+    elif method == "tools/call" and EXT and "io.modelcontextprotocol/tasks" in (
+            ((msg.get("params") or {}).get("_meta") or {})
+            .get("io.modelcontextprotocol/clientCapabilities", {}).get("extensions") or {}):
+        tid = "task-%d" % (len(tasks) + 1)
+        tasks[tid] = {"taskId": tid, "status": "working", "ttlMs": 60000, "pollIntervalMs": 100,
+                      "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z"}
+        send({"jsonrpc": "2.0", "id": rid, "result": dict(tasks[tid], resultType="task")})
+    elif method == "tasks/cancel" and EXT:
+        tid = (msg.get("params") or {}).get("taskId")
+        if MODE == "ext-cancel-error" or (tid not in tasks and MODE != "ext-unknown-ok"):
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no"}})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete"}})
     elif method == "subscriptions/listen" and MODE.startswith("listen-"):
         stop = threading.Event()
         listens[json.dumps(rid)] = stop

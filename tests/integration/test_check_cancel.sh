@@ -57,10 +57,14 @@ expect_exit 0 "mcp serve's listen" -- $MCP_WRAP "$MCP" check-cancel --json --tri
 for c in listen.acknowledged-first listen.cancel-ends listen.server-cancel listen.usable-after; do
     is $c PASS "mcp serve"
 done
+for c in task.created task.cancel-ack task.unknown-refused; do
+    is $c PASS "mcp serve, the tasks extension (2026-07-28)"
+done
 expect_exit 0 "a correct listen" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" listen-correct
 is listen.acknowledged-first PASS "listen-correct"
 is listen.cancel-ends PASS "listen-correct"
+is task.created SKIP "listen-correct (no tasks extension)"
 expect_exit 0 "a listen that goes on after its cancel warns (a SHOULD)" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" listen-ignores-cancel
 is listen.cancel-ends WARN "listen-ignores-cancel"
@@ -71,6 +75,18 @@ expect_exit 1 "a server cancel naming anything but a listen fails" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" listen-cancels-others
 is listen.server-cancel FAIL "listen-cancels-others"
 is listen.cancel-ends PASS "listen-cancels-others"
+
+# The tasks extension (2026-07-28): tasks/cancel acknowledged, an unknown
+# task refused.
+expect_exit 1 "the extension's tasks/cancel answered with an error fails" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" ext-cancel-error
+is task.created PASS "ext-cancel-error"
+is task.cancel-ack FAIL "ext-cancel-error"
+is task.unknown-refused PASS "ext-cancel-error"
+expect_exit 0 "the extension's unknown task acknowledged warns (a SHOULD)" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" ext-unknown-ok
+is task.cancel-ack PASS "ext-unknown-ok"
+is task.unknown-refused WARN "ext-unknown-ok"
 
 # Tasks (2025-11-25): each MUST of tasks/cancel broken once.
 expect_exit 1 "a cancelled task that completes fails" -- \

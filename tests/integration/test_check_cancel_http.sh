@@ -72,10 +72,10 @@ for c in listen.acknowledged-first listen.server-cancel listen.usable-after; do
     is $c PASS "mcp serve --http, 2026-07-28, a listen"
 done
 is listen.cancel-ends SKIP "mcp serve --http, 2026-07-28 (a closed listen: not observable)"
-for c in task.created task.cancel-answer task.cancelled-sticks task.terminal-refused \
-    task.unknown-refused; do
-    is $c "(absent)" "mcp serve --http, 2026-07-28 (2025-11-25 tasks)"
+for c in task.created task.cancel-ack task.unknown-refused; do
+    is $c PASS "mcp serve --http, 2026-07-28, the tasks extension (Mcp-Name: the task)"
 done
+is task.cancelled-sticks "(absent)" "mcp serve --http, 2026-07-28 (a 2025-11-25 rule)"
 expect_exit 0 "mcp serve --http passes (2025-11-25)" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 2 --protocol 2025-11-25 --url "$URL"
 speaks 2025-11-25 http "mcp serve --http --protocol 2025-11-25"

@@ -117,8 +117,11 @@ int64_t check_request(check_run *r, int64_t id, const char *method, const char *
         if (r->modern) {
             k = snprintf(head, sizeof head,
                          "%s\"io.modelcontextprotocol/protocolVersion\":\"%s\","
-                         "\"io.modelcontextprotocol/clientCapabilities\":{},",
-                         token ? "," : "", r->version);
+                         "\"io.modelcontextprotocol/clientCapabilities\":{%s},",
+                         token ? "," : "", r->version,
+                         r->declare_tasks
+                             ? "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}"
+                             : "");
             mcp_buf_append(&b, head, (size_t)k);
             k = snprintf(head, sizeof head,
                          "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp check-cancel\","
@@ -824,11 +827,15 @@ static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     connecting *c = ud;
     c->done = true;
     c->outcome = outcome;
-    const mcp_json *tasks =
-        mcp_json_object_get(mcp_json_object_get(m ? m->result : NULL, "capabilities"), "tasks");
-    c->tasks = mcp_json_object_get(tasks, "cancel") &&
-               mcp_json_object_get(mcp_json_object_get(mcp_json_object_get(tasks, "requests"),
-                                                       "tools"), "call");
+    const mcp_json *caps = mcp_json_object_get(m ? m->result : NULL, "capabilities");
+    const mcp_json *tasks = mcp_json_object_get(caps, "tasks");
+    /* 2025-11-25: tools/call as a task, and tasks/cancel; 2026-07-28: the
+     * tasks extension. */
+    c->tasks = (mcp_json_object_get(tasks, "cancel") &&
+                mcp_json_object_get(mcp_json_object_get(mcp_json_object_get(tasks, "requests"),
+                                                        "tools"), "call")) ||
+               mcp_json_object_get(mcp_json_object_get(caps, "extensions"),
+                                   "io.modelcontextprotocol/tasks");
 }
 
 static int connect_era(check_run *r, const char *version)

@@ -105,7 +105,9 @@ typedef struct check_run {
     mcp_json_doc *short_args; /* arguments for a run of seconds (NULL: args) */
     bool args_given;     /* --args */
     bool tool_tasks;     /* its execution.taskSupport is optional or required */
-    bool server_tasks;   /* 2025-11-25: tasks.requests.tools.call and tasks.cancel */
+    bool server_tasks;   /* 2025-11-25: tasks.requests.tools.call and tasks.cancel;
+                            2026-07-28: the tasks extension */
+    bool declare_tasks;  /* 2026-07-28: requests declare the tasks extension */
     /* The rules checked, in the revision spoken. */
     char rule_cancel[96], rule_progress[96], rule_ids[96], rule_drop[96];
     bool progress;       /* it reported progress when asked */
@@ -135,9 +137,10 @@ void check_report(check_run *r, const char *id, const char *level, const char *r
                   check_verdict v, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* check_tasks.c: tasks/cancel as 2025-11-25 says (the task cancelled
- * before the answer, for good; a terminal or unknown task refused), with
- * the long tool run as a task; SKIP when the server or the tool offers no
- * tasks, or another revision is spoken. */
+ * before the answer, for good; a terminal or unknown task refused), or as
+ * the tasks extension of 2026-07-28 does (an empty acknowledgment; an
+ * unknown task an error), with the long tool run as a task; SKIP when the
+ * server or the tool offers no tasks. */
 void check_tasks(check_run *r);
 
 /* check_listen.c: a subscriptions/listen opened and cancelled, under

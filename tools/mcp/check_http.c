@@ -228,6 +228,8 @@ int check_http_post(check_http *h, const char *line, int *index)
                 const char *name = mcp_json_string(mcp_json_object_get(params, "name"), &nn);
                 if (!name)
                     name = mcp_json_string(mcp_json_object_get(params, "uri"), &nn);
+                if (!name) /* tasks/get, tasks/update, tasks/cancel (the extension) */
+                    name = mcp_json_string(mcp_json_object_get(params, "taskId"), &nn);
                 mcp_buf enc;
                 mcp_buf_init(&enc, 600, NULL);
                 if (name && mcp__http_value_encode(&enc, name, nn) == MCP_OK)

@@ -17,9 +17,18 @@
  *
  * A client cancels a task with tasks/cancel, never notifications/cancelled
  * (which names a request, and the call's request has been answered).
- * Under 2026-07-28 tasks are an extension whose tasks/cancel is
- * cooperative (the task MAY stay non-terminal, and MAY end otherwise), and
- * these checks are not run.
+ *
+ * Under 2026-07-28 tasks are an extension (io.modelcontextprotocol/tasks),
+ * the server choosing per call whether to make one for a client that
+ * declares it, and tasks/cancel is cooperative: the task MAY stay
+ * non-terminal after it, and MAY end in another state. What is held:
+ *
+ *   task.created            the call is answered with a task (resultType
+ *                           task and a taskId), or the server's choice not
+ *                           to is said (SKIP)
+ *   task.cancel-ack         tasks/cancel gets an empty acknowledgment (MUST)
+ *   task.unknown-refused    tasks/cancel of a task never given gets an
+ *                           error (SHOULD)
  */
 #include <stdio.h>
 #include <string.h>
@@ -86,10 +95,90 @@ static void refused(check_run *r, const char *check, const char *task_json, cons
                          : "none");
 }
 
+#define RULE_EXT "2026-07-28 the tasks extension (tasks/cancel)"
+
+static void check_extension_tasks(check_run *r)
+{
+    static const char *const ext_ids[] = {"task.created", "task.cancel-ack", "task.unknown-refused"};
+    if (!r->server_tasks) {
+        for (size_t i = 0; i < 3; i++)
+            check_report(r, ext_ids[i], "MUST", RULE_EXT, CHECK_SKIP,
+                         "the server offers no tasks (the extension io.modelcontextprotocol/tasks "
+                         "in its capabilities)");
+        return;
+    }
+    r->declare_tasks = true; /* for these requests only: the server may make tasks of them */
+    mcp_buf params;
+    mcp_buf_init(&params, 0, NULL);
+    mcp_buf_append(&params, "{\"name\":", 8);
+    mcp_json_write_string(r->tool, strlen(r->tool), &params);
+    mcp_buf_append(&params, ",\"arguments\":", 13);
+    mcp_json_write(mcp_json_doc_root(r->short_args ? r->short_args : r->args), &params);
+    mcp_buf_append(&params, "}", 1);
+    size_t from = check_peer_count(r->p);
+    int64_t id = params.len ? check_request(r, -1, "tools/call", params.data, NULL) : -1;
+    mcp_buf_free(&params);
+    check_want w = {.id = id};
+    const check_msg *m = check_peer_wait(r->p, from, check_wanted, &w, 10000, NULL);
+    const mcp_json *result = m ? mcp_json_object_get(m->root, "result") : NULL;
+    const char *kind = mcp_json_string(mcp_json_object_get(result, "resultType"), NULL);
+    const mcp_json *task_id = mcp_json_object_get(result, "taskId");
+    bool task = kind && !strcmp(kind, "task");
+    if (!task || mcp_json_typeof(task_id) != MCP_JSON_STRING) {
+        bool broken = task; /* a task without its id */
+        check_report(r, ext_ids[0], "MUST", RULE_EXT, broken ? CHECK_FAIL : CHECK_SKIP, "%s",
+                     broken ? "the call was answered with resultType task but no taskId string"
+                     : !m   ? "the call got no answer within 10 s"
+                     : !result ? "the call was answered with an error"
+                               : "the server ran the call without a task (its choice)");
+        for (size_t i = 1; i < 3; i++)
+            check_report(r, ext_ids[i], "MUST", RULE_EXT, CHECK_SKIP, "no task to cancel");
+        r->declare_tasks = false;
+        return;
+    }
+    check_report(r, ext_ids[0], "MUST", RULE_EXT, CHECK_PASS, "%s was answered with a task (%s)",
+                 r->tool, status_of(result) ? status_of(result) : "no status");
+    mcp_buf tid;
+    mcp_buf_init(&tid, 0, NULL);
+    mcp_json_write(task_id, &tid);
+    m = ask(r, "tasks/cancel", tid.data);
+    mcp_buf_free(&tid);
+    result = m ? mcp_json_object_get(m->root, "result") : NULL;
+    kind = mcp_json_string(mcp_json_object_get(result, "resultType"), NULL);
+    if (!m)
+        check_report(r, ext_ids[1], "MUST", RULE_EXT, CHECK_FAIL,
+                     "tasks/cancel got no answer within 5 s");
+    else if (!result)
+        check_report(r, ext_ids[1], "MUST", RULE_EXT, CHECK_FAIL,
+                     "tasks/cancel of a task just made got the error %lld",
+                     (long long)error_code(m));
+    else
+        check_report(r, ext_ids[1], "MUST", RULE_EXT,
+                     !kind || !strcmp(kind, "complete") ? CHECK_PASS : CHECK_FAIL,
+                     "tasks/cancel was acknowledged%s%s", kind ? ", resultType " : "",
+                     kind ? kind : "");
+    m = ask(r, "tasks/cancel", "\"mcp-check-cancel-no-such-task\"");
+    if (!m)
+        check_report(r, ext_ids[2], "SHOULD", RULE_EXT, CHECK_WARN,
+                     "tasks/cancel of a task never given got no answer within 5 s");
+    else if (error_code(m))
+        check_report(r, ext_ids[2], "SHOULD", RULE_EXT, CHECK_PASS,
+                     "tasks/cancel of a task never given got the error %lld",
+                     (long long)error_code(m));
+    else
+        check_report(r, ext_ids[2], "SHOULD", RULE_EXT, CHECK_WARN,
+                     "tasks/cancel of a task never given succeeded");
+    r->declare_tasks = false;
+}
+
 void check_tasks(check_run *r)
 {
-    if (r->modern || strcmp(r->version, "2025-11-25") != 0)
-        return; /* 2025-06-18 has no tasks; 2026-07-28's are not checked (above) */
+    if (r->modern) {
+        check_extension_tasks(r);
+        return;
+    }
+    if (strcmp(r->version, "2025-11-25") != 0)
+        return; /* 2025-06-18 has no tasks */
     if (!r->server_tasks) {
         skip_from(r, 0, "the server offers no tasks (capabilities tasks.requests.tools.call "
                         "and tasks.cancel)");
