@@ -91,6 +91,7 @@ struct mcp__http_server {
     uv_timer_t mhd_timer; /* its next timeout */
     uv_timer_t kick;      /* runs it after a resume */
     unsigned zero_runs;   /* runs in a row that asked for another at once */
+    uint64_t body_bytes;  /* request body bytes taken so far (a run's progress) */
     int watch_fd;         /* parked sockets, for hang-up */
     uv_poll_t watch_poll;
     int hup_fd;           /* every connection's socket, for the peer's FIN */
@@ -152,6 +153,7 @@ static void run_mhd(mcp__http_server *s)
     if (!s->daemon)
         return;
     size_t before = mcp__http_server_connections(s);
+    uint64_t taken = s->body_bytes;
     MHD_run(s->daemon);
     if (s->hup_pending)
         settle_hups(s);
@@ -172,7 +174,10 @@ static void run_mhd(mcp__http_server *s)
          * two such runs in a row, 1 ms, growing to 10 (the CPU it costs):
          * the loop turns, the clocks cut. Sockets with bytes still run the
          * daemon at once through its poll. */
-        s->zero_runs = ms ? 0 : s->zero_runs + 1;
+        /* A run that took body bytes made progress: a large body arrives
+         * a pool's worth per run, each asking for the next at once, and a
+         * backoff there had capped uploads near 300 KB/s. */
+        s->zero_runs = ms || s->body_bytes != taken ? 0 : s->zero_runs + 1;
         if (s->zero_runs > 2)
             ms = s->zero_runs - 2 < 10 ? s->zero_runs - 2 : 10;
         /* A timer that fires no later than needed stays: an early run
@@ -819,6 +824,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         return MHD_YES;
     }
     if (*upload_size) {
+        s->body_bytes += *upload_size;
         if (!x->responded) {
             int rc = mcp_buf_append(&x->body, upload, *upload_size);
             /* A body without a length (chunked) that outgrows the cap: no
