@@ -37,6 +37,8 @@ tasks/get, tasks/cancel; the tool's taskSupport optional):
                    cancelled just after the answer)
   task-recancel    tasks/cancel of a terminal task, or of an unknown one,
                    succeeds
+  task-long-id     correct, with task ids of 1000 characters (the checker
+                   must quote them whole)
 """
 import json
 import sys
@@ -160,7 +162,7 @@ for line in sys.stdin:
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [TOOL]}})
     elif method == "tools/call" and TASKS and "task" in (msg.get("params") or {}):
-        tid = "task-%d" % (len(tasks) + 1)
+        tid = ("t" * 1000 if MODE == "task-long-id" else "task-") + str(len(tasks) + 1)
         tasks[tid] = {"taskId": tid, "status": "working", "ttl": 60000, "pollInterval": 100,
                       "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z"}
         send({"jsonrpc": "2.0", "id": rid, "result": {"task": dict(tasks[tid])}})

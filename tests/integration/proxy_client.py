@@ -300,6 +300,8 @@ elif scenario == "initeof":
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "proxy-test", "version": "1"}}})
     call(1, "echo", {"text": "never sent"})
+    # A cancel naming no request in flight: not sent either.
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 424242}})
     proc.stdin.close()
     exits(0, 5, "the end of its input behind initialize")
 

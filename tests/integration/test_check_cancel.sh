@@ -101,6 +101,14 @@ expect_exit 1 "tasks/cancel of a terminal or unknown task accepted fails" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" task-recancel
 is task.terminal-refused FAIL "task-recancel"
 is task.unknown-refused FAIL "task-recancel"
+expect_exit 0 "a correct server with task ids of 1000 characters passes" -- \
+    $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" task-long-id
+is task.cancel-answer PASS "task-long-id"
+is task.terminal-refused PASS "task-long-id"
+# A server that floods: read no further than the checker's bounds, as if
+# gone (it had kept every line: gigabytes).
+expect_exit 3 "a server that writes without end" -- $MCP_WRAP "$MCP" check-cancel --json -- yes
+contains "$WORK/err" "read no further" "the flood said"
 
 expect_exit 0 "a server that ignores cancels only warns (SHOULDs)" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" ignores-cancel

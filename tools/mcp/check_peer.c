@@ -26,13 +26,23 @@ extern char **environ;
 
 #define LINE_CAP ((size_t)4 << 20)
 
+/* What is kept of a server's messages: a server that floods (progress
+ * without end, a stream of garbage) is read no further past these, and is
+ * taken for gone. */
+#define KEPT_MAX 200000
+#define KEPT_BYTES_MAX ((size_t)32 << 20)
+/* Read per turn, so that a server that never stops writing still lets
+ * the checks' clocks run. */
+#define READ_PER_PUMP 16
+
 struct check_peer {
     pid_t pid;
     int in, out; /* its stdin (we write), its stdout (we read) */
     mcp_buf partial;
     check_msg *msgs;
     size_t count, cap;
-    bool eof, trace;
+    size_t kept_bytes;
+    bool eof, trace, flooded;
     check_http *http; /* an HTTP conversation: no process, no pipes */
 };
 
@@ -165,6 +175,16 @@ static void answer(check_peer *p, const mcp_json *root)
 
 void check_peer_keep(check_peer *p, int stream, const char *line, size_t len)
 {
+    if (p->flooded)
+        return;
+    p->kept_bytes += len + sizeof(check_msg);
+    if (p->count >= KEPT_MAX || p->kept_bytes > KEPT_BYTES_MAX) {
+        p->flooded = p->eof = true;
+        fprintf(stderr, "mcp check-cancel: the server sent over %zu messages or %zu MiB: it is "
+                        "read no further, as if gone\n",
+                (size_t)KEPT_MAX, KEPT_BYTES_MAX >> 20);
+        return;
+    }
     if (p->trace)
         fprintf(stderr, "check-cancel <- %.*s\n", (int)(len < 2000 ? len : 2000), line);
     mcp_json_doc *d = NULL;
@@ -196,7 +216,7 @@ void check_peer_keep(check_peer *p, int stream, const char *line, size_t len)
 static bool pump(check_peer *p, int timeout_ms)
 {
     if (p->http) {
-        p->eof = !check_http_pump(p->http, timeout_ms);
+        p->eof = !check_http_pump(p->http, timeout_ms) || p->flooded;
         return !p->eof;
     }
     if (p->eof)
@@ -205,7 +225,7 @@ static bool pump(check_peer *p, int timeout_ms)
     if (poll(&pf, 1, timeout_ms) <= 0)
         return true;
     char chunk[65536];
-    for (;;) {
+    for (int reads = 0; reads < READ_PER_PUMP && !p->flooded; reads++) {
         ssize_t r = read(p->out, chunk, sizeof chunk);
         if (r < 0 && errno == EINTR)
             continue;
@@ -234,6 +254,7 @@ static bool pump(check_peer *p, int timeout_ms)
             }
         }
     }
+    return !p->eof;
 }
 
 const check_msg *check_peer_wait(check_peer *p, size_t from, check_match match, void *ud,

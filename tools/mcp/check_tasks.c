@@ -53,10 +53,14 @@ static void skip_from(check_run *r, size_t first, const char *why)
  * 5 s: its response, or NULL. */
 static const check_msg *ask(check_run *r, const char *method, const char *task_json)
 {
-    char params[400];
-    snprintf(params, sizeof params, "{\"taskId\":%s}", task_json);
+    mcp_buf params;
+    mcp_buf_init(&params, 0, NULL);
+    mcp_buf_append(&params, "{\"taskId\":", 10);
+    mcp_buf_append(&params, task_json, strlen(task_json));
+    mcp_buf_append(&params, "}", 1);
     size_t from = check_peer_count(r->p);
-    int64_t id = check_request(r, -1, method, params, NULL);
+    int64_t id = params.len ? check_request(r, -1, method, params.data, NULL) : -1;
+    mcp_buf_free(&params);
     check_want w = {.id = id};
     return check_peer_wait(r->p, from, check_wanted, &w, 5000, NULL);
 }
@@ -66,33 +70,59 @@ static const char *status_of(const mcp_json *result)
     return mcp_json_string(mcp_json_object_get(result, "status"), NULL);
 }
 
-static int64_t error_code(const check_msg *m)
+/* What an answer is, and in words when it is not a result object. */
+typedef enum { GOT_NOTHING, GOT_ERROR, GOT_BAD_RESULT, GOT_RESULT } got_kind;
+
+static got_kind got(check_run *r, const check_msg *m, int64_t *code, char *what, size_t n)
 {
-    int64_t code = 0;
-    const mcp_json *e = m ? mcp_json_object_get(m->root, "error") : NULL;
-    if (!e || mcp_json_get_int64(mcp_json_object_get(e, "code"), &code) != MCP_OK)
-        return 0;
-    return code;
+    *code = 0;
+    if (!m) {
+        snprintf(what, n, "%s", check_peer_gone(r->p) ? "no answer: the server is gone"
+                                                      : "no answer within 5 s");
+        return GOT_NOTHING;
+    }
+    const mcp_json *e = mcp_json_object_get(m->root, "error");
+    if (e) {
+        if (mcp_json_get_int64(mcp_json_object_get(e, "code"), code) == MCP_OK && *code)
+            snprintf(what, n, "the error %lld", (long long)*code);
+        else
+            snprintf(what, n, "an error whose code is not a nonzero integer");
+        return GOT_ERROR;
+    }
+    if (mcp_json_typeof(mcp_json_object_get(m->root, "result")) != MCP_JSON_OBJECT) {
+        snprintf(what, n, "a result that is not an object");
+        return GOT_BAD_RESULT;
+    }
+    snprintf(what, n, "a result");
+    return GOT_RESULT;
+}
+
+/* A status in words: its text, or what is wrong with it. */
+static const char *status_words(const mcp_json *result)
+{
+    const mcp_json *v = mcp_json_object_get(result, "status");
+    return !v ? "without a status"
+           : mcp_json_typeof(v) != MCP_JSON_STRING ? "with a status that is not a string"
+                                                   : mcp_json_string(v, NULL);
 }
 
 /* A cancel of a terminal or unknown task: -32602 is the answer. */
 static void refused(check_run *r, const char *check, const char *task_json, const char *what)
 {
     const check_msg *m = ask(r, "tasks/cancel", task_json);
-    int64_t code = error_code(m);
-    check_verdict v = code == -32602 ? CHECK_PASS : CHECK_FAIL;
-    if (!m)
-        check_report(r, check, "MUST", RULE, CHECK_FAIL, "tasks/cancel of %s got no answer within 5 s",
-                     what);
-    else if (code)
-        check_report(r, check, "MUST", RULE, v, "tasks/cancel of %s got the error %lld%s", what,
-                     (long long)code, v == CHECK_PASS ? "" : ", not -32602");
-    else
+    int64_t code;
+    char how[120];
+    got_kind k = got(r, m, &code, how, sizeof how);
+    if (k == GOT_ERROR)
+        check_report(r, check, "MUST", RULE, code == -32602 ? CHECK_PASS : CHECK_FAIL,
+                     "tasks/cancel of %s got %s%s", what, how,
+                     code == -32602 ? "" : ", not -32602");
+    else if (k == GOT_RESULT)
         check_report(r, check, "MUST", RULE, CHECK_FAIL,
-                     "tasks/cancel of %s succeeded (status %s), where -32602 is due", what,
-                     status_of(mcp_json_object_get(m->root, "result"))
-                         ? status_of(mcp_json_object_get(m->root, "result"))
-                         : "none");
+                     "tasks/cancel of %s succeeded (the task %.60s), where -32602 is due", what,
+                     status_words(mcp_json_object_get(m->root, "result")));
+    else
+        check_report(r, check, "MUST", RULE, CHECK_FAIL, "tasks/cancel of %s got %s", what, how);
 }
 
 #define RULE_EXT "2026-07-28 the tasks extension (tasks/cancel)"
@@ -143,31 +173,23 @@ static void check_extension_tasks(check_run *r)
     mcp_json_write(task_id, &tid);
     m = ask(r, "tasks/cancel", tid.data);
     mcp_buf_free(&tid);
-    result = m ? mcp_json_object_get(m->root, "result") : NULL;
+    int64_t code;
+    char how[120];
+    got_kind k = got(r, m, &code, how, sizeof how);
+    result = k == GOT_RESULT ? mcp_json_object_get(m->root, "result") : NULL;
     kind = mcp_json_string(mcp_json_object_get(result, "resultType"), NULL);
-    if (!m)
+    if (k != GOT_RESULT)
         check_report(r, ext_ids[1], "MUST", RULE_EXT, CHECK_FAIL,
-                     "tasks/cancel got no answer within 5 s");
-    else if (!result)
-        check_report(r, ext_ids[1], "MUST", RULE_EXT, CHECK_FAIL,
-                     "tasks/cancel of a task just made got the error %lld",
-                     (long long)error_code(m));
+                     "tasks/cancel of a task just made got %s", how);
     else
         check_report(r, ext_ids[1], "MUST", RULE_EXT,
                      !kind || !strcmp(kind, "complete") ? CHECK_PASS : CHECK_FAIL,
                      "tasks/cancel was acknowledged%s%s", kind ? ", resultType " : "",
                      kind ? kind : "");
     m = ask(r, "tasks/cancel", "\"mcp-check-cancel-no-such-task\"");
-    if (!m)
-        check_report(r, ext_ids[2], "SHOULD", RULE_EXT, CHECK_WARN,
-                     "tasks/cancel of a task never given got no answer within 5 s");
-    else if (error_code(m))
-        check_report(r, ext_ids[2], "SHOULD", RULE_EXT, CHECK_PASS,
-                     "tasks/cancel of a task never given got the error %lld",
-                     (long long)error_code(m));
-    else
-        check_report(r, ext_ids[2], "SHOULD", RULE_EXT, CHECK_WARN,
-                     "tasks/cancel of a task never given succeeded");
+    k = got(r, m, &code, how, sizeof how);
+    check_report(r, ext_ids[2], "SHOULD", RULE_EXT, k == GOT_ERROR ? CHECK_PASS : CHECK_WARN,
+                 "tasks/cancel of a task never given got %s", how);
     r->declare_tasks = false;
 }
 
@@ -204,24 +226,34 @@ void check_tasks(check_run *r)
     mcp_buf_free(&params);
     check_want w = {.id = id};
     const check_msg *m = check_peer_wait(r->p, from, check_wanted, &w, 5000, NULL);
-    const mcp_json *task = mcp_json_object_get(mcp_json_object_get(m ? m->root : NULL, "result"),
-                                               "task");
+    int64_t code;
+    char how[120];
+    got_kind k = got(r, m, &code, how, sizeof how);
+    const mcp_json *task = k == GOT_RESULT ? mcp_json_object_get(mcp_json_object_get(m->root,
+                                                                                     "result"),
+                                                                 "task")
+                                           : NULL;
     const mcp_json *task_id = mcp_json_object_get(task, "taskId");
-    if (!task_id || mcp_json_typeof(task_id) != MCP_JSON_STRING) {
+    const char *first = status_of(task);
+    const char *wrong = k != GOT_RESULT ? how
+                        : !task ? "no task in its result"
+                        : mcp_json_typeof(task) != MCP_JSON_OBJECT ? "a task that is not an object"
+                        : mcp_json_typeof(task_id) != MCP_JSON_STRING ? "a task whose taskId is "
+                                                                        "not a string"
+                        : !first ? "a task without a status (a string)"
+                                 : NULL;
+    if (wrong) {
         check_report(r, ids[0], "MUST", RULE, CHECK_FAIL, "%s called as a task got %s", r->tool,
-                     !m                                        ? "no answer within 5 s"
-                     : mcp_json_object_get(m->root, "error") ? "an error"
-                                                               : "no task in its result");
+                     wrong);
         skip_from(r, 1, "no task to cancel");
         return;
     }
     mcp_buf tid;
     mcp_buf_init(&tid, 0, NULL);
     mcp_json_write(task_id, &tid);
-    const char *first = status_of(task);
-    check_report(r, ids[0], "MUST", RULE, CHECK_PASS, "%s called as a task got one (%s)", r->tool,
-                 first ? first : "no status");
-    if (first && strcmp(first, "working") && strcmp(first, "input_required")) {
+    check_report(r, ids[0], "MUST", RULE, CHECK_PASS, "%s called as a task got one (%.60s)",
+                 r->tool, first);
+    if (strcmp(first, "working") && strcmp(first, "input_required")) {
         char why[200];
         snprintf(why, sizeof why, "the task was %.60s already: nothing to cancel", first);
         skip_from(r, 1, why);
@@ -231,31 +263,52 @@ void check_tasks(check_run *r)
 
     /* tasks/cancel: the task itself, already cancelled. */
     m = ask(r, "tasks/cancel", tid.data);
-    const char *after = status_of(m ? mcp_json_object_get(m->root, "result") : NULL);
+    k = got(r, m, &code, how, sizeof how);
+    const char *after = k == GOT_RESULT ? status_of(mcp_json_object_get(m->root, "result")) : NULL;
     bool cancelled = after && !strcmp(after, "cancelled");
-    if (!m)
-        check_report(r, ids[1], "MUST", RULE, CHECK_FAIL, "tasks/cancel got no answer within 5 s");
-    else if (error_code(m))
-        check_report(r, ids[1], "MUST", RULE, CHECK_FAIL, "tasks/cancel of a working task got the "
-                     "error %lld", (long long)error_code(m));
+    const mcp_json *named = k == GOT_RESULT
+                                ? mcp_json_object_get(mcp_json_object_get(m->root, "result"), "taskId")
+                                : NULL;
+    mcp_buf same;
+    mcp_buf_init(&same, 0, NULL);
+    bool other = named && (mcp_json_write(named, &same) != MCP_OK || same.len != tid.len ||
+                           memcmp(same.data, tid.data, tid.len));
+    mcp_buf_free(&same);
+    if (k != GOT_RESULT)
+        check_report(r, ids[1], "MUST", RULE, CHECK_FAIL,
+                     "tasks/cancel of a working task got %s", how);
+    else if (other)
+        check_report(r, ids[1], "MUST", RULE, CHECK_FAIL,
+                     "tasks/cancel answered with another task than the one named");
     else
         check_report(r, ids[1], "MUST", RULE, cancelled ? CHECK_PASS : CHECK_FAIL,
-                     "tasks/cancel answered with the task %s", cancelled ? "cancelled"
-                     : after ? after : "without a status");
+                     "tasks/cancel answered with the task %.60s",
+                     status_words(mcp_json_object_get(m->root, "result")));
 
-    /* Past the run's end: still cancelled. */
-    check_peer_drain(r->p, RUN_MS);
-    m = ask(r, "tasks/get", tid.data);
-    const char *later = status_of(m ? mcp_json_object_get(m->root, "result") : NULL);
-    if (!m || error_code(m))
+    /* Past the run's end: still cancelled (judged when the cancel was
+     * taken: a cancel never answered is told once, above). */
+    const char *later = NULL;
+    if (k != GOT_RESULT) {
         check_report(r, ids[2], "MUST", RULE, CHECK_SKIP,
-                     "tasks/get %s %d s after the cancel (the receiver MAY delete cancelled "
-                     "tasks)", m ? "got an error" : "got no answer", RUN_MS / 1000);
-    else
-        check_report(r, ids[2], "MUST", RULE,
-                     later && !strcmp(later, "cancelled") ? CHECK_PASS : CHECK_FAIL,
-                     "%d s after the cancel, past the run's end, the task is %s", RUN_MS / 1000,
-                     later ? later : "without a status");
+                     "the cancel got no result: whether it would stick is not judged");
+    } else {
+        check_peer_drain(r->p, RUN_MS);
+        m = ask(r, "tasks/get", tid.data);
+        k = got(r, m, &code, how, sizeof how);
+        later = k == GOT_RESULT ? status_of(mcp_json_object_get(m->root, "result")) : NULL;
+        if (k == GOT_ERROR)
+            check_report(r, ids[2], "MUST", RULE, CHECK_SKIP,
+                         "tasks/get %d s after the cancel got %s (the receiver MAY delete "
+                         "cancelled tasks)", RUN_MS / 1000, how);
+        else if (k != GOT_RESULT)
+            check_report(r, ids[2], "MUST", RULE, CHECK_FAIL,
+                         "tasks/get %d s after the cancel got %s", RUN_MS / 1000, how);
+        else
+            check_report(r, ids[2], "MUST", RULE,
+                         later && !strcmp(later, "cancelled") ? CHECK_PASS : CHECK_FAIL,
+                         "%d s after the cancel, past the run's end, the task is %.60s",
+                         RUN_MS / 1000, status_words(mcp_json_object_get(m->root, "result")));
+    }
     if (cancelled || (later && !strcmp(later, "cancelled")))
         refused(r, ids[3], tid.data, "the cancelled task");
     else

@@ -254,15 +254,18 @@ static const struct {
      "status in data.httpStatus), said on stderr too. A line that is not JSON gets a\n"
      "-32700 error (id null); one over --max-message (default 4194304 bytes, also the\n"
      "cap of the server's messages) an error for its id; the proxy stays up.\n"
-     "The end of stdin, a reader of stdout that went away, SIGINT or SIGTERM cancel\n"
-     "every request still unanswered (each era's way), end a 2025 session (DELETE),\n"
-     "and exit once the server has taken that, or after 2 s.\n"
+     "The end of stdin, a reader of stdout that went away, SIGINT, SIGTERM or SIGHUP\n"
+     "cancel every request still unanswered (each era's way; never initialize, nor a\n"
+     "request still waiting for its answer), end a 2025 session (DELETE), and exit once\n"
+     "the server has taken that, or after 2 s. A cancel naming no request in flight\n"
+     "is not sent.\n"
      "--header and --ca-file as for the other commands; the authorization kept by\n"
      "'mcp auth login URL' is used unless a header gives Authorization. --protocol P\n"
      "carries revision P only: a request of another is answered with an error.\n"
      "--trace prints every line crossing on stderr.\n"
      "\n"
-     "exit codes: 0 end of input; 2 usage; 3 stdout failed; 130 SIGINT; 143 SIGTERM\n"},
+     "exit codes: 0 end of input; 2 usage; 3 stdout failed; 129 SIGHUP; 130 SIGINT;\n"
+     "143 SIGTERM\n"},
     {"auth",
      "usage: mcp auth login URL [--scope S] [--open] [--timeout S] [--ca-file F]\n"
      "                [--client-id ID [--client-secret-file F] | --client-metadata-url U]\n"

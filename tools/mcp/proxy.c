@@ -139,6 +139,8 @@ static void output_failed(proxy *p, const char *why)
     if (p->out_failed)
         return;
     p->out_failed = true;
+    if (p->phase != RUNNING && p->exit_code == 0)
+        p->exit_code = EXIT_CONNECTION; /* ending already (stdin ended): still a failure */
     say2("stdout failed (", why, "): ending, cancelling what is in flight");
     begin_end(p, EXIT_CONNECTION, "the client's reader went away");
 }
@@ -231,7 +233,8 @@ static bool track(proxy *p, const mcp_id *id)
     return true;
 }
 
-static void untrack(proxy *p, const mcp_id *id)
+/* Forget request id; whether it was in flight. */
+static bool untrack(proxy *p, const mcp_id *id)
 {
     for (flight **at = &p->flights; *at; at = &(*at)->next)
         if (mcp_id_equal(&(*at)->id, id)) {
@@ -240,8 +243,9 @@ static void untrack(proxy *p, const mcp_id *id)
             mcp_id_release(&f->id, NULL);
             free(f);
             p->in_flight--;
-            return;
+            return true;
         }
+    return false;
 }
 
 /* Cancel every request in flight through the relay: each era's rule.
@@ -615,7 +619,13 @@ static void from_client(proxy *p, const char *line, size_t len)
             mcp_message_free(m);
             return;
         }
-        untrack(p, &id);
+        /* A request not in flight (never sent, answered, cancelled
+         * already): nothing to cancel, and nothing posted; a storm of them
+         * would otherwise cost a connection each. */
+        if (!untrack(p, &id)) {
+            mcp_message_free(m);
+            return;
+        }
     }
     if (p->initializing && mcp_message_method_is(m, "notifications/cancelled"))
         cancel_held(p, m, line, len);
@@ -809,7 +819,12 @@ static void on_signal(uv_signal_t *s, int signum)
 {
     proxy *p = s->data;
     if (p->phase != RUNNING) {
-        finish(p); /* a second one: at once */
+        /* A second signal, or one while ending: at once, and said in the
+         * exit status. */
+        if (p->exit_code == 0)
+            p->exit_code = signum == SIGINT ? EXIT_CANCELLED : signum == SIGTERM ? EXIT_TERMINATED
+                                                                                : 128 + signum;
+        finish(p);
         return;
     }
     /* SIGHUP: the terminal or the session that ran the proxy is gone,
