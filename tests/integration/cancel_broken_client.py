@@ -9,6 +9,7 @@
 #   answers-late  replies to the late answer with an error response
 #   cancels-init  cancels initialize when it is not answered
 #   task-notif    cancels its task's tools/call with notifications/cancelled
+#   chatty        good, after 5000 pings (the checker must read on)
 # What it does follows MCP_CHECK_CANCEL_SCENARIO (timeout, initialize,
 # task). A mode prefixed modern- is the same under 2026-07-28: server/discover
 # instead of initialize, the envelope in every request's _meta, and a task
@@ -85,6 +86,12 @@ else:
         time.sleep(0.3)
         sys.exit(0)
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+if MODE == "chatty":
+    for i in range(5000):
+        send({"jsonrpc": "2.0", "id": 100000 + i, "method": "ping", "params": envelope({})})
+        if i % 100 == 99:
+            read_for(0.005)  # the answers read as they come: no pipe fills
+    read_for(0.5)
 params = {"name": "slow", "arguments": {}}
 if SCENARIO == "task" and not MODERN:
     params["task"] = {"ttl": 60000}

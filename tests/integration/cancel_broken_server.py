@@ -20,8 +20,9 @@ open listens get notifications/tools/list_changed every 200 ms:
   listen-correct        acknowledged first, ended by the client's cancel
   listen-ignores-cancel goes on sending after the cancel
   listen-no-ack         a notification before the acknowledgment
-  listen-cancels-others at the listen's cancel, sends notifications/cancelled
-                        naming a request that is not the listen
+  listen-cancels-others right after the acknowledgment, sends
+                        notifications/cancelled naming a request that is not
+                        the listen
 
 The ext- modes speak 2026-07-28 with the tasks extension: a tools/call of
 a client that declares it gets a task.
@@ -95,6 +96,9 @@ def listen(rid, stop):
         send(changed)
     send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
           "params": {"notifications": {"toolsListChanged": True}, "_meta": sub}})
+    if MODE == "listen-cancels-others":
+        send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": 999, "reason": "not a listen"}})
     while True:
         time.sleep(0.2)
         if stop.is_set() and MODE != "listen-ignores-cancel":
@@ -198,8 +202,5 @@ for line in sys.stdin:
                 running[k].set()
             if k in listens:
                 listens[k].set()
-                if MODE == "listen-cancels-others":
-                    send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                          "params": {"requestId": 999, "reason": "not a listen"}})
     elif rid is not None and method:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "unknown"}})

@@ -43,6 +43,11 @@ is task.tasks-cancel PASS "mcp call --task"
 
 expect_exit 0 "a correct client passes" -- $MCP_WRAP "$MCP" check-cancel --client --json --wait 10 -- \
     python3 "$CLIENT" good
+# 5000 pings first: every one answered, the call and its cancel still
+# judged (the checker had stopped reading at 4096 messages).
+expect_exit 0 "a chatty correct client passes" -- $MCP_WRAP "$MCP" check-cancel --client --json \
+    --wait 20 -- python3 "$CLIENT" chatty
+is timeout.sends-cancel PASS "chatty"
 is timeout.sends-cancel PASS "good"
 is timeout.late-ignored PASS "good"
 is initialize.not-cancelled PASS "good"

@@ -239,10 +239,14 @@ static mcp_json_doc *long_arguments(const mcp_json *tool, bool *looks_long, bool
     const mcp_json *schema = mcp_json_object_get(tool, "inputSchema");
     const mcp_json *props = mcp_json_object_get(schema, "properties");
     const mcp_json *required = mcp_json_object_get(schema, "required");
-    mcp_json_doc *d = mcp_json_doc_new(NULL);
-    mcp_json *args = mcp_json_new_object(d);
-    mcp_json_doc_set_root(d, args);
     *looks_long = false;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *args = d ? mcp_json_new_object(d) : NULL;
+    if (!args) {
+        mcp_json_doc_free(d);
+        return NULL;
+    }
+    mcp_json_doc_set_root(d, args);
     for (size_t i = 0; i < mcp_json_object_size(props); i++) {
         const char *k;
         size_t kn;
@@ -307,6 +311,10 @@ static bool find_tool(check_run *r, const char *named, const char *args_json, ch
             continue;
         bool looks_long;
         mcp_json_doc *args = long_arguments(t, &looks_long, false);
+        if (!args) {
+            snprintf(why, n, "out of memory");
+            return false;
+        }
         if (named && args_json) {
             mcp_json_doc_free(args);
             args = NULL;
@@ -765,7 +773,12 @@ static int print_report(check_run *r, bool json, bool strict)
     double p99 = percentile(r->latency_ms, r->nlatency, 0.99);
     if (json) {
         mcp_json_doc *d = mcp_json_doc_new(NULL);
-        mcp_json *root = mcp_json_new_object(d);
+        mcp_json *root = d ? mcp_json_new_object(d) : NULL;
+        if (!root) {
+            mcp_json_doc_free(d);
+            fputs("mcp check-cancel: out of memory for the report\n", stderr);
+            return EXIT_CONNECTION;
+        }
         mcp_json_object_set(d, root, "protocol", mcp_json_new_string(d, r->version));
         mcp_json_object_set(d, root, "transport",
                             mcp_json_new_string(d, check_peer_http(r->p) ? "http" : "stdio"));

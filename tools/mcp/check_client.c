@@ -46,6 +46,7 @@
 extern char **environ;
 
 #define MSGS_MAX 4096
+#define MSGS_TELLING 512 /* of those, kept for what the verdicts read */
 #define LINE_MAX_BYTES ((size_t)1 << 20)
 /* How long after a late answer the client is watched for a reply to it. */
 #define LATE_WATCH_MS 1000
@@ -62,6 +63,7 @@ typedef struct client_run {
     mcp_line_reader *lines;
     check_msg msgs[MSGS_MAX];
     size_t n;
+    size_t dropped; /* messages read and served but not kept */
     /* What the script saw, in the scenario's terms. */
     mcp_json_doc *held;   /* the id of the request held (its root) */
     const char *held_method;
@@ -308,22 +310,43 @@ static void serve(client_run *r, const mcp_json *root)
     }
 }
 
+/* What the verdicts read: responses, cancels, and the requests a scenario
+ * is about (a ping is not). */
+static bool telling(const mcp_json *root)
+{
+    const char *method = mcp_json_string(mcp_json_object_get(root, "method"), NULL);
+    return !method || !strcmp(method, "notifications/cancelled") ||
+           !strcmp(method, "tools/call") || !strncmp(method, "tasks/", 6) ||
+           !strcmp(method, "initialize") || !strcmp(method, "server/discover");
+}
+
 static void on_line(void *ud, int status, const char *line, size_t len)
 {
     client_run *r = ud;
-    if (status != MCP_OK || r->n == MSGS_MAX)
+    if (status != MCP_OK)
         return;
     if (r->trace)
         fprintf(stderr, "check-cancel --client -> %.*s\n", (int)len, line);
+    mcp_json_doc *doc = NULL;
+    const mcp_json *root = mcp_json_parse(line, len, NULL, NULL, &doc, NULL) == MCP_OK
+                               ? mcp_json_doc_root(doc)
+                               : NULL;
+    /* Every request is served; past MSGS_MAX - MSGS_TELLING messages only
+     * those the verdicts read are kept, so a chatty client is still read
+     * (and judged) to the end of its scenario. */
+    if (root)
+        serve(r, root);
+    bool kept = r->n < MSGS_MAX - MSGS_TELLING || (r->n < MSGS_MAX && root && telling(root));
+    if (!kept) {
+        mcp_json_doc_free(doc);
+        r->dropped++;
+        return;
+    }
     check_msg *m = &r->msgs[r->n++];
     m->at_us = check_now_us();
     m->stream = -1;
-    m->doc = NULL;
-    m->root = mcp_json_parse(line, len, NULL, NULL, &m->doc, NULL) == MCP_OK
-                  ? mcp_json_doc_root(m->doc)
-                  : NULL;
-    if (m->root)
-        serve(r, m->root);
+    m->doc = doc;
+    m->root = root;
 }
 
 static void reap(client_run *r)
@@ -687,7 +710,12 @@ int check_cancel_client(char **argv, const char *self, const char *version, uint
     int code = check_results_exit(&out, strict, &fails, &warns);
     if (json) {
         mcp_json_doc *d = mcp_json_doc_new(NULL);
-        mcp_json *root = mcp_json_new_object(d);
+        mcp_json *root = d ? mcp_json_new_object(d) : NULL;
+        if (!root) {
+            mcp_json_doc_free(d);
+            fputs("mcp check-cancel: out of memory for the report\n", stderr);
+            return EXIT_CONNECTION;
+        }
         mcp_json_object_set(d, root, "role", mcp_json_new_string(d, "client"));
         mcp_json_object_set(d, root, "protocol", mcp_json_new_string(d, version));
         mcp_json_object_set(d, root, "transport", mcp_json_new_string(d, "stdio"));

@@ -70,6 +70,18 @@ void check_listen(check_run *r)
     int stream = r->stream;
     listen_seen l = {id};
     const check_msg *first = check_peer_wait(r->p, from, about_listen, &l, WAIT_MS, NULL);
+    bool http = check_peer_http(r->p);
+    int status = http ? check_http_status(check_peer_http_of(r->p), stream) : 0;
+    if (!first && status >= 300) {
+        /* Refused at the HTTP level, as a JSON-RPC error is on stdio. */
+        static const char *const ids[] = {"listen.acknowledged-first", "listen.cancel-ends",
+                                           "listen.server-cancel", "listen.usable-after"};
+        for (size_t i = 0; i < 4; i++)
+            check_report(r, ids[i], "-", RULE, CHECK_SKIP,
+                         "the server answered subscriptions/listen with HTTP %d: it offers no "
+                         "listens", status);
+        return;
+    }
     if (first && check_response_to(first->root, id) && mcp_json_object_get(first->root, "error")) {
         static const char *const ids[] = {"listen.acknowledged-first", "listen.cancel-ends",
                                            "listen.server-cancel", "listen.usable-after"};
@@ -84,9 +96,13 @@ void check_listen(check_run *r)
     if (acked)
         check_report(r, "listen.acknowledged-first", "MUST", RULE, CHECK_PASS,
                      "the first message of the listen was its acknowledgment");
+    else if (!first && check_peer_gone(r->p))
+        check_report(r, "listen.acknowledged-first", "MUST", RULE, CHECK_FAIL,
+                     "the server was gone before it acknowledged the listen");
     else if (!first)
         check_report(r, "listen.acknowledged-first", "MUST", RULE, CHECK_FAIL,
-                     "nothing about the listen came within %d s", WAIT_MS / 1000);
+                     "nothing carrying the listen's subscription id came within %d s",
+                     WAIT_MS / 1000);
     else if (m)
         check_report(r, "listen.acknowledged-first", "MUST", RULE, CHECK_FAIL,
                      "the first message of the listen was %.80s, not its acknowledgment", m);
@@ -97,7 +113,6 @@ void check_listen(check_run *r)
     /* The client's teardown. */
     uint64_t cancel_at = check_now_us();
     size_t after = check_peer_count(r->p);
-    bool http = check_peer_http(r->p);
     if (http) {
         check_http_drop(check_peer_http_of(r->p), stream);
     } else {
@@ -109,10 +124,14 @@ void check_listen(check_run *r)
         check_peer_send(r->p, line);
     }
     check_peer_drain(r->p, QUIET_MS);
+    /* The server's cancels from the listen's start (before it, the rule
+     * is cancel.server-sends-none's); the listen's messages after its
+     * cancel, its response among them (a cancelled request SHOULD get
+     * none). */
     size_t late = 0, foreign = 0;
-    for (size_t i = after; i < check_peer_count(r->p); i++) {
+    for (size_t i = from; i < check_peer_count(r->p); i++) {
         const check_msg *x = check_peer_msg(r->p, i);
-        if (!x->root || x->at_us < cancel_at)
+        if (!x->root)
             continue;
         const char *xm = method_of(x->root);
         if (xm && !strcmp(xm, "notifications/cancelled")) {
@@ -124,16 +143,20 @@ void check_listen(check_run *r)
                 foreign++;
             continue; /* naming the listen: a teardown, allowed */
         }
-        if (subscription_of(x->root) == id && !check_response_to(x->root, id))
+        if (i >= after && x->at_us >= cancel_at &&
+            (subscription_of(x->root) == id || check_response_to(x->root, id)))
             late++;
     }
-    if (http)
+    if (!acked)
+        check_report(r, "listen.cancel-ends", "SHOULD", RULE_CANCEL, CHECK_SKIP,
+                     "no listen was acknowledged: nothing to end");
+    else if (http)
         check_report(r, "listen.cancel-ends", "SHOULD", RULE, CHECK_SKIP,
                      "the listen's stream was closed: what the server then does with it is not "
                      "observable from outside");
     else
         check_report(r, "listen.cancel-ends", "SHOULD", RULE_CANCEL, late ? CHECK_WARN : CHECK_PASS,
-                     late ? "%zu notification(s) of the listen came after its cancel"
+                     late ? "%zu message(s) of the listen (or its answer) came after its cancel"
                           : "nothing of the listen came in the %zu ms after its cancel",
                      late ? late : (size_t)QUIET_MS);
     if (foreign)
@@ -150,5 +173,7 @@ void check_listen(check_run *r)
     check_report(r, "listen.usable-after", "MUST", "JSON-RPC 2.0 (every request answered)",
                  ok ? CHECK_PASS : CHECK_FAIL,
                  ok ? "a tools/list after the listen's cancel was answered"
-                    : "a tools/list after the listen's cancel was not answered within 5 s");
+                 : check_peer_gone(r->p) ? "the server was gone after the listen's cancel"
+                                         : "a tools/list after the listen's cancel was not "
+                                           "answered within 5 s");
 }
