@@ -74,19 +74,46 @@ typedef struct client_run {
 
 /* The relay ------------------------------------------------------------------------------ */
 
-static bool copy_some(int from, int to)
+/* One direction of the relay: what was read and is not written yet. The
+ * relay never blocks on a write while the other direction waits: a client
+ * that writes much while the checker answers much would otherwise leave
+ * both stuck writing into full buffers. */
+#define RELAY_BUFFER ((size_t)8 << 20)
+
+typedef struct relay_way {
+    int from, to;
+    char *buf;
+    size_t len;
+    bool eof; /* from ended (or failed) */
+} relay_way;
+
+/* Read what from has (while there is room); false at its end. */
+static bool relay_read(relay_way *w)
 {
-    char buf[65536];
-    ssize_t n = read(from, buf, sizeof buf);
+    if (w->len >= RELAY_BUFFER)
+        return true;
+    ssize_t n = read(w->from, w->buf + w->len, RELAY_BUFFER - w->len);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return true;
     if (n <= 0)
         return false;
-    for (ssize_t off = 0; off < n;) {
-        ssize_t w = write(to, buf + off, (size_t)(n - off));
-        if (w < 0 && errno == EINTR)
+    w->len += (size_t)n;
+    return true;
+}
+
+/* Write what is held; false when to failed. */
+static bool relay_write(relay_way *w)
+{
+    while (w->len) {
+        ssize_t n = write(w->to, w->buf, w->len);
+        if (n < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (n < 0 && errno == EAGAIN)
+            return true;
+        if (n <= 0)
             return false;
-        off += w;
+        memmove(w->buf, w->buf + n, w->len - (size_t)n);
+        w->len -= (size_t)n;
     }
     return true;
 }
@@ -104,15 +131,37 @@ int check_cancel_relay(const char *path)
                 strerror(errno));
         return EXIT_CONNECTION;
     }
-    struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = s, .events = POLLIN}};
-    for (;;) {
-        if (poll(p, 2, -1) < 0 && errno != EINTR)
+    relay_way up = {STDIN_FILENO, s, malloc(RELAY_BUFFER), 0, false};
+    relay_way down = {s, STDOUT_FILENO, malloc(RELAY_BUFFER), 0, false};
+    int fds[] = {STDIN_FILENO, STDOUT_FILENO, s};
+    for (size_t i = 0; i < 3; i++)
+        fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+    bool failed = !up.buf || !down.buf;
+    /* Until either side ends: then what is held for the other goes, and
+     * the relay ends. */
+    while (!failed && !(up.eof && !up.len) && !(down.eof && !down.len)) {
+        struct pollfd p[4] = {
+            {.fd = up.eof || up.len >= RELAY_BUFFER ? -1 : STDIN_FILENO, .events = POLLIN},
+            {.fd = up.len ? s : -1, .events = POLLOUT},
+            {.fd = down.eof || down.len >= RELAY_BUFFER ? -1 : s, .events = POLLIN},
+            {.fd = down.len ? STDOUT_FILENO : -1, .events = POLLOUT},
+        };
+        if (poll(p, 4, -1) < 0) {
+            if (errno == EINTR)
+                continue;
             break;
-        if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) && !copy_some(STDIN_FILENO, s))
-            break;
-        if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && !copy_some(s, STDOUT_FILENO))
-            break;
+        }
+        if (p[0].revents && !relay_read(&up))
+            up.eof = true;
+        if (p[2].revents && !relay_read(&down))
+            down.eof = true;
+        if ((p[1].revents || up.len) && !relay_write(&up))
+            failed = true;
+        if ((p[3].revents || down.len) && !relay_write(&down))
+            failed = true;
     }
+    free(up.buf);
+    free(down.buf);
     close(s);
     return 0;
 }
