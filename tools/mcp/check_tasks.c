@@ -70,6 +70,28 @@ static const char *status_of(const mcp_json *result)
     return mcp_json_string(mcp_json_object_get(result, "status"), NULL);
 }
 
+/* The long tool's short run called, with member (its text, or NULL) added
+ * to the params: its answer within wait_ms, or NULL. */
+static const check_msg *call_short(check_run *r, const char *member, uint64_t wait_ms)
+{
+    mcp_buf params;
+    mcp_buf_init(&params, 0, NULL);
+    mcp_buf_append(&params, "{\"name\":", 8);
+    mcp_json_write_string(r->tool, strlen(r->tool), &params);
+    mcp_buf_append(&params, ",\"arguments\":", 13);
+    mcp_json_write(mcp_json_doc_root(r->short_args ? r->short_args : r->args), &params);
+    if (member) {
+        mcp_buf_append(&params, ",", 1);
+        mcp_buf_append(&params, member, strlen(member));
+    }
+    mcp_buf_append(&params, "}", 1);
+    size_t from = check_peer_count(r->p);
+    int64_t id = params.len ? check_request(r, -1, "tools/call", params.data, NULL) : -1;
+    mcp_buf_free(&params);
+    check_want w = {.id = id};
+    return check_peer_wait(r->p, from, check_wanted, &w, wait_ms, NULL);
+}
+
 /* What an answer is, and in words when it is not a result object. */
 typedef enum { GOT_NOTHING, GOT_ERROR, GOT_BAD_RESULT, GOT_RESULT } got_kind;
 
@@ -138,18 +160,7 @@ static void check_extension_tasks(check_run *r)
         return;
     }
     r->declare_tasks = true; /* for these requests only: the server may make tasks of them */
-    mcp_buf params;
-    mcp_buf_init(&params, 0, NULL);
-    mcp_buf_append(&params, "{\"name\":", 8);
-    mcp_json_write_string(r->tool, strlen(r->tool), &params);
-    mcp_buf_append(&params, ",\"arguments\":", 13);
-    mcp_json_write(mcp_json_doc_root(r->short_args ? r->short_args : r->args), &params);
-    mcp_buf_append(&params, "}", 1);
-    size_t from = check_peer_count(r->p);
-    int64_t id = params.len ? check_request(r, -1, "tools/call", params.data, NULL) : -1;
-    mcp_buf_free(&params);
-    check_want w = {.id = id};
-    const check_msg *m = check_peer_wait(r->p, from, check_wanted, &w, 10000, NULL);
+    const check_msg *m = call_short(r, NULL, 10000);
     const mcp_json *result = m ? mcp_json_object_get(m->root, "result") : NULL;
     const char *kind = mcp_json_string(mcp_json_object_get(result, "resultType"), NULL);
     const mcp_json *task_id = mcp_json_object_get(result, "taskId");
@@ -214,18 +225,7 @@ void check_tasks(check_run *r)
         return;
     }
     /* The call, as a task. */
-    mcp_buf params;
-    mcp_buf_init(&params, 0, NULL);
-    mcp_buf_append(&params, "{\"name\":", 8);
-    mcp_json_write_string(r->tool, strlen(r->tool), &params);
-    mcp_buf_append(&params, ",\"arguments\":", 13);
-    mcp_json_write(mcp_json_doc_root(r->short_args ? r->short_args : r->args), &params);
-    mcp_buf_append(&params, ",\"task\":{\"ttl\":60000}}", 22);
-    size_t from = check_peer_count(r->p);
-    int64_t id = params.len ? check_request(r, -1, "tools/call", params.data, NULL) : -1;
-    mcp_buf_free(&params);
-    check_want w = {.id = id};
-    const check_msg *m = check_peer_wait(r->p, from, check_wanted, &w, 5000, NULL);
+    const check_msg *m = call_short(r, "\"task\":{\"ttl\":60000}", 5000);
     int64_t code;
     char how[120];
     got_kind k = got(r, m, &code, how, sizeof how);
