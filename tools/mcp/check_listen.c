@@ -72,23 +72,20 @@ void check_listen(check_run *r)
     const check_msg *first = check_peer_wait(r->p, from, about_listen, &l, WAIT_MS, NULL);
     bool http = check_peer_http(r->p);
     int status = http ? check_http_status(check_peer_http_of(r->p), stream) : 0;
-    if (!first && status >= 300) {
-        /* Refused at the HTTP level, as a JSON-RPC error is on stdio. */
+    /* Refused, with a JSON-RPC error or (over HTTP) an error status. */
+    char refusal[40] = "";
+    if (!first && status >= 300)
+        snprintf(refusal, sizeof refusal, "HTTP %d", status);
+    else if (first && check_response_to(first->root, id) &&
+             mcp_json_object_get(first->root, "error"))
+        snprintf(refusal, sizeof refusal, "an error");
+    if (refusal[0]) {
         static const char *const ids[] = {"listen.acknowledged-first", "listen.cancel-ends",
                                            "listen.server-cancel", "listen.usable-after"};
         for (size_t i = 0; i < 4; i++)
             check_report(r, ids[i], "-", RULE, CHECK_SKIP,
-                         "the server answered subscriptions/listen with HTTP %d: it offers no "
-                         "listens", status);
-        return;
-    }
-    if (first && check_response_to(first->root, id) && mcp_json_object_get(first->root, "error")) {
-        static const char *const ids[] = {"listen.acknowledged-first", "listen.cancel-ends",
-                                           "listen.server-cancel", "listen.usable-after"};
-        for (size_t i = 0; i < 4; i++)
-            check_report(r, ids[i], "-", RULE, CHECK_SKIP,
-                         "the server answered subscriptions/listen with an error: it offers "
-                         "no listens");
+                         "the server answered subscriptions/listen with %s: it offers no "
+                         "listens", refusal);
         return;
     }
     const char *m = first ? method_of(first->root) : NULL;
