@@ -106,7 +106,7 @@ $(TSAN_BUILD)/.configured:
 # Threads under ThreadSanitizer: the tests labelled "threads".
 test-tsan: $(TSAN_BUILD)/.configured
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
-	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp \
 	  $(CTEST) -L threads
 
 $(FUZZ_BUILD)/.configured:

@@ -99,7 +99,7 @@ static bool spawn(redis_server *s)
     argv[k++] = s->appendonly ? "yes" : "no";
     if (s->appendonly) {
         argv[k++] = "--appendfsync";
-        argv[k++] = "always";
+        argv[k++] = "no";
     }
     if (s->password[0]) {
         argv[k++] = "--requirepass";

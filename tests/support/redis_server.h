@@ -23,8 +23,12 @@
 struct redisContext;
 
 typedef struct redis_server_options {
-    /* --appendonly yes, with --appendfsync always: what Redis answered
-     * survives a kill -9. Otherwise nothing is saved (--save ""). */
+    /* --appendonly yes, with --appendfsync no: what Redis answered
+     * survives a kill -9 (Redis writes the file before it replies; only
+     * the machine's crash would need the fsync). "always" made every write
+     * wait for the disk, which on a busy disk can outlast the store's
+     * timeouts and leases the tests give. Otherwise nothing is saved
+     * (--save ""). */
     bool appendonly;
     const char *password;    /* --requirepass; NULL: none */
     const char *const *args; /* more arguments, NULL-terminated (later ones win); NULL: none */

@@ -199,11 +199,24 @@ static void wait_record(const char task[33], const char *want)
     free(s);
 }
 
-static void wait_ended(void)
+/* Until at least want handlers started and every one started ended (10 s
+ * at most). A task is given out before its handler's thread need have run:
+ * counting only the ended against the started had passed with none
+ * started yet, and the reason read was still empty. */
+static void wait_ended(int want)
 {
-    for (int i = 0; i < 1000 && atomic_load(&ended) < atomic_load(&started); i++)
+    for (int i = 0; i < 2000 && (atomic_load(&started) < want ||
+                                 atomic_load(&ended) < atomic_load(&started));
+         i++)
         usleep(5000);
-    assert_int_equal(atomic_load(&ended), atomic_load(&started));
+    if (atomic_load(&started) < want || atomic_load(&ended) != atomic_load(&started)) {
+        char why[sizeof reason];
+        pthread_mutex_lock(&reason_mu);
+        memcpy(why, reason, sizeof why);
+        pthread_mutex_unlock(&reason_mu);
+        fail_msg("handlers: %d started (%d wanted), %d ended; last reason \"%s\"",
+                 atomic_load(&started), want, atomic_load(&ended), why);
+    }
 }
 
 static void reset(void)
@@ -237,7 +250,7 @@ static void a_task_is_kept_in_redis(void **state)
     harness_expect_in(ext_on_task(&h, 2, "tasks/get", task), "\"status\":\"working\"");
     harness_expect_in(ext_on_task(&h, 3, "tasks/cancel", task), ACK);
     wait_record(task, "cancelled");
-    wait_ended();
+    wait_ended(1);
     pthread_mutex_lock(&reason_mu);
     assert_non_null(strstr(reason, "tasks/cancel"));
     pthread_mutex_unlock(&reason_mu);
@@ -261,7 +274,7 @@ static void two_servers_share_their_tasks(void **state)
     free(make_task(&a, 1, "hold", task));
     harness_expect_in(ext_on_task(&b, 1, "tasks/get", task), "\"status\":\"working\"");
     harness_expect_in(ext_on_task(&b, 2, "tasks/cancel", task), ACK);
-    wait_ended(); /* a's handler: its token fired, through b */
+    wait_ended(1); /* a's handler: its token fired, through b */
     pthread_mutex_lock(&reason_mu);
     assert_non_null(strstr(reason, "tasks/cancel"));
     pthread_mutex_unlock(&reason_mu);
@@ -284,7 +297,7 @@ static void two_servers_share_their_tasks(void **state)
     got = ext_until(&b, 6, asked, "\"completed\"");
     harness_expect_in(got, "hello Ada");
     ext_caps = "";
-    wait_ended();
+    wait_ended(2);
     harness_stop(&a);
     harness_stop(&b);
 }
@@ -326,7 +339,7 @@ static void a_listen_on_one_server_hears_the_other(void **state)
     assert_int_equal(mcp_server_publish(a.server, MCP_LISTEN_RESOURCE_UPDATES, "demo://shared"),
                      MCP_OK);
     harness_expect_in(wire_expect(&b.w, "notifications/resources/updated"), "demo://shared");
-    wait_ended();
+    wait_ended(1);
     harness_stop(&a);
     harness_stop(&b);
 }
@@ -348,7 +361,7 @@ static void a_cancel_racing_the_end_leaves_one_status(void **state)
         atomic_store(&released, 1);
         usleep((useconds_t)(round % 5) * 200);
         harness_expect_in(ext_on_task(&b, 200 + round, "tasks/cancel", task), ACK);
-        wait_ended();
+        wait_ended(1);
         char *sa = ext_until(&a, 300 + round, task, "ed\""); /* completed or cancelled */
         char *sb = ext_on_task(&b, 400 + round, "tasks/get", task);
         char *r = record_field(task, "s");
@@ -413,7 +426,7 @@ static void redis_paused(void **state)
     freeReplyObject(keys);
     redisFree(r);
     harness_expect_in(ext_on_task(&h, 6, "tasks/cancel", task), ACK);
-    wait_ended();
+    wait_ended(1);
     harness_stop(&h);
 }
 
@@ -441,7 +454,7 @@ static void an_outage_longer_than_the_lease_fails_no_live_task(void **state)
     assert_int_equal(atomic_load(&ended), 0);
     harness_expect_in(ext_on_task(&a, 3, "tasks/cancel", on_a), ACK);
     harness_expect_in(ext_on_task(&b, 3, "tasks/cancel", on_b), ACK);
-    wait_ended();
+    wait_ended(2);
     harness_stop(&a);
     harness_stop(&b);
 }
@@ -457,7 +470,7 @@ static void an_end_while_redis_is_gone_is_written_later(void **state)
     free(make_task(&h, 1, "gate", task));
     redis_server_kill(&redis); /* appendonly: the record survives */
     atomic_store(&released, 1);
-    wait_ended();
+    wait_ended(1);
     usleep(100000); /* the change tried, failed */
     assert_true(redis_server_restart(&redis));
     wait_record(task, "completed");
@@ -504,7 +517,7 @@ static void an_ended_task_is_answered_by_its_runner_alone(void **state)
     wait_store(&b);
     harness_expect_in(ext_on_task(&b, 7, "tasks/get", ended_task), "done");
     harness_expect_in(ext_on_task(&b, 8, "tasks/cancel", working), ACK);
-    wait_ended();
+    wait_ended(2);
     harness_stop(&a);
     harness_stop(&b);
 }
@@ -525,7 +538,7 @@ static void an_end_redis_lost_is_written_again(void **state)
     atomic_store(&released, 1);
     free(make_task(&a, 1, "gate", task));
     wait_record(task, "completed");
-    wait_ended();
+    wait_ended(1);
     usleep(200000); /* a heard Redis keep the end */
     redisContext *r = redis_server_connect(&redis);
     assert_non_null(r);
@@ -565,7 +578,7 @@ static void a_request_gone_before_its_task_was_given_out(void **state)
         usleep(5000);
     wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
                     "\"requestId\":7,\"reason\":\"changed my mind\"}}");
-    wait_ended();
+    wait_ended(1);
     redis_server_resume(&redis);
     wait_store(&h);
     /* Nothing answered request 7 (a cancelled request gets no answer). */
@@ -676,7 +689,7 @@ static void every_send_of_a_task_failing(void **state)
         shutdown(f.w.fd, SHUT_WR);
         pthread_join(f.thread, NULL);
         assert_int_equal(f.rc, MCP_OK);
-        wait_ended();
+        wait_ended(0);
         close(f.w.fd);
         close(f.server_fd);
         mcp_server_free(f.server);
