@@ -74,11 +74,12 @@ BEGIN {
     allow["server/methods"] = "server/core server/offer " below_server
     allow["server/ask"] = "server/methods server/core server/offer " below_server
     allow["server/tasks"] = "server/methods server/core server/offer " below_server " hiredis"
+    allow["server/gateway"] = "server/methods server/core server/offer " below_server
     allow["server/http"] = "server/auth server/core server/offer " below_server " libmicrohttpd"
     allow["server/auth"] = below_server
     allow["server/stdio"] = "server/core server/offer " below_server
     # src/server/features.c: the list of features, above them all.
-    allow["server"] = "server/ask server/tasks server/methods server/core server/offer server/http " \
+    allow["server"] = "server/ask server/tasks server/gateway server/methods server/core server/offer server/http " \
                       "server/stdio " below_server
     # The programs: the public API only (the mcp command also runs its own
     # libuv loop; the bare libmicrohttpd server is a benchmark reference).

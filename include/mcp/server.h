@@ -301,6 +301,32 @@ typedef struct mcp_server_options {
      * plus 2 s plus twice the timeout, so that the live ones may renew
      * theirs first; a new process waits the same. */
     uint64_t task_lease_ms;
+    /* The capabilities the server declares, as given (an object, copied),
+     * in place of the ones it builds (tools, prompts, resources, logging,
+     * completions); features still add theirs (tasks). NULL: built. A
+     * gateway declares its upstream server's this way. */
+    const mcp_json *capabilities;
+    /* A gateway (mcp proxy --http): the server forwards every request for
+     * tools, resources, prompts and completions to a stdio MCP server it
+     * runs as a child process, upstream_argv (NULL-terminated, argv[0]
+     * looked up in PATH; copied), and registered items are not served. A
+     * 2025 session gets a child of its own, started at its first such
+     * request (initialized with the session's revision, and the client's
+     * info and capabilities, so that the child's questions are asked of
+     * that client) and ended with the session: its input closed, SIGTERM
+     * after 2 s, SIGKILL 2 s later. 2026-07-28 requests share one child,
+     * started at the first and again after it dies. A cancelled request
+     * (the client's cancel, a 2026-07-28 client's disconnect) is cancelled
+     * on the child; progress comes back when the client gave a token; a
+     * child that dies answers what it had in flight at once (-32603,
+     * naming its exit status). At most upstream_max_children children run
+     * at once (0: 64): past it a session's requests are answered -32603.
+     * NULL: not a gateway. */
+    const char *const *upstream_argv;
+    unsigned upstream_max_children;
+    /* What the stderr default's lines begin with (copied; NULL: name): a
+     * gateway declares its upstream's name but logs as itself. */
+    const char *log_name;
 } mcp_server_options;
 
 /* Whether spec names a task store mcp_server_options.task_store takes:

@@ -37,8 +37,10 @@ int cli_prompts(int argc, char **argv);
 int cli_prompt(int argc, char **argv);
 int cli_complete(int argc, char **argv);
 int cli_check_cancel(int argc, char **argv);
-/* mcp proxy --url (proxy.c). */
+/* mcp proxy --url (proxy.c); --http goes on to cli_proxy_http
+ * (proxy_http.c). */
 int cli_proxy(int argc, char **argv);
+int cli_proxy_http(int argc, char **argv);
 
 /* How mcp call answers the server's questions (ask.c): a form, or the
  * consent to a URL-mode elicitation, on a terminal, declined elsewhere;
@@ -98,10 +100,11 @@ bool cli_describe_url(mcp_buf *out, const mcp_json *elicitation, const char *ind
 typedef struct cli_served {
     const char *prog;          /* names it in messages and traces: "mcp serve" */
     const char *usage_command; /* its cli_usage entry, for --help */
-    /* name, instructions, listen_kinds and the rest; size, version and
-     * trace are set by cli_serve_host. */
+    /* name, instructions, listen_kinds and the rest; size and trace are
+     * set by cli_serve_host, and version when it is NULL. */
     mcp_server_options options;
-    /* Registers what is served on s: MCP_OK, or the failure (printed). */
+    /* Registers what is served on s: MCP_OK, or the failure (printed);
+     * NULL: nothing to register (a gateway). */
     int (*add)(mcp_server *s);
     /* SIGUSR1, on the signal thread; NULL: ignored (said). */
     void (*on_sigusr1)(mcp_server *s);

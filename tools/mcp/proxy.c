@@ -910,6 +910,9 @@ int cli_proxy(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.timeout = a.max_time = a.cancel_after = -1;
     size_t max_message = 0;
+    for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--http"))
+            return cli_proxy_http(argc, argv);
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {

@@ -514,7 +514,8 @@ int cli_serve_host(const cli_served *what, int argc, char **argv)
         return bad < 0 ? 0 : bad;
     mcp_server_options o = what->options;
     o.size = sizeof o;
-    o.version = mcp_version();
+    if (!o.version)
+        o.version = mcp_version();
     static unsigned char state_key[1025];
     if (args.state_key_file) {
         if (!read_state_key(args.state_key_file, state_key, &o.request_state_key_len))
@@ -535,7 +536,7 @@ int cli_serve_host(const cli_served *what, int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", what->prog);
         return EXIT_CONNECTION;
     }
-    if (what->add(the_server) != MCP_OK) {
+    if (what->add && what->add(the_server) != MCP_OK) {
         mcp_server_free(the_server);
         return EXIT_CONNECTION;
     }

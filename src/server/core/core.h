@@ -348,7 +348,7 @@ typedef struct mcp__listener mcp__listener;
 struct mcp_server {
     mcp_server_options opts; /* strings below are our copies */
     mcp_mem mem;             /* the C library allocator, for internal tables */
-    char *name, *version, *instructions;
+    char *name, *version, *instructions, *log_name;
     mcp__stderr_logger default_logger;
     mcp_json_doc *caps;      /* our capabilities */
     /* Per method table row, a bit per layer: the method is not offered

@@ -63,6 +63,11 @@ static int build_capabilities(mcp_server *s)
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     if (!d)
         return MCP_ERR_NOMEM;
+    if (s->opts.capabilities) {
+        mcp_json_doc_set_root(d, mcp_json_copy(d, s->opts.capabilities));
+        s->caps = d;
+        return mcp_json_doc_error(d);
+    }
     mcp_json *caps = mcp_json_new_object(d);
     mcp_json *tools = mcp_json_new_object(d);
     mcp_json_object_set(d, tools, "listChanged", mcp_json_new_bool(d, k & MCP_LISTEN_TOOLS));
@@ -115,7 +120,9 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
         o.max_in_flight > MCP__MAX_INBOUND ||
         (o.request_state_key && o.request_state_key_len < MCP__STATE_KEY_MIN) ||
         (!o.request_state_key && o.request_state_key_len) ||
-        !mcp__task_store_valid(o.task_store))
+        !mcp__task_store_valid(o.task_store) ||
+        (o.capabilities && mcp_json_typeof(o.capabilities) != MCP_JSON_OBJECT) ||
+        (o.upstream_argv && !o.upstream_argv[0]))
         return MCP_ERR_INVALID_ARG;
     mcp__features_init();
     mcp_server *s = calloc(1, sizeof *s);
@@ -142,20 +149,25 @@ int mcp_server_new(const mcp_server_options *opts, mcp_server **out)
     s->name = strdup(o.name ? o.name : "libmcp");
     s->version = strdup(o.version ? o.version : mcp_version());
     s->instructions = o.instructions ? strdup(o.instructions) : NULL;
+    s->log_name = o.log_name ? strdup(o.log_name) : NULL;
     s->empty_args = mcp_json_doc_new(NULL);
     if (s->empty_args)
         mcp_json_doc_set_root(s->empty_args, mcp_json_new_object(s->empty_args));
-    if (!s->name || !s->version || (o.instructions && !s->instructions) || !s->empty_args ||
+    if (!s->name || !s->version || (o.instructions && !s->instructions) ||
+        (o.log_name && !s->log_name) || !s->empty_args ||
         mcp_json_doc_error(s->empty_args) || build_capabilities(s) != MCP_OK ||
         mcp__features_server_init(s) != MCP_OK) {
         mcp_server_free(s);
         return MCP_ERR_NOMEM;
     }
     s->opts.task_store = NULL; /* the tasks feature took what it names */
+    s->opts.capabilities = NULL; /* copied into caps */
+    s->opts.upstream_argv = NULL; /* the gateway feature's copy */
     s->opts.name = s->name;
     s->opts.version = s->version;
     s->opts.instructions = s->instructions;
-    s->default_logger.prefix = s->name;
+    s->opts.log_name = s->log_name;
+    s->default_logger.prefix = s->log_name ? s->log_name : s->name;
     s->default_logger.level =
         mcp__log_level_from_env(s->opts.log_level ? s->opts.log_level : MCP_LOG_INFO);
     *out = s;
@@ -199,6 +211,7 @@ static void destroy(mcp_server *s, bool may_join)
     free(s->name);
     free(s->version);
     free(s->instructions);
+    free(s->log_name);
     free(s);
 }
 

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gateway feature: its methods take over every method that reaches
+ * what a server offers, and forward it to a child (upstream.c) when the
+ * server is a gateway; otherwise they pass the request on to the method
+ * they took over. See gateway.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/gateway/gateway.h"
+
+/* A connection's child (2025 sessions only). */
+typedef struct gateway_conn {
+    upstream *up;
+} gateway_conn;
+
+static void forward_request(conn *c, mcp_handle h, const mcp_message *msg, void *state);
+
+static const mcp__method methods[] = {
+    {"tools/list", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"tools/call", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"resources/list", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"resources/templates/list", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"resources/read", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"resources/subscribe", forward_request, MCP__ERA_2025, NULL, NULL},
+    {"resources/unsubscribe", forward_request, MCP__ERA_2025, NULL, NULL},
+    {"prompts/list", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"prompts/get", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"completion/complete", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    /* A 2025-11-25 session's tasks are its child's; 2026-07-28 requests
+     * are spoken to the child without the tasks extension, so no task of
+     * theirs is made there: the tasks feature answers those. */
+    {"tasks/get", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"tasks/result", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"tasks/list", forward_request, MCP__ERAS_ALL, NULL, NULL},
+    {"tasks/cancel", forward_request, MCP__ERAS_ALL, NULL, NULL},
+};
+
+static void forward_destroy(mcp__request *r)
+{
+    free(r);
+}
+
+static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *gc)
+{
+    mcp_session *ss = c->driver.session;
+    if (mcp_protocol_modern(mcp_session_inbound_version(ss, h)))
+        return gw->shared ? gw->shared : upstream_open(gw, NULL, NULL, NULL, NULL);
+    if (!gc->up) {
+        const mcp_json *init = mcp_session_peer_info(ss);
+        gc->up = upstream_open(gw, c, mcp_session_protocol_version(ss),
+                               mcp_json_object_get(init, "clientInfo"),
+                               mcp_json_object_get(init, "capabilities"));
+    }
+    return gc->up;
+}
+
+static void forward_request(conn *c, mcp_handle h, const mcp_message *msg, void *state)
+{
+    gateway *gw = mcp__server_state(c->server, &mcp__gateway_feature);
+    mcp_session *ss = c->driver.session;
+    if (!gw->argv || (!strncmp(msg->method, "tasks/", 6) &&
+                      mcp_protocol_modern(mcp_session_inbound_version(ss, h)))) {
+        for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+            if (!strcmp(methods[i].name, msg->method)) {
+                mcp__method_pass_on(c, h, msg, &methods[i]);
+                return;
+            }
+    }
+    forward *f = calloc(1, sizeof *f);
+    if (!f || mcp__request_start(&f->req, c, h, msg, NULL) != MCP_OK) {
+        free(f);
+        mcp_session_reply_error(ss, h, MCP_WIRE_INTERNAL_ERROR, "Internal error: out of memory",
+                                NULL);
+        return;
+    }
+    f->req.destroy = forward_destroy;
+    upstream *up = gw->stopping ? NULL : upstream_for(gw, c, h, state);
+    if (!up) {
+        static const char text[] = "Internal error: the server is stopping";
+        mcp__request_end(&f->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, sizeof text - 1);
+        return;
+    }
+    upstream_forward(up, f);
+}
+
+/* Hooks --------------------------------------------------------------------------- */
+
+static void request_settled(mcp__request *r, void *state, const mcp__settle *how)
+{
+    (void)state;
+    if (r->destroy == forward_destroy && how->cancelled)
+        upstream_cancel((forward *)r, how->reason);
+}
+
+static void conn_ending(conn *c, void *state, const char *why)
+{
+    (void)c;
+    gateway_conn *gc = state;
+    if (gc->up) {
+        upstream *up = gc->up;
+        gc->up = NULL;
+        upstream_close(up, why ? why : "the session ended");
+    }
+}
+
+static int server_init(mcp_server *s, void *state)
+{
+    gateway *gw = state;
+    gw->server = s;
+    const char *const *argv = s->opts.upstream_argv;
+    if (!argv || !argv[0])
+        return MCP_OK;
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    gw->argv = calloc(n + 1, sizeof *gw->argv);
+    if (!gw->argv)
+        return MCP_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (!(gw->argv[i] = strdup(argv[i])))
+            return MCP_ERR_NOMEM;
+    gw->max_children = s->opts.upstream_max_children ? s->opts.upstream_max_children : 64;
+    return MCP_OK;
+}
+
+static void server_free(mcp_server *s, void *state)
+{
+    (void)s;
+    gateway *gw = state;
+    for (size_t i = 0; gw->argv && gw->argv[i]; i++)
+        free(gw->argv[i]);
+    free(gw->argv);
+    gw->argv = NULL;
+}
+
+/* The shared child and the ones whose sessions are gone are ended with
+ * the server; a session's own ends with its connection (conn_ending). */
+static void server_stopping(mcp_server *s, void *state)
+{
+    (void)s;
+    gateway *gw = state;
+    gw->stopping = true;
+    if (gw->shared)
+        upstream_close(gw->shared, "the server stops");
+}
+
+static void loop_closing(mcp_server *s, void *state)
+{
+    (void)s;
+    upstream_close_all_now(state);
+}
+
+const mcp__feature mcp__gateway_feature = {
+    .name = "gateway",
+    .methods = methods,
+    .nmethods = sizeof methods / sizeof methods[0],
+    .server_state_size = sizeof(gateway),
+    .server_init = server_init,
+    .server_free = server_free,
+    .conn_state_size = sizeof(gateway_conn),
+    .conn_ending = conn_ending,
+    .server_stopping = server_stopping,
+    .loop_closing = loop_closing,
+    .request_settled = request_settled,
+};

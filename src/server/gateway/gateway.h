@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gateway (mcp_server_options.upstream_argv; mcp proxy --http): the
+ * requests for tools, resources, prompts and completions are served by a
+ * stdio MCP server run as a child process, each a request of our own to it,
+ * made by a client-role session driven on the server's loop (upstream.c).
+ * A 2025 session gets a child of its own, started at its first such
+ * request and ended with the session; 2026-07-28 requests share one child,
+ * started at the first and again after it died. The engines translate the
+ * eras: the child is spoken to in a 2025 revision (the session's own for a
+ * 2025 client, the latest otherwise), and what it answers a 2026-07-28
+ * request gets that revision's envelope from our server session.
+ *
+ * A request cancelled here (the client's cancel, its HTTP stream gone under
+ * 2026-07-28, its session's end) is cancelled on the child
+ * (notifications/cancelled with the child's id); progress comes back when
+ * the client gave a token; a child that dies answers what it had in flight
+ * at once, naming its exit status. A 2025 child's questions (sampling,
+ * elicitation, roots) are asked of its session's client, on the stream of
+ * the call they belong to when one call is in flight; its notifications
+ * (list changes, resource updates, logs) go to that client. The shared
+ * child's list changes and resource updates go to 2026-07-28 listens.
+ *
+ * Threads: the loop thread, all of it.
+ */
+#ifndef MCP_SERVER_GATEWAY_H
+#define MCP_SERVER_GATEWAY_H
+
+#include "server/methods/methods.h"
+#include "transport/child.h"
+
+extern const mcp__feature mcp__gateway_feature;
+
+typedef struct upstream upstream;
+typedef struct forward forward;
+typedef struct question question;
+
+/* The feature's server state. */
+typedef struct gateway {
+    mcp_server *server;
+    char **argv;       /* owned; NULL: not a gateway */
+    unsigned max_children;
+    unsigned children; /* running or ending */
+    upstream *all;     /* every upstream not yet freed */
+    upstream *shared;  /* 2026-07-28's; NULL until the first request */
+    bool stopping;
+} gateway;
+
+/* A request forwarded: ours to the client, the child's handle for it. */
+struct forward {
+    mcp__request req; /* first */
+    upstream *up;     /* NULL once its child request ended */
+    mcp_handle child_handle;
+    forward *next, *prev; /* up's */
+};
+
+/* A child and the session that speaks to it. */
+struct upstream {
+    gateway *gw;
+    conn *owner;          /* a 2025 session's connection; NULL: shared */
+    mcp__driver driver;
+    bool driver_open;
+    mcp__child *child;
+    bool connected;
+    bool gone;            /* it serves no more: why says so */
+    bool over;            /* the conversation ended */
+    bool closed;          /* by us: the session went, or a stop */
+    bool released;        /* the driver's release asked */
+    bool torn;            /* its handles closing: freed with the last */
+    bool exited;
+    bool reaped;          /* its exit callback ran (exited: maybe only seen) */
+    bool input_ended;     /* its output ended */
+    int status;
+    char why[240];
+    forward *requests;    /* in flight */
+    question *questions;  /* the child's, asked of owner's client */
+    uv_timer_t kill_timer; /* SIGTERM, then SIGKILL, after ending */
+    bool timer_open;
+    int kills;
+    upstream *next, *prev; /* gw->all */
+};
+
+/* upstream.c ------------------------------------------------------------------- */
+
+/* A child for owner (NULL: the shared one), spawned and being connected
+ * (version: the revision to ask for; client_info, client_caps: the
+ * client's, or NULL). Requests may be forwarded at once: they wait for
+ * the connection. NULL only out of memory; a child that could not start
+ * is returned gone, saying why. */
+upstream *upstream_open(gateway *gw, conn *owner, const char *version,
+                        const mcp_json *client_info, const mcp_json *client_caps);
+/* Forward f's request (method, params as the client sent them) to up. */
+int upstream_forward(upstream *up, forward *f);
+/* The client's request f settled before its child answered: cancel it
+ * there with reason. */
+void upstream_cancel(forward *f, const char *reason);
+/* Close up (its session went, or the server stops): what it has in flight
+ * is answered, its questions withdrawn, its input closed; it is killed if
+ * it has not exited within the grace, and freed once it has. */
+void upstream_close(upstream *up, const char *why);
+/* The loop closes: kill and free every upstream left. */
+void upstream_close_all_now(gateway *gw);
+
+#endif

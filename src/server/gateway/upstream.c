@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A gateway's child: the process, the client-role session that speaks to
+ * it over its pipes (on the server's loop, through the driver), the
+ * requests forwarded to it and the questions it asks. See gateway.h.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/gateway/gateway.h"
+#include "transport/ndjson_stream.h"
+
+/* How long an ended child is given to exit on its own (its input closed),
+ * then after SIGTERM, before SIGKILL. */
+#define END_GRACE_MS 2000
+/* How long a child is given to answer initialize. */
+#define CONNECT_TIMEOUT_MS 30000
+/* How long the output of a child that exited is read for before what it
+ * had in flight is answered. */
+#define EXIT_WAIT_MS 500
+
+struct question {
+    upstream *up;
+    mcp_handle child_handle;  /* the child's request */
+    mcp_handle client_handle; /* ours, to the owner's client */
+    question *next, *prev;
+};
+
+/* Lists ------------------------------------------------------------------------- */
+
+static void forward_unlink(forward *f)
+{
+    upstream *up = f->up;
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        up->requests = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    f->next = f->prev = NULL;
+    f->up = NULL;
+}
+
+static void question_unlink(question *q)
+{
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        q->up->questions = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+}
+
+/* Why the child serves no more, as an answer says it (the first reason
+ * stands). */
+__attribute__((format(printf, 2, 3))) static void set_gone(upstream *up, const char *fmt, ...)
+{
+    if (up->gone)
+        return;
+    up->gone = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(up->why, sizeof up->why, fmt, ap);
+    va_end(ap);
+}
+
+static void say_exit(upstream *up)
+{
+    char text[80];
+    if (up->status >= 128)
+        snprintf(text, sizeof text, "was killed by signal %d", up->status - 128);
+    else
+        snprintf(text, sizeof text, "exited with status %d", up->status);
+    set_gone(up, "the server process %s", text);
+}
+
+/* The end ------------------------------------------------------------------------
+ *
+ * Three things end, in any order: the conversation (the child's output
+ * ended, a write to it failed, or we closed it), the process (its exit,
+ * after a grace, SIGTERM and SIGKILL once we closed it) and the owner's
+ * claim (its session's end, the server's stop). Once all three are over,
+ * the handles are closed and the upstream is freed with the last. */
+
+static void upstream_free(upstream *up)
+{
+    gateway *gw = up->gw;
+    if (up->prev)
+        up->prev->next = up->next;
+    else
+        gw->all = up->next;
+    if (up->next)
+        up->next->prev = up->prev;
+    if (gw->shared == up)
+        gw->shared = NULL;
+    free(up);
+}
+
+static void maybe_free(upstream *up)
+{
+    if (up->torn && !up->child && !up->driver_open && !up->timer_open)
+        upstream_free(up);
+}
+
+static void driver_released(void *ud)
+{
+    upstream *up = ud;
+    up->driver_open = false;
+    maybe_free(up);
+}
+
+static void timer_closed(uv_handle_t *h)
+{
+    upstream *up = h->data;
+    up->timer_open = false;
+    maybe_free(up);
+}
+
+static void teardown(upstream *up)
+{
+    if (up->torn)
+        return;
+    up->torn = true;
+    if (up->child) {
+        mcp__child_close(up->child);
+        up->child = NULL;
+    }
+    if (up->timer_open && !uv_is_closing((uv_handle_t *)&up->kill_timer))
+        uv_close((uv_handle_t *)&up->kill_timer, timer_closed);
+    if (up->driver_open && !up->released) {
+        up->released = true;
+        mcp__driver_release(&up->driver, driver_released, up);
+    }
+    maybe_free(up);
+}
+
+static void check_done(upstream *up)
+{
+    if (!up->owner && up->over && (!up->child || up->reaped))
+        teardown(up);
+}
+
+/* The conversation is over: what was forwarded is answered (the session's
+ * end ends each request, with why), what the child asked is withdrawn,
+ * and the child is no longer the one new requests go to. Each answer may
+ * write, and a write may end a connection: the question list is read
+ * again after each cancel. */
+static void conversation_over(upstream *up, const char *why)
+{
+    if (up->over)
+        return;
+    up->over = true;
+    if (up->gw->shared == up)
+        up->gw->shared = NULL;
+    if (up->driver_open)
+        mcp__driver_end(&up->driver, why);
+    while (up->questions) {
+        question *q = up->questions;
+        question_unlink(q);
+        mcp_handle client_handle = q->client_handle;
+        free(q);
+        if (up->owner) {
+            mcp_session_cancel(up->owner->driver.session, mcp__now_ms(), client_handle, why);
+            mcp__driver_rearm(&up->owner->driver);
+        }
+    }
+}
+
+static void kill_due(uv_timer_t *t)
+{
+    upstream *up = t->data;
+    if (!up->child || up->exited)
+        return;
+    mcp__child_kill(up->child, up->kills++ ? SIGKILL : SIGTERM);
+    if (up->kills < 2)
+        uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
+}
+
+/* The child's conversation ended on its side (why: a write failed; NULL:
+ * its output ended, or it exited): said, the conversation over, and a
+ * process still running ended. */
+static void finish(upstream *up, const char *why)
+{
+    int status;
+    if (!up->exited && up->child && mcp__child_peek_exit(up->child, &status)) {
+        up->status = status;
+        up->exited = true; /* its exit callback still comes */
+    }
+    if (up->exited)
+        say_exit(up);
+    else if (why)
+        set_gone(up, "cannot write to the server process: %s", why);
+    else
+        set_gone(up, "the server process closed its output");
+    if (!up->closed)
+        mcp__server_log(up->gw->server, MCP_LOG_WARNING, "gateway: %s", up->why);
+    conversation_over(up, up->why);
+    if (up->child && !up->exited && !up->kills) {
+        mcp__child_kill(up->child, SIGTERM);
+        up->kills = 1;
+        uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
+    }
+    check_done(up);
+}
+
+/* The other half of the end did not come in time: an output that ended
+ * without an exit (it closed stdout and runs on), an exit whose output
+ * does not end (a process of its own holds it). */
+static void wait_over(uv_timer_t *t)
+{
+    finish(t->data, NULL);
+}
+
+static void on_child_exit(void *ud, int status)
+{
+    upstream *up = ud;
+    bool seen = up->exited; /* peeked at by finish */
+    up->exited = true;
+    up->reaped = true;
+    up->status = status;
+    up->gw->children--;
+    uv_timer_stop(&up->kill_timer);
+    if (up->over) {
+        check_done(up);
+    } else if (up->input_ended) {
+        finish(up, NULL);
+    } else if (!seen) {
+        /* Its output is read to its end first: answers written just
+         * before the exit still count. */
+        uv_timer_start(&up->kill_timer, wait_over, EXIT_WAIT_MS, 0);
+    }
+}
+
+void upstream_close(upstream *up, const char *why)
+{
+    up->owner = NULL;
+    if (up->closed) {
+        check_done(up);
+        return;
+    }
+    up->closed = true;
+    set_gone(up, "%s", why);
+    conversation_over(up, why);
+    if (up->driver_open && !up->released) {
+        up->released = true;
+        mcp__driver_release(&up->driver, driver_released, up); /* its input closed */
+    }
+    if (up->child && !up->exited && !up->kills && up->timer_open)
+        uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
+    check_done(up);
+}
+
+void upstream_close_all_now(gateway *gw)
+{
+    upstream *up = gw->all;
+    while (up) {
+        upstream *next = up->next;
+        upstream_close(up, "the server stops");
+        if (up->child && !up->exited)
+            mcp__child_kill(up->child, SIGKILL);
+        teardown(up); /* the loop closes: nothing is waited for any more */
+        up = next;
+    }
+}
+
+/* The child's session --------------------------------------------------------------- */
+
+static void on_transport_down(void *ud, bool input, const char *why)
+{
+    upstream *up = ud;
+    if (up->over) {
+        check_done(up);
+        return;
+    }
+    if (!input) {
+        finish(up, why);
+        return;
+    }
+    up->input_ended = true;
+    int status;
+    if (up->child && !up->exited && !mcp__child_peek_exit(up->child, &status)) {
+        /* Its exit is usually a moment behind (the pipe closes as it
+         * dies): waited for, to say how it ended. */
+        uv_timer_start(&up->kill_timer, wait_over, EXIT_WAIT_MS, 0);
+        return;
+    }
+    finish(up, NULL);
+}
+
+static void on_log(void *ud, const mcp_log_record *r)
+{
+    upstream *up = ud;
+    if (r->level >= MCP_LOG_WARNING)
+        mcp__server_log(up->gw->server, r->level, "gateway: the server process: %s", r->message);
+}
+
+/* The child's notifications: to a 2025 session's client as they are; the
+ * shared child's list changes and resource updates to the listens. */
+static void on_notification(void *ud, const mcp_message *msg)
+{
+    upstream *up = ud;
+    if (up->owner) {
+        mcp_session_notify(up->owner->driver.session, msg->method, msg->params);
+        mcp__driver_rearm(&up->owner->driver);
+        return;
+    }
+    static const struct {
+        const char *method;
+        unsigned kind;
+    } news[] = {{"notifications/tools/list_changed", MCP_LISTEN_TOOLS},
+                {"notifications/prompts/list_changed", MCP_LISTEN_PROMPTS},
+                {"notifications/resources/list_changed", MCP_LISTEN_RESOURCES},
+                {"notifications/resources/updated", MCP_LISTEN_RESOURCE_UPDATES}};
+    for (size_t i = 0; i < sizeof news / sizeof news[0]; i++)
+        if (!strcmp(msg->method, news[i].method)) {
+            const char *uri = mcp_json_string(mcp_json_object_get(msg->params, "uri"), NULL);
+            if (news[i].kind != MCP_LISTEN_RESOURCE_UPDATES || uri)
+                mcp__server_publish_heard(up->gw->server, news[i].kind, uri);
+            return;
+        }
+}
+
+static void question_answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    question *q = ud;
+    upstream *up = q->up;
+    question_unlink(q);
+    mcp_handle child_handle = q->child_handle;
+    free(q);
+    if (!up->driver_open || up->gone)
+        return;
+    mcp_session *cs = up->driver.session;
+    if (outcome == MCP_OK)
+        mcp_session_reply(cs, child_handle, m->result);
+    else if (outcome == MCP_ERR_REMOTE)
+        mcp_session_reply_error(cs, child_handle, m->error_code, m->error_message, m->error_data);
+    else
+        mcp_session_reply_error(cs, child_handle, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: the client did not answer", NULL);
+    mcp__driver_rearm(&up->driver);
+}
+
+/* The child asks: a 2025 session's client is asked in turn, on the stream
+ * of the call in flight when there is one alone (the child does not say
+ * which call it asks for). The shared child was told of no client
+ * capability: it has no one to ask. */
+static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
+{
+    upstream *up = ud;
+    mcp_session *cs = up->driver.session;
+    conn *c = up->owner;
+    question *q = c ? calloc(1, sizeof *q) : NULL;
+    if (!q) {
+        mcp_session_reply_error(cs, h, MCP_WIRE_METHOD_NOT_FOUND,
+                                c ? "Internal error: out of memory"
+                                  : "Method not found: the gateway's clients are not asked",
+                                NULL);
+        mcp__driver_rearm(&up->driver);
+        return;
+    }
+    q->up = up;
+    q->child_handle = h;
+    mcp_request_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE,
+                             .timeout_ms = MCP_NO_TIMEOUT, .max_time_ms = MCP_NO_TIMEOUT};
+    if (up->requests && !up->requests->next)
+        o.related = up->requests->req.handle;
+    q->next = up->questions;
+    if (q->next)
+        q->next->prev = q;
+    up->questions = q;
+    int rc = mcp_session_request(c->driver.session, mcp__now_ms(), msg->method, msg->params, &o,
+                                 question_answered, NULL, q, &q->client_handle);
+    if (rc == MCP_ERR_NOT_FOUND) { /* its call ended meanwhile: the session's route */
+        o.related = 0;
+        rc = mcp_session_request(c->driver.session, mcp__now_ms(), msg->method, msg->params, &o,
+                                 question_answered, NULL, q, &q->client_handle);
+    }
+    if (rc != MCP_OK) {
+        question_unlink(q);
+        free(q);
+        char text[160];
+        snprintf(text, sizeof text, "Internal error: the client could not be asked: %s",
+                 mcp_strerror(rc));
+        mcp_session_reply_error(cs, h, MCP_WIRE_INTERNAL_ERROR, text, NULL);
+    }
+    mcp__driver_rearm(&c->driver);
+    mcp__driver_rearm(&up->driver);
+}
+
+/* The child cancels a question: so do we. */
+static void on_cancel(void *ud, mcp_handle h, const char *reason)
+{
+    upstream *up = ud;
+    for (question *q = up->questions; q; q = q->next)
+        if (q->child_handle == h && up->owner) {
+            mcp_session *ss = up->owner->driver.session;
+            mcp_session_cancel(ss, mcp__now_ms(), q->client_handle, reason);
+            mcp__driver_rearm(&up->owner->driver);
+            return;
+        }
+}
+
+static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    upstream *up = ud;
+    if (outcome == MCP_OK) {
+        up->connected = true;
+        return;
+    }
+    char detail[200];
+    if (outcome == MCP_ERR_REMOTE)
+        snprintf(detail, sizeof detail, "it refused initialize: %.*s",
+                 (int)(m->error_message_len < 120 ? m->error_message_len : 120),
+                 m->error_message);
+    else
+        snprintf(detail, sizeof detail, "%s", mcp_strerror(outcome));
+    if (!up->gone && up->exited)
+        say_exit(up);
+    set_gone(up, "the server process did not initialize: %s", detail);
+    mcp__server_log(up->gw->server, MCP_LOG_WARNING, "gateway: %s", up->why);
+    conversation_over(up, up->why);
+    if (up->child && !up->exited && !up->kills) {
+        mcp__child_kill(up->child, SIGTERM);
+        up->kills = 1;
+        uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
+    }
+    check_done(up);
+}
+
+/* A child that could not be started: gone from the start, saying why. */
+static upstream *failed_start(upstream *up)
+{
+    mcp__server_log(up->gw->server, MCP_LOG_ERROR, "gateway: %s", up->why);
+    conversation_over(up, up->why);
+    check_done(up);
+    return up;
+}
+
+upstream *upstream_open(gateway *gw, conn *owner, const char *version,
+                        const mcp_json *client_info, const mcp_json *client_caps)
+{
+    upstream *up = calloc(1, sizeof *up);
+    if (!up)
+        return NULL;
+    mcp_server *s = gw->server;
+    up->gw = gw;
+    up->owner = owner;
+    up->next = gw->all;
+    if (up->next)
+        up->next->prev = up;
+    gw->all = up;
+    if (!owner)
+        gw->shared = up;
+    uv_timer_init(&s->loop, &up->kill_timer);
+    up->kill_timer.data = up;
+    up->timer_open = true;
+    if (gw->children >= gw->max_children) {
+        char n[24];
+        snprintf(n, sizeof n, "%u", gw->max_children);
+        set_gone(up, "too many sessions: %s server processes run already", n);
+        return failed_start(up);
+    }
+    const char *name = mcp_json_string(mcp_json_object_get(client_info, "name"), NULL);
+    const char *ver = mcp_json_string(mcp_json_object_get(client_info, "version"), NULL);
+    mcp_session_options so = {.size = sizeof so,
+                              .role = MCP_ROLE_CLIENT,
+                              .name = name ? name : s->name,
+                              .version = ver ? ver : s->version,
+                              .capabilities = client_caps,
+                              .timeout_ms = MCP_NO_TIMEOUT,
+                              .max_time_ms = MCP_NO_TIMEOUT,
+                              .max_message = s->opts.max_message};
+    mcp__driver_events ev = {on_request, on_cancel, on_notification, NULL, on_log,
+                             on_transport_down, up};
+    if (mcp__driver_init(&up->driver, &s->loop, &so, &ev) != MCP_OK) {
+        set_gone(up, "%s", "out of memory");
+        return failed_start(up);
+    }
+    up->driver_open = true;
+    mcp__ndjson_options no = {.max_line = s->opts.max_message};
+    mcp__transport *t = mcp__ndjson_new(&s->loop, &no);
+    if (!t) {
+        set_gone(up, "%s", "out of memory");
+        return failed_start(up);
+    }
+    mcp__driver_attach(&up->driver, t);
+    mcp__child_options co = {.argv = (const char *const *)gw->argv, .on_exit = on_child_exit,
+                             .ud = up};
+    uv_stream_t *in, *out;
+    char err[200];
+    if (mcp__child_spawn(&s->loop, &co, &up->child, &in, &out, err, sizeof err) != 0) {
+        up->child = NULL;
+        set_gone(up, "the server process %s", err);
+        return failed_start(up);
+    }
+    gw->children++;
+    mcp__ndjson_adopt(t, out, in);
+    mcp_connect_options cn = {.size = sizeof cn, .mode = MCP_CONNECT_LEGACY, .version = version,
+                              .timeout_ms = CONNECT_TIMEOUT_MS, .queue_requests = true};
+    int rc = mcp_session_connect(up->driver.session, mcp__now_ms(), &cn, connected, up);
+    if (rc != MCP_OK) {
+        set_gone(up, "the server process could not be spoken to: %s", mcp_strerror(rc));
+        conversation_over(up, up->why);
+    }
+    mcp__driver_rearm(&up->driver);
+    return up;
+}
+
+/* Forwarding ------------------------------------------------------------------------ */
+
+/* The client's params as the child gets them: the same, but for the
+ * progress token (the session gives its own) and the 2026-07-28 envelope
+ * in _meta (the child is spoken to in a 2025 revision). Owned by *d. */
+static const mcp_json *child_params(const mcp_json *params, mcp_json_doc **d)
+{
+    const mcp_json *meta = mcp_json_object_get(params, "_meta");
+    *d = NULL;
+    if (!meta || mcp_json_typeof(meta) != MCP_JSON_OBJECT)
+        return params;
+    mcp_json_doc *doc = mcp_json_doc_new(NULL);
+    if (!doc)
+        return NULL;
+    mcp_json *copy = mcp_json_new_object(doc), *m = mcp_json_new_object(doc);
+    for (size_t i = 0; i < mcp_json_object_size(params); i++) {
+        const char *k;
+        size_t kn;
+        mcp_json *v = mcp_json_object_at(params, i, &k, &kn);
+        if (v != meta)
+            mcp_json_object_setn(doc, copy, k, kn, mcp_json_copy(doc, v));
+    }
+    for (size_t i = 0; i < mcp_json_object_size(meta); i++) {
+        const char *k;
+        size_t kn;
+        mcp_json *v = mcp_json_object_at(meta, i, &k, &kn);
+        static const char ours[] = "io.modelcontextprotocol/";
+        if ((kn == 13 && !memcmp(k, "progressToken", 13)) ||
+            (kn >= sizeof ours - 1 && !memcmp(k, ours, sizeof ours - 1)))
+            continue;
+        mcp_json_object_setn(doc, m, k, kn, mcp_json_copy(doc, v));
+    }
+    if (mcp_json_object_size(m))
+        mcp_json_object_set(doc, copy, "_meta", m);
+    mcp_json_doc_set_root(doc, copy);
+    *d = doc;
+    return mcp_json_doc_error(doc) ? NULL : copy;
+}
+
+/* The child's result as the client gets it. A 2025 child gives no
+ * caching hints, which 2026-07-28 requires of the lists and of
+ * resources/read (server/utilities/caching.mdx): the gateway's are added
+ * where the child gave none, as the server's own are for a handler's. */
+static int write_result(const mcp__request *r, const mcp_json *result, mcp_buf *b)
+{
+    int rc = mcp_json_write(result, b);
+    static const char *const hinted[] = {"tools/list", "prompts/list", "resources/list",
+                                         "resources/templates/list", "resources/read"};
+    bool wants = false;
+    for (size_t i = 0; i < sizeof hinted / sizeof hinted[0]; i++)
+        wants |= !strcmp(r->msg->method, hinted[i]);
+    if (rc != MCP_OK || !wants || !mcp_protocol_modern(r->version) ||
+        mcp_json_typeof(result) != MCP_JSON_OBJECT || mcp_json_object_get(result, "ttlMs"))
+        return rc;
+    const mcp_server_options *o = &r->conn->server->opts;
+    char hints[96];
+    int n = snprintf(hints, sizeof hints, "%s\"ttlMs\":%llu,\"cacheScope\":\"%s\"}",
+                     mcp_json_object_size(result) ? "," : "", (unsigned long long)o->cache_ttl_ms,
+                     o->cache_scope == MCP_CACHE_PRIVATE ? "private" : "public");
+    b->len--; /* the closing brace */
+    return mcp_buf_append(b, hints, (size_t)n);
+}
+
+/* The child answered f (or its session ended): so is the client. */
+static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    forward *f = ud;
+    upstream *up = f->up;
+    if (up)
+        forward_unlink(f);
+    mcp__request *r = &f->req;
+    if (outcome == MCP_OK) {
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        if (write_result(r, m->result, &b) == MCP_OK)
+            mcp__request_end(r, ANSWER_RESULT, 0, b.data, b.len);
+        else
+            mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR,
+                             "Internal error: out of memory", 29);
+        mcp_buf_free(&b);
+        return;
+    }
+    if (outcome == MCP_ERR_REMOTE) {
+        if (!m->error_data) {
+            mcp__request_end(r, ANSWER_ERROR, m->error_code, m->error_message,
+                             m->error_message_len);
+            return;
+        }
+        /* ANSWER_ERROR_DATA's text: {"message":...,"data":...}. */
+        mcp_buf b;
+        mcp_buf_init(&b, 0, NULL);
+        mcp_buf_append(&b, "{\"message\":", 11);
+        mcp_json_write_string(m->error_message, m->error_message_len, &b);
+        mcp_buf_append(&b, ",\"data\":", 8);
+        mcp_json_write(m->error_data, &b);
+        mcp_buf_append(&b, "}", 1);
+        mcp__request_end(r, ANSWER_ERROR_DATA, m->error_code, b.data, b.len);
+        mcp_buf_free(&b);
+        return;
+    }
+    char text[300];
+    if (up && up->gone)
+        snprintf(text, sizeof text, "Internal error: %s", up->why);
+    else if (outcome == MCP_ERR_CLOSED || outcome == MCP_ERR_TIMED_OUT)
+        snprintf(text, sizeof text, "Internal error: the server process stopped serving: %s",
+                 up ? up->why : "its session ended");
+    else
+        snprintf(text, sizeof text, "Internal error: the server process's answer: %s",
+                 mcp_strerror(outcome));
+    mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, strlen(text));
+}
+
+static void progressed(void *ud, mcp_handle h, double progress, double total,
+                       const char *message)
+{
+    (void)h;
+    forward *f = ud;
+    mcp__request_progress(&f->req, progress, total, message);
+}
+
+int upstream_forward(upstream *up, forward *f)
+{
+    mcp__request *r = &f->req;
+    if (up->gone) {
+        char text[300];
+        snprintf(text, sizeof text, "Internal error: %s", up->why);
+        return mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, strlen(text));
+    }
+    mcp_json_doc *d;
+    const mcp_json *params = child_params(r->msg->params, &d);
+    const mcp_json *meta = mcp_json_object_get(r->msg->params, "_meta");
+    bool token = mcp_json_object_get(meta, "progressToken") != NULL;
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT,
+                             .max_time_ms = MCP_NO_TIMEOUT,
+                             .progress = token ? MCP_PROGRESS_DELIVER_ONLY : MCP_PROGRESS_NONE};
+    f->up = up;
+    f->next = up->requests;
+    if (f->next)
+        f->next->prev = f;
+    up->requests = f;
+    int rc = params || !r->msg->params
+                 ? mcp_session_request(up->driver.session, mcp__now_ms(), r->msg->method,
+                                       params, &o, answered, progressed, f, &f->child_handle)
+                 : MCP_ERR_NOMEM;
+    mcp_json_doc_free(d);
+    mcp__driver_rearm(&up->driver);
+    if (rc != MCP_OK) {
+        if (f->up)
+            forward_unlink(f);
+        char text[320];
+        snprintf(text, sizeof text, "Internal error: the request could not be forwarded: %s",
+                 up->gone ? up->why : mcp_strerror(rc));
+        return mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, strlen(text));
+    }
+    return MCP_OK;
+}
+
+void upstream_cancel(forward *f, const char *reason)
+{
+    upstream *up = f->up;
+    if (!up || !up->driver_open)
+        return;
+    /* Its callback runs within, ending f's side (the request is settled:
+     * the answer is dropped). */
+    mcp_session_cancel(up->driver.session, mcp__now_ms(), f->child_handle, reason);
+    mcp__driver_rearm(&up->driver);
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A stdio MCP server (2025-11-25) for mcp proxy --http to run as its child,
+with tools that misbehave on demand:
+
+  echo {text}   answers the text
+  hang          never answers; a cancel of it is written to the log
+  die           exits with status 7 at once
+  killed        kills itself with SIGKILL
+  garbage       writes a line that is not JSON and a response to an id
+                never asked, then answers "survived"
+  ask           asks the client (elicitation/create), answers with what came
+
+  gateway_child.py LOG [MODE]
+
+Every start appends "start <pid>" to LOG, every event a line. MODE:
+  normal       (default)
+  die-at-start the first run (the proxy's probe) serves, every later one
+               exits with status 5 before reading anything
+"""
+import json
+import os
+import signal
+import sys
+
+log_path = sys.argv[1]
+mode = sys.argv[2] if len(sys.argv) > 2 else "normal"
+
+
+def log(line):
+    with open(log_path, "a") as f:
+        f.write(line + "\n")
+
+
+def runs():
+    try:
+        with open(log_path) as f:
+            return sum(1 for line in f if line.startswith("start "))
+    except FileNotFoundError:
+        return 0
+
+
+first = runs() == 0
+log("start %d" % os.getpid())
+if mode == "die-at-start" and not first:
+    sys.exit(5)
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def text(rid, t):
+    send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": t}]}})
+
+
+TOOLS = [{"name": n, "inputSchema": {"type": "object"}}
+         for n in ("echo", "hang", "die", "killed", "garbage", "ask")]
+asking = {}  # our question's id -> the call's id
+
+for line in sys.stdin:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        log("bad line")
+        continue
+    method = msg.get("method")
+    rid = msg.get("id")
+    if method is None and rid in asking:
+        call = asking.pop(rid)
+        if "result" in msg:
+            text(call, "answer: %s" % msg["result"].get("action"))
+        else:
+            text(call, "answer: error %s" % msg.get("error", {}).get("code"))
+        continue
+    if method == "initialize":
+        log("initialize %s" % msg["params"].get("protocolVersion"))
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": msg["params"].get("protocolVersion"),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "gateway-child", "version": "1"}}})
+    elif method == "notifications/cancelled":
+        p = msg.get("params", {})
+        log("cancelled %s %s" % (p.get("requestId"), p.get("reason")))
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        name = msg["params"].get("name")
+        args = msg["params"].get("arguments") or {}
+        log("call %s %s" % (name, rid))
+        if name == "echo":
+            text(rid, args.get("text", ""))
+        elif name == "hang":
+            pass
+        elif name == "die":
+            sys.exit(7)
+        elif name == "killed":
+            os.kill(os.getpid(), signal.SIGKILL)
+        elif name == "garbage":
+            sys.stdout.write("this is not JSON\n")
+            send({"jsonrpc": "2.0", "id": 99999, "result": {}})
+            text(rid, "survived")
+        elif name == "ask":
+            qid = "q%s" % rid
+            asking[qid] = rid
+            send({"jsonrpc": "2.0", "id": qid, "method": "elicitation/create", "params": {
+                "message": "Who?", "requestedSchema": {
+                    "type": "object", "properties": {"name": {"type": "string"}}}}})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such tool"}})
+    elif rid is not None and method is not None:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
+log("stdin closed")
