@@ -120,6 +120,9 @@ size_t cli_serve_item_scopes(const char *item, const char **out, size_t max);
  * input ends, SIGTERM or Ctrl-C: the exit status (0, EXIT_USAGE with the
  * usage said, EXIT_CONNECTION). what must outlive the call. */
 int cli_serve_host(const cli_served *what, int argc, char **argv);
+/* Only whether argv is what cli_serve_host takes: 0, -1 after --help
+ * (said), or the exit status of a usage error (said). */
+int cli_serve_check(const cli_served *what, int argc, char **argv);
 
 /* Print one wire message to stderr with a direction arrow. */
 void cli_trace_line(const char *who, bool outgoing, const char *line, size_t len);

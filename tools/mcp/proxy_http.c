@@ -90,15 +90,18 @@ int cli_proxy_http(int argc, char **argv)
         options[n++] = argv[i];
     }
     char **command = argv + dashes + 1;
+    static cli_served what;
+    what.prog = "mcp proxy";
+    what.usage_command = "proxy";
+    int bad = cli_serve_check(&what, n, options); /* before COMMAND is run */
+    if (bad)
+        return bad < 0 ? 0 : bad;
     mcp_json_doc *info = probe(command);
     if (!info)
         return EXIT_CONNECTION;
     const mcp_json *root = mcp_json_doc_root(info);
     const mcp_json *impl = mcp_json_object_get(root, "serverInfo");
     const mcp_json *caps = mcp_json_object_get(root, "capabilities");
-    static cli_served what;
-    what.prog = "mcp proxy";
-    what.usage_command = "proxy";
     what.options.name = mcp_json_string(mcp_json_object_get(impl, "name"), NULL);
     what.options.version = mcp_json_string(mcp_json_object_get(impl, "version"), NULL);
     what.options.instructions = mcp_json_string(mcp_json_object_get(root, "instructions"), NULL);

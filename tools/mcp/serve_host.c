@@ -505,6 +505,14 @@ static int serve_http(const http_args *a)
     return mcp_server_run(the_server) == MCP_OK ? 0 : EXIT_CONNECTION;
 }
 
+int cli_serve_check(const cli_served *what, int argc, char **argv)
+{
+    served = what;
+    http_args args = {0};
+    int bad = parse_args(argc, argv, &args);
+    return bad < 0 ? -1 : bad;
+}
+
 int cli_serve_host(const cli_served *what, int argc, char **argv)
 {
     served = what;

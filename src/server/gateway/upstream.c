@@ -243,8 +243,20 @@ void upstream_close(upstream *up, const char *why)
     }
     up->closed = true;
     set_gone(up, "%s", why);
+    /* What is in flight is cancelled on the wire, and the child's input
+     * ends only once that is written: a cancel the client posted just
+     * before ending its session still reaches the child. */
+    while (up->requests && up->driver_open && !up->over) {
+        forward *f = up->requests;
+        upstream_cancel(f, why);
+        if (up->requests == f)
+            forward_unlink(f); /* its session knew it no more */
+    }
     conversation_over(up, why);
-    if (up->driver_open && !up->released) {
+    mcp__transport *t = up->driver_open && !up->released ? up->driver.transport : NULL;
+    if (t && t->ops->end_output)
+        t->ops->end_output(t);
+    else if (up->driver_open && !up->released) {
         up->released = true;
         mcp__driver_release(&up->driver, driver_released, up); /* its input closed */
     }

@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mcp proxy --http: a stdio server offered over Streamable HTTP, both eras.
+# Through it, with gateway_child.py as the child: a call is answered; a
+# cancel reaches the child with the child's id (2025: the client's
+# timeout, posted; 2026-07-28: the client's disconnect, by curl too); a
+# child that exits, is killed or never starts answers the call at once
+# with its status, and the next call gets a new child; garbage from the
+# child costs nothing; a 2025 child's question reaches the client; the
+# bound on children refuses a session past it; no child outlives its
+# session or the proxy (SIGTERM). With `mcp serve` as the child: mcp
+# check-cancel passes at 2025-11-25 and 2026-07-28 through the proxy, and
+# the TypeScript SDK v1 and v2 HTTP clients pass their steps; with the
+# TypeScript SDK v2 stdio server as the child, check-cancel passes both
+# eras. MCP_WRAP (valgrind) wraps the proxy (the probe of its child
+# included), not the children; under it the slow checks are left out.
+#
+#   test_proxy_http.sh MCP NODE INTEROP_DIR
+. "$(dirname "$0")/lib.sh"
+MCP=$1
+NODE=$2
+INTEROP=$3
+CHILD="$(dirname "$0")/gateway_child.py"
+requires python3 curl
+XDG_CONFIG_HOME="$WORK/config"
+export XDG_CONFIG_HOME
+PROXIES=""
+trap 'for p in $PROXIES; do kill $p 2>/dev/null; done
+      for p in $(sed -n "s/^start //p" "$WORK"/*.child 2>/dev/null); do kill -9 $p 2>/dev/null; done
+      rm -rf "$WORK"' EXIT
+
+# start_proxy NAME [OPTION...] -- COMMAND...: the proxy on a free port, its
+# log in $WORK/NAME.log; sets PX (its pid) and URL.
+start_proxy() {
+    name=$1
+    shift
+    rm -f "$WORK/$name.log"
+    # shellcheck disable=SC2086
+    MCP_LOG_LEVEL=info $MCP_WRAP "$MCP" proxy --http 127.0.0.1:0 "$@" >/dev/null 2>"$WORK/$name.log" &
+    PX=$!
+    PROXIES="$PROXIES $PX"
+    wait_for "$WORK/$name.log" "listening on http://127.0.0.1:" 60
+    port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/$name.log" | head -n 1)
+    URL="http://127.0.0.1:$port/mcp"
+}
+
+# stop_proxy: SIGTERM; it exits 0 (valgrind: 99 on an error) within 10 s.
+stop_proxy() {
+    kill -TERM "$PX"
+    i=0
+    while running "$PX"; do
+        i=$((i + 1))
+        [ $i -le 200 ] || fail "the proxy did not stop within 10 s of SIGTERM"
+        sleep 0.05
+    done
+    wait "$PX"
+    rc=$?
+    [ "$rc" -eq 0 ] || { cat "$WORK/$name.log"; fail "the proxy exited $rc after SIGTERM"; }
+}
+
+# children_gone LOG SECONDS: every child that LOG says started has exited.
+children_gone() {
+    i=0
+    for pid in $(sed -n 's/^start //p' "$1"); do
+        while running "$pid"; do
+            i=$((i + 1))
+            [ $i -le $(($2 * 20)) ] || { cat "$1"; fail "child $pid outlived its end"; }
+            sleep 0.05
+        done
+    done
+}
+
+# call ERA [mcp call ARGS...]: mcp call through the proxy at that era.
+call() {
+    era=$1
+    shift
+    "$MCP" call --protocol "$era" --url "$URL" "$@"
+}
+
+# --- usage ---------------------------------------------------------------------------
+expect_exit 0 "--help" -- "$MCP" proxy --help
+contains "$WORK/out" "mcp proxy --http [HOST:]PORT" "--help shows --http"
+expect_exit 2 "--http without a command" -- "$MCP" proxy --http 127.0.0.1:0
+contains "$WORK/err" "-- COMMAND" "the command asked for"
+expect_exit 2 "--max-children 0" -- "$MCP" proxy --http 127.0.0.1:0 --max-children 0 -- true
+expect_exit 2 "an option of neither" -- "$MCP" proxy --http 127.0.0.1:0 --bogus 1 -- \
+    python3 "$CHILD" "$WORK/usage.child"
+expect_exit 3 "a command that does not exist" -- \
+    "$MCP" proxy --http 127.0.0.1:0 -- "$WORK/no-such-server"
+contains "$WORK/err" "could not be used" "the failed start said"
+
+# --- the misbehaving child, both eras ----------------------------------------------------
+start_proxy hostile -- python3 "$CHILD" "$WORK/hostile.child"
+LOG="$WORK/hostile.log"
+CLOG="$WORK/hostile.child"
+for era in 2025-11-25 2026-07-28; do
+    expect_exit 0 "echo ($era)" -- call $era echo '{"text":"through the gateway"}'
+    contains "$WORK/out" "through the gateway" "echo's answer ($era)"
+    expect_exit 0 "garbage from the child ($era)" -- call $era garbage
+    contains "$WORK/out" "survived" "the call after garbage ($era)"
+    # A child that dies mid-call: the call's error at once, with its status.
+    start=$(date +%s)
+    expect_exit 3 "the child exits mid-call ($era)" -- call $era die
+    contains "$WORK/err" "exited with status 7" "the exit status named ($era)"
+    expect_exit 3 "the child killed mid-call ($era)" -- call $era killed
+    contains "$WORK/err" "killed by signal 9" "the signal named ($era)"
+    [ $(($(date +%s) - start)) -le 4 ] || fail "the deaths were not answered at once ($era)"
+    expect_exit 0 "a call after the deaths ($era)" -- call $era echo '{"text":"again"}'
+    contains "$WORK/out" "again" "a new child answers ($era)"
+done
+# The client's timeout (2025: a posted cancel) and its disconnect
+# (2026-07-28) reach the child as notifications/cancelled with its own id.
+expect_exit 4 "a 2025 call timed out" -- call 2025-11-25 hang --timeout 0.5
+last=$(grep "^call hang" "$CLOG" | tail -n 1 | cut -d' ' -f3)
+wait_for "$CLOG" "cancelled $last timed out after 500 ms" 10
+n=$(grep -c "^call hang" "$CLOG")
+expect_exit 4 "a 2026 call timed out" -- call 2026-07-28 hang --timeout 0.5
+wait_for "$CLOG" "client disconnected" 10
+curl -s -m 1 -o /dev/null -X POST "$URL" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H 'Mcp-Method: tools/call' -H 'Mcp-Name: hang' \
+    -d '{"jsonrpc":"2.0","id":"curl-1","method":"tools/call","params":{"name":"hang","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+wait_count "$CLOG" "client disconnected" 2 10
+[ "$(grep -c "^call hang" "$CLOG")" -eq $((n + 2)) ] || fail "the hang calls reached the child"
+# The child's cancel names its own id: the call's id there, not the client's.
+last=$(grep "^call hang" "$CLOG" | tail -n 1 | cut -d' ' -f3)
+contains "$CLOG" "cancelled $last client disconnected" "the child's id in the cancel"
+# A 2025 child's question reaches the client (mcp call declines: no terminal).
+expect_exit 0 "a question from the child (2025)" -- call 2025-11-25 ask
+contains "$WORK/out" "answer: decline" "the client's answer reached the child"
+contains "$WORK/err" "Who?" "the question shown to the user"
+# The 2025 sessions have ended: their children with them.
+grep -q "session .* deleted by the client" "$LOG" || fail "no session ended"
+stop_proxy
+children_gone "$CLOG" 10
+contains "$CLOG" "stdin closed" "a child ended by its input"
+
+# --- the bound on children ----------------------------------------------------------------
+start_proxy bound --max-children 1 -- python3 "$CHILD" "$WORK/bound.child"
+call 2025-11-25 hang --timeout 5 >/dev/null 2>&1 &
+HOLDER=$!
+wait_count "$WORK/bound.child" "call hang" 1 10
+expect_exit 3 "a session past --max-children" -- call 2025-11-25 echo '{"text":"x"}'
+contains "$WORK/err" "too many sessions" "the bound said"
+kill "$HOLDER"
+wait "$HOLDER"
+stop_proxy
+children_gone "$WORK/bound.child" 10
+
+# --- a child that dies at every start after the probe ----------------------------------------
+start_proxy diestart -- python3 "$CHILD" "$WORK/diestart.child" die-at-start
+for era in 2025-11-25 2026-07-28; do
+    expect_exit 3 "a child that dies at start ($era)" -- call $era echo '{"text":"x"}'
+    contains "$WORK/err" "exited with status 5" "its status named ($era)"
+done
+stop_proxy
+children_gone "$WORK/diestart.child" 10
+
+if [ -n "${MCP_WRAP:-}" ]; then
+    echo "test_proxy_http: all passed (the slow checks are left out under MCP_WRAP)"
+    exit 0
+fi
+
+# --- mcp serve as the child: check-cancel and the TypeScript SDK clients -------------------------
+start_proxy serve -- "$MCP" serve
+for era in 2025-11-25 2026-07-28; do
+    expect_exit 0 "check-cancel through the proxy ($era)" -- \
+        "$MCP" check-cancel --protocol $era --url "$URL"
+    contains "$WORK/out" "0 failed, 0 warned" "check-cancel's verdicts ($era)"
+done
+[ -x "$NODE" ] || missing "no node (make interop-deps)"
+expect_exit 0 "the TypeScript SDK v1 HTTP client" -- "$NODE" "$INTEROP/ts_http_client.mjs" "$URL" auto
+expect_exit 0 "the TypeScript SDK v2 HTTP client" -- "$NODE" "$INTEROP/ts2_http_client.mjs" "$URL"
+stop_proxy
+
+# --- the TypeScript SDK v2 stdio server as the child ---------------------------------------------
+start_proxy ts2 -- "$NODE" "$INTEROP/ts2_server.mjs"
+for era in 2025-11-25 2026-07-28; do
+    expect_exit 0 "check-cancel, TypeScript SDK v2 server behind the proxy ($era)" -- \
+        "$MCP" check-cancel --protocol $era --url "$URL"
+    contains "$WORK/out" "0 failed, 0 warned" "check-cancel's verdicts ($era, ts2)"
+done
+stop_proxy
+echo "test_proxy_http: all passed"
