@@ -153,6 +153,8 @@ bench: build interop-deps
 	sh bench/bench_cluster.sh $(BUILD)/bench/bench_cluster $(BUILD)/bench/bench_server
 	$(BUILD)/bench/bench_proxy $(BUILD)/mcp $(BUILD)/bench/bench_server \
 	  tests/interop/node_modules/.bin/node tests/interop/node_modules/supergateway/dist/index.js
+	$(BUILD)/bench/bench_gateway $(BUILD)/mcp $(BUILD)/bench/bench_server \
+	  tests/interop/node_modules/.bin/node tests/interop/node_modules/supergateway/dist/index.js
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

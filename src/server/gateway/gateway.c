@@ -149,7 +149,7 @@ static void server_stopping(mcp_server *s, void *state)
 static void loop_closing(mcp_server *s, void *state)
 {
     (void)s;
-    upstream_close_all_now(state);
+    upstream_close_all(state);
 }
 
 const mcp__feature mcp__gateway_feature = {

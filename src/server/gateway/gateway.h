@@ -98,7 +98,9 @@ void upstream_cancel(forward *f, const char *reason);
  * is answered, its questions withdrawn, its input closed; it is killed if
  * it has not exited within the grace, and freed once it has. */
 void upstream_close(upstream *up, const char *why);
-/* The loop closes: kill and free every upstream left. */
-void upstream_close_all_now(gateway *gw);
+/* The loop closes: close every upstream left. Their handles keep the
+ * loop's last run going until each child has exited (the grace, SIGTERM,
+ * SIGKILL: 4 s at most), and then are freed. */
+void upstream_close_all(gateway *gw);
 
 #endif

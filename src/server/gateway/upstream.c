@@ -265,15 +265,12 @@ void upstream_close(upstream *up, const char *why)
     check_done(up);
 }
 
-void upstream_close_all_now(gateway *gw)
+void upstream_close_all(gateway *gw)
 {
     upstream *up = gw->all;
     while (up) {
-        upstream *next = up->next;
+        upstream *next = up->next; /* up may be freed within */
         upstream_close(up, "the server stops");
-        if (up->child && !up->exited)
-            mcp__child_kill(up->child, SIGKILL);
-        teardown(up); /* the loop closes: nothing is waited for any more */
         up = next;
     }
 }
