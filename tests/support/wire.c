@@ -6,10 +6,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 void wire_send(wire *w, const char *line)
@@ -26,6 +28,27 @@ bool wire_try_send(wire *w, const char *line)
            send(w->fd, "\n", 1, MSG_NOSIGNAL) == 1;
 }
 
+/* Whether fd has input within timeout_ms. A signal is no timeout: a
+ * server's children exiting send SIGCHLD, which may land on the test's
+ * thread and cut its poll short (EINTR, read as "no line" before). */
+static bool readable(int fd, int timeout_ms)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long long spent = (t.tv_sec - t0.tv_sec) * 1000LL + (t.tv_nsec - t0.tv_nsec) / 1000000;
+        int left = timeout_ms - (int)spent;
+        struct pollfd p = {fd, POLLIN, 0};
+        int n = poll(&p, 1, left > 0 ? left : 0);
+        if (n > 0)
+            return true;
+        if (n == 0 || errno != EINTR || left <= 0)
+            return false;
+    }
+}
+
 char *wire_read(wire *w, int timeout_ms)
 {
     for (;;) {
@@ -37,10 +60,11 @@ char *wire_read(wire *w, int timeout_ms)
             w->len -= n + 1;
             return line;
         }
-        struct pollfd p = {w->fd, POLLIN, 0};
-        if (w->len == sizeof w->buf || poll(&p, 1, timeout_ms) <= 0)
+        if (w->len == sizeof w->buf || !readable(w->fd, timeout_ms))
             return NULL;
         ssize_t r = read(w->fd, w->buf + w->len, sizeof w->buf - w->len);
+        if (r < 0 && errno == EINTR)
+            continue;
         if (r <= 0)
             return NULL;
         w->len += (size_t)r;

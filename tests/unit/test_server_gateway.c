@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gateway (mcp_server_options.upstream_argv; src/server/gateway),
+ * served over a socketpair, its child tests/integration/gateway_child.py:
+ * a 2025 session's own child, initialized with the session's revision,
+ * answering; a cancel reaching the child with the child's id and the
+ * client's reason, and no answer after it; a child that dies answering at
+ * once with its status; 2026-07-28 requests sharing one child, their
+ * answers in that revision's shape (resultType, caching hints); a 2025
+ * child's question asked of the client and its answer carried back; a
+ * command that cannot start; the session's end ending its child; every
+ * send of the client's side failing in turn, each run returning and
+ * freeing all (ASan, valgrind) with no child left.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fault_transport.h"
+#include "serve_harness.h"
+#include "server/core/core.h"
+#include "transport/ndjson_stream.h"
+
+static char child_log[64];
+
+static mcp_server *gateway(const char *const *argv)
+{
+    mcp_json_doc *caps;
+    assert_int_equal(mcp_json_parse("{\"tools\":{}}", 12, NULL, NULL, &caps, NULL), MCP_OK);
+    mcp_server_options o = {.size = sizeof o, .log_level = MCP_LOG_ERROR,
+                            .shutdown_grace_ms = 500, .capabilities = mcp_json_doc_root(caps),
+                            .upstream_argv = argv};
+    mcp_server *s;
+    assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
+    mcp_json_doc_free(caps); /* copied */
+    return s;
+}
+
+static mcp_server *child_gateway(const char *mode)
+{
+    const char *argv[] = {"python3", GATEWAY_CHILD, child_log, mode, NULL};
+    return gateway(argv);
+}
+
+/* The child's log, whole (caller frees), or "" before it has one. */
+static char *log_text(void)
+{
+    FILE *f = fopen(child_log, "r");
+    char *t = calloc(1, 65536);
+    assert_non_null(t);
+    if (f) {
+        size_t n = fread(t, 1, 65535, f);
+        t[n] = '\0';
+        fclose(f);
+    }
+    return t;
+}
+
+static int log_count(const char *needle)
+{
+    char *t = log_text();
+    int n = 0;
+    for (const char *p = strstr(t, needle); p; p = strstr(p + 1, needle))
+        n++;
+    free(t);
+    return n;
+}
+
+/* Until the child's log has n lines with needle (10 s at most). */
+static void wait_log(const char *needle, int n)
+{
+    for (int i = 0; i < 1000 && log_count(needle) < n; i++)
+        usleep(10000);
+    if (log_count(needle) < n) {
+        char *t = log_text();
+        fail_msg("no %d x '%s' in the child's log:\n%s", n, needle, t);
+    }
+}
+
+/* The id the child's last "call NAME ID" line gives (its own request id). */
+static long last_call_id(const char *name)
+{
+    char *t = log_text();
+    char needle[40];
+    snprintf(needle, sizeof needle, "call %s ", name);
+    long id = -1;
+    for (const char *p = strstr(t, needle); p; p = strstr(p + 1, needle))
+        id = strtol(p + strlen(needle), NULL, 10);
+    free(t);
+    return id;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(child_log, sizeof child_log, "/tmp/mcp-test-gateway-XXXXXX");
+    int fd = mkstemp(child_log);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(child_log); /* the child's first start makes it */
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(child_log);
+    return 0;
+}
+
+/* Every child that started has ended (10 s at most). */
+static void wait_children_gone(void)
+{
+    char *t = log_text();
+    for (const char *p = strstr(t, "start "); p; p = strstr(p + 1, "start ")) {
+        pid_t pid = (pid_t)strtol(p + 6, NULL, 10);
+        int i = 0;
+        while (kill(pid, 0) == 0 && i++ < 1000)
+            usleep(10000);
+        if (kill(pid, 0) == 0)
+            fail_msg("child %d outlived its end", (int)pid);
+    }
+    free(t);
+}
+
+static void a_2025_session_gets_its_own_child(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-06-18", NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/list", ""), "\"hang\"");
+    harness_expect_in(harness_req(&h, 2, "tools/call", "\"name\":\"echo\",\"arguments\":"
+                                                      "{\"text\":\"through\"}"),
+                      "\"text\":\"through\"");
+    /* Spoken to in the session's own revision. */
+    assert_int_equal(log_count("initialize 2025-06-18"), 1);
+    assert_int_equal(log_count("start "), 1);
+    harness_stop(&h);
+    wait_log("stdin closed", 1); /* ended by its input, with the session */
+    wait_children_gone();
+}
+
+static void a_cancel_reaches_the_child_with_its_id(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-11-25", NULL, NULL);
+    harness_send_req(&h, 41, "tools/call", "\"name\":\"hang\",\"arguments\":{}");
+    wait_log("call hang", 1);
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                    "{\"requestId\":41,\"reason\":\"changed my mind\"}}");
+    char want[80];
+    snprintf(want, sizeof want, "cancelled %ld changed my mind", last_call_id("hang"));
+    wait_log(want, 1);
+    assert_int_not_equal(last_call_id("hang"), 41); /* the child's id, not the client's */
+    /* Nothing answers the cancelled request; the session goes on. */
+    harness_expect_in(harness_req(&h, 42, "tools/call", "\"name\":\"echo\",\"arguments\":"
+                                                       "{\"text\":\"after\"}"),
+                      "after");
+    char *stray = wire_read(&h.w, 200);
+    assert_true(!stray || !strstr(stray, "\"id\":41"));
+    free(stray);
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+static void a_dead_child_answers_at_once(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-11-25", NULL, NULL);
+    harness_send_req(&h, 1, "tools/call", "\"name\":\"hang\",\"arguments\":{}");
+    wait_log("call hang", 1);
+    uint64_t t0 = mcp_monotonic_ms();
+    harness_send_req(&h, 2, "tools/call", "\"name\":\"die\",\"arguments\":{}");
+    /* Both answered, in either order: the call that died, and the one it
+     * held, not left waiting. */
+    for (int answered = 0; answered != 3;) {
+        char *a = wire_expect(&h.w, "\"error\"");
+        assert_non_null(strstr(a, "-32603"));
+        assert_non_null(strstr(a, "exited with status 7"));
+        answered |= strstr(a, "\"id\":1,") ? 1 : strstr(a, "\"id\":2,") ? 2 : 0;
+        free(a);
+    }
+    assert_true(mcp_monotonic_ms() - t0 < 3000);
+    /* The session's child is gone for good: said again. */
+    harness_expect_in(harness_req(&h, 3, "tools/list", ""), "exited with status 7");
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+static void modern_requests_share_a_child(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    char *list = harness_req(&h, 1, "tools/list", "");
+    assert_non_null(strstr(list, "\"resultType\":\"complete\""));
+    assert_non_null(strstr(list, "\"ttlMs\":0"));
+    assert_non_null(strstr(list, "\"cacheScope\":\"public\""));
+    free(list);
+    harness_expect_in(harness_req(&h, 2, "tools/call", "\"name\":\"echo\",\"arguments\":"
+                                                      "{\"text\":\"one\"}"),
+                      "one");
+    harness_expect_in(harness_req(&h, 3, "tools/call", "\"name\":\"echo\",\"arguments\":"
+                                                      "{\"text\":\"two\"}"),
+                      "two");
+    assert_int_equal(log_count("start "), 1);
+    /* A 2026 request's envelope does not reach the 2025 child. */
+    char *t = log_text();
+    assert_null(strstr(t, "io.modelcontextprotocol"));
+    free(t);
+    /* Killed, it is replaced for the next request. */
+    harness_expect_in(harness_req(&h, 4, "tools/call", "\"name\":\"killed\",\"arguments\":{}"),
+                      "killed by signal 9");
+    harness_expect_in(harness_req(&h, 5, "tools/call", "\"name\":\"echo\",\"arguments\":"
+                                                      "{\"text\":\"three\"}"),
+                      "three");
+    assert_int_equal(log_count("start "), 2);
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+static void a_2025_childs_question_is_asked_of_the_client(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-11-25", "{\"elicitation\":{}}", NULL);
+    harness_send_req(&h, 7, "tools/call", "\"name\":\"ask\",\"arguments\":{}");
+    char *q;
+    long long qid = harness_server_request(&h, "elicitation/create", &q);
+    assert_non_null(strstr(q, "Who?"));
+    free(q);
+    char answer[200];
+    snprintf(answer, sizeof answer,
+             "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":\"accept\","
+             "\"content\":{\"name\":\"Ada\"}}}",
+             qid);
+    wire_send(&h.w, answer);
+    harness_expect_in(wire_expect(&h.w, "\"id\":7,"), "answer: accept");
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+static void a_command_that_cannot_start(void **state)
+{
+    (void)state;
+    const char *argv[] = {"/nonexistent/mcp-server", NULL};
+    harness h;
+    harness_start(&h, gateway(argv), "2025-11-25", NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/list", ""), "could not start");
+    harness_stop(&h);
+    harness_start(&h, gateway(argv), NULL, NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/list", ""), "could not start");
+    harness_expect_in(harness_req(&h, 2, "tools/list", ""), "could not start");
+    harness_stop(&h);
+}
+
+static void options_are_checked(void **state)
+{
+    (void)state;
+    const char *empty[] = {NULL};
+    mcp_server_options o = {.size = sizeof o, .upstream_argv = empty};
+    mcp_server *s;
+    assert_int_equal(mcp_server_new(&o, &s), MCP_ERR_INVALID_ARG);
+    mcp_json_doc *d;
+    assert_int_equal(mcp_json_parse("[]", 2, NULL, NULL, &d, NULL), MCP_OK);
+    mcp_server_options c = {.size = sizeof c, .capabilities = mcp_json_doc_root(d)};
+    assert_int_equal(mcp_server_new(&c, &s), MCP_ERR_INVALID_ARG);
+    mcp_json_doc_free(d);
+}
+
+/* Write failures ---------------------------------------------------------------------- */
+
+typedef struct faulty {
+    mcp_server *server;
+    int fail_at, server_fd, rc;
+    wire w;
+    pthread_t thread;
+    fault_record faults;
+} faulty;
+
+static void *faulty_thread(void *arg)
+{
+    faulty *f = arg;
+    mcp_server *s = f->server;
+    f->rc = mcp__server_open_loop(s);
+    mcp__ndjson_options o = {0};
+    mcp__transport *inner = f->rc == MCP_OK ? mcp__ndjson_new(&s->loop, &o) : NULL;
+    if (inner) {
+        mcp__transport *t = fault_transport_new(inner, f->fail_at, &f->faults);
+        f->rc = mcp__server_attach(s, t);
+        if (f->rc == MCP_OK)
+            f->rc = mcp__ndjson_open_fds(inner, f->server_fd, f->server_fd);
+    }
+    if (f->rc == MCP_OK)
+        f->rc = mcp_server_run(s);
+    return NULL;
+}
+
+/* A 2025 session's life through the gateway (initialize, echo, a hang
+ * cancelled, a question answered) with the nth send to the client
+ * failing, for n = 1, 2, ... until a run fails none: each run returns,
+ * its memory is freed and its child ends. */
+static void every_send_to_the_client_failing(void **state)
+{
+    (void)state;
+    for (int at = 1; at < 30; at++) {
+        unlink(child_log);
+        faulty f;
+        memset(&f, 0, sizeof f);
+        f.server = child_gateway(NULL);
+        f.fail_at = at;
+        int p[2];
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
+        f.w.fd = p[0];
+        f.server_fd = p[1];
+        pthread_create(&f.thread, NULL, faulty_thread, &f);
+        static const char *const script[] = {
+            "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+            "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+            "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+            "\"echo\",\"arguments\":{\"text\":\"x\"}}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+            "\"hang\",\"arguments\":{},\"_meta\":{\"progressToken\":9}}}",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+            "{\"requestId\":2}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+            "\"ask\",\"arguments\":{}}}",
+        };
+        bool gone = false;
+        for (size_t i = 0; i < sizeof script / sizeof script[0] && !gone; i++) {
+            gone = !wire_try_send(&f.w, script[i]);
+            /* How long an answer may take: none comes for the
+             * notifications and the hang. */
+            static const int wait_ms[] = {1500, 20, 1500, 100, 100, 1500};
+            char *got = gone ? NULL : wire_read(&f.w, wait_ms[i]);
+            /* The question: answered. */
+            if (got && strstr(got, "elicitation/create")) {
+                const char *id = strstr(got, "\"id\":");
+                char answer[160];
+                snprintf(answer, sizeof answer,
+                         "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"result\":{\"action\":\"decline\"}}",
+                         id ? strtol(id + 5, NULL, 10) : 0);
+                wire_try_send(&f.w, answer);
+                free(wire_read(&f.w, 1500));
+            }
+            free(got);
+        }
+        shutdown(f.w.fd, SHUT_WR);
+        pthread_join(f.thread, NULL);
+        assert_true(f.rc == MCP_OK || f.rc == MCP_ERR_IO);
+        close(f.w.fd);
+        close(f.server_fd);
+        mcp_server_free(f.server);
+        harness_wait_abandoned();
+        wait_children_gone();
+        if (!f.faults.fired) {
+            printf("every send failing: %d runs, the last failing none\n", at);
+            assert_true(at > 4); /* the script's answers are sends of their own */
+            return;
+        }
+    }
+    fail_msg("a run with no send failing never came");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_2025_session_gets_its_own_child, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_cancel_reaches_the_child_with_its_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_dead_child_answers_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(modern_requests_share_a_child, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_2025_childs_question_is_asked_of_the_client, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_command_that_cannot_start, setup, teardown),
+        cmocka_unit_test(options_are_checked),
+        cmocka_unit_test_setup_teardown(every_send_to_the_client_failing, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
