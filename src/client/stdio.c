@@ -196,18 +196,25 @@ static bool child_gone(mcp_client *c, void *arg)
 static void stop_child(mcp_client *c)
 {
     uint64_t grace = c->opts.close_grace_ms;
+    int group = mcp__child_pid(c->child); /* its own (a session of its own) */
     mcp__transport *t = c->driver_open ? c->driver.transport : NULL;
     if (t && t->ops->end_output)
         t->ops->end_output(t); /* the server sees end of input */
     mcp__client_run_until(c, child_gone, NULL, mcp__now_ms() + grace);
+    bool signalled = !child_gone(c, NULL);
     if (!child_gone(c, NULL)) {
-        mcp__child_kill(c->child, SIGTERM);
+        mcp__child_kill_group(c->child, SIGTERM);
         mcp__client_run_until(c, child_gone, NULL, mcp__now_ms() + grace);
     }
     if (!child_gone(c, NULL)) {
-        mcp__child_kill(c->child, SIGKILL);
+        mcp__child_kill_group(c->child, SIGKILL);
         mcp__client_run_until(c, child_gone, NULL, mcp__now_ms() + grace);
     }
+    /* A wrapper (sh -c, npx) that went on SIGTERM leaves what it started,
+     * which may ignore it: the group goes too. Its id is not given out
+     * again while a member lives. */
+    if (signalled && group > 0)
+        kill(-group, SIGKILL);
     mcp__child_close(c->child);
     c->child = NULL;
 }

@@ -148,6 +148,16 @@ void mcp__child_kill(mcp__child *c, int signum)
         uv_process_kill(&c->proc, signum);
 }
 
+void mcp__child_kill_group(mcp__child *c, int signum)
+{
+    if (!c || !c->running)
+        return;
+    /* Its own session and group (UV_PROCESS_DETACHED): the group is its
+     * pid. A wrapper (sh -c, npx) is ended with what it started. */
+    if (kill(-(pid_t)c->proc.pid, signum) != 0)
+        uv_process_kill(&c->proc, signum);
+}
+
 void mcp__child_close(mcp__child *c)
 {
     if (!c)

@@ -37,6 +37,9 @@ bool mcp__child_peek_exit(const mcp__child *c, int *status);
 /* The process id while it runs (not yet reaped), else 0. */
 int mcp__child_pid(const mcp__child *c);
 void mcp__child_kill(mcp__child *c, int signum);
+/* The signal to its whole process group (what it started too), or to it
+ * alone when that fails. */
+void mcp__child_kill_group(mcp__child *c, int signum);
 /* Close the handles; the child struct is freed once they are closed. */
 void mcp__child_close(mcp__child *c);
 

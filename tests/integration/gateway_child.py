@@ -17,6 +17,8 @@ Every start appends "start <pid>" to LOG, every event a line. MODE:
   normal       (default)
   die-at-start the first run (the proxy's probe) serves, every later one
                exits with status 5 before reading anything
+  stubborn     ignores SIGTERM, and lives on 60 s after its input ended
+               (only SIGKILL ends it)
 """
 import json
 import os
@@ -44,6 +46,8 @@ first = runs() == 0
 log("start %d" % os.getpid())
 if mode == "die-at-start" and not first:
     sys.exit(5)
+if mode == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def send(obj):
@@ -112,3 +116,6 @@ for line in sys.stdin:
     elif rid is not None and method is not None:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
 log("stdin closed")
+if mode == "stubborn":
+    import time
+    time.sleep(60)

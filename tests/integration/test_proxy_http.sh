@@ -135,13 +135,21 @@ stop_proxy
 children_gone "$CLOG" 10
 contains "$CLOG" "stdin closed" "a child ended by its input"
 
+# --- a wrapper whose server ignores SIGTERM and its input's end: the whole
+# group is ended with the session (SIGTERM to the group, then SIGKILL) ---------------------
+start_proxy wrapper -- sh -c "python3 '$CHILD' '$WORK/wrapper.child' stubborn; true"
+expect_exit 0 "echo through a wrapper" -- call 2025-11-25 echo '{"text":"wrapped"}'
+wait_for "$WORK/wrapper.child" "stdin closed" 10
+children_gone "$WORK/wrapper.child" 15
+stop_proxy
+
 # --- the bound on children ----------------------------------------------------------------
 start_proxy bound --max-children 1 -- python3 "$CHILD" "$WORK/bound.child"
 call 2025-11-25 hang --timeout 5 >/dev/null 2>&1 &
 HOLDER=$!
 wait_count "$WORK/bound.child" "call hang" 1 10
 expect_exit 3 "a session past --max-children" -- call 2025-11-25 echo '{"text":"x"}'
-contains "$WORK/err" "too many sessions" "the bound said"
+contains "$WORK/err" "too many server processes" "the bound said"
 kill "$HOLDER"
 wait "$HOLDER"
 stop_proxy

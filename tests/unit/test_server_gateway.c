@@ -31,13 +31,15 @@
 
 static char child_log[64];
 
+static unsigned max_children;
+
 static mcp_server *gateway(const char *const *argv)
 {
     mcp_json_doc *caps;
     assert_int_equal(mcp_json_parse("{\"tools\":{}}", 12, NULL, NULL, &caps, NULL), MCP_OK);
     mcp_server_options o = {.size = sizeof o, .log_level = MCP_LOG_ERROR,
                             .shutdown_grace_ms = 500, .capabilities = mcp_json_doc_root(caps),
-                            .upstream_argv = argv};
+                            .upstream_argv = argv, .upstream_max_children = max_children};
     mcp_server *s;
     assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
     mcp_json_doc_free(caps); /* copied */
@@ -251,6 +253,62 @@ static void a_2025_childs_question_is_asked_of_the_client(void **state)
     wait_children_gone();
 }
 
+/* The session ends (here its input; a stop takes the same path) while
+ * the child's question waits for the client: withdrawn through the
+ * client's session, freed once (this crashed the proxy on SIGTERM). */
+static void a_session_ending_with_a_question_open(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-11-25", "{\"elicitation\":{}}", NULL);
+    harness_send_req(&h, 7, "tools/call", "\"name\":\"ask\",\"arguments\":{}");
+    free(wire_expect(&h.w, "elicitation/create"));
+    harness_stop(&h);
+    wait_log("stdin closed", 1);
+    wait_children_gone();
+}
+
+/* Past upstream_max_children a request is refused, and nothing is kept of
+ * the refusal: once a child has ended, the next request is served. Here
+ * one connection holds a 2025 session (its child the one allowed) and
+ * sends 2026-07-28 requests too (the shared child's). */
+static void the_bound_refuses_and_recovers(void **state)
+{
+    (void)state;
+    max_children = 1;
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-11-25", NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/list", ""), "\"hang\"");
+    static const char modern[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+        HARNESS_ENV "}}}";
+    char line[400];
+    snprintf(line, sizeof line, modern, 2);
+    wire_send(&h.w, line);
+    harness_expect_in(wire_expect(&h.w, "\"id\":2,"), "too many server processes: 1 run");
+    harness_expect_in(harness_req(&h, 3, "tools/call", "\"name\":\"die\",\"arguments\":{}"),
+                      "exited with status 7");
+    wait_log("call die", 1);
+    for (int i = 0; i < 200 && log_count("start ") < 2; i++) {
+        snprintf(line, sizeof line, modern, 4 + i);
+        wire_send(&h.w, line);
+        char want[16];
+        snprintf(want, sizeof want, "\"id\":%d,", 4 + i);
+        char *a = wire_expect(&h.w, want);
+        bool served = strstr(a, "\"hang\"") != NULL;
+        bool refused = strstr(a, "too many server processes") != NULL;
+        free(a);
+        assert_true(served || refused); /* refused until the dead child is reaped */
+        if (served)
+            break;
+        usleep(20000);
+    }
+    assert_int_equal(log_count("start "), 2);
+    harness_stop(&h);
+    max_children = 0;
+    wait_children_gone();
+}
+
 static void a_command_that_cannot_start(void **state)
 {
     (void)state;
@@ -384,6 +442,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(modern_requests_share_a_child, setup, teardown),
         cmocka_unit_test_setup_teardown(a_2025_childs_question_is_asked_of_the_client, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_session_ending_with_a_question_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_bound_refuses_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(a_command_that_cannot_start, setup, teardown),
         cmocka_unit_test(options_are_checked),
         cmocka_unit_test_setup_teardown(every_send_to_the_client_failing, setup, teardown),

@@ -5,6 +5,7 @@
  * server is a gateway; otherwise they pass the request on to the method
  * they took over. See gateway.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,11 +43,28 @@ static void forward_destroy(mcp__request *r)
     free(r);
 }
 
-static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *gc)
+/* The child request h goes to, or NULL with why (n bytes) when none can
+ * run: the server stops, or as many run as may (nothing is kept of the
+ * refusal: the next request tries again). */
+static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *gc, char *why,
+                              size_t n)
 {
     mcp_session *ss = c->driver.session;
-    if (mcp_protocol_modern(mcp_session_inbound_version(ss, h)))
-        return gw->shared ? gw->shared : upstream_open(gw, NULL, NULL, NULL, NULL);
+    bool modern = mcp_protocol_modern(mcp_session_inbound_version(ss, h));
+    upstream *have = modern ? gw->shared : gc->up;
+    if (have)
+        return have;
+    if (gw->stopping) {
+        snprintf(why, n, "Internal error: the server is stopping");
+        return NULL;
+    }
+    if (gw->children >= gw->max_children) {
+        snprintf(why, n, "Internal error: too many server processes: %u run already, the most "
+                 "this gateway runs at once; try again when a session has ended", gw->max_children);
+        return NULL;
+    }
+    if (modern)
+        return upstream_open(gw, NULL, NULL, NULL, NULL);
     if (!gc->up) {
         const mcp_json *init = mcp_session_peer_info(ss);
         gc->up = upstream_open(gw, c, mcp_session_protocol_version(ss),
@@ -76,10 +94,10 @@ static void forward_request(conn *c, mcp_handle h, const mcp_message *msg, void 
         return;
     }
     f->req.destroy = forward_destroy;
-    upstream *up = gw->stopping ? NULL : upstream_for(gw, c, h, state);
+    char why[200] = "Internal error: out of memory";
+    upstream *up = upstream_for(gw, c, h, state, why, sizeof why);
     if (!up) {
-        static const char text[] = "Internal error: the server is stopping";
-        mcp__request_end(&f->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, sizeof text - 1);
+        mcp__request_end(&f->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why, strlen(why));
         return;
     }
     upstream_forward(up, f);

@@ -77,6 +77,7 @@ struct upstream {
     uv_timer_t kill_timer; /* SIGTERM, then SIGKILL, after ending */
     bool timer_open;
     int kills;
+    int pgid;             /* its process group (its own: the spawn's pid) */
     upstream *next, *prev; /* gw->all */
 };
 

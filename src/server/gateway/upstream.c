@@ -157,15 +157,19 @@ static void conversation_over(upstream *up, const char *why)
         up->gw->shared = NULL;
     if (up->driver_open)
         mcp__driver_end(&up->driver, why);
+    /* The client's side of each question ends through its session, whose
+     * callback (question_answered) unlinks and frees it: freed here first,
+     * the session's own end would call back with it later. */
     while (up->questions) {
         question *q = up->questions;
-        question_unlink(q);
-        mcp_handle client_handle = q->client_handle;
-        free(q);
-        if (up->owner) {
-            mcp_session_cancel(up->owner->driver.session, mcp__now_ms(), client_handle, why);
-            mcp__driver_rearm(&up->owner->driver);
+        conn *c = up->owner;
+        if (c && mcp_session_cancel(c->driver.session, mcp__now_ms(), q->client_handle, why) ==
+                     MCP_OK) {
+            mcp__driver_rearm(&c->driver);
+            continue;
         }
+        question_unlink(q); /* its session knows it no more: no callback comes */
+        free(q);
     }
 }
 
@@ -174,7 +178,7 @@ static void kill_due(uv_timer_t *t)
     upstream *up = t->data;
     if (!up->child || up->exited)
         return;
-    mcp__child_kill(up->child, up->kills++ ? SIGKILL : SIGTERM);
+    mcp__child_kill_group(up->child, up->kills++ ? SIGKILL : SIGTERM);
     if (up->kills < 2)
         uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
 }
@@ -199,7 +203,7 @@ static void finish(upstream *up, const char *why)
         mcp__server_log(up->gw->server, MCP_LOG_WARNING, "gateway: %s", up->why);
     conversation_over(up, up->why);
     if (up->child && !up->exited && !up->kills) {
-        mcp__child_kill(up->child, SIGTERM);
+        mcp__child_kill_group(up->child, SIGTERM);
         up->kills = 1;
         uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
     }
@@ -220,6 +224,11 @@ static void on_child_exit(void *ud, int status)
     bool seen = up->exited; /* peeked at by finish */
     up->exited = true;
     up->reaped = true;
+    /* Ended by us: what it started goes with it (a wrapper's server that
+     * ignored SIGTERM, say). Its group's id is not given out again while
+     * a member lives. */
+    if ((up->closed || up->kills) && up->pgid > 0)
+        kill(-up->pgid, SIGKILL);
     up->status = status;
     up->gw->children--;
     uv_timer_stop(&up->kill_timer);
@@ -236,8 +245,8 @@ static void on_child_exit(void *ud, int status)
 
 void upstream_close(upstream *up, const char *why)
 {
-    up->owner = NULL;
     if (up->closed) {
+        up->owner = NULL;
         check_done(up);
         return;
     }
@@ -252,7 +261,8 @@ void upstream_close(upstream *up, const char *why)
         if (up->requests == f)
             forward_unlink(f); /* its session knew it no more */
     }
-    conversation_over(up, why);
+    conversation_over(up, why); /* the questions withdrawn while the owner is known */
+    up->owner = NULL;
     mcp__transport *t = up->driver_open && !up->released ? up->driver.transport : NULL;
     if (t && t->ops->end_output)
         t->ops->end_output(t);
@@ -340,7 +350,7 @@ static void question_answered(void *ud, mcp_handle h, int outcome, const mcp_mes
     question_unlink(q);
     mcp_handle child_handle = q->child_handle;
     free(q);
-    if (!up->driver_open || up->gone)
+    if (!up->driver_open || up->gone || up->over)
         return;
     mcp_session *cs = up->driver.session;
     if (outcome == MCP_OK)
@@ -434,7 +444,7 @@ static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     mcp__server_log(up->gw->server, MCP_LOG_WARNING, "gateway: %s", up->why);
     conversation_over(up, up->why);
     if (up->child && !up->exited && !up->kills) {
-        mcp__child_kill(up->child, SIGTERM);
+        mcp__child_kill_group(up->child, SIGTERM);
         up->kills = 1;
         uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
     }
@@ -468,12 +478,6 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
     uv_timer_init(&s->loop, &up->kill_timer);
     up->kill_timer.data = up;
     up->timer_open = true;
-    if (gw->children >= gw->max_children) {
-        char n[24];
-        snprintf(n, sizeof n, "%u", gw->max_children);
-        set_gone(up, "too many sessions: %s server processes run already", n);
-        return failed_start(up);
-    }
     const char *name = mcp_json_string(mcp_json_object_get(client_info, "name"), NULL);
     const char *ver = mcp_json_string(mcp_json_object_get(client_info, "version"), NULL);
     mcp_session_options so = {.size = sizeof so,
@@ -508,6 +512,7 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
         return failed_start(up);
     }
     gw->children++;
+    up->pgid = mcp__child_pid(up->child);
     mcp__ndjson_adopt(t, out, in);
     mcp_connect_options cn = {.size = sizeof cn, .mode = MCP_CONNECT_LEGACY, .version = version,
                               .timeout_ms = CONNECT_TIMEOUT_MS, .queue_requests = true};
@@ -626,7 +631,7 @@ static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
         snprintf(text, sizeof text, "Internal error: %s", up->why);
     else if (outcome == MCP_ERR_CLOSED || outcome == MCP_ERR_TIMED_OUT)
         snprintf(text, sizeof text, "Internal error: the server process stopped serving: %s",
-                 up ? up->why : "its session ended");
+                 mcp_strerror(outcome));
     else
         snprintf(text, sizeof text, "Internal error: the server process's answer: %s",
                  mcp_strerror(outcome));
