@@ -19,6 +19,9 @@ Every start appends "start <pid>" to LOG, every event a line. MODE:
                exits with status 5 before reading anything
   stubborn     ignores SIGTERM, and lives on 60 s after its input ended
                (only SIGKILL ends it)
+  refuse-init  asks the client roots/list before anything, then refuses
+               initialize with a long message of multibyte characters (a
+               proxy's probe fails too)
 """
 import json
 import os
@@ -77,6 +80,11 @@ for line in sys.stdin:
             text(call, "answer: %s" % msg["result"].get("action"))
         else:
             text(call, "answer: error %s" % msg.get("error", {}).get("code"))
+        continue
+    if method == "initialize" and mode == "refuse-init":
+        send({"jsonrpc": "2.0", "id": "early", "method": "roots/list"})
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "é" * 200}})
+        log("refused initialize")
         continue
     if method == "initialize":
         log("initialize %s" % msg["params"].get("protocolVersion"))

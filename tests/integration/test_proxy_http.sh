@@ -12,7 +12,8 @@
 # check-cancel passes at 2025-11-25 and 2026-07-28 through the proxy, and
 # the TypeScript SDK v1 and v2 HTTP clients pass their steps; with the
 # TypeScript SDK v2 stdio server as the child, check-cancel passes both
-# eras. MCP_WRAP (valgrind) wraps the proxy (the probe of its child
+# eras; with server-everything, whose progress goes on after a cancel,
+# the client through the proxy hears none. MCP_WRAP (valgrind) wraps the proxy (the probe of its child
 # included), not the children; under it the slow checks are left out.
 #
 #   test_proxy_http.sh MCP NODE INTEROP_DIR
@@ -179,6 +180,17 @@ done
 [ -x "$NODE" ] || missing "no node (make interop-deps)"
 expect_exit 0 "the TypeScript SDK v1 HTTP client" -- "$NODE" "$INTEROP/ts_http_client.mjs" "$URL" auto
 expect_exit 0 "the TypeScript SDK v2 HTTP client" -- "$NODE" "$INTEROP/ts2_http_client.mjs" "$URL"
+stop_proxy
+
+# --- server-everything as the child: its long operation sends progress
+# after a cancel (check-cancel warns of it, direct); through the proxy the
+# client hears none (the gateway's request ended) ---------------------------------------------------
+EVERYTHING="$INTEROP/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+[ -r "$EVERYTHING" ] || missing "no server-everything (make interop-deps)"
+start_proxy everything -- "$NODE" "$EVERYTHING" stdio
+expect_exit 0 "check-cancel, server-everything behind the proxy" -- \
+    "$MCP" check-cancel --trials 1 --protocol 2025-11-25 --url "$URL"
+contains "$WORK/out" "PASS  cancel.stops-progress" "no progress after the cancel, through the proxy"
 stop_proxy
 
 # --- the TypeScript SDK v2 stdio server as the child ---------------------------------------------

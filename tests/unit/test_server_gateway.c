@@ -309,6 +309,51 @@ static void the_bound_refuses_and_recovers(void **state)
     wait_children_gone();
 }
 
+/* A child that asks before its initialize is answered, then refuses
+ * initialize in words that, cut, would not be UTF-8: the call gets the
+ * refusal, the question is withdrawn through the client's session (a
+ * cancel the session refused had left it freed there), and an answer
+ * that comes late finds nothing. */
+static void a_child_that_refuses_initialize(void **state)
+{
+    (void)state;
+    const char *argv[] = {"python3", GATEWAY_CHILD, child_log, "refuse-init", NULL};
+    mcp_server *s = gateway(argv);
+    harness h;
+    harness_start(&h, s, "2025-11-25", "{\"roots\":{}}", NULL);
+    harness_send_req(&h, 1, "tools/list", "");
+    char *q;
+    long long qid = harness_server_request(&h, "roots/list", &q);
+    free(q);
+    harness_expect_in(wire_expect(&h.w, "\"id\":1,"), "did not initialize");
+    char late[120];
+    snprintf(late, sizeof late, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"roots\":[]}}", qid);
+    wire_send(&h.w, late);
+    harness_expect_in(harness_req(&h, 2, "tools/list", ""), "refused initialize");
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+/* A stop, then another run of the same server: served again (the
+ * gateway's stopping is the run's, not the server's). */
+static void a_run_after_a_stop(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/list", ""), "\"hang\"");
+    mcp_server *s = h.server;
+    mcp_server_stop(s);
+    pthread_join(h.thread, NULL);
+    close(h.w.fd);
+    close(h.server_fd);
+    harness again;
+    harness_start(&again, s, NULL, NULL, NULL);
+    harness_expect_in(harness_req(&again, 2, "tools/list", ""), "\"hang\"");
+    harness_stop(&again);
+    wait_children_gone();
+}
+
 static void a_command_that_cannot_start(void **state)
 {
     (void)state;
@@ -444,6 +489,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_session_ending_with_a_question_open, setup, teardown),
         cmocka_unit_test_setup_teardown(the_bound_refuses_and_recovers, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_child_that_refuses_initialize, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_run_after_a_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(a_command_that_cannot_start, setup, teardown),
         cmocka_unit_test(options_are_checked),
         cmocka_unit_test_setup_teardown(every_send_to_the_client_failing, setup, teardown),

@@ -164,6 +164,13 @@ static void server_stopping(mcp_server *s, void *state)
         upstream_close(gw->shared, "the server stops");
 }
 
+/* A run after a stop serves again. */
+static void loop_opened(mcp_server *s, void *state)
+{
+    (void)s;
+    ((gateway *)state)->stopping = false;
+}
+
 static void loop_closing(mcp_server *s, void *state)
 {
     (void)s;
@@ -180,6 +187,7 @@ const mcp__feature mcp__gateway_feature = {
     .conn_state_size = sizeof(gateway_conn),
     .conn_ending = conn_ending,
     .server_stopping = server_stopping,
+    .loop_opened = loop_opened,
     .loop_closing = loop_closing,
     .request_settled = request_settled,
 };

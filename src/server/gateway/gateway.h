@@ -19,7 +19,9 @@
  * elicitation, roots) are asked of its session's client, on the stream of
  * the call they belong to when one call is in flight; its notifications
  * (list changes, resource updates, logs) go to that client. The shared
- * child's list changes and resource updates go to 2026-07-28 listens.
+ * child's list changes and resource updates go out as the server's own
+ * news: to 2026-07-28 listens, and as list_changed to 2025 sessions too
+ * (each then lists again, from its own child).
  *
  * Threads: the loop thread, all of it.
  */

@@ -163,8 +163,11 @@ static void conversation_over(upstream *up, const char *why)
     while (up->questions) {
         question *q = up->questions;
         conn *c = up->owner;
-        if (c && mcp_session_cancel(c->driver.session, mcp__now_ms(), q->client_handle, why) ==
-                     MCP_OK) {
+        int rc = c ? mcp_session_cancel(c->driver.session, mcp__now_ms(), q->client_handle, why)
+                   : MCP_ERR_NOT_FOUND;
+        if (rc == MCP_ERR_INVALID_ARG) /* a reason it would not send */
+            rc = mcp_session_cancel(c->driver.session, mcp__now_ms(), q->client_handle, NULL);
+        if (rc == MCP_OK) {
             mcp__driver_rearm(&c->driver);
             continue;
         }
@@ -188,6 +191,11 @@ static void kill_due(uv_timer_t *t)
  * process still running ended. */
 static void finish(upstream *up, const char *why)
 {
+    if (up->over) {
+        check_done(up);
+        return;
+    }
+    uv_timer_stop(&up->kill_timer); /* a wait for the other half, now moot */
     int status;
     if (!up->exited && up->child && mcp__child_peek_exit(up->child, &status)) {
         up->status = status;
@@ -391,13 +399,21 @@ static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
     if (q->next)
         q->next->prev = q;
     up->questions = q;
+    /* The handle comes back through a local: a request ended during its
+     * own send has had its callback (q freed) before the handle is
+     * written. */
+    mcp_handle asked = 0;
     int rc = mcp_session_request(c->driver.session, mcp__now_ms(), msg->method, msg->params, &o,
-                                 question_answered, NULL, q, &q->client_handle);
+                                 question_answered, NULL, q, &asked);
     if (rc == MCP_ERR_NOT_FOUND) { /* its call ended meanwhile: the session's route */
         o.related = 0;
         rc = mcp_session_request(c->driver.session, mcp__now_ms(), msg->method, msg->params, &o,
-                                 question_answered, NULL, q, &q->client_handle);
+                                 question_answered, NULL, q, &asked);
     }
+    if (rc == MCP_OK)
+        for (question *k = up->questions; k; k = k->next)
+            if (k == q)
+                q->client_handle = asked;
     if (rc != MCP_OK) {
         question_unlink(q);
         free(q);
@@ -423,24 +439,10 @@ static void on_cancel(void *ud, mcp_handle h, const char *reason)
         }
 }
 
-static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+/* A child that cannot be spoken to (it refused initialize, the connect
+ * failed): said, the conversation over, the process ended. */
+static void end_unusable(upstream *up)
 {
-    (void)h;
-    upstream *up = ud;
-    if (outcome == MCP_OK) {
-        up->connected = true;
-        return;
-    }
-    char detail[200];
-    if (outcome == MCP_ERR_REMOTE)
-        snprintf(detail, sizeof detail, "it refused initialize: %.*s",
-                 (int)(m->error_message_len < 120 ? m->error_message_len : 120),
-                 m->error_message);
-    else
-        snprintf(detail, sizeof detail, "%s", mcp_strerror(outcome));
-    if (!up->gone && up->exited)
-        say_exit(up);
-    set_gone(up, "the server process did not initialize: %s", detail);
     mcp__server_log(up->gw->server, MCP_LOG_WARNING, "gateway: %s", up->why);
     conversation_over(up, up->why);
     if (up->child && !up->exited && !up->kills) {
@@ -449,6 +451,33 @@ static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
         uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
     }
     check_done(up);
+}
+
+static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    upstream *up = ud;
+    if (outcome == MCP_OK) {
+        up->connected = true;
+        return;
+    }
+    if (up->closed || up->over)
+        return; /* ended from our side, which sees to the process */
+    char detail[200];
+    if (outcome == MCP_ERR_REMOTE) {
+        /* The child's words, shown JSON-escaped and cut whole: the reason
+         * goes into cancels, which must be UTF-8. */
+        char shown[140];
+        mcp__show_string(shown, sizeof shown, m->error_message, m->error_message_len, 120,
+                         sizeof shown - 1);
+        snprintf(detail, sizeof detail, "it refused initialize: %s", shown);
+    } else {
+        snprintf(detail, sizeof detail, "%s", mcp_strerror(outcome));
+    }
+    if (!up->gone && up->exited)
+        say_exit(up);
+    set_gone(up, "the server process did not initialize: %s", detail);
+    end_unusable(up);
 }
 
 /* A child that could not be started: gone from the start, saying why. */
@@ -519,7 +548,8 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
     int rc = mcp_session_connect(up->driver.session, mcp__now_ms(), &cn, connected, up);
     if (rc != MCP_OK) {
         set_gone(up, "the server process could not be spoken to: %s", mcp_strerror(rc));
-        conversation_over(up, up->why);
+        end_unusable(up);
+        return up;
     }
     mcp__driver_rearm(&up->driver);
     return up;
@@ -629,6 +659,10 @@ static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     char text[300];
     if (up && up->gone)
         snprintf(text, sizeof text, "Internal error: %s", up->why);
+    else if (up && !up->connected)
+        /* Ended with its connect, before that says why (the log does). */
+        snprintf(text, sizeof text, "Internal error: the server process did not initialize (%s)",
+                 mcp_strerror(outcome));
     else if (outcome == MCP_ERR_CLOSED || outcome == MCP_ERR_TIMED_OUT)
         snprintf(text, sizeof text, "Internal error: the server process stopped serving: %s",
                  mcp_strerror(outcome));
@@ -666,10 +700,15 @@ int upstream_forward(upstream *up, forward *f)
     if (f->next)
         f->next->prev = f;
     up->requests = f;
+    mcp_handle sent = 0; /* as in on_request: f may be ended within */
     int rc = params || !r->msg->params
                  ? mcp_session_request(up->driver.session, mcp__now_ms(), r->msg->method,
-                                       params, &o, answered, progressed, f, &f->child_handle)
+                                       params, &o, answered, progressed, f, &sent)
                  : MCP_ERR_NOMEM;
+    if (rc == MCP_OK) /* f is read only while still linked: ended, it may be freed */
+        for (forward *k = up->requests; k; k = k->next)
+            if (k == f)
+                f->child_handle = sent;
     mcp_json_doc_free(d);
     mcp__driver_rearm(&up->driver);
     if (rc != MCP_OK) {
