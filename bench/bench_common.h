@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,89 @@ static inline latency median_run(latency runs[3])
                 runs[j] = t;
             }
     return runs[1];
+}
+
+/* A rate: calls of tool (no arguments, answered at once) pipelined
+ * in_flight at a time on c for seconds; calls per second. Exits when one
+ * fails (who names the path measured). c is freed. */
+typedef struct bench_load {
+    mcp_client *c;
+    const char *tool;
+    const mcp_json *args;
+    unsigned long long stop_at;
+    long done, failed, outstanding;
+} bench_load;
+
+static void bench_issue(bench_load *l);
+
+static inline void bench_one_done(void *ud, const mcp_client_call_result *r)
+{
+    bench_load *l = ud;
+    l->outstanding--;
+    if (r->outcome == MCP_OK)
+        l->done++;
+    else
+        l->failed++;
+    if (now_us() < l->stop_at)
+        bench_issue(l);
+}
+
+static inline void bench_issue(bench_load *l)
+{
+    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
+    if (mcp_client_call_tool_async(l->c, l->tool, l->args, &o, bench_one_done, l, NULL) == MCP_OK)
+        l->outstanding++;
+    else
+        l->failed++;
+}
+
+static inline double bench_rate(mcp_client *c, const char *tool, int in_flight, double seconds,
+                                const char *who)
+{
+    mcp_json_doc *args;
+    mcp_json_parse("{}", 2, NULL, NULL, &args, NULL);
+    unsigned long long t0 = now_us();
+    bench_load l = {c, tool, mcp_json_doc_root(args),
+                    t0 + (unsigned long long)(seconds * 1e6), 0, 0, 0};
+    for (int i = 0; i < in_flight; i++)
+        bench_issue(&l);
+    while (l.outstanding > 0)
+        mcp_client_run_once(c, true);
+    double elapsed = (double)(now_us() - t0) / 1e6;
+    mcp_client_free(c);
+    mcp_json_doc_free(args);
+    if (l.failed) {
+        fprintf(stderr, "bench: %ld of %ld calls failed (%s)\n", l.failed, l.done + l.failed, who);
+        exit(1);
+    }
+    return (double)l.done / elapsed;
+}
+
+/* One cancel-latency run of a path (proxied or not); the median of three
+ * for each, and the line that compares them. */
+typedef latency (*bench_cancel_run)(const char *bench_server, const char *mcp,
+                                    mcp_connect_mode mode, bool proxied);
+
+static inline latency bench_cancel_median(bench_cancel_run run, const char *bench_server,
+                                          const char *mcp, mcp_connect_mode mode, bool proxied)
+{
+    latency runs[3];
+    for (int i = 0; i < 3; i++)
+        runs[i] = run(bench_server, mcp, mode, proxied);
+    return median_run(runs);
+}
+
+static inline void bench_report_cancel(const char *label, bench_cancel_run run,
+                                       const char *bench_server, const char *mcp,
+                                       mcp_connect_mode mode, int held)
+{
+    latency proxied = bench_cancel_median(run, bench_server, mcp, mode, true);
+    latency direct = bench_cancel_median(run, bench_server, mcp, mode, false);
+    printf("%s cancel latency us %s (%d in flight): proxied p50=%llu p99=%llu, direct "
+           "p50=%llu p99=%llu, added p50=%lld p99=%lld\n",
+           label, mode == MCP_CONNECT_MODERN ? "2026" : "2025", held, proxied.p50, proxied.p99,
+           direct.p50, direct.p99, (long long)proxied.p50 - (long long)direct.p50,
+           (long long)proxied.p99 - (long long)direct.p99);
 }
 
 /* bench_server --http 0 [--task-store store], its port read from its

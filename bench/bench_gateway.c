@@ -146,59 +146,9 @@ static mcp_client *connect_client(const char *url, mcp_connect_mode mode)
     return c;
 }
 
-/* Rate ------------------------------------------------------------------------------ */
-
-typedef struct load {
-    mcp_client *c;
-    const mcp_json *args;
-    unsigned long long stop_at;
-    long done, failed, outstanding;
-} load;
-
-static void issue(load *l);
-
-static void one_done(void *ud, const mcp_client_call_result *r)
-{
-    load *l = ud;
-    l->outstanding--;
-    if (r->outcome == MCP_OK)
-        l->done++;
-    else
-        l->failed++;
-    if (now_us() < l->stop_at)
-        issue(l);
-}
-
-static void issue(load *l)
-{
-    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
-    if (mcp_client_call_tool_async(l->c, "task_echo", l->args, &o, one_done, l, NULL) == MCP_OK)
-        l->outstanding++;
-    else
-        l->failed++;
-}
-
 static double rate(const char *url, mcp_connect_mode mode)
 {
-    mcp_client *c = connect_client(url, mode);
-    mcp_json_doc *args;
-    mcp_json_parse("{}", 2, NULL, NULL, &args, NULL);
-    unsigned long long t0 = now_us();
-    load l = {c, mcp_json_doc_root(args), t0 + (unsigned long long)(RATE_SECONDS * 1e6), 0, 0,
-              0};
-    for (int i = 0; i < IN_FLIGHT; i++)
-        issue(&l);
-    while (l.outstanding > 0)
-        mcp_client_run_once(c, true);
-    double elapsed = (double)(now_us() - t0) / 1e6;
-    mcp_client_free(c);
-    mcp_json_doc_free(args);
-    if (l.failed) {
-        fprintf(stderr, "bench_gateway: %ld of %ld calls failed (%s)\n", l.failed,
-                l.done + l.failed, url);
-        exit(1);
-    }
-    return (double)l.done / elapsed;
+    return bench_rate(connect_client(url, mode), "task_echo", IN_FLIGHT, RATE_SECONDS, url);
 }
 
 /* Cancel latency ---------------------------------------------------------------------- */
@@ -257,30 +207,6 @@ static latency cancel_once(const char *bench_server, const char *mcp, mcp_connec
     return cancel_latencies(log_path, written, HELD, "cancels");
 }
 
-static latency cancel_median(const char *bench_server, const char *mcp, mcp_connect_mode mode,
-                             bool proxied)
-{
-    latency runs[3];
-    for (int i = 0; i < 3; i++)
-        runs[i] = cancel_once(bench_server, mcp, mode, proxied);
-    return median_run(runs);
-}
-
-static long long diff(unsigned long long a, unsigned long long b)
-{
-    return (long long)a - (long long)b;
-}
-
-static void report_cancel(const char *bench_server, const char *mcp, mcp_connect_mode mode)
-{
-    latency proxied = cancel_median(bench_server, mcp, mode, true);
-    latency direct = cancel_median(bench_server, mcp, mode, false);
-    printf("proxy --http cancel latency us %s (%d in flight): proxied p50=%llu p99=%llu, direct "
-           "p50=%llu p99=%llu, added p50=%lld p99=%lld\n",
-           mode == MCP_CONNECT_MODERN ? "2026" : "2025", HELD, proxied.p50, proxied.p99,
-           direct.p50, direct.p99, diff(proxied.p50, direct.p50), diff(proxied.p99, direct.p99));
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 5) {
@@ -316,7 +242,7 @@ int main(int argc, char **argv)
     }
     printf("\n");
     fflush(stdout);
-    report_cancel(bench_server, mcp, MCP_CONNECT_MODERN);
-    report_cancel(bench_server, mcp, MCP_CONNECT_LEGACY);
+    bench_report_cancel("proxy --http", cancel_once, bench_server, mcp, MCP_CONNECT_MODERN, HELD);
+    bench_report_cancel("proxy --http", cancel_once, bench_server, mcp, MCP_CONNECT_LEGACY, HELD);
     return 0;
 }

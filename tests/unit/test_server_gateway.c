@@ -24,10 +24,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fault_transport.h"
+#include "fault_serve.h"
 #include "serve_harness.h"
-#include "server/core/core.h"
-#include "transport/ndjson_stream.h"
 
 static char child_log[64];
 
@@ -384,32 +382,6 @@ static void options_are_checked(void **state)
 
 /* Write failures ---------------------------------------------------------------------- */
 
-typedef struct faulty {
-    mcp_server *server;
-    int fail_at, server_fd, rc;
-    wire w;
-    pthread_t thread;
-    fault_record faults;
-} faulty;
-
-static void *faulty_thread(void *arg)
-{
-    faulty *f = arg;
-    mcp_server *s = f->server;
-    f->rc = mcp__server_open_loop(s);
-    mcp__ndjson_options o = {0};
-    mcp__transport *inner = f->rc == MCP_OK ? mcp__ndjson_new(&s->loop, &o) : NULL;
-    if (inner) {
-        mcp__transport *t = fault_transport_new(inner, f->fail_at, &f->faults);
-        f->rc = mcp__server_attach(s, t);
-        if (f->rc == MCP_OK)
-            f->rc = mcp__ndjson_open_fds(inner, f->server_fd, f->server_fd);
-    }
-    if (f->rc == MCP_OK)
-        f->rc = mcp_server_run(s);
-    return NULL;
-}
-
 /* A 2025 session's life through the gateway (initialize, echo, a hang
  * cancelled, a question answered) with the nth send to the client
  * failing, for n = 1, 2, ... until a run fails none: each run returns,
@@ -419,15 +391,8 @@ static void every_send_to_the_client_failing(void **state)
     (void)state;
     for (int at = 1; at < 30; at++) {
         unlink(child_log);
-        faulty f;
-        memset(&f, 0, sizeof f);
-        f.server = child_gateway(NULL);
-        f.fail_at = at;
-        int p[2];
-        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
-        f.w.fd = p[0];
-        f.server_fd = p[1];
-        pthread_create(&f.thread, NULL, faulty_thread, &f);
+        fault_serve f;
+        fault_serve_start(&f, child_gateway(NULL), at);
         static const char *const script[] = {
             "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
             "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
@@ -461,12 +426,9 @@ static void every_send_to_the_client_failing(void **state)
             }
             free(got);
         }
-        shutdown(f.w.fd, SHUT_WR);
-        pthread_join(f.thread, NULL);
+        fault_serve_stop(&f);
         assert_true(f.rc == MCP_OK || f.rc == MCP_ERR_IO);
-        close(f.w.fd);
-        close(f.server_fd);
-        mcp_server_free(f.server);
+        fault_serve_free(&f);
         harness_wait_abandoned();
         wait_children_gone();
         if (!f.faults.fired) {

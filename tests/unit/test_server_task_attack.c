@@ -24,10 +24,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fault_transport.h"
+#include "fault_serve.h"
 #include "server/core/core.h"
 #include "task_harness.h"
-#include "transport/ndjson_stream.h"
 
 static const char form[] = "{\"message\":\"Who?\",\"requestedSchema\":{\"type\":\"object\","
                            "\"properties\":{\"name\":{\"type\":\"string\"}}}}";
@@ -715,49 +714,14 @@ static void become_task_past_the_caps(void **state)
 
 /* Write failures ---------------------------------------------------------------------- */
 
-typedef struct faulty {
-    mcp_server *server;
-    int fail_at;
-    int server_fd;
-    wire w;
-    pthread_t thread;
-    int rc;
-    fault_record faults;
-} faulty;
-
-static void *faulty_thread(void *arg)
-{
-    faulty *f = arg;
-    mcp_server *s = f->server;
-    f->rc = mcp__server_open_loop(s);
-    mcp__ndjson_options o = {0};
-    mcp__transport *inner = f->rc == MCP_OK ? mcp__ndjson_new(&s->loop, &o) : NULL;
-    if (inner) {
-        mcp__transport *t = fault_transport_new(inner, f->fail_at, &f->faults);
-        f->rc = mcp__server_attach(s, t);
-        if (f->rc == MCP_OK)
-            f->rc = mcp__ndjson_open_fds(inner, f->server_fd, f->server_fd);
-    }
-    if (f->rc == MCP_OK)
-        f->rc = mcp_server_run(s);
-    return NULL;
-}
-
 /* A deferred tool's call (how), its nth send failing, for n = 1, 2, ...
  * until a run fails none: every run's handler ends, the run returns, the
  * memory is freed (ASan, valgrind). */
 static void torture_deferred(const char *how, bool answer)
 {
     for (int at = 1; at < 12; at++) {
-        faulty f;
-        memset(&f, 0, sizeof f);
-        f.server = new_server(0);
-        f.fail_at = at;
-        int p[2];
-        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
-        f.w.fd = p[0];
-        f.server_fd = p[1];
-        pthread_create(&f.thread, NULL, faulty_thread, &f);
+        fault_serve f;
+        fault_serve_start(&f, new_server(0), at);
         char line[1200];
         snprintf(line, sizeof line,
                  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
@@ -797,17 +761,14 @@ static void torture_deferred(const char *how, bool answer)
                 free(wire_read(&f.w, 100));
             }
         }
-        shutdown(f.w.fd, SHUT_WR);
-        pthread_join(f.thread, NULL);
+        fault_serve_stop(&f);
         assert_int_equal(f.rc, MCP_OK);
         /* A call still queued when its connection ended never runs (a slow
          * machine, valgrind): every handler that started ends. */
         for (int i = 0; i < 2000 && atomic_load(&ended) < atomic_load(&started); i++)
             usleep(5000);
         assert_int_equal(atomic_load(&ended), atomic_load(&started));
-        close(f.w.fd);
-        close(f.server_fd);
-        mcp_server_free(f.server);
+        fault_serve_free(&f);
         harness_wait_abandoned();
         if (!f.faults.fired)
             break;

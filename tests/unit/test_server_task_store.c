@@ -24,12 +24,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fault_transport.h"
+#include "fault_serve.h"
 #include "missing.h"
 #include "redis_server.h"
 #include "server/core/core.h"
 #include "task_harness.h"
-#include "transport/ndjson_stream.h"
 
 /* An acknowledgment (tasks/update, tasks/cancel): an empty result. */
 #define ACK "\"result\":{\"resultType\":\"complete\",\"_meta\""
@@ -600,32 +599,6 @@ static void a_request_gone_before_its_task_was_given_out(void **state)
 
 /* Write failures ---------------------------------------------------------------------- */
 
-typedef struct faulty {
-    mcp_server *server;
-    int fail_at, server_fd, rc;
-    wire w;
-    pthread_t thread;
-    fault_record faults;
-} faulty;
-
-static void *faulty_thread(void *arg)
-{
-    faulty *f = arg;
-    mcp_server *s = f->server;
-    f->rc = mcp__server_open_loop(s);
-    mcp__ndjson_options o = {0};
-    mcp__transport *inner = f->rc == MCP_OK ? mcp__ndjson_new(&s->loop, &o) : NULL;
-    if (inner) {
-        mcp__transport *t = fault_transport_new(inner, f->fail_at, &f->faults);
-        f->rc = mcp__server_attach(s, t);
-        if (f->rc == MCP_OK)
-            f->rc = mcp__ndjson_open_fds(inner, f->server_fd, f->server_fd);
-    }
-    if (f->rc == MCP_OK)
-        f->rc = mcp_server_run(s);
-    return NULL;
-}
-
 static void send_ext(wire *w, int id, const char *method, const char *params)
 {
     char line[800];
@@ -647,15 +620,8 @@ static void every_send_of_a_task_failing(void **state)
     (void)state;
     for (int at = 1; at < 20; at++) {
         reset();
-        faulty f;
-        memset(&f, 0, sizeof f);
-        f.server = new_server(1000);
-        f.fail_at = at;
-        int p[2];
-        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
-        f.w.fd = p[0];
-        f.server_fd = p[1];
-        pthread_create(&f.thread, NULL, faulty_thread, &f);
+        fault_serve f;
+        fault_serve_start(&f, new_server(1000), at);
         char id[33] = "";
         for (int tries = 0; tries < 100 && !id[0]; tries++) {
             send_ext(&f.w, 1, "tools/call", "\"name\":\"ask\",\"arguments\":{}");
@@ -686,13 +652,10 @@ static void every_send_of_a_task_failing(void **state)
             send_ext(&f.w, 5, "tasks/cancel", params);
             free(wire_read(&f.w, 200));
         }
-        shutdown(f.w.fd, SHUT_WR);
-        pthread_join(f.thread, NULL);
+        fault_serve_stop(&f);
         assert_int_equal(f.rc, MCP_OK);
         wait_ended(0);
-        close(f.w.fd);
-        close(f.server_fd);
-        mcp_server_free(f.server);
+        fault_serve_free(&f);
         harness_wait_abandoned();
         if (id[0]) {
             /* Ended one way or another: the stop fails what still ran. */
