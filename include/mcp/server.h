@@ -336,7 +336,8 @@ MCP_EXTERN bool mcp_server_task_store_valid(const char *spec, char *why, size_t 
 
 /* mcp_server_new: MCP_OK and *out (free with mcp_server_free),
  * MCP_ERR_INVALID_ARG (bad options size, name/version/instructions not
- * UTF-8, max_in_flight over MCP__MAX_INBOUND) or MCP_ERR_NOMEM. opts may be
+ * UTF-8, max_in_flight over MCP__MAX_INBOUND, capabilities not an object,
+ * upstream_argv with no command) or MCP_ERR_NOMEM. opts may be
  * NULL. Strings are copied; the log and trace user_data are kept until
  * mcp_server_free. */
 MCP_EXTERN int mcp_server_new(const mcp_server_options *opts, mcp_server **out);
