@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,6 +158,48 @@ static inline double bench_rate(mcp_client *c, const char *tool, int in_flight, 
         exit(1);
     }
     return (double)l.done / elapsed;
+}
+
+/* held wait_cancel calls on c (ids 0..held-1), then each cancelled, paced,
+ * its writing time in written[id]; c is freed. Every call reaches the
+ * server before any cancel (an answer to a later call came), then 150 ms
+ * more: a 2025 cancel is held until its request has reached the server
+ * (its headers, or 100 ms after it was sent), and what is timed is the
+ * cancel's path, not that hold. */
+static inline void bench_hold_and_cancel(mcp_client *c, int held, unsigned long long *written)
+{
+    mcp_handle *h = calloc((size_t)held, sizeof *h);
+    if (!h)
+        exit(1);
+    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
+    for (int i = 0; i < held; i++) {
+        char json[32];
+        snprintf(json, sizeof json, "{\"id\":%d}", i);
+        mcp_json_doc *a;
+        mcp_json_parse(json, strlen(json), NULL, NULL, &a, NULL);
+        mcp_client_call_tool_async(c, "wait_cancel", mcp_json_doc_root(a), &o, ignore, NULL, &h[i]);
+        mcp_json_doc_free(a);
+    }
+    server_rss(c);
+    for (unsigned long long until = now_us() + 150000; now_us() < until;) {
+        mcp_client_run_once(c, false);
+        usleep(1000);
+    }
+    for (int i = 0; i < held; i++) {
+        written[i] = now_us();
+        mcp_client_cancel(c, h[i], "bench");
+        mcp_client_flush(c);
+        /* Paced, so each is measured on its own; asleep, so that on two
+         * cores the gateway and the server are not kept waiting by this
+         * process spinning. */
+        unsigned long long until = written[i] + 2000;
+        while (now_us() < until) {
+            mcp_client_run_once(c, false);
+            usleep(200);
+        }
+    }
+    mcp_client_free(c);
+    free(h);
 }
 
 /* One cancel-latency run of a path (proxied or not); the median of three

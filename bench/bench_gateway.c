@@ -168,35 +168,8 @@ static latency cancel_once(const char *bench_server, const char *mcp, mcp_connec
         s = bench_server_spawn(bench_server, NULL);
     unsetenv("BENCH_CANCEL_LOG");
     mcp_client *c = connect_client(proxied ? g.url : s.url, mode);
-    mcp_handle h[HELD];
     unsigned long long written[HELD];
-    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
-    for (int i = 0; i < HELD; i++) {
-        char json[32];
-        snprintf(json, sizeof json, "{\"id\":%d}", i);
-        mcp_json_doc *a;
-        mcp_json_parse(json, strlen(json), NULL, NULL, &a, NULL);
-        mcp_client_call_tool_async(c, "wait_cancel", mcp_json_doc_root(a), &o, ignore, NULL, &h[i]);
-        mcp_json_doc_free(a);
-    }
-    /* Every call reaches the server before any cancel (an answer to a
-     * later call came), then 150 ms more, as bench_proxy does. */
-    server_rss(c);
-    for (unsigned long long until = now_us() + 150000; now_us() < until;) {
-        mcp_client_run_once(c, false);
-        usleep(1000);
-    }
-    for (int i = 0; i < HELD; i++) {
-        written[i] = now_us();
-        mcp_client_cancel(c, h[i], "bench");
-        mcp_client_flush(c);
-        unsigned long long until = written[i] + 2000;
-        while (now_us() < until) {
-            mcp_client_run_once(c, false);
-            usleep(200);
-        }
-    }
-    mcp_client_free(c);
+    bench_hold_and_cancel(c, HELD, written);
     /* bench_server writes its log at exit: the proxy's child once its
      * input ends (the session's end, or the proxy's stop, which waits for
      * it). */

@@ -81,41 +81,8 @@ static latency cancel_once(const char *bench_server, const char *mcp, mcp_connec
     unsetenv("BENCH_CANCEL_LOG");
     const char *const argv[] = {mcp, "proxy", "--url", s.url, NULL};
     mcp_client *c = connect_client(proxied ? argv : NULL, s.url, mode);
-    mcp_handle h[HELD];
     unsigned long long written[HELD];
-    mcp_client_call_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE};
-    for (int i = 0; i < HELD; i++) {
-        char json[32];
-        snprintf(json, sizeof json, "{\"id\":%d}", i);
-        mcp_json_doc *a;
-        mcp_json_parse(json, strlen(json), NULL, NULL, &a, NULL);
-        mcp_client_call_tool_async(c, "wait_cancel", mcp_json_doc_root(a), &o, ignore, NULL, &h[i]);
-        mcp_json_doc_free(a);
-    }
-    /* Every call reaches the server before any cancel: each POST (or the
-     * proxy's) is on its way once an answer to a later call came. Then
-     * 150 ms more: a 2025 cancel is held until its request has reached
-     * the server (its headers, or 100 ms after it was sent), and what is
-     * timed here is the cancel's path, not that hold. */
-    server_rss(c);
-    for (unsigned long long until = now_us() + 150000; now_us() < until;) {
-        mcp_client_run_once(c, false);
-        usleep(1000);
-    }
-    for (int i = 0; i < HELD; i++) {
-        written[i] = now_us();
-        mcp_client_cancel(c, h[i], "bench");
-        mcp_client_flush(c);
-        /* Paced, so each is measured on its own; asleep, so that on two
-         * cores the gateway and the server are not kept waiting by this
-         * process spinning. */
-        unsigned long long until = written[i] + 2000;
-        while (now_us() < until) {
-            mcp_client_run_once(c, false);
-            usleep(200);
-        }
-    }
-    mcp_client_free(c);
+    bench_hold_and_cancel(c, HELD, written);
     bench_server_stop(&s); /* it writes its log at exit */
     return cancel_latencies(log_path, written, HELD, "cancels");
 }
