@@ -897,9 +897,10 @@ static void an_idle_subscriber_sees_a_paused_redis_by_its_heartbeat(void **state
     assert_true(e.up);
     assert_int_equal(e.downs, 0);
     redis_server_pause(&s);
-    uint64_t t0 = now_ms();
+    /* No lower bound on when it goes down: a beat sent just before the
+     * pause and never answered times out less than timeout_ms after it.
+     * The reason says it was the deadline. */
     EVENTUALLY(&e, !e.up, 10 * timeout);
-    assert_true(now_ms() - t0 >= timeout);
     assert_string_equal(e.why, "timed out after 1000 ms");
     redis_server_resume(&s);
     EVENTUALLY(&e, e.up, 30000);
