@@ -817,6 +817,11 @@ MCP_EXTERN const char *mcp_session_inbound_version(const mcp_session *s,
 MCP_EXTERN const mcp_json *mcp_session_inbound_client_capabilities(
     const mcp_session *s, mcp_handle h);
 
+/* The route inbound request h arrived on (mcp_session_receive's route),
+ * for a transport with a stream per request to know which stream answers
+ * it; 0 when h is not in flight (or it came on route 0). Loop thread. */
+MCP_EXTERN uint64_t mcp_session_inbound_route(const mcp_session *s, mcp_handle h);
+
 /* Number of the peer's requests in flight (subscriptions included). */
 MCP_EXTERN size_t mcp_session_inbound_count(const mcp_session *s);
 

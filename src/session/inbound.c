@@ -712,6 +712,12 @@ bool mcp_session_inbound_active(const mcp_session *s, mcp_handle h)
     return mcp__inbound_lookup(s, h) != NULL;
 }
 
+uint64_t mcp_session_inbound_route(const mcp_session *s, mcp_handle h)
+{
+    inbound *in = mcp__inbound_lookup(s, h);
+    return in ? in->route : 0;
+}
+
 const mcp_message *mcp_session_inbound_message(const mcp_session *s, mcp_handle h)
 {
     inbound *in = mcp__inbound_lookup(s, h);

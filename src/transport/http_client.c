@@ -499,8 +499,14 @@ static void op_stop_input(mcp__transport *bt)
     mcp__hc_free_inbox(t);
 }
 
-static const mcp__transport_ops ops = {op_send,      op_close_route, op_close,    NULL,
-                                       op_unwritten, op_end_output,  op_stop_input};
+static const mcp__transport_ops ops = {
+    .send = op_send,
+    .close_route = op_close_route,
+    .close = op_close,
+    .unwritten = op_unwritten,
+    .end_output = op_end_output,
+    .stop_input = op_stop_input,
+};
 
 /* Creation --------------------------------------------------------------------------------------------- */
 

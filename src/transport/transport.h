@@ -61,6 +61,10 @@ typedef struct mcp__transport_ops {
     size_t (*unwritten)(const mcp__transport *t);  /* bytes not yet written */
     void (*end_output)(mcp__transport *t);         /* flush, then end the output */
     void (*stop_input)(mcp__transport *t);         /* read no more */
+    /* The error response to come on route refuses for want of capacity,
+     * to be tried again in retry_after_s seconds (HTTP: status 503 with
+     * Retry-After). Transports that cannot say so leave it NULL. */
+    void (*unavailable)(mcp__transport *t, uint64_t route, unsigned retry_after_s);
 } mcp__transport_ops;
 
 struct mcp__transport {

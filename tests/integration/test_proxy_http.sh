@@ -6,8 +6,10 @@
 # timeout, posted; 2026-07-28: the client's disconnect, by curl too); a
 # child that exits, is killed or never starts answers the call at once
 # with its status, and the next call gets a new child; garbage from the
-# child costs nothing; a 2025 child's question reaches the client; the
-# bound on children refuses a session past it; no child outlives its
+# child costs nothing; a 2025 session whose child died ends with it (its
+# next request 404, a new session served); a 2025 child's question
+# reaches the client; the bound on children refuses a request past it
+# (HTTP 503 with Retry-After, both eras); no child outlives its
 # session or the proxy (SIGTERM). With `mcp serve` as the child: mcp
 # check-cancel passes at 2025-11-25 and 2026-07-28 through the proxy, and
 # the TypeScript SDK v1 and v2 HTTP clients pass their steps; with the
@@ -78,6 +80,40 @@ call() {
     "$MCP" call --protocol "$era" --url "$URL" "$@"
 }
 
+# post NAME BODY [CURL ARGS...]: POST BODY to the proxy with curl; the
+# status in $WORK/NAME.status, headers in NAME.headers, body in NAME.body.
+post() {
+    name=$1
+    body=$2
+    shift 2
+    curl -s -m 10 -o "$WORK/$name.body" -D "$WORK/$name.headers" -w '%{http_code}' -X POST "$URL" \
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+        "$@" -d "$body" >"$WORK/$name.status"
+}
+
+# status_is NAME CODE WHAT
+status_is() {
+    [ "$(cat "$WORK/$1.status")" = "$2" ] ||
+        { cat "$WORK/$1.headers" "$WORK/$1.body"; fail "$3: HTTP $(cat "$WORK/$1.status"), not $2"; }
+}
+
+# A 2026-07-28 tools/list, as curl sends it.
+MODERN_LIST='{"jsonrpc":"2.0","id":"m-1","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+modern_list() {
+    post "$1" "$MODERN_LIST" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/list'
+}
+
+# session_2025 NAME: initialize a 2025-11-25 session with curl; its id in SID.
+session_2025() {
+    post "$1" '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+    status_is "$1" 200 "initialize"
+    SID=$(tr -d '\r' <"$WORK/$1.headers" | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *//p')
+    [ -n "$SID" ] || fail "no session id"
+    post "$1-initialized" '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+        -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+    status_is "$1-initialized" 202 "notifications/initialized"
+}
+
 # --- usage ---------------------------------------------------------------------------
 expect_exit 0 "--help" -- "$MCP" proxy --help
 contains "$WORK/out" "mcp proxy --http [HOST:]PORT" "--help shows --http"
@@ -109,6 +145,20 @@ for era in 2025-11-25 2026-07-28; do
     expect_exit 0 "a call after the deaths ($era)" -- call $era echo '{"text":"again"}'
     contains "$WORK/out" "again" "a new child answers ($era)"
 done
+# A 2025 session whose child died ends with it: its next request is told
+# 404 (the spec's word for "initialize again"), and a new session gets a
+# new child.
+session_2025 dead
+post dead-call '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"die","arguments":{}}}' \
+    -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+contains "$WORK/dead-call.body" "exited with status 7" "the call the child died in"
+post dead-after '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+    -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+status_is dead-after 404 "a request of the session whose child died"
+session_2025 reborn
+post reborn-list '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
+    -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+contains "$WORK/reborn-list.body" '"echo"' "a new session served"
 # The client's timeout (2025: a posted cancel) and its disconnect
 # (2026-07-28) reach the child as notifications/cancelled with its own id.
 expect_exit 4 "a 2025 call timed out" -- call 2025-11-25 hang --timeout 0.5
@@ -151,6 +201,16 @@ HOLDER=$!
 wait_count "$WORK/bound.child" "call hang" 1 10
 expect_exit 3 "a session past --max-children" -- call 2025-11-25 echo '{"text":"x"}'
 contains "$WORK/err" "too many server processes" "the bound said"
+# Over HTTP the refusal is a 503 with Retry-After, in both eras.
+modern_list busy-2026
+status_is busy-2026 503 "a 2026 request past --max-children"
+contains "$WORK/busy-2026.headers" "Retry-After: 2" "when to come back (2026)"
+contains "$WORK/busy-2026.body" "too many server processes" "the 503's error (2026)"
+session_2025 busy
+post busy-2025 '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
+    -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+status_is busy-2025 503 "a 2025 request past --max-children"
+contains "$WORK/busy-2025.headers" "Retry-After: 2" "when to come back (2025)"
 kill "$HOLDER"
 wait "$HOLDER"
 stop_proxy
@@ -158,10 +218,16 @@ children_gone "$WORK/bound.child" 10
 
 # --- a child that dies at every start after the probe ----------------------------------------
 start_proxy diestart -- python3 "$CHILD" "$WORK/diestart.child" die-at-start
-for era in 2025-11-25 2026-07-28; do
-    expect_exit 3 "a child that dies at start ($era)" -- call $era echo '{"text":"x"}'
-    contains "$WORK/err" "exited with status 5" "its status named ($era)"
-done
+# 2025: the first request the session forwards gets the status, and the
+# session ends (mcp call's next request is told 404).
+expect_exit 3 "a child that dies at start (2025-11-25)" -- call 2025-11-25 echo '{"text":"x"}'
+contains "$WORK/err" "ended the MCP session" "the session ended with its child (2025)"
+session_2025 diestart
+post diestart-list '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
+    -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25'
+contains "$WORK/diestart-list.body" "exited with status 5" "its status named (2025)"
+expect_exit 3 "a child that dies at start (2026-07-28)" -- call 2026-07-28 echo '{"text":"x"}'
+contains "$WORK/err" "exited with status 5" "its status named (2026-07-28)"
 stop_proxy
 children_gone "$WORK/diestart.child" 10
 

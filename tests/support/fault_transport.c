@@ -112,8 +112,23 @@ static void stop_input_op(mcp__transport *t)
         f->inner->ops->stop_input(f->inner);
 }
 
-static const mcp__transport_ops ops = {send_op,   close_route_op, close_op,     flush_op,
-                                       unwritten_op, end_output_op, stop_input_op};
+static void unavailable_op(mcp__transport *t, uint64_t route, unsigned retry_after_s)
+{
+    fault *f = (fault *)t;
+    if (f->inner->ops->unavailable)
+        f->inner->ops->unavailable(f->inner, route, retry_after_s);
+}
+
+static const mcp__transport_ops ops = {
+    .send = send_op,
+    .close_route = close_route_op,
+    .close = close_op,
+    .flush = flush_op,
+    .unwritten = unwritten_op,
+    .end_output = end_output_op,
+    .stop_input = stop_input_op,
+    .unavailable = unavailable_op,
+};
 
 mcp__transport *fault_transport_new(mcp__transport *inner, int fail_at, fault_record *record)
 {

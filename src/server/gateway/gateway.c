@@ -43,9 +43,12 @@ static void forward_destroy(mcp__request *r)
     free(r);
 }
 
+/* Seconds a request refused for want of a child is told to wait. */
+#define BUSY_RETRY_S 2
+
 /* The child request h goes to, or NULL with why (n bytes) when none can
- * run: the server stops, or as many run as may (nothing is kept of the
- * refusal: the next request tries again). */
+ * run: the server stops, as many run as may, or the spawn failed. Nothing
+ * is kept of a refusal: the next request tries again. */
 static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *gc, char *why,
                               size_t n)
 {
@@ -63,15 +66,33 @@ static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *
                  "this gateway runs at once; try again when a session has ended", gw->max_children);
         return NULL;
     }
-    if (modern)
-        return upstream_open(gw, NULL, NULL, NULL, NULL);
-    if (!gc->up) {
+    upstream *up;
+    if (modern) {
+        up = upstream_open(gw, NULL, NULL, NULL, NULL);
+    } else {
         const mcp_json *init = mcp_session_peer_info(ss);
-        gc->up = upstream_open(gw, c, mcp_session_protocol_version(ss),
-                               mcp_json_object_get(init, "clientInfo"),
-                               mcp_json_object_get(init, "capabilities"));
+        up = upstream_open(gw, c, mcp_session_protocol_version(ss),
+                           mcp_json_object_get(init, "clientInfo"),
+                           mcp_json_object_get(init, "capabilities"));
     }
-    return gc->up;
+    if (up && up->gone) { /* it never ran, or could not be spoken to */
+        snprintf(why, n, "Internal error: %s", up->why);
+        upstream_close(up, up->why);
+        return NULL;
+    }
+    if (!modern)
+        gc->up = up;
+    return up;
+}
+
+/* The refusal to come for h is for want of capacity: over HTTP a 503 with
+ * Retry-After, which tells the client (and any balancer) to come back. */
+static void refuse_busy(conn *c, mcp_handle h)
+{
+    mcp__transport *t = c->driver.transport;
+    uint64_t route = mcp_session_inbound_route(c->driver.session, h);
+    if (t && t->ops->unavailable && route)
+        t->ops->unavailable(t, route, BUSY_RETRY_S);
 }
 
 static void forward_request(conn *c, mcp_handle h, const mcp_message *msg, void *state)
@@ -94,9 +115,10 @@ static void forward_request(conn *c, mcp_handle h, const mcp_message *msg, void 
         return;
     }
     f->req.destroy = forward_destroy;
-    char why[200] = "Internal error: out of memory";
+    char why[300] = "Internal error: out of memory";
     upstream *up = upstream_for(gw, c, h, state, why, sizeof why);
     if (!up) {
+        refuse_busy(c, h);
         mcp__request_end(&f->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why, strlen(why));
         return;
     }

@@ -15,7 +15,11 @@
  * 2026-07-28, its session's end) is cancelled on the child
  * (notifications/cancelled with the child's id); progress comes back when
  * the client gave a token; a child that dies answers what it had in flight
- * at once, naming its exit status. A 2025 child's questions (sampling,
+ * at once, naming its exit status, and a 2025 session whose child serves no
+ * more ends (its client initializes again: a new session, a new child). A
+ * request for which no child can run (as many run as may, the spawn
+ * failed) is refused, over HTTP with 503 and Retry-After, and the next
+ * tries again. A 2025 child's questions (sampling,
  * elicitation, roots) are asked of its session's client, on the stream of
  * the call they belong to when one call is in flight; its notifications
  * (list changes, resource updates, logs) go to that client. The shared
@@ -64,6 +68,7 @@ struct upstream {
     bool driver_open;
     mcp__child *child;
     bool connected;
+    bool opening;         /* within upstream_open */
     bool gone;            /* it serves no more: why says so */
     bool over;            /* the conversation ended */
     bool closed;          /* by us: the session went, or a stop */

@@ -186,6 +186,25 @@ static void kill_due(uv_timer_t *t)
         uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
 }
 
+/* The end of the child's side is settled: up is freed once all is over;
+ * and a 2025 session whose child serves no more ends with it, so that its
+ * client's next request finds no session (404) and initializes again,
+ * which brings a new child (basic/transports.mdx, session management).
+ * Ending the session closes up (conn_ending), which may free it. Not while
+ * up is being opened: its session does not hold it yet (upstream_for
+ * closes a child gone at once). */
+static void end_settled(upstream *up)
+{
+    conn *c = up->closed || up->opening ? NULL : up->owner;
+    if (!c) {
+        check_done(up);
+        return;
+    }
+    char why[sizeof up->why];
+    snprintf(why, sizeof why, "%s", up->why);
+    mcp__conn_end(c, why);
+}
+
 /* The child's conversation ended on its side (why: a write failed; NULL:
  * its output ended, or it exited): said, the conversation over, and a
  * process still running ended. */
@@ -215,7 +234,7 @@ static void finish(upstream *up, const char *why)
         up->kills = 1;
         uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
     }
-    check_done(up);
+    end_settled(up);
 }
 
 /* The other half of the end did not come in time: an output that ended
@@ -450,7 +469,7 @@ static void end_unusable(upstream *up)
         up->kills = 1;
         uv_timer_start(&up->kill_timer, kill_due, END_GRACE_MS, 0);
     }
-    check_done(up);
+    end_settled(up);
 }
 
 static void connected(void *ud, mcp_handle h, int outcome, const mcp_message *m)
@@ -486,6 +505,7 @@ static upstream *failed_start(upstream *up)
     mcp__server_log(up->gw->server, MCP_LOG_ERROR, "gateway: %s", up->why);
     conversation_over(up, up->why);
     check_done(up);
+    up->opening = false;
     return up;
 }
 
@@ -498,6 +518,7 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
     mcp_server *s = gw->server;
     up->gw = gw;
     up->owner = owner;
+    up->opening = true;
     up->next = gw->all;
     if (up->next)
         up->next->prev = up;
@@ -549,9 +570,10 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
     if (rc != MCP_OK) {
         set_gone(up, "the server process could not be spoken to: %s", mcp_strerror(rc));
         end_unusable(up);
-        return up;
+    } else {
+        mcp__driver_rearm(&up->driver);
     }
-    mcp__driver_rearm(&up->driver);
+    up->opening = false;
     return up;
 }
 

@@ -126,6 +126,7 @@ static const mcp__transport_ops peer_ops = {
     .close_route = mcp__peer_close_route,
     .close = peer_close,
     .stop_input = peer_stop_input,
+    .unavailable = mcp__peer_unavailable,
 };
 
 /* Peers: open, finish ------------------------------------------------------------ */

@@ -27,6 +27,8 @@ struct hroute {
     bool streaming;  /* the answer is an event stream */
     bool resumable;  /* 2025: events carry ids and are kept for a resume */
     bool answered;   /* the response is in the stream */
+    unsigned busy_retry_s; /* an error response is a 503 saying when to
+                              try again (mcp__peer_unavailable); 0: not */
     uint64_t detached_at; /* when its client went (resumable, x NULL) */
     mcp_id request;       /* 2026-07-28: its request's id (owned), for the
                              error a stop answers it with */
@@ -172,9 +174,12 @@ void mcp__http_introspect_wait(http_introspect *q, mcp__http_exchange *x,
 void mcp__http_introspect_forget(http_introspect *q, mcp__http_exchange *x);
 
 /* http_stream.c: routes and what the engine sends on them. */
-/* The peer's transport operations send and close_route. */
+/* The peer's transport operations send, close_route and unavailable. */
 int mcp__peer_send(mcp__transport *t, uint64_t route, const char *data, size_t len);
 void mcp__peer_close_route(mcp__transport *t, uint64_t route);
+/* The transport operation unavailable: route's error response will be a
+ * 503 with Retry-After. */
+void mcp__peer_unavailable(mcp__transport *t, uint64_t route, unsigned retry_after_s);
 hroute *mcp__route_open(hpeer *p, mcp__http_exchange *x, uint64_t id);
 /* The route goes (its exchange, if any, completes by itself). A 2026 peer
  * whose last route went is finished (http.c: mcp__peer_finish). */

@@ -273,6 +273,16 @@ int mcp__route_deliver(hroute *r, const char *line, size_t len)
                 mcp__route_drop(r);
             return MCP_OK;
         }
+        if (response && code && r->busy_retry_s) {
+            /* A refusal for want of capacity: whatever the response mode,
+             * a status the client and any proxy between act on. */
+            char after[16];
+            snprintf(after, sizeof after, "%u", r->busy_retry_s);
+            const char *const retry[] = {"Retry-After", after, NULL};
+            int rc = mcp__http_respond(r->x, 503, "application/json", line, len, retry);
+            mcp__route_drop(r);
+            return rc;
+        }
         if (response && mode != MCP_HTTP_RESPONSE_SSE) {
             const char *pair[3];
             int rc = mcp__http_respond(r->x, status_of(p, code), "application/json", line, len,
@@ -400,6 +410,13 @@ void mcp__route_end_unanswered(hroute *r)
         mcp__http_abort(r->x); /* what was queued goes too */
     }
     mcp__route_drop(r);
+}
+
+void mcp__peer_unavailable(mcp__transport *t, uint64_t route, unsigned retry_after_s)
+{
+    hroute *r = route ? mcp__route_find((hpeer *)t, route) : NULL;
+    if (r)
+        r->busy_retry_s = retry_after_s ? retry_after_s : 1;
 }
 
 void mcp__peer_close_route(mcp__transport *t, uint64_t route)
