@@ -10,10 +10,13 @@ with tools that misbehave on demand:
   garbage       writes a line that is not JSON and a response to an id
                 never asked, then answers "survived"
   ask           asks the client (elicitation/create), answers with what came
+  log           logs "quiet detail" at debug and "loud trouble" at error,
+                then answers "logged"
 
   gateway_child.py LOG [MODE]
 
-Every start appends "start <pid>" to LOG, every event a line. MODE:
+Every start appends "start <pid>" to LOG, every event a line (a
+notifications/roots/list_changed: "roots changed"). MODE:
   normal       (default)
   die-at-start the first run (the proxy's probe) serves, every later one
                exits with status 5 before reading anything
@@ -63,7 +66,7 @@ def text(rid, t):
 
 
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}}
-         for n in ("echo", "hang", "die", "killed", "garbage", "ask")]
+         for n in ("echo", "hang", "die", "killed", "garbage", "ask", "log")]
 asking = {}  # our question's id -> the call's id
 
 for line in sys.stdin:
@@ -90,8 +93,10 @@ for line in sys.stdin:
         log("initialize %s" % msg["params"].get("protocolVersion"))
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": msg["params"].get("protocolVersion"),
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {}, "logging": {}},
             "serverInfo": {"name": "gateway-child", "version": "1"}}})
+    elif method == "notifications/roots/list_changed":
+        log("roots changed")
     elif method == "notifications/cancelled":
         p = msg.get("params", {})
         log("cancelled %s %s" % (p.get("requestId"), p.get("reason")))
@@ -113,6 +118,11 @@ for line in sys.stdin:
             sys.stdout.write("this is not JSON\n")
             send({"jsonrpc": "2.0", "id": 99999, "result": {}})
             text(rid, "survived")
+        elif name == "log":
+            for level, words in (("debug", "quiet detail"), ("error", "loud trouble")):
+                send({"jsonrpc": "2.0", "method": "notifications/message", "params": {
+                    "level": level, "logger": "child", "data": words}})
+            text(rid, "logged")
         elif name == "ask":
             qid = "q%s" % rid
             asking[qid] = rid

@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +31,43 @@
 static char child_log[64];
 
 static unsigned max_children;
+/* The server's capabilities, as the proxy's probe would find them. */
+static const char *server_caps = "{\"tools\":{}}";
+
+/* The gateway's own log, when a test keeps it (log_kept): the records of
+ * "gateway:" with their levels. */
+static bool log_kept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static char kept[8192];
+static mcp_log_level kept_level[64];
+static size_t kept_n;
+
+static void keep_log(void *ud, const mcp_log_record *r)
+{
+    (void)ud;
+    if (strncmp(r->message, "gateway:", 8) != 0)
+        return;
+    pthread_mutex_lock(&kept_lock);
+    size_t used = strlen(kept);
+    if (kept_n < 64 && used + strlen(r->message) + 2 < sizeof kept) {
+        kept_level[kept_n++] = r->level;
+        snprintf(kept + used, sizeof kept - used, "%s\n", r->message);
+    }
+    pthread_mutex_unlock(&kept_lock);
+}
 
 static mcp_server *gateway(const char *const *argv)
 {
     mcp_json_doc *caps;
-    assert_int_equal(mcp_json_parse("{\"tools\":{}}", 12, NULL, NULL, &caps, NULL), MCP_OK);
+    assert_int_equal(mcp_json_parse(server_caps, strlen(server_caps), NULL, NULL, &caps, NULL),
+                     MCP_OK);
     mcp_server_options o = {.size = sizeof o, .log_level = MCP_LOG_ERROR,
                             .shutdown_grace_ms = 500, .capabilities = mcp_json_doc_root(caps),
                             .upstream_argv = argv, .upstream_max_children = max_children};
+    if (log_kept) {
+        o.log = keep_log;
+        o.log_level = MCP_LOG_DEBUG;
+    }
     mcp_server *s;
     assert_int_equal(mcp_server_new(&o, &s), MCP_OK);
     mcp_json_doc_free(caps); /* copied */
@@ -269,6 +299,100 @@ static void a_session_ending_with_a_question_open(void **state)
     wait_children_gone();
 }
 
+/* The log message of the call in flight, read until the call's answer:
+ * whether each of the two the child logs was heard (as a log message, at
+ * its level). */
+static void heard_logs(harness *h, int id, bool *quiet, bool *loud)
+{
+    char want[16];
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    *quiet = *loud = false;
+    for (;;) {
+        char *l = wire_read(&h->w, 10000);
+        if (!l)
+            fail_msg("no answer to %d", id);
+        bool answer = strstr(l, want) != NULL;
+        if (strstr(l, "quiet detail"))
+            *quiet = strstr(l, "notifications/message") && strstr(l, "\"level\":\"debug\"");
+        if (strstr(l, "loud trouble"))
+            *loud = strstr(l, "notifications/message") && strstr(l, "\"level\":\"error\"");
+        if (answer)
+            assert_non_null(strstr(l, "logged"));
+        free(l);
+        if (answer)
+            return;
+    }
+}
+
+/* logging/setLevel is the session's (the engine answers it): the child's
+ * log messages below it do not reach the client. */
+static void a_2025_childs_logs_keep_the_clients_level(void **state)
+{
+    (void)state;
+    server_caps = "{\"tools\":{},\"logging\":{}}";
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-11-25", NULL, NULL);
+    server_caps = "{\"tools\":{}}";
+    bool quiet, loud;
+    harness_send_req(&h, 1, "tools/call", "\"name\":\"log\",\"arguments\":{}");
+    heard_logs(&h, 1, &quiet, &loud);
+    assert_true(quiet && loud); /* no level set: all of them */
+    harness_expect_in(harness_req(&h, 2, "logging/setLevel", "\"level\":\"error\""),
+                      "\"result\"");
+    harness_send_req(&h, 3, "tools/call", "\"name\":\"log\",\"arguments\":{}");
+    heard_logs(&h, 3, &quiet, &loud);
+    assert_false(quiet);
+    assert_true(loud);
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+/* The shared child's log messages have no client to go to: they are the
+ * gateway's log's, at their level; the request hears none. */
+static void the_shared_childs_logs_go_to_the_gateways_log(void **state)
+{
+    (void)state;
+    log_kept = true;
+    kept[0] = '\0';
+    kept_n = 0;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    log_kept = false;
+    char *a = harness_req(&h, 1, "tools/call", "\"name\":\"log\",\"arguments\":{}");
+    assert_null(strstr(a, "trouble"));
+    harness_expect_in(a, "logged");
+    harness_stop(&h);
+    pthread_mutex_lock(&kept_lock);
+    const char *loud = strstr(kept, "loud trouble");
+    const char *quiet = strstr(kept, "quiet detail");
+    bool loud_at_error = false, quiet_at_debug = false;
+    size_t line = 0;
+    for (const char *p = kept; *p; p = strchr(p, '\n') + 1, line++) {
+        const char *end = strchr(p, '\n');
+        loud_at_error |= loud >= p && loud < end && kept_level[line] == MCP_LOG_ERROR;
+        quiet_at_debug |= quiet >= p && quiet < end && kept_level[line] == MCP_LOG_DEBUG;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    if (!loud_at_error || !quiet_at_debug)
+        fail_msg("the child's logs, at their levels, not in the gateway's log:\n%s", kept);
+    assert_non_null(strstr(kept, "as \"child\""));
+    wait_children_gone();
+}
+
+/* What a 2025 client tells its session reaches the session's child. */
+static void a_2025_clients_roots_change_reaches_its_child(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), "2025-11-25", "{\"roots\":{\"listChanged\":true}}",
+                  NULL);
+    harness_expect_in(harness_req(&h, 1, "tools/list", ""), "\"log\"");
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    wait_log("roots changed", 1);
+    harness_stop(&h);
+    wait_children_gone();
+}
+
 /* Past upstream_max_children a request is refused, and nothing is kept of
  * the refusal: once a child has ended, the next request is served. Here
  * one connection sends 2026-07-28 requests (the shared child's, the one
@@ -455,6 +579,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_2025_childs_question_is_asked_of_the_client, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_session_ending_with_a_question_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_2025_childs_logs_keep_the_clients_level, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(the_shared_childs_logs_go_to_the_gateways_log, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_2025_clients_roots_change_reaches_its_child, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(the_bound_refuses_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(a_child_that_refuses_initialize, setup, teardown),
         cmocka_unit_test_setup_teardown(a_run_after_a_stop, setup, teardown),

@@ -42,7 +42,8 @@ static void on_cancel(void *ud, mcp_handle h, const char *reason)
 static void on_notification(void *ud, const mcp_message *msg)
 {
     conn *c = ud;
-    mcp__server_log(c->server, MCP_LOG_DEBUG, "notification %s ignored", msg->method);
+    mcp__server_log(c->server, MCP_LOG_DEBUG, "notification %s heard", msg->method);
+    mcp__features_notification(c, msg);
 }
 
 static void on_log(void *ud, const mcp_log_record *r)

@@ -128,6 +128,10 @@ typedef struct mcp__feature {
     /* Any thread: why data is not that of an error with this code the
      * feature defines (-32042 is ask/'s), or NULL. */
     const char *(*error_problem)(mcp__request *r, int64_t code, const mcp_json *data);
+    /* Loop thread: c's client sent a notification the engine does not
+     * keep itself (notifications/roots/list_changed, say); msg borrowed
+     * for the call. A write here may close c. */
+    void (*notification)(conn *c, void *state, const mcp_message *msg);
 } mcp__feature;
 
 /* Every feature the server is built with, in order, NULL-terminated
@@ -165,6 +169,7 @@ void mcp__features_loop_closing(mcp_server *s);
 void mcp__features_server_stopping(mcp_server *s);
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
 void mcp__features_published(conn *c, unsigned kind, const char *uri);
+void mcp__features_notification(conn *c, const mcp_message *msg);
 void mcp__features_news(mcp_server *s, unsigned kind, const char *uri);
 /* Loop thread: news of kind (uri: MCP_LISTEN_RESOURCE_UPDATES) heard from
  * another process sharing this one's task store: the connections told, as

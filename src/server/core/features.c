@@ -336,6 +336,13 @@ void mcp__features_conn_free(conn *c)
             mcp__server_features[i]->conn_free(c, state_at(c, state_offset[i]));
 }
 
+void mcp__features_notification(conn *c, const mcp_message *msg)
+{
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->notification)
+            mcp__server_features[i]->notification(c, state_at(c, state_offset[i]), msg);
+}
+
 void mcp__features_published(conn *c, unsigned kind, const char *uri)
 {
     for (size_t i = 0; i < nfeatures; i++)

@@ -145,6 +145,20 @@ static void conn_ending(conn *c, void *state, const char *why)
     }
 }
 
+/* What a 2025 client tells its session (its roots changed, say) is told
+ * to the session's child; before it has one there is no one to tell (a
+ * child asks for roots when it starts). */
+static void notification(conn *c, void *state, const mcp_message *msg)
+{
+    gateway_conn *gc = state;
+    upstream *up = gc->up;
+    if (up && !up->over && up->driver_open) {
+        mcp_session_notify(up->driver.session, msg->method, msg->params);
+        mcp__driver_rearm(&up->driver);
+    }
+    (void)c;
+}
+
 static int server_init(mcp_server *s, void *state)
 {
     gateway *gw = state;
@@ -212,4 +226,5 @@ const mcp__feature mcp__gateway_feature = {
     .loop_opened = loop_opened,
     .loop_closing = loop_closing,
     .request_settled = request_settled,
+    .notification = notification,
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "server/gateway/gateway.h"
+#include "session/entry.h"
 #include "transport/ndjson_stream.h"
 
 /* How long an ended child is given to exit on its own (its input closed),
@@ -343,14 +344,69 @@ static void on_log(void *ud, const mcp_log_record *r)
         mcp__server_log(up->gw->server, r->level, "gateway: the server process: %s", r->message);
 }
 
-/* The child's notifications: to a 2025 session's client as they are; the
- * shared child's list changes and resource updates to the listens. */
+static int log_level_of(const mcp_json *v)
+{
+    const char *name = mcp_json_string(v, NULL);
+    for (int l = MCP_LOG_DEBUG; name && l <= MCP_LOG_EMERGENCY; l++)
+        if (!strcmp(name, mcp_log_level_name((mcp_log_level)l)))
+            return l;
+    return -1;
+}
+
+/* A log message of the shared child: there is no client to give it to
+ * (2026-07-28 logs go only on the stream of a request that asked, and
+ * the child does not say which request it logs for), so it is the
+ * gateway's own log's, at its level. */
+static void log_shared(upstream *up, const mcp_json *params)
+{
+    int level = log_level_of(mcp_json_object_get(params, "level"));
+    const mcp_json *data = mcp_json_object_get(params, "data");
+    if (level < 0 || !data)
+        return;
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    size_t n;
+    const char *text = mcp_json_string(data, &n);
+    if (!text && mcp_json_write(data, &b) == MCP_OK)
+        text = b.data, n = b.len;
+    char shown[520];
+    if (text)
+        mcp__show_string(shown, sizeof shown, text, n, 500, sizeof shown - 1);
+    const char *logger = mcp_json_string(mcp_json_object_get(params, "logger"), NULL);
+    char who[80] = "";
+    if (logger)
+        mcp__show_string(who, sizeof who, logger, strlen(logger), 60, sizeof who - 1);
+    mcp__server_log(up->gw->server, (mcp_log_level)level, "gateway: the server process logs%s%s: %s",
+                    logger ? " as " : "", who, text ? shown : "(unreadable)");
+    mcp_buf_free(&b);
+}
+
+/* The child's notifications: to a 2025 session's client as they are, but
+ * for log messages below the level the client set (logging/setLevel is
+ * the session's: the engine answers it); the shared child's list changes
+ * and resource updates to the listens, its logs to the gateway's log. */
 static void on_notification(void *ud, const mcp_message *msg)
 {
     upstream *up = ud;
+    bool log = !strcmp(msg->method, "notifications/message");
+    if (up->owner && log) {
+        int level = log_level_of(mcp_json_object_get(msg->params, "level"));
+        const mcp_json *data = mcp_json_object_get(msg->params, "data");
+        if (level >= 0 && data) {
+            mcp__session_task_log(up->owner->driver.session, (mcp_log_level)level,
+                                  mcp_json_string(mcp_json_object_get(msg->params, "logger"), NULL),
+                                  data, NULL);
+            mcp__driver_rearm(&up->owner->driver);
+        }
+        return;
+    }
     if (up->owner) {
         mcp_session_notify(up->owner->driver.session, msg->method, msg->params);
         mcp__driver_rearm(&up->owner->driver);
+        return;
+    }
+    if (log) {
+        log_shared(up, msg->params);
         return;
     }
     static const struct {
