@@ -109,6 +109,9 @@ is task.terminal-refused PASS "task-long-id"
 # gone (it had kept every line: gigabytes).
 expect_exit 3 "a server that writes without end" -- $MCP_WRAP "$MCP" check-cancel --json -- yes
 contains "$WORK/err" "read no further" "the flood said"
+# With --json, why is the report: CI reading stdout finds it.
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["exit"] == 3 and "read no further" in r["error"], r' \
+    "$WORK/out" || fail "the flood's --json report"
 
 expect_exit 0 "a server that ignores cancels only warns (SHOULDs)" -- \
     $MCP_WRAP "$MCP" check-cancel --json --trials 1 -- python3 "$BROKEN" ignores-cancel
@@ -161,7 +164,30 @@ for c in task.created task.cancel-answer task.cancelled-sticks task.terminal-ref
     is $c PASS "TypeScript SDK v1, a task"
 done
 
+# The checker ended by a signal ends its server first, even one that
+# ignores SIGTERM and the end of its input (it outlived the checker).
+STUBBORN_LOG="$WORK/stubborn.log"
+"$MCP" check-cancel --tool hang -- python3 "$(dirname "$0")/gateway_child.py" "$STUBBORN_LOG" \
+    stubborn >/dev/null 2>&1 &
+CHECKER=$!
+wait_for "$STUBBORN_LOG" "call hang" 20
+kill -TERM "$CHECKER"
+wait "$CHECKER" && fail "the checker exited 0 after SIGTERM"
+stubborn=$(sed -n 's/^start //p' "$STUBBORN_LOG")
+i=0
+while running "$stubborn"; do
+    i=$((i + 1))
+    [ $i -le 100 ] || { kill -9 "$stubborn"; fail "the server outlived the checker's SIGTERM"; }
+    sleep 0.05
+done
+echo "ok: a server that ignores SIGTERM ends with the checker"
+
 expect_exit 3 "a server that cannot start" -- $MCP_WRAP "$MCP" check-cancel -- /nonexistent/server
+lacks "$WORK/out" "error" "no JSON without --json"
+expect_exit 3 "a server that cannot start (--json)" -- \
+    $MCP_WRAP "$MCP" check-cancel --json -- /nonexistent/server
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["exit"] == 3 and "cannot start" in r["error"], r' \
+    "$WORK/out" || fail "the --json report of a server that cannot start"
 expect_exit 2 "no command" -- $MCP_WRAP "$MCP" check-cancel --json
 expect_exit 2 "--args without --tool" -- $MCP_WRAP "$MCP" check-cancel --args '{}' -- "$MCP" serve
 expect_exit 2 "a tool the server lacks" -- $MCP_WRAP "$MCP" check-cancel --tool nope -- "$MCP" serve

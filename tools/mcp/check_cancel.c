@@ -806,6 +806,29 @@ static int print_report(check_run *r, bool json, bool strict)
     return code;
 }
 
+/* Why the checks could not run: said on stderr, and with --json as the
+ * report too, so that CI reading stdout finds why rather than nothing. */
+__attribute__((format(printf, 2, 3))) static int say_unreachable(bool json, const char *fmt, ...)
+{
+    char why[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "mcp: %s\n", why);
+    if (json) {
+        mcp_json_doc *d = mcp_json_doc_new(NULL);
+        mcp_json *root = d ? mcp_json_new_object(d) : NULL;
+        if (root) {
+            mcp_json_object_set(d, root, "error", mcp_json_new_string(d, why));
+            mcp_json_object_set(d, root, "exit", mcp_json_new_int(d, EXIT_CONNECTION));
+            cli_print_json(root);
+        }
+        mcp_json_doc_free(d);
+    }
+    return EXIT_CONNECTION;
+}
+
 /* Connecting ----------------------------------------------------------------------------- */
 
 /* The era is found by the library's own client engine (mcp_session_connect:
@@ -993,26 +1016,36 @@ int cli_check_cancel(int argc, char **argv)
     /* A server that exits must not kill the checker with SIGPIPE: a write
      * to it fails (MCP_ERR_CLOSED), and the checks say so. */
     signal(SIGPIPE, SIG_IGN);
+    if (!url)
+        check_peer_on_signals();
     check_run r = {.version = version, .next_id = 1, .stream = -1};
     char why[300];
     int rc = url ? check_peer_start_http(&r.p, url, headers, nheaders, trace, why, sizeof why)
                  : check_peer_start(&r.p, argv + i + 1, trace, why, sizeof why);
     if (rc != MCP_OK) {
+        if (rc != MCP_ERR_INVALID_ARG)
+            return say_unreachable(json, "%s", cli_safe(why));
         fprintf(stderr, "mcp: %s\n", cli_safe(why));
-        return rc == MCP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_CONNECTION;
+        return EXIT_USAGE;
     }
     rc = connect_era(&r, version);
     if (rc != MCP_OK) {
         const char *err = NULL;
+        int code;
         if (url && check_http_unreachable(check_peer_http_of(r.p), &err))
-            fprintf(stderr, "mcp: cannot reach %s: %s\n", cli_safe(url), cli_safe(err));
+            code = say_unreachable(json, "cannot reach %s: %s", cli_safe(url), cli_safe(err));
         else
-            fprintf(stderr, "mcp: the server did not %s (%s)%s\n",
-                    version && mcp_protocol_modern(version) ? "answer server/discover"
-                                                             : "connect",
-                    mcp_strerror(rc), check_peer_gone(r.p) ? "; it exited" : "");
+            code = say_unreachable(json, "the server did not %s (%s)%s",
+                                   version && mcp_protocol_modern(version)
+                                       ? "answer server/discover"
+                                       : "connect",
+                                   mcp_strerror(rc),
+                                   check_peer_flooded(r.p) ? "; it sent too much and was read "
+                                                             "no further"
+                                   : check_peer_gone(r.p) ? "; it exited"
+                                                          : "");
         check_peer_stop(r.p);
-        return EXIT_CONNECTION;
+        return code;
     }
     if (url)
         check_http_set_version(check_peer_http_of(r.p), r.version);

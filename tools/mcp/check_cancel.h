@@ -32,6 +32,9 @@ uint64_t check_now_us(void);
 /* The server argv started with pipes (its stderr to ours with trace, else
  * discarded). MCP_OK, MCP_ERR_SPAWN (why), MCP_ERR_IO, MCP_ERR_NOMEM. */
 int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_t n);
+/* SIGINT, SIGTERM and SIGHUP (unless ignored) end the server under check
+ * (SIGKILL to its group) before the checker dies of them. */
+void check_peer_on_signals(void);
 /* The same conversation with the Streamable HTTP endpoint url, each
  * header ("Name: value") on every request. MCP_OK or MCP_ERR_NOMEM;
  * whether the server can be reached shows at the first message. */
@@ -57,6 +60,8 @@ size_t check_peer_count(const check_peer *p);
 const check_msg *check_peer_msg(const check_peer *p, size_t i);
 /* Whether the server's output ended. */
 bool check_peer_gone(const check_peer *p);
+/* Whether it was given up for sending too much (then gone too). */
+bool check_peer_flooded(const check_peer *p);
 /* Its input closed, a second to end, then TERM, then KILL; freed. */
 void check_peer_stop(check_peer *p);
 

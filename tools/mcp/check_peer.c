@@ -76,6 +76,32 @@ check_http *check_peer_http_of(check_peer *p)
     return p->http;
 }
 
+/* The process group of the server under check (its own), for the signal
+ * handler: a checker ended by a signal ends its server first, which may
+ * ignore SIGTERM and the end of its input (one did, and outlived us). */
+static volatile sig_atomic_t live_group;
+
+static void end_server_and_die(int sig)
+{
+    if (live_group > 0)
+        kill(-(pid_t)live_group, SIGKILL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void check_peer_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+            struct sigaction sa = {.sa_handler = end_server_and_die};
+            sigemptyset(&sa.sa_mask);
+            sigaction(sigs[i], &sa, NULL);
+        }
+    }
+}
+
 int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_t n)
 {
     *out = NULL;
@@ -92,9 +118,15 @@ int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclose(&fa, to[1]);
     posix_spawn_file_actions_addclose(&fa, from[0]);
+    /* A group of its own: ended whole, a wrapper's server with it. */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     close(to[0]);
     close(from[1]);
     if (rc != 0) {
@@ -110,6 +142,7 @@ int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_
         return MCP_ERR_NOMEM;
     }
     p->pid = pid;
+    live_group = pid;
     p->in = to[1];
     p->out = from[0];
     p->trace = trace;
@@ -298,6 +331,11 @@ bool check_peer_gone(const check_peer *p)
     return p->eof;
 }
 
+bool check_peer_flooded(const check_peer *p)
+{
+    return p->flooded;
+}
+
 void check_peer_stop(check_peer *p)
 {
     if (!p)
@@ -313,15 +351,19 @@ void check_peer_stop(check_peer *p)
             goto reaped;
         usleep(50000);
     }
-    kill(p->pid, SIGTERM);
+    kill(-p->pid, SIGTERM);
     for (int i = 0; i < 20; i++) {
         if (waitpid(p->pid, NULL, WNOHANG) == p->pid)
             goto reaped;
         usleep(50000);
     }
-    kill(p->pid, SIGKILL);
+    kill(-p->pid, SIGKILL);
     waitpid(p->pid, NULL, 0);
 reaped:
+    if (!p->http) {
+        kill(-p->pid, SIGKILL); /* what the server left behind in its group */
+        live_group = 0;
+    }
     if (p->out >= 0)
         close(p->out);
     for (size_t i = 0; i < p->count; i++)
