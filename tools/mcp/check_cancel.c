@@ -961,8 +961,10 @@ int cli_check_cancel(int argc, char **argv)
             client = true;
         else if (!strcmp(s, "--wait") && v) {
             double seconds;
-            if (!cli_parse_seconds(s, argv[++i], false, &wait_ms, &seconds))
-                return usage("--wait takes seconds, above zero:", argv[i]);
+            if (!cli_parse_seconds(s, argv[++i], false, &wait_ms, &seconds)) {
+                fputs("try 'mcp check-cancel --help'\n", stderr); /* it said why */
+                return EXIT_USAGE;
+            }
         } else if (!strcmp(s, "--protocol") && v &&
                  (!strcmp(v, "2026-07-28") || !strcmp(v, "2025-11-25") || !strcmp(v, "2025-06-18")))
             version = argv[++i];
