@@ -131,8 +131,11 @@ static void make(side *sd, mcp_role role)
     memset(sd, 0, sizeof *sd);
     mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 500, .max_time_ms = 2000,
                              .max_inbound = 32, .listen_kinds = MCP_LISTEN_TOOLS};
-    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel, NULL, NULL, NULL, sd,
-                                NULL};
+    mcp_session_callbacks cb = {.size = sizeof(mcp_session_callbacks),
+                                .send = on_send,
+                                .on_request = on_request,
+                                .on_cancel = on_cancel,
+                                .user_data = sd};
     if (mcp_session_new(&o, &cb, &sd->s) != MCP_OK)
         abort();
 }

@@ -184,6 +184,15 @@ typedef struct mcp_session_callbacks {
      * and gets no response: a transport with a stream per request (HTTP)
      * ends that stream now. Not called when the route itself closed. */
     void (*on_route_ended)(void *user_data, uint64_t route);
+
+    /* Optional (server role, 2026-07-28). The peer's subscriptions/listen h
+     * opened (open true, once acknowledged) or ended (open false: its
+     * cancel, a teardown, the route's or the session's end; told once, and
+     * only for a listen told open). uris: the resource URIs it receives
+     * updates for (a JSON array, borrowed for the call), or NULL. For an
+     * application that must ask elsewhere for those updates (a gateway
+     * subscribes its upstream). Must not call into this session. */
+    void (*on_listen)(void *user_data, mcp_handle h, const mcp_json *uris, bool open);
 } mcp_session_callbacks;
 
 /* What a server can publish to subscriptions/listen streams (a bit set). */

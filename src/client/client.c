@@ -465,8 +465,12 @@ int mcp__client_open(mcp_client *c, mcp__transport *t)
 {
     mcp_session_options so = session_options(c, c->next_request_id);
     c->session_expired = false;
-    mcp__driver_events ev = {on_request, on_cancel, on_notification, NULL, on_log,
-                             on_transport_down, c};
+    mcp__driver_events ev = {.on_request = on_request,
+                             .on_cancel = on_cancel,
+                             .on_notification = on_notification,
+                             .on_log = on_log,
+                             .on_transport_down = on_transport_down,
+                             .ud = c};
     int rc = mcp__driver_init(&c->driver, &c->loop, &so, &ev);
     if (rc != MCP_OK) {
         t->ops->close(t, NULL, NULL);

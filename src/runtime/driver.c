@@ -77,6 +77,13 @@ static void on_log(void *ud, const mcp_log_record *r)
         d->ev.on_log(d->ev.ud, r);
 }
 
+static void on_listen(void *ud, mcp_handle h, const mcp_json *uris, bool open)
+{
+    mcp__driver *d = ud;
+    if (d->ev.on_listen)
+        d->ev.on_listen(d->ev.ud, h, uris, open);
+}
+
 static void on_route_ended(void *ud, uint64_t route)
 {
     mcp__driver *d = ud;
@@ -172,7 +179,8 @@ static int new_session(mcp__driver *d, const mcp_session_options *so, mcp_sessio
                                 .on_initialized = on_initialized,
                                 .log = on_log,
                                 .user_data = d,
-                                .on_route_ended = on_route_ended};
+                                .on_route_ended = on_route_ended,
+                                .on_listen = on_listen};
     return mcp_session_new(so, &cb, out);
 }
 

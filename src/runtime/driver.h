@@ -37,6 +37,8 @@ typedef struct mcp__driver_events {
      * (replies still due were lost). */
     void (*on_transport_down)(void *ud, bool input, const char *why);
     void *ud;
+    /* The session's on_listen. */
+    void (*on_listen)(void *ud, mcp_handle h, const mcp_json *uris, bool open);
 } mcp__driver_events;
 
 typedef struct mcp__driver {

@@ -48,6 +48,8 @@ void mcp__listen_unlink(mcp_session *s, inbound *in)
         in->listen_next->listen_prev = in->listen_prev;
     in->listen_next = in->listen_prev = NULL;
     s->nlistens--;
+    if (s->cb.on_listen)
+        s->cb.on_listen(s->cb.user_data, mcp__inbound_handle(s, in), in->uris, false);
 }
 
 /* At most this many task ids in one listen (each an id the server made:
@@ -226,6 +228,8 @@ void mcp__listen_open(mcp_session *s, uint64_t now, uint64_t route, mcp_message 
         s->listens->listen_prev = in;
     s->listens = in;
     s->nlistens++;
+    if (s->cb.on_listen)
+        s->cb.on_listen(s->cb.user_data, h, in->uris, true);
 }
 
 static bool uri_listed(const mcp_json *uris, const char *uri)

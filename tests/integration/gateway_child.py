@@ -12,11 +12,15 @@ with tools that misbehave on demand:
   ask           asks the client (elicitation/create), answers with what came
   log           logs "quiet detail" at debug and "loud trouble" at error,
                 then answers "logged"
+  touch {uri}   sends notifications/resources/updated for uri when it is
+                subscribed to, and answers "touched" (else "not subscribed")
 
   gateway_child.py LOG [MODE]
 
 Every start appends "start <pid>" to LOG, every event a line (a
-notifications/roots/list_changed: "roots changed"). MODE:
+notifications/roots/list_changed: "roots changed"; resources/subscribe and
+unsubscribe: "subscribe URI", "unsubscribe URI"). It has one resource,
+test://a. MODE:
   normal       (default)
   die-at-start the first run (the proxy's probe) serves, every later one
                exits with status 5 before reading anything
@@ -66,7 +70,8 @@ def text(rid, t):
 
 
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}}
-         for n in ("echo", "hang", "die", "killed", "garbage", "ask", "log")]
+         for n in ("echo", "hang", "die", "killed", "garbage", "ask", "log", "touch")]
+subscribed = set()
 asking = {}  # our question's id -> the call's id
 
 for line in sys.stdin:
@@ -93,13 +98,26 @@ for line in sys.stdin:
         log("initialize %s" % msg["params"].get("protocolVersion"))
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": msg["params"].get("protocolVersion"),
-            "capabilities": {"tools": {}, "logging": {}},
+            "capabilities": {"tools": {}, "logging": {}, "resources": {"subscribe": True}},
             "serverInfo": {"name": "gateway-child", "version": "1"}}})
     elif method == "notifications/roots/list_changed":
         log("roots changed")
     elif method == "notifications/cancelled":
         p = msg.get("params", {})
         log("cancelled %s %s" % (p.get("requestId"), p.get("reason")))
+    elif method == "resources/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"resources": [
+            {"uri": "test://a", "name": "a"}]}})
+    elif method == "resources/read":
+        uri = msg["params"].get("uri")
+        send({"jsonrpc": "2.0", "id": rid, "result": {"contents": [
+            {"uri": uri, "text": "contents of %s" % uri}]}})
+    elif method in ("resources/subscribe", "resources/unsubscribe"):
+        uri = msg["params"].get("uri")
+        on = method == "resources/subscribe"
+        log("%s %s" % ("subscribe" if on else "unsubscribe", uri))
+        (subscribed.add if on else subscribed.discard)(uri)
+        send({"jsonrpc": "2.0", "id": rid, "result": {}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS}})
     elif method == "tools/call":
@@ -123,6 +141,12 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {
                     "level": level, "logger": "child", "data": words}})
             text(rid, "logged")
+        elif name == "touch":
+            uri = args.get("uri")
+            if uri in subscribed:
+                send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                      "params": {"uri": uri}})
+            text(rid, "touched" if uri in subscribed else "not subscribed")
         elif name == "ask":
             qid = "q%s" % rid
             asking[qid] = rid

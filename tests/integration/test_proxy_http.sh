@@ -6,7 +6,8 @@
 # timeout, posted; 2026-07-28: the client's disconnect, by curl too); a
 # child that exits, is killed or never starts answers the call at once
 # with its status, and the next call gets a new child; garbage from the
-# child costs nothing; a 2025 session whose child died ends with it (its
+# child costs nothing; a 2026 listen of a resource subscribes the shared
+# child while it lasts; a 2025 session whose child died ends with it (its
 # next request 404, a new session served); a 2025 child's question
 # reaches the client; the bound on children refuses a request past it
 # (HTTP 503 with Retry-After, both eras); no child outlives its
@@ -176,6 +177,23 @@ wait_count "$CLOG" "client disconnected" 2 10
 # The child's cancel names its own id: the call's id there, not the client's.
 last=$(grep "^call hang" "$CLOG" | tail -n 1 | cut -d' ' -f3)
 contains "$CLOG" "cancelled $last client disconnected" "the child's id in the cancel"
+# A 2026-07-28 listen of a resource: the shared child is subscribed to it,
+# its update reaches the listen's stream, and the listen's end (its client
+# gone) unsubscribes.
+curl -s -N -m 30 -o "$WORK/listen.out" -X POST "$URL" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H 'Mcp-Method: subscriptions/listen' \
+    -d '{"jsonrpc":"2.0","id":"watch-1","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["test://a"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' &
+LISTENER=$!
+wait_for "$WORK/listen.out" "notifications/subscriptions/acknowledged" 10
+wait_for "$CLOG" "subscribe test://a" 10
+expect_exit 0 "a resource touched (2026)" -- call 2026-07-28 touch '{"uri":"test://a"}'
+contains "$WORK/out" "touched" "the child had the subscription"
+wait_for "$WORK/listen.out" "notifications/resources/updated" 10
+contains "$WORK/listen.out" "watch-1" "the update under the listen's id"
+kill "$LISTENER"
+wait "$LISTENER" 2>/dev/null
+wait_for "$CLOG" "unsubscribe test://a" 10
 # A 2025 child's question reaches the client (mcp call declines: no terminal).
 expect_exit 0 "a question from the child (2025)" -- call 2025-11-25 ask
 contains "$WORK/out" "answer: decline" "the client's answer reached the child"

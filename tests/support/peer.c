@@ -92,6 +92,17 @@ static void on_route_ended(void *ud, uint64_t route)
     p->routes_ended[p->nroutes_ended++] = route;
 }
 
+static void on_listen(void *ud, mcp_handle h, const mcp_json *uris, bool open)
+{
+    peer *p = ud;
+    if (open)
+        p->listens_opened++;
+    else
+        p->listens_ended++;
+    p->listen_last = h;
+    p->listen_last_uris = mcp_json_array_size(uris);
+}
+
 static void on_notification(void *ud, const mcp_message *msg)
 {
     ((peer *)ud)->notifications++;
@@ -127,8 +138,16 @@ int peer_try_init_mem(peer *p, mcp_role role, const mcp_session_options *opts,
     o.size = sizeof o;
     o.role = role;
     o.mem = mem;
-    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel,
-                                on_notification, on_initialized, on_log, p, on_route_ended};
+    mcp_session_callbacks cb = {.size = sizeof(mcp_session_callbacks),
+                                .send = on_send,
+                                .on_request = on_request,
+                                .on_cancel = on_cancel,
+                                .on_notification = on_notification,
+                                .on_initialized = on_initialized,
+                                .log = on_log,
+                                .user_data = p,
+                                .on_route_ended = on_route_ended,
+                                .on_listen = on_listen};
     p->fail_at = peer_faults.at;
     p->fail_mode = peer_faults.mode;
     return mcp_session_new(&o, &cb, &p->s);

@@ -70,6 +70,9 @@ typedef struct peer {
     int ncancels;
     uint64_t routes_ended[PEER_MAX]; /* on_route_ended */
     int nroutes_ended;
+    int listens_opened, listens_ended; /* on_listen */
+    mcp_handle listen_last;            /* the last one told */
+    size_t listen_last_uris;           /* its URIs (0: none) */
 
     mcp_handle responses[PEER_MAX]; /* outbound endings */
     int outcomes[PEER_MAX];

@@ -393,6 +393,78 @@ static void a_2025_clients_roots_change_reaches_its_child(void **state)
     wait_children_gone();
 }
 
+/* Lines of the child's log that begin with text (never inside another:
+ * "subscribe X" is not counted in "unsubscribe X"). */
+static int log_lines(const char *text)
+{
+    char needle[200];
+    snprintf(needle, sizeof needle, "\n%s\n", text);
+    return log_count(needle);
+}
+
+static void wait_log_lines(const char *text, int n)
+{
+    for (int i = 0; i < 1000 && log_lines(text) < n; i++)
+        usleep(10000);
+    if (log_lines(text) != n) {
+        char *t = log_text();
+        fail_msg("not %d x '%s' in the child's log:\n%s", n, text, t);
+    }
+}
+
+/* 2026-07-28 listens of a resource: the shared child is subscribed to it
+ * while any listen names it (once, however many do), its updates reach
+ * the listen, and the last listen's end unsubscribes. */
+static void a_listens_resources_are_subscribed_on_the_shared_child(void **state)
+{
+    (void)state;
+    server_caps = "{\"tools\":{},\"resources\":{\"subscribe\":true}}";
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    server_caps = "{\"tools\":{}}";
+    static const char filter[] = "\"notifications\":{\"resourceSubscriptions\":[\"test://a\"]}";
+    harness_send_req(&h, 1, "subscriptions/listen", filter);
+    free(wire_expect(&h.w, "notifications/subscriptions/acknowledged"));
+    wait_log_lines("subscribe test://a", 1); /* a listen alone starts the child */
+    harness_send_req(&h, 2, "subscriptions/listen", filter);
+    free(wire_expect(&h.w, "notifications/subscriptions/acknowledged"));
+    harness_send_req(&h, 3, "tools/call", "\"name\":\"touch\",\"arguments\":{\"uri\":\"test://a\"}");
+    int updates = 0;
+    bool answered = false;
+    while (!answered || updates < 2) {
+        char *l = wire_read(&h.w, 10000);
+        if (!l)
+            fail_msg("%d updates, answered %d", updates, answered);
+        if (strstr(l, "\"id\":3,")) {
+            assert_non_null(strstr(l, "touched"));
+            answered = true;
+        } else if (strstr(l, "notifications/resources/updated")) {
+            assert_non_null(strstr(l, "test://a"));
+            assert_non_null(strstr(l, "subscriptionId"));
+            updates++; /* one per listen */
+        }
+        free(l);
+    }
+    assert_int_equal(log_lines("subscribe test://a"), 1);
+    /* One listen ends: the other still wants the updates. */
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                    "{\"requestId\":1}}");
+    harness_expect_in(harness_req(&h, 4, "tools/call", "\"name\":\"touch\",\"arguments\":"
+                                                      "{\"uri\":\"test://a\"}"),
+                      "touched");
+    assert_int_equal(log_lines("unsubscribe test://a"), 0);
+    /* The last one ends: no more. */
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                    "{\"requestId\":2}}");
+    wait_log_lines("unsubscribe test://a", 1);
+    harness_expect_in(harness_req(&h, 5, "tools/call", "\"name\":\"touch\",\"arguments\":"
+                                                      "{\"uri\":\"test://a\"}"),
+                      "not subscribed");
+    assert_int_equal(log_count("start "), 1);
+    harness_stop(&h);
+    wait_children_gone();
+}
+
 /* Past upstream_max_children a request is refused, and nothing is kept of
  * the refusal: once a child has ended, the next request is served. Here
  * one connection sends 2026-07-28 requests (the shared child's, the one
@@ -585,6 +657,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_2025_clients_roots_change_reaches_its_child, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_listens_resources_are_subscribed_on_the_shared_child,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(the_bound_refuses_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(a_child_that_refuses_initialize, setup, teardown),
         cmocka_unit_test_setup_teardown(a_run_after_a_stop, setup, teardown),

@@ -196,6 +196,35 @@ static void closing_ends_subscriptions_silently(void **state)
     peer_free(&p);
 }
 
+/* on_listen: each listen told open once it is acknowledged, with the URIs
+ * it receives updates for, and its end once, however it ends; a refused
+ * one neither. */
+static void the_application_is_told_each_listen_and_its_end_once(void **state)
+{
+    peer p;
+    server(&p, MCP_LISTEN_TOOLS | MCP_LISTEN_RESOURCE_UPDATES);
+    peer_feed(&p, LISTEN("1", "{\"resourceSubscriptions\":[\"file:///a\",\"file:///b\"]}"));
+    assert_int_equal(p.listens_opened, 1);
+    assert_int_equal(p.listen_last_uris, 2);
+    mcp_handle first = p.listen_last;
+    peer_feed(&p, LISTEN("2", "{\"toolsListChanged\":true}"));
+    assert_int_equal(p.listens_opened, 2);
+    assert_int_equal(p.listen_last_uris, 0);
+    peer_feed(&p, LISTEN("3", "{\"resourceSubscriptions\":[1]}"));
+    assert_int_equal(p.listens_opened, 2); /* refused: -32602 */
+    assert_int_equal(p.listens_ended, 0);
+    peer_feed(&p, CANCEL("1"));
+    assert_int_equal(p.listens_ended, 1);
+    assert_true(p.listen_last == first);
+    assert_int_equal(p.listen_last_uris, 2);
+    peer_feed(&p, CANCEL("1"));
+    assert_int_equal(p.listens_ended, 1); /* once */
+    mcp_session_close(p.s, p.now);
+    assert_int_equal(p.listens_ended, 2); /* the session's end ends the other */
+    peer_free(&p);
+    assert_int_equal(p.listens_ended, 2);
+}
+
 /* Client -------------------------------------------------------------------------- */
 
 typedef struct events {
@@ -451,6 +480,7 @@ int main(void)
         cmocka_unit_test(a_bad_filter_is_invalid_params),
         cmocka_unit_test(a_legacy_client_hears_list_changes_the_2025_way),
         cmocka_unit_test(closing_ends_subscriptions_silently),
+        cmocka_unit_test(the_application_is_told_each_listen_and_its_end_once),
         cmocka_unit_test(a_client_needs_the_acknowledgment_before_anything_else),
         cmocka_unit_test(only_the_notifications_asked_for_reach_the_callback),
         cmocka_unit_test(two_subscriptions_are_told_apart),

@@ -453,8 +453,12 @@ static void make_side(world *w, side *sd, const char *name, mcp_role role, queue
     sd->out = out;
     mcp_session_options o = {.size = sizeof o, .role = role, .timeout_ms = 3000,
                              .max_time_ms = 8000, .listen_kinds = MCP_LISTEN_TOOLS};
-    mcp_session_callbacks cb = {sizeof(mcp_session_callbacks), on_send, on_request, on_cancel,
-                                NULL, NULL, on_log, sd, NULL};
+    mcp_session_callbacks cb = {.size = sizeof(mcp_session_callbacks),
+                                .send = on_send,
+                                .on_request = on_request,
+                                .on_cancel = on_cancel,
+                                .log = on_log,
+                                .user_data = sd};
     assert_int_equal(mcp_session_new(&o, &cb, &sd->s), MCP_OK);
 }
 

@@ -46,6 +46,11 @@ static void on_notification(void *ud, const mcp_message *msg)
     mcp__features_notification(c, msg);
 }
 
+static void on_listen(void *ud, mcp_handle h, const mcp_json *uris, bool open)
+{
+    mcp__features_listen(ud, h, uris, open);
+}
+
 static void on_log(void *ud, const mcp_log_record *r)
 {
     conn *c = ud;
@@ -98,8 +103,13 @@ static int conn_new(mcp_server *s, conn **out)
         .discover_ttl_ms = s->opts.cache_ttl_ms,
         .discover_cache_scope = s->opts.cache_scope,
     };
-    mcp__driver_events ev = {on_request, on_cancel, on_notification, NULL, on_log,
-                             on_transport_down, c};
+    mcp__driver_events ev = {.on_request = on_request,
+                             .on_cancel = on_cancel,
+                             .on_notification = on_notification,
+                             .on_log = on_log,
+                             .on_transport_down = on_transport_down,
+                             .ud = c,
+                             .on_listen = on_listen};
     int rc = mcp__driver_init(&c->driver, &s->loop, &so, &ev);
     if (rc != MCP_OK) {
         free(c);

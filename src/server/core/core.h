@@ -132,6 +132,10 @@ typedef struct mcp__feature {
      * keep itself (notifications/roots/list_changed, say); msg borrowed
      * for the call. A write here may close c. */
     void (*notification)(conn *c, void *state, const mcp_message *msg);
+    /* Loop thread: a 2026-07-28 subscriptions/listen of c's opened or
+     * ended (the session's on_listen: uris borrowed for the call, NULL for
+     * none). Must not call into c's session. */
+    void (*listen)(conn *c, void *state, const mcp_json *uris, bool open);
 } mcp__feature;
 
 /* Every feature the server is built with, in order, NULL-terminated
@@ -170,6 +174,7 @@ void mcp__features_server_stopping(mcp_server *s);
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
 void mcp__features_published(conn *c, unsigned kind, const char *uri);
 void mcp__features_notification(conn *c, const mcp_message *msg);
+void mcp__features_listen(conn *c, mcp_handle h, const mcp_json *uris, bool open);
 void mcp__features_news(mcp_server *s, unsigned kind, const char *uri);
 /* Loop thread: news of kind (uri: MCP_LISTEN_RESOURCE_UPDATES) heard from
  * another process sharing this one's task store: the connections told, as

@@ -343,6 +343,14 @@ void mcp__features_notification(conn *c, const mcp_message *msg)
             mcp__server_features[i]->notification(c, state_at(c, state_offset[i]), msg);
 }
 
+void mcp__features_listen(conn *c, mcp_handle h, const mcp_json *uris, bool open)
+{
+    (void)h;
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->listen)
+            mcp__server_features[i]->listen(c, state_at(c, state_offset[i]), uris, open);
+}
+
 void mcp__features_published(conn *c, unsigned kind, const char *uri)
 {
     for (size_t i = 0; i < nfeatures; i++)

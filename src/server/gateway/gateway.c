@@ -5,6 +5,7 @@
  * server is a gateway; otherwise they pass the request on to the method
  * they took over. See gateway.h.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,15 @@ static void forward_destroy(mcp__request *r)
 /* Seconds a request refused for want of a child is told to wait. */
 #define BUSY_RETRY_S 2
 
+/* The shared child, started: subscribed to every URI the listens watch. */
+static upstream *open_shared(gateway *gw)
+{
+    upstream *up = upstream_open(gw, NULL, NULL, NULL, NULL);
+    for (size_t i = 0; up && !up->gone && i < gw->nwatched; i++)
+        upstream_subscribe(up, gw->watched[i].uri, true);
+    return up;
+}
+
 /* The child request h goes to, or NULL with why (n bytes) when none can
  * run: the server stops, as many run as may, or the spawn failed. Nothing
  * is kept of a refusal: the next request tries again. */
@@ -68,7 +78,7 @@ static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *
     }
     upstream *up;
     if (modern) {
-        up = upstream_open(gw, NULL, NULL, NULL, NULL);
+        up = open_shared(gw);
     } else {
         const mcp_json *init = mcp_session_peer_info(ss);
         up = upstream_open(gw, c, mcp_session_protocol_version(ss),
@@ -159,6 +169,83 @@ static void notification(conn *c, void *state, const mcp_message *msg)
     (void)c;
 }
 
+/* 2026-07-28 listens -------------------------------------------------------------- */
+
+static size_t watched_index(const gateway *gw, const char *uri, size_t n)
+{
+    for (size_t i = 0; i < gw->nwatched; i++)
+        if (strlen(gw->watched[i].uri) == n && !memcmp(gw->watched[i].uri, uri, n))
+            return i;
+    return SIZE_MAX;
+}
+
+static void watch(gateway *gw, const char *uri, size_t n)
+{
+    size_t i = watched_index(gw, uri, n);
+    if (i != SIZE_MAX) {
+        gw->watched[i].listens++;
+        return;
+    }
+    /* Not a C string: never watched (its end finds nothing either). The
+     * URIs are as many as the listens' filters name, which the server's
+     * bounds on connections and messages bound. */
+    if (memchr(uri, '\0', n)) {
+        mcp__server_log(gw->server, MCP_LOG_WARNING,
+                        "gateway: a listen's resource URI with a NUL is not watched");
+        return;
+    }
+    if (gw->nwatched == gw->capwatched) {
+        size_t cap = gw->capwatched ? 2 * gw->capwatched : 16;
+        watched *v = realloc(gw->watched, cap * sizeof *v);
+        if (!v)
+            return;
+        gw->watched = v;
+        gw->capwatched = cap;
+    }
+    char *copy = strndup(uri, n);
+    if (!copy)
+        return;
+    gw->watched[gw->nwatched++] = (watched){copy, 1};
+    /* The shared child is started for it: a listen is no request that
+     * would start it, and the updates must come from somewhere. */
+    upstream *up = gw->shared;
+    if (!up && !gw->stopping && gw->children < gw->max_children)
+        up = open_shared(gw); /* subscribes to it with the rest */
+    else if (up)
+        upstream_subscribe(up, copy, true);
+}
+
+static void unwatch(gateway *gw, const char *uri, size_t n)
+{
+    size_t i = watched_index(gw, uri, n);
+    if (i == SIZE_MAX || --gw->watched[i].listens)
+        return; /* never watched, or another listen still is */
+    if (gw->shared)
+        upstream_subscribe(gw->shared, gw->watched[i].uri, false);
+    free(gw->watched[i].uri);
+    gw->watched[i] = gw->watched[--gw->nwatched];
+}
+
+/* A listen's resource URIs are watched while it lasts: the shared child
+ * is subscribed to each URI while any listen names it (the updates it
+ * sends go to the listens as heard news). A URI named twice in one
+ * listen counts twice, and is let go twice. */
+static void listen_changed(conn *c, void *state, const mcp_json *uris, bool open)
+{
+    (void)state;
+    gateway *gw = mcp__server_state(c->server, &mcp__gateway_feature);
+    if (!gw->argv)
+        return;
+    for (size_t i = 0; i < mcp_json_array_size(uris); i++) {
+        size_t n;
+        const char *uri = mcp_json_string(mcp_json_array_at(uris, i), &n);
+        if (uri && open)
+            watch(gw, uri, n);
+        else if (uri)
+            unwatch(gw, uri, n);
+    }
+}
+
 static int server_init(mcp_server *s, void *state)
 {
     gateway *gw = state;
@@ -187,6 +274,11 @@ static void server_free(mcp_server *s, void *state)
         free(gw->argv[i]);
     free(gw->argv);
     gw->argv = NULL;
+    for (size_t i = 0; i < gw->nwatched; i++)
+        free(gw->watched[i].uri);
+    free(gw->watched);
+    gw->watched = NULL;
+    gw->nwatched = gw->capwatched = 0;
 }
 
 /* The shared child and the ones whose sessions are gone are ended with
@@ -227,4 +319,5 @@ const mcp__feature mcp__gateway_feature = {
     .loop_closing = loop_closing,
     .request_settled = request_settled,
     .notification = notification,
+    .listen = listen_changed,
 };

@@ -50,7 +50,16 @@ typedef struct gateway {
     upstream *all;     /* every upstream not yet freed */
     upstream *shared;  /* 2026-07-28's; NULL until the first request */
     bool stopping;
+    /* The resource URIs 2026-07-28 listens receive updates for, each with
+     * how many listens name it: the shared child is subscribed to each. */
+    struct watched *watched;
+    size_t nwatched, capwatched;
 } gateway;
+
+typedef struct watched {
+    char *uri;
+    unsigned listens;
+} watched;
 
 /* A request forwarded: ours to the client, the child's handle for it. */
 struct forward {
@@ -97,6 +106,10 @@ struct upstream {
  * is returned gone, saying why. */
 upstream *upstream_open(gateway *gw, conn *owner, const char *version,
                         const mcp_json *client_info, const mcp_json *client_caps);
+/* Ask up for the updates of uri (on) or no more: resources/subscribe or
+ * resources/unsubscribe, its answer logged when refused. Nothing when up
+ * serves no more. */
+void upstream_subscribe(upstream *up, const char *uri, bool on);
 /* Forward f's request (method, params as the client sent them) to up. */
 int upstream_forward(upstream *up, forward *f);
 /* The client's request f settled before its child answered: cancel it

@@ -594,8 +594,12 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
                               .timeout_ms = MCP_NO_TIMEOUT,
                               .max_time_ms = MCP_NO_TIMEOUT,
                               .max_message = s->opts.max_message};
-    mcp__driver_events ev = {on_request, on_cancel, on_notification, NULL, on_log,
-                             on_transport_down, up};
+    mcp__driver_events ev = {.on_request = on_request,
+                             .on_cancel = on_cancel,
+                             .on_notification = on_notification,
+                             .on_log = on_log,
+                             .on_transport_down = on_transport_down,
+                             .ud = up};
     if (mcp__driver_init(&up->driver, &s->loop, &so, &ev) != MCP_OK) {
         set_gone(up, "%s", "out of memory");
         return failed_start(up);
@@ -798,6 +802,44 @@ int upstream_forward(upstream *up, forward *f)
         return mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, strlen(text));
     }
     return MCP_OK;
+}
+
+static void subscribed(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    gateway *gw = ud;
+    if (outcome == MCP_ERR_REMOTE) {
+        char shown[200];
+        mcp__show_string(shown, sizeof shown, m->error_message, m->error_message_len, 160,
+                         sizeof shown - 1);
+        mcp__server_log(gw->server, MCP_LOG_WARNING,
+                        "gateway: the server process refused a resource subscription: %s", shown);
+    }
+}
+
+void upstream_subscribe(upstream *up, const char *uri, bool on)
+{
+    if (up->gone || up->over || !up->driver_open)
+        return;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *params = d ? mcp_json_new_object(d) : NULL;
+    if (params)
+        mcp_json_object_set(d, params, "uri", mcp_json_new_string(d, uri));
+    mcp_request_options o = {.size = sizeof o, .progress = MCP_PROGRESS_NONE,
+                             .timeout_ms = CONNECT_TIMEOUT_MS, .max_time_ms = CONNECT_TIMEOUT_MS};
+    mcp_handle sent;
+    int rc = params && mcp_json_doc_error(d) == MCP_OK
+                 ? mcp_session_request(up->driver.session, mcp__now_ms(),
+                                       on ? "resources/subscribe" : "resources/unsubscribe",
+                                       params, &o, subscribed, NULL, up->gw, &sent)
+                 : MCP_ERR_NOMEM;
+    mcp_json_doc_free(d);
+    if (rc != MCP_OK)
+        mcp__server_log(up->gw->server, MCP_LOG_WARNING,
+                        "gateway: a resource subscription could not be sent to the server "
+                        "process: %s",
+                        mcp_strerror(rc));
+    mcp__driver_rearm(&up->driver);
 }
 
 void upstream_cancel(forward *f, const char *reason)
