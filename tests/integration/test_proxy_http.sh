@@ -126,6 +126,28 @@ expect_exit 2 "an option of neither" -- "$MCP" proxy --http 127.0.0.1:0 --bogus 
 expect_exit 3 "a command that does not exist" -- \
     "$MCP" proxy --http 127.0.0.1:0 -- "$WORK/no-such-server"
 contains "$WORK/err" "could not be used" "the failed start said"
+# SIGTERM while the first run is asked what it declares (it never answers
+# and ignores SIGTERM): that run is ended with its group, and the proxy
+# exits 143.
+"$MCP" proxy --http 127.0.0.1:0 -- python3 -c 'import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+open(sys.argv[1], "w").write(str(os.getpid()))
+time.sleep(60)' "$WORK/mute.pid" 2>/dev/null &
+MUTE_PROXY=$!
+i=0
+until [ -s "$WORK/mute.pid" ]; do i=$((i + 1)); [ $i -le 200 ] || fail "no probe"; sleep 0.05; done
+kill -TERM "$MUTE_PROXY"
+wait "$MUTE_PROXY"
+rc=$?
+[ "$rc" -eq 143 ] || fail "SIGTERM during the probe: exit $rc, not 143"
+mute=$(cat "$WORK/mute.pid")
+i=0
+while running "$mute"; do
+    i=$((i + 1))
+    [ $i -le 100 ] || { kill -9 "$mute"; fail "the probed run outlived the proxy's SIGTERM"; }
+    sleep 0.05
+done
+echo "ok: SIGTERM during the probe ends its run"
 
 # --- the misbehaving child, both eras ----------------------------------------------------
 start_proxy hostile -- python3 "$CHILD" "$WORK/hostile.child"

@@ -184,8 +184,10 @@ static volatile sig_atomic_t server_pid;
 static void exit_at_once(int sig)
 {
     pid_t pid = (pid_t)server_pid;
-    if (pid > 0)
-        kill(pid, SIGKILL); /* kill and _exit are async-signal-safe */
+    /* Its group (the library starts it in its own): a wrapper's server
+     * goes too. kill and _exit are async-signal-safe. */
+    if (pid > 0 && kill(-pid, SIGKILL) != 0)
+        kill(pid, SIGKILL);
     _exit(sig == SIGTERM ? EXIT_TERMINATED : EXIT_CANCELLED);
 }
 

@@ -280,13 +280,17 @@ static const struct {
      "under 2026-07-28 its HTTP request closed) is cancelled on COMMAND with COMMAND's\n"
      "id; progress comes back; a 2025 session's COMMAND may ask its client (sampling,\n"
      "elicitation, roots) and notify it. A COMMAND that exits answers what it had in\n"
-     "flight at once (-32603, naming its exit status). --max-children N (default 64):\n"
-     "runs of COMMAND at once; a session past it is answered -32603. The options of\n"
-     "mcp serve --http (--path, --tls-cert, --allow-origin, --token, --auth-*, ...)\n"
-     "apply as there. SIGTERM and SIGINT stop it: every COMMAND is ended.\n"
+     "flight at once (-32603, naming its exit status), and a 2025 session ends with\n"
+     "its run (its next request gets 404: initialize again). 2026-07-28 listens of\n"
+     "resources have the shared run subscribed to them. --max-children N (default\n"
+     "64): runs of COMMAND at once; a request past it (or whose run cannot start) is\n"
+     "refused with HTTP 503 and Retry-After. The options of mcp serve --http (--path,\n"
+     "--tls-cert, --allow-origin, --token, --auth-*, ...) apply as there. SIGTERM and\n"
+     "SIGINT stop it: every COMMAND is ended.\n"
      "\n"
      "exit codes: 0 stopped; 2 usage; 3 COMMAND could not be used, or the listener\n"
-     "failed\n"},
+     "failed; 130 or 143 Ctrl-C or SIGTERM while COMMAND's first run is asked what it\n"
+     "declares (that run ended with its process group)\n"},
     {"auth",
      "usage: mcp auth login URL [--scope S] [--open] [--timeout S] [--ca-file F]\n"
      "                [--client-id ID [--client-secret-file F] | --client-metadata-url U]\n"

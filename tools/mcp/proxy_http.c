@@ -30,30 +30,29 @@ __attribute__((format(printf, 1, 2))) static int usage(const char *fmt, ...)
 
 /* What the command declares, asked of a run of it: a document whose root
  * holds capabilities, serverInfo and instructions (the initialize result),
- * or NULL with the failure said. */
+ * or NULL with the failure said. Connected as the client commands connect
+ * (cli_connect): a Ctrl-C or SIGTERM meanwhile ends the run with its
+ * process group, and the proxy at once (130, 143). */
 static mcp_json_doc *probe(char **command)
 {
-    mcp_client_options co = {.size = sizeof co, .connect_mode = MCP_CONNECT_LEGACY,
-                             .close_grace_ms = 1000};
+    cli_client_args a = {.timeout = -1, .max_time = -1, .cancel_after = -1,
+                         .mode = MCP_CONNECT_LEGACY, .command = command,
+                         .start_ms = mcp_monotonic_ms()};
+    mcp_client_options co = {.close_grace_ms = 1000};
     mcp_client *c;
-    if (mcp_client_new(&co, &c) != MCP_OK) {
-        fputs("mcp: proxy: out of memory\n", stderr);
+    if (cli_connect(&a, &co, &c) != 0) {
+        fprintf(stderr, "mcp: proxy: the server '%s' could not be used\n", cli_safe(command[0]));
         return NULL;
     }
-    mcp_json_doc *d = NULL;
-    if (mcp_client_connect_stdio(c, (const char *const *)command) != MCP_OK) {
-        fprintf(stderr, "mcp: proxy: the server '%s' could not be used: %s\n", cli_safe(command[0]),
-                cli_safe(mcp_client_error(c)));
-    } else if ((d = mcp_json_doc_new(NULL))) {
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    if (d)
         mcp_json_doc_set_root(d, mcp_json_copy(d, mcp_client_server_info(c)));
-        if (mcp_json_doc_error(d)) {
-            mcp_json_doc_free(d);
-            d = NULL;
-            fputs("mcp: proxy: out of memory\n", stderr);
-        }
+    if (!d || mcp_json_doc_error(d)) {
+        mcp_json_doc_free(d);
+        d = NULL;
+        fputs("mcp: proxy: out of memory\n", stderr);
     }
-    mcp_client_close(c);
-    mcp_client_free(c);
+    cli_disconnect(c);
     return d;
 }
 
