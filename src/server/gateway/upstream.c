@@ -361,8 +361,12 @@ static void log_shared(upstream *up, const mcp_json *params)
 {
     int level = log_level_of(mcp_json_object_get(params, "level"));
     const mcp_json *data = mcp_json_object_get(params, "data");
-    if (level < 0 || !data)
+    if (level < 0 || !data) {
+        mcp__server_log(up->gw->server, MCP_LOG_WARNING,
+                        "gateway: a log message of the server process without a known level or "
+                        "data, dropped");
         return;
+    }
     mcp_buf b;
     mcp_buf_init(&b, 0, NULL);
     size_t n;
@@ -397,6 +401,10 @@ static void on_notification(void *ud, const mcp_message *msg)
                                   mcp_json_string(mcp_json_object_get(msg->params, "logger"), NULL),
                                   data, NULL);
             mcp__driver_rearm(&up->owner->driver);
+        } else {
+            mcp__server_log(up->gw->server, MCP_LOG_WARNING,
+                            "gateway: a log message of the server process without a known "
+                            "level or data, dropped");
         }
         return;
     }
