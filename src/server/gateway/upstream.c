@@ -344,6 +344,9 @@ static void on_log(void *ud, const mcp_log_record *r)
         mcp__server_log(up->gw->server, r->level, "gateway: the server process: %s", r->message);
 }
 
+static const char LOG_DROPPED[] =
+    "gateway: a log message of the server process without a known level or data, dropped";
+
 static int log_level_of(const mcp_json *v)
 {
     const char *name = mcp_json_string(v, NULL);
@@ -362,9 +365,7 @@ static void log_shared(upstream *up, const mcp_json *params)
     int level = log_level_of(mcp_json_object_get(params, "level"));
     const mcp_json *data = mcp_json_object_get(params, "data");
     if (level < 0 || !data) {
-        mcp__server_log(up->gw->server, MCP_LOG_WARNING,
-                        "gateway: a log message of the server process without a known level or "
-                        "data, dropped");
+        mcp__server_log(up->gw->server, MCP_LOG_WARNING, "%s", LOG_DROPPED);
         return;
     }
     mcp_buf b;
@@ -402,9 +403,7 @@ static void on_notification(void *ud, const mcp_message *msg)
                                   data, NULL);
             mcp__driver_rearm(&up->owner->driver);
         } else {
-            mcp__server_log(up->gw->server, MCP_LOG_WARNING,
-                            "gateway: a log message of the server process without a known "
-                            "level or data, dropped");
+            mcp__server_log(up->gw->server, MCP_LOG_WARNING, "%s", LOG_DROPPED);
         }
         return;
     }
