@@ -319,9 +319,16 @@ typedef struct mcp_server_options {
      * (the client's cancel, a 2026-07-28 client's disconnect) is cancelled
      * on the child; progress comes back when the client gave a token; a
      * child that dies answers what it had in flight at once (-32603,
-     * naming its exit status). At most upstream_max_children children run
-     * at once (0: 64): past it a session's requests are answered -32603.
-     * NULL: not a gateway. */
+     * naming its exit status), and a 2025 HTTP session whose child serves
+     * no more ends with it (its next request gets 404 and the client
+     * initializes again; on stdio, where the conversation is the session,
+     * its requests are answered with the child's end). A 2026-07-28 listen of resources has the shared child
+     * subscribed to them while it lasts. At most upstream_max_children
+     * children run at once (0: 64): past it, or when the child cannot be
+     * started, a request is answered -32603, over HTTP with status 503 and
+     * Retry-After (but for a 2025 request whose event stream the response
+     * mode opened already), and the next tries again. NULL: not a
+     * gateway. */
     const char *const *upstream_argv;
     unsigned upstream_max_children;
     /* What the stderr default's lines begin with (copied; NULL: name): a

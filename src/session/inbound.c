@@ -782,6 +782,10 @@ void mcp__inbound_free_all(mcp_session *s)
             inbound *in = &s->chunks[c][i];
             if (in->state == IN_FREE)
                 continue;
+            /* A listen still open is told ended (on_listen): a session
+             * freed without a close, or doomed before it reached it. */
+            if (in->kind == IN_LISTEN)
+                mcp__listen_unlink(s, in);
             if (in->batch && --in->batch->pending == 0 && !in->batch->dispatching)
                 mcp__batch_free(s, in->batch);
             mcp_message_free(in->msg);

@@ -223,6 +223,12 @@ static void the_application_is_told_each_listen_and_its_end_once(void **state)
     assert_int_equal(p.listens_ended, 2); /* the session's end ends the other */
     peer_free(&p);
     assert_int_equal(p.listens_ended, 2);
+    /* A session freed without a close tells its listens' end too. */
+    server(&p, MCP_LISTEN_TOOLS);
+    peer_feed(&p, LISTEN("1", "{\"toolsListChanged\":true}"));
+    assert_int_equal(p.listens_opened, 1);
+    peer_free(&p);
+    assert_int_equal(p.listens_ended, 1);
 }
 
 /* Client -------------------------------------------------------------------------- */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,8 +84,16 @@ static volatile sig_atomic_t live_group;
 
 static void end_server_and_die(int sig)
 {
-    if (live_group > 0)
-        kill(-(pid_t)live_group, SIGKILL);
+    pid_t g = (pid_t)live_group;
+    if (g > 0 && kill(-g, SIGTERM) == 0) {
+        /* Half a second to end (it may have cleaning up to do), then
+         * SIGKILL. kill, nanosleep, signal and raise are all
+         * async-signal-safe. */
+        struct timespec step = {0, 50 * 1000 * 1000};
+        for (int i = 0; i < 10 && kill(-g, 0) == 0; i++)
+            nanosleep(&step, NULL);
+        kill(-g, SIGKILL);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -135,6 +144,7 @@ int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_
         snprintf(why, n, "cannot start %s: %s", argv[0], strerror(rc));
         return MCP_ERR_SPAWN;
     }
+    live_group = pid;
     check_peer *p = calloc(1, sizeof *p);
     if (!p) {
         kill(pid, SIGKILL);
@@ -142,7 +152,6 @@ int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_
         return MCP_ERR_NOMEM;
     }
     p->pid = pid;
-    live_group = pid;
     p->in = to[1];
     p->out = from[0];
     p->trace = trace;
@@ -345,25 +354,22 @@ void check_peer_stop(check_peer *p)
         goto reaped;
     }
     close(p->in);
-    /* A second to end on its own, then TERM, then KILL. */
-    for (int i = 0; i < 20; i++) {
-        if (waitpid(p->pid, NULL, WNOHANG) == p->pid)
-            goto reaped;
-        usleep(50000);
-    }
-    kill(-p->pid, SIGTERM);
-    for (int i = 0; i < 20; i++) {
-        if (waitpid(p->pid, NULL, WNOHANG) == p->pid)
-            goto reaped;
+    /* A second to end on its own, then TERM, then KILL: its exit seen
+     * without reaping it (WNOWAIT), so that its group's id is still ours
+     * when what it left behind there is killed. */
+    siginfo_t si;
+    for (int i = 0; i < 40; i++) {
+        if (i == 20)
+            kill(-p->pid, SIGTERM);
+        si.si_pid = 0;
+        if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
+            break;
         usleep(50000);
     }
     kill(-p->pid, SIGKILL);
+    live_group = 0;
     waitpid(p->pid, NULL, 0);
 reaped:
-    if (!p->http) {
-        kill(-p->pid, SIGKILL); /* what the server left behind in its group */
-        live_group = 0;
-    }
     if (p->out >= 0)
         close(p->out);
     for (size_t i = 0; i < p->count; i++)

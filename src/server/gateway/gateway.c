@@ -162,7 +162,9 @@ static void notification(conn *c, void *state, const mcp_message *msg)
 {
     gateway_conn *gc = state;
     upstream *up = gc->up;
-    if (up && !up->over && up->driver_open) {
+    if (up && up->connected && !up->over && up->driver_open) {
+        /* (Before its initialize is answered nothing may be told; a child
+         * asks for roots when it starts.) */
         mcp_session_notify(up->driver.session, msg->method, msg->params);
         mcp__driver_rearm(&up->driver);
     }
@@ -206,13 +208,8 @@ static void watch(gateway *gw, const char *uri, size_t n)
     if (!copy)
         return;
     gw->watched[gw->nwatched++] = (watched){copy, 1};
-    /* The shared child is started for it: a listen is no request that
-     * would start it, and the updates must come from somewhere. */
-    upstream *up = gw->shared;
-    if (!up && !gw->stopping && gw->children < gw->max_children)
-        up = open_shared(gw); /* subscribes to it with the rest */
-    else if (up)
-        upstream_subscribe(up, copy, true);
+    if (gw->shared)
+        upstream_subscribe(gw->shared, copy, true);
 }
 
 static void unwatch(gateway *gw, const char *uri, size_t n)
@@ -244,6 +241,12 @@ static void listen_changed(conn *c, void *state, const mcp_json *uris, bool open
         else if (uri)
             unwatch(gw, uri, n);
     }
+    /* The updates must come from somewhere: without a shared child (none
+     * yet, or it died) one is started, which subscribes to every URI
+     * watched. A listen is no request that would start it. */
+    if (open && gw->nwatched && !gw->shared && !gw->stopping &&
+        gw->children < gw->max_children)
+        open_shared(gw);
 }
 
 static int server_init(mcp_server *s, void *state)

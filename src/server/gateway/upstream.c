@@ -188,15 +188,20 @@ static void kill_due(uv_timer_t *t)
 }
 
 /* The end of the child's side is settled: up is freed once all is over;
- * and a 2025 session whose child serves no more ends with it, so that its
- * client's next request finds no session (404) and initializes again,
- * which brings a new child (basic/transports.mdx, session management).
- * Ending the session closes up (conn_ending), which may free it. Not while
- * up is being opened: its session does not hold it yet (upstream_for
- * closes a child gone at once). */
+ * and a 2025 HTTP session whose child serves no more ends with it, so
+ * that its client's next request finds no session (404) and initializes
+ * again, which brings a new child (basic/transports.mdx, session
+ * management). Ending the session closes up (conn_ending), which may free
+ * it. Not while up is being opened: its session does not hold it yet
+ * (upstream_for closes a child gone at once). Not on a transport without
+ * HTTP's refusals (stdio): there the conversation is the session, and no
+ * client can initialize again; its requests are answered why instead. */
 static void end_settled(upstream *up)
 {
     conn *c = up->closed || up->opening ? NULL : up->owner;
+    mcp__transport *t = c ? c->driver.transport : NULL;
+    if (!t || !t->ops->unavailable)
+        c = NULL;
     if (!c) {
         check_done(up);
         return;
@@ -374,9 +379,15 @@ static void log_shared(upstream *up, const mcp_json *params)
     const char *text = mcp_json_string(data, &n);
     if (!text && mcp_json_write(data, &b) == MCP_OK)
         text = b.data, n = b.len;
-    char shown[520];
+    /* Its first 200 bytes, cut at a character's start, escaped (6 bytes
+     * at most each). */
+    char shown[1300];
+    size_t cut = n;
+    if (text && cut > 200)
+        for (cut = 200; cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80; cut--)
+            ;
     if (text)
-        mcp__show_string(shown, sizeof shown, text, n, 500, sizeof shown - 1);
+        mcp__show_string(shown, sizeof shown, text, cut, cut, sizeof shown - 1);
     const char *logger = mcp_json_string(mcp_json_object_get(params, "logger"), NULL);
     char who[80] = "";
     if (logger)
