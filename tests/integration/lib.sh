@@ -58,6 +58,17 @@ running() {
     [ "$state" != Z ]
 }
 
+# gone_within PID SECONDS WHAT: PID has ended within SECONDS, else it is
+# killed and the test fails saying WHAT outlived its end.
+gone_within() {
+    i=0
+    while running "$1"; do
+        i=$((i + 1))
+        [ $i -le $(($2 * 20)) ] || { kill -9 "$1"; fail "$3 outlived its end"; }
+        sleep 0.05
+    done
+}
+
 # missing WHAT: this test cannot run here. That fails it: a test that did
 # not run must not pass for one that did. Only where the user asked for
 # skips (MCP_TEST_ALLOW_SKIP=1) does it exit 77, which ctest reports as

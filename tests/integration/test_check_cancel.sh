@@ -173,13 +173,7 @@ CHECKER=$!
 wait_for "$STUBBORN_LOG" "call hang" 20
 kill -TERM "$CHECKER"
 wait "$CHECKER" && fail "the checker exited 0 after SIGTERM"
-stubborn=$(sed -n 's/^start //p' "$STUBBORN_LOG")
-i=0
-while running "$stubborn"; do
-    i=$((i + 1))
-    [ $i -le 100 ] || { kill -9 "$stubborn"; fail "the server outlived the checker's SIGTERM"; }
-    sleep 0.05
-done
+gone_within "$(sed -n 's/^start //p' "$STUBBORN_LOG")" 5 "the server (the checker had SIGTERM)"
 echo "ok: a server that ignores SIGTERM ends with the checker"
 
 expect_exit 3 "a server that cannot start" -- $MCP_WRAP "$MCP" check-cancel -- /nonexistent/server

@@ -140,13 +140,7 @@ kill -TERM "$MUTE_PROXY"
 wait "$MUTE_PROXY"
 rc=$?
 [ "$rc" -eq 143 ] || fail "SIGTERM during the probe: exit $rc, not 143"
-mute=$(cat "$WORK/mute.pid")
-i=0
-while running "$mute"; do
-    i=$((i + 1))
-    [ $i -le 100 ] || { kill -9 "$mute"; fail "the probed run outlived the proxy's SIGTERM"; }
-    sleep 0.05
-done
+gone_within "$(cat "$WORK/mute.pid")" 5 "the probed run (the proxy had SIGTERM)"
 echo "ok: SIGTERM during the probe ends its run"
 
 # --- the misbehaving child, both eras ----------------------------------------------------
