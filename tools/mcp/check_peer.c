@@ -147,7 +147,8 @@ int check_peer_start(check_peer **out, char **argv, bool trace, char *why, size_
     live_group = pid;
     check_peer *p = calloc(1, sizeof *p);
     if (!p) {
-        kill(pid, SIGKILL);
+        kill(-pid, SIGKILL);
+        live_group = 0; /* before the reaping frees its id */
         waitpid(pid, NULL, 0);
         return MCP_ERR_NOMEM;
     }
