@@ -34,6 +34,9 @@ int mcp__session_reply_plain(mcp_session *s, mcp_handle h, const char *json, siz
  * the session), MCP_ERR_STATE (closed), MCP_ERR_LIMIT, MCP_ERR_NOMEM. */
 int mcp__session_task_progress(mcp_session *s, const mcp_json *token, double progress,
                                double total, const char *message, const char *task_id);
+/* The level a log level's name (a JSON string: "debug" .. "emergency")
+ * names, or -1 when v names none. Any thread: it only reads v. */
+int mcp__log_level_parse(const mcp_json *v);
 int mcp__session_task_log(mcp_session *s, mcp_log_level level, const char *logger,
                           const mcp_json *data, const char *task_id);
 

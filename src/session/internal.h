@@ -458,7 +458,6 @@ void mcp__server_initialize(mcp_session *s, uint64_t route, const mcp_message *m
 void mcp__server_set_level(mcp_session *s, uint64_t route, const mcp_message *msg);
 void mcp__connect_answered(mcp_session *s, outbound *o, int outcome,
                            const mcp_message *msg);
-int mcp__log_level_parse(const mcp_json *v);
 
 /* modern.c */
 /* Whether a request carries the 2026-07-28 envelope in its _meta. */

@@ -12,6 +12,7 @@
 
 #include "core/mem.h"
 #include "core/opts.h"
+#include "session/entry.h"
 #include "session/internal.h"
 
 /* Server ------------------------------------------------------------------- */

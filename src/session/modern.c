@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "session/entry.h"
 #include "session/internal.h"
 
 /* The envelope's members of a request's _meta, found in one pass over it

@@ -352,22 +352,13 @@ static void on_log(void *ud, const mcp_log_record *r)
 static const char LOG_DROPPED[] =
     "gateway: a log message of the server process without a known level or data, dropped";
 
-static int log_level_of(const mcp_json *v)
-{
-    const char *name = mcp_json_string(v, NULL);
-    for (int l = MCP_LOG_DEBUG; name && l <= MCP_LOG_EMERGENCY; l++)
-        if (!strcmp(name, mcp_log_level_name((mcp_log_level)l)))
-            return l;
-    return -1;
-}
-
 /* A log message of the shared child: there is no client to give it to
  * (2026-07-28 logs go only on the stream of a request that asked, and
  * the child does not say which request it logs for), so it is the
  * gateway's own log's, at its level. */
 static void log_shared(upstream *up, const mcp_json *params)
 {
-    int level = log_level_of(mcp_json_object_get(params, "level"));
+    int level = mcp__log_level_parse(mcp_json_object_get(params, "level"));
     const mcp_json *data = mcp_json_object_get(params, "data");
     if (level < 0 || !data) {
         mcp__server_log(up->gw->server, MCP_LOG_WARNING, "%s", LOG_DROPPED);
@@ -406,7 +397,7 @@ static void on_notification(void *ud, const mcp_message *msg)
     upstream *up = ud;
     bool log = !strcmp(msg->method, "notifications/message");
     if (up->owner && log) {
-        int level = log_level_of(mcp_json_object_get(msg->params, "level"));
+        int level = mcp__log_level_parse(mcp_json_object_get(msg->params, "level"));
         const mcp_json *data = mcp_json_object_get(msg->params, "data");
         if (level >= 0 && data) {
             mcp__session_task_log(up->owner->driver.session, (mcp_log_level)level,
