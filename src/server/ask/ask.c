@@ -143,38 +143,6 @@ static void on_answer(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     finish(a, outcome);
 }
 
-/* The capability a client must have declared for the method. */
-static bool is_object(const mcp_json *v)
-{
-    return v && mcp_json_typeof(v) == MCP_JSON_OBJECT;
-}
-
-bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
-                       const mcp_json *params)
-{
-    /* Elicitation came with 2025-06-18, its URL mode with 2025-11-25: an
-     * older client has no such request, whatever its capabilities say. */
-    if (!strcmp(method, "elicitation/create") && version &&
-        !mcp__revision_has(version, MCP__HAS_ELICITATION))
-        return false;
-    const char *mode = mcp_json_string(mcp_json_object_get(params, "mode"), NULL);
-    bool url = mode && !strcmp(mode, "url");
-    if (url && version && !mcp__revision_has(version, MCP__HAS_URL_ELICITATION))
-        return false;
-    /* A capability is an object (schema.ts); true or null declares nothing. */
-    if (!strcmp(method, "sampling/createMessage"))
-        return is_object(mcp_json_object_get(caps, "sampling"));
-    if (!strcmp(method, "roots/list"))
-        return is_object(mcp_json_object_get(caps, "roots"));
-    const mcp_json *e = mcp_json_object_get(caps, "elicitation");
-    if (!is_object(e))
-        return false;
-    /* An empty elicitation capability means form mode (client/elicitation.mdx). */
-    if (url)
-        return is_object(mcp_json_object_get(e, "url"));
-    return mcp_json_object_size(e) == 0 || is_object(mcp_json_object_get(e, "form"));
-}
-
 /* The question's params (*d, made when NULL) with _meta naming the task it
  * is asked for (io.modelcontextprotocol/related-task). False when out of
  * memory. */

@@ -41,9 +41,6 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
 int mcp__mrtr_finish(mcp_call *c);
 /* The capabilities c's request declared (2026-07-28: its envelope's). */
 const mcp_json *mcp__call_client_caps(const mcp_call *c);
-/* Whether the client declared what method needs (caps: its capabilities). */
-bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
-                       const mcp_json *params);
 
 
 /* ask.c: the 2025 requests, and the feature ------------------------------------- */

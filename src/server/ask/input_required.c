@@ -9,12 +9,9 @@
  * handler took.
  *
  * requestState is attacker-controlled input (the spec says so): it carries
- * the answers so far, an expiry, and a digest of the request it belongs to
- * (method, name or URI, arguments) and, over HTTP, of the credential it
- * came with (the Authorization value: the library knows no principal
- * beyond it), as base64(payload) "." base64(HMAC-SHA256 of the payload
- * under the server's key). State that fails the check is refused before
- * the handler runs: a client cannot forge earlier answers, replay them past
+ * the answers so far, sealed for the request and its caller with an
+ * expiry (server/core/request_state.c). State that fails the check is
+ * refused before the handler runs: a client cannot forge earlier answers, replay them past
  * the expiry, carry them to another request or hand them to another
  * user. Answers a client gives before being asked (inputResponses without
  * a state, or keys not asked) are used when the handler asks for them and
@@ -24,14 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
-#include "core/base64.h"
 #include "server/ask/ask.h"
-
-#define DIGEST_LEN 32
 
 const mcp_json *mcp__call_client_caps(const mcp_call *c)
 {
@@ -39,105 +29,16 @@ const mcp_json *mcp__call_client_caps(const mcp_call *c)
                                "io.modelcontextprotocol/clientCapabilities");
 }
 
-/* The request the state belongs to, as hex: SHA-256 of the method, the
- * name or URI, and the arguments as sent. */
-static int request_digest(const mcp_call *c, char hex[2 * DIGEST_LEN + 1])
-{
-    const mcp_json *params = c->req.msg->params;
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    int rc = mcp_buf_append(&b, c->req.msg->method, c->req.msg->method_len + 1);
-    size_t n;
-    const char *subject = mcp_json_string(mcp_json_object_get(params, c->kind == CALL_READ ? "uri"
-                                                                                         : "name"),
-                                          &n);
-    if (rc == MCP_OK && subject)
-        rc = mcp_buf_append(&b, subject, n + 1);
-    const mcp_json *args = mcp_json_object_get(params, "arguments");
-    if (rc == MCP_OK && args)
-        rc = mcp_json_write(args, &b);
-    unsigned char md[DIGEST_LEN];
-    unsigned mdn = 0;
-    if (rc == MCP_OK && !EVP_Digest(b.data, b.len, md, &mdn, EVP_sha256(), NULL))
-        rc = MCP_ERR_NOMEM;
-    mcp_buf_free(&b);
-    for (unsigned i = 0; rc == MCP_OK && i < DIGEST_LEN; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
-    return rc;
-}
-
-static bool mac(const mcp_server *s, const char *data, size_t n, unsigned char out[DIGEST_LEN])
-{
-    unsigned len = 0;
-    return HMAC(EVP_sha256(), s->state_key, (int)s->state_key_len, (const unsigned char *)data, n,
-                out, &len) != NULL &&
-           len == DIGEST_LEN;
-}
-
-/* Who the state is for: keyed with the server's key, so the state (which
- * the client reads) tells nothing about the credential. Empty without one
- * (stdio, HTTP without Authorization). The credential is the client's
- * text: after "p\n" it can never pass for a payload (which begins with
- * '{'), else a client could have its Authorization value MACed for it. */
-static bool principal_of(const mcp_call *c, char hex[2 * DIGEST_LEN + 1])
-{
-    const char *credential = c->req.conn->credential;
-    hex[0] = '\0';
-    if (!credential)
-        return true;
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    unsigned char tag[DIGEST_LEN];
-    bool ok = mcp_buf_append(&b, MCP_LITERAL("p\n")) == MCP_OK &&
-              mcp_buf_append(&b, credential, strlen(credential)) == MCP_OK &&
-              mac(c->req.conn->server, b.data, b.len, tag);
-    mcp_buf_free(&b);
-    for (unsigned i = 0; ok && i < DIGEST_LEN; i++)
-        snprintf(hex + 2 * i, 3, "%02x", tag[i]);
-    return ok;
-}
-
 /* The answers of a state this server sealed for this request, or why not. */
 static const char *open_state(mcp_call *c, const char *state, size_t n, mcp_json_doc **out)
 {
-    *out = NULL;
-    const mcp_server *s = c->req.conn->server;
-    const char *dot = memchr(state, '.', n); /* never in Base64 */
-    if (!dot)
-        return "requestState is not one this server gave";
-    mcp_buf payload, tag;
-    mcp_buf_init(&payload, n, NULL);
-    mcp_buf_init(&tag, 64, NULL);
-    unsigned char want[DIGEST_LEN];
-    const char *why = NULL;
-    if (mcp__base64_decode(&payload, state, (size_t)(dot - state)) != MCP_OK ||
-        mcp__base64_decode(&tag, dot + 1, n - (size_t)(dot - state) - 1) != MCP_OK ||
-        tag.len != DIGEST_LEN || !mac(s, payload.data, payload.len, want) ||
-        CRYPTO_memcmp(want, tag.data, DIGEST_LEN) != 0)
-        why = "requestState failed its integrity check";
-    mcp_json_doc *d = NULL;
-    if (!why && mcp_json_parse(payload.data, payload.len, NULL, NULL, &d, NULL) != MCP_OK)
-        why = "requestState failed its integrity check";
-    const mcp_json *root = d ? mcp_json_doc_root(d) : NULL;
-    int64_t expiry = 0;
-    char digest[2 * DIGEST_LEN + 1];
-    const char *sealed_for = mcp_json_string(mcp_json_object_get(root, "d"), NULL);
-    if (!why && (mcp_json_get_int64(mcp_json_object_get(root, "x"), &expiry) != MCP_OK ||
-                 mcp_json_typeof(mcp_json_object_get(root, "a")) != MCP_JSON_OBJECT || !sealed_for))
-        why = "requestState failed its integrity check";
-    else if (!why && (uint64_t)expiry < mcp__wall_ms())
-        why = "requestState has expired: send the request again without it";
-    else if (!why && (request_digest(c, digest) != MCP_OK || strcmp(digest, sealed_for) != 0))
-        why = "requestState belongs to another request";
-    const char *sealed_to = mcp_json_string(mcp_json_object_get(root, "p"), NULL);
-    if (!why && (!principal_of(c, digest) || strcmp(digest, sealed_to ? sealed_to : "") != 0))
-        why = "requestState was given for other credentials (Authorization)";
-    mcp_buf_free(&payload);
-    mcp_buf_free(&tag);
-    if (why)
-        mcp_json_doc_free(d);
-    else
-        *out = d;
+    const char *why = mcp__request_state_open(c->req.conn, c->req.msg, state, n, out);
+    if (!why && mcp_json_typeof(mcp_json_object_get(mcp_json_doc_root(*out), "a")) !=
+                    MCP_JSON_OBJECT) {
+        mcp_json_doc_free(*out);
+        *out = NULL;
+        why = "requestState is not one this server gave";
+    }
     return why;
 }
 
@@ -287,39 +188,18 @@ int mcp__mrtr_ask(mcp_call *c, const char *key, const char *method, const mcp_js
     return mcp_json_doc_error(d) == MCP_OK ? MCP_ERR_INPUT_REQUIRED : MCP_ERR_NOMEM;
 }
 
-/* base64(payload) "." base64(HMAC(payload)), appended to out as a JSON
- * string's content is appended by the caller. */
+/* The state: the answers taken so far, sealed for this request. */
 static int seal(mcp_call *c, mcp_buf *out)
 {
-    const mcp_server *s = c->req.conn->server;
-    char digest[2 * DIGEST_LEN + 1], principal[2 * DIGEST_LEN + 1];
-    int rc = request_digest(c, digest);
-    if (rc == MCP_OK && !principal_of(c, principal))
-        rc = MCP_ERR_NOMEM;
-    mcp_buf payload;
-    mcp_buf_init(&payload, 0, NULL);
-    if (rc == MCP_OK) {
-        char head[240];
-        int n = snprintf(head, sizeof head, "{\"v\":1,\"x\":%llu,\"d\":\"%s\",%s%s%s\"a\":",
-                         (unsigned long long)(mcp__wall_ms() + s->opts.request_state_ttl_ms), digest,
-                         principal[0] ? "\"p\":\"" : "", principal, principal[0] ? "\"," : "");
-        rc = mcp_buf_append(&payload, head, (size_t)n);
-    }
+    mcp_buf members;
+    mcp_buf_init(&members, 0, NULL);
+    int rc = mcp_buf_append(&members, MCP_LITERAL("\"a\":"));
     if (rc == MCP_OK)
-        rc = c->taken ? mcp_json_write(mcp_json_doc_root(c->taken), &payload)
-                      : mcp_buf_append(&payload, MCP_LITERAL("{}"));
+        rc = c->taken ? mcp_json_write(mcp_json_doc_root(c->taken), &members)
+                      : mcp_buf_append(&members, MCP_LITERAL("{}"));
     if (rc == MCP_OK)
-        rc = mcp_buf_append(&payload, MCP_LITERAL("}"));
-    unsigned char tag[DIGEST_LEN];
-    if (rc == MCP_OK && !mac(s, payload.data, payload.len, tag))
-        rc = MCP_ERR_NOMEM;
-    if (rc == MCP_OK)
-        rc = mcp__base64_encode(out, payload.data, payload.len);
-    if (rc == MCP_OK)
-        rc = mcp_buf_append(out, MCP_LITERAL("."));
-    if (rc == MCP_OK)
-        rc = mcp__base64_encode(out, tag, sizeof tag);
-    mcp_buf_free(&payload);
+        rc = mcp__request_state_seal(c->req.conn, c->req.msg, members.data, members.len, out);
+    mcp_buf_free(&members);
     return rc;
 }
 

@@ -306,6 +306,26 @@ int mcp__reply_not_found(mcp_session *ss, mcp_handle h, const mcp_json *uri);
 void mcp__show_string(char *out, size_t size, const char *s, size_t n, size_t max,
                       size_t limit);
 
+/* requestState (request_state.c) ---------------------------------------------- */
+
+/* A 2026-07-28 requestState for the request msg on c (its method, name or
+ * URI, arguments; c's credential), carrying members (JSON object members
+ * without braces, members_len bytes, beginning with a comma-less member),
+ * valid for request_state_ttl_ms: appended to out (Base64 and '.', nothing
+ * to escape in a JSON string). MCP_OK or MCP_ERR_NOMEM. */
+int mcp__request_state_seal(const conn *c, const mcp_message *msg, const char *members,
+                            size_t members_len, mcp_buf *out);
+/* The state (n bytes, the client's) opened: NULL with *out its payload
+ * (owned by the caller; its members as sealed, and "x", "d", "p"), or why
+ * it is refused (a static text for an Invalid params error): not ours,
+ * altered, expired, for another request, for other credentials. */
+const char *mcp__request_state_open(const conn *c, const mcp_message *msg, const char *state,
+                                    size_t n, mcp_json_doc **out);
+/* Whether the client declared what method needs (caps: its capabilities;
+ * version: the revision it speaks, NULL for any). */
+bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,
+                       const mcp_json *params);
+
 /* Connections (conn.c) --------------------------------------------------------- */
 
 /* One client: its session (in the driver), its requests, its transport,
