@@ -10,6 +10,8 @@ with tools that misbehave on demand:
   garbage       writes a line that is not JSON and a response to an id
                 never asked, then answers "survived"
   ask           asks the client (elicitation/create), answers with what came
+  ask-hang      asks the same, logs "answered ID" for the answer, never
+                answers the call
   log           logs "quiet detail" at debug and "loud trouble" at error,
                 then answers "logged"
   touch {uri}   sends notifications/resources/updated for uri when it is
@@ -73,6 +75,7 @@ TOOLS = [{"name": n, "inputSchema": {"type": "object"}}
          for n in ("echo", "hang", "die", "killed", "garbage", "ask", "log", "touch")]
 subscribed = set()
 asking = {}  # our question's id -> the call's id
+hanging = set()  # the calls of ask-hang
 
 for line in sys.stdin:
     try:
@@ -84,7 +87,9 @@ for line in sys.stdin:
     rid = msg.get("id")
     if method is None and rid in asking:
         call = asking.pop(rid)
-        if "result" in msg:
+        if call in hanging:
+            log("answered %s" % call)
+        elif "result" in msg:
             text(call, "answer: %s" % msg["result"].get("action"))
         else:
             text(call, "answer: error %s" % msg.get("error", {}).get("code"))
@@ -147,7 +152,9 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
                       "params": {"uri": uri}})
             text(rid, "touched" if uri in subscribed else "not subscribed")
-        elif name == "ask":
+        elif name in ("ask", "ask-hang"):
+            if name == "ask-hang":
+                hanging.add(rid)
             qid = "q%s" % rid
             asking[qid] = rid
             send({"jsonrpc": "2.0", "id": qid, "method": "elicitation/create", "params": {

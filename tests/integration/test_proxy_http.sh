@@ -281,6 +281,11 @@ done
 [ -x "$NODE" ] || missing "no node (make interop-deps)"
 expect_exit 0 "the TypeScript SDK v1 HTTP client" -- "$NODE" "$INTEROP/ts_http_client.mjs" "$URL" auto
 expect_exit 0 "the TypeScript SDK v2 HTTP client" -- "$NODE" "$INTEROP/ts2_http_client.mjs" "$URL"
+# mcp serve's tools that ask (elicitation, in form and URL mode; sampling;
+# roots), asked in 2025 by the child and carried across input-required
+# rounds to the v2 client.
+expect_exit 0 "the TypeScript SDK v2 client's questions, in rounds" -- \
+    "$NODE" "$INTEROP/ts2_ask_client.mjs" "$MCP" "$URL"
 stop_proxy
 
 # --- server-everything as the child: its long operation sends progress

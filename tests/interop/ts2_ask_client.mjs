@@ -5,11 +5,15 @@
 // server answers with input_required results, the SDK fulfils them through
 // its handlers and retries with inputResponses and our requestState, and
 // the second round completes; a question the client did not declare is
-// never asked. Usage: node ts2_ask_client.mjs /path/to/mcp
-import { Client } from "@modelcontextprotocol/client";
+// never asked. Usage: node ts2_ask_client.mjs /path/to/mcp [URL]
+// With URL, the same over Streamable HTTP to URL (`mcp proxy --http` in
+// front of `mcp serve`: the questions are the child's, asked in 2025 and
+// carried across the rounds by the gateway under keys of its own).
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 const mcp = process.argv[2];
+const url = process.argv[3];
 let failures = 0;
 const check = (ok, what) => {
   console.log(`${ok ? "ok" : "not ok"} - ${what}`);
@@ -44,8 +48,9 @@ async function connect(capabilities) {
       return { roots: [{ uri: "file:///srv" }] };
     });
   const wire = [];
-  const transport = new StdioClientTransport({ command: mcp, args: ["serve"], stderr: "inherit",
-                                               env: { ...process.env } });
+  const transport = url ? new StreamableHTTPClientTransport(new URL(url))
+    : new StdioClientTransport({ command: mcp, args: ["serve"], stderr: "inherit",
+                                 env: { ...process.env } });
   const send = transport.send.bind(transport);
   transport.send = (msg, o) => { wire.push(msg); return send(msg, o); };
   await client.connect(transport, { timeout: 15000 });
@@ -61,8 +66,11 @@ const text = (r) => r.content?.[0]?.text;
     "confirm: input_required, fulfilled by the SDK's elicitation handler, then complete");
   check(seen.elicit === 1, "the elicitation handler ran once");
   const calls = wire.filter((m) => m.method === "tools/call" && m.params?.name === "confirm");
+  // Our server's key is the handler's ("confirm"); the gateway's its own.
+  const answers = Object.entries(calls[1]?.params.inputResponses ?? {});
   check(calls.length === 2 && !calls[0].params.requestState && calls[1].params.requestState &&
-    calls[1].params.inputResponses?.confirm?.action === "accept" && calls[0].id !== calls[1].id,
+    answers.length === 1 && answers[0][0] === (url ? "q1" : "confirm") &&
+    answers[0][1].action === "accept" && calls[0].id !== calls[1].id,
     "the retry carried our requestState and the answer under our key, with a new id");
   check(text(await client.callTool({ name: "summarize", arguments: { text: "abc" } })) === "short: abc",
     "summarize: sampling through input_required");

@@ -31,6 +31,7 @@
 static char child_log[64];
 
 static unsigned max_children;
+static uint64_t state_ttl_ms;
 /* The server's capabilities, as the proxy's probe would find them. */
 static const char *server_caps = "{\"tools\":{}}";
 
@@ -63,7 +64,8 @@ static mcp_server *gateway(const char *const *argv)
                      MCP_OK);
     mcp_server_options o = {.size = sizeof o, .log_level = MCP_LOG_ERROR,
                             .shutdown_grace_ms = 500, .capabilities = mcp_json_doc_root(caps),
-                            .upstream_argv = argv, .upstream_max_children = max_children};
+                            .upstream_argv = argv, .upstream_max_children = max_children,
+                            .request_state_ttl_ms = state_ttl_ms};
     if (log_kept) {
         o.log = keep_log;
         o.log_level = MCP_LOG_DEBUG;
@@ -280,6 +282,142 @@ static void a_2025_childs_question_is_asked_of_the_client(void **state)
     wire_send(&h.w, answer);
     harness_expect_in(wire_expect(&h.w, "\"id\":7,"), "answer: accept");
     harness_stop(&h);
+    wait_children_gone();
+}
+
+/* A 2026-07-28 tools/call of "ask" (arguments: args, JSON text; extra:
+ * more params, each after a comma) from a client that declared
+ * elicitation: its answer (caller frees). */
+static void send_asking_call(harness *h, int id, const char *tool, const char *args,
+                             const char *extra)
+{
+    char line[4096];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"%s\",\"arguments\":%s%s,\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+             "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}}",
+             id, tool, args, extra);
+    wire_send(&h->w, line);
+}
+
+static char *asking_call(harness *h, int id, const char *args, const char *extra)
+{
+    send_asking_call(h, id, "ask", args, extra);
+    char want[32];
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    return wire_expect(&h->w, want);
+}
+
+/* The requestState of an input_required answer (caller frees). */
+static char *state_of(const char *answer)
+{
+    const char *p = strstr(answer, "\"requestState\":\"");
+    assert_non_null(p);
+    p += strlen("\"requestState\":\"");
+    const char *end = strchr(p, '"');
+    assert_non_null(end);
+    return strndup(p, (size_t)(end - p));
+}
+
+static const char ADA[] = "\"inputResponses\":{\"q1\":{\"action\":\"accept\",\"content\":"
+                          "{\"name\":\"Ada\"}}}";
+
+/* A 2026-07-28 client cannot be asked by the child: the call is held
+ * across rounds. The child's question ends the request as input_required
+ * under the gateway's key, and the retry's answer reaches the child's
+ * call, which was not run again. The state is checked (altered, another
+ * request's, replayed after the call moved on: -32602), an unanswered
+ * question is asked again, and the asking child serves the next call of
+ * the same capabilities; a client that declared nothing goes to the
+ * shared child. */
+static void a_2026_childs_question_crosses_in_rounds(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    char *a = asking_call(&h, 1, "{}", "");
+    assert_non_null(strstr(a, "\"resultType\":\"input_required\""));
+    assert_non_null(strstr(a, "\"q1\":{\"method\":\"elicitation/create\""));
+    assert_non_null(strstr(a, "Who?"));
+    char *st = state_of(a);
+    free(a);
+    char extra[2048];
+    /* Unanswered: asked again, under the same key. */
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",\"inputResponses\":{}", st);
+    a = asking_call(&h, 2, "{}", extra);
+    assert_non_null(strstr(a, "\"q1\":{\"method\":\"elicitation/create\""));
+    free(st);
+    st = state_of(a);
+    free(a);
+    /* Altered, and for other arguments: refused, the call still held. */
+    char *bad = strdup(st);
+    bad[3] = bad[3] == 'A' ? 'B' : 'A';
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", bad, ADA);
+    harness_expect_in(asking_call(&h, 3, "{}", extra), "integrity");
+    free(bad);
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", st, ADA);
+    harness_expect_in(asking_call(&h, 4, "{\"x\":1}", extra), "belongs to another request");
+    a = asking_call(&h, 5, "{}", extra);
+    assert_non_null(strstr(a, "answer: accept"));
+    assert_non_null(strstr(a, "\"resultType\":\"complete\""));
+    free(a);
+    assert_int_equal(log_count("call ask"), 1);
+    harness_expect_in(asking_call(&h, 6, "{}", extra), "no longer held");
+    free(st);
+    /* The same capabilities: the same child. */
+    harness_expect_in(asking_call(&h, 7, "{}", ""), "input_required");
+    assert_int_equal(log_count("start "), 1);
+    harness_expect_in(harness_req(&h, 8, "tools/call", "\"name\":\"echo\",\"arguments\":"
+                                                      "{\"text\":\"plain\"}"),
+                      "plain");
+    assert_int_equal(log_count("start "), 2);
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+/* The client cancels a round whose call runs on: the call is cancelled
+ * on the child, with the client's reason; the next call is served. */
+static void a_cancelled_round_cancels_the_childs_call(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    send_asking_call(&h, 1, "ask-hang", "{}", "");
+    char *a = wire_expect(&h.w, "\"id\":1,");
+    char *st = state_of(a);
+    free(a);
+    char extra[2048];
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", st, ADA);
+    free(st);
+    send_asking_call(&h, 2, "ask-hang", "{}", extra);
+    wait_log("answered", 1);
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                    "{\"requestId\":2,\"reason\":\"changed my mind\"}}");
+    wait_log("changed my mind", 1);
+    harness_expect_in(asking_call(&h, 3, "{}", ""), "input_required");
+    assert_int_equal(log_count("start "), 1);
+    harness_stop(&h);
+    wait_children_gone();
+}
+
+/* No retry within the state's time: the call is cancelled on the child,
+ * and the state is refused after. */
+static void a_held_call_ends_when_no_retry_comes(void **state)
+{
+    (void)state;
+    state_ttl_ms = 300;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    char *a = asking_call(&h, 1, "{}", "");
+    char *st = state_of(a);
+    free(a);
+    wait_log("did not continue the call in time", 1);
+    char extra[2048];
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", st, ADA);
+    harness_expect_in(asking_call(&h, 2, "{}", extra), "-32602");
+    free(st);
+    harness_stop(&h);
+    state_ttl_ms = 0;
     wait_children_gone();
 }
 
@@ -652,6 +790,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_2025_childs_question_is_asked_of_the_client, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_session_ending_with_a_question_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_2026_childs_question_crosses_in_rounds, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_held_call_ends_when_no_retry_comes, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_cancelled_round_cancels_the_childs_call, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_2025_childs_logs_keep_the_clients_level, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(the_shared_childs_logs_go_to_the_gateways_log, setup,

@@ -51,6 +51,8 @@ static void forward_destroy(mcp__request *r)
 static upstream *open_shared(gateway *gw)
 {
     upstream *up = upstream_open(gw, NULL, NULL, NULL, NULL);
+    if (up && !up->gone)
+        gw->shared = up;
     for (size_t i = 0; up && !up->gone && i < gw->nwatched; i++)
         upstream_subscribe(up, gw->watched[i].uri, true);
     return up;
@@ -97,7 +99,7 @@ static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *
 
 /* The refusal to come for h is for want of capacity: over HTTP a 503 with
  * Retry-After, which tells the client (and any balancer) to come back. */
-static void refuse_busy(conn *c, mcp_handle h)
+void gateway_refuse_busy(conn *c, mcp_handle h)
 {
     mcp__transport *t = c->driver.transport;
     uint64_t route = mcp_session_inbound_route(c->driver.session, h);
@@ -125,10 +127,14 @@ static void forward_request(conn *c, mcp_handle h, const mcp_message *msg, void 
         return;
     }
     f->req.destroy = forward_destroy;
+    if (mcp_protocol_modern(mcp_session_inbound_version(ss, h)) && rounds_wanted(msg)) {
+        round_request(gw, c, h, f);
+        return;
+    }
     char why[300] = "Internal error: out of memory";
     upstream *up = upstream_for(gw, c, h, state, why, sizeof why);
     if (!up) {
-        refuse_busy(c, h);
+        gateway_refuse_busy(c, h);
         mcp__request_end(&f->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why, strlen(why));
         return;
     }
@@ -140,8 +146,13 @@ static void forward_request(conn *c, mcp_handle h, const mcp_message *msg, void 
 static void request_settled(mcp__request *r, void *state, const mcp__settle *how)
 {
     (void)state;
-    if (r->destroy == forward_destroy && how->cancelled)
-        upstream_cancel((forward *)r, how->reason);
+    forward *f = (forward *)r;
+    if (r->destroy != forward_destroy || !how->cancelled)
+        return;
+    if (f->held)
+        round_cancelled(f, how->reason);
+    else
+        upstream_cancel(f, how->reason);
 }
 
 static void conn_ending(conn *c, void *state, const char *why)
@@ -266,6 +277,10 @@ static int server_init(mcp_server *s, void *state)
         if (!(gw->argv[i] = strdup(argv[i])))
             return MCP_ERR_NOMEM;
     gw->max_children = s->opts.upstream_max_children ? s->opts.upstream_max_children : 64;
+    /* The calls a requestState names are this run's: a state of an earlier
+     * run under the same key names none of them. */
+    if (!mcp__random_hex(gw->epoch, 8))
+        return MCP_ERR_NOMEM;
     return MCP_OK;
 }
 
@@ -293,6 +308,7 @@ static void server_stopping(mcp_server *s, void *state)
     gw->stopping = true;
     if (gw->shared)
         upstream_close(gw->shared, "the server stops");
+    rounds_close_all(gw);
 }
 
 /* A run after a stop serves again. */
@@ -305,6 +321,7 @@ static void loop_opened(mcp_server *s, void *state)
 static void loop_closing(mcp_server *s, void *state)
 {
     (void)s;
+    rounds_close_all(state);
     upstream_close_all(state);
 }
 

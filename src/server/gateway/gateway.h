@@ -40,6 +40,7 @@ extern const mcp__feature mcp__gateway_feature;
 typedef struct upstream upstream;
 typedef struct forward forward;
 typedef struct question question;
+typedef struct held held;
 
 /* The feature's server state. */
 typedef struct gateway {
@@ -54,6 +55,12 @@ typedef struct gateway {
      * how many listens name it: the shared child is subscribed to each. */
     struct watched *watched;
     size_t nwatched, capwatched;
+    /* 2026-07-28 calls held across their rounds (rounds.c), and what
+     * names them in a requestState: this run's epoch (random) and a
+     * count. */
+    held *rounds;
+    uint64_t rounds_made;
+    char epoch[17];
 } gateway;
 
 typedef struct watched {
@@ -67,6 +74,7 @@ struct forward {
     upstream *up;     /* NULL once its child request ended */
     mcp_handle child_handle;
     forward *next, *prev; /* up's */
+    held *held;           /* a round's request: the call it continues */
 };
 
 /* A child and the session that speaks to it. */
@@ -94,8 +102,18 @@ struct upstream {
     bool timer_open;
     int kills;
     int pgid;             /* its process group (its own: the spawn's pid) */
+    /* An asking child's (rounds.c): the client capabilities it was told,
+     * and as text, its pool's key; NULL for the shared child and a 2025
+     * session's. It runs one call at a time, held. */
+    mcp_json_doc *caps;
+    char *caps_key;
+    held *held;
     upstream *next, *prev; /* gw->all */
 };
+
+/* gateway.c: the refusal to come for h is for want of a child (over HTTP:
+ * 503 with Retry-After). */
+void gateway_refuse_busy(conn *c, mcp_handle h);
 
 /* upstream.c ------------------------------------------------------------------- */
 
@@ -112,6 +130,21 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
 void upstream_subscribe(upstream *up, const char *uri, bool on);
 /* Forward f's request (method, params as the client sent them) to up. */
 int upstream_forward(upstream *up, forward *f);
+/* Send up msg's request (its params as the child gets them: no progress
+ * token, envelope, requestState or inputResponses of the client's), with
+ * progress asked for when progress; cb, progress_cb as
+ * mcp_session_request's. MCP_OK with *sent, or why not. */
+int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_response_fn cb,
+                  mcp_progress_fn progress_cb, void *ud, mcp_handle *sent);
+/* The child's answer (outcome and m as a response callback's) to r's
+ * request, as its client gets it: a->text is the caller's to free. */
+typedef struct upstream_answer {
+    answer_kind kind;
+    int64_t code;
+    mcp_buf text;
+} upstream_answer;
+void upstream_outcome(const mcp__request *r, const upstream *up, int outcome,
+                      const mcp_message *m, upstream_answer *a);
 /* The client's request f settled before its child answered: cancel it
  * there with reason. */
 void upstream_cancel(forward *f, const char *reason);
@@ -123,5 +156,26 @@ void upstream_close(upstream *up, const char *why);
  * loop's last run going until each child has exited (the grace, SIGTERM,
  * SIGKILL: 4 s at most), and then are freed. */
 void upstream_close_all(gateway *gw);
+
+/* rounds.c: 2026-07-28 calls whose child asks the client ------------------------ */
+
+/* Whether the 2026-07-28 request msg goes through rounds: a call that may
+ * ask (tools/call, prompts/get, resources/read) from a client that
+ * declared a question it can answer, or that continues a call. */
+bool rounds_wanted(const mcp_message *msg);
+/* Serve f's request through rounds (a child of its own, or the call its
+ * requestState continues); c is its connection, h its handle. */
+void round_request(gateway *gw, conn *c, mcp_handle h, forward *f);
+/* f's request, a round's, was cancelled (its client went): so is the
+ * call on its child. */
+void round_cancelled(forward *f, const char *reason);
+/* up's child asks (h: its request). */
+void round_question(upstream *up, mcp_handle h, const mcp_message *msg);
+/* up's child withdrew its question h (it cancelled it). */
+void round_question_withdrawn(upstream *up, mcp_handle h);
+/* up closes under r, its call: r's request is answered why, r ended. */
+void round_closing(held *r, const char *why);
+/* The server stops: every call held, and every idle asking child, ended. */
+void rounds_close_all(gateway *gw);
 
 #endif

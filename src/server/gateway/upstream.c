@@ -97,6 +97,8 @@ static void upstream_free(upstream *up)
         up->next->prev = up->prev;
     if (gw->shared == up)
         gw->shared = NULL;
+    mcp_json_doc_free(up->caps);
+    free(up->caps_key);
     free(up);
 }
 
@@ -294,6 +296,8 @@ void upstream_close(upstream *up, const char *why)
         if (up->requests == f)
             forward_unlink(f); /* its session knew it no more */
     }
+    if (up->held)
+        round_closing(up->held, why);
     conversation_over(up, why); /* the questions withdrawn while the owner is known */
     up->owner = NULL;
     mcp__transport *t = up->driver_open && !up->released ? up->driver.transport : NULL;
@@ -462,6 +466,10 @@ static void question_answered(void *ud, mcp_handle h, int outcome, const mcp_mes
 static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
 {
     upstream *up = ud;
+    if (up->caps) {
+        round_question(up, h, msg);
+        return;
+    }
     mcp_session *cs = up->driver.session;
     conn *c = up->owner;
     question *q = c ? calloc(1, sizeof *q) : NULL;
@@ -514,6 +522,10 @@ static void on_request(void *ud, mcp_handle h, const mcp_message *msg)
 static void on_cancel(void *ud, mcp_handle h, const char *reason)
 {
     upstream *up = ud;
+    if (up->caps) {
+        round_question_withdrawn(up, h);
+        return;
+    }
     for (question *q = up->questions; q; q = q->next)
         if (q->child_handle == h && up->owner) {
             mcp_session *ss = up->owner->driver.session;
@@ -588,8 +600,6 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
     if (up->next)
         up->next->prev = up;
     gw->all = up;
-    if (!owner)
-        gw->shared = up;
     uv_timer_init(&s->loop, &up->kill_timer);
     up->kill_timer.data = up;
     up->timer_open = true;
@@ -649,13 +659,17 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
 /* Forwarding ------------------------------------------------------------------------ */
 
 /* The client's params as the child gets them: the same, but for the
- * progress token (the session gives its own) and the 2026-07-28 envelope
- * in _meta (the child is spoken to in a 2025 revision). Owned by *d. */
+ * progress token (the session gives its own), the 2026-07-28 envelope in
+ * _meta and a round's requestState and inputResponses (the child is
+ * spoken to in a 2025 revision, and asks its questions itself). Owned by
+ * *d. */
 static const mcp_json *child_params(const mcp_json *params, mcp_json_doc **d)
 {
     const mcp_json *meta = mcp_json_object_get(params, "_meta");
     *d = NULL;
-    if (!meta || mcp_json_typeof(meta) != MCP_JSON_OBJECT)
+    if ((!meta || mcp_json_typeof(meta) != MCP_JSON_OBJECT) &&
+        !mcp_json_object_get(params, "requestState") &&
+        !mcp_json_object_get(params, "inputResponses"))
         return params;
     mcp_json_doc *doc = mcp_json_doc_new(NULL);
     if (!doc)
@@ -665,7 +679,9 @@ static const mcp_json *child_params(const mcp_json *params, mcp_json_doc **d)
         const char *k;
         size_t kn;
         mcp_json *v = mcp_json_object_at(params, i, &k, &kn);
-        if (v != meta)
+        bool mrtr = (kn == 12 && !memcmp(k, "requestState", 12)) ||
+                     (kn == 14 && !memcmp(k, "inputResponses", 14));
+        if (v != meta && !mrtr)
             mcp_json_object_setn(doc, copy, k, kn, mcp_json_copy(doc, v));
     }
     for (size_t i = 0; i < mcp_json_object_size(meta); i++) {
@@ -709,42 +725,36 @@ static int write_result(const mcp__request *r, const mcp_json *result, mcp_buf *
     return mcp_buf_append(b, hints, (size_t)n);
 }
 
-/* The child answered f (or its session ended): so is the client. */
-static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+void upstream_outcome(const mcp__request *r, const upstream *up, int outcome,
+                      const mcp_message *m, upstream_answer *a)
 {
-    (void)h;
-    forward *f = ud;
-    upstream *up = f->up;
-    if (up)
-        forward_unlink(f);
-    mcp__request *r = &f->req;
+    mcp_buf_init(&a->text, 0, NULL);
+    a->code = 0;
     if (outcome == MCP_OK) {
-        mcp_buf b;
-        mcp_buf_init(&b, 0, NULL);
-        if (write_result(r, m->result, &b) == MCP_OK)
-            mcp__request_end(r, ANSWER_RESULT, 0, b.data, b.len);
-        else
-            mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR,
-                             "Internal error: out of memory", 29);
-        mcp_buf_free(&b);
+        a->kind = ANSWER_RESULT;
+        if (write_result(r, m->result, &a->text) == MCP_OK)
+            return;
+        mcp_buf_free(&a->text);
+        mcp_buf_init(&a->text, 0, NULL);
+        a->kind = ANSWER_ERROR;
+        a->code = MCP_WIRE_INTERNAL_ERROR;
+        mcp_buf_append(&a->text, MCP_LITERAL("Internal error: out of memory"));
         return;
     }
+    a->kind = ANSWER_ERROR;
     if (outcome == MCP_ERR_REMOTE) {
+        a->code = m->error_code;
         if (!m->error_data) {
-            mcp__request_end(r, ANSWER_ERROR, m->error_code, m->error_message,
-                             m->error_message_len);
+            mcp_buf_append(&a->text, m->error_message, m->error_message_len);
             return;
         }
         /* ANSWER_ERROR_DATA's text: {"message":...,"data":...}. */
-        mcp_buf b;
-        mcp_buf_init(&b, 0, NULL);
-        mcp_buf_append(&b, "{\"message\":", 11);
-        mcp_json_write_string(m->error_message, m->error_message_len, &b);
-        mcp_buf_append(&b, ",\"data\":", 8);
-        mcp_json_write(m->error_data, &b);
-        mcp_buf_append(&b, "}", 1);
-        mcp__request_end(r, ANSWER_ERROR_DATA, m->error_code, b.data, b.len);
-        mcp_buf_free(&b);
+        a->kind = ANSWER_ERROR_DATA;
+        mcp_buf_append(&a->text, "{\"message\":", 11);
+        mcp_json_write_string(m->error_message, m->error_message_len, &a->text);
+        mcp_buf_append(&a->text, ",\"data\":", 8);
+        mcp_json_write(m->error_data, &a->text);
+        mcp_buf_append(&a->text, "}", 1);
         return;
     }
     char text[300];
@@ -760,7 +770,22 @@ static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     else
         snprintf(text, sizeof text, "Internal error: the server process's answer: %s",
                  mcp_strerror(outcome));
-    mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, strlen(text));
+    a->code = MCP_WIRE_INTERNAL_ERROR;
+    mcp_buf_append(&a->text, text, strlen(text));
+}
+
+/* The child answered f (or its session ended): so is the client. */
+static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    forward *f = ud;
+    upstream *up = f->up;
+    if (up)
+        forward_unlink(f);
+    upstream_answer a;
+    upstream_outcome(&f->req, up, outcome, m, &a);
+    mcp__request_end(&f->req, a.kind, a.code, a.text.data, a.text.len);
+    mcp_buf_free(&a.text);
 }
 
 static void progressed(void *ud, mcp_handle h, double progress, double total,
@@ -771,6 +796,24 @@ static void progressed(void *ud, mcp_handle h, double progress, double total,
     mcp__request_progress(&f->req, progress, total, message);
 }
 
+int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_response_fn cb,
+                  mcp_progress_fn progress_cb, void *ud, mcp_handle *sent)
+{
+    mcp_json_doc *d;
+    const mcp_json *params = child_params(msg->params, &d);
+    bool token = progress && progress_cb;
+    mcp_request_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT,
+                             .max_time_ms = MCP_NO_TIMEOUT,
+                             .progress = token ? MCP_PROGRESS_DELIVER_ONLY : MCP_PROGRESS_NONE};
+    int rc = params || !msg->params
+                 ? mcp_session_request(up->driver.session, mcp__now_ms(), msg->method, params, &o,
+                                       cb, progress_cb, ud, sent)
+                 : MCP_ERR_NOMEM;
+    mcp_json_doc_free(d);
+    mcp__driver_rearm(&up->driver);
+    return rc;
+}
+
 int upstream_forward(upstream *up, forward *f)
 {
     mcp__request *r = &f->req;
@@ -779,29 +822,19 @@ int upstream_forward(upstream *up, forward *f)
         snprintf(text, sizeof text, "Internal error: %s", up->why);
         return mcp__request_end(r, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, text, strlen(text));
     }
-    mcp_json_doc *d;
-    const mcp_json *params = child_params(r->msg->params, &d);
-    const mcp_json *meta = mcp_json_object_get(r->msg->params, "_meta");
-    bool token = mcp_json_object_get(meta, "progressToken") != NULL;
-    mcp_request_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT,
-                             .max_time_ms = MCP_NO_TIMEOUT,
-                             .progress = token ? MCP_PROGRESS_DELIVER_ONLY : MCP_PROGRESS_NONE};
     f->up = up;
     f->next = up->requests;
     if (f->next)
         f->next->prev = f;
     up->requests = f;
     mcp_handle sent = 0; /* as in on_request: f may be ended within */
-    int rc = params || !r->msg->params
-                 ? mcp_session_request(up->driver.session, mcp__now_ms(), r->msg->method,
-                                       params, &o, answered, progressed, f, &sent)
-                 : MCP_ERR_NOMEM;
+    const mcp_json *meta = mcp_json_object_get(r->msg->params, "_meta");
+    bool token = mcp_json_object_get(meta, "progressToken") != NULL;
+    int rc = upstream_send(up, r->msg, token, answered, progressed, f, &sent);
     if (rc == MCP_OK) /* f is read only while still linked: ended, it may be freed */
         for (forward *k = up->requests; k; k = k->next)
             if (k == f)
                 f->child_handle = sent;
-    mcp_json_doc_free(d);
-    mcp__driver_rearm(&up->driver);
     if (rc != MCP_OK) {
         if (f->up)
             forward_unlink(f);

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 2026-07-28 calls whose child asks the client (basic/patterns/mrtr.mdx).
+ * The child speaks a 2025 revision: it asks with a request of its own
+ * and waits for the answer in the middle of its call. The 2026-07-28
+ * client is never asked directly: its request ends with an
+ * InputRequiredResult, and its retry (a new request) brings the answer.
+ * So the child's call is held across the rounds: the question goes out
+ * under a key of ours ("q1", "q2", ... in the order the child asked), the
+ * requestState names the call held, sealed for the request and its caller
+ * with an expiry (server/core/request_state.c), and the retry's answers
+ * go to the child as its questions' responses; the call then runs on, to
+ * its result or its next question. A question the child asks while no
+ * round is open waits for the next retry.
+ *
+ * Because a 2025 child does not say which call a question belongs to, a
+ * call that may ask runs on a child of its own: one told the client's
+ * capabilities (sampling, elicitation, roots), running one call at a
+ * time, and kept for the next call of a client that declared the same
+ * ones until it has been idle a while. Calls of clients that declared no
+ * question they can answer go to the shared child, which asks nothing.
+ *
+ * A held call ends with its result, its client's cancel (its request's
+ * stream gone), or when no retry came within the state's time (the call
+ * is cancelled on the child then). A state is good for one retry at a
+ * time and names a call only while it is held: replayed after the call
+ * moved on, it is refused (-32602), and the client starts again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/gateway/gateway.h"
+
+/* How long an asking child with no call is kept for the next one. */
+#define IDLE_MS 30000
+
+/* A question of the child's, not yet answered. */
+typedef struct asked {
+    char key[16];
+    mcp_handle child_handle;
+    mcp_json_doc *request; /* {"method":...,"params":...}, as the client gets it */
+} asked;
+
+struct held {
+    gateway *gw;
+    upstream *up;            /* its child while the call runs there */
+    mcp_handle child_handle; /* the call on the child */
+    forward *now;            /* this round's request; NULL between rounds */
+    uint64_t id;
+    asked *asked;
+    size_t nasked, capasked;
+    unsigned keys;           /* keys given out */
+    bool done;               /* the child answered between rounds: */
+    upstream_answer answer;  /* that answer, for the retry */
+    bool cancelling;         /* the child's call being cancelled by us */
+    uv_timer_t expiry;       /* between rounds */
+    held *next, *prev;
+};
+
+static const char *const ASKING[] = {"sampling", "elicitation", "roots"};
+
+static const mcp_json *client_caps(const mcp_message *msg)
+{
+    return mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"),
+                               "io.modelcontextprotocol/clientCapabilities");
+}
+
+bool rounds_wanted(const mcp_message *msg)
+{
+    if (strcmp(msg->method, "tools/call") && strcmp(msg->method, "prompts/get") &&
+        strcmp(msg->method, "resources/read"))
+        return false;
+    if (mcp_json_object_get(msg->params, "requestState"))
+        return true;
+    const mcp_json *caps = client_caps(msg);
+    for (size_t i = 0; i < sizeof ASKING / sizeof ASKING[0]; i++)
+        if (mcp_json_typeof(mcp_json_object_get(caps, ASKING[i])) == MCP_JSON_OBJECT)
+            return true;
+    return false;
+}
+
+/* Ending --------------------------------------------------------------------------- */
+
+static void expiry_closed(uv_handle_t *h)
+{
+    held *r = h->data;
+    mcp_buf_free(&r->answer.text);
+    free(r);
+}
+
+/* The child's questions left unanswered are answered with an error (the
+ * call they were for ended). */
+static void drop_questions(held *r, const char *why)
+{
+    upstream *up = r->up;
+    for (size_t i = 0; i < r->nasked; i++) {
+        if (up && up->driver_open && !up->over)
+            mcp_session_reply_error(up->driver.session, r->asked[i].child_handle,
+                                    MCP_WIRE_INTERNAL_ERROR, why, NULL);
+        mcp_json_doc_free(r->asked[i].request);
+    }
+    r->nasked = 0;
+    if (up && up->driver_open)
+        mcp__driver_rearm(&up->driver);
+}
+
+static void idle_over(uv_timer_t *t)
+{
+    upstream *up = t->data;
+    if (!up->held)
+        upstream_close(up, "the server process was idle");
+}
+
+/* The child runs no call of r's any more: free for the next. */
+static void let_go(held *r)
+{
+    upstream *up = r->up;
+    r->up = NULL;
+    if (!up)
+        return;
+    up->held = NULL;
+    if (!up->gone && !up->over && !up->closed)
+        uv_timer_start(&up->kill_timer, idle_over, IDLE_MS, 0);
+}
+
+static void round_free(held *r)
+{
+    gateway *gw = r->gw;
+    drop_questions(r, "Internal error: the call this question was for ended");
+    free(r->asked);
+    let_go(r);
+    if (r->now)
+        r->now->held = NULL;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        gw->rounds = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    uv_close((uv_handle_t *)&r->expiry, expiry_closed);
+}
+
+/* Cancel r's call on its child, with reason (its callback runs within,
+ * and is told it is ours). */
+static void cancel_call(held *r, const char *reason)
+{
+    upstream *up = r->up;
+    if (!up || !up->driver_open || !r->child_handle)
+        return;
+    r->cancelling = true;
+    mcp_session_cancel(up->driver.session, mcp__now_ms(), r->child_handle, reason);
+    r->child_handle = 0;
+    mcp__driver_rearm(&up->driver);
+}
+
+static void expired(uv_timer_t *t)
+{
+    held *r = t->data;
+    cancel_call(r, "the client did not continue the call in time");
+    round_free(r);
+}
+
+/* Rounds ---------------------------------------------------------------------------- */
+
+/* f's request ends with the questions open: an InputRequiredResult whose
+ * state names r; r waits for the retry. */
+static void ask(held *r, forward *f)
+{
+    r->now = NULL;
+    f->held = NULL;
+    mcp__request *req = &f->req;
+    mcp_buf b, members;
+    mcp_buf_init(&b, 0, NULL);
+    mcp_buf_init(&members, 0, NULL);
+    char named[80];
+    int n = snprintf(named, sizeof named, "\"g\":\"%s-%llu\"", r->gw->epoch,
+                     (unsigned long long)r->id);
+    int rc = mcp_buf_append(&members, named, (size_t)n);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&b, MCP_LITERAL("{\"resultType\":\"input_required\",\"inputRequests\":{"));
+    for (size_t i = 0; rc == MCP_OK && i < r->nasked; i++) {
+        if (i)
+            rc = mcp_buf_append(&b, MCP_LITERAL(","));
+        if (rc == MCP_OK)
+            rc = mcp_json_write_string(r->asked[i].key, strlen(r->asked[i].key), &b);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(&b, MCP_LITERAL(":"));
+        if (rc == MCP_OK)
+            rc = mcp_json_write(mcp_json_doc_root(r->asked[i].request), &b);
+    }
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&b, MCP_LITERAL("},\"requestState\":\""));
+    if (rc == MCP_OK)
+        rc = mcp__request_state_seal(req->conn, req->msg, members.data, members.len, &b);
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&b, MCP_LITERAL("\"}"));
+    mcp_buf_free(&members);
+    if (rc != MCP_OK) {
+        mcp_buf_free(&b);
+        cancel_call(r, "the gateway ran out of memory");
+        round_free(r);
+        mcp__request_end(req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR,
+                         MCP_LITERAL("Internal error: out of memory"));
+        return;
+    }
+    uint64_t ttl = r->gw->server->opts.request_state_ttl_ms;
+    uv_timer_start(&r->expiry, expired, ttl, 0);
+    mcp__request_end(req, ANSWER_RESULT, 0, b.data, b.len);
+    mcp_buf_free(&b);
+}
+
+/* The child answered the call (or its session ended). */
+static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
+{
+    (void)h;
+    held *r = ud;
+    if (r->cancelling)
+        return; /* ours: r is being ended by who cancelled */
+    r->child_handle = 0;
+    forward *f = r->now;
+    upstream_outcome(f ? &f->req : NULL, r->up, outcome, m, &r->answer);
+    drop_questions(r, "Internal error: the call this question was for ended");
+    let_go(r);
+    if (!f) { /* kept for the retry, until the state expires */
+        r->done = true;
+        return;
+    }
+    r->now = NULL;
+    f->held = NULL;
+    upstream_answer a = r->answer;
+    mcp_buf_init(&r->answer.text, 0, NULL);
+    round_free(r);
+    mcp__request_end(&f->req, a.kind, a.code, a.text.data, a.text.len);
+    mcp_buf_free(&a.text);
+}
+
+static void call_progressed(void *ud, mcp_handle h, double progress, double total,
+                            const char *message)
+{
+    (void)h;
+    held *r = ud;
+    if (r->now) /* between rounds there is no one to tell */
+        mcp__request_progress(&r->now->req, progress, total, message);
+}
+
+/* The question as a 2026-07-28 client is asked it: a URL elicitation
+ * without the 2025-11-25 elicitationId (whose completion notice has no
+ * 2026-07-28 counterpart). */
+static mcp_json_doc *question_for_client(const mcp_message *msg)
+{
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    if (!d)
+        return NULL;
+    mcp_json *q = mcp_json_new_object(d), *params = mcp_json_new_object(d);
+    mcp_json_object_set(d, q, "method", mcp_json_new_string(d, msg->method));
+    for (size_t i = 0; i < mcp_json_object_size(msg->params); i++) {
+        const char *k;
+        size_t kn;
+        mcp_json *v = mcp_json_object_at(msg->params, i, &k, &kn);
+        if (!(kn == 13 && !memcmp(k, "elicitationId", 13)))
+            mcp_json_object_setn(d, params, k, kn, mcp_json_copy(d, v));
+    }
+    mcp_json_object_set(d, q, "params", params);
+    mcp_json_doc_set_root(d, q);
+    if (mcp_json_doc_error(d) != MCP_OK) {
+        mcp_json_doc_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void round_question(upstream *up, mcp_handle h, const mcp_message *msg)
+{
+    mcp_session *cs = up->driver.session;
+    held *r = up->held;
+    const char *refused = NULL;
+    int code = MCP_WIRE_INTERNAL_ERROR;
+    if (!r) {
+        refused = "Internal error: the gateway asks its client only for a call in flight";
+    } else if (!mcp__ask_declared(mcp_json_doc_root(up->caps), NULL, msg->method, msg->params)) {
+        code = MCP_WIRE_METHOD_NOT_FOUND;
+        refused = "Method not found: the client did not declare the capability this question "
+                  "needs";
+    } else if (r->nasked == r->capasked) {
+        size_t cap = r->capasked ? 2 * r->capasked : 4;
+        asked *v = realloc(r->asked, cap * sizeof *v);
+        if (v) {
+            r->asked = v;
+            r->capasked = cap;
+        } else {
+            refused = "Internal error: out of memory";
+        }
+    }
+    mcp_json_doc *q = refused ? NULL : question_for_client(msg);
+    if (!refused && !q)
+        refused = "Internal error: out of memory";
+    if (refused) {
+        mcp_session_reply_error(cs, h, code, refused, NULL);
+        mcp__driver_rearm(&up->driver);
+        return;
+    }
+    asked *a = &r->asked[r->nasked++];
+    snprintf(a->key, sizeof a->key, "q%u", ++r->keys);
+    a->child_handle = h;
+    a->request = q;
+    if (r->now)
+        ask(r, r->now);
+}
+
+void round_question_withdrawn(upstream *up, mcp_handle h)
+{
+    held *r = up->held;
+    for (size_t i = 0; r && i < r->nasked; i++)
+        if (r->asked[i].child_handle == h) {
+            mcp_json_doc_free(r->asked[i].request);
+            r->asked[i] = r->asked[--r->nasked];
+            return;
+        }
+}
+
+/* The retry f brings answers for r's questions: each given goes to the
+ * child; then r's kept answer, the questions still open, or the call
+ * running on. */
+static void resume(held *r, forward *f)
+{
+    uv_timer_stop(&r->expiry);
+    const mcp_json *responses = mcp_json_object_get(f->req.msg->params, "inputResponses");
+    upstream *up = r->up;
+    size_t kept = 0;
+    for (size_t i = 0; i < r->nasked; i++) {
+        const mcp_json *v = mcp_json_object_get(responses, r->asked[i].key);
+        if (mcp_json_typeof(v) != MCP_JSON_OBJECT) { /* unanswered: asked again */
+            r->asked[kept++] = r->asked[i];
+            continue;
+        }
+        if (up && up->driver_open && !up->over)
+            mcp_session_reply(up->driver.session, r->asked[i].child_handle, v);
+        mcp_json_doc_free(r->asked[i].request);
+    }
+    r->nasked = kept;
+    if (up && up->driver_open)
+        mcp__driver_rearm(&up->driver);
+    if (r->done) {
+        upstream_answer a = r->answer;
+        mcp_buf_init(&r->answer.text, 0, NULL);
+        round_free(r);
+        mcp__request_end(&f->req, a.kind, a.code, a.text.data, a.text.len);
+        mcp_buf_free(&a.text);
+        return;
+    }
+    r->now = f;
+    f->held = r;
+    if (r->nasked)
+        ask(r, f);
+}
+
+/* f answered an error: head (a static text) and why. */
+static void refuse(forward *f, int64_t code, const char *head, const char *why)
+{
+    char text[320];
+    snprintf(text, sizeof text, "%s%s", head, why);
+    mcp__request_end(&f->req, ANSWER_ERROR, code, text, strlen(text));
+}
+
+/* The call f's requestState names, or NULL with why. */
+static held *held_for(gateway *gw, forward *f, const char **why)
+{
+    const mcp_json *state = mcp_json_object_get(f->req.msg->params, "requestState");
+    const mcp_json *responses = mcp_json_object_get(f->req.msg->params, "inputResponses");
+    size_t n;
+    const char *text = mcp_json_string(state, &n);
+    if (!text) {
+        *why = "requestState must be a string";
+        return NULL;
+    }
+    if (responses && mcp_json_typeof(responses) != MCP_JSON_OBJECT) {
+        *why = "inputResponses must be an object";
+        return NULL;
+    }
+    mcp_json_doc *d;
+    *why = mcp__request_state_open(f->req.conn, f->req.msg, text, n, &d);
+    if (*why)
+        return NULL;
+    const char *named = mcp_json_string(mcp_json_object_get(mcp_json_doc_root(d), "g"), NULL);
+    char ours[80];
+    held *r = NULL;
+    for (r = named ? gw->rounds : NULL; r; r = r->next) {
+        snprintf(ours, sizeof ours, "%s-%llu", gw->epoch, (unsigned long long)r->id);
+        if (!strcmp(ours, named))
+            break;
+    }
+    if (!named)
+        *why = "requestState is not one this server gave";
+    else if (!r)
+        *why = "requestState names a call that is no longer held (it ended, or its time ran "
+               "out): send the request again without it";
+    else if (r->now)
+        *why = "requestState names a call another request continues";
+    mcp_json_doc_free(d);
+    return *why ? NULL : r;
+}
+
+/* An idle asking child told caps (key: as text), or a new one; NULL with
+ * why when none can be had. */
+static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *key, char *why, size_t n)
+{
+    upstream *idle_other = NULL;
+    for (upstream *up = gw->all; up; up = up->next) {
+        if (!up->caps || up->held || up->gone || up->over || up->closed)
+            continue;
+        if (!strcmp(up->caps_key, key)) {
+            uv_timer_stop(&up->kill_timer);
+            mcp_json_doc_free(caps);
+            free(key);
+            return up;
+        }
+        idle_other = up;
+    }
+    upstream *up = NULL;
+    if (gw->stopping) {
+        snprintf(why, n, "Internal error: the server is stopping");
+    } else if (gw->children >= gw->max_children) {
+        /* An idle child of other capabilities makes room for the next try. */
+        if (idle_other)
+            upstream_close(idle_other, "its place was wanted");
+        snprintf(why, n, "Internal error: too many server processes: %u run already, the most "
+                 "this gateway runs at once; try again shortly", gw->max_children);
+    } else if (!(up = upstream_open(gw, NULL, NULL, NULL, mcp_json_doc_root(caps)))) {
+        snprintf(why, n, "Internal error: out of memory");
+    } else if (up->gone) {
+        snprintf(why, n, "Internal error: %s", up->why);
+        upstream_close(up, up->why);
+        up = NULL;
+    } else {
+        up->caps = caps;
+        up->caps_key = key;
+        return up;
+    }
+    mcp_json_doc_free(caps);
+    free(key);
+    return NULL;
+}
+
+/* The questions f's client declared it can answer, and as text. */
+static mcp_json_doc *asking_caps(const mcp_message *msg, char **key)
+{
+    const mcp_json *caps = client_caps(msg);
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    mcp_json *o = d ? mcp_json_new_object(d) : NULL;
+    for (size_t i = 0; o && i < sizeof ASKING / sizeof ASKING[0]; i++) {
+        const mcp_json *v = mcp_json_object_get(caps, ASKING[i]);
+        if (mcp_json_typeof(v) == MCP_JSON_OBJECT)
+            mcp_json_object_set(d, o, ASKING[i], mcp_json_copy(d, v));
+    }
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    *key = NULL;
+    if (o) {
+        mcp_json_doc_set_root(d, o);
+        if (mcp_json_doc_error(d) == MCP_OK && mcp_json_write(o, &b) == MCP_OK)
+            *key = strndup(b.data, b.len);
+    }
+    mcp_buf_free(&b);
+    if (!*key) {
+        mcp_json_doc_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void round_request(gateway *gw, conn *c, mcp_handle h, forward *f)
+{
+    if (mcp_json_object_get(f->req.msg->params, "requestState")) {
+        const char *why;
+        held *r = held_for(gw, f, &why);
+        if (!r) {
+            refuse(f, MCP_WIRE_INVALID_PARAMS, "Invalid params: ", why);
+            return;
+        }
+        resume(r, f);
+        return;
+    }
+    char *key;
+    mcp_json_doc *caps = asking_caps(f->req.msg, &key);
+    char why[300] = "Internal error: out of memory";
+    upstream *up = caps ? child_for(gw, caps, key, why, sizeof why) : NULL;
+    held *r = up ? calloc(1, sizeof *r) : NULL;
+    if (!r) {
+        if (up)
+            upstream_close(up, "out of memory");
+        else
+            gateway_refuse_busy(c, h);
+        mcp__request_end(&f->req, ANSWER_ERROR, MCP_WIRE_INTERNAL_ERROR, why, strlen(why));
+        return;
+    }
+    r->gw = gw;
+    r->id = ++gw->rounds_made;
+    mcp_buf_init(&r->answer.text, 0, NULL);
+    uv_timer_init(&gw->server->loop, &r->expiry);
+    r->expiry.data = r;
+    r->next = gw->rounds;
+    if (r->next)
+        r->next->prev = r;
+    gw->rounds = r;
+    r->up = up;
+    up->held = r;
+    r->now = f;
+    f->held = r;
+    mcp_handle sent = 0;
+    int rc = upstream_send(up, f->req.msg, true, call_answered, call_progressed, r, &sent);
+    /* Answered within (its child gone), r is freed: read only while held. */
+    for (held *k = gw->rounds; rc == MCP_OK && k; k = k->next)
+        if (k == r && r->up == up)
+            r->child_handle = sent;
+    if (rc != MCP_OK) {
+        f->held = NULL;
+        r->now = NULL;
+        round_free(r);
+        refuse(f, MCP_WIRE_INTERNAL_ERROR, "Internal error: the request could not be forwarded: ",
+               mcp_strerror(rc));
+    }
+}
+
+void round_cancelled(forward *f, const char *reason)
+{
+    held *r = f->held;
+    r->now = NULL;
+    f->held = NULL;
+    cancel_call(r, reason);
+    round_free(r);
+}
+
+void round_closing(held *r, const char *why)
+{
+    forward *f = r->now;
+    r->now = NULL;
+    cancel_call(r, why);
+    let_go(r);
+    if (f) {
+        f->held = NULL;
+        round_free(r);
+        refuse(f, MCP_WIRE_INTERNAL_ERROR, "Internal error: ", why);
+        return;
+    }
+    round_free(r);
+}
+
+void rounds_close_all(gateway *gw)
+{
+    while (gw->rounds)
+        round_closing(gw->rounds, "the server stops");
+    for (upstream *up = gw->all, *next; up; up = next) {
+        next = up->next;
+        if (up->caps)
+            upstream_close(up, "the server stops");
+    }
+}
