@@ -9,11 +9,13 @@
 # child costs nothing; a 2026 listen of a resource subscribes the shared
 # child while it lasts; a 2025 session whose child died ends with it (its
 # next request 404, a new session served); a 2025 child's question
-# reaches the client; the bound on children refuses a request past it
+# reaches the client, under 2025 directly, under 2026-07-28 in
+# input-required rounds; the bound on children refuses a request past it
 # (HTTP 503 with Retry-After, both eras); no child outlives its
 # session or the proxy (SIGTERM). With `mcp serve` as the child: mcp
 # check-cancel passes at 2025-11-25 and 2026-07-28 through the proxy, and
-# the TypeScript SDK v1 and v2 HTTP clients pass their steps; with the
+# the TypeScript SDK v1 and v2 HTTP clients pass their steps, and the v2
+# client answers the child's questions in input-required rounds; with the
 # TypeScript SDK v2 stdio server as the child, check-cancel passes both
 # eras; with server-everything, whose progress goes on after a cancel,
 # the client through the proxy hears none. MCP_WRAP (valgrind) wraps the proxy (the probe of its child
@@ -84,12 +86,13 @@ call() {
 # post NAME BODY [CURL ARGS...]: POST BODY to the proxy with curl; the
 # status in $WORK/NAME.status, headers in NAME.headers, body in NAME.body.
 post() {
-    name=$1
-    body=$2
+    post_name=$1 # not name: start_proxy's, read by stop_proxy
+    post_body=$2
     shift 2
-    curl -s -m 10 -o "$WORK/$name.body" -D "$WORK/$name.headers" -w '%{http_code}' -X POST "$URL" \
-        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-        "$@" -d "$body" >"$WORK/$name.status"
+    curl -s -m 10 -o "$WORK/$post_name.body" -D "$WORK/$post_name.headers" -w '%{http_code}' \
+        -X POST "$URL" -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' \
+        "$@" -d "$post_body" >"$WORK/$post_name.status"
 }
 
 # status_is NAME CODE WHAT
@@ -203,8 +206,11 @@ curl -s -N -m 30 -o "$WORK/listen.out" -X POST "$URL" -H 'Content-Type: applicat
 LISTENER=$!
 wait_for "$WORK/listen.out" "notifications/subscriptions/acknowledged" 10
 wait_for "$CLOG" "subscribe test://a" 10
-expect_exit 0 "a resource touched (2026)" -- call 2026-07-28 touch '{"uri":"test://a"}'
-contains "$WORK/out" "touched" "the child had the subscription"
+# (By a client that declares no question it can answer: mcp call declares
+# elicitation, and its call would run on an asking child of its own.)
+post touch '{"jsonrpc":"2.0","id":"t-1","method":"tools/call","params":{"name":"touch","arguments":{"uri":"test://a"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: touch'
+contains "$WORK/touch.body" "touched" "the child had the subscription"
 wait_for "$WORK/listen.out" "notifications/resources/updated" 10
 grep "notifications/resources/updated" "$WORK/listen.out" | grep -q '"watch-1"' ||
     fail "the update not under the listen's id"
@@ -215,6 +221,10 @@ wait_for "$CLOG" "unsubscribe test://a" 10
 expect_exit 0 "a question from the child (2025)" -- call 2025-11-25 ask
 contains "$WORK/out" "answer: decline" "the client's answer reached the child"
 contains "$WORK/err" "Who?" "the question shown to the user"
+# The same under 2026-07-28: the question crosses in input-required rounds.
+expect_exit 0 "a question from the child (2026)" -- call 2026-07-28 ask
+contains "$WORK/out" "answer: decline" "the 2026 client's answer reached the child"
+contains "$WORK/err" "Who?" "the question shown to the 2026 user"
 # The 2025 sessions have ended: their children with them.
 grep -q "session .* deleted by the client" "$LOG" || fail "no session ended"
 stop_proxy

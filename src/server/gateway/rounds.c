@@ -529,6 +529,8 @@ void round_cancelled(forward *f, const char *reason)
     f->held = NULL;
     cancel_call(r, reason);
     round_free(r);
+    /* Ended, though nothing goes out: the request's reference let go. */
+    refuse(f, MCP_WIRE_INTERNAL_ERROR, "Internal error: cancelled: ", reason ? reason : "");
 }
 
 void round_closing(held *r, const char *why)
