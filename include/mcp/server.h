@@ -315,7 +315,15 @@ typedef struct mcp_server_options {
      * info and capabilities, so that the child's questions are asked of
      * that client) and ended with the session: its input closed, SIGTERM
      * after 2 s, SIGKILL 2 s later. 2026-07-28 requests share one child,
-     * started at the first and again after it dies. A cancelled request
+     * started at the first and again after it dies, but for the calls that
+     * may ask (tools/call, prompts/get, resources/read from a client that
+     * declared sampling, elicitation or roots): each runs on a child told
+     * those capabilities, one call at a time (kept 30 s idle for the next
+     * call declaring the same), and is held across input-required rounds:
+     * the child's question ends the request with an InputRequiredResult
+     * whose requestState (sealed as request_state_key says, honoured
+     * request_state_ttl_ms) names the call, and the retry's answers go to
+     * the child as its question's responses. A cancelled request
      * (the client's cancel, a 2026-07-28 client's disconnect) is cancelled
      * on the child; progress comes back when the client gave a token; a
      * child that dies answers what it had in flight at once (-32603,

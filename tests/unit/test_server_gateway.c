@@ -285,6 +285,11 @@ static void a_2025_childs_question_is_asked_of_the_client(void **state)
     wait_children_gone();
 }
 
+/* The 2026-07-28 envelope of a client that declared elicitation. */
+#define HARNESS_ENV_ASKING                                                                     \
+    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                                 \
+    "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}"
+
 /* A 2026-07-28 tools/call of "ask" (arguments: args, JSON text; extra:
  * more params, each after a comma) from a client that declared
  * elicitation: its answer (caller frees). */
@@ -294,8 +299,7 @@ static void send_asking_call(harness *h, int id, const char *tool, const char *a
     char line[4096];
     snprintf(line, sizeof line,
              "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
-             "\"%s\",\"arguments\":%s%s,\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
-             "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}}",
+             "\"%s\",\"arguments\":%s%s,\"_meta\":{" HARNESS_ENV_ASKING "}}}",
              id, tool, args, extra);
     wire_send(&h->w, line);
 }
@@ -726,44 +730,47 @@ static void options_are_checked(void **state)
  * cancelled, a question answered) with the nth send to the client
  * failing, for n = 1, 2, ... until a run fails none: each run returns,
  * its memory is freed and its child ends. */
-static void every_send_to_the_client_failing(void **state)
+/* The question in got, answered: a 2025 one with a decline, a 2026-07-28
+ * input_required by the retry with its state (whose answer is read). */
+static void answer_question(wire *w, const char *got)
 {
-    (void)state;
+    char line[2048];
+    if (strstr(got, "elicitation/create") && !strstr(got, "input_required")) {
+        const char *id = strstr(got, "\"id\":");
+        snprintf(line, sizeof line,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"result\":{\"action\":\"decline\"}}",
+                 id ? strtol(id + 5, NULL, 10) : 0);
+    } else if (strstr(got, "\"requestState\":\"")) {
+        char *st = state_of(got);
+        snprintf(line, sizeof line,
+                 "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"ask\",\"arguments\":{},\"requestState\":\"%s\",%s,\"_meta\":{"
+                 HARNESS_ENV_ASKING "}}}",
+                 st, ADA);
+        free(st);
+    } else {
+        return;
+    }
+    if (wire_try_send(w, line))
+        free(wire_read(w, 1500));
+}
+
+/* script (n lines, each given wait_ms[i] for its answer) sent to the
+ * gateway with the first, second, ... send of the client's side failing,
+ * until a run in which none fails: each run returns, freeing all, with
+ * no child left. */
+static void every_send_failing(const char *const *script, const int *wait_ms, size_t n)
+{
     for (int at = 1; at < 30; at++) {
         unlink(child_log);
         fault_serve f;
         fault_serve_start(&f, child_gateway(NULL), at);
-        static const char *const script[] = {
-            "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
-            "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
-            "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"echo\",\"arguments\":{\"text\":\"x\"}}}",
-            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"hang\",\"arguments\":{},\"_meta\":{\"progressToken\":9}}}",
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
-            "{\"requestId\":2}}",
-            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"ask\",\"arguments\":{}}}",
-        };
         bool gone = false;
-        for (size_t i = 0; i < sizeof script / sizeof script[0] && !gone; i++) {
+        for (size_t i = 0; i < n && !gone; i++) {
             gone = !wire_try_send(&f.w, script[i]);
-            /* How long an answer may take: none comes for the
-             * notifications and the hang. */
-            static const int wait_ms[] = {1500, 20, 1500, 100, 100, 1500};
             char *got = gone ? NULL : wire_read(&f.w, wait_ms[i]);
-            /* The question: answered. */
-            if (got && strstr(got, "elicitation/create")) {
-                const char *id = strstr(got, "\"id\":");
-                char answer[160];
-                snprintf(answer, sizeof answer,
-                         "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"result\":{\"action\":\"decline\"}}",
-                         id ? strtol(id + 5, NULL, 10) : 0);
-                wire_try_send(&f.w, answer);
-                free(wire_read(&f.w, 1500));
-            }
+            if (got)
+                answer_question(&f.w, got);
             free(got);
         }
         fault_serve_stop(&f);
@@ -773,11 +780,49 @@ static void every_send_to_the_client_failing(void **state)
         wait_children_gone();
         if (!f.faults.fired) {
             printf("every send failing: %d runs, the last failing none\n", at);
-            assert_true(at > 4); /* the script's answers are sends of their own */
+            assert_true(at > 2); /* the script's answers are sends of their own */
             return;
         }
     }
     fail_msg("a run with no send failing never came");
+}
+
+static void every_send_to_the_client_failing(void **state)
+{
+    (void)state;
+    static const char *const script[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+        "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+        "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"echo\",\"arguments\":{\"text\":\"x\"}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"hang\",\"arguments\":{},\"_meta\":{\"progressToken\":9}}}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+        "{\"requestId\":2}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"ask\",\"arguments\":{}}}",
+    };
+    /* How long an answer may take: none comes for the notifications and
+     * the hang. */
+    static const int wait_ms[] = {1500, 20, 1500, 100, 100, 1500};
+    every_send_failing(script, wait_ms, sizeof script / sizeof script[0]);
+}
+
+/* The same across 2026-07-28 rounds: the question's input_required, the
+ * retry, its answer; and a call of a client that asks nothing. */
+static void every_send_failing_across_rounds(void **state)
+{
+    (void)state;
+    static const char *const script[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"ask\",\"arguments\":{},\"_meta\":{" HARNESS_ENV_ASKING "}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"echo\",\"arguments\":{\"text\":\"x\"},\"_meta\":{" HARNESS_ENV "}}}",
+    };
+    static const int wait_ms[] = {1500, 1500};
+    every_send_failing(script, wait_ms, sizeof script / sizeof script[0]);
 }
 
 int main(void)
@@ -809,6 +854,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_command_that_cannot_start, setup, teardown),
         cmocka_unit_test(options_are_checked),
         cmocka_unit_test_setup_teardown(every_send_to_the_client_failing, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_send_failing_across_rounds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

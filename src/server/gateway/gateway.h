@@ -9,7 +9,9 @@
  * started at the first and again after it died. The engines translate the
  * eras: the child is spoken to in a 2025 revision (the session's own for a
  * 2025 client, the latest otherwise), and what it answers a 2026-07-28
- * request gets that revision's envelope from our server session.
+ * request gets that revision's envelope from our server session. A
+ * 2026-07-28 call that may ask runs on a child of its own and is held
+ * across input-required rounds (rounds.c).
  *
  * A request cancelled here (the client's cancel, its HTTP stream gone under
  * 2026-07-28, its session's end) is cancelled on the child
