@@ -12,6 +12,7 @@ with tools that misbehave on demand:
   ask           asks the client (elicitation/create), answers with what came
   ask-hang      asks the same, logs "answered ID" for the answer, never
                 answers the call
+  ask-go        asks the same and answers "went on" at once, not waiting
   log           logs "quiet detail" at debug and "loud trouble" at error,
                 then answers "logged"
   touch {uri}   sends notifications/resources/updated for uri when it is
@@ -152,14 +153,16 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
                       "params": {"uri": uri}})
             text(rid, "touched" if uri in subscribed else "not subscribed")
-        elif name in ("ask", "ask-hang"):
-            if name == "ask-hang":
+        elif name in ("ask", "ask-hang", "ask-go"):
+            if name != "ask":
                 hanging.add(rid)
             qid = "q%s" % rid
             asking[qid] = rid
             send({"jsonrpc": "2.0", "id": qid, "method": "elicitation/create", "params": {
                 "message": "Who?", "requestedSchema": {
                     "type": "object", "properties": {"name": {"type": "string"}}}}})
+            if name == "ask-go":
+                text(rid, "went on")
         else:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such tool"}})
     elif rid is not None and method is not None:

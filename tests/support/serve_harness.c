@@ -105,3 +105,14 @@ long long harness_server_request(harness *h, const char *method, char **line)
         free(l);
     return n;
 }
+
+char *harness_request_state(const char *answer)
+{
+    static const char member[] = "\"requestState\":\"";
+    const char *p = strstr(answer, member);
+    assert_non_null(p);
+    p += sizeof member - 1;
+    const char *end = strchr(p, '"');
+    assert_non_null(end);
+    return strndup(p, (size_t)(end - p));
+}

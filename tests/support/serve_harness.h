@@ -47,5 +47,8 @@ void harness_expect_in(char *answer, const char *needle);
 /* The server's next request with method (a line with it): its id, and the
  * line in *line when line is not NULL (caller frees). */
 long long harness_server_request(harness *h, const char *method, char **line);
+/* The requestState of a 2026-07-28 input_required answer (caller frees);
+ * the test fails without one. */
+char *harness_request_state(const char *answer);
 
 #endif

@@ -320,16 +320,6 @@ static char *steps(harness *h, int id, const char *caps, const char *rest)
     return wire_expect(&h->w, want);
 }
 
-/* The requestState of an answer (caller frees). */
-static char *state_of(const char *answer)
-{
-    const char *p = strstr(answer, "\"requestState\":\"");
-    assert_non_null(p);
-    p += 16;
-    const char *end = strchr(p, '"');
-    return strndup(p, (size_t)(end - p));
-}
-
 #define ELICIT "{\"elicitation\":{}}"
 #define NAMED(key, v) "\"" key "\":{\"action\":\"accept\",\"content\":{\"name\":\"" v "\"}}"
 
@@ -342,14 +332,14 @@ static void a_2026_question_ends_the_call_and_the_retry_brings_the_answer(void *
                                "{\"method\":\"elicitation/create\",\"params\":{\"message\":\"Who?\""));
     assert_null(strstr(r1, "step2"));
     assert_int_equal(atomic_load(&ask_outcome), MCP_ERR_INPUT_REQUIRED);
-    char *s1 = state_of(r1);
+    char *s1 = harness_request_state(r1);
     free(r1);
     /* Round 2: step1 answered; step2 asked, the state now holding step1. */
     char rest[4096];
     snprintf(rest, sizeof rest, "\"inputResponses\":{" NAMED("step1", "Ann") "},\"requestState\":\"%s\",", s1);
     char *r2 = steps(&h, 2, ELICIT, rest);
     assert_non_null(strstr(r2, "\"inputRequests\":{\"step2\""));
-    char *s2 = state_of(r2);
+    char *s2 = harness_request_state(r2);
     assert_string_not_equal(s1, s2);
     free(r2);
     /* Round 3: only step2 in inputResponses; step1 comes from the state. */
@@ -442,7 +432,7 @@ static void a_state_keeps_only_the_answers_taken(void **state)
     harness_start(&h, new_server(), NULL, NULL, NULL);
     char *r = steps(&h, 1, ELICIT, "\"inputResponses\":{" NAMED("step2", "early") "},");
     assert_non_null(strstr(r, "\"inputRequests\":{\"step1\""));
-    char *st = state_of(r);
+    char *st = harness_request_state(r);
     free(r);
     char *dot = strchr(st, '.');
     assert_non_null(dot);

@@ -312,17 +312,6 @@ static char *asking_call(harness *h, int id, const char *args, const char *extra
     return wire_expect(&h->w, want);
 }
 
-/* The requestState of an input_required answer (caller frees). */
-static char *state_of(const char *answer)
-{
-    const char *p = strstr(answer, "\"requestState\":\"");
-    assert_non_null(p);
-    p += strlen("\"requestState\":\"");
-    const char *end = strchr(p, '"');
-    assert_non_null(end);
-    return strndup(p, (size_t)(end - p));
-}
-
 static const char ADA[] = "\"inputResponses\":{\"q1\":{\"action\":\"accept\",\"content\":"
                           "{\"name\":\"Ada\"}}}";
 
@@ -343,7 +332,7 @@ static void a_2026_childs_question_crosses_in_rounds(void **state)
     assert_non_null(strstr(a, "\"resultType\":\"input_required\""));
     assert_non_null(strstr(a, "\"q1\":{\"method\":\"elicitation/create\""));
     assert_non_null(strstr(a, "Who?"));
-    char *st = state_of(a);
+    char *st = harness_request_state(a);
     free(a);
     char extra[2048];
     /* Unanswered: asked again, under the same key. */
@@ -351,7 +340,7 @@ static void a_2026_childs_question_crosses_in_rounds(void **state)
     a = asking_call(&h, 2, "{}", extra);
     assert_non_null(strstr(a, "\"q1\":{\"method\":\"elicitation/create\""));
     free(st);
-    st = state_of(a);
+    st = harness_request_state(a);
     free(a);
     /* Altered, and for other arguments: refused, the call still held. */
     char *bad = strdup(st);
@@ -380,7 +369,8 @@ static void a_2026_childs_question_crosses_in_rounds(void **state)
 }
 
 /* The client cancels a round whose call runs on: the call is cancelled
- * on the child, with the client's reason; the next call is served. */
+ * on the child, with the client's reason; the next call is served. A
+ * call the child answers between rounds gives the retry that answer. */
 static void a_cancelled_round_cancels_the_childs_call(void **state)
 {
     (void)state;
@@ -388,7 +378,7 @@ static void a_cancelled_round_cancels_the_childs_call(void **state)
     harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
     send_asking_call(&h, 1, "ask-hang", "{}", "");
     char *a = wire_expect(&h.w, "\"id\":1,");
-    char *st = state_of(a);
+    char *st = harness_request_state(a);
     free(a);
     char extra[2048];
     snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", st, ADA);
@@ -400,6 +390,18 @@ static void a_cancelled_round_cancels_the_childs_call(void **state)
     wait_log("changed my mind", 1);
     harness_expect_in(asking_call(&h, 3, "{}", ""), "input_required");
     assert_int_equal(log_count("start "), 1);
+    /* The child answers its call between rounds, its question open: the
+     * retry gets that answer, whatever it brings. */
+    send_asking_call(&h, 4, "ask-go", "{}", "");
+    a = wire_expect(&h.w, "\"id\":4,");
+    assert_non_null(strstr(a, "input_required"));
+    st = harness_request_state(a);
+    free(a);
+    wait_log("answered", 2); /* our error to its question, once it answered */
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", st, ADA);
+    free(st);
+    send_asking_call(&h, 5, "ask-go", "{}", extra);
+    harness_expect_in(wire_expect(&h.w, "\"id\":5,"), "went on");
     harness_stop(&h);
     wait_children_gone();
 }
@@ -413,7 +415,7 @@ static void a_held_call_ends_when_no_retry_comes(void **state)
     harness h;
     harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
     char *a = asking_call(&h, 1, "{}", "");
-    char *st = state_of(a);
+    char *st = harness_request_state(a);
     free(a);
     wait_log("did not continue the call in time", 1);
     char extra[2048];
@@ -741,7 +743,7 @@ static void answer_question(wire *w, const char *got)
                  "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"result\":{\"action\":\"decline\"}}",
                  id ? strtol(id + 5, NULL, 10) : 0);
     } else if (strstr(got, "\"requestState\":\"")) {
-        char *st = state_of(got);
+        char *st = harness_request_state(got);
         snprintf(line, sizeof line,
                  "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
                  "\"ask\",\"arguments\":{},\"requestState\":\"%s\",%s,\"_meta\":{"

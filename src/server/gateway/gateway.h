@@ -138,15 +138,23 @@ int upstream_forward(upstream *up, forward *f);
  * mcp_session_request's. MCP_OK with *sent, or why not. */
 int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_response_fn cb,
                   mcp_progress_fn progress_cb, void *ud, mcp_handle *sent);
-/* The child's answer (outcome and m as a response callback's) to r's
- * request, as its client gets it: a->text is the caller's to free. */
+/* The child's answer (outcome and m as a response callback's) to the
+ * request q says, as its client gets it: a->text is the caller's to
+ * free. */
+typedef struct upstream_asked {
+    const mcp_server *server;
+    const char *method;
+    const char *version; /* the client's revision */
+} upstream_asked;
 typedef struct upstream_answer {
     answer_kind kind;
     int64_t code;
     mcp_buf text;
 } upstream_answer;
-void upstream_outcome(const mcp__request *r, const upstream *up, int outcome,
+void upstream_outcome(const upstream_asked *q, const upstream *up, int outcome,
                       const mcp_message *m, upstream_answer *a);
+/* r ended with a (whose text is freed). */
+void upstream_answer_give(mcp__request *r, upstream_answer *a);
 /* The client's request f settled before its child answered: cancel it
  * there with reason. */
 void upstream_cancel(forward *f, const char *reason);

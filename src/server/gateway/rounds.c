@@ -46,6 +46,7 @@ struct held {
     gateway *gw;
     upstream *up;            /* its child while the call runs there */
     mcp_handle child_handle; /* the call on the child */
+    char method[16];         /* tools/call, prompts/get, resources/read */
     forward *now;            /* this round's request; NULL between rounds */
     uint64_t id;
     asked *asked;
@@ -219,7 +220,10 @@ static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message
         return; /* ours: r is being ended by who cancelled */
     r->child_handle = 0;
     forward *f = r->now;
-    upstream_outcome(f ? &f->req : NULL, r->up, outcome, m, &r->answer);
+    /* Between rounds there is no request: the call's own method says
+     * what the answer needs (2026-07-28 throughout). */
+    upstream_asked q = {r->gw->server, r->method, MCP_PROTOCOL_LATEST};
+    upstream_outcome(&q, r->up, outcome, m, &r->answer);
     drop_questions(r, "Internal error: the call this question was for ended");
     let_go(r);
     if (!f) { /* kept for the retry, until the state expires */
@@ -231,8 +235,7 @@ static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message
     upstream_answer a = r->answer;
     mcp_buf_init(&r->answer.text, 0, NULL);
     round_free(r);
-    mcp__request_end(&f->req, a.kind, a.code, a.text.data, a.text.len);
-    mcp_buf_free(&a.text);
+    upstream_answer_give(&f->req, &a);
 }
 
 static void call_progressed(void *ud, mcp_handle h, double progress, double total,
@@ -345,8 +348,7 @@ static void resume(held *r, forward *f)
         upstream_answer a = r->answer;
         mcp_buf_init(&r->answer.text, 0, NULL);
         round_free(r);
-        mcp__request_end(&f->req, a.kind, a.code, a.text.data, a.text.len);
-        mcp_buf_free(&a.text);
+        upstream_answer_give(&f->req, &a);
         return;
     }
     r->now = f;
@@ -496,6 +498,7 @@ void round_request(gateway *gw, conn *c, mcp_handle h, forward *f)
     }
     r->gw = gw;
     r->id = ++gw->rounds_made;
+    snprintf(r->method, sizeof r->method, "%s", f->req.msg->method);
     mcp_buf_init(&r->answer.text, 0, NULL);
     uv_timer_init(&gw->server->loop, &r->expiry);
     r->expiry.data = r;

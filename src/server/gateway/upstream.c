@@ -705,18 +705,18 @@ static const mcp_json *child_params(const mcp_json *params, mcp_json_doc **d)
  * caching hints, which 2026-07-28 requires of the lists and of
  * resources/read (server/utilities/caching.mdx): the gateway's are added
  * where the child gave none, as the server's own are for a handler's. */
-static int write_result(const mcp__request *r, const mcp_json *result, mcp_buf *b)
+static int write_result(const upstream_asked *q, const mcp_json *result, mcp_buf *b)
 {
     int rc = mcp_json_write(result, b);
     static const char *const hinted[] = {"tools/list", "prompts/list", "resources/list",
                                          "resources/templates/list", "resources/read"};
     bool wants = false;
     for (size_t i = 0; i < sizeof hinted / sizeof hinted[0]; i++)
-        wants |= !strcmp(r->msg->method, hinted[i]);
-    if (rc != MCP_OK || !wants || !mcp_protocol_modern(r->version) ||
+        wants |= !strcmp(q->method, hinted[i]);
+    if (rc != MCP_OK || !wants || !mcp_protocol_modern(q->version) ||
         mcp_json_typeof(result) != MCP_JSON_OBJECT || mcp_json_object_get(result, "ttlMs"))
         return rc;
-    const mcp_server_options *o = &r->conn->server->opts;
+    const mcp_server_options *o = &q->server->opts;
     char hints[96];
     int n = snprintf(hints, sizeof hints, "%s\"ttlMs\":%llu,\"cacheScope\":\"%s\"}",
                      mcp_json_object_size(result) ? "," : "", (unsigned long long)o->cache_ttl_ms,
@@ -725,14 +725,14 @@ static int write_result(const mcp__request *r, const mcp_json *result, mcp_buf *
     return mcp_buf_append(b, hints, (size_t)n);
 }
 
-void upstream_outcome(const mcp__request *r, const upstream *up, int outcome,
+void upstream_outcome(const upstream_asked *q, const upstream *up, int outcome,
                       const mcp_message *m, upstream_answer *a)
 {
     mcp_buf_init(&a->text, 0, NULL);
     a->code = 0;
     if (outcome == MCP_OK) {
         a->kind = ANSWER_RESULT;
-        if (write_result(r, m->result, &a->text) == MCP_OK)
+        if (write_result(q, m->result, &a->text) == MCP_OK)
             return;
         mcp_buf_free(&a->text);
         mcp_buf_init(&a->text, 0, NULL);
@@ -774,6 +774,12 @@ void upstream_outcome(const mcp__request *r, const upstream *up, int outcome,
     mcp_buf_append(&a->text, text, strlen(text));
 }
 
+void upstream_answer_give(mcp__request *r, upstream_answer *a)
+{
+    mcp__request_end(r, a->kind, a->code, a->text.data, a->text.len);
+    mcp_buf_free(&a->text);
+}
+
 /* The child answered f (or its session ended): so is the client. */
 static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
@@ -783,9 +789,9 @@ static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     if (up)
         forward_unlink(f);
     upstream_answer a;
-    upstream_outcome(&f->req, up, outcome, m, &a);
-    mcp__request_end(&f->req, a.kind, a.code, a.text.data, a.text.len);
-    mcp_buf_free(&a.text);
+    upstream_asked q = {f->req.conn->server, f->req.msg->method, f->req.version};
+    upstream_outcome(&q, up, outcome, m, &a);
+    upstream_answer_give(&f->req, &a);
 }
 
 static void progressed(void *ud, mcp_handle h, double progress, double total,
