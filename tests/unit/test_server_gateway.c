@@ -368,9 +368,35 @@ static void a_2026_childs_question_crosses_in_rounds(void **state)
     wait_children_gone();
 }
 
+/* The log message of the call in flight, read until the call's answer:
+ * whether each of the two the child logs was heard (as a log message, at
+ * its level). */
+static void heard_logs(harness *h, int id, bool *quiet, bool *loud)
+{
+    char want[16];
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    *quiet = *loud = false;
+    for (;;) {
+        char *l = wire_read(&h->w, 10000);
+        if (!l)
+            fail_msg("no answer to %d", id);
+        bool answer = strstr(l, want) != NULL;
+        if (strstr(l, "quiet detail"))
+            *quiet = strstr(l, "notifications/message") && strstr(l, "\"level\":\"debug\"");
+        if (strstr(l, "loud trouble"))
+            *loud = strstr(l, "notifications/message") && strstr(l, "\"level\":\"error\"");
+        if (answer)
+            assert_non_null(strstr(l, "logged"));
+        free(l);
+        if (answer)
+            return;
+    }
+}
+
 /* The client cancels a round whose call runs on: the call is cancelled
  * on the child, with the client's reason; the next call is served. A
- * call the child answers between rounds gives the retry that answer. */
+ * call the child answers between rounds gives the retry that answer; the
+ * child's logs reach the round's request. */
 static void a_cancelled_round_cancels_the_childs_call(void **state)
 {
     (void)state;
@@ -402,6 +428,15 @@ static void a_cancelled_round_cancels_the_childs_call(void **state)
     free(st);
     send_asking_call(&h, 5, "ask-go", "{}", extra);
     harness_expect_in(wire_expect(&h.w, "\"id\":5,"), "went on");
+    /* Its logs during a round go to the round's request, at the level
+     * its envelope asked. */
+    wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{"
+                    "\"name\":\"log\",\"arguments\":{},\"_meta\":{" HARNESS_ENV_ASKING ","
+                    "\"io.modelcontextprotocol/logLevel\":\"error\"}}}");
+    bool quiet, loud;
+    heard_logs(&h, 6, &quiet, &loud);
+    assert_false(quiet);
+    assert_true(loud);
     harness_stop(&h);
     wait_children_gone();
 }
@@ -442,30 +477,6 @@ static void a_session_ending_with_a_question_open(void **state)
     wait_children_gone();
 }
 
-/* The log message of the call in flight, read until the call's answer:
- * whether each of the two the child logs was heard (as a log message, at
- * its level). */
-static void heard_logs(harness *h, int id, bool *quiet, bool *loud)
-{
-    char want[16];
-    snprintf(want, sizeof want, "\"id\":%d,", id);
-    *quiet = *loud = false;
-    for (;;) {
-        char *l = wire_read(&h->w, 10000);
-        if (!l)
-            fail_msg("no answer to %d", id);
-        bool answer = strstr(l, want) != NULL;
-        if (strstr(l, "quiet detail"))
-            *quiet = strstr(l, "notifications/message") && strstr(l, "\"level\":\"debug\"");
-        if (strstr(l, "loud trouble"))
-            *loud = strstr(l, "notifications/message") && strstr(l, "\"level\":\"error\"");
-        if (answer)
-            assert_non_null(strstr(l, "logged"));
-        free(l);
-        if (answer)
-            return;
-    }
-}
 
 /* logging/setLevel is the session's (the engine answers it): the child's
  * log messages below it do not reach the client. */

@@ -181,6 +181,10 @@ void round_request(gateway *gw, conn *c, mcp_handle h, forward *f);
 void round_cancelled(forward *f, const char *reason);
 /* up's child asks (h: its request). */
 void round_question(upstream *up, mcp_handle h, const mcp_message *msg);
+/* A log message of r's child (params: notifications/message's): to the
+ * request of the round open, true; false when none is (or the message is
+ * not one). */
+bool round_log(held *r, const mcp_json *params);
 /* up's child withdrew its question h (it cancelled it). */
 void round_question_withdrawn(upstream *up, mcp_handle h);
 /* up closes under r, its call: r's request is answered why, r ended. */

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "server/gateway/gateway.h"
+#include "session/entry.h"
 
 /* How long an asking child with no call is kept for the next one. */
 #define IDLE_MS 30000
@@ -245,6 +246,22 @@ static void call_progressed(void *ud, mcp_handle h, double progress, double tota
     held *r = ud;
     if (r->now) /* between rounds there is no one to tell */
         mcp__request_progress(&r->now->req, progress, total, message);
+}
+
+bool round_log(held *r, const mcp_json *params)
+{
+    forward *f = r->now;
+    int level = mcp__log_level_parse(mcp_json_object_get(params, "level"));
+    const mcp_json *data = mcp_json_object_get(params, "data");
+    if (!f || level < 0 || !data)
+        return false;
+    /* Sent when the request's envelope asked for this level (2026-07-28
+     * logs are the request's, on its stream), else dropped. */
+    conn *c = f->req.conn;
+    mcp_session_log_message(c->driver.session, f->req.handle, (mcp_log_level)level,
+                            mcp_json_string(mcp_json_object_get(params, "logger"), NULL), data);
+    mcp__driver_rearm(&c->driver);
+    return true;
 }
 
 /* The question as a 2026-07-28 client is asked it: a URL elicitation

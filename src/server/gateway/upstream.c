@@ -394,8 +394,10 @@ static void log_shared(upstream *up, const mcp_json *params)
 
 /* The child's notifications: to a 2025 session's client as they are, but
  * for log messages below the level the client set (logging/setLevel is
- * the session's: the engine answers it); the shared child's list changes
- * and resource updates to the listens, its logs to the gateway's log. */
+ * the session's: the engine answers it); an asking child's logs during a
+ * round to that round's request (at the level its envelope asked); the
+ * shared child's list changes and resource updates to the listens, its
+ * logs (and an asking child's between rounds) to the gateway's log. */
 static void on_notification(void *ud, const mcp_message *msg)
 {
     upstream *up = ud;
@@ -418,6 +420,8 @@ static void on_notification(void *ud, const mcp_message *msg)
         mcp__driver_rearm(&up->owner->driver);
         return;
     }
+    if (log && up->held && round_log(up->held, msg->params))
+        return;
     if (log) {
         log_shared(up, msg->params);
         return;
