@@ -107,6 +107,14 @@ static void drop_questions(held *r, const char *why)
         mcp__driver_rearm(&up->driver);
 }
 
+/* Whether up may take a call. Not one whose exit or output end was seen:
+ * its kill timer waits for the other half then (wait_over), and must not
+ * be taken for the idle timer. */
+static bool usable(const upstream *up)
+{
+    return !up->gone && !up->over && !up->closed && !up->exited && !up->input_ended;
+}
+
 static void idle_over(uv_timer_t *t)
 {
     upstream *up = t->data;
@@ -122,7 +130,7 @@ static void let_go(held *r)
     if (!up)
         return;
     up->held = NULL;
-    if (!up->gone && !up->over && !up->closed)
+    if (usable(up))
         uv_timer_start(&up->kill_timer, idle_over, IDLE_MS, 0);
 }
 
@@ -426,7 +434,7 @@ static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *key, char *why
 {
     upstream *idle_other = NULL;
     for (upstream *up = gw->all; up; up = up->next) {
-        if (!up->caps || up->held || up->gone || up->over || up->closed)
+        if (!up->caps || up->held || !usable(up))
             continue;
         if (!strcmp(up->caps_key, key)) {
             uv_timer_stop(&up->kill_timer);
