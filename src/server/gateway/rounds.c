@@ -35,6 +35,9 @@
 
 /* How long an asking child with no call is kept for the next one. */
 #define IDLE_MS 30000
+/* The questions a call may have open at once (a child asking on without
+ * waiting is held to it: its further questions are refused). */
+#define MAX_OPEN 64
 
 /* A question of the child's, not yet answered. */
 typedef struct asked {
@@ -310,6 +313,8 @@ void round_question(upstream *up, mcp_handle h, const mcp_message *msg)
         code = MCP_WIRE_METHOD_NOT_FOUND;
         refused = "Method not found: the client did not declare the capability this question "
                   "needs";
+    } else if (r->nasked >= MAX_OPEN) {
+        refused = "Internal error: too many questions open for one call";
     } else if (r->nasked == r->capasked) {
         size_t cap = r->capasked ? 2 * r->capasked : 4;
         asked *v = realloc(r->asked, cap * sizeof *v);
