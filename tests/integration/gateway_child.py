@@ -13,6 +13,8 @@ with tools that misbehave on demand:
   ask-hang      asks the same, logs "answered ID" for the answer, never
                 answers the call
   ask-go        asks the same and answers "went on" at once, not waiting
+  ask-deaf      asks the same, then closes its stdin and sleeps (a write
+                to it fails; it is still running)
   log           logs "quiet detail" at debug and "loud trouble" at error,
                 then answers "logged"
   touch {uri}   sends notifications/resources/updated for uri when it is
@@ -153,7 +155,7 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
                       "params": {"uri": uri}})
             text(rid, "touched" if uri in subscribed else "not subscribed")
-        elif name in ("ask", "ask-hang", "ask-go"):
+        elif name in ("ask", "ask-hang", "ask-go", "ask-deaf"):
             if name != "ask":
                 hanging.add(rid)
             qid = "q%s" % rid
@@ -163,6 +165,11 @@ for line in sys.stdin:
                     "type": "object", "properties": {"name": {"type": "string"}}}}})
             if name == "ask-go":
                 text(rid, "went on")
+            if name == "ask-deaf":
+                import time
+                log("deaf")
+                os.close(0)
+                time.sleep(30)
         else:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such tool"}})
     elif rid is not None and method is not None:

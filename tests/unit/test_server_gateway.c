@@ -339,9 +339,13 @@ static void a_2026_childs_question_crosses_in_rounds(void **state)
     snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",\"inputResponses\":{}", st);
     a = asking_call(&h, 2, "{}", extra);
     assert_non_null(strstr(a, "\"q1\":{\"method\":\"elicitation/create\""));
-    free(st);
+    char *first = st;
     st = harness_request_state(a);
     free(a);
+    /* The first round's state names a round that is over. */
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", first, ADA);
+    harness_expect_in(asking_call(&h, 20, "{}", extra), "an earlier round");
+    free(first);
     /* Altered, and for other arguments: refused, the call still held. */
     char *bad = strdup(st);
     bad[3] = bad[3] == 'A' ? 'B' : 'A';
@@ -394,7 +398,8 @@ static void heard_logs(harness *h, int id, bool *quiet, bool *loud)
 }
 
 /* The client cancels a round whose call runs on: the call is cancelled
- * on the child, with the client's reason; the next call is served. A
+ * on the child, with the client's reason, and the child is not reused
+ * (it may still ask for that call); the next call is served. A
  * call the child answers between rounds gives the retry that answer; the
  * child's logs reach the round's request. */
 static void a_cancelled_round_cancels_the_childs_call(void **state)
@@ -414,8 +419,10 @@ static void a_cancelled_round_cancels_the_childs_call(void **state)
     wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
                     "{\"requestId\":2,\"reason\":\"changed my mind\"}}");
     wait_log("changed my mind", 1);
+    /* That child may still run the call and ask for it: closed, not
+     * given to the next call. */
     harness_expect_in(asking_call(&h, 3, "{}", ""), "input_required");
-    assert_int_equal(log_count("start "), 1);
+    assert_int_equal(log_count("start "), 2);
     /* The child answers its call between rounds, its question open: the
      * retry gets that answer, whatever it brings. */
     send_asking_call(&h, 4, "ask-go", "{}", "");
@@ -428,6 +435,17 @@ static void a_cancelled_round_cancels_the_childs_call(void **state)
     free(st);
     send_asking_call(&h, 5, "ask-go", "{}", extra);
     harness_expect_in(wire_expect(&h.w, "\"id\":5,"), "went on");
+    /* The retry's answer cannot be written (the child closed its input,
+     * running on): the retry is answered with the child's end, once. */
+    send_asking_call(&h, 7, "ask-deaf", "{}", "");
+    a = wire_expect(&h.w, "\"id\":7,");
+    st = harness_request_state(a);
+    free(a);
+    wait_log("deaf", 1);
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", st, ADA);
+    free(st);
+    send_asking_call(&h, 8, "ask-deaf", "{}", extra);
+    harness_expect_in(wire_expect(&h.w, "\"id\":8,"), "Internal error");
     /* Its logs during a round go to the round's request, at the level
      * its envelope asked. */
     wire_send(&h.w, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{"

@@ -56,6 +56,7 @@ struct held {
     asked *asked;
     size_t nasked, capasked;
     unsigned keys;           /* keys given out */
+    unsigned rounds;         /* input_required answers given: a state names its round */
     bool done;               /* the child answered between rounds: */
     upstream_answer answer;  /* that answer, for the retry */
     bool cancelling;         /* the child's call being cancelled by us */
@@ -125,16 +126,21 @@ static void idle_over(uv_timer_t *t)
         upstream_close(up, "the server process was idle");
 }
 
-/* The child runs no call of r's any more: free for the next. */
-static void let_go(held *r)
+/* The child runs no call of r's any more: free for the next when the
+ * call ended with its answer; else (cancelled, expired) it may still run
+ * the call and ask for it, and another client must never get those
+ * questions: it is closed. */
+static void let_go(held *r, bool reuse)
 {
     upstream *up = r->up;
     r->up = NULL;
     if (!up)
         return;
     up->held = NULL;
-    if (usable(up))
+    if (usable(up) && reuse)
         uv_timer_start(&up->kill_timer, idle_over, IDLE_MS, 0);
+    else if (usable(up))
+        upstream_close(up, "its call ended without its answer");
 }
 
 static void round_free(held *r)
@@ -142,7 +148,7 @@ static void round_free(held *r)
     gateway *gw = r->gw;
     drop_questions(r, "Internal error: the call this question was for ended");
     free(r->asked);
-    let_go(r);
+    let_go(r, false);
     if (r->now)
         r->now->held = NULL;
     if (r->prev)
@@ -162,7 +168,9 @@ static void cancel_call(held *r, const char *reason)
     if (!up || !up->driver_open || !r->child_handle)
         return;
     r->cancelling = true;
-    mcp_session_cancel(up->driver.session, mcp__now_ms(), r->child_handle, reason);
+    if (mcp_session_cancel(up->driver.session, mcp__now_ms(), r->child_handle, reason) ==
+        MCP_ERR_INVALID_ARG) /* a reason it would not send */
+        mcp_session_cancel(up->driver.session, mcp__now_ms(), r->child_handle, NULL);
     r->child_handle = 0;
     mcp__driver_rearm(&up->driver);
 }
@@ -187,8 +195,8 @@ static void ask(held *r, forward *f)
     mcp_buf_init(&b, 0, NULL);
     mcp_buf_init(&members, 0, NULL);
     char named[80];
-    int n = snprintf(named, sizeof named, "\"g\":\"%s-%llu\"", r->gw->epoch,
-                     (unsigned long long)r->id);
+    int n = snprintf(named, sizeof named, "\"g\":\"%s-%llu-%u\"", r->gw->epoch,
+                     (unsigned long long)r->id, ++r->rounds);
     int rc = mcp_buf_append(&members, named, (size_t)n);
     if (rc == MCP_OK)
         rc = mcp_buf_append(&b, MCP_LITERAL("{\"resultType\":\"input_required\",\"inputRequests\":{"));
@@ -237,7 +245,7 @@ static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message
     upstream_asked q = {r->gw->server, r->method, MCP_PROTOCOL_LATEST};
     upstream_outcome(&q, r->up, outcome, m, &r->answer);
     drop_questions(r, "Internal error: the call this question was for ended");
-    let_go(r);
+    let_go(r, true);
     if (!f) { /* kept for the retry, until the state expires */
         r->done = true;
         return;
@@ -307,7 +315,12 @@ void round_question(upstream *up, mcp_handle h, const mcp_message *msg)
     held *r = up->held;
     const char *refused = NULL;
     int code = MCP_WIRE_INTERNAL_ERROR;
-    if (!r) {
+    if (strcmp(msg->method, "elicitation/create") && strcmp(msg->method, "sampling/createMessage") &&
+        strcmp(msg->method, "roots/list")) {
+        code = MCP_WIRE_METHOD_NOT_FOUND;
+        refused = "Method not found: a 2026-07-28 client is asked only for elicitation, sampling "
+                  "and roots";
+    } else if (!r) {
         refused = "Internal error: the gateway asks its client only for a call in flight";
     } else if (!mcp__ask_declared(mcp_json_doc_root(up->caps), NULL, msg->method, msg->params)) {
         code = MCP_WIRE_METHOD_NOT_FOUND;
@@ -360,18 +373,25 @@ static void resume(held *r, forward *f)
     uv_timer_stop(&r->expiry);
     const mcp_json *responses = mcp_json_object_get(f->req.msg->params, "inputResponses");
     upstream *up = r->up;
-    size_t kept = 0;
-    for (size_t i = 0; i < r->nasked; i++) {
+    /* The answered questions are moved past the open ones and taken out
+     * of r before any is sent: a failed write to the child ends its
+     * session within, whose end drops what r still holds. */
+    size_t n = r->nasked, kept = 0;
+    for (size_t i = 0; i < n; i++) {
         const mcp_json *v = mcp_json_object_get(responses, r->asked[i].key);
         if (mcp_json_typeof(v) != MCP_JSON_OBJECT) { /* unanswered: asked again */
-            r->asked[kept++] = r->asked[i];
-            continue;
+            asked open = r->asked[i];
+            r->asked[i] = r->asked[kept];
+            r->asked[kept++] = open;
         }
+    }
+    r->nasked = kept;
+    for (size_t i = kept; i < n; i++) {
+        const mcp_json *v = mcp_json_object_get(responses, r->asked[i].key);
         if (up && up->driver_open && !up->over)
             mcp_session_reply(up->driver.session, r->asked[i].child_handle, v);
         mcp_json_doc_free(r->asked[i].request);
     }
-    r->nasked = kept;
     if (up && up->driver_open)
         mcp__driver_rearm(&up->driver);
     if (r->done) {
@@ -418,15 +438,16 @@ static held *held_for(gateway *gw, forward *f, const char **why)
     char ours[80];
     held *r = NULL;
     for (r = named ? gw->rounds : NULL; r; r = r->next) {
-        snprintf(ours, sizeof ours, "%s-%llu", gw->epoch, (unsigned long long)r->id);
+        snprintf(ours, sizeof ours, "%s-%llu-%u", gw->epoch, (unsigned long long)r->id,
+                 r->rounds);
         if (!strcmp(ours, named))
             break;
     }
     if (!named)
         *why = "requestState is not one this server gave";
     else if (!r)
-        *why = "requestState names a call that is no longer held (it ended, or its time ran "
-               "out): send the request again without it";
+        *why = "requestState names a call that is no longer held, or an earlier round of it "
+               "(it ended, its time ran out, or it went on): send the request again without it";
     else if (r->now)
         *why = "requestState names a call another request continues";
     mcp_json_doc_free(d);
@@ -571,7 +592,7 @@ void round_closing(held *r, const char *why)
     forward *f = r->now;
     r->now = NULL;
     cancel_call(r, why);
-    let_go(r);
+    let_go(r, false);
     if (f) {
         f->held = NULL;
         round_free(r);
