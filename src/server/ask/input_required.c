@@ -25,8 +25,7 @@
 
 const mcp_json *mcp__call_client_caps(const mcp_call *c)
 {
-    return mcp_json_object_get(mcp_json_object_get(c->req.msg->params, "_meta"),
-                               "io.modelcontextprotocol/clientCapabilities");
+    return mcp__request_client_caps(c->req.msg);
 }
 
 /* The answers of a state this server sealed for this request, or why not. */

@@ -321,6 +321,9 @@ int mcp__request_state_seal(const conn *c, const mcp_message *msg, const char *m
  * altered, expired, for another request, for other credentials. */
 const char *mcp__request_state_open(const conn *c, const mcp_message *msg, const char *state,
                                     size_t n, mcp_json_doc **out);
+/* The capabilities a 2026-07-28 request's envelope declares (in msg,
+ * valid as long as it is), or NULL. */
+const mcp_json *mcp__request_client_caps(const mcp_message *msg);
 /* Whether the client declared what method needs (caps: its capabilities;
  * version: the revision it speaks, NULL for any). */
 bool mcp__ask_declared(const mcp_json *caps, const char *version, const char *method,

@@ -160,6 +160,12 @@ int mcp__request_state_seal(const conn *c, const mcp_message *msg, const char *m
     return rc;
 }
 
+const mcp_json *mcp__request_client_caps(const mcp_message *msg)
+{
+    return mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"),
+                               "io.modelcontextprotocol/clientCapabilities");
+}
+
 /* The capability a client must have declared for the method. */
 static bool is_object(const mcp_json *v)
 {

@@ -105,10 +105,9 @@ struct upstream {
     int kills;
     int pgid;             /* its process group (its own: the spawn's pid) */
     /* An asking child's (rounds.c): the client capabilities it was told,
-     * and as text, its pool's key; NULL for the shared child and a 2025
-     * session's. It runs one call at a time, held. */
+     * its pool's key; NULL for the shared child and a 2025 session's. It
+     * runs one call at a time, held. */
     mcp_json_doc *caps;
-    char *caps_key;
     held *held;
     upstream *next, *prev; /* gw->all */
 };

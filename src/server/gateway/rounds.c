@@ -66,12 +66,6 @@ struct held {
 
 static const char *const ASKING[] = {"sampling", "elicitation", "roots"};
 
-static const mcp_json *client_caps(const mcp_message *msg)
-{
-    return mcp_json_object_get(mcp_json_object_get(msg->params, "_meta"),
-                               "io.modelcontextprotocol/clientCapabilities");
-}
-
 bool rounds_wanted(const mcp_message *msg)
 {
     if (strcmp(msg->method, "tools/call") && strcmp(msg->method, "prompts/get") &&
@@ -79,7 +73,7 @@ bool rounds_wanted(const mcp_message *msg)
         return false;
     if (mcp_json_object_get(msg->params, "requestState"))
         return true;
-    const mcp_json *caps = client_caps(msg);
+    const mcp_json *caps = mcp__request_client_caps(msg);
     for (size_t i = 0; i < sizeof ASKING / sizeof ASKING[0]; i++)
         if (mcp_json_typeof(mcp_json_object_get(caps, ASKING[i])) == MCP_JSON_OBJECT)
             return true;
@@ -454,18 +448,17 @@ static held *held_for(gateway *gw, forward *f, const char **why)
     return *why ? NULL : r;
 }
 
-/* An idle asking child told caps (key: as text), or a new one; NULL with
- * why when none can be had. */
-static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *key, char *why, size_t n)
+/* An idle asking child told caps (taken), or a new one; NULL with why
+ * when none can be had. */
+static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *why, size_t n)
 {
     upstream *idle_other = NULL;
     for (upstream *up = gw->all; up; up = up->next) {
         if (!up->caps || up->held || !usable(up))
             continue;
-        if (!strcmp(up->caps_key, key)) {
+        if (mcp_json_equal(mcp_json_doc_root(up->caps), mcp_json_doc_root(caps))) {
             uv_timer_stop(&up->kill_timer);
             mcp_json_doc_free(caps);
-            free(key);
             return up;
         }
         idle_other = up;
@@ -487,18 +480,16 @@ static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *key, char *why
         up = NULL;
     } else {
         up->caps = caps;
-        up->caps_key = key;
         return up;
     }
     mcp_json_doc_free(caps);
-    free(key);
     return NULL;
 }
 
-/* The questions f's client declared it can answer, and as text. */
-static mcp_json_doc *asking_caps(const mcp_message *msg, char **key)
+/* The questions f's client declared it can answer (NULL: out of memory). */
+static mcp_json_doc *asking_caps(const mcp_message *msg)
 {
-    const mcp_json *caps = client_caps(msg);
+    const mcp_json *caps = mcp__request_client_caps(msg);
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     mcp_json *o = d ? mcp_json_new_object(d) : NULL;
     for (size_t i = 0; o && i < sizeof ASKING / sizeof ASKING[0]; i++) {
@@ -506,16 +497,9 @@ static mcp_json_doc *asking_caps(const mcp_message *msg, char **key)
         if (mcp_json_typeof(v) == MCP_JSON_OBJECT)
             mcp_json_object_set(d, o, ASKING[i], mcp_json_copy(d, v));
     }
-    mcp_buf b;
-    mcp_buf_init(&b, 0, NULL);
-    *key = NULL;
-    if (o) {
+    if (o)
         mcp_json_doc_set_root(d, o);
-        if (mcp_json_doc_error(d) == MCP_OK && mcp_json_write(o, &b) == MCP_OK)
-            *key = strndup(b.data, b.len);
-    }
-    mcp_buf_free(&b);
-    if (!*key) {
+    if (!o || mcp_json_doc_error(d) != MCP_OK) {
         mcp_json_doc_free(d);
         return NULL;
     }
@@ -534,10 +518,9 @@ void round_request(gateway *gw, conn *c, mcp_handle h, forward *f)
         resume(r, f);
         return;
     }
-    char *key;
-    mcp_json_doc *caps = asking_caps(f->req.msg, &key);
+    mcp_json_doc *caps = asking_caps(f->req.msg);
     char why[300] = "Internal error: out of memory";
-    upstream *up = caps ? child_for(gw, caps, key, why, sizeof why) : NULL;
+    upstream *up = caps ? child_for(gw, caps, why, sizeof why) : NULL;
     held *r = up ? calloc(1, sizeof *r) : NULL;
     if (!r) {
         if (up)

@@ -98,7 +98,6 @@ static void upstream_free(upstream *up)
     if (gw->shared == up)
         gw->shared = NULL;
     mcp_json_doc_free(up->caps);
-    free(up->caps_key);
     free(up);
 }
 
