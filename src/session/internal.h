@@ -11,6 +11,7 @@
 #include "json/writer.h"
 #include "jsonrpc/internal.h"
 #include "mcp/session.h"
+#include "session/task_wire.h"
 
 /* ------------------------------------------------------------------------ */
 /* Eras: what each protocol revision allows, as data (see era.c).           */
@@ -61,7 +62,6 @@ void mcp__write_caps_with(const mcp_session *s, mcp__jw *w, const mcp__era *era,
 #define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
 #define META_SUBSCRIPTION "io.modelcontextprotocol/subscriptionId"
 /* The tasks extension's name (ext-tasks, 2026-07-28). */
-#define TASKS_EXTENSION "io.modelcontextprotocol/tasks"
 
 /* ------------------------------------------------------------------------ */
 /* Inbound requests: a slab of entries addressed by generation-checked
@@ -448,7 +448,7 @@ void mcp__task_response(mcp_session *s, uint64_t now, outbound *o, const mcp_mes
 /* o's step_deadline came: its next tasks/get. */
 void mcp__task_step(mcp_session *s, uint64_t now, outbound *o);
 /* notifications/tasks/status: true when it is about a task of ours. */
-bool mcp__task_status(mcp_session *s, uint64_t now, const mcp_message *m);
+bool mcp__task_status_heard(mcp_session *s, uint64_t now, const mcp_message *m);
 /* o (in the tables) is cancelled with outcome and reason: tasks/cancel,
  * now or once its id is known; the caller is told now. Always true. */
 bool mcp__task_cancel(mcp_session *s, uint64_t now, outbound *o, int outcome, const char *reason);

@@ -75,7 +75,7 @@ static void envelope_members(mcp__jw *w, const void *arg)
     mcp__jw_key(w, META_VERSION);
     mcp__jw_string(w, e->era->version);
     mcp__jw_key(w, META_CLIENT_CAPS);
-    mcp__write_caps_with(e->s, w, e->era, e->tasks ? TASKS_EXTENSION : NULL);
+    mcp__write_caps_with(e->s, w, e->era, e->tasks ? MCP__TASKS_EXTENSION : NULL);
     mcp__jw_key(w, META_CLIENT_INFO);
     mcp__write_implementation(e->s, w);
 }

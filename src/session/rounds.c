@@ -185,7 +185,7 @@ bool mcp__rounds_task_upgrade(mcp_session *s, uint64_t now, outbound *o, const m
         !mcp_json_object_get(
             mcp_json_object_get(mcp_json_object_get(msg->error_data, "requiredCapabilities"),
                                 "extensions"),
-            TASKS_EXTENSION))
+            MCP__TASKS_EXTENSION))
         return false;
     /* Once: a second refusal is the call's answer. */
     r->opts.task_if_required = false;

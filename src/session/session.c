@@ -434,7 +434,7 @@ static void on_notification(mcp_session *s, uint64_t now, const mcp_message *m)
     } else if (s->role == MCP_ROLE_CLIENT && mcp__listen_notification(s, m)) {
         /* a notification of one of our subscriptions */
     } else if (s->role == MCP_ROLE_CLIENT && MCP__METHOD_IS(m, "notifications/tasks/status") &&
-               mcp__task_status(s, now, m)) {
+               mcp__task_status_heard(s, now, m)) {
         /* about a call of ours that runs as a task */
     } else if (s->cb.on_notification) {
         s->cb.on_notification(s->cb.user_data, m);

@@ -626,7 +626,7 @@ void mcp__task_step(mcp_session *s, uint64_t now, outbound *o)
     mcp__outbound_release(s, o);
 }
 
-bool mcp__task_status(mcp_session *s, uint64_t now, const mcp_message *m)
+bool mcp__task_status_heard(mcp_session *s, uint64_t now, const mcp_message *m)
 {
     size_t n;
     const char *id = mcp_json_string(mcp_json_object_get(m->params, "taskId"), &n);

@@ -14,6 +14,8 @@
 #include "json/writer.h"
 
 #define MCP__RELATED_TASK "io.modelcontextprotocol/related-task"
+/* The 2026-07-28 tasks extension's name (ext-tasks). */
+#define MCP__TASKS_EXTENSION "io.modelcontextprotocol/tasks"
 /* 128 random bits, as hex. */
 #define MCP__TASK_ID_LEN 32
 

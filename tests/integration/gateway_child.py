@@ -19,6 +19,12 @@ with tools that misbehave on demand:
                 then answers "logged"
   touch {uri}   sends notifications/resources/updated for uri when it is
                 subscribed to, and answers "touched" (else "not subscribed")
+  job {hold, ask}  runs only as a 2025-11-25 task ("task job ID" in the log;
+                a plain call is refused -32601, as a task call of any other
+                tool is): it completes at once with "job done", or with
+                hold stays working until tasks/cancel ("task-cancel ID"),
+                or with ask asks elicitation/create for the task and
+                completes with "job answer: ACTION"
 
   gateway_child.py LOG [MODE]
 
@@ -74,8 +80,38 @@ def text(rid, t):
     send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": t}]}})
 
 
+def task_object(tid):
+    t = tasks[tid]
+    return {"taskId": tid, "status": t["status"], "createdAt": "2026-01-01T00:00:00Z",
+            "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 50}
+
+
+def task_result(tid, rid):
+    t = tasks[tid]
+    related = {"io.modelcontextprotocol/related-task": {"taskId": tid}}
+    if t["status"] == "completed":
+        result = dict(t["result"])
+        result["_meta"] = related
+        send({"jsonrpc": "2.0", "id": rid, "result": result})
+    else:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "task %s" % t["status"]}})
+
+
+def finish_task(tid, result, status="completed"):
+    t = tasks[tid]
+    t["status"] = status
+    t["result"] = result
+    for rid in t["waiting"]:
+        task_result(tid, rid)
+    t["waiting"] = []
+
+
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}}
          for n in ("echo", "hang", "die", "killed", "garbage", "ask", "log", "touch")]
+TOOLS.append({"name": "job", "inputSchema": {"type": "object"},
+              "execution": {"taskSupport": "required"}})
+tasks = {}  # id -> {"status", "result", "waiting": [tasks/result ids]}
+task_asks = {}  # our question's id -> the task's id
 subscribed = set()
 asking = {}  # our question's id -> the call's id
 hanging = set()  # the calls of ask-hang
@@ -88,6 +124,12 @@ for line in sys.stdin:
         continue
     method = msg.get("method")
     rid = msg.get("id")
+    if method is None and rid in task_asks:
+        tid = task_asks.pop(rid)
+        action = msg.get("result", {}).get("action", "error")
+        if tasks[tid]["status"] == "input_required":
+            finish_task(tid, {"content": [{"type": "text", "text": "job answer: %s" % action}]})
+        continue
     if method is None and rid in asking:
         call = asking.pop(rid)
         if call in hanging:
@@ -106,7 +148,8 @@ for line in sys.stdin:
         log("initialize %s" % msg["params"].get("protocolVersion"))
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": msg["params"].get("protocolVersion"),
-            "capabilities": {"tools": {}, "logging": {}, "resources": {"subscribe": True}},
+            "capabilities": {"tools": {}, "logging": {}, "resources": {"subscribe": True},
+                             "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}},
             "serverInfo": {"name": "gateway-child", "version": "1"}}})
     elif method == "notifications/roots/list_changed":
         log("roots changed")
@@ -128,6 +171,44 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "result": {}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS}})
+    elif method in ("tasks/get", "tasks/result", "tasks/cancel"):
+        tid = msg.get("params", {}).get("taskId")
+        if tid not in tasks:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such task"}})
+        elif method == "tasks/get":
+            send({"jsonrpc": "2.0", "id": rid, "result": task_object(tid)})
+        elif method == "tasks/result":
+            if tasks[tid]["status"] in ("working", "input_required"):
+                tasks[tid]["waiting"].append(rid)
+            else:
+                task_result(tid, rid)
+        else:
+            log("task-cancel %s" % tid)
+            if tasks[tid]["status"] not in ("working", "input_required"):
+                send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "terminal"}})
+            else:
+                finish_task(tid, None, "cancelled")
+                send({"jsonrpc": "2.0", "id": rid, "result": task_object(tid)})
+    elif method == "tools/call" and ("task" in msg["params"]) != (msg["params"].get("name") == "job"):
+        log("refused %s %s" % ("task" if "task" in msg["params"] else "call",
+                               msg["params"].get("name")))
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "wrong form"}})
+    elif method == "tools/call" and "task" in msg["params"]:
+        args = msg["params"].get("arguments") or {}
+        tid = "child-task-%s" % rid
+        log("task job %s" % rid)
+        tasks[tid] = {"status": "working", "result": None, "waiting": []}
+        send({"jsonrpc": "2.0", "id": rid, "result": {"task": task_object(tid)}})
+        if args.get("ask"):
+            tasks[tid]["status"] = "input_required"
+            qid = "tq%s" % rid
+            task_asks[qid] = tid
+            send({"jsonrpc": "2.0", "id": qid, "method": "elicitation/create", "params": {
+                "message": "Who?", "requestedSchema": {
+                    "type": "object", "properties": {"name": {"type": "string"}}},
+                "_meta": {"io.modelcontextprotocol/related-task": {"taskId": tid}}}})
+        elif not args.get("hold"):
+            finish_task(tid, {"content": [{"type": "text", "text": "job done"}]})
     elif method == "tools/call":
         name = msg["params"].get("name")
         args = msg["params"].get("arguments") or {}

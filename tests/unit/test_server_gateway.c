@@ -856,6 +856,190 @@ static void every_send_failing_across_rounds(void **state)
     every_send_failing(script, wait_ms, sizeof script / sizeof script[0]);
 }
 
+/* Tasks ---------------------------------------------------------------------------- */
+
+#define TASKS_DECLARED "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}"
+#define ENV_TASKS                                                                              \
+    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                                 \
+    "\"io.modelcontextprotocol/clientCapabilities\":{" TASKS_DECLARED "}"
+#define ENV_ASKING_TASKS                                                                       \
+    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                                 \
+    "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}," TASKS_DECLARED "}"
+#define CHILD_RUNS_TASKS "{\"tools\":{},\"tasks\":{\"requests\":{\"tools\":{\"call\":{}}}}}"
+
+/* Request id of method with params (members, without braces) and the
+ * envelope env: its answer (caller frees). */
+static char *req_env(harness *h, int id, const char *method, const char *params, const char *env)
+{
+    char line[4096], want[32];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s\"_meta\":{%s}}}", id,
+             method, params, *params ? "," : "", env);
+    wire_send(&h->w, line);
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    return wire_expect(&h->w, want);
+}
+
+/* The taskId of a CreateTaskResult (caller frees). */
+static char *task_id_of(const char *answer)
+{
+    const char *p = strstr(answer, "\"taskId\":\"");
+    if (!p)
+        fail_msg("no taskId in %s", answer);
+    p += 10;
+    return strndup(p, strcspn(p, "\""));
+}
+
+/* tasks/get of tid (ids from *id on) until the task's status is status
+ * (10 s at most): that answer (caller frees). */
+static char *task_until(harness *h, int *id, const char *tid, const char *status, const char *env)
+{
+    char params[200], want[64];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", tid);
+    snprintf(want, sizeof want, "\"status\":\"%s\"", status);
+    for (int i = 0; i < 500; i++) {
+        char *a = req_env(h, (*id)++, "tasks/get", params, env);
+        if (strstr(a, want))
+            return a;
+        free(a);
+        usleep(20000);
+    }
+    fail_msg("task %s never %s", tid, status);
+    return NULL;
+}
+
+/* A 2025-11-25 child runs a tool as a task (one that requires it): a
+ * 2026-07-28 client that declared the extension gets a task of the
+ * gateway's own, whose result is the child's (without the child's task
+ * named); one that did not gets the result, the child's task followed; a
+ * tool that never runs as a task is called plainly; tasks/cancel reaches
+ * the child as tasks/cancel. */
+static void a_2026_call_runs_as_the_childs_task(void **state)
+{
+    (void)state;
+    server_caps = CHILD_RUNS_TASKS;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    int id = 1;
+    char *a = req_env(&h, id++, "tools/call", "\"name\":\"job\",\"arguments\":{}", ENV_TASKS);
+    assert_non_null(strstr(a, "\"resultType\":\"task\""));
+    char *tid = task_id_of(a);
+    free(a);
+    assert_null(strstr(tid, "child-task"));
+    a = task_until(&h, &id, tid, "completed", ENV_TASKS);
+    assert_non_null(strstr(a, "job done"));
+    assert_null(strstr(a, "child-task"));
+    free(a);
+    free(tid);
+    assert_int_equal(log_count("task job"), 1);
+
+    a = req_env(&h, id++, "tools/call", "\"name\":\"job\",\"arguments\":{}", HARNESS_ENV);
+    assert_non_null(strstr(a, "job done"));
+    assert_non_null(strstr(a, "\"resultType\":\"complete\""));
+    assert_null(strstr(a, "related-task"));
+    free(a);
+    assert_int_equal(log_count("refused call job"), 1);
+    assert_int_equal(log_count("task job"), 2);
+
+    a = req_env(&h, id++, "tools/call", "\"name\":\"echo\",\"arguments\":{\"text\":\"plain\"}",
+                ENV_TASKS);
+    assert_non_null(strstr(a, "plain"));
+    assert_non_null(strstr(a, "\"resultType\":\"complete\""));
+    free(a);
+    assert_int_equal(log_count("refused task echo"), 1);
+
+    a = req_env(&h, id++, "tools/call", "\"name\":\"job\",\"arguments\":{\"hold\":true}", ENV_TASKS);
+    tid = task_id_of(a);
+    free(a);
+    char params[200];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", tid);
+    harness_expect_in(req_env(&h, id++, "tasks/cancel", params, ENV_TASKS),
+                      "\"resultType\":\"complete\"");
+    wait_log("task-cancel child-task-", 1);
+    free(task_until(&h, &id, tid, "cancelled", ENV_TASKS));
+    free(tid);
+    assert_int_equal(log_count("cancelled "), 0); /* no notifications/cancelled */
+    assert_int_equal(log_count("start "), 1);
+    harness_stop(&h);
+    wait_children_gone();
+    server_caps = "{\"tools\":{}}";
+}
+
+/* A client that declared elicitation and the extension: the child's
+ * question during its task is one of the gateway task's inputRequests
+ * (under the gateway's key, without the child's task named), tasks/update
+ * answers it on the child, and the task completes with what the child
+ * made of the answer. A task cancelled with its question open withdraws
+ * it and cancels the child's task. */
+static void a_tasks_question_is_one_of_its_input_requests(void **state)
+{
+    (void)state;
+    server_caps = CHILD_RUNS_TASKS;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    int id = 1;
+    char *a = req_env(&h, id++, "tools/call", "\"name\":\"job\",\"arguments\":{\"ask\":true}",
+                      ENV_ASKING_TASKS);
+    assert_non_null(strstr(a, "\"resultType\":\"task\""));
+    char *tid = task_id_of(a);
+    free(a);
+    a = task_until(&h, &id, tid, "input_required", ENV_ASKING_TASKS);
+    assert_non_null(strstr(a, "\"q1\":{\"method\":\"elicitation/create\""));
+    assert_non_null(strstr(a, "Who?"));
+    assert_null(strstr(a, "child-task"));
+    free(a);
+    char params[400];
+    snprintf(params, sizeof params, "\"taskId\":\"%s\",%s", tid, ADA);
+    harness_expect_in(req_env(&h, id++, "tasks/update", params, ENV_ASKING_TASKS),
+                      "\"resultType\":\"complete\"");
+    a = task_until(&h, &id, tid, "completed", ENV_ASKING_TASKS);
+    assert_non_null(strstr(a, "job answer: accept"));
+    free(a);
+    free(tid);
+
+    a = req_env(&h, id++, "tools/call", "\"name\":\"job\",\"arguments\":{\"ask\":true}",
+                ENV_ASKING_TASKS);
+    tid = task_id_of(a);
+    free(a);
+    free(task_until(&h, &id, tid, "input_required", ENV_ASKING_TASKS));
+    snprintf(params, sizeof params, "\"taskId\":\"%s\"", tid);
+    harness_expect_in(req_env(&h, id++, "tasks/cancel", params, ENV_ASKING_TASKS),
+                      "\"resultType\":\"complete\"");
+    wait_log("task-cancel child-task-", 1);
+    a = task_until(&h, &id, tid, "cancelled", ENV_ASKING_TASKS);
+    assert_null(strstr(a, "inputRequests"));
+    free(a);
+    free(tid);
+    /* The child whose call was cancelled is not reused. */
+    harness_expect_in(req_env(&h, id++, "tools/call", "\"name\":\"job\",\"arguments\":{}",
+                              ENV_ASKING_TASKS),
+                      "\"resultType\":\"task\"");
+    assert_int_equal(log_count("start "), 2);
+    harness_stop(&h);
+    wait_children_gone();
+    server_caps = "{\"tools\":{}}";
+}
+
+/* The same when calls become tasks: a CreateTaskResult that cannot be
+ * sent (the task goes, and the child's with it), a task with its question
+ * open, a task-only tool's result for a client without the extension. */
+static void every_send_failing_across_tasks(void **state)
+{
+    (void)state;
+    server_caps = CHILD_RUNS_TASKS;
+    static const char *const script[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"job\",\"arguments\":{\"ask\":true},\"_meta\":{" ENV_ASKING_TASKS "}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"job\",\"arguments\":{\"hold\":true},\"_meta\":{" ENV_TASKS "}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"job\",\"arguments\":{},\"_meta\":{" HARNESS_ENV "}}}",
+    };
+    static const int wait_ms[] = {1500, 1500, 1500};
+    every_send_failing(script, wait_ms, sizeof script / sizeof script[0]);
+    server_caps = "{\"tools\":{}}";
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -886,6 +1070,10 @@ int main(void)
         cmocka_unit_test(options_are_checked),
         cmocka_unit_test_setup_teardown(every_send_to_the_client_failing, setup, teardown),
         cmocka_unit_test_setup_teardown(every_send_failing_across_rounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_2026_call_runs_as_the_childs_task, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_tasks_question_is_one_of_its_input_requests, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(every_send_failing_across_tasks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,15 @@ typedef struct mcp__feature {
     /* Any thread: why data is not that of an error with this code the
      * feature defines (-32042 is ask/'s), or NULL. */
     const char *(*error_problem)(mcp__request *r, int64_t code, const mcp_json *data);
+    /* Loop thread: a 2026-07-28 tools/call r, still attached to its request
+     * and not yet answered, is to run as a task from now on (a gateway's
+     * call whose child made a task of it): the feature answers r's request
+     * CreateTaskResult and takes r as the task's run (its answer, progress
+     * and cancel become the task's). MCP_OK; MCP_ERR_STATE when r may not
+     * be one (its request did not declare the tasks extension, say);
+     * MCP_ERR_BUSY past the task caps; MCP_ERR_CANCELLED when r settled
+     * meanwhile (its CreateTaskResult could not be sent); MCP_ERR_NOMEM. */
+    int (*request_become_task)(mcp__request *r, void *state);
     /* Loop thread: c's client sent a notification the engine does not
      * keep itself (notifications/roots/list_changed, say); msg borrowed
      * for the call. A write here may close c. */
@@ -172,6 +181,9 @@ bool mcp__task_store_valid(const char *spec);
 void mcp__features_loop_closing(mcp_server *s);
 void mcp__features_server_stopping(mcp_server *s);
 void mcp__features_request_settled(mcp__request *r, const mcp__settle *how);
+/* The first feature's request_become_task for r; MCP_ERR_NOT_FOUND when
+ * no feature makes tasks. */
+int mcp__features_request_become_task(mcp__request *r);
 void mcp__features_published(conn *c, unsigned kind, const char *uri);
 void mcp__features_notification(conn *c, const mcp_message *msg);
 void mcp__features_listen(conn *c, mcp_handle h, const mcp_json *uris, bool open);

@@ -390,6 +390,15 @@ int mcp__features_request_unanswered(mcp__request *r)
     return MCP_ERR_NOT_FOUND;
 }
 
+int mcp__features_request_become_task(mcp__request *r)
+{
+    for (size_t i = 0; i < nfeatures; i++)
+        if (mcp__server_features[i]->request_become_task)
+            return mcp__server_features[i]->request_become_task(r, state_at(r->conn,
+                                                                            state_offset[i]));
+    return MCP_ERR_NOT_FOUND;
+}
+
 const char *mcp__features_error_problem(mcp__request *r, int64_t code, const mcp_json *data)
 {
     for (size_t i = 0; i < nfeatures; i++) {

@@ -77,6 +77,11 @@ struct forward {
     mcp_handle child_handle;
     forward *next, *prev; /* up's */
     held *held;           /* a round's request: the call it continues */
+    /* A 2026-07-28 tools/call to a child that runs tasks (2025-11-25): sent
+     * as a task call (the child's task followed to its end by the
+     * session; made_task once the child made one, and then a task of
+     * ours), the other form tried once when the child refuses one -32601. */
+    bool as_task, made_task, other_tried;
 };
 
 /* A child and the session that speaks to it. */
@@ -129,14 +134,24 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
  * resources/unsubscribe, its answer logged when refused. Nothing when up
  * serves no more. */
 void upstream_subscribe(upstream *up, const char *uri, bool on);
+/* Whether up's child runs tools/call as tasks: a 2025-11-25 child that
+ * declared tasks.requests.tools.call (until its initialize answers, the
+ * capabilities the server was given: the proxy's probe of the command). */
+bool upstream_runs_tasks(const upstream *up);
+/* Whether the 2026-07-28 request msg declares the tasks extension. */
+bool gateway_declares_tasks(const mcp_message *msg);
 /* Forward f's request (method, params as the client sent them) to up. */
 int upstream_forward(upstream *up, forward *f);
 /* Send up msg's request (its params as the child gets them: no progress
  * token, envelope, requestState or inputResponses of the client's), with
  * progress asked for when progress; cb, progress_cb as
- * mcp_session_request's. MCP_OK with *sent, or why not. */
+ * mcp_session_request's; with on_task, a tools/call sent as a task call
+ * (mcp_request_options.task, on_task its hook). MCP_OK with *sent, or why
+ * not. */
+typedef void (*upstream_task_fn)(void *ud, mcp_handle h, const mcp_json *task);
 int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_response_fn cb,
-                  mcp_progress_fn progress_cb, void *ud, mcp_handle *sent);
+                  mcp_progress_fn progress_cb, upstream_task_fn on_task, void *ud,
+                  mcp_handle *sent);
 /* The child's answer (outcome and m as a response callback's) to the
  * request q says, as its client gets it: a->text is the caller's to
  * free. */
@@ -144,6 +159,7 @@ typedef struct upstream_asked {
     const mcp_server *server;
     const char *method;
     const char *version; /* the client's revision */
+    bool child_task;     /* sent as a task call: the child's task is not named */
 } upstream_asked;
 typedef struct upstream_answer {
     answer_kind kind;

@@ -32,6 +32,7 @@
 
 #include "server/gateway/gateway.h"
 #include "session/entry.h"
+#include "session/task_wire.h"
 
 /* How long an asking child with no call is kept for the next one. */
 #define IDLE_MS 30000
@@ -39,11 +40,21 @@
  * waiting is held to it: its further questions are refused). */
 #define MAX_OPEN 64
 
+/* A question of a call that became a task, kept by the task as one of
+ * its inputRequests until tasks/update answers it (the task's memory
+ * points here: it does not move with the array). */
+typedef struct posed {
+    mcp__question q;
+    char key[16];
+    held *call;
+} posed;
+
 /* A question of the child's, not yet answered. */
 typedef struct asked {
     char key[16];
     mcp_handle child_handle;
     mcp_json_doc *request; /* {"method":...,"params":...}, as the client gets it */
+    posed *posed;          /* a task's question; NULL for a round's */
 } asked;
 
 struct held {
@@ -60,6 +71,11 @@ struct held {
     bool done;               /* the child answered between rounds: */
     upstream_answer answer;  /* that answer, for the retry */
     bool cancelling;         /* the child's call being cancelled by us */
+    /* Tasks (upstream.c's rule): sent as a task call, the child made a
+     * task of it, the other form tried; the request that became a task of
+     * ours (its run, r->now from then on: the call has no rounds). */
+    bool as_task, made_task, other_tried;
+    forward *task_run;
     uv_timer_t expiry;       /* between rounds */
     held *next, *prev;
 };
@@ -89,12 +105,25 @@ static void expiry_closed(uv_handle_t *h)
     free(r);
 }
 
+/* A task's question a is taken back from the task (the call ended, or
+ * the child gave it up). */
+static void unpose(held *r, asked *a)
+{
+    if (!a->posed)
+        return;
+    mcp__request *run = &r->task_run->req;
+    run->sink->withdraw(run, &a->posed->q);
+    free(a->posed);
+    a->posed = NULL;
+}
+
 /* The child's questions left unanswered are answered with an error (the
  * call they were for ended). */
 static void drop_questions(held *r, const char *why)
 {
     upstream *up = r->up;
     for (size_t i = 0; i < r->nasked; i++) {
+        unpose(r, &r->asked[i]);
         if (up && up->driver_open && !up->over)
             mcp_session_reply_error(up->driver.session, r->asked[i].child_handle,
                                     MCP_WIRE_INTERNAL_ERROR, why, NULL);
@@ -142,6 +171,7 @@ static void round_free(held *r)
     gateway *gw = r->gw;
     drop_questions(r, "Internal error: the call this question was for ended");
     free(r->asked);
+    r->task_run = NULL;
     let_go(r, false);
     if (r->now)
         r->now->held = NULL;
@@ -225,6 +255,47 @@ static void ask(held *r, forward *f)
     mcp_buf_free(&b);
 }
 
+static void refuse(forward *f, int64_t code, const char *head, const char *why);
+static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message *m);
+static void call_progressed(void *ud, mcp_handle h, double progress, double total,
+                            const char *message);
+
+/* The child made a task of r's call (first: CreateTaskResult's task): so
+ * does the gateway, for a client that declared the extension; its
+ * questions are the task's from then on. */
+static void call_task_told(void *ud, mcp_handle h, const mcp_json *task)
+{
+    (void)h;
+    (void)task;
+    held *r = ud;
+    if (r->made_task)
+        return;
+    r->made_task = true;
+    if (r->now && mcp__features_request_become_task(&r->now->req) == MCP_OK && r->now)
+        r->task_run = r->now;
+}
+
+/* Send f's call to r's child, in r's form. */
+static void send_call(held *r, forward *f)
+{
+    gateway *gw = r->gw;
+    upstream *up = r->up;
+    mcp_handle sent = 0;
+    int rc = upstream_send(up, f->req.msg, true, call_answered, call_progressed,
+                           r->as_task ? call_task_told : NULL, r, &sent);
+    /* Answered within (its child gone), r is freed: read only while held. */
+    for (held *k = gw->rounds; rc == MCP_OK && k; k = k->next)
+        if (k == r && r->up == up)
+            r->child_handle = sent;
+    if (rc != MCP_OK) {
+        f->held = NULL;
+        r->now = NULL;
+        round_free(r);
+        refuse(f, MCP_WIRE_INTERNAL_ERROR, "Internal error: the request could not be forwarded: ",
+               mcp_strerror(rc));
+    }
+}
+
 /* The child answered the call (or its session ended). */
 static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
@@ -234,9 +305,17 @@ static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message
         return; /* ours: r is being ended by who cancelled */
     r->child_handle = 0;
     forward *f = r->now;
+    if (f && outcome == MCP_ERR_REMOTE && m->error_code == MCP_WIRE_METHOD_NOT_FOUND &&
+        !r->made_task && !r->other_tried && !strcmp(r->method, "tools/call") &&
+        upstream_runs_tasks(r->up)) {
+        r->other_tried = true;
+        r->as_task = !r->as_task;
+        send_call(r, f);
+        return;
+    }
     /* Between rounds there is no request: the call's own method says
      * what the answer needs (2026-07-28 throughout). */
-    upstream_asked q = {r->gw->server, r->method, MCP_PROTOCOL_LATEST};
+    upstream_asked q = {r->gw->server, r->method, MCP_PROTOCOL_LATEST, false};
     upstream_outcome(&q, r->up, outcome, m, &r->answer);
     drop_questions(r, "Internal error: the call this question was for ended");
     let_go(r, true);
@@ -266,7 +345,9 @@ bool round_log(held *r, const mcp_json *params)
     forward *f = r->now;
     int level = mcp__log_level_parse(mcp_json_object_get(params, "level"));
     const mcp_json *data = mcp_json_object_get(params, "data");
-    if (!f || level < 0 || !data)
+    /* A task's run has no stream to log on (ext-tasks: no
+     * notifications/message for a task). */
+    if (!f || f->req.sink || level < 0 || !data)
         return false;
     /* Sent when the request's envelope asked for this level (2026-07-28
      * logs are the request's, on its stream), else dropped. */
@@ -279,7 +360,8 @@ bool round_log(held *r, const mcp_json *params)
 
 /* The question as a 2026-07-28 client is asked it: a URL elicitation
  * without the 2025-11-25 elicitationId (whose completion notice has no
- * 2026-07-28 counterpart). */
+ * 2026-07-28 counterpart), a task's without the child's related-task
+ * (the task the client knows is the gateway's). */
 static mcp_json_doc *question_for_client(const mcp_message *msg)
 {
     mcp_json_doc *d = mcp_json_doc_new(NULL);
@@ -291,8 +373,22 @@ static mcp_json_doc *question_for_client(const mcp_message *msg)
         const char *k;
         size_t kn;
         mcp_json *v = mcp_json_object_at(msg->params, i, &k, &kn);
-        if (!(kn == 13 && !memcmp(k, "elicitationId", 13)))
+        if (kn == 13 && !memcmp(k, "elicitationId", 13))
+            continue;
+        if (!(kn == 5 && !memcmp(k, "_meta", 5) && mcp_json_object_get(v, MCP__RELATED_TASK))) {
             mcp_json_object_setn(d, params, k, kn, mcp_json_copy(d, v));
+            continue;
+        }
+        mcp_json *meta = mcp_json_new_object(d);
+        for (size_t j = 0; j < mcp_json_object_size(v); j++) {
+            const char *mk;
+            size_t mn;
+            mcp_json *mv = mcp_json_object_at(v, j, &mk, &mn);
+            if (!(mn == sizeof MCP__RELATED_TASK - 1 && !memcmp(mk, MCP__RELATED_TASK, mn)))
+                mcp_json_object_setn(d, meta, mk, mn, mcp_json_copy(d, mv));
+        }
+        if (mcp_json_object_size(meta))
+            mcp_json_object_set(d, params, "_meta", meta);
     }
     mcp_json_object_set(d, q, "params", params);
     mcp_json_doc_set_root(d, q);
@@ -301,6 +397,61 @@ static mcp_json_doc *question_for_client(const mcp_message *msg)
         return NULL;
     }
     return d;
+}
+
+/* The client answered a task's question (tasks/update): to the child. */
+static void posed_answered(mcp__question *q, const mcp_json *result)
+{
+    posed *p = (posed *)q;
+    held *r = p->call;
+    for (size_t i = 0; i < r->nasked; i++) {
+        if (r->asked[i].posed != p)
+            continue;
+        /* Out of r before the write, which may end the child's session
+         * (and r's questions with it). */
+        asked a = r->asked[i];
+        r->asked[i] = r->asked[--r->nasked];
+        free(p);
+        upstream *up = r->up;
+        if (up && up->driver_open && !up->over) {
+            mcp_session_reply(up->driver.session, a.child_handle, result);
+            mcp__driver_rearm(&up->driver);
+        }
+        mcp_json_doc_free(a.request);
+        return;
+    }
+}
+
+/* a, asked during r's task, becomes one of the task's inputRequests. */
+static void pose(held *r, asked *a)
+{
+    mcp__request *run = &r->task_run->req;
+    const mcp_json *q = mcp_json_doc_root(a->request);
+    posed *p = calloc(1, sizeof *p);
+    int rc = p ? MCP_OK : MCP_ERR_NOMEM;
+    if (p) {
+        snprintf(p->key, sizeof p->key, "%s", a->key);
+        p->call = r;
+        p->q.key = p->key;
+        p->q.method = mcp_json_string(mcp_json_object_get(q, "method"), NULL);
+        p->q.params = mcp_json_object_get(q, "params");
+        p->q.answered = posed_answered;
+        a->posed = p;
+        rc = run->sink->pose(run, &p->q);
+    }
+    if (rc == MCP_OK)
+        return;
+    a->posed = NULL;
+    free(p);
+    upstream *up = r->up;
+    asked gone = *a;
+    *a = r->asked[--r->nasked];
+    if (up && up->driver_open && !up->over) {
+        mcp_session_reply_error(up->driver.session, gone.child_handle, MCP_WIRE_INTERNAL_ERROR,
+                                "Internal error: the task could not take the question", NULL);
+        mcp__driver_rearm(&up->driver);
+    }
+    mcp_json_doc_free(gone.request);
 }
 
 void round_question(upstream *up, mcp_handle h, const mcp_message *msg)
@@ -344,7 +495,10 @@ void round_question(upstream *up, mcp_handle h, const mcp_message *msg)
     snprintf(a->key, sizeof a->key, "q%u", ++r->keys);
     a->child_handle = h;
     a->request = q;
-    if (r->now)
+    a->posed = NULL;
+    if (r->task_run)
+        pose(r, a);
+    else if (r->now)
         ask(r, r->now);
 }
 
@@ -353,6 +507,7 @@ void round_question_withdrawn(upstream *up, mcp_handle h)
     held *r = up->held;
     for (size_t i = 0; r && i < r->nasked; i++)
         if (r->asked[i].child_handle == h) {
+            unpose(r, &r->asked[i]);
             mcp_json_doc_free(r->asked[i].request);
             r->asked[i] = r->asked[--r->nasked];
             return;
@@ -544,19 +699,9 @@ void round_request(gateway *gw, conn *c, mcp_handle h, forward *f)
     up->held = r;
     r->now = f;
     f->held = r;
-    mcp_handle sent = 0;
-    int rc = upstream_send(up, f->req.msg, true, call_answered, call_progressed, r, &sent);
-    /* Answered within (its child gone), r is freed: read only while held. */
-    for (held *k = gw->rounds; rc == MCP_OK && k; k = k->next)
-        if (k == r && r->up == up)
-            r->child_handle = sent;
-    if (rc != MCP_OK) {
-        f->held = NULL;
-        r->now = NULL;
-        round_free(r);
-        refuse(f, MCP_WIRE_INTERNAL_ERROR, "Internal error: the request could not be forwarded: ",
-               mcp_strerror(rc));
-    }
+    r->as_task = !strcmp(r->method, "tools/call") && upstream_runs_tasks(up) &&
+                 gateway_declares_tasks(f->req.msg);
+    send_call(r, f);
 }
 
 void round_cancelled(forward *f, const char *reason)

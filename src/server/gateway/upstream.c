@@ -12,6 +12,8 @@
 
 #include "server/gateway/gateway.h"
 #include "session/entry.h"
+#include "session/revision.h"
+#include "session/task_wire.h"
 #include "transport/ndjson_stream.h"
 
 /* How long an ended child is given to exit on its own (its input closed),
@@ -708,9 +710,54 @@ static const mcp_json *child_params(const mcp_json *params, mcp_json_doc **d)
  * caching hints, which 2026-07-28 requires of the lists and of
  * resources/read (server/utilities/caching.mdx): the gateway's are added
  * where the child gave none, as the server's own are for a handler's. */
+/* result without _meta's related-task: a task the child made of a call is
+ * the gateway's own business (its id is no client's). */
+static int write_unrelated(const mcp_json *result, mcp_buf *b)
+{
+    const mcp_json *meta = mcp_json_object_get(result, "_meta");
+    if (!mcp_json_object_get(meta, MCP__RELATED_TASK))
+        return mcp_json_write(result, b);
+    int rc = mcp_buf_append(b, "{", 1);
+    bool first = true;
+    for (size_t i = 0; rc == MCP_OK && i < mcp_json_object_size(result); i++) {
+        const char *k;
+        size_t kn;
+        const mcp_json *v = mcp_json_object_at(result, i, &k, &kn);
+        if (v == meta && mcp_json_object_size(meta) == 1)
+            continue;
+        if (!first)
+            rc = mcp_buf_append(b, ",", 1);
+        first = false;
+        mcp_json_write_string(k, kn, b);
+        mcp_buf_append(b, ":", 1);
+        if (v != meta) {
+            rc = mcp_json_write(v, b);
+            continue;
+        }
+        mcp_buf_append(b, "{", 1);
+        bool first_meta = true;
+        for (size_t j = 0; rc == MCP_OK && j < mcp_json_object_size(meta); j++) {
+            const char *mk;
+            size_t mn;
+            const mcp_json *mv = mcp_json_object_at(meta, j, &mk, &mn);
+            if (mn == sizeof MCP__RELATED_TASK - 1 && !memcmp(mk, MCP__RELATED_TASK, mn))
+                continue;
+            if (!first_meta)
+                mcp_buf_append(b, ",", 1);
+            first_meta = false;
+            mcp_json_write_string(mk, mn, b);
+            mcp_buf_append(b, ":", 1);
+            rc = mcp_json_write(mv, b);
+        }
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(b, "}", 1);
+    }
+    return rc == MCP_OK ? mcp_buf_append(b, "}", 1) : rc;
+}
+
 static int write_result(const upstream_asked *q, const mcp_json *result, mcp_buf *b)
 {
-    int rc = mcp_json_write(result, b);
+    int rc = q->child_task ? write_unrelated(result, b) : mcp_json_write(result, b);
     static const char *const hinted[] = {"tools/list", "prompts/list", "resources/list",
                                          "resources/templates/list", "resources/read"};
     bool wants = false;
@@ -783,6 +830,70 @@ void upstream_answer_give(mcp__request *r, upstream_answer *a)
     mcp_buf_free(&a->text);
 }
 
+/* Tasks --------------------------------------------------------------------------
+ *
+ * A 2025-11-25 child may run a tools/call as a task (tasks.mdx), and a
+ * tool may require it. A 2026-07-28 client has tasks only through the
+ * extension, where the server decides (ext-tasks). So the shared child's
+ * tools/call goes as a task call when the client declared the extension
+ * (plainly otherwise), the session follows the child's task to its end
+ * (tasks/get, tasks/result; a cancel is tasks/cancel), and once the child
+ * made a task, the call becomes a task of the gateway's own (its id, its
+ * store, its tasks/get and tasks/cancel; the child's id is never shown).
+ * A child refuses a tool's wrong form -32601 (a tool that never runs as a
+ * task, or only as one): the other form is sent, once, so that a client
+ * without the extension still gets a task-only tool's result. */
+
+bool upstream_runs_tasks(const upstream *up)
+{
+    mcp_session *cs = up->driver.session;
+    const mcp_json *caps = mcp_json_doc_root(up->gw->server->caps);
+    if (up->connected) {
+        if (!mcp__revision_has(mcp_session_protocol_version(cs), MCP__HAS_TASKS))
+            return false;
+        caps = mcp_json_object_get(mcp_session_peer_info(cs), "capabilities");
+    }
+    const mcp_json *call = mcp_json_object_get(
+        mcp_json_object_get(mcp_json_object_get(mcp_json_object_get(caps, "tasks"), "requests"),
+                            "tools"),
+        "call");
+    return call && mcp_json_typeof(call) == MCP_JSON_OBJECT;
+}
+
+/* Whether the gateway chooses the form of f's call: a 2026-07-28
+ * tools/call to the shared child, which runs tasks. */
+static bool form_chosen(const forward *f, const upstream *up)
+{
+    return !up->owner && !up->caps && mcp_protocol_modern(f->req.version) &&
+           !strcmp(f->req.msg->method, "tools/call") && upstream_runs_tasks(up);
+}
+
+bool gateway_declares_tasks(const mcp_message *msg)
+{
+    const mcp_json *caps = mcp__request_client_caps(msg);
+    return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), MCP__TASKS_EXTENSION);
+}
+
+/* The child tells of its task of f's call (first: CreateTaskResult's). */
+static void task_told(void *ud, mcp_handle h, const mcp_json *task)
+{
+    (void)h;
+    (void)task;
+    forward *f = ud;
+    if (f->made_task)
+        return;
+    f->made_task = true;
+    /* MCP_ERR_STATE: the client did not declare the extension, and gets
+     * the call's end; MCP_ERR_CANCELLED: its request went meanwhile. */
+    int rc = mcp__features_request_become_task(&f->req);
+    if (rc == MCP_ERR_BUSY || rc == MCP_ERR_NOMEM)
+        mcp__server_log(f->req.conn->server, MCP_LOG_WARNING,
+                        "gateway: the child's task is followed as a plain call: %s",
+                        mcp_strerror(rc));
+}
+
+static int send_forward(upstream *up, forward *f);
+
 /* The child answered f (or its session ended): so is the client. */
 static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
 {
@@ -791,8 +902,15 @@ static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
     upstream *up = f->up;
     if (up)
         forward_unlink(f);
+    if (up && outcome == MCP_ERR_REMOTE && m->error_code == MCP_WIRE_METHOD_NOT_FOUND &&
+        !f->made_task && !f->other_tried && form_chosen(f, up)) {
+        f->other_tried = true;
+        f->as_task = !f->as_task;
+        send_forward(up, f);
+        return;
+    }
     upstream_answer a;
-    upstream_asked q = {f->req.conn->server, f->req.msg->method, f->req.version};
+    upstream_asked q = {f->req.conn->server, f->req.msg->method, f->req.version, f->as_task};
     upstream_outcome(&q, up, outcome, m, &a);
     upstream_answer_give(&f->req, &a);
 }
@@ -806,14 +924,16 @@ static void progressed(void *ud, mcp_handle h, double progress, double total,
 }
 
 int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_response_fn cb,
-                  mcp_progress_fn progress_cb, void *ud, mcp_handle *sent)
+                  mcp_progress_fn progress_cb, upstream_task_fn on_task, void *ud,
+                  mcp_handle *sent)
 {
     mcp_json_doc *d;
     const mcp_json *params = child_params(msg->params, &d);
     bool token = progress && progress_cb;
     mcp_request_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT,
                              .max_time_ms = MCP_NO_TIMEOUT,
-                             .progress = token ? MCP_PROGRESS_DELIVER_ONLY : MCP_PROGRESS_NONE};
+                             .progress = token ? MCP_PROGRESS_DELIVER_ONLY : MCP_PROGRESS_NONE,
+                             .task = on_task != NULL, .on_task = on_task};
     int rc = params || !msg->params
                  ? mcp_session_request(up->driver.session, mcp__now_ms(), msg->method, params, &o,
                                        cb, progress_cb, ud, sent)
@@ -824,6 +944,12 @@ int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_respo
 }
 
 int upstream_forward(upstream *up, forward *f)
+{
+    f->as_task = form_chosen(f, up) && gateway_declares_tasks(f->req.msg);
+    return send_forward(up, f);
+}
+
+static int send_forward(upstream *up, forward *f)
 {
     mcp__request *r = &f->req;
     if (up->gone) {
@@ -839,7 +965,8 @@ int upstream_forward(upstream *up, forward *f)
     mcp_handle sent = 0; /* as in on_request: f may be ended within */
     const mcp_json *meta = mcp_json_object_get(r->msg->params, "_meta");
     bool token = mcp_json_object_get(meta, "progressToken") != NULL;
-    int rc = upstream_send(up, r->msg, token, answered, progressed, f, &sent);
+    int rc = upstream_send(up, r->msg, token, answered, progressed, f->as_task ? task_told : NULL,
+                           f, &sent);
     if (rc == MCP_OK) /* f is read only while still linked: ended, it may be freed */
         for (forward *k = up->requests; k; k = k->next)
             if (k == f)

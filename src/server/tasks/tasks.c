@@ -32,7 +32,6 @@
 #include "session/entry.h"
 #include "session/revision.h"
 
-#define TASKS_EXTENSION "io.modelcontextprotocol/tasks"
 
 static bool modern_request(mcp_session *ss, mcp_handle h)
 {
@@ -44,7 +43,7 @@ static bool modern_request(mcp_session *ss, mcp_handle h)
 static bool declares_extension(mcp_session *ss, mcp_handle h)
 {
     const mcp_json *caps = mcp_session_inbound_client_capabilities(ss, h);
-    return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), TASKS_EXTENSION) != NULL;
+    return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), MCP__TASKS_EXTENSION) != NULL;
 }
 
 /* Answer h -32603 for memory that could not be had. */
@@ -66,7 +65,7 @@ static int reply_written(mcp_session *ss, mcp_handle h, int rc, const mcp_buf *b
 /* -32021 with data.requiredCapabilities naming the extension. */
 static void missing_extension(mcp_session *ss, mcp_handle h)
 {
-    static const char need[] = "{\"extensions\":{\"" TASKS_EXTENSION "\":{}}}";
+    static const char need[] = "{\"extensions\":{\"" MCP__TASKS_EXTENSION "\":{}}}";
     mcp_json_doc *d = NULL;
     if (mcp_json_parse(need, sizeof need - 1, NULL, NULL, &d, NULL) == MCP_OK)
         mcp_session_reply_missing_capability(ss, h, mcp_json_doc_root(d));
@@ -881,6 +880,8 @@ static void modern_tools_call(conn *c, mcp_handle h, const mcp_message *msg)
         start_task(c, h, msg, snap, tl, args, store_of(c)->max_ttl_ms, true);
 }
 
+static int request_become_task(mcp__request *r, void *state);
+
 /* Loop thread: mcp_call_become_task. */
 static int become_task(mcp_call *c)
 {
@@ -893,18 +894,33 @@ static int become_task(mcp_call *c)
         return MCP_ERR_STATE;
     if (r->settled || mcp_cancel_token_is_cancelled(&r->token))
         return MCP_ERR_CANCELLED;
+    /* Only a call that may be a task, with no question left for a round
+     * to answer. */
+    if (c->kind != CALL_TOOL || c->tool->task_support == MCP_TASK_FORBIDDEN ||
+        (c->asked && mcp_json_object_size(mcp_json_doc_root(c->asked))))
+        return MCP_ERR_STATE;
+    return request_become_task(r, NULL);
+}
+
+/* The feature's hook, and the common part of mcp_call_become_task: r, a
+ * 2026 call still attached to a request that declares the extension,
+ * becomes a task's run. */
+static int request_become_task(mcp__request *r, void *state)
+{
+    (void)state;
     conn *cn = r->conn;
     mcp_session *ss = cn->driver.session;
-    /* Only a 2026 call that may be a task, for a request that declares
-     * the extension, with no question left for a round to answer. */
-    if (c->kind != CALL_TOOL || !mcp_protocol_modern(r->version) ||
-        c->tool->task_support == MCP_TASK_FORBIDDEN || !declares_extension(ss, r->handle) ||
-        (c->asked && mcp_json_object_size(mcp_json_doc_root(c->asked))))
+    if (r->sink)
+        return MCP_OK; /* a task already */
+    if (r->settled || !r->handle)
+        return MCP_ERR_CANCELLED;
+    if (!mcp_protocol_modern(r->version) || !declares_extension(ss, r->handle))
         return MCP_ERR_STATE;
     char text[260];
     if (past_caps(cn, true, text, sizeof text)) {
+        const char *name = mcp_json_string(mcp_json_object_get(r->msg->params, "name"), NULL);
         mcp__server_log(cn->server, MCP_LOG_WARNING, "%s: %s runs as a plain call", text,
-                        c->tool->name);
+                        name ? name : "the tool");
         return MCP_ERR_BUSY;
     }
     task_store *ts = store_of(cn);
@@ -1030,7 +1046,7 @@ static int declare(const mcp_server *s, mcp_json_doc *d, mcp_json *caps)
         extensions = mcp_json_new_object(d);
         mcp_json_object_set(d, caps, "extensions", extensions);
     }
-    mcp_json_object_set(d, extensions, TASKS_EXTENSION, mcp_json_new_object(d));
+    mcp_json_object_set(d, extensions, MCP__TASKS_EXTENSION, mcp_json_new_object(d));
     return mcp_json_doc_error(d) ? MCP_ERR_NOMEM : MCP_OK;
 }
 
@@ -1193,4 +1209,5 @@ const mcp__feature mcp__tasks_feature = {
     .news = news,
     .loop_closing = loop_closing,
     .request_settled = request_settled,
+    .request_become_task = request_become_task,
 };
