@@ -323,7 +323,13 @@ typedef struct mcp_server_options {
      * the child's question ends the request with an InputRequiredResult
      * whose requestState (sealed as request_state_key says, honoured
      * request_state_ttl_ms) names the call, and the retry's answers go to
-     * the child as its question's responses. A cancelled request
+     * the child as its question's responses. A 2026-07-28 tools/call of
+     * a request that declared the tasks extension goes to a child that
+     * runs tasks (tasks.requests.tools.call) as a 2025-11-25 task call, and
+     * becomes a task of this server's once the child made one (its
+     * questions the task's inputRequests, tasks/cancel sent on as
+     * tasks/cancel); a tool the child refuses -32601 in one form is sent
+     * once in the other. A cancelled request
      * (the client's cancel, a 2026-07-28 client's disconnect) is cancelled
      * on the child; progress comes back when the client gave a token; a
      * child that dies answers what it had in flight at once (-32603,

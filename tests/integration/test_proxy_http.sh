@@ -18,7 +18,10 @@
 # client answers the child's questions in input-required rounds; with the
 # TypeScript SDK v2 stdio server as the child, check-cancel passes both
 # eras; with server-everything, whose progress goes on after a cancel,
-# the client through the proxy hears none. MCP_WRAP (valgrind) wraps the proxy (the probe of its child
+# the client through the proxy hears none. 2026-07-28 tasks (the
+# extension) of mcp serve's and server-everything's 2025-11-25 task tools:
+# a task of the proxy's, a task-only tool's result without the extension,
+# tasks/cancel reaching the child. MCP_WRAP (valgrind) wraps the proxy (the probe of its child
 # included), not the children; under it the slow checks are left out.
 #
 #   test_proxy_http.sh MCP NODE INTEROP_DIR
@@ -276,6 +279,27 @@ contains "$WORK/err" "exited with status 5" "its status named (2026-07-28)"
 stop_proxy
 children_gone "$WORK/diestart.child" 10
 
+# --- mcp serve as the child: 2026-07-28 tasks. A client declaring the
+# extension gets a task of the proxy's (the child's task behind it); one
+# that does not still gets a task-only tool's result; tasks/cancel reaches
+# the child's task ----------------------------------------------------------------------------
+start_proxy servetasks -- "$MCP" serve
+expect_exit 0 "a task-only tool as a task (2026)" -- call 2026-07-28 --task job '{"n":2,"delay_ms":10}'
+contains "$WORK/out" "counted to 2" "the task's result"
+contains "$WORK/err" ": completed" "the proxy's task completed"
+expect_exit 0 "a task-only tool without the extension (2026)" -- \
+    call 2026-07-28 job '{"n":2,"delay_ms":10}'
+contains "$WORK/out" "counted to 2" "the followed task's result"
+expect_exit 0 "a task started (2026)" -- call 2026-07-28 --task --detach sleep '{"seconds":30}'
+TID=$(cat "$WORK/out")
+expect_exit 0 "tasks/cancel through the proxy" -- \
+    "$MCP" tasks --protocol 2026-07-28 --url "$URL" cancel "$TID"
+wait_for "$WORK/servetasks.log" "sleep: cancelled after" 10
+contains "$WORK/servetasks.log" "(the task was cancelled (tasks/cancel))" "the child's task cancelled"
+expect_exit 0 "the proxy's task, cancelled" -- "$MCP" tasks --protocol 2026-07-28 --url "$URL" get "$TID"
+contains "$WORK/out" "cancelled" "the task's status"
+stop_proxy
+
 if [ -n "${MCP_WRAP:-}" ]; then
     echo "test_proxy_http: all passed (the slow checks are left out under MCP_WRAP)"
     exit 0
@@ -307,6 +331,16 @@ start_proxy everything -- "$NODE" "$EVERYTHING" stdio
 expect_exit 0 "check-cancel, server-everything behind the proxy" -- \
     "$MCP" check-cancel --trials 1 --protocol 2025-11-25 --url "$URL"
 contains "$WORK/out" "PASS  cancel.stops-progress" "no progress after the cancel, through the proxy"
+# Its 2025-11-25 task-only tool, for a 2026 client: as a task of the
+# proxy's, and (once the proxy has seen it listed) plainly, the child's
+# task followed (it refuses a plain call with an isError result, not -32601).
+expect_exit 0 "server-everything's task tool as a task (2026)" -- \
+    call 2026-07-28 --task simulate-research-query '{"topic":"cats"}'
+contains "$WORK/out" "simulated research report" "the task's result"
+expect_exit 0 "the tools listed (2026)" -- "$MCP" tools --protocol 2026-07-28 --url "$URL"
+expect_exit 0 "server-everything's task tool without the extension (2026)" -- \
+    call 2026-07-28 simulate-research-query '{"topic":"cats"}'
+contains "$WORK/out" "simulated research report" "the followed task's result"
 stop_proxy
 
 # --- the TypeScript SDK v2 stdio server as the child ---------------------------------------------

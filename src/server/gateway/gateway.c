@@ -297,6 +297,11 @@ static void server_free(mcp_server *s, void *state)
     free(gw->watched);
     gw->watched = NULL;
     gw->nwatched = gw->capwatched = 0;
+    for (size_t i = 0; i < gw->ntask_only; i++)
+        free(gw->task_only[i]);
+    free(gw->task_only);
+    gw->task_only = NULL;
+    gw->ntask_only = 0;
 }
 
 /* The shared child and the ones whose sessions are gone are ended with

@@ -11,7 +11,8 @@
  * 2025 client, the latest otherwise), and what it answers a 2026-07-28
  * request gets that revision's envelope from our server session. A
  * 2026-07-28 call that may ask runs on a child of its own and is held
- * across input-required rounds (rounds.c).
+ * across input-required rounds (rounds.c). A 2026-07-28 tools/call to a
+ * child that runs tasks may become a task of ours (upstream.c, "Tasks").
  *
  * A request cancelled here (the client's cancel, its HTTP stream gone under
  * 2026-07-28, its session's end) is cancelled on the child
@@ -63,6 +64,12 @@ typedef struct gateway {
     held *rounds;
     uint64_t rounds_made;
     char epoch[17];
+    /* The tools the shared child listed as run only as tasks (2025-11-25
+     * execution.taskSupport "required"), learned from the lists it
+     * answered (at most 1024 names, owned): a 2026-07-28 call of one goes
+     * as a task call whether or not its client declared the extension. */
+    char **task_only;
+    size_t ntask_only;
 } gateway;
 
 typedef struct watched {
@@ -140,6 +147,9 @@ void upstream_subscribe(upstream *up, const char *uri, bool on);
 bool upstream_runs_tasks(const upstream *up);
 /* Whether the 2026-07-28 request msg declares the tasks extension. */
 bool gateway_declares_tasks(const mcp_message *msg);
+/* Whether the tools/call msg names a tool the shared child listed as
+ * run only as a task. */
+bool gateway_task_only(const gateway *gw, const mcp_message *msg);
 /* Forward f's request (method, params as the client sent them) to up. */
 int upstream_forward(upstream *up, forward *f);
 /* Send up msg's request (its params as the child gets them: no progress

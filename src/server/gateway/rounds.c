@@ -700,7 +700,7 @@ void round_request(gateway *gw, conn *c, mcp_handle h, forward *f)
     r->now = f;
     f->held = r;
     r->as_task = !strcmp(r->method, "tools/call") && upstream_runs_tasks(up) &&
-                 gateway_declares_tasks(f->req.msg);
+                 (gateway_declares_tasks(f->req.msg) || gateway_task_only(gw, f->req.msg));
     send_call(r, f);
 }
 

@@ -874,6 +874,49 @@ bool gateway_declares_tasks(const mcp_message *msg)
     return mcp_json_object_get(mcp_json_object_get(caps, "extensions"), MCP__TASKS_EXTENSION);
 }
 
+/* The most task-only tool names kept. */
+#define TASK_ONLY_MAX 1024
+
+bool gateway_task_only(const gateway *gw, const mcp_message *msg)
+{
+    const char *name = mcp_json_string(mcp_json_object_get(msg->params, "name"), NULL);
+    for (size_t i = 0; name && i < gw->ntask_only; i++)
+        if (!strcmp(gw->task_only[i], name))
+            return true;
+    return false;
+}
+
+/* A tools/list page of the shared child's: which of its tools run only
+ * as tasks (a child may refuse a plain call of one otherwise than with
+ * -32601: the TypeScript SDK's answers an isError result). */
+static void learn_task_only(gateway *gw, const mcp_json *result)
+{
+    const mcp_json *tools = mcp_json_object_get(result, "tools");
+    for (size_t i = 0; i < mcp_json_array_size(tools); i++) {
+        const mcp_json *t = mcp_json_array_at(tools, i);
+        const char *name = mcp_json_string(mcp_json_object_get(t, "name"), NULL);
+        const char *support = mcp_json_string(
+            mcp_json_object_get(mcp_json_object_get(t, "execution"), "taskSupport"), NULL);
+        if (!name)
+            continue;
+        bool only = support && !strcmp(support, "required");
+        size_t k = 0;
+        while (k < gw->ntask_only && strcmp(gw->task_only[k], name))
+            k++;
+        if (k < gw->ntask_only && !only) {
+            free(gw->task_only[k]);
+            gw->task_only[k] = gw->task_only[--gw->ntask_only];
+        } else if (k == gw->ntask_only && only && k < TASK_ONLY_MAX) {
+            char **v = realloc(gw->task_only, (k + 1) * sizeof *v);
+            if (!v)
+                return;
+            gw->task_only = v;
+            if ((v[k] = strdup(name)) != NULL)
+                gw->ntask_only++;
+        }
+    }
+}
+
 /* The child tells of its task of f's call (first: CreateTaskResult's). */
 static void task_told(void *ud, mcp_handle h, const mcp_json *task)
 {
@@ -909,6 +952,8 @@ static void answered(void *ud, mcp_handle h, int outcome, const mcp_message *m)
         send_forward(up, f);
         return;
     }
+    if (up && outcome == MCP_OK && !up->owner && !strcmp(f->req.msg->method, "tools/list"))
+        learn_task_only(up->gw, m->result);
     upstream_answer a;
     upstream_asked q = {f->req.conn->server, f->req.msg->method, f->req.version, f->as_task};
     upstream_outcome(&q, up, outcome, m, &a);
@@ -945,7 +990,8 @@ int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_respo
 
 int upstream_forward(upstream *up, forward *f)
 {
-    f->as_task = form_chosen(f, up) && gateway_declares_tasks(f->req.msg);
+    f->as_task = form_chosen(f, up) && (gateway_declares_tasks(f->req.msg) ||
+                                        gateway_task_only(up->gw, f->req.msg));
     return send_forward(up, f);
 }
 
