@@ -19,6 +19,8 @@ with tools that misbehave on demand:
                 then answers "logged"
   touch {uri}   sends notifications/resources/updated for uri when it is
                 subscribed to, and answers "touched" (else "not subscribed")
+  pages         refuses with -32042 (URL elicitation required), naming a
+                page to visit
   job {hold, ask}  runs only as a 2025-11-25 task ("task job ID" in the log;
                 a plain call is refused -32601, as a task call of any other
                 tool is): it completes at once with "job done", or with
@@ -107,7 +109,7 @@ def finish_task(tid, result, status="completed"):
 
 
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}}
-         for n in ("echo", "hang", "die", "killed", "garbage", "ask", "log", "touch")]
+         for n in ("echo", "hang", "die", "killed", "garbage", "ask", "log", "touch", "pages")]
 TOOLS.append({"name": "job", "inputSchema": {"type": "object"},
               "execution": {"taskSupport": "required"}})
 tasks = {}  # id -> {"status", "result", "waiting": [tasks/result ids]}
@@ -225,6 +227,12 @@ for line in sys.stdin:
             sys.stdout.write("this is not JSON\n")
             send({"jsonrpc": "2.0", "id": 99999, "result": {}})
             text(rid, "survived")
+        elif name == "pages":
+            send({"jsonrpc": "2.0", "id": rid, "error": {
+                "code": -32042, "message": "Visit a page first",
+                "data": {"elicitations": [{"mode": "url", "elicitationId": "e1",
+                                           "url": "https://example.com/consent",
+                                           "message": "Grant access"}]}}})
         elif name == "log":
             for level, words in (("debug", "quiet detail"), ("error", "loud trouble")):
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {

@@ -965,6 +965,35 @@ static void a_2026_call_runs_as_the_childs_task(void **state)
     server_caps = "{\"tools\":{}}";
 }
 
+/* A child's -32042 (URL elicitation required), which 2026-07-28 never
+ * sends: its page is asked as a URL elicitation of an InputRequiredResult
+ * (no requestState: the retry runs the call again); a 2025 session gets
+ * the error as the child gave it. */
+static void a_childs_url_error_is_asked_of_a_2026_client(void **state)
+{
+    (void)state;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    char *a = req_env(&h, 1, "tools/call", "\"name\":\"pages\",\"arguments\":{}", HARNESS_ENV);
+    assert_non_null(strstr(a, "\"resultType\":\"input_required\""));
+    assert_non_null(strstr(a, "\"u1\":{\"method\":\"elicitation/create\",\"params\":{\"mode\":"
+                              "\"url\",\"message\":\"Grant access\",\"url\":"
+                              "\"https://example.com/consent\"}}"));
+    assert_null(strstr(a, "-32042"));
+    assert_null(strstr(a, "elicitationId"));
+    assert_null(strstr(a, "requestState"));
+    free(a);
+    a = req_env(&h, 2, "tools/call", "\"name\":\"pages\",\"arguments\":{}", HARNESS_ENV_ASKING);
+    assert_non_null(strstr(a, "\"u1\":"));
+    free(a);
+    harness_stop(&h);
+    harness_start(&h, child_gateway(NULL), "2025-11-25", NULL, NULL);
+    harness_expect_in(harness_req(&h, 3, "tools/call", "\"name\":\"pages\",\"arguments\":{}"),
+                      "\"code\":-32042");
+    harness_stop(&h);
+    wait_children_gone();
+}
+
 /* A client that declared elicitation and the extension: the child's
  * question during its task is one of the gateway task's inputRequests
  * (under the gateway's key, without the child's task named), tasks/update
@@ -1074,6 +1103,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_tasks_question_is_one_of_its_input_requests, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(every_send_failing_across_tasks, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_childs_url_error_is_asked_of_a_2026_client, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

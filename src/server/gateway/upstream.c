@@ -824,8 +824,69 @@ void upstream_outcome(const upstream_asked *q, const upstream *up, int outcome,
     mcp_buf_append(&a->text, text, strlen(text));
 }
 
+/* The 2025-11-25 error "URL elicitation required" (-32042), which
+ * 2026-07-28 reserves and never sends: for a 2026-07-28 call, its pages
+ * are asked as URL elicitations in an InputRequiredResult with no
+ * requestState (the child's call ended: the retry runs it again); for
+ * anything else, -32603 saying so. a's text is replaced. */
+static void url_pages_asked(const mcp__request *r, upstream_answer *a)
+{
+    mcp_json_doc *d = NULL;
+    mcp_json_parse(a->text.data, a->text.len, NULL, NULL, &d, NULL);
+    const mcp_json *pages =
+        mcp_json_object_get(mcp_json_object_get(mcp_json_doc_root(d), "data"), "elicitations");
+    bool may_ask = !strcmp(r->msg->method, "tools/call") || !strcmp(r->msg->method, "prompts/get") ||
+                   !strcmp(r->msg->method, "resources/read");
+    mcp_buf b;
+    mcp_buf_init(&b, 0, NULL);
+    int rc = mcp_buf_append(&b, MCP_LITERAL("{\"resultType\":\"input_required\",\"inputRequests\":{"));
+    size_t n = 0;
+    for (size_t i = 0; rc == MCP_OK && may_ask && i < mcp_json_array_size(pages) && i < 64; i++) {
+        const mcp_json *p = mcp_json_array_at(pages, i);
+        size_t un, mn;
+        const char *url = mcp_json_string(mcp_json_object_get(p, "url"), &un);
+        const char *message = mcp_json_string(mcp_json_object_get(p, "message"), &mn);
+        if (!url || !message)
+            continue;
+        char key[32];
+        int kn = snprintf(key, sizeof key, "%s\"u%zu\":", n ? "," : "", n + 1);
+        n++;
+        rc = mcp_buf_append(&b, key, (size_t)kn);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(&b, MCP_LITERAL("{\"method\":\"elicitation/create\",\"params\":"
+                                                "{\"mode\":\"url\",\"message\":"));
+        if (rc == MCP_OK)
+            rc = mcp_json_write_string(message, mn, &b);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(&b, MCP_LITERAL(",\"url\":"));
+        if (rc == MCP_OK)
+            rc = mcp_json_write_string(url, un, &b);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(&b, MCP_LITERAL("}}"));
+    }
+    if (rc == MCP_OK)
+        rc = mcp_buf_append(&b, MCP_LITERAL("}}"));
+    mcp_json_doc_free(d);
+    mcp_buf_free(&a->text);
+    if (rc == MCP_OK && n) {
+        a->kind = ANSWER_RESULT;
+        a->code = 0;
+        a->text = b;
+        return;
+    }
+    mcp_buf_free(&b);
+    mcp_buf_init(&a->text, 0, NULL);
+    a->kind = ANSWER_ERROR;
+    a->code = MCP_WIRE_INTERNAL_ERROR;
+    mcp_buf_append(&a->text, MCP_LITERAL("Internal error: the server process asks for pages to be "
+                                         "visited (2025-11-25 error -32042), which this request "
+                                         "cannot be told"));
+}
+
 void upstream_answer_give(mcp__request *r, upstream_answer *a)
 {
+    if (a->code == MCP_WIRE_URL_ELICITATION_REQUIRED && mcp_protocol_modern(r->version))
+        url_pages_asked(r, a);
     mcp__request_end(r, a->kind, a->code, a->text.data, a->text.len);
     mcp_buf_free(&a->text);
 }
