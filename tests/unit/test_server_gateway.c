@@ -480,6 +480,46 @@ static void a_held_call_ends_when_no_retry_comes(void **state)
     wait_children_gone();
 }
 
+/* Every child taken by calls held for their clients' retries: a call
+ * that has waited past a quarter of the state's time gives its child up
+ * when another call finds none (cancelled on it, the child closed), and
+ * that call's next try is served; one that has not waited so long keeps
+ * it. */
+static void a_long_held_call_gives_its_child_up_under_pressure(void **state)
+{
+    (void)state;
+    state_ttl_ms = 4000;
+    max_children = 1;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    char *a = asking_call(&h, 1, "{}", "");
+    char *st = harness_request_state(a);
+    free(a);
+    /* At once: the held call keeps its child. */
+    harness_expect_in(asking_call(&h, 2, "{\"y\":1}", ""), "too many server processes");
+    assert_int_equal(log_count("cancelled "), 0);
+    usleep(1200 * 1000);
+    harness_expect_in(asking_call(&h, 3, "{\"y\":1}", ""), "too many server processes");
+    wait_log("its server process was wanted by another call", 1);
+    char *got = NULL;
+    for (int i = 0; i < 100; i++) { /* until the child has exited */
+        free(got);
+        got = asking_call(&h, 4 + i, "{\"y\":1}", "");
+        if (strstr(got, "input_required"))
+            break;
+        usleep(50000);
+    }
+    harness_expect_in(got, "input_required");
+    char extra[2048];
+    snprintf(extra, sizeof extra, ",\"requestState\":\"%s\",%s", st, ADA);
+    harness_expect_in(asking_call(&h, 200, "{}", extra), "no longer held");
+    free(st);
+    harness_stop(&h);
+    state_ttl_ms = 0;
+    max_children = 0;
+    wait_children_gone();
+}
+
 /* The session ends (here its input; a stop takes the same path) while
  * the child's question waits for the client: withdrawn through the
  * client's session, freed once (this crashed the proxy on SIGTERM). */
@@ -1082,6 +1122,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_2026_childs_question_crosses_in_rounds, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_held_call_ends_when_no_retry_comes, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_long_held_call_gives_its_child_up_under_pressure,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(a_cancelled_round_cancels_the_childs_call, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_2025_childs_logs_keep_the_clients_level, setup,

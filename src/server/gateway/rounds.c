@@ -39,6 +39,10 @@
 /* The questions a call may have open at once (a child asking on without
  * waiting is held to it: its further questions are refused). */
 #define MAX_OPEN 64
+/* How long a call waits for its client's retry before, when every child
+ * is taken, its child may be given to another call: a minute, or a
+ * quarter of the state's time when that is shorter. */
+#define GIVE_UP_MS 60000
 
 /* A question of a call that became a task, kept by the task as one of
  * its inputRequests until tasks/update answers it (the task's memory
@@ -77,6 +81,7 @@ struct held {
     bool as_task, made_task, other_tried;
     forward *task_run;
     uv_timer_t expiry;       /* between rounds */
+    uint64_t waiting_since;  /* loop time the last round ended */
     held *next, *prev;
 };
 
@@ -136,10 +141,12 @@ static void drop_questions(held *r, const char *why)
 
 /* Whether up may take a call. Not one whose exit or output end was seen:
  * its kill timer waits for the other half then (wait_over), and must not
- * be taken for the idle timer. */
+ * be taken for the idle timer; nor one whose session closed (a write
+ * failed) before its end was noted. */
 static bool usable(const upstream *up)
 {
-    return !up->gone && !up->over && !up->closed && !up->exited && !up->input_ended;
+    return !up->gone && !up->over && !up->closed && !up->exited && !up->input_ended &&
+           up->driver_open && !mcp_session_closed(up->driver.session);
 }
 
 static void idle_over(uv_timer_t *t)
@@ -251,6 +258,7 @@ static void ask(held *r, forward *f)
     }
     uint64_t ttl = r->gw->server->opts.request_state_ttl_ms;
     uv_timer_start(&r->expiry, expired, ttl, 0);
+    r->waiting_since = uv_now(&r->gw->server->loop);
     mcp__request_end(req, ANSWER_RESULT, 0, b.data, b.len);
     mcp_buf_free(&b);
 }
@@ -603,6 +611,32 @@ static held *held_for(gateway *gw, forward *f, const char **why)
     return *why ? NULL : r;
 }
 
+/* Every child is taken: the call that has waited longest for its
+ * client's retry, past GIVE_UP_MS, ends (cancelled on its child, which is
+ * closed), so that the next try finds room. Abandoned calls cannot keep
+ * the children from the clients that come after them. */
+static void give_up_longest_wait(gateway *gw)
+{
+    uint64_t now = uv_now(&gw->server->loop);
+    uint64_t after = gw->server->opts.request_state_ttl_ms / 4;
+    if (after > GIVE_UP_MS)
+        after = GIVE_UP_MS;
+    held *longest = NULL;
+    for (held *r = gw->rounds; r; r = r->next)
+        if (!r->now && r->up && !r->done && now - r->waiting_since >= after &&
+            (!longest || r->waiting_since < longest->waiting_since))
+            longest = r;
+    if (!longest)
+        return;
+    mcp__server_log(gw->server, MCP_LOG_INFO,
+                    "gateway: a call waiting %llu ms for its client's retry gives its server "
+                    "process up to another call",
+                    (unsigned long long)(now - longest->waiting_since));
+    cancel_call(longest, "the client did not continue the call, and its server process was "
+                         "wanted by another call");
+    round_free(longest);
+}
+
 /* An idle asking child told caps (taken), or a new one; NULL with why
  * when none can be had. */
 static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *why, size_t n)
@@ -622,9 +656,12 @@ static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *why, size_t n)
     if (gw->stopping) {
         snprintf(why, n, "Internal error: the server is stopping");
     } else if (gw->children >= gw->max_children) {
-        /* An idle child of other capabilities makes room for the next try. */
+        /* An idle child of other capabilities, or else one whose call
+         * has waited long for its retry, makes room for the next try. */
         if (idle_other)
             upstream_close(idle_other, "its place was wanted");
+        else
+            give_up_longest_wait(gw);
         snprintf(why, n, "Internal error: too many server processes: %u run already, the most "
                  "this gateway runs at once; try again shortly", gw->max_children);
     } else if (!(up = upstream_open(gw, NULL, NULL, NULL, mcp_json_doc_root(caps)))) {
