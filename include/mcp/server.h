@@ -319,7 +319,8 @@ typedef struct mcp_server_options {
      * may ask (tools/call, prompts/get, resources/read from a client that
      * declared sampling, elicitation or roots): each runs on a child told
      * those capabilities, one call at a time (kept 30 s idle for the next
-     * call declaring the same), and is held across input-required rounds:
+     * call declaring the same with the same Authorization), and is held
+     * across input-required rounds:
      * the child's question ends the request with an InputRequiredResult
      * whose requestState (sealed as request_state_key says, honoured
      * request_state_ttl_ms) names the call, and the retry's answers go to

@@ -220,6 +220,20 @@ grep "notifications/resources/updated" "$WORK/listen.out" | grep -q '"watch-1"' 
 kill "$LISTENER"
 wait "$LISTENER" 2>/dev/null
 wait_for "$CLOG" "unsubscribe test://a" 10
+# An asking child serves the calls of one caller: the same Authorization
+# reuses it, another gets a child of its own.
+asking_echo() {
+    post "$1" '{"jsonrpc":"2.0","id":"e-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"mine"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo' \
+        -H "Authorization: Bearer $2"
+    contains "$WORK/$1.body" "mine" "an asking call answered ($1)"
+}
+starts=$(grep -c "^start " "$CLOG")
+asking_echo caller-a1 token-a
+asking_echo caller-a2 token-a
+[ "$(grep -c "^start " "$CLOG")" -eq $((starts + 1)) ] || fail "one caller's calls took two children"
+asking_echo caller-b token-b
+[ "$(grep -c "^start " "$CLOG")" -eq $((starts + 2)) ] || fail "another caller reused a child"
 # A 2025 child's question reaches the client (mcp call declines: no terminal).
 expect_exit 0 "a question from the child (2025)" -- call 2025-11-25 ask
 contains "$WORK/out" "answer: decline" "the client's answer reached the child"

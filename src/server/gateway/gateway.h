@@ -120,6 +120,7 @@ struct upstream {
      * its pool's key; NULL for the shared child and a 2025 session's. It
      * runs one call at a time, held. */
     mcp_json_doc *caps;
+    char *caller; /* the credential of the calls it serves (owned; NULL: none) */
     held *held;
     upstream *next, *prev; /* gw->all */
 };

@@ -637,15 +637,23 @@ static void give_up_longest_wait(gateway *gw)
     round_free(longest);
 }
 
-/* An idle asking child told caps (taken), or a new one; NULL with why
- * when none can be had. */
-static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *why, size_t n)
+static bool same_caller(const char *a, const char *b)
+{
+    return a ? b && !strcmp(a, b) : !b;
+}
+
+/* An idle asking child told caps (taken) that served caller (a
+ * credential, or NULL: what a child keeps of one client's calls is never
+ * another's), or a new one; NULL with why when none can be had. */
+static upstream *child_for(gateway *gw, mcp_json_doc *caps, const char *caller, char *why,
+                           size_t n)
 {
     upstream *idle_other = NULL;
     for (upstream *up = gw->all; up; up = up->next) {
         if (!up->caps || up->held || !usable(up))
             continue;
-        if (mcp_json_equal(mcp_json_doc_root(up->caps), mcp_json_doc_root(caps))) {
+        if (same_caller(up->caller, caller) &&
+            mcp_json_equal(mcp_json_doc_root(up->caps), mcp_json_doc_root(caps))) {
             uv_timer_stop(&up->kill_timer);
             mcp_json_doc_free(caps);
             return up;
@@ -669,6 +677,10 @@ static upstream *child_for(gateway *gw, mcp_json_doc *caps, char *why, size_t n)
     } else if (up->gone) {
         snprintf(why, n, "Internal error: %s", up->why);
         upstream_close(up, up->why);
+        up = NULL;
+    } else if (caller && !(up->caller = strdup(caller))) {
+        snprintf(why, n, "Internal error: out of memory");
+        upstream_close(up, "out of memory");
         up = NULL;
     } else {
         up->caps = caps;
@@ -712,7 +724,7 @@ void round_request(gateway *gw, conn *c, mcp_handle h, forward *f)
     }
     mcp_json_doc *caps = asking_caps(f->req.msg);
     char why[300] = "Internal error: out of memory";
-    upstream *up = caps ? child_for(gw, caps, why, sizeof why) : NULL;
+    upstream *up = caps ? child_for(gw, caps, c->credential, why, sizeof why) : NULL;
     held *r = up ? calloc(1, sizeof *r) : NULL;
     if (!r) {
         if (up)

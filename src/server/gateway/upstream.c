@@ -100,6 +100,7 @@ static void upstream_free(upstream *up)
     if (gw->shared == up)
         gw->shared = NULL;
     mcp_json_doc_free(up->caps);
+    free(up->caller);
     free(up);
 }
 
