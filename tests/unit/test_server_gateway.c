@@ -1063,6 +1063,7 @@ static void a_tasks_question_is_one_of_its_input_requests(void **state)
                       "\"resultType\":\"complete\"");
     a = task_until(&h, &id, tid, "completed", ENV_ASKING_TASKS);
     assert_non_null(strstr(a, "job answer: accept"));
+    assert_null(strstr(a, "child-task"));
     free(a);
     free(tid);
 

@@ -323,7 +323,7 @@ static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message
     }
     /* Between rounds there is no request: the call's own method says
      * what the answer needs (2026-07-28 throughout). */
-    upstream_asked q = {r->gw->server, r->method, MCP_PROTOCOL_LATEST, false};
+    upstream_asked q = {r->gw->server, r->method, MCP_PROTOCOL_LATEST, r->as_task};
     upstream_outcome(&q, r->up, outcome, m, &r->answer);
     drop_questions(r, "Internal error: the call this question was for ended");
     let_go(r, true);
