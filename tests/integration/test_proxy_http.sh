@@ -15,7 +15,8 @@
 # session or the proxy (SIGTERM). With `mcp serve` as the child: mcp
 # check-cancel passes at 2025-11-25 and 2026-07-28 through the proxy, and
 # the TypeScript SDK v1 and v2 HTTP clients pass their steps, and the v2
-# client answers the child's questions in input-required rounds; with the
+# client answers the child's questions in input-required rounds, and the
+# Inspector's v2 CLI lists, calls, reads and gets in both eras; with the
 # TypeScript SDK v2 stdio server as the child, check-cancel passes both
 # eras; with server-everything, whose progress goes on after a cancel,
 # the client through the proxy hears none. 2026-07-28 tasks (the
@@ -334,6 +335,31 @@ expect_exit 0 "the TypeScript SDK v2 HTTP client" -- "$NODE" "$INTEROP/ts2_http_
 # rounds to the v2 client.
 expect_exit 0 "the TypeScript SDK v2 client's questions, in rounds" -- \
     "$NODE" "$INTEROP/ts2_ask_client.mjs" "$MCP" "$URL"
+# The Inspector's v2 CLI, another client nobody here wrote, both eras: a
+# list, a call, a task-only tool, a read, a prompt.
+INSPECTOR="$INTEROP/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+[ -r "$INSPECTOR" ] || missing "no Inspector (make interop-deps)"
+mkdir -p "$WORK/inspector-home"
+inspector() {
+    HOME="$WORK/inspector-home" MCP_INSPECTOR_SECRET_STORE=memory \
+        "$NODE" "$INSPECTOR" --cli -q --format json --server-url "$URL" --transport http "$@"
+}
+for era in legacy modern; do
+    expect_exit 0 "the Inspector lists the tools ($era)" -- inspector --protocol-era $era --method tools/list
+    contains "$WORK/out" '"name":"job"' "the child's tools ($era)"
+    expect_exit 0 "the Inspector calls echo ($era)" -- \
+        inspector --protocol-era $era --method tools/call --tool-name echo --tool-arg text=inspected
+    contains "$WORK/out" '"text":"inspected"' "the call's result ($era)"
+    expect_exit 0 "the Inspector calls a task-only tool ($era)" -- \
+        inspector --protocol-era $era --method tools/call --tool-name job --tool-arg n=2 --tool-arg delay_ms=10
+    contains "$WORK/out" "counted to 2" "the task-only tool's result ($era)"
+    expect_exit 0 "the Inspector reads a resource ($era)" -- \
+        inspector --protocol-era $era --method resources/read --uri demo://readme
+    contains "$WORK/out" "a demo server" "the resource ($era)"
+    expect_exit 0 "the Inspector gets a prompt ($era)" -- \
+        inspector --protocol-era $era --method prompts/get --prompt-name greet --prompt-args name=Ada
+    contains "$WORK/out" "Say hi to Ada" "the prompt ($era)"
+done
 stop_proxy
 
 # --- server-everything as the child: its long operation sends progress
