@@ -146,6 +146,12 @@ void upstream_subscribe(upstream *up, const char *uri, bool on);
  * declared tasks.requests.tools.call (until its initialize answers, the
  * capabilities the server was given: the proxy's probe of the command). */
 bool upstream_runs_tasks(const upstream *up);
+/* The client's request r, forwarded, becomes a task of ours now that the
+ * child made one (mcp__features_request_become_task, logged when the caps
+ * or memory refuse it); MCP_ERR_STATE for a client that did not declare
+ * the extension (it gets the call's end). r may have been answered
+ * within: a write that failed. */
+int upstream_become_task(mcp__request *r);
 /* Whether the 2026-07-28 request msg declares the tasks extension. */
 bool gateway_declares_tasks(const mcp_message *msg);
 /* Whether the tools/call msg names a tool the shared child listed as

@@ -276,11 +276,19 @@ static void call_task_told(void *ud, mcp_handle h, const mcp_json *task)
     (void)h;
     (void)task;
     held *r = ud;
+    forward *f = r->now;
     if (r->made_task)
         return;
     r->made_task = true;
-    if (r->now && mcp__features_request_become_task(&r->now->req) == MCP_OK && r->now)
-        r->task_run = r->now;
+    gateway *gw = r->gw;
+    if (!f) /* between rounds: the call is followed to its end, a plain one */
+        return;
+    if (upstream_become_task(&f->req) != MCP_OK)
+        return;
+    /* Read r only while it is held: a write failing within ends it. */
+    for (held *k = gw->rounds; k; k = k->next)
+        if (k == r && r->now == f)
+            r->task_run = f;
 }
 
 /* Send f's call to r's child, in r's form. */

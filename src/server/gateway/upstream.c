@@ -979,22 +979,27 @@ static void learn_task_only(gateway *gw, const mcp_json *result)
     }
 }
 
+int upstream_become_task(mcp__request *r)
+{
+    mcp_server *s = r->conn->server;
+    int rc = mcp__features_request_become_task(r);
+    if (rc == MCP_ERR_BUSY || rc == MCP_ERR_NOMEM)
+        mcp__server_log(s, MCP_LOG_WARNING,
+                        "gateway: the child's task is followed as a plain call: %s",
+                        mcp_strerror(rc));
+    return rc;
+}
+
 /* The child tells of its task of f's call (first: CreateTaskResult's). */
 static void task_told(void *ud, mcp_handle h, const mcp_json *task)
 {
     (void)h;
     (void)task;
     forward *f = ud;
-    if (f->made_task)
-        return;
-    f->made_task = true;
-    /* MCP_ERR_STATE: the client did not declare the extension, and gets
-     * the call's end; MCP_ERR_CANCELLED: its request went meanwhile. */
-    int rc = mcp__features_request_become_task(&f->req);
-    if (rc == MCP_ERR_BUSY || rc == MCP_ERR_NOMEM)
-        mcp__server_log(f->req.conn->server, MCP_LOG_WARNING,
-                        "gateway: the child's task is followed as a plain call: %s",
-                        mcp_strerror(rc));
+    if (!f->made_task) {
+        f->made_task = true;
+        upstream_become_task(&f->req);
+    }
 }
 
 static int send_forward(upstream *up, forward *f);
