@@ -1140,7 +1140,7 @@ int mcp__http_server_open(uv_loop_t *loop, const mcp__http_server_config *cfg,
         s->cfg.max_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
         s->cfg.idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         s->cfg.connection_memory ? s->cfg.connection_memory : (size_t)CONN_MEMORY,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+        MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!s->daemon) {
         int e = errno;
         free_server(s);

@@ -54,9 +54,10 @@ start_proxy() {
     URL="http://127.0.0.1:$port/mcp"
 }
 
-# stop_proxy: SIGTERM; it exits 0 (valgrind: 99 on an error) within 10 s.
+# stop_proxy [SIGNAL]: SIGTERM (or SIGNAL: HUP, INT); it exits 0
+# (valgrind: 99 on an error) within 10 s.
 stop_proxy() {
-    kill -TERM "$PX"
+    kill -"${1:-TERM}" "$PX"
     i=0
     while running "$PX"; do
         i=$((i + 1))
@@ -65,7 +66,7 @@ stop_proxy() {
     done
     wait "$PX"
     rc=$?
-    [ "$rc" -eq 0 ] || { cat "$WORK/$name.log"; fail "the proxy exited $rc after SIGTERM"; }
+    [ "$rc" -eq 0 ] || { cat "$WORK/$name.log"; fail "the proxy exited $rc after SIG${1:-TERM}"; }
 }
 
 # children_gone LOG SECONDS: every child that LOG says started has exited.
@@ -259,6 +260,10 @@ stop_proxy
 
 # --- the bound on children ----------------------------------------------------------------
 start_proxy bound --max-children 1 -- python3 "$CHILD" "$WORK/bound.child"
+# Its port is its own: a second listener on it is refused.
+expect_exit 3 "a second proxy on the same port" -- \
+    "$MCP" proxy --http "127.0.0.1:$port" -- python3 "$CHILD" "$WORK/second.child"
+contains "$WORK/err" "Address already in use" "why the second could not listen"
 call 2025-11-25 hang --timeout 5 >/dev/null 2>&1 &
 HOLDER=$!
 wait_count "$WORK/bound.child" "call hang" 1 10
@@ -276,7 +281,9 @@ status_is busy-2025 503 "a 2025 request past --max-children"
 contains "$WORK/busy-2025.headers" "Retry-After: 2" "when to come back (2025)"
 kill "$HOLDER"
 wait "$HOLDER"
-stop_proxy
+# SIGHUP (its terminal gone) stops it as SIGTERM does.
+stop_proxy HUP
+contains "$WORK/bound.log" "SIGHUP: stopping" "the hangup taken as a stop"
 children_gone "$WORK/bound.child" 10
 
 # --- a child that dies at every start after the probe ----------------------------------------

@@ -312,6 +312,19 @@ static char *asking_call(harness *h, int id, const char *args, const char *extra
     return wire_expect(&h->w, want);
 }
 
+/* Request id of method with params (members, without braces) and the
+ * envelope env: its answer (caller frees). */
+static char *req_env(harness *h, int id, const char *method, const char *params, const char *env)
+{
+    char line[4096], want[32];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s\"_meta\":{%s}}}", id,
+             method, params, *params ? "," : "", env);
+    wire_send(&h->w, line);
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    return wire_expect(&h->w, want);
+}
+
 static const char ADA[] = "\"inputResponses\":{\"q1\":{\"action\":\"accept\",\"content\":"
                           "{\"name\":\"Ada\"}}}";
 
@@ -520,6 +533,51 @@ static void a_long_held_call_gives_its_child_up_under_pressure(void **state)
     wait_children_gone();
 }
 
+/* The answer of call id (a tools/call of tool with args by env) once it
+ * is not refused for want of a child (5 s at most; ids from *id on): a
+ * refusal closes an idle child, which takes a moment to exit. */
+static char *call_until_served(harness *h, int *id, const char *tool, const char *args,
+                               const char *env)
+{
+    char params[512];
+    snprintf(params, sizeof params, "\"name\":\"%s\",\"arguments\":%s", tool, args);
+    for (int i = 0; i < 100; i++) {
+        char *a = req_env(h, (*id)++, "tools/call", params, env);
+        if (!strstr(a, "too many server processes"))
+            return a;
+        free(a);
+        usleep(50000);
+    }
+    fail_msg("%s was refused for 5 s", tool);
+    return NULL;
+}
+
+/* One child allowed: an asking call finds the idle shared child in its
+ * way and has it closed (its first try refused), and a plain call then
+ * has the idle asking child closed: neither kind locks the other out. */
+static void the_bound_makes_room_for_the_other_kind(void **state)
+{
+    (void)state;
+    max_children = 1;
+    harness h;
+    harness_start(&h, child_gateway(NULL), NULL, NULL, NULL);
+    int id = 1;
+    harness_expect_in(req_env(&h, id++, "tools/call",
+                              "\"name\":\"echo\",\"arguments\":{\"text\":\"plain\"}",
+                              HARNESS_ENV),
+                      "plain");
+    harness_expect_in(call_until_served(&h, &id, "echo", "{\"text\":\"asking\"}",
+                                        HARNESS_ENV_ASKING),
+                      "asking");
+    harness_expect_in(call_until_served(&h, &id, "echo", "{\"text\":\"plain again\"}",
+                                        HARNESS_ENV),
+                      "plain again");
+    assert_int_equal(log_count("start "), 3);
+    harness_stop(&h);
+    max_children = 0;
+    wait_children_gone();
+}
+
 /* The session ends (here its input; a stop takes the same path) while
  * the child's question waits for the client: withdrawn through the
  * client's session, freed once (this crashed the proxy on SIGTERM). */
@@ -688,7 +746,9 @@ static void a_listens_resources_are_subscribed_on_the_shared_child(void **state)
 /* Past upstream_max_children a request is refused, and nothing is kept of
  * the refusal: once a child has ended, the next request is served. Here
  * one connection sends 2026-07-28 requests (the shared child's, the one
- * allowed) and holds a 2025 session, whose child must wait for a slot. */
+ * allowed) and holds a 2025 session, whose child must wait for a slot:
+ * its refusal closes the idle shared child, the next 2026 call's new
+ * shared child dies, and then the session is served. */
 static void the_bound_refuses_and_recovers(void **state)
 {
     (void)state;
@@ -702,11 +762,12 @@ static void the_bound_refuses_and_recovers(void **state)
     snprintf(line, sizeof line, modern, 1, "list", "");
     wire_send(&h.w, line);
     harness_expect_in(wire_expect(&h.w, "\"id\":1,"), "\"hang\"");
+    /* Refused, and the idle shared child closed to make room. */
     harness_expect_in(harness_req(&h, 2, "tools/list", ""), "too many server processes: 1 run");
-    snprintf(line, sizeof line, modern, 3, "call", "\"name\":\"die\",\"arguments\":{},");
-    wire_send(&h.w, line);
-    harness_expect_in(wire_expect(&h.w, "\"id\":3,"), "exited with status 7");
-    for (int i = 0; i < 200 && log_count("start ") < 2; i++) {
+    int id = 300;
+    harness_expect_in(call_until_served(&h, &id, "die", "{}", HARNESS_ENV),
+                      "exited with status 7");
+    for (int i = 0; i < 200 && log_count("start ") < 3; i++) {
         char *a = harness_req(&h, 4 + i, "tools/list", "");
         bool served = strstr(a, "\"hang\"") != NULL;
         bool refused = strstr(a, "too many server processes") != NULL;
@@ -716,7 +777,7 @@ static void the_bound_refuses_and_recovers(void **state)
             break;
         usleep(20000);
     }
-    assert_int_equal(log_count("start "), 2);
+    assert_int_equal(log_count("start "), 3);
     harness_stop(&h);
     max_children = 0;
     wait_children_gone();
@@ -907,18 +968,6 @@ static void every_send_failing_across_rounds(void **state)
     "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}," TASKS_DECLARED "}"
 #define CHILD_RUNS_TASKS "{\"tools\":{},\"tasks\":{\"requests\":{\"tools\":{\"call\":{}}}}}"
 
-/* Request id of method with params (members, without braces) and the
- * envelope env: its answer (caller frees). */
-static char *req_env(harness *h, int id, const char *method, const char *params, const char *env)
-{
-    char line[4096], want[32];
-    snprintf(line, sizeof line,
-             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s\"_meta\":{%s}}}", id,
-             method, params, *params ? "," : "", env);
-    wire_send(&h->w, line);
-    snprintf(want, sizeof want, "\"id\":%d,", id);
-    return wire_expect(&h->w, want);
-}
 
 /* The taskId of a CreateTaskResult (caller frees). */
 static char *task_id_of(const char *answer)
@@ -985,6 +1034,15 @@ static void a_2026_call_runs_as_the_childs_task(void **state)
                 ENV_TASKS);
     assert_non_null(strstr(a, "plain"));
     assert_non_null(strstr(a, "\"resultType\":\"complete\""));
+    free(a);
+    assert_int_equal(log_count("refused task echo"), 1);
+    /* A 2025-11-25 task member, which 2026-07-28 ignores, does not reach
+     * the child: a plain call, a plain answer. */
+    a = req_env(&h, id++, "tools/call",
+                "\"name\":\"echo\",\"arguments\":{\"text\":\"untasked\"},\"task\":{\"ttl\":1000}",
+                HARNESS_ENV);
+    assert_non_null(strstr(a, "untasked"));
+    assert_null(strstr(a, "taskId"));
     free(a);
     assert_int_equal(log_count("refused task echo"), 1);
 
@@ -1125,6 +1183,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_held_call_ends_when_no_retry_comes, setup, teardown),
         cmocka_unit_test_setup_teardown(a_long_held_call_gives_its_child_up_under_pressure,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(the_bound_makes_room_for_the_other_kind, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_cancelled_round_cancels_the_childs_call, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_2025_childs_logs_keep_the_clients_level, setup,

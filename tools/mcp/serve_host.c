@@ -2,7 +2,7 @@
 /*
  * What a serving program around an mcp_server shares, whatever it serves:
  * the options of mcp serve (stdio, or --http and its companions), the HTTP
- * listener they configure, the signals (SIGTERM and Ctrl-C stop gracefully,
+ * listener they configure, the signals (SIGTERM, Ctrl-C and SIGHUP stop gracefully,
  * SIGUSR1 goes to the program) and the exit statuses. mcp serve serves the
  * demo through it (serve.c); the conformance fixtures' program,
  * mcp-conformance server (tests/conformance), serves the suite's fixtures
@@ -32,7 +32,7 @@ static void trace_stderr(void *ud, bool outgoing, const char *line, size_t len)
     cli_trace_line(served->prog, outgoing, line, len);
 }
 
-/* SIGTERM and Ctrl-C end the server gracefully, SIGUSR1 is the program's (a
+/* SIGTERM, Ctrl-C and SIGHUP end the server gracefully, SIGUSR1 is the program's (a
  * change to watch from outside: kill -USR1): a thread waits for them (they
  * are blocked everywhere else) and acts from there. */
 static void *signal_waiter(void *arg)
@@ -48,7 +48,7 @@ static void *signal_waiter(void *arg)
             continue;
         }
         fprintf(stderr, "%s: %s: stopping\n", served->prog,
-                sig == SIGTERM ? "SIGTERM" : "interrupted");
+                sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "interrupted");
         mcp_server_stop(the_server);
         break;
     }
@@ -552,6 +552,7 @@ int cli_serve_host(const cli_served *what, int argc, char **argv)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP); /* its terminal gone: a stop too, never a death */
     sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread from here */
     pthread_t waiter;

@@ -74,6 +74,7 @@ static upstream *upstream_for(gateway *gw, conn *c, mcp_handle h, gateway_conn *
         return NULL;
     }
     if (gw->children >= gw->max_children) {
+        rounds_make_room(gw);
         snprintf(why, n, "Internal error: too many server processes: %u run already, the most "
                  "this gateway runs at once; try again when a session has ended", gw->max_children);
         return NULL;

@@ -160,15 +160,16 @@ bool gateway_task_only(const gateway *gw, const mcp_message *msg);
 /* Forward f's request (method, params as the client sent them) to up. */
 int upstream_forward(upstream *up, forward *f);
 /* Send up msg's request (its params as the child gets them: no progress
- * token, envelope, requestState or inputResponses of the client's), with
- * progress asked for when progress; cb, progress_cb as
+ * token, envelope, requestState or inputResponses of the client's, nor a
+ * modern (2026-07-28) request's task), with progress asked for when
+ * progress; cb, progress_cb as
  * mcp_session_request's; with on_task, a tools/call sent as a task call
  * (mcp_request_options.task, on_task its hook). MCP_OK with *sent, or why
  * not. */
 typedef void (*upstream_task_fn)(void *ud, mcp_handle h, const mcp_json *task);
-int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_response_fn cb,
-                  mcp_progress_fn progress_cb, upstream_task_fn on_task, void *ud,
-                  mcp_handle *sent);
+int upstream_send(upstream *up, const mcp_message *msg, bool modern, bool progress,
+                  mcp_response_fn cb, mcp_progress_fn progress_cb, upstream_task_fn on_task,
+                  void *ud, mcp_handle *sent);
 /* The child's answer (outcome and m as a response callback's) to the
  * request q says, as its client gets it: a->text is the caller's to
  * free. */
@@ -221,6 +222,12 @@ bool round_log(held *r, const mcp_json *params);
 void round_question_withdrawn(upstream *up, mcp_handle h);
 /* up closes under r, its call: r's request is answered why, r ended. */
 void round_closing(held *r, const char *why);
+/* Every child runs (max_children): close one that can go, so that the
+ * next try finds room (the refusal's Retry-After): an idle asking child,
+ * else the shared child when idle (nothing in flight, no listen), else the
+ * child of the call that has waited longest for its client (past a minute,
+ * or a quarter of the state's time): that call ends. */
+void rounds_make_room(gateway *gw);
 /* The server stops: every call held, and every idle asking child, ended. */
 void rounds_close_all(gateway *gw);
 

@@ -297,7 +297,7 @@ static void send_call(held *r, forward *f)
     gateway *gw = r->gw;
     upstream *up = r->up;
     mcp_handle sent = 0;
-    int rc = upstream_send(up, f->req.msg, true, call_answered, call_progressed,
+    int rc = upstream_send(up, f->req.msg, true, true, call_answered, call_progressed,
                            r->as_task ? call_task_told : NULL, r, &sent);
     /* Answered within (its child gone), r is freed: read only while held. */
     for (held *k = gw->rounds; rc == MCP_OK && k; k = k->next)
@@ -512,6 +512,7 @@ void round_question(upstream *up, mcp_handle h, const mcp_message *msg)
     a->child_handle = h;
     a->request = q;
     a->posed = NULL;
+    r->waiting_since = uv_now(&r->gw->server->loop);
     if (r->task_run)
         pose(r, a);
     else if (r->now)
@@ -630,19 +631,38 @@ static void give_up_longest_wait(gateway *gw)
     if (after > GIVE_UP_MS)
         after = GIVE_UP_MS;
     held *longest = NULL;
-    for (held *r = gw->rounds; r; r = r->next)
-        if (!r->now && r->up && !r->done && now - r->waiting_since >= after &&
+    for (held *r = gw->rounds; r; r = r->next) {
+        /* Between rounds, or a task's run whose questions wait for
+         * tasks/update. */
+        bool waiting = !r->now || (r->task_run && r->nasked);
+        if (waiting && r->up && !r->done && now - r->waiting_since >= after &&
             (!longest || r->waiting_since < longest->waiting_since))
             longest = r;
+    }
     if (!longest)
         return;
     mcp__server_log(gw->server, MCP_LOG_INFO,
-                    "gateway: a call waiting %llu ms for its client's retry gives its server "
-                    "process up to another call",
+                    "gateway: a call waiting %llu ms for its client gives its server process up "
+                    "to another call",
                     (unsigned long long)(now - longest->waiting_since));
-    cancel_call(longest, "the client did not continue the call, and its server process was "
-                         "wanted by another call");
-    round_free(longest);
+    /* A task's run fails with it (its client is told why by tasks/get). */
+    round_closing(longest, "the client did not continue the call, and its server process was "
+                           "wanted by another call");
+}
+
+void rounds_make_room(gateway *gw)
+{
+    for (upstream *up = gw->all; up; up = up->next)
+        if (up->caps && !up->held && usable(up)) {
+            upstream_close(up, "its place was wanted");
+            return;
+        }
+    upstream *shared = gw->shared;
+    if (shared && !shared->requests && !gw->nwatched && usable(shared)) {
+        upstream_close(shared, "its place was wanted");
+        return;
+    }
+    give_up_longest_wait(gw);
 }
 
 static bool same_caller(const char *a, const char *b)
@@ -656,7 +676,6 @@ static bool same_caller(const char *a, const char *b)
 static upstream *child_for(gateway *gw, mcp_json_doc *caps, const char *caller, char *why,
                            size_t n)
 {
-    upstream *idle_other = NULL;
     for (upstream *up = gw->all; up; up = up->next) {
         if (!up->caps || up->held || !usable(up))
             continue;
@@ -666,18 +685,12 @@ static upstream *child_for(gateway *gw, mcp_json_doc *caps, const char *caller, 
             mcp_json_doc_free(caps);
             return up;
         }
-        idle_other = up;
     }
     upstream *up = NULL;
     if (gw->stopping) {
         snprintf(why, n, "Internal error: the server is stopping");
     } else if (gw->children >= gw->max_children) {
-        /* An idle child of other capabilities, or else one whose call
-         * has waited long for its retry, makes room for the next try. */
-        if (idle_other)
-            upstream_close(idle_other, "its place was wanted");
-        else
-            give_up_longest_wait(gw);
+        rounds_make_room(gw);
         snprintf(why, n, "Internal error: too many server processes: %u run already, the most "
                  "this gateway runs at once; try again shortly", gw->max_children);
     } else if (!(up = upstream_open(gw, NULL, NULL, NULL, mcp_json_doc_root(caps)))) {

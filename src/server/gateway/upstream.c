@@ -667,15 +667,17 @@ upstream *upstream_open(gateway *gw, conn *owner, const char *version,
 /* The client's params as the child gets them: the same, but for the
  * progress token (the session gives its own), the 2026-07-28 envelope in
  * _meta and a round's requestState and inputResponses (the child is
- * spoken to in a 2025 revision, and asks its questions itself). Owned by
- * *d. */
-static const mcp_json *child_params(const mcp_json *params, mcp_json_doc **d)
+ * spoken to in a 2025 revision, and asks its questions itself), and under
+ * 2026-07-28 a task member (a 2025-11-25 field that revision ignores:
+ * only the gateway makes a task call of a call). Owned by *d. */
+static const mcp_json *child_params(const mcp_json *params, bool modern, mcp_json_doc **d)
 {
     const mcp_json *meta = mcp_json_object_get(params, "_meta");
     *d = NULL;
     if ((!meta || mcp_json_typeof(meta) != MCP_JSON_OBJECT) &&
         !mcp_json_object_get(params, "requestState") &&
-        !mcp_json_object_get(params, "inputResponses"))
+        !mcp_json_object_get(params, "inputResponses") &&
+        !(modern && mcp_json_object_get(params, "task")))
         return params;
     mcp_json_doc *doc = mcp_json_doc_new(NULL);
     if (!doc)
@@ -686,7 +688,8 @@ static const mcp_json *child_params(const mcp_json *params, mcp_json_doc **d)
         size_t kn;
         mcp_json *v = mcp_json_object_at(params, i, &k, &kn);
         bool mrtr = (kn == 12 && !memcmp(k, "requestState", 12)) ||
-                     (kn == 14 && !memcmp(k, "inputResponses", 14));
+                     (kn == 14 && !memcmp(k, "inputResponses", 14)) ||
+                     (modern && kn == 4 && !memcmp(k, "task", 4));
         if (v != meta && !mrtr)
             mcp_json_object_setn(doc, copy, k, kn, mcp_json_copy(doc, v));
     }
@@ -1035,12 +1038,12 @@ static void progressed(void *ud, mcp_handle h, double progress, double total,
     mcp__request_progress(&f->req, progress, total, message);
 }
 
-int upstream_send(upstream *up, const mcp_message *msg, bool progress, mcp_response_fn cb,
-                  mcp_progress_fn progress_cb, upstream_task_fn on_task, void *ud,
-                  mcp_handle *sent)
+int upstream_send(upstream *up, const mcp_message *msg, bool modern, bool progress,
+                  mcp_response_fn cb, mcp_progress_fn progress_cb, upstream_task_fn on_task,
+                  void *ud, mcp_handle *sent)
 {
     mcp_json_doc *d;
-    const mcp_json *params = child_params(msg->params, &d);
+    const mcp_json *params = child_params(msg->params, modern, &d);
     bool token = progress && progress_cb;
     mcp_request_options o = {.size = sizeof o, .timeout_ms = MCP_NO_TIMEOUT,
                              .max_time_ms = MCP_NO_TIMEOUT,
@@ -1078,8 +1081,8 @@ static int send_forward(upstream *up, forward *f)
     mcp_handle sent = 0; /* as in on_request: f may be ended within */
     const mcp_json *meta = mcp_json_object_get(r->msg->params, "_meta");
     bool token = mcp_json_object_get(meta, "progressToken") != NULL;
-    int rc = upstream_send(up, r->msg, token, answered, progressed, f->as_task ? task_told : NULL,
-                           f, &sent);
+    int rc = upstream_send(up, r->msg, mcp_protocol_modern(r->version), token, answered, progressed,
+                           f->as_task ? task_told : NULL, f, &sent);
     if (rc == MCP_OK) /* f is read only while still linked: ended, it may be freed */
         for (forward *k = up->requests; k; k = k->next)
             if (k == f)
