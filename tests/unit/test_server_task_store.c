@@ -281,6 +281,10 @@ static void two_servers_share_their_tasks(void **state)
     char task[33];
     free(make_task(&a, 1, "hold", task));
     harness_expect_in(ext_on_task(&b, 1, "tasks/get", task), "\"status\":\"working\"");
+    /* Its handler running first (a task is given out before its handler's
+     * thread need have started; one cancelled before that never runs). */
+    for (int i = 0; i < 2000 && atomic_load(&started) < 1; i++)
+        usleep(5000);
     harness_expect_in(ext_on_task(&b, 2, "tasks/cancel", task), ACK);
     wait_ended(1); /* a's handler: its token fired, through b */
     pthread_mutex_lock(&reason_mu);

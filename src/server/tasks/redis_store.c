@@ -71,6 +71,9 @@ typedef struct redis_store {
      * lease. UINT64_MAX: not known yet (down, or the first renewal's
      * answer awaited). */
     uint64_t reap_after;
+    /* When (loop clock) the lease was last seen renewed: an answer to a
+     * renewal, or 0. */
+    uint64_t renewed_at;
 } redis_store;
 
 /* The links' longest wait between attempts to reconnect. */
@@ -947,12 +950,21 @@ static void renew(redis_store *rs, mcp__redis_reply_fn fn, bool with_old)
     send_own(rs, fn, &set);
 }
 
+/* A renewal's answer: the lease runs from about now. */
+static void replied_lease(void *arg, const redisReply *reply, const char *error)
+{
+    redis_store *rs = arg;
+    if (!error && reply->type != REDIS_REPLY_ERROR)
+        rs->renewed_at = uv_now(&server_of(rs)->loop);
+    replied_ignored(arg, reply, error);
+}
+
 static void lease_due(uv_timer_t *timer)
 {
     redis_store *rs = timer->data;
     if (!rs->cmd || !mcp__redis_link_up(rs->cmd))
         return;
-    renew(rs, replied_ignored, false);
+    renew(rs, replied_lease, false);
     command add = {0};
     arg_str(&add, "SADD");
     arg_str(&add, PREFIX "runners");
@@ -985,11 +997,17 @@ static void replied_renewed(void *arg, const redisReply *reply, const char *erro
         return; /* the link went down: known again when it comes up */
     }
     /* An error (a Redis before 6.2 knows no SET ... GET) says nothing of
-     * the old lease: the grace, as for none. */
+     * the old lease: the grace, as for none. Nor does an old lease when no
+     * renewal was answered for longer than a lease: a renewal sent on the
+     * link that went down may have been run only once Redis came back (a
+     * pause: it had waited in Redis's input), setting a lease that had
+     * lapsed meanwhile, as everyone else's may have. */
     uint64_t now = uv_now(&server_of(rs)->loop);
-    rs->reap_after = reply->type == REDIS_REPLY_STRING
-                         ? now
-                         : now + rs->lease_ms + RECONNECT_MAX_MS + 2 * rs->timeout_ms;
+    bool kept = reply->type == REDIS_REPLY_STRING && rs->renewed_at &&
+                now - rs->renewed_at <= rs->lease_ms;
+    rs->reap_after = kept ? now : now + rs->lease_ms + RECONNECT_MAX_MS + 2 * rs->timeout_ms;
+    if (reply->type != REDIS_REPLY_ERROR)
+        rs->renewed_at = now;
     if (reply->type == REDIS_REPLY_ERROR)
         replied_ignored(arg, reply, NULL);
 }
