@@ -321,8 +321,10 @@ static void call_answered(void *ud, mcp_handle h, int outcome, const mcp_message
         return; /* ours: r is being ended by who cancelled */
     r->child_handle = 0;
     forward *f = r->now;
+    /* The other form, once, for a call that has asked nothing yet (one
+     * that did ran: sent again it would start over). */
     if (f && outcome == MCP_ERR_REMOTE && m->error_code == MCP_WIRE_METHOD_NOT_FOUND &&
-        !r->made_task && !r->other_tried && !strcmp(r->method, "tools/call") &&
+        !r->made_task && !r->other_tried && !r->keys && !strcmp(r->method, "tools/call") &&
         upstream_runs_tasks(r->up)) {
         r->other_tried = true;
         r->as_task = !r->as_task;
@@ -774,6 +776,9 @@ void round_request(gateway *gw, conn *c, mcp_handle h, forward *f)
     send_call(r, f);
 }
 
+/* The child is closed once its call is cancelled (let_go): a call it
+ * had not yet made a task of is left for the close, its tasks/cancel
+ * (sent once the task's id comes) maybe never written. */
 void round_cancelled(forward *f, const char *reason)
 {
     held *r = f->held;
