@@ -90,7 +90,7 @@ def task_object(tid):
 
 def task_result(tid, rid):
     t = tasks[tid]
-    related = {"io.modelcontextprotocol/related-task": {"taskId": tid}}
+    related = {"io.modelcontextprotocol/related-task": {"taskId": tid}, "example/kept": 1}
     if t["status"] == "completed":
         result = dict(t["result"])
         result["_meta"] = related

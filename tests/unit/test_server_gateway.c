@@ -1018,6 +1018,7 @@ static void a_2026_call_runs_as_the_childs_task(void **state)
     a = task_until(&h, &id, tid, "completed", ENV_TASKS);
     assert_non_null(strstr(a, "job done"));
     assert_null(strstr(a, "child-task"));
+    assert_non_null(strstr(a, "\"example/kept\":1")); /* the rest of the child's _meta */
     free(a);
     free(tid);
     assert_int_equal(log_count("task job"), 1);
