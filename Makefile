@@ -28,7 +28,7 @@ TSAN_BUILD  ?= build-tsan
 FUZZ_BUILD  ?= build-fuzz
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 # Every test run of the Makefile fails when a test was skipped or did not
 # run (scripts/ctest-strict.sh): only a test that ran can pass.
 CTEST       = $(CURDIR)/scripts/ctest-strict.sh --output-on-failure --no-tests=error -j $(JOBS)
