@@ -732,13 +732,17 @@ static int write_unrelated(const mcp_json *result, mcp_buf *b)
         if (!first)
             rc = mcp_buf_append(b, ",", 1);
         first = false;
-        mcp_json_write_string(k, kn, b);
-        mcp_buf_append(b, ":", 1);
+        if (rc == MCP_OK)
+            rc = mcp_json_write_string(k, kn, b);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(b, ":", 1);
         if (v != meta) {
-            rc = mcp_json_write(v, b);
+            if (rc == MCP_OK)
+                rc = mcp_json_write(v, b);
             continue;
         }
-        mcp_buf_append(b, "{", 1);
+        if (rc == MCP_OK)
+            rc = mcp_buf_append(b, "{", 1);
         bool first_meta = true;
         for (size_t j = 0; rc == MCP_OK && j < mcp_json_object_size(meta); j++) {
             const char *mk;
@@ -747,11 +751,14 @@ static int write_unrelated(const mcp_json *result, mcp_buf *b)
             if (mn == sizeof MCP__RELATED_TASK - 1 && !memcmp(mk, MCP__RELATED_TASK, mn))
                 continue;
             if (!first_meta)
-                mcp_buf_append(b, ",", 1);
+                rc = mcp_buf_append(b, ",", 1);
             first_meta = false;
-            mcp_json_write_string(mk, mn, b);
-            mcp_buf_append(b, ":", 1);
-            rc = mcp_json_write(mv, b);
+            if (rc == MCP_OK)
+                rc = mcp_json_write_string(mk, mn, b);
+            if (rc == MCP_OK)
+                rc = mcp_buf_append(b, ":", 1);
+            if (rc == MCP_OK)
+                rc = mcp_json_write(mv, b);
         }
         if (rc == MCP_OK)
             rc = mcp_buf_append(b, "}", 1);
