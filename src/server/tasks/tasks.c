@@ -918,9 +918,15 @@ static int request_become_task(mcp__request *r, void *state)
         return MCP_ERR_STATE;
     char text[260];
     if (past_caps(cn, true, text, sizeof text)) {
-        const char *name = mcp_json_string(mcp_json_object_get(r->msg->params, "name"), NULL);
-        mcp__server_log(cn->server, MCP_LOG_WARNING, "%s: %s runs as a plain call", text,
-                        name ? name : "the tool");
+        /* The name as the client gave it (a gateway's call names no tool
+         * of ours): shown escaped. */
+        size_t n;
+        const char *name = mcp_json_string(mcp_json_object_get(r->msg->params, "name"), &n);
+        char shown[96];
+        mcp__show_string(shown, sizeof shown, name ? name : "", name ? n : 0, 64,
+                         sizeof shown - 1);
+        mcp__server_log(cn->server, MCP_LOG_WARNING, "%s: tool %s runs as a plain call", text,
+                        shown);
         return MCP_ERR_BUSY;
     }
     task_store *ts = store_of(cn);
