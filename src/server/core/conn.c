@@ -119,6 +119,11 @@ static int conn_new(mcp_server *s, conn **out)
     return MCP_OK;
 }
 
+bool mcp__same_credential(const char *a, const char *b)
+{
+    return !a ? !b : b && !strcmp(a, b);
+}
+
 int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out)
 {
     *out = NULL;

@@ -372,6 +372,9 @@ int mcp__conn_open(mcp_server *s, mcp__transport *t, conn **out);
  * features told (conn_ending), its session closed and its requests
  * cancelled; it drains and the sweep releases it. */
 void mcp__conn_end(conn *c, const char *why);
+/* Any thread: whether two credentials (conn.credential: an Authorization
+ * value, or NULL for none) are the same caller's. Both borrowed. */
+bool mcp__same_credential(const char *a, const char *b);
 void mcp__conn_ref(conn *c);
 void mcp__conn_unref(conn *c);
 /* Loop thread: release the connections that are down and drained (or past

@@ -186,6 +186,11 @@ typedef struct upstream_answer {
 } upstream_answer;
 void upstream_outcome(const upstream_asked *q, const upstream *up, int outcome,
                       const mcp_message *m, upstream_answer *a);
+/* A copy in d of the object obj (NULL: an empty one) without its member
+ * skip (NULL: none) and without _meta's related-task, a _meta left empty
+ * going too: a task the child made is never named to a client. Owned by
+ * d, valid until it is freed; NULL out of memory (d's error says so). */
+mcp_json *upstream_copy_unrelated(mcp_json_doc *d, const mcp_json *obj, const char *skip);
 /* r ended with a (whose text is freed). */
 void upstream_answer_give(mcp__request *r, upstream_answer *a);
 /* The client's request f settled before its child answered: cancel it

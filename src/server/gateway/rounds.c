@@ -32,7 +32,6 @@
 
 #include "server/gateway/gateway.h"
 #include "session/entry.h"
-#include "session/task_wire.h"
 
 /* How long an asking child with no call is kept for the next one. */
 #define IDLE_MS 30000
@@ -385,29 +384,9 @@ static mcp_json_doc *question_for_client(const mcp_message *msg)
     mcp_json_doc *d = mcp_json_doc_new(NULL);
     if (!d)
         return NULL;
-    mcp_json *q = mcp_json_new_object(d), *params = mcp_json_new_object(d);
+    mcp_json *q = mcp_json_new_object(d);
     mcp_json_object_set(d, q, "method", mcp_json_new_string(d, msg->method));
-    for (size_t i = 0; i < mcp_json_object_size(msg->params); i++) {
-        const char *k;
-        size_t kn;
-        mcp_json *v = mcp_json_object_at(msg->params, i, &k, &kn);
-        if (kn == 13 && !memcmp(k, "elicitationId", 13))
-            continue;
-        if (!(kn == 5 && !memcmp(k, "_meta", 5) && mcp_json_object_get(v, MCP__RELATED_TASK))) {
-            mcp_json_object_setn(d, params, k, kn, mcp_json_copy(d, v));
-            continue;
-        }
-        mcp_json *meta = mcp_json_new_object(d);
-        for (size_t j = 0; j < mcp_json_object_size(v); j++) {
-            const char *mk;
-            size_t mn;
-            mcp_json *mv = mcp_json_object_at(v, j, &mk, &mn);
-            if (!(mn == sizeof MCP__RELATED_TASK - 1 && !memcmp(mk, MCP__RELATED_TASK, mn)))
-                mcp_json_object_setn(d, meta, mk, mn, mcp_json_copy(d, mv));
-        }
-        if (mcp_json_object_size(meta))
-            mcp_json_object_set(d, params, "_meta", meta);
-    }
+    mcp_json *params = upstream_copy_unrelated(d, msg->params, "elicitationId");
     mcp_json_object_set(d, q, "params", params);
     mcp_json_doc_set_root(d, q);
     if (mcp_json_doc_error(d) != MCP_OK) {
@@ -667,11 +646,6 @@ void rounds_make_room(gateway *gw)
     give_up_longest_wait(gw);
 }
 
-static bool same_caller(const char *a, const char *b)
-{
-    return a ? b && !strcmp(a, b) : !b;
-}
-
 /* An idle asking child told caps (taken) that served caller (a
  * credential, or NULL: what a child keeps of one client's calls is never
  * another's), or a new one; NULL with why when none can be had. */
@@ -681,7 +655,7 @@ static upstream *child_for(gateway *gw, mcp_json_doc *caps, const char *caller, 
     for (upstream *up = gw->all; up; up = up->next) {
         if (!up->caps || up->held || !usable(up))
             continue;
-        if (same_caller(up->caller, caller) &&
+        if (mcp__same_credential(up->caller, caller) &&
             mcp_json_equal(mcp_json_doc_root(up->caps), mcp_json_doc_root(caps))) {
             uv_timer_stop(&up->kill_timer);
             mcp_json_doc_free(caps);

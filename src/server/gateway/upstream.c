@@ -714,56 +714,49 @@ static const mcp_json *child_params(const mcp_json *params, bool modern, mcp_jso
  * caching hints, which 2026-07-28 requires of the lists and of
  * resources/read (server/utilities/caching.mdx): the gateway's are added
  * where the child gave none, as the server's own are for a handler's. */
+mcp_json *upstream_copy_unrelated(mcp_json_doc *d, const mcp_json *obj, const char *skip)
+{
+    mcp_json *copy = mcp_json_new_object(d);
+    size_t skip_len = skip ? strlen(skip) : 0;
+    for (size_t i = 0; i < mcp_json_object_size(obj); i++) {
+        const char *k;
+        size_t kn;
+        mcp_json *v = mcp_json_object_at(obj, i, &k, &kn);
+        if (skip && kn == skip_len && !memcmp(k, skip, kn))
+            continue;
+        if (!(kn == 5 && !memcmp(k, "_meta", 5) && mcp_json_object_get(v, MCP__RELATED_TASK))) {
+            mcp_json_object_setn(d, copy, k, kn, mcp_json_copy(d, v));
+            continue;
+        }
+        mcp_json *meta = mcp_json_new_object(d);
+        for (size_t j = 0; j < mcp_json_object_size(v); j++) {
+            const char *mk;
+            size_t mn;
+            mcp_json *mv = mcp_json_object_at(v, j, &mk, &mn);
+            if (!(mn == sizeof MCP__RELATED_TASK - 1 && !memcmp(mk, MCP__RELATED_TASK, mn)))
+                mcp_json_object_setn(d, meta, mk, mn, mcp_json_copy(d, mv));
+        }
+        if (mcp_json_object_size(meta))
+            mcp_json_object_set(d, copy, "_meta", meta);
+    }
+    return copy;
+}
+
 /* result without _meta's related-task: a task the child made of a call is
  * the gateway's own business (its id is no client's). */
 static int write_unrelated(const mcp_json *result, mcp_buf *b)
 {
-    const mcp_json *meta = mcp_json_object_get(result, "_meta");
-    if (!mcp_json_object_get(meta, MCP__RELATED_TASK))
+    if (!mcp_json_object_get(mcp_json_object_get(result, "_meta"), MCP__RELATED_TASK))
         return mcp_json_write(result, b);
-    int rc = mcp_buf_append(b, "{", 1);
-    bool first = true;
-    for (size_t i = 0; rc == MCP_OK && i < mcp_json_object_size(result); i++) {
-        const char *k;
-        size_t kn;
-        const mcp_json *v = mcp_json_object_at(result, i, &k, &kn);
-        if (v == meta && mcp_json_object_size(meta) == 1)
-            continue;
-        if (!first)
-            rc = mcp_buf_append(b, ",", 1);
-        first = false;
-        if (rc == MCP_OK)
-            rc = mcp_json_write_string(k, kn, b);
-        if (rc == MCP_OK)
-            rc = mcp_buf_append(b, ":", 1);
-        if (v != meta) {
-            if (rc == MCP_OK)
-                rc = mcp_json_write(v, b);
-            continue;
-        }
-        if (rc == MCP_OK)
-            rc = mcp_buf_append(b, "{", 1);
-        bool first_meta = true;
-        for (size_t j = 0; rc == MCP_OK && j < mcp_json_object_size(meta); j++) {
-            const char *mk;
-            size_t mn;
-            const mcp_json *mv = mcp_json_object_at(meta, j, &mk, &mn);
-            if (mn == sizeof MCP__RELATED_TASK - 1 && !memcmp(mk, MCP__RELATED_TASK, mn))
-                continue;
-            if (!first_meta)
-                rc = mcp_buf_append(b, ",", 1);
-            first_meta = false;
-            if (rc == MCP_OK)
-                rc = mcp_json_write_string(mk, mn, b);
-            if (rc == MCP_OK)
-                rc = mcp_buf_append(b, ":", 1);
-            if (rc == MCP_OK)
-                rc = mcp_json_write(mv, b);
-        }
-        if (rc == MCP_OK)
-            rc = mcp_buf_append(b, "}", 1);
-    }
-    return rc == MCP_OK ? mcp_buf_append(b, "}", 1) : rc;
+    mcp_json_doc *d = mcp_json_doc_new(NULL);
+    if (!d)
+        return MCP_ERR_NOMEM;
+    mcp_json *copy = upstream_copy_unrelated(d, result, NULL);
+    int rc = mcp_json_doc_error(d);
+    if (rc == MCP_OK)
+        rc = mcp_json_write(copy, b);
+    mcp_json_doc_free(d);
+    return rc;
 }
 
 static int write_result(const upstream_asked *q, const mcp_json *result, mcp_buf *b)

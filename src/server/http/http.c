@@ -380,8 +380,7 @@ static void on_session_request(http_listener *l, mcp__http_exchange *x, mcp_mess
      * its tasks (tasks.mdx: bound to the authorization context). */
     bool same = p && !failed &&
                 (!(l->opts.authorize || l->oauth) ||
-                 (!p->credential ? !credential
-                                 : credential && !strcmp(credential, p->credential)));
+                 mcp__same_credential(p->credential, credential));
     free(credential);
     if (!same) {
         respond_error(x, 404, m ? &m->id : NULL, MCP_WIRE_INVALID_REQUEST,

@@ -15,8 +15,7 @@
 
 static bool same_credential(const char *credential, const void *ctx)
 {
-    const char *want = ctx;
-    return !want ? !credential : credential && !strcmp(credential, want);
+    return mcp__same_credential(credential, ctx);
 }
 
 static int memory_open(task_backend *b)

@@ -93,7 +93,7 @@ static bool same_holder(const void *value, const void *ctx)
 {
     const task_holder *h = value;
     const char *credential = ctx;
-    return !h->credential ? !credential : credential && !strcmp(h->credential, credential);
+    return mcp__same_credential(h->credential, credential);
 }
 
 size_t task_held_by(const task_store *ts, const char *credential)
@@ -205,8 +205,7 @@ task *task_find_modern(task_store *ts, const char *credential, bool any_credenti
     task *t = mcp__map_find(&ts->by_id, mcp__hash_bytes(key, len), same_id, key);
     if (!t || !t->modern || any_credential)
         return t && t->modern ? t : NULL;
-    bool same = !t->credential ? !credential : credential && !strcmp(t->credential, credential);
-    return same ? t : NULL;
+    return mcp__same_credential(t->credential, credential) ? t : NULL;
 }
 
 task *task_next_of(task_store *ts, conn *c, uint64_t after)
